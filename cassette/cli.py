@@ -1,0 +1,246 @@
+"""``python -m cassette``: the command line, a thin layer over the public API.
+
+Everything for people goes to stderr: in stdio modes stdout belongs to the protocol.
+Every failure we anticipate is one line, ``cassette: error: ...``, and a documented exit
+code; a traceback appears only for a bug, and only with ``CASSETTE_DEBUG=1``.
+
+Exit codes (stable; docs/cli.md):
+  0    success
+  1    replay: the session ended with at least one miss
+  2    usage error (bad arguments or option values)
+  3    cassette error (missing, malformed, newer format, refusing to overwrite)
+  4    transport error (the server could not be started or reached)
+  70   internal error (a bug: please report it)
+  128+N  stopped by signal N (130 for Ctrl-C, 143 for SIGTERM); the cassette is closed first
+  record otherwise exits with the recorded server's own exit code when it exited by itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import sys
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+from cassette._version import __version__
+from cassette.errors import (
+    CassetteError,
+    PluginError,
+    TransportError,
+    UsageError,
+)
+
+__all__ = ["main"]
+
+EXIT_MISSES = 1
+EXIT_USAGE = 2
+EXIT_CASSETTE = 3
+EXIT_TRANSPORT = 4
+EXIT_INTERNAL = 70
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"cassette: error: {message}\n")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="cassette",
+        description="Record real MCP sessions and replay them as a server.",
+        epilog="Exit codes: 0 ok, 1 replay misses, 2 usage, 3 cassette, 4 transport, "
+        "128+N signal. See docs/cli.md.",
+    )
+    parser.add_argument("--version", action="version", version=f"cassette-mcp {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    rec = sub.add_parser(
+        "record",
+        help="record a live server through a transparent proxy",
+        description="Run COMMAND as an MCP server and proxy this process's stdin/stdout to "
+        "it, writing every frame to TAPE as it passes. Point your client at this command "
+        "instead of the server.",
+    )
+    rec.add_argument("-o", "--output", required=True, metavar="TAPE", help="cassette to write")
+    rec.add_argument(
+        "--strategy",
+        metavar="S",
+        help="matching strategy replays of this cassette use by default "
+        "(strict, default, loose); stored in the header",
+    )
+    rec.add_argument("--transport", default="stdio", help="transport plugin (default: stdio)")
+    rec.add_argument(
+        "--overwrite", action="store_true", help="replace TAPE if it already holds a recording"
+    )
+    rec.add_argument(
+        "--fsync", action="store_true", help="flush every event to disk, not only to the OS"
+    )
+    rec.add_argument("server", nargs=argparse.REMAINDER, metavar="-- COMMAND [ARG...]")
+
+    rep = sub.add_parser(
+        "replay",
+        help="serve a cassette as an MCP server",
+        description="Answer an MCP client from TAPE, as the recorded server did. Requests "
+        "that were not recorded get a JSON-RPC error naming the closest recording.",
+    )
+    rep.add_argument("tape", metavar="TAPE", help="cassette to serve")
+    rep.add_argument(
+        "--strategy",
+        metavar="S",
+        help="strict, default or loose (default: the cassette's, else default)",
+    )
+    rep.add_argument("--transport", default="stdio", help="transport plugin (default: stdio)")
+    rep.add_argument("-q", "--quiet", action="store_true", help="no start-up banner")
+    return parser
+
+
+def _err(text: str) -> None:
+    sys.stderr.write(f"cassette: {text}\n")
+    sys.stderr.flush()
+
+
+def _run_async(func: Callable[[], Awaitable[int]]) -> int:
+    """Run ``func`` under anyio, turning SIGINT/SIGTERM into a clean, coded exit."""
+    import anyio
+
+    caught: list[int] = []
+
+    async def guarded() -> int:
+        async with anyio.create_task_group() as tg:
+
+            async def watch() -> None:
+                if sys.platform == "win32":  # no signal receiver there; Ctrl-C still works
+                    return
+                with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+                    async for signum in signals:
+                        caught.append(int(signum))
+                        tg.cancel_scope.cancel()
+                        return
+
+            tg.start_soon(watch)
+            code = await func()
+            tg.cancel_scope.cancel()
+        return 128 + caught[0] if caught else code
+
+    try:
+        return anyio.run(guarded)
+    except KeyboardInterrupt:
+        return 128 + signal.SIGINT
+
+
+def _record(args: argparse.Namespace) -> int:
+    from cassette.matching import get_strategy
+    from cassette.session import record
+
+    command = list(args.server)
+    if command and command[0] == "--":
+        command = command[1:]
+    if not command:
+        raise UsageError("record needs the server command after --, e.g. -- node server.js")
+    if args.strategy is not None:
+        get_strategy(args.strategy)
+    result_code: list[int | None] = []
+
+    async def go() -> int:
+        result = await record(
+            command,
+            args.output,
+            transport=args.transport,
+            overwrite=args.overwrite,
+            fsync=args.fsync,
+            strategy=args.strategy,
+        )
+        result_code.append(result.exit_code)
+        code = result.exit_code
+        return code if isinstance(code, int) and 0 < code < 128 else 0
+
+    return _run_async(go)
+
+
+def _client_config(tape: Path) -> dict[str, Any]:
+    return {
+        "mcpServers": {
+            tape.stem.replace(".", "-") or "cassette": {
+                "command": sys.executable,
+                "args": ["-m", "cassette", "replay", str(tape)],
+            }
+        }
+    }
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from cassette.matching import get_strategy
+    from cassette.session import serve_replay
+    from cassette.storage import Cassette
+
+    tape = Cassette.load(args.tape)
+    for warning in tape.warnings:
+        _err(f"warning: {warning}")
+    recorded_strategy = tape.header.target.get("strategy")
+    strategy = get_strategy(args.strategy or recorded_strategy or "default")
+    if not args.quiet:
+        _banner(Path(args.tape).resolve(), tape, strategy.name, args.transport)
+
+    async def go() -> int:
+        results = await serve_replay(
+            tape,
+            strategy=strategy,
+            transport=args.transport,
+            on_miss=lambda text: _err(f"miss: {text}"),
+        )
+        summaries = [r.summary for r in results if r.summary]
+        for summary in summaries:
+            _err(summary)
+        return EXIT_MISSES if summaries else 0
+
+    return _run_async(go)
+
+
+def _banner(path: Path, tape: Any, strategy: str, transport: str) -> None:
+    header = tape.header
+    exchanges = sum(1 for m in tape.messages("c2s") if "id" in m)
+    version = header.protocol_version or "unknown protocol"
+    _err(
+        f"replaying {path} ({header.transport} recording, {tape.era} era, {version}; "
+        f"{exchanges} requests; strategy {strategy}; serving on {transport})"
+    )
+    sys.stderr.write("client configuration:\n")
+    sys.stderr.write(json.dumps(_client_config(path), indent=2) + "\n")
+    sys.stderr.flush()
+
+
+def _unwrap(exc: BaseException) -> BaseException:
+    """Task groups wrap errors in exception groups; a lone error is what a person needs."""
+    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+        exc = exc.exceptions[0]
+    return exc
+
+
+def _exit_code(exc: BaseException) -> int:
+    if isinstance(exc, UsageError | PluginError):
+        return EXIT_USAGE
+    if isinstance(exc, TransportError):
+        return EXIT_TRANSPORT
+    return EXIT_CASSETTE
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``python -m cassette`` and the ``cassette`` script."""
+    args = _parser().parse_args(argv)
+    handlers = {"record": _record, "replay": _replay}
+    try:
+        return handlers[args.command](args)
+    except Exception as raised:
+        exc = _unwrap(raised)
+        if isinstance(exc, CassetteError):
+            _err(f"error: {exc}")
+            return _exit_code(exc)
+        if os.environ.get("CASSETTE_DEBUG"):
+            raise
+        _err(f"internal error: {type(exc).__name__}: {exc} (set CASSETTE_DEBUG=1 for details)")
+        return EXIT_INTERNAL

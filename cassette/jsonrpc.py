@@ -1,0 +1,124 @@
+"""Classify one transport frame as JSON-RPC, without trusting it.
+
+A recorder sits between two programs it does not control, so every frame may be anything:
+a well-formed request, a server's stray ``print`` on stdout, a 2025-03-26 batch, or bytes
+that are not even UTF-8. ``classify`` never raises; it says what the frame is and hands back
+the parsed value when there is one. Everything downstream (recorder, replayer, matcher)
+branches on ``Kind`` instead of re-inspecting dictionaries.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from typing import Any, Final
+
+import attrs
+
+__all__ = [
+    "Classified",
+    "JSONObject",
+    "Kind",
+    "classify",
+    "classify_value",
+    "dumps",
+    "error_response",
+    "is_request_id",
+]
+
+JSONObject = dict[str, Any]
+
+_decode = json.JSONDecoder().decode
+_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
+
+
+class Kind(enum.Enum):
+    """What a frame is, as far as JSON-RPC 2.0 is concerned."""
+
+    REQUEST = "request"
+    NOTIFICATION = "notification"
+    RESPONSE = "response"
+    ERROR = "error"
+    BATCH = "batch"
+    INVALID = "invalid"  # parsed as JSON but is not a JSON-RPC message
+    NOT_JSON = "not-json"  # not JSON at all (or not UTF-8)
+
+
+@attrs.frozen(slots=True)
+class Classified:
+    """A frame's kind plus the decoded value (``None`` for ``NOT_JSON``)."""
+
+    kind: Kind
+    value: Any = None
+
+    @property
+    def is_message(self) -> bool:
+        """True for a single JSON-RPC message (what a cassette stores as an object)."""
+        return self.kind in _SINGLE
+
+
+_SINGLE: Final = frozenset({Kind.REQUEST, Kind.NOTIFICATION, Kind.RESPONSE, Kind.ERROR})
+
+
+def is_request_id(value: object) -> bool:
+    """JSON-RPC ids are strings or integers; ``bool`` is an int in Python but not in JSON."""
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def classify_value(value: object) -> Kind:  # noqa: PLR0911 (one return per rule reads best)
+    """Classify an already-decoded JSON value."""
+    if isinstance(value, list):
+        return Kind.BATCH if value else Kind.INVALID
+    if not isinstance(value, dict) or value.get("jsonrpc") != "2.0":
+        return Kind.INVALID
+    method = value.get("method")
+    if isinstance(method, str):
+        if "id" not in value:
+            return Kind.NOTIFICATION
+        return Kind.REQUEST if is_request_id(value["id"]) else Kind.INVALID
+    if "result" in value and "error" not in value:
+        return Kind.RESPONSE if is_request_id(value.get("id")) else Kind.INVALID
+    if isinstance(value.get("error"), dict) and "result" not in value:
+        # An error may carry a null id when the server could not read the request's id.
+        msg_id = value.get("id")
+        return Kind.ERROR if msg_id is None or is_request_id(msg_id) else Kind.INVALID
+    return Kind.INVALID
+
+
+def classify(data: bytes | str) -> Classified:
+    """Decode and classify one frame; never raises."""
+    if isinstance(data, bytes):
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            return Classified(Kind.NOT_JSON)
+    else:
+        text = data
+    try:
+        value = _decode(text)
+    except (ValueError, RecursionError):
+        return Classified(Kind.NOT_JSON)
+    return Classified(classify_value(value), value)
+
+
+def dumps(value: Any) -> str:
+    """Compact JSON with non-ASCII kept as is: the shape every MCP SDK writes."""
+    return _encode(value)
+
+
+def error_response(
+    msg_id: object, code: int, message: str, data: object | None = None
+) -> JSONObject:
+    """Build a JSON-RPC error response object."""
+    error: JSONObject = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    return {"jsonrpc": "2.0", "id": msg_id, "error": error}
+
+
+PARSE_ERROR: Final = -32700
+INVALID_REQUEST: Final = -32600
+METHOD_NOT_FOUND: Final = -32601
+#: Implementation-defined server error used for a replay miss (JSON-RPC reserves
+#: -32000..-32099 for servers). Documented in docs/replay.md.
+REPLAY_MISS: Final = -32099

@@ -1,0 +1,320 @@
+"""Which recording answers a live request: fingerprints, strategies and miss diagnostics.
+
+Theory of operation
+-------------------
+Every recorded client request gets a *fingerprint*, a tuple that ignores what may
+legitimately change between runs:
+
+* lifecycle calls (``initialize``, ``server/discover``, ``ping``) by method alone, so a
+  different client, client version or capability set still gets the recorded handshake;
+* ``tools/call`` by tool name plus the canonical (sorted keys, compact) JSON of its
+  arguments, so key order and whitespace never matter;
+* everything else by method plus canonical params without ``_meta`` (progress tokens,
+  modern-era envelopes) and without pagination ``cursor``.
+
+Recordings with one fingerprint queue up in recorded order and the first one not yet
+consumed wins. Queues only ever shrink from the front, so a lookup costs O(1) amortised
+whatever the cassette's size. When nothing matches, the matcher raises a ``ReplayMiss``
+that carries a ``MissReport``: what kind of miss, the closest recording (fewest differing
+paths, unconsumed first) and the exact paths that diverged. Diagnosis runs only on a miss.
+
+Strategies trade strictness for tolerance and are named so a test states its choice:
+
+``strict``   each recording answers once; a repeat of anything is an "already played" miss.
+``default``  as strict, except that a repeated list call (``*/list``) or lifecycle call
+             replays the last recorded answer once its recordings are used up.
+``loose``    as default, and a miss falls back to the next unconsumed recording of the same
+             method in recorded order (for ``tools/call``, of the same tool), so a test that
+             reorders calls or varies arguments still gets an answer.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Sequence
+from typing import Any, Final, Literal, Protocol
+
+import attrs
+
+from cassette.errors import AlreadyPlayedError, NotRecordedError, ReplayMiss, UsageError
+from cassette.jsondiff import MISSING, Difference, differences
+from cassette.jsonrpc import JSONObject, dumps
+
+__all__ = [
+    "LIFECYCLE_METHODS",
+    "STRATEGIES",
+    "Candidate",
+    "Fingerprint",
+    "FingerprintMatcher",
+    "Matcher",
+    "MissReport",
+    "Strategy",
+    "canonical",
+    "fingerprint",
+    "get_strategy",
+]
+
+LIFECYCLE_METHODS: Final = frozenset({"initialize", "server/discover", "ping"})
+_VOLATILE_PARAMS: Final = frozenset({"_meta", "cursor"})
+_DIAGNOSE_LIMIT: Final = 500  # candidates compared on a miss; keeps a miss fast on huge tapes
+_SHOWN_DIFFS: Final = 3
+
+Fingerprint = tuple[str, str, str]
+MethodKey = tuple[str, str]
+
+
+def canonical(value: Any) -> str:
+    """Sorted, compact JSON: equal for values that differ only in key order or spacing."""
+    return dumps(_sorted(value))
+
+
+def _sorted(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _sorted(value[k]) for k in sorted(value)}
+    if isinstance(value, list):
+        return [_sorted(v) for v in value]
+    return value
+
+
+def _params(message: JSONObject) -> dict[str, Any]:
+    params = message.get("params")
+    return params if isinstance(params, dict) else {}
+
+
+def _tool_name(params: dict[str, Any]) -> str:
+    name = params.get("name")
+    return name if isinstance(name, str) else ""
+
+
+def compared_part(message: JSONObject) -> Any:
+    """The part of a request its fingerprint depends on (what a miss diagnosis diffs)."""
+    method = message.get("method")
+    params = _params(message)
+    if method in LIFECYCLE_METHODS:
+        return None
+    if method == "tools/call":
+        return params.get("arguments", {})
+    return {k: v for k, v in params.items() if k not in _VOLATILE_PARAMS}
+
+
+def fingerprint(message: JSONObject) -> Fingerprint:
+    """The fingerprint of a request or notification (see the module docstring)."""
+    method = message.get("method")
+    if not isinstance(method, str):
+        method = ""
+    if method in LIFECYCLE_METHODS:
+        return (method, "", "")
+    if method == "tools/call":
+        return (method, _tool_name(_params(message)), canonical(compared_part(message)))
+    return (method, "", canonical(compared_part(message)))
+
+
+def method_key(message: JSONObject) -> MethodKey:
+    """What ``loose`` falls back on: the method, and for ``tools/call`` also the tool."""
+    method = message.get("method")
+    method = method if isinstance(method, str) else ""
+    return (method, _tool_name(_params(message)) if method == "tools/call" else "")
+
+
+def _repeatable(method: str) -> bool:
+    return method in LIFECYCLE_METHODS or method.endswith("/list")
+
+
+@attrs.frozen
+class Strategy:
+    """A named matching policy (see the module docstring for the three built-ins)."""
+
+    name: str
+    repeat_listings: bool
+    fallback_to_method: bool
+
+
+STRATEGIES: Final = {
+    "strict": Strategy("strict", repeat_listings=False, fallback_to_method=False),
+    "default": Strategy("default", repeat_listings=True, fallback_to_method=False),
+    "loose": Strategy("loose", repeat_listings=True, fallback_to_method=True),
+}
+
+
+def get_strategy(strategy: str | Strategy) -> Strategy:
+    """Resolve a strategy name; an unknown one is a ``UsageError`` listing the valid ones."""
+    if isinstance(strategy, Strategy):
+        return strategy
+    try:
+        return STRATEGIES[strategy]
+    except KeyError:
+        valid = ", ".join(STRATEGIES)
+        raise UsageError(f"unknown strategy {strategy!r}; choose one of: {valid}") from None
+
+
+@attrs.frozen(slots=True)
+class Candidate:
+    """One recorded client message the matcher may hand out."""
+
+    key: int  # the caller's handle for it (the replayer uses its exchange index)
+    message: JSONObject
+    seq: int  # file position, for diagnostics (line = seq + 1)
+
+
+@attrs.frozen
+class MissReport:
+    """Why a live request got no recording, in terms a person can act on."""
+
+    kind: Literal["not-recorded", "already-played"]
+    method: str
+    summary: str  # one line, no trailing period; begins with the method
+    closest_seq: int | None = None
+    diffs: tuple[Difference, ...] = ()
+
+    @property
+    def closest_line(self) -> int | None:
+        """The line of the closest recording in its cassette."""
+        return None if self.closest_seq is None else self.closest_seq + 1
+
+    def as_data(self) -> dict[str, Any]:
+        """The structured form sent in the JSON-RPC error's ``data``."""
+        data: dict[str, Any] = {"kind": self.kind, "method": self.method}
+        if self.closest_line is not None:
+            data["closestLine"] = self.closest_line
+        if self.diffs:
+            data["diffs"] = [
+                {"path": d.path, "recorded": _plain(d.recorded), "received": _plain(d.received)}
+                for d in self.diffs
+            ]
+        return data
+
+
+def _plain(value: Any) -> Any:
+    return None if value is MISSING else value
+
+
+class Matcher(Protocol):
+    """Picks the recording that answers a live request; raises ``ReplayMiss`` otherwise."""
+
+    def match(self, message: JSONObject) -> int:
+        """Return the ``Candidate.key`` of the recording that answers ``message``."""
+        ...
+
+
+def _show(value: Any) -> str:
+    if value is MISSING:
+        return "(absent)"
+    text = dumps(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _label(message: JSONObject) -> str:
+    method = str(message.get("method"))
+    if method == "tools/call":
+        return f'tools/call "{_tool_name(_params(message))}"'
+    return method
+
+
+class FingerprintMatcher:
+    """The built-in matcher: fingerprints, consumption in recorded order, a strategy."""
+
+    def __init__(self, candidates: Sequence[Candidate], strategy: str | Strategy = "default"):
+        self.strategy = get_strategy(strategy)
+        self._candidates = list(candidates)
+        self._consumed = [False] * len(self._candidates)
+        self._by_fp: dict[Fingerprint, deque[int]] = {}
+        self._by_method: dict[MethodKey, deque[int]] = {}
+        self._last: dict[Fingerprint, int] = {}
+        for pos, cand in enumerate(self._candidates):
+            self._by_fp.setdefault(fingerprint(cand.message), deque()).append(pos)
+            self._by_method.setdefault(method_key(cand.message), deque()).append(pos)
+
+    def _take(self, queue: deque[int] | None) -> int | None:
+        while queue:
+            pos = queue.popleft()
+            if not self._consumed[pos]:
+                self._consumed[pos] = True
+                return pos
+        return None
+
+    def _use(self, fp: Fingerprint, pos: int) -> int:
+        self._last[fp] = pos
+        return self._candidates[pos].key
+
+    def match(self, message: JSONObject) -> int:
+        """See ``Matcher.match``."""
+        fp = fingerprint(message)
+        queue = self._by_fp.get(fp)
+        pos = self._take(queue)
+        if pos is not None:
+            return self._use(fp, pos)
+        if queue is not None and self.strategy.repeat_listings and _repeatable(fp[0]):
+            last = self._last.get(fp)
+            if last is not None:
+                return self._candidates[last].key
+        if self.strategy.fallback_to_method:
+            pos = self._take(self._by_method.get(method_key(message)))
+            if pos is not None:
+                return self._use(fp, pos)
+        raise self._miss(message, fp, recorded=queue is not None)
+
+    def unconsumed(self) -> list[Candidate]:
+        """Recordings never played: what a test may have forgotten to exercise."""
+        return [c for c, used in zip(self._candidates, self._consumed, strict=True) if not used]
+
+    # -- diagnosis (only on a miss) -------------------------------------------------------
+
+    def _miss(self, message: JSONObject, fp: Fingerprint, *, recorded: bool) -> ReplayMiss:
+        if recorded:
+            return self._already_played(message, fp)
+        report = self._not_recorded(message)
+        return NotRecordedError(report.summary, report)
+
+    def _already_played(self, message: JSONObject, fp: Fingerprint) -> ReplayMiss:
+        times = sum(1 for c in self._candidates if fingerprint(c.message) == fp)
+        last = self._last.get(fp)
+        seq = self._candidates[last].seq if last is not None else None
+        hint = "" if self.strategy.name == "loose" else "; the loose strategy would reuse another"
+        summary = (
+            f"{_label(message)} with these arguments was recorded {times} time(s) and every "
+            f"recording has been played already (strategy {self.strategy.name}{hint})"
+        )
+        report = MissReport("already-played", str(message.get("method")), summary, seq)
+        return AlreadyPlayedError(summary, report)
+
+    def _not_recorded(self, message: JSONObject) -> MissReport:
+        method = str(message.get("method"))
+        label = _label(message)
+        same_method = [c for c in self._candidates if c.message.get("method") == method]
+        if not same_method:
+            known = sorted({str(c.message.get("method")) for c in self._candidates})
+            listing = ", ".join(known) if known else "none"
+            return MissReport(
+                "not-recorded", method, f"{method} was never recorded (recorded: {listing})"
+            )
+        key = method_key(message)
+        same_key = [c for c in same_method if method_key(c.message) == key]
+        if not same_key:
+            tools = sorted({_tool_name(_params(c.message)) for c in same_method})
+            return MissReport(
+                "not-recorded",
+                method,
+                f"{label} was never recorded (recorded tools: {', '.join(tools)})",
+            )
+        return self._closest(message, label, same_key)
+
+    def _closest(self, message: JSONObject, label: str, pool: list[Candidate]) -> MissReport:
+        consumed = {c.key for c, used in zip(self._candidates, self._consumed, strict=True) if used}
+        pool = sorted(pool, key=lambda c: c.key in consumed)[:_DIAGNOSE_LIMIT]
+        received = compared_part(message)
+        best: tuple[Candidate, list[Difference]] | None = None
+        for cand in pool:
+            diffs = differences(compared_part(cand.message), received)
+            if best is None or len(diffs) < len(best[1]):
+                best = (cand, diffs)
+        assert best is not None
+        cand, diffs = best
+        what = "arguments" if message.get("method") == "tools/call" else "params"
+        shown = "; ".join(
+            f"{d.path or '/'}: recorded {_show(d.recorded)}, received {_show(d.received)}"
+            for d in diffs[:_SHOWN_DIFFS]
+        )
+        more = f" (and {len(diffs) - _SHOWN_DIFFS} more)" if len(diffs) > _SHOWN_DIFFS else ""
+        summary = f"{label} not recorded: {what} differ at {shown}{more}"
+        method = str(message.get("method"))
+        return MissReport("not-recorded", method, summary, cand.seq, tuple(diffs))

@@ -1,0 +1,174 @@
+"""Turn observed traffic into cassette records: sans-IO, deterministic, never in the way.
+
+Theory of operation
+-------------------
+The recorder is told about every frame that passed (``observe``), every stderr line and
+the server's exit, each with a time offset the caller measured. It returns the records to
+append to the file, in order. It never changes a frame; forwarding is the caller's job and
+happens whatever the recorder thinks of the bytes.
+
+The header cannot be the first thing known, although it is the first line: its ``era``
+is a fact decided by the first *successful* exchange, never by an attempt. A dual-era
+client probes ``server/discover``, a legacy server answers with an error, and the client
+falls back to ``initialize``: that session is legacy and the failed probe stays in it.
+So until the era is known every record waits in memory; the first success returns the
+header followed by everything held back. ``close`` releases what is still held with no
+era (which reads as legacy). Once the header is out, the era cannot change.
+
+What decides the era: a successful ``initialize`` means legacy, at the protocol version
+its result names; a successful request that carried the 2026-07-28 ``_meta`` envelope (or
+a successful ``server/discover``) means modern, at the version the envelope names. Other
+successes (a ``ping`` before anything else) decide nothing.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Mapping
+from typing import Any, Final
+
+import attrs
+
+from cassette._version import __version__
+from cassette.errors import EraError
+from cassette.jsonrpc import JSONObject, Kind, classify
+from cassette.model import (
+    Direction,
+    Era,
+    Event,
+    ExitEvent,
+    Header,
+    MessageEvent,
+    RawEvent,
+    RecorderInfo,
+    StderrEvent,
+)
+
+__all__ = ["MODERN_VERSION_KEY", "Record", "Recorder"]
+
+MODERN_VERSION_KEY: Final = "io.modelcontextprotocol/protocolVersion"
+Record = Header | Event
+
+
+def _modern_version(request: JSONObject) -> str | None:
+    params = request.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    version = meta.get(MODERN_VERSION_KEY) if isinstance(meta, dict) else None
+    return version if isinstance(version, str) else None
+
+
+def decide(request: JSONObject, result: object) -> tuple[Era, str | None] | None:
+    """The era a successful exchange proves, or ``None`` when it proves nothing."""
+    method = request.get("method")
+    if method == "initialize":
+        version = result.get("protocolVersion") if isinstance(result, dict) else None
+        return "legacy", version if isinstance(version, str) else None
+    modern = _modern_version(request)
+    if modern is not None or method == "server/discover":
+        return "modern", modern
+    return None
+
+
+def _line_text(data: bytes) -> bytes:
+    return data[:-1] if data.endswith(b"\n") else data
+
+
+@attrs.define
+class Recorder:
+    """Sans-IO recorder of one session (see the module docstring)."""
+
+    transport: str
+    started_at: str
+    target: Mapping[str, Any] = attrs.field(factory=dict)
+    info: RecorderInfo = attrs.field(factory=lambda: RecorderInfo("cassette-mcp", __version__))
+    era: Era | None = None
+    protocol_version: str | None = None
+    _held: list[Event] = attrs.field(factory=list, init=False)
+    _header: Header | None = attrs.field(default=None, init=False)
+    _open_requests: dict[object, JSONObject] = attrs.field(factory=dict, init=False)
+    _seq: int = attrs.field(default=0, init=False)
+
+    @property
+    def header(self) -> Header | None:
+        """The header once written, else ``None``."""
+        return self._header
+
+    # -- observations ------------------------------------------------------------------
+
+    def observe(self, direction: Direction, data: bytes, t: float) -> list[Record]:
+        """One frame passed in ``direction``; ``data`` is exactly what was carried."""
+        line = _line_text(data)
+        classified = classify(line)
+        if not classified.is_message:
+            return self._add(_raw(direction, line, t))
+        message: JSONObject = classified.value
+        out = self._add(MessageEvent(t=t, dir=direction, message=message))
+        if direction == "c2s" and classified.kind is Kind.REQUEST:
+            self._open_requests[_key(message["id"])] = message
+        elif direction == "s2c" and classified.kind in (Kind.RESPONSE, Kind.ERROR):
+            request = self._open_requests.pop(_key(message.get("id")), None)
+            if request is not None and classified.kind is Kind.RESPONSE and self._header is None:
+                verdict = decide(request, message.get("result"))
+                if verdict is not None:
+                    out = self.decide_era(*verdict)
+        return out
+
+    def stderr(self, text: str, t: float) -> list[Record]:
+        """The server wrote a line on stderr."""
+        return self._add(StderrEvent(t=t, text=text))
+
+    def exit(self, code: int | None, t: float) -> list[Record]:
+        """The server process ended."""
+        return self._add(ExitEvent(t=t, code=code))
+
+    def decide_era(self, era: Era, protocol_version: str | None = None) -> list[Record]:
+        """Fix the era now; returns the header and every record held back for it."""
+        if self._header is not None:
+            if era != self._header.era:
+                raise EraError(
+                    f"the cassette header already says era {self._header.era!r}; "
+                    f"it cannot change to {era!r}"
+                )
+            return []
+        self.era, self.protocol_version = era, protocol_version
+        return self._release()
+
+    def close(self) -> list[Record]:
+        """The session ended: release anything still held (with no era if undecided)."""
+        if self._header is not None:
+            return []
+        return self._release()
+
+    # -- internals ---------------------------------------------------------------------
+
+    def _release(self) -> list[Record]:
+        self._header = Header(
+            transport=self.transport,
+            recorder=self.info,
+            started_at=self.started_at,
+            target=dict(self.target),
+            era=self.era,
+            protocol_version=self.protocol_version,
+        )
+        out: list[Record] = [self._header, *self._held]
+        self._held.clear()
+        return out
+
+    def _add(self, event: Event) -> list[Record]:
+        self._seq += 1
+        object.__setattr__(event, "seq", self._seq)  # just built here; nobody else holds it
+        if self._header is None:
+            self._held.append(event)
+            return []
+        return [event]
+
+
+def _raw(direction: Direction, line: bytes, t: float) -> RawEvent:
+    try:
+        return RawEvent(t=t, dir=direction, text=line.decode("utf-8"))
+    except UnicodeDecodeError:
+        return RawEvent(t=t, dir=direction, b64=base64.b64encode(line).decode("ascii"))
+
+
+def _key(value: object) -> object:
+    return (type(value).__name__, value)

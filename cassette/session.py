@@ -1,0 +1,382 @@
+"""The async glue: recording proxy and replay loops, and the harness-facing API.
+
+This is the only module that owns task groups. It joins a transport's streams to the
+sans-IO core: frames go in, records come out to the writer, replies go back. Ordering
+rules that make a recording trustworthy live here:
+
+* a frame is appended to the cassette *before* it is forwarded, so whatever the other
+  side has seen is already on disk when a kill arrives (once the era is known; see
+  ``Recorder`` for why the first exchange waits in memory);
+* the proxy forwards frames byte for byte; the recorder only reads them;
+* when the client finishes, the server's stdin is closed and the server is given time to
+  exit; when the server finishes, its exit is recorded and the client sees end of stream.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime
+from typing import Any
+
+import anyio
+import attrs
+
+from cassette.errors import CassetteError, TransportClosedError
+from cassette.jsonrpc import JSONObject, Kind, classify, dumps
+from cassette.matching import MissReport, Strategy
+from cassette.recorder import Record, Recorder
+from cassette.redaction import redact_argv
+from cassette.registry import get_transport
+from cassette.replayer import Replayer
+from cassette.storage import Cassette, CassetteWriter
+from cassette.transport import (
+    Exited,
+    Frame,
+    FrameStream,
+    SideEvent,
+    StderrLine,
+    Target,
+    Upstream,
+)
+from cassette.transports.memory import MemoryTransport
+
+__all__ = [
+    "ClientConnection",
+    "RecordResult",
+    "ReplayResult",
+    "open_recording",
+    "open_replay",
+    "proxy",
+    "record",
+    "replay",
+    "serve_replay",
+]
+
+
+def _now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class _Clock:
+    """Seconds since the session started, rounded to the microsecond."""
+
+    def __init__(self) -> None:
+        self._t0 = time.monotonic()
+
+    def __call__(self) -> float:
+        return round(time.monotonic() - self._t0, 6)
+
+
+@attrs.frozen
+class RecordResult:
+    """How a recording ended."""
+
+    path: str
+    exit_code: int | None
+    events: int
+
+
+@attrs.frozen
+class ReplayResult:
+    """How a replay ended: every miss it answered with an error."""
+
+    misses: tuple[MissReport, ...]
+    summary: str
+
+
+class _Sink:
+    """Recorder plus writer: observe, then append, in one step."""
+
+    def __init__(self, recorder: Recorder, writer: CassetteWriter, clock: _Clock) -> None:
+        self.recorder = recorder
+        self.writer = writer
+        self.clock = clock
+        self.count = 0
+
+    def put(self, records: list[Record]) -> None:
+        if records:
+            self.count += len(records)
+            self.writer.write(records)
+
+    def frame(self, direction: str, frame: Frame) -> None:
+        self.put(self.recorder.observe(direction, frame.data, self.clock()))  # type: ignore[arg-type]
+
+    def side_event(self, event: SideEvent, passthrough: Callable[[bytes], None] | None) -> None:
+        if isinstance(event, StderrLine):
+            if passthrough is not None:
+                passthrough(event.data)
+            text = event.data.decode("utf-8", "replace").rstrip("\n")
+            self.put(self.recorder.stderr(text, self.clock()))
+        elif isinstance(event, Exited):
+            self.put(self.recorder.exit(event.code, self.clock()))
+
+    def finish(self) -> None:
+        self.put(self.recorder.close())
+
+
+async def _client_to_server(client: FrameStream, upstream: Upstream, sink: _Sink) -> None:
+    server_gone = False
+    while True:
+        try:
+            frame = await client.receive()
+        except anyio.EndOfStream:
+            break
+        sink.frame("c2s", frame)
+        if not server_gone:
+            try:
+                await upstream.send(frame)
+            except TransportClosedError:
+                server_gone = True  # keep recording what the client says; nobody hears it
+    await upstream.close_input()
+
+
+async def _server_to_client(client: FrameStream, upstream: Upstream, sink: _Sink) -> int | None:
+    client_gone = False
+    while True:
+        try:
+            frame = await upstream.receive()
+        except anyio.EndOfStream:
+            break
+        sink.frame("s2c", frame)
+        if not client_gone:
+            try:
+                await client.send(frame)
+            except TransportClosedError:
+                client_gone = True
+    code = await upstream.wait()
+    sink.put(sink.recorder.exit(code, sink.clock()))
+    await client.aclose()
+    return code
+
+
+async def proxy(client: FrameStream, upstream: Upstream, sink: _Sink) -> int | None:
+    """Forward both ways until the server's output ends; returns its exit code."""
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(_client_to_server, client, upstream, sink)
+        code = await _server_to_client(client, upstream, sink)
+        tg.cancel_scope.cancel()  # the server is gone: stop waiting for the client
+    return code
+
+
+def _stderr_passthrough(data: bytes) -> None:
+    with contextlib.suppress(OSError):  # our stderr is gone; the line is still recorded
+        os.write(2, data)
+
+
+async def record(
+    command: Sequence[str],
+    path: str | os.PathLike[str],
+    *,
+    client: FrameStream | None = None,
+    transport: str = "stdio",
+    overwrite: bool = False,
+    fsync: bool = False,
+    strategy: str | None = None,
+    passthrough_stderr: bool = True,
+) -> RecordResult:
+    """Record a live server through a transparent proxy.
+
+    ``client`` is the stream to the client; by default, our own stdin and stdout (what
+    ``python -m cassette record`` does). The cassette is closed cleanly on cancellation.
+    """
+    target = Target(command=tuple(command))
+    plugin = get_transport(transport)
+    header_target: dict[str, Any] = {"command": redact_argv(command)}
+    if strategy is not None:
+        header_target["strategy"] = strategy
+    recorder = Recorder(transport=transport, started_at=_now_iso(), target=header_target)
+    writer = CassetteWriter(path, overwrite=overwrite, fsync=fsync).open()
+    sink = _Sink(recorder, writer, _Clock())
+    stderr_out = _stderr_passthrough if passthrough_stderr else None
+    code: int | None = None
+    try:
+        async with plugin.connect(
+            target, on_side_event=lambda ev: sink.side_event(ev, stderr_out)
+        ) as upstream:
+            if client is None:
+                from cassette.transports.stdio import StdioClientStream
+
+                client = StdioClientStream()
+            code = await proxy(client, upstream, sink)
+    finally:
+        sink.finish()
+        writer.close()
+    return RecordResult(os.fspath(path), code, sink.count)
+
+
+def _encode_out(messages: tuple[Any, ...]) -> bytes:
+    return "".join(dumps(m) + "\n" for m in messages).encode("utf-8")
+
+
+async def replay(
+    client: FrameStream,
+    replayer: Replayer,
+    *,
+    on_miss: Callable[[str], None] | None = None,
+) -> ReplayResult:
+    """Serve one client from a replayer until the client finishes."""
+    start = replayer.start()
+    if start.messages:
+        await client.send(Frame(_encode_out(start.messages)))
+    while True:
+        try:
+            frame = await client.receive()
+        except anyio.EndOfStream:
+            break
+        reply = replayer.receive_frame(frame.data)
+        if reply.miss is not None and on_miss is not None:
+            on_miss(
+                reply.messages[-1]["error"]["message"] if reply.messages else reply.miss.summary
+            )
+        if reply.messages:
+            try:
+                await client.send(Frame(_encode_out(reply.messages)))
+            except TransportClosedError:
+                break
+    await client.aclose()
+    return ReplayResult(tuple(replayer.misses), replayer.summary())
+
+
+async def serve_replay(
+    cassette: Cassette,
+    *,
+    strategy: str | Strategy = "default",
+    transport: str = "stdio",
+    on_miss: Callable[[str], None] | None = None,
+) -> list[ReplayResult]:
+    """Serve a cassette on a transport until it has no more clients."""
+    plugin = get_transport(transport)
+    results: list[ReplayResult] = []
+
+    async def handle(stream: FrameStream) -> None:
+        results.append(await replay(stream, Replayer(cassette, strategy), on_miss=on_miss))
+
+    await plugin.serve(handle)
+    return results
+
+
+# -- the harness API -----------------------------------------------------------------------
+
+
+class ClientConnection:
+    """A harness's side of a session: send and receive JSON-RPC messages as dicts.
+
+    ``request`` is the convenience most harnesses want: it numbers the request, waits for
+    the response with that id, and keeps every other message it saw in ``received``.
+    """
+
+    def __init__(self, stream: FrameStream) -> None:
+        self.stream = stream
+        self.received: list[JSONObject] = []
+        self._next_id = 0
+        self._lines: list[JSONObject] = []
+
+    async def send(self, message: JSONObject) -> None:
+        """Send one message."""
+        await self.stream.send(Frame((dumps(message) + "\n").encode("utf-8")))
+
+    async def receive(self) -> JSONObject:
+        """The next JSON-RPC message from the server (other output is skipped)."""
+        while not self._lines:
+            frame = await self.stream.receive()
+            for line in frame.data.splitlines():
+                classified = classify(line)
+                if classified.kind is Kind.BATCH:
+                    self._lines.extend(classified.value)
+                elif classified.is_message:
+                    self._lines.append(classified.value)
+        return self._lines.pop(0)
+
+    async def request(self, method: str, params: JSONObject | None = None) -> JSONObject:
+        """Send a request and return its response message (result or error)."""
+        self._next_id += 1
+        msg_id = self._next_id
+        message: JSONObject = {"jsonrpc": "2.0", "id": msg_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        await self.send(message)
+        while True:
+            reply = await self.receive()
+            if reply.get("id") == msg_id and "method" not in reply:
+                return reply
+            self.received.append(reply)
+
+    async def notify(self, method: str, params: JSONObject | None = None) -> None:
+        """Send a notification."""
+        message: JSONObject = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            message["params"] = params
+        await self.send(message)
+
+    async def aclose(self) -> None:
+        """Finish the session from the client's side."""
+        await self.stream.aclose()
+
+
+@asynccontextmanager
+async def open_recording(
+    command: Sequence[str],
+    path: str | os.PathLike[str],
+    *,
+    overwrite: bool = False,
+    transport: str = "stdio",
+) -> AsyncIterator[ClientConnection]:
+    """Spawn a server, record everything to ``path``, and hand the harness the client side."""
+    from cassette.transports.memory import memory_pair
+
+    harness_end, proxy_end = memory_pair()
+    result: list[RecordResult] = []
+
+    async def run() -> None:
+        result.append(
+            await record(
+                command,
+                path,
+                client=proxy_end,
+                overwrite=overwrite,
+                transport=transport,
+                passthrough_stderr=False,
+            )
+        )
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(run)
+        connection = ClientConnection(harness_end)
+        try:
+            yield connection
+        finally:
+            await harness_end.aclose()  # the client is done; the proxy winds the server down
+
+
+@asynccontextmanager
+async def open_replay(
+    cassette: Cassette | str | os.PathLike[str], *, strategy: str | Strategy = "default"
+) -> AsyncIterator[ClientConnection]:
+    """Serve a cassette in-process and hand the harness a connection to it."""
+    tape = cassette if isinstance(cassette, Cassette) else Cassette.load(cassette)
+    transport = MemoryTransport()
+    async with anyio.create_task_group() as tg:
+
+        async def handle(stream: FrameStream) -> None:
+            await replay(stream, Replayer(tape, strategy))
+
+        tg.start_soon(transport.serve, handle)
+        stream = transport.open_connection()
+        try:
+            yield ClientConnection(stream)
+        finally:
+            await stream.aclose()
+            transport.stop()
+
+
+def print_err(text: str) -> None:
+    """One line for a person, on stderr (stdout may be carrying protocol)."""
+    print(text, file=sys.stderr, flush=True)
+
+
+__all__ += ["CassetteError", "print_err"]

@@ -1,0 +1,136 @@
+"""The only module that touches cassette files: an append-only writer and the reader.
+
+The writer appends each batch of records with a single ``os.write`` on a descriptor opened
+with ``O_APPEND`` and no user-space buffer, so once a call returns its bytes belong to the
+kernel: a crash or SIGKILL of our process loses nothing already written. Writes are small
+and land in the page cache, so they run inline on the event loop; ``fsync=True`` adds a
+flush to the disk for users who must survive a power cut and accept the cost.
+
+``Cassette`` is the value a reader returns: the header, the events, the warnings reading
+produced, and where it came from.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from cassette.codec import decode, encode_line
+from cassette.errors import CassetteError, CassetteExistsError, CassetteNotFoundError
+from cassette.model import Era, Event, Header, MessageEvent, era_of
+from cassette.recorder import Record
+
+__all__ = ["Cassette", "CassetteWriter"]
+
+
+@attrs.frozen
+class Cassette:
+    """One recorded session: a header and its events, in the order they happened."""
+
+    header: Header
+    events: tuple[Event, ...] = ()
+    source: str | None = None
+    warnings: tuple[str, ...] = ()
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> Cassette:
+        """Read a cassette file; errors name ``file:line`` (see ``codec``)."""
+        source = os.fspath(path)
+        try:
+            data = Path(source).read_bytes()
+        except FileNotFoundError as exc:
+            raise CassetteNotFoundError(f"{source}: no such cassette") from exc
+        except IsADirectoryError as exc:
+            raise CassetteError(f"{source}: is a directory, not a cassette") from exc
+        except OSError as exc:
+            raise CassetteError(f"{source}: cannot read: {exc.strerror}") from exc
+        return cls.loads(data, source)
+
+    @classmethod
+    def loads(cls, data: bytes | str, source: str = "<cassette>") -> Cassette:
+        """Read a cassette from its bytes; ``source`` names it in messages."""
+        raw = data.encode("utf-8") if isinstance(data, str) else data
+        decoded = decode(raw, source)
+        return cls(decoded.header, tuple(decoded.events), source, tuple(decoded.warnings))
+
+    def dumps(self) -> bytes:
+        """The cassette as JSONL bytes."""
+        return b"".join(encode_line(r) for r in (self.header, *self.events))
+
+    def dump(self, path: str | os.PathLike[str], *, overwrite: bool = False) -> None:
+        """Write the cassette to ``path`` (refusing to replace a non-empty file by default)."""
+        with CassetteWriter(path, overwrite=overwrite) as writer:
+            writer.write([self.header, *self.events])
+
+    @property
+    def era(self) -> Era:
+        """The era a replay serves (legacy when the header names none)."""
+        return era_of(self.header)
+
+    def messages(self, direction: str | None = None) -> Iterator[dict[str, Any]]:
+        """The JSON-RPC messages, optionally only one direction (``c2s`` or ``s2c``)."""
+        for event in self.events:
+            if isinstance(event, MessageEvent) and direction in (None, event.dir):
+                yield event.message
+
+
+class CassetteWriter:
+    """Append-only writer: every ``write`` reaches the kernel before it returns."""
+
+    def __init__(
+        self, path: str | os.PathLike[str], *, overwrite: bool = False, fsync: bool = False
+    ) -> None:
+        self.path = Path(path)
+        self._fsync = fsync
+        self._fd: int | None = None
+        self._overwrite = overwrite
+
+    def open(self) -> CassetteWriter:
+        """Create the file; refuses to replace a non-empty cassette unless ``overwrite``."""
+        path = self.path
+        try:
+            if path.is_dir():
+                raise CassetteError(f"{path}: is a directory, not a cassette")
+            if not self._overwrite and path.exists() and path.stat().st_size > 0:
+                raise CassetteExistsError(
+                    f"{path}: already holds a recording; refusing to overwrite it "
+                    "(pass --overwrite, or choose another path)"
+                )
+            path.parent.mkdir(parents=True, exist_ok=True)
+            flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND | getattr(os, "O_BINARY", 0)
+            self._fd = os.open(path, flags, 0o644)
+        except OSError as exc:
+            if isinstance(exc, CassetteError):
+                raise
+            raise CassetteError(f"{path}: cannot create cassette: {exc.strerror}") from exc
+        return self
+
+    def write(self, records: Iterable[Record]) -> None:
+        """Append records (a header first, then events) in one system call."""
+        data = b"".join(encode_line(r) for r in records)
+        if not data:
+            return
+        if self._fd is None:
+            raise CassetteError(f"{self.path}: writer is not open")
+        view = memoryview(data)
+        while view:
+            written = os.write(self._fd, view)
+            view = view[written:]
+        if self._fsync:
+            os.fsync(self._fd)
+
+    def close(self) -> None:
+        """Close the file; safe to call twice."""
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
+            os.close(fd)
+
+    def __enter__(self) -> CassetteWriter:
+        return self.open()
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()

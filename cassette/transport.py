@@ -1,0 +1,126 @@
+"""The contract between the session loops and a transport plugin.
+
+A transport moves *frames*: the bytes of one message exactly as the wire carries them (for
+stdio, one line including its newline). It never parses JSON and never decides anything
+about the protocol; the sans-IO core does that. This keeps a recording proxy transparent:
+what the client sent is what the server receives, byte for byte.
+
+A plugin implements ``Transport``. It has two sides:
+
+* ``connect(target)`` reaches a live server (the recording proxy's upstream) and yields an
+  ``Upstream``: a frame stream plus the process-like lifecycle a server has (no more input,
+  wait for the end). Things the server says outside the protocol (stderr lines, its exit)
+  are reported through the ``on_side_event`` callback as they happen.
+* ``serve(handler)`` accepts clients and runs ``handler`` once per connection with a
+  ``FrameStream`` to that client; it returns when the transport has no more clients to
+  serve (stdio: the one client on our own stdin/stdout went away).
+
+Streams follow anyio's conventions: ``receive`` raises ``anyio.EndOfStream`` when the peer
+has finished, ``send`` raises ``TransportClosedError`` when the peer is gone, and both are
+cancellable at any point without losing a frame that was already returned.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from contextlib import AbstractAsyncContextManager
+from typing import Any, ClassVar, Protocol, runtime_checkable
+
+import attrs
+
+__all__ = [
+    "Exited",
+    "Frame",
+    "FrameStream",
+    "Handler",
+    "SideEvent",
+    "SideEventHandler",
+    "StderrLine",
+    "Target",
+    "Transport",
+    "Upstream",
+]
+
+
+@attrs.frozen(slots=True)
+class Frame:
+    """One message's bytes as carried; ``meta`` is transport-specific context, if any."""
+
+    data: bytes
+    meta: Mapping[str, Any] | None = None
+
+
+@attrs.frozen(slots=True)
+class Target:
+    """What to reach: a command to spawn (stdio) or a URL (network transports)."""
+
+    command: tuple[str, ...] = ()
+    url: str | None = None
+    env: Mapping[str, str] | None = None
+    cwd: str | None = None
+
+
+@attrs.frozen(slots=True)
+class StderrLine:
+    """The server wrote one line on stderr (``data`` keeps its newline, verbatim)."""
+
+    data: bytes
+
+
+@attrs.frozen(slots=True)
+class Exited:
+    """The server process ended with ``code`` (negative: killed by that signal)."""
+
+    code: int | None
+
+
+SideEvent = StderrLine | Exited
+SideEventHandler = Callable[[SideEvent], None]
+
+
+@runtime_checkable
+class FrameStream(Protocol):
+    """An ordered, bidirectional stream of frames to one peer."""
+
+    async def send(self, frame: Frame) -> None:
+        """Deliver one frame; raises ``TransportClosedError`` if the peer is gone."""
+        ...
+
+    async def receive(self) -> Frame:
+        """The next frame; raises ``anyio.EndOfStream`` once the peer has finished."""
+        ...
+
+    async def aclose(self) -> None:
+        """Finish our side: the peer sees end of stream."""
+        ...
+
+
+class Upstream(FrameStream, Protocol):
+    """A live server reached through a transport."""
+
+    async def close_input(self) -> None:
+        """The client has finished: tell the server (stdio closes its stdin)."""
+        ...
+
+    async def wait(self) -> int | None:
+        """Wait until the server is gone; its exit code where there is one."""
+        ...
+
+
+Handler = Callable[[FrameStream], Awaitable[None]]
+
+
+class Transport(Protocol):
+    """A transport plugin, registered under ``name`` in the ``cassette.transports`` group."""
+
+    name: ClassVar[str]
+
+    def connect(
+        self, target: Target, *, on_side_event: SideEventHandler | None = None
+    ) -> AbstractAsyncContextManager[Upstream]:
+        """Reach a live server; leaving the context ends it (gracefully, then by force)."""
+        ...
+
+    async def serve(self, handler: Handler) -> None:
+        """Accept clients and run ``handler`` for each until there are no more."""
+        ...

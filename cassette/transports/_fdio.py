@@ -1,0 +1,116 @@
+"""Asynchronous reads and writes on our own stdin and stdout, without a thread per call.
+
+Why not ``anyio.wrap_file``: it sends every read and write to a worker thread, and a
+thread hop per message is most of what a replay costs per call. On POSIX, when a standard
+descriptor is a pipe or a socket (which is what an MCP client gives a stdio server), we
+make it non-blocking and wait on the event loop for readiness instead. Everything else
+(a terminal, a regular file, any descriptor on Windows) falls back to a worker thread, or,
+for a regular file that never blocks, to a plain read.
+
+Non-blocking mode belongs to the open file description, which other processes may share,
+so it is restored on close. stdout is left blocking (and written from a thread) when
+stderr shares its pipe, because Python's own stderr writes do not expect ``EAGAIN``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import sys
+from typing import Final, Literal
+
+import anyio
+import anyio.lowlevel
+import anyio.to_thread
+
+__all__ = ["FdReader", "FdWriter"]
+
+_CHUNK: Final = 1 << 16
+Mode = Literal["poll", "thread", "direct"]
+
+
+def _kind(fd: int) -> int:
+    try:
+        return os.fstat(fd).st_mode
+    except OSError:
+        return 0
+
+
+def _pollable(fd: int) -> bool:
+    mode = _kind(fd)
+    return sys.platform != "win32" and (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode))
+
+
+def _same_file(a: int, b: int) -> bool:
+    try:
+        sa, sb = os.fstat(a), os.fstat(b)
+    except OSError:
+        return False
+    return (sa.st_dev, sa.st_ino) == (sb.st_dev, sb.st_ino)
+
+
+class _Fd:
+    def __init__(self, fd: int, mode: Mode) -> None:
+        self.fd = fd
+        self.mode: Mode = mode
+        self._was_blocking = True
+        if mode == "poll":
+            self._was_blocking = os.get_blocking(fd)
+            os.set_blocking(fd, False)
+
+    def restore(self) -> None:
+        if self.mode == "poll":
+            with contextlib.suppress(OSError):  # already closed: nothing to restore
+                os.set_blocking(self.fd, self._was_blocking)
+
+
+class FdReader(_Fd):
+    """Reads chunks from a descriptor; ``b""`` means end of file."""
+
+    def __init__(self, fd: int) -> None:
+        if _pollable(fd):
+            mode: Mode = "poll"
+        elif stat.S_ISREG(_kind(fd)):
+            mode = "direct"
+        else:
+            mode = "thread"
+        super().__init__(fd, mode)
+
+    async def read(self) -> bytes:
+        if self.mode == "poll":
+            while True:
+                try:
+                    return os.read(self.fd, _CHUNK)
+                except BlockingIOError:
+                    await anyio.wait_readable(self.fd)
+        if self.mode == "direct":
+            await anyio.lowlevel.checkpoint()
+            return os.read(self.fd, _CHUNK)
+        return await anyio.to_thread.run_sync(os.read, self.fd, _CHUNK, abandon_on_cancel=True)
+
+
+class FdWriter(_Fd):
+    """Writes all of a buffer to a descriptor."""
+
+    def __init__(self, fd: int) -> None:
+        shares_stderr = fd != 2 and _same_file(fd, 2)
+        mode: Mode = "poll" if _pollable(fd) and not shares_stderr else "thread"
+        if mode == "thread" and stat.S_ISREG(_kind(fd)):
+            mode = "direct"
+        super().__init__(fd, mode)
+
+    async def write(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            if self.mode == "poll":
+                try:
+                    written = os.write(self.fd, view)
+                except BlockingIOError:
+                    await anyio.wait_writable(self.fd)
+                    continue
+            elif self.mode == "direct":
+                written = os.write(self.fd, view)
+            else:
+                written = await anyio.to_thread.run_sync(os.write, self.fd, view)
+            view = view[written:]

@@ -1,0 +1,101 @@
+"""In-process transport: frames through anyio memory streams, for harnesses and tests.
+
+``serve`` accepts connections made with ``open_connection`` from the same process until it
+is cancelled, so a harness can run a replay in a task and talk to it like any client,
+without a subprocess or a port. There is no upstream: a memory transport cannot reach a
+live server, and ``connect`` says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import ClassVar
+
+import anyio
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+
+from cassette.errors import TransportClosedError, TransportError
+from cassette.transport import Frame, FrameStream, Handler, SideEventHandler, Target, Upstream
+
+__all__ = ["MemoryFrameStream", "MemoryTransport", "memory_pair"]
+
+
+class MemoryFrameStream:
+    """One end of an in-memory connection."""
+
+    def __init__(
+        self, send: MemoryObjectSendStream[Frame], receive: MemoryObjectReceiveStream[Frame]
+    ) -> None:
+        self._send = send
+        self._receive = receive
+
+    async def send(self, frame: Frame) -> None:
+        try:
+            await self._send.send(frame)
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
+            raise TransportClosedError("the other end of the memory stream is closed") from exc
+
+    async def receive(self) -> Frame:
+        try:
+            return await self._receive.receive()
+        except anyio.ClosedResourceError as exc:
+            raise anyio.EndOfStream from exc
+
+    async def aclose(self) -> None:
+        await self._send.aclose()
+
+    async def close_all(self) -> None:
+        """Close both directions (the owner is done with this end)."""
+        await self._send.aclose()
+        await self._receive.aclose()
+
+
+def memory_pair(buffer: float = float("inf")) -> tuple[MemoryFrameStream, MemoryFrameStream]:
+    """Two connected ends: what one sends, the other receives."""
+    a_send, b_receive = anyio.create_memory_object_stream[Frame](buffer)
+    b_send, a_receive = anyio.create_memory_object_stream[Frame](buffer)
+    return MemoryFrameStream(a_send, a_receive), MemoryFrameStream(b_send, b_receive)
+
+
+class MemoryTransport:
+    """The ``memory`` transport plugin."""
+
+    name: ClassVar[str] = "memory"
+
+    def __init__(self) -> None:
+        self._accept_send, self._accept_receive = anyio.create_memory_object_stream[
+            MemoryFrameStream
+        ](float("inf"))
+
+    def open_connection(self) -> FrameStream:
+        """Connect a new client; the running ``serve`` picks up the other end."""
+        client, server = memory_pair()
+        try:
+            self._accept_send.send_nowait(server)
+        except anyio.ClosedResourceError as exc:
+            raise TransportClosedError("this memory transport is no longer serving") from exc
+        return client
+
+    def stop(self) -> None:
+        """Accept no more connections; ``serve`` returns when the current ones end."""
+        self._accept_send.close()
+
+    @asynccontextmanager
+    async def connect(
+        self, target: Target, *, on_side_event: SideEventHandler | None = None
+    ) -> AsyncIterator[Upstream]:
+        raise TransportError("the memory transport cannot reach a live server")
+        yield  # pragma: no cover  (makes this an async generator)
+
+    async def serve(self, handler: Handler) -> None:
+        async with anyio.create_task_group() as tg:
+            async for server_end in self._accept_receive:
+                tg.start_soon(_run, handler, server_end)
+
+
+async def _run(handler: Handler, stream: MemoryFrameStream) -> None:
+    try:
+        await handler(stream)
+    finally:
+        await stream.close_all()

@@ -1,0 +1,267 @@
+"""stdio: newline-delimited JSON-RPC over a child's pipes, or over our own stdin/stdout.
+
+Theory of operation
+-------------------
+``connect`` spawns the server command with anyio's process API (an argv list, never a
+shell string, so quoting cannot differ between platforms) and frames its stdout into
+lines. Its stderr is read by a task of its own and reported line by line as
+``StderrLine`` side events, verbatim. When the client has finished, ``close_input``
+closes the server's stdin; the specification's shutdown order follows if it does not
+exit on its own: wait ``grace`` seconds, terminate, wait ``kill_after`` more, kill.
+Leaving the context always ends the process, shielded from cancellation, so a cancelled
+recording never leaves an orphan.
+
+``serve`` runs the one client of a stdio server: whoever started us, on our stdin and
+stdout. stdout carries frames only; nothing else in the process may write to it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from subprocess import PIPE
+from typing import ClassVar, Final
+
+import anyio
+import anyio.abc
+
+from cassette.errors import TransportClosedError, TransportError
+from cassette.transport import (
+    Frame,
+    Handler,
+    SideEventHandler,
+    StderrLine,
+    Target,
+    Upstream,
+)
+from cassette.transports._fdio import FdReader, FdWriter
+from cassette.transports._lines import LineBuffer
+
+__all__ = ["StdioClientStream", "StdioTransport", "StdioUpstream"]
+
+GRACE: Final = 5.0  # seconds a server gets to exit after its stdin closes
+KILL_AFTER: Final = 2.0  # seconds between terminate and kill
+
+
+class _Framer:
+    """Turns a chunk source into line frames; the unterminated tail comes last."""
+
+    def __init__(self) -> None:
+        self._buffer = LineBuffer()
+        self._ready: list[bytes] = []
+        self._index = 0
+        self.eof = False
+
+    def next_ready(self) -> bytes | None:
+        if self._index < len(self._ready):
+            line = self._ready[self._index]
+            self._index += 1
+            return line
+        return None
+
+    def push(self, chunk: bytes) -> None:
+        if chunk:
+            self._ready = self._buffer.feed(chunk)
+        else:
+            self.eof = True
+            tail = self._buffer.tail()
+            self._ready = [tail] if tail else []
+        self._index = 0
+
+
+class StdioUpstream:
+    """A spawned server process, spoken to over its stdin and stdout."""
+
+    def __init__(self, process: anyio.abc.Process, grace: float, kill_after: float) -> None:
+        self.process = process
+        self._framer = _Framer()
+        self._grace = grace
+        self._kill_after = kill_after
+        self._input_closed = False
+
+    async def send(self, frame: Frame) -> None:
+        stdin = self.process.stdin
+        if stdin is None or self._input_closed:
+            raise TransportClosedError("the server's stdin is closed")
+        try:
+            await stdin.send(frame.data)
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError) as exc:
+            raise TransportClosedError(f"the server stopped reading its stdin: {exc}") from exc
+
+    async def receive(self) -> Frame:
+        framer = self._framer
+        while True:
+            line = framer.next_ready()
+            if line is not None:
+                return Frame(line)
+            if framer.eof:
+                raise anyio.EndOfStream
+            stdout = self.process.stdout
+            assert stdout is not None
+            try:
+                chunk = await stdout.receive()
+            except (anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError):
+                chunk = b""
+            framer.push(chunk)
+
+    async def close_input(self) -> None:
+        if self._input_closed:
+            return
+        self._input_closed = True
+        if self.process.stdin is not None:
+            # The server may already be gone; closing is all we wanted.
+            with contextlib.suppress(anyio.BrokenResourceError, OSError):
+                await self.process.stdin.aclose()
+
+    async def wait(self) -> int | None:
+        return await self.process.wait()
+
+    async def aclose(self) -> None:
+        await self.shutdown()
+
+    async def shutdown(self) -> None:
+        """Close stdin, wait, terminate, kill: the MCP stdio shutdown sequence."""
+        with anyio.CancelScope(shield=True):
+            await self.close_input()
+            with anyio.move_on_after(self._grace):
+                await self.process.wait()
+                return
+            _signal(self.process, signal.SIGTERM)
+            with anyio.move_on_after(self._kill_after):
+                await self.process.wait()
+                return
+            _signal(self.process, signal.SIGKILL if hasattr(signal, "SIGKILL") else None)
+            await self.process.wait()
+
+
+def _signal(process: anyio.abc.Process, sig: signal.Signals | None) -> None:
+    try:
+        if sig is None or sig == getattr(signal, "SIGKILL", None):
+            process.kill()
+        else:
+            process.terminate()
+    except ProcessLookupError:
+        pass  # it exited between our check and the signal
+
+
+async def _pump_stderr(
+    process: anyio.abc.Process, on_side_event: SideEventHandler, done: anyio.Event
+) -> None:
+    try:
+        await _read_stderr(process, on_side_event)
+    finally:
+        done.set()
+
+
+async def _read_stderr(process: anyio.abc.Process, on_side_event: SideEventHandler) -> None:
+    stream = process.stderr
+    if stream is None:
+        return
+    buffer = LineBuffer()
+    while True:
+        try:
+            chunk = await stream.receive()
+        except (anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            break
+        for line in buffer.feed(chunk):
+            on_side_event(StderrLine(line))
+    tail = buffer.tail()
+    if tail:
+        on_side_event(StderrLine(tail))
+
+
+class StdioClientStream:
+    """Our own stdin and stdout: the channel to the client that launched us."""
+
+    def __init__(self, stdin_fd: int = 0, stdout_fd: int = 1) -> None:
+        self._reader = FdReader(stdin_fd)
+        self._writer = FdWriter(stdout_fd)
+        self._framer = _Framer()
+        self._stdout_fd = stdout_fd
+        self._closed = False
+
+    async def receive(self) -> Frame:
+        framer = self._framer
+        while True:
+            line = framer.next_ready()
+            if line is not None:
+                return Frame(line)
+            if framer.eof:
+                raise anyio.EndOfStream
+            try:
+                chunk = await self._reader.read()
+            except OSError:
+                chunk = b""  # stdin went away under us: treat it as the client finishing
+            framer.push(chunk)
+
+    async def send(self, frame: Frame) -> None:
+        if self._closed:
+            raise TransportClosedError("stdout is closed")
+        try:
+            await self._writer.write(frame.data)
+        except (BrokenPipeError, ConnectionResetError) as exc:
+            raise TransportClosedError("the client stopped reading our stdout") from exc
+
+    async def aclose(self) -> None:
+        """End our output: the client sees end of file, as from a server that exited."""
+        if self._closed:
+            return
+        self._closed = True
+        self._reader.restore()
+        self._writer.restore()
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            # Keep descriptor 1 valid (nothing may reuse it for a file) but let go of the pipe.
+            os.dup2(devnull, self._stdout_fd)
+        finally:
+            os.close(devnull)
+
+
+class StdioTransport:
+    """The ``stdio`` transport plugin."""
+
+    name: ClassVar[str] = "stdio"
+
+    def __init__(self, *, grace: float = GRACE, kill_after: float = KILL_AFTER) -> None:
+        self.grace = grace
+        self.kill_after = kill_after
+
+    @asynccontextmanager
+    async def connect(
+        self, target: Target, *, on_side_event: SideEventHandler | None = None
+    ) -> AsyncIterator[Upstream]:
+        if not target.command:
+            raise TransportError("the stdio transport needs a server command to run")
+        env = None if target.env is None else {**os.environ, **target.env}
+        try:
+            process = await anyio.open_process(
+                list(target.command), stdin=PIPE, stdout=PIPE, stderr=PIPE, cwd=target.cwd, env=env
+            )
+        except OSError as exc:
+            raise TransportError(
+                f"cannot start server {target.command[0]!r}: {exc.strerror or exc}"
+            ) from exc
+        upstream = StdioUpstream(process, self.grace, self.kill_after)
+        report = on_side_event or (lambda _event: None)
+        stderr_done = anyio.Event()
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(_pump_stderr, process, report, stderr_done)
+                try:
+                    yield upstream
+                finally:
+                    await upstream.shutdown()
+                    # Let the last stderr lines arrive, but a grandchild that inherited the
+                    # pipe must not keep us waiting forever.
+                    with anyio.move_on_after(1.0, shield=True):
+                        await stderr_done.wait()
+                    tg.cancel_scope.cancel()
+        finally:
+            with anyio.CancelScope(shield=True):
+                await process.aclose()
+
+    async def serve(self, handler: Handler) -> None:
+        await handler(StdioClientStream())
