@@ -29,6 +29,7 @@ import attrs
 from cassette.errors import CassetteError, TransportClosedError
 from cassette.jsonrpc import JSONObject, Kind, classify, dumps
 from cassette.matching import MissReport, Strategy
+from cassette.model import ExitEvent
 from cassette.recorder import Record, Recorder
 from cassette.redaction import redact_argv
 from cassette.registry import get_transport
@@ -97,10 +98,12 @@ class _Sink:
         self.writer = writer
         self.clock = clock
         self.count = 0
+        self.exit_recorded = False
 
     def put(self, records: list[Record]) -> None:
         if records:
             self.count += len(records)
+            self.exit_recorded = self.exit_recorded or isinstance(records[-1], ExitEvent)
             self.writer.write(records)
 
     def frame(self, direction: str, frame: Frame) -> None:
@@ -194,16 +197,23 @@ async def record(
     sink = _Sink(recorder, writer, _Clock())
     stderr_out = _stderr_passthrough if passthrough_stderr else None
     code: int | None = None
+    reached: list[Upstream] = []
     try:
         async with plugin.connect(
             target, on_side_event=lambda ev: sink.side_event(ev, stderr_out)
         ) as upstream:
+            reached.append(upstream)
             if client is None:
                 from cassette.transports.stdio import StdioClientStream
 
                 client = StdioClientStream()
             code = await proxy(client, upstream, sink)
     finally:
+        # Cancelled (a signal, a harness giving up): the transport has ended the server by
+        # now; its exit still belongs in the cassette.
+        if reached and not sink.exit_recorded:
+            with anyio.CancelScope(shield=True), anyio.move_on_after(1.0):
+                sink.put(sink.recorder.exit(await reached[0].wait(), sink.clock()))
         sink.finish()
         writer.close()
     return RecordResult(os.fspath(path), code, sink.count)

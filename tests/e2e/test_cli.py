@@ -1,0 +1,228 @@
+"""The command line as a user meets it: exit codes, one-line errors, stdio discipline."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from cassette import Cassette, ExitEvent, RawEvent, StderrEvent
+from tests.support import PY, RAW_SERVER, LineClient, record_command, replay_command
+
+pytestmark = pytest.mark.e2e
+RAW = [PY, str(RAW_SERVER)]
+
+
+def cli(*args: str, stdin: bytes = b"", timeout: float = 30) -> subprocess.CompletedProcess[str]:
+    result = subprocess.run(
+        [PY, "-m", "cassette", *args],
+        input=stdin,
+        capture_output=True,
+        timeout=timeout,
+        check=False,
+    )
+    return subprocess.CompletedProcess(
+        result.args, result.returncode, result.stdout.decode(), result.stderr.decode()
+    )
+
+
+def one_line_error(result: subprocess.CompletedProcess[str]) -> str:
+    assert "Traceback" not in result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.startswith("cassette: error:")]
+    assert len(lines) == 1, result.stderr
+    return lines[0]
+
+
+def recorded(tmp_path: Path, name: str = "raw.jsonl") -> Path:
+    tape = tmp_path / name
+    client = LineClient(record_command(tape, RAW))
+    client.initialize()
+    client.request("tools/call", {"name": "echo", "arguments": {"text": "hi"}})
+    code, _ = client.finish()
+    assert code == 0
+    return tape
+
+
+def test_version_and_help() -> None:
+    assert cli("--version").stdout.startswith("cassette-mcp ")
+    for sub in ("record", "replay"):
+        result = cli(sub, "--help")
+        assert result.returncode == 0
+        assert "usage:" in result.stdout
+
+
+def test_record_keeps_everything_the_session_showed(tmp_path: Path) -> None:
+    tape = recorded(tmp_path)
+    cassette = Cassette.load(tape)
+    assert cassette.header.era == "legacy"
+    assert cassette.header.target["command"] == RAW
+    kinds = [type(e) for e in cassette.events]
+    assert StderrEvent in kinds and RawEvent in kinds and ExitEvent in kinds
+    raw = next(e for e in cassette.events if isinstance(e, RawEvent))
+    assert raw.text == "raw-server banner (not JSON-RPC)"
+    assert isinstance(cassette.events[-1], ExitEvent) and cassette.events[-1].code == 0
+    stderr = [e.text for e in cassette.events if isinstance(e, StderrEvent)]
+    assert stderr == ["raw-server: starting"]
+
+
+def test_record_is_transparent_byte_for_byte(tmp_path: Path) -> None:
+    direct = LineClient(RAW)
+    through = LineClient(record_command(tmp_path / "t.jsonl", RAW))
+    lines = []
+    for client in (direct, through):
+        seen = [client.readline()]  # the non-JSON banner line arrives first, verbatim
+        client.send(b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"\\u00e9 \xc3\xa9"}}}\r\n')
+        seen.append(client.readline())
+        client.finish()
+        lines.append(seen)
+    assert lines[0] == lines[1]
+
+
+def test_record_passes_stderr_through_and_mirrors_server_exit_code(tmp_path: Path) -> None:
+    tape = tmp_path / "crash.jsonl"
+    client = LineClient(record_command(tape, RAW))
+    client.initialize()
+    client.send({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "crash", "arguments": {"code": 7}}})
+    assert client.readline() == b""  # the client sees end of file, as from the real server
+    code, err = client.finish()
+    assert code == 7
+    assert "raw-server: crashing on request" in err
+    last = Cassette.load(tape).events[-1]
+    assert isinstance(last, ExitEvent) and last.code == 7
+
+
+def test_record_refuses_to_overwrite_a_cassette(tmp_path: Path) -> None:
+    tape = recorded(tmp_path)
+    before = tape.read_bytes()
+    result = cli("record", "-o", str(tape), "--", *RAW)
+    assert result.returncode == 3
+    assert "refusing to overwrite" in one_line_error(result)
+    assert tape.read_bytes() == before
+
+
+def test_record_usage_errors(tmp_path: Path) -> None:
+    assert cli("record", "-o", str(tmp_path / "x.jsonl")).returncode == 2
+    bad = cli("record", "-o", str(tmp_path / "x.jsonl"), "--strategy", "fuzzy", "--", *RAW)
+    assert bad.returncode == 2
+    assert "strict, default, loose" in one_line_error(bad)
+    unknown = cli("record", "-o", str(tmp_path / "x.jsonl"), "--transport", "carrier-pigeon", "--", *RAW)
+    assert unknown.returncode == 2
+    assert "installed: memory, stdio" in one_line_error(unknown)
+
+
+def test_record_of_a_missing_server_command_is_a_transport_error(tmp_path: Path) -> None:
+    result = cli("record", "-o", str(tmp_path / "x.jsonl"), "--", "/nonexistent/server")
+    assert result.returncode == 4
+    assert "cannot start server" in one_line_error(result)
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (None, "no such cassette"),
+        (b"", ":1: empty cassette"),
+        (b'{"kind":"header","format":99,"transport":"stdio"}\n', "upgrade"),
+        (
+            b'{"kind":"header","format":1,"transport":"stdio","recorder":{"name":"x","version":"1"},'
+            b'"started_at":"x"}\n{"kind":"message",BROKEN\n{"kind":"exit","t":1,"code":0}\n',
+            ":2: not JSON",
+        ),
+    ],
+    ids=["missing", "empty", "newer-format", "corrupt-middle-line"],
+)
+def test_replay_refuses_bad_cassettes_with_file_and_line(
+    tmp_path: Path, content: bytes | None, expected: str
+) -> None:
+    tape = tmp_path / "bad.jsonl"
+    if content is not None:
+        tape.write_bytes(content)
+    result = cli("replay", str(tape))
+    assert result.returncode == 3
+    line = one_line_error(result)
+    assert str(tape) in line
+    assert expected in line
+
+
+def test_replay_stdout_is_protocol_only_and_banner_has_client_config(tmp_path: Path) -> None:
+    tape = recorded(tmp_path)
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25"}}
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "hi"}}}
+    stdin = "".join(json.dumps(m) + "\n" for m in (init, call)).encode()
+    result = cli("replay", str(tape), stdin=stdin)
+    assert result.returncode == 0, result.stderr
+    replies = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [r["id"] for r in replies] == [1, 2]
+    assert replies[1]["result"]["content"][0]["text"] == "hi"
+    config = json.loads(result.stderr[result.stderr.index("{") :])
+    server = next(iter(config["mcpServers"].values()))
+    assert server["command"] == PY
+    assert server["args"] == ["-m", "cassette", "replay", str(tape.resolve())]
+
+
+def test_replay_exits_1_and_summarises_misses(tmp_path: Path) -> None:
+    tape = recorded(tmp_path)
+    call = {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "other"}}}
+    result = cli("replay", "-q", str(tape), stdin=(json.dumps(call) + "\n").encode())
+    assert result.returncode == 1
+    reply = json.loads(result.stdout)
+    assert reply["id"] == 5 and "not recorded" in reply["error"]["message"]
+    assert "cassette: miss:" in result.stderr
+    assert "1 request(s) had no recording" in result.stderr
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_signal_ends_the_server_and_closes_the_cassette(tmp_path: Path, sig: signal.Signals) -> None:
+    tape = tmp_path / "signalled.jsonl"
+    client = LineClient(record_command(tape, RAW))
+    try:
+        client.initialize()
+        client.request("tools/call", {"name": "echo", "arguments": {"text": "before the signal"}})
+        os.kill(client.proc.pid, sig)
+        client.proc.wait(timeout=20)
+        assert client.proc.returncode == 128 + sig
+    finally:
+        client.kill_group()
+    cassette = Cassette.load(tape)
+    assert not cassette.warnings
+    texts = json.dumps([m for m in cassette.messages("s2c")])
+    assert "before the signal" in texts
+    assert isinstance(cassette.events[-1], ExitEvent)  # the server's end was seen and recorded
+
+
+def test_sigkill_mid_session_leaves_a_readable_prefix(tmp_path: Path) -> None:
+    tape = tmp_path / "killed.jsonl"
+    client = LineClient(record_command(tape, RAW))
+    sent, received = [], []
+    try:
+        received.append(client.initialize())
+        for n in range(5):
+            params = {"name": "echo", "arguments": {"text": f"call {n}"}}
+            received.append(client.request("tools/call", params))
+            sent.append(params)
+        os.kill(client.proc.pid, signal.SIGKILL)
+        client.proc.wait(timeout=10)
+    finally:
+        client.kill_group()
+    cassette = Cassette.load(tape)
+    s2c = [m for m in cassette.messages("s2c")]
+    # everything the client received was on disk before it was forwarded
+    for reply in received:
+        assert reply in s2c
+    calls = [m["params"] for m in cassette.messages("c2s") if m.get("method") == "tools/call"]
+    assert calls == sent
+
+
+def test_replay_with_the_python_module_and_the_script_agree(tmp_path: Path) -> None:
+    tape = recorded(tmp_path)
+    script = Path(PY).parent / "cassette"
+    if not script.exists():
+        pytest.skip("the cassette script is not installed next to this interpreter")
+    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    stdin = (json.dumps(call) + "\n").encode()
+    a = subprocess.run([str(script), "replay", "-q", str(tape)], input=stdin, capture_output=True, timeout=30, check=False)
+    b = subprocess.run(replay_command(tape), input=stdin, capture_output=True, timeout=30, check=False)
+    assert a.stdout == b.stdout and a.stdout

@@ -1,0 +1,40 @@
+"""A small MCP server written with the official Python SDK, for modern-era (2026-07-28) tests.
+
+The SDK's stdio server answers both eras; a client in ``auto`` mode discovers it and the
+session is stateless and modern. Outputs are deterministic so a live run and a replay can
+be compared exactly.
+"""
+
+from __future__ import annotations
+
+from mcp.server.mcpserver import MCPServer
+
+app = MCPServer("cassette-test-modern", version="1.2.3")
+
+
+@app.tool()
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+@app.tool()
+def shout(text: str) -> str:
+    """Upper-case some text."""
+    return text.upper()
+
+
+@app.resource("memo://greeting")
+def greeting() -> str:
+    """A fixed greeting."""
+    return "hello from the modern era"
+
+
+@app.prompt()
+def review(code: str) -> str:
+    """Ask for a code review."""
+    return f"Please review:\n{code}"
+
+
+if __name__ == "__main__":
+    app.run("stdio")

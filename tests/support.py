@@ -1,0 +1,170 @@
+"""Shared helpers for the end-to-end tests: where the real counterparts live, and how to
+run the official Python SDK client against a command."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import anyio
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+NODE_DIR = ROOT / "tests" / "node"
+EVERYTHING_JS = (
+    NODE_DIR / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
+)
+MODERN_SERVER = ROOT / "tests" / "servers" / "modern_server.py"
+PY = sys.executable
+T = TypeVar("T")
+
+#: An environment in which no live server could be started: the replay must not need one.
+OFFLINE_ENV = {"PATH": "/nonexistent", "NODE_PATH": "/nonexistent"}
+
+
+def node() -> str:
+    """The node executable; the e2e tests need it (CI installs it), so skip only without it."""
+    found = shutil.which("node")
+    if found is None or not EVERYTHING_JS.exists():
+        pytest.skip("node or tests/node/node_modules missing: run `npm ci --prefix tests/node`")
+    return found
+
+
+def everything_command() -> list[str]:
+    return [node(), str(EVERYTHING_JS), "stdio"]
+
+
+def record_command(tape: Path, server: list[str], *extra: str) -> list[str]:
+    return [PY, "-m", "cassette", "record", "-o", str(tape), *extra, "--", *server]
+
+
+def replay_command(tape: Path, *extra: str) -> list[str]:
+    return [PY, "-m", "cassette", "replay", str(tape), "-q", *extra]
+
+
+def run(func: Callable[[], Awaitable[T]], timeout: float = 90) -> T:
+    """Run an async scenario with a deadline, so a bug can never hang the suite."""
+
+    async def bounded() -> T:
+        with anyio.fail_after(timeout):
+            return await func()
+
+    return anyio.run(bounded)
+
+
+def stdio_params(command: list[str], env: dict[str, str] | None = None) -> Any:
+    from mcp.client.stdio import StdioServerParameters
+
+    return StdioServerParameters(command=command[0], args=command[1:], env=env)
+
+
+def dump(value: Any) -> Any:
+    """A pydantic result as plain data, for comparing a live run with a replay."""
+    return value.model_dump(mode="json", by_alias=True) if hasattr(value, "model_dump") else value
+
+
+RAW_SERVER = ROOT / "tests" / "servers" / "raw_server.py"
+
+
+class LineClient:
+    """A stdlib JSON-lines client driving a subprocess, every read bounded by a deadline."""
+
+    def __init__(self, argv: list[str], env: dict[str, str] | None = None, **kwargs: Any) -> None:
+        import os
+        import subprocess
+
+        self.proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=None if env is None else {**os.environ, **env},
+            start_new_session=True,
+            **kwargs,
+        )
+        self._buffer = b""
+        self._next_id = 0
+
+    def send(self, message: dict[str, Any] | bytes) -> None:
+        assert self.proc.stdin is not None
+        data = message if isinstance(message, bytes) else (json.dumps(message) + "\n").encode()
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+
+    def readline(self, timeout: float = 20.0) -> bytes:
+        import os
+        import selectors
+        import time
+
+        assert self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        deadline = time.monotonic() + timeout
+        with selectors.DefaultSelector() as sel:
+            sel.register(fd, selectors.EVENT_READ)
+            while b"\n" not in self._buffer:
+                left = deadline - time.monotonic()
+                if left <= 0 or not sel.select(left):
+                    raise TimeoutError(f"no line within {timeout}s; got {self._buffer!r}")
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    rest, self._buffer = self._buffer, b""
+                    return rest
+                self._buffer += chunk
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        return line + b"\n"
+
+    def receive(self, timeout: float = 20.0) -> dict[str, Any]:
+        """The next JSON line (lines that are not JSON, like a server's banner, are skipped)."""
+        while True:
+            line = self.readline(timeout)
+            if not line:
+                raise EOFError("the server closed its stdout")
+            try:
+                return json.loads(line)
+            except ValueError:
+                continue
+
+    def request(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        self._next_id += 1
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": self._next_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        self.send(message)
+        while True:
+            reply = self.receive()
+            if reply.get("id") == self._next_id and "method" not in reply:
+                return reply
+
+    def initialize(self) -> dict[str, Any]:
+        reply = self.request(
+            "initialize",
+            {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "line-client", "version": "0"},
+            },
+        )
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        return reply
+
+    def finish(self, timeout: float = 30.0) -> tuple[int, str]:
+        """Close stdin, wait for the exit; returns (code, stderr)."""
+        assert self.proc.stdin is not None and self.proc.stderr is not None
+        self.proc.stdin.close()
+        self.proc.wait(timeout=timeout)
+        err = self.proc.stderr.read()
+        return self.proc.returncode, err.decode("utf-8", "replace")
+
+    def kill_group(self) -> None:
+        import os
+        import signal
+
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.proc.wait(timeout=10)

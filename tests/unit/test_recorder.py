@@ -1,0 +1,146 @@
+"""The recorder: what it writes, and when the era (and so the header) is decided."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from cassette.errors import EraError
+from cassette.model import ExitEvent, Header, MessageEvent, RawEvent, StderrEvent
+from cassette.recorder import Record, Recorder
+
+MODERN_META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
+
+
+def line(obj: Any) -> bytes:
+    return (json.dumps(obj) + "\n").encode()
+
+
+def new() -> Recorder:
+    return Recorder(transport="stdio", started_at="2026-11-29T00:00:00.000Z", target={"command": ["srv"]})
+
+
+def feed(rec: Recorder, *frames: tuple[str, Any]) -> list[Record]:
+    out: list[Record] = []
+    for t, (direction, obj) in enumerate(frames):
+        data = obj if isinstance(obj, bytes) else line(obj)
+        out += rec.observe(direction, data, float(t))  # type: ignore[arg-type]
+    return out
+
+
+DISCOVER = {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": MODERN_META}}
+DISCOVER_FAILED = {"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "Method not found"}}
+INITIALIZE = {"jsonrpc": "2.0", "id": 2, "method": "initialize", "params": {"protocolVersion": "2025-11-25"}}
+INITIALIZED = {"jsonrpc": "2.0", "id": 2, "result": {"protocolVersion": "2025-11-25", "capabilities": {}}}
+
+
+def test_failed_probe_then_initialize_is_legacy_and_keeps_the_probe() -> None:
+    rec = new()
+    out = feed(rec, ("c2s", DISCOVER), ("s2c", DISCOVER_FAILED), ("c2s", INITIALIZE))
+    assert out == []  # nothing decided yet: everything waits
+    out = feed(rec, ("s2c", INITIALIZED))
+    header = out[0]
+    assert isinstance(header, Header)
+    assert (header.era, header.protocol_version) == ("legacy", "2025-11-25")
+    messages = [r.message for r in out[1:] if isinstance(r, MessageEvent)]
+    assert messages == [DISCOVER, DISCOVER_FAILED, INITIALIZE, INITIALIZED]
+    assert [r.seq for r in out] == [0, 1, 2, 3, 4]
+
+
+def test_successful_discover_is_modern() -> None:
+    rec = new()
+    ok = {"jsonrpc": "2.0", "id": 1, "result": {"supportedVersions": ["2026-07-28"]}}
+    out = feed(rec, ("c2s", DISCOVER), ("s2c", ok))
+    assert isinstance(out[0], Header)
+    assert (out[0].era, out[0].protocol_version) == ("modern", "2026-07-28")
+
+
+def test_any_successful_modern_request_decides_modern() -> None:
+    rec = new()
+    call = {"jsonrpc": "2.0", "id": 5, "method": "tools/list", "params": {"_meta": MODERN_META}}
+    out = feed(rec, ("c2s", call), ("s2c", {"jsonrpc": "2.0", "id": 5, "result": {"tools": []}}))
+    assert isinstance(out[0], Header) and out[0].era == "modern"
+
+
+def test_error_response_decides_nothing() -> None:
+    rec = new()
+    bad_init = {"jsonrpc": "2.0", "id": 2, "error": {"code": -32602, "message": "bad"}}
+    assert feed(rec, ("c2s", INITIALIZE), ("s2c", bad_init)) == []
+    assert rec.header is None
+
+
+def test_a_session_with_no_success_closes_with_no_era() -> None:
+    rec = new()
+    feed(rec, ("c2s", DISCOVER), ("s2c", DISCOVER_FAILED))
+    out = rec.close()
+    assert isinstance(out[0], Header)
+    assert out[0].era is None
+    assert len(out) == 3
+    assert rec.close() == []
+
+
+def test_after_the_header_events_flow_through_one_by_one() -> None:
+    rec = new()
+    feed(rec, ("c2s", INITIALIZE), ("s2c", INITIALIZED))
+    note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    out = feed(rec, ("c2s", note))
+    assert len(out) == 1 and isinstance(out[0], MessageEvent)
+    assert out[0].seq == 3
+
+
+def test_era_cannot_change_once_written() -> None:
+    rec = new()
+    feed(rec, ("c2s", INITIALIZE), ("s2c", INITIALIZED))
+    assert rec.decide_era("legacy") == []
+    with pytest.raises(EraError, match="cannot change"):
+        rec.decide_era("modern")
+
+
+def test_later_modern_looking_success_does_not_rewrite_the_era() -> None:
+    rec = new()
+    feed(rec, ("c2s", INITIALIZE), ("s2c", INITIALIZED))
+    call = {"jsonrpc": "2.0", "id": 9, "method": "tools/list", "params": {"_meta": MODERN_META}}
+    out = feed(rec, ("c2s", call), ("s2c", {"jsonrpc": "2.0", "id": 9, "result": {}}))
+    assert all(isinstance(r, MessageEvent) for r in out)
+    assert rec.header is not None and rec.header.era == "legacy"
+
+
+def test_non_json_rpc_lines_are_raw_and_verbatim() -> None:
+    rec = new()
+    rec.decide_era("legacy")
+    out = feed(
+        rec,
+        ("s2c", b"server says hi\r\n"),
+        ("s2c", b'[{"jsonrpc":"2.0","id":1,"method":"ping"}]\n'),
+        ("s2c", b'{"not":"jsonrpc"}\n'),
+        ("s2c", b"\xff\xfe binary\n"),
+    )
+    assert all(isinstance(r, RawEvent) for r in out)
+    assert [r.text for r in out[:3]] == [  # type: ignore[union-attr]
+        "server says hi\r",
+        '[{"jsonrpc":"2.0","id":1,"method":"ping"}]',
+        '{"not":"jsonrpc"}',
+    ]
+    last = out[3]
+    assert isinstance(last, RawEvent) and last.text is None and last.b64 == "//4gYmluYXJ5"
+
+
+def test_stderr_and_exit_are_events() -> None:
+    rec = new()
+    rec.decide_era("legacy")
+    assert rec.stderr("starting", 0.5) == [StderrEvent(t=0.5, text="starting")]
+    assert rec.exit(0, 1.0) == [ExitEvent(t=1.0, code=0)]
+
+
+def test_header_records_target_and_recorder() -> None:
+    rec = new()
+    header = rec.decide_era("legacy", "2025-06-18")[0]
+    assert isinstance(header, Header)
+    assert header.target == {"command": ["srv"]}
+    assert header.recorder.name == "cassette-mcp"
+    assert header.transport == "stdio"
