@@ -187,6 +187,10 @@ class Replayer:
         """Answer one decoded client message (an object, or a batch list)."""
         return self._dispatch(classify_value(message), message)
 
+    def describe(self, report: MissReport) -> str:
+        """One line for a person: the miss and where its closest recording is."""
+        return _miss_line(report, self.source)
+
     def summary(self) -> str:
         """A one-line-per-miss account for the end of a session ("" when none)."""
         if not self.misses:

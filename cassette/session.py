@@ -240,9 +240,7 @@ async def replay(
             break
         reply = replayer.receive_frame(frame.data)
         if reply.miss is not None and on_miss is not None:
-            on_miss(
-                reply.messages[-1]["error"]["message"] if reply.messages else reply.miss.summary
-            )
+            on_miss(replayer.describe(reply.miss))
         if reply.messages:
             try:
                 await client.send(Frame(_encode_out(reply.messages)))

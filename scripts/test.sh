@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Everything the test suite needs, from nothing, then the suite itself.
+#   bash scripts/test.sh [PYTEST-ARGS...]
+# Creates .venv (if missing) with the package and its pinned test dependencies, installs the
+# pinned Node MCP counterparts from tests/node/package-lock.json, then runs the linters,
+# the type checker and pytest. .ci/run calls exactly this.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PYTHON="${PYTHON:-python3}"
+if [ ! -x .venv/bin/python ]; then
+    "$PYTHON" -m venv .venv
+fi
+.venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip
+.venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+
+if ! command -v npm >/dev/null 2>&1; then
+    echo "scripts/test.sh: npm not found; installing Node.js from Debian's packages" >&2
+    apt-get update -qq && apt-get install -y -qq nodejs npm >/dev/null
+fi
+npm ci --prefix tests/node --no-audit --no-fund --loglevel=error
+
+.venv/bin/ruff check cassette tests examples benchmarks
+.venv/bin/ruff format --check cassette tests examples benchmarks
+.venv/bin/mypy
+exec .venv/bin/python -m pytest "$@"
