@@ -3,6 +3,7 @@ run the official Python SDK client against a command."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import sys
@@ -153,7 +154,8 @@ class LineClient:
 
     def finish(self, timeout: float = 30.0) -> tuple[int, str]:
         """Close stdin, wait for the exit; returns (code, stderr)."""
-        assert self.proc.stdin is not None and self.proc.stderr is not None
+        assert self.proc.stdin is not None
+        assert self.proc.stderr is not None
         self.proc.stdin.close()
         self.proc.wait(timeout=timeout)
         err = self.proc.stderr.read()
@@ -163,8 +165,6 @@ class LineClient:
         import os
         import signal
 
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(self.proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         self.proc.wait(timeout=10)

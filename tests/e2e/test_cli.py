@@ -61,10 +61,13 @@ def test_record_keeps_everything_the_session_showed(tmp_path: Path) -> None:
     assert cassette.header.era == "legacy"
     assert cassette.header.target["command"] == RAW
     kinds = [type(e) for e in cassette.events]
-    assert StderrEvent in kinds and RawEvent in kinds and ExitEvent in kinds
+    assert StderrEvent in kinds
+    assert RawEvent in kinds
+    assert ExitEvent in kinds
     raw = next(e for e in cassette.events if isinstance(e, RawEvent))
     assert raw.text == "raw-server banner (not JSON-RPC)"
-    assert isinstance(cassette.events[-1], ExitEvent) and cassette.events[-1].code == 0
+    assert isinstance(cassette.events[-1], ExitEvent)
+    assert cassette.events[-1].code == 0
     stderr = [e.text for e in cassette.events if isinstance(e, StderrEvent)]
     assert stderr == ["raw-server: starting"]
 
@@ -75,7 +78,10 @@ def test_record_is_transparent_byte_for_byte(tmp_path: Path) -> None:
     lines = []
     for client in (direct, through):
         seen = [client.readline()]  # the non-JSON banner line arrives first, verbatim
-        client.send(b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"\\u00e9 \xc3\xa9"}}}\r\n')
+        client.send(
+            b'{"jsonrpc":"2.0","id":1,"method":"tools/call",'
+            b'"params":{"name":"echo","arguments":{"text":"\\u00e9 \xc3\xa9"}}}\r\n'
+        )
         seen.append(client.readline())
         client.finish()
         lines.append(seen)
@@ -86,13 +92,21 @@ def test_record_passes_stderr_through_and_mirrors_server_exit_code(tmp_path: Pat
     tape = tmp_path / "crash.jsonl"
     client = LineClient(record_command(tape, RAW))
     client.initialize()
-    client.send({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "crash", "arguments": {"code": 7}}})
+    client.send(
+        {
+            "jsonrpc": "2.0",
+            "id": 9,
+            "method": "tools/call",
+            "params": {"name": "crash", "arguments": {"code": 7}},
+        }
+    )
     assert client.readline() == b""  # the client sees end of file, as from the real server
     code, err = client.finish()
     assert code == 7
     assert "raw-server: crashing on request" in err
     last = Cassette.load(tape).events[-1]
-    assert isinstance(last, ExitEvent) and last.code == 7
+    assert isinstance(last, ExitEvent)
+    assert last.code == 7
 
 
 def test_record_refuses_to_overwrite_a_cassette(tmp_path: Path) -> None:
@@ -109,7 +123,9 @@ def test_record_usage_errors(tmp_path: Path) -> None:
     bad = cli("record", "-o", str(tmp_path / "x.jsonl"), "--strategy", "fuzzy", "--", *RAW)
     assert bad.returncode == 2
     assert "strict, default, loose" in one_line_error(bad)
-    unknown = cli("record", "-o", str(tmp_path / "x.jsonl"), "--transport", "carrier-pigeon", "--", *RAW)
+    unknown = cli(
+        "record", "-o", str(tmp_path / "x.jsonl"), "--transport", "carrier-pigeon", "--", *RAW
+    )
     assert unknown.returncode == 2
     assert "installed: memory, stdio" in one_line_error(unknown)
 
@@ -149,8 +165,18 @@ def test_replay_refuses_bad_cassettes_with_file_and_line(
 
 def test_replay_stdout_is_protocol_only_and_banner_has_client_config(tmp_path: Path) -> None:
     tape = recorded(tmp_path)
-    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25"}}
-    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "hi"}}}
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25"},
+    }
+    call = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "echo", "arguments": {"text": "hi"}},
+    }
     stdin = "".join(json.dumps(m) + "\n" for m in (init, call)).encode()
     result = cli("replay", str(tape), stdin=stdin)
     assert result.returncode == 0, result.stderr
@@ -165,17 +191,25 @@ def test_replay_stdout_is_protocol_only_and_banner_has_client_config(tmp_path: P
 
 def test_replay_exits_1_and_summarises_misses(tmp_path: Path) -> None:
     tape = recorded(tmp_path)
-    call = {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "other"}}}
+    call = {
+        "jsonrpc": "2.0",
+        "id": 5,
+        "method": "tools/call",
+        "params": {"name": "echo", "arguments": {"text": "other"}},
+    }
     result = cli("replay", "-q", str(tape), stdin=(json.dumps(call) + "\n").encode())
     assert result.returncode == 1
     reply = json.loads(result.stdout)
-    assert reply["id"] == 5 and "not recorded" in reply["error"]["message"]
+    assert reply["id"] == 5
+    assert "not recorded" in reply["error"]["message"]
     assert "cassette: miss:" in result.stderr
     assert "1 request(s) had no recording" in result.stderr
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
-def test_signal_ends_the_server_and_closes_the_cassette(tmp_path: Path, sig: signal.Signals) -> None:
+def test_signal_ends_the_server_and_closes_the_cassette(
+    tmp_path: Path, sig: signal.Signals
+) -> None:
     tape = tmp_path / "signalled.jsonl"
     client = LineClient(record_command(tape, RAW))
     try:
@@ -223,6 +257,15 @@ def test_replay_with_the_python_module_and_the_script_agree(tmp_path: Path) -> N
         pytest.skip("the cassette script is not installed next to this interpreter")
     call = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
     stdin = (json.dumps(call) + "\n").encode()
-    a = subprocess.run([str(script), "replay", "-q", str(tape)], input=stdin, capture_output=True, timeout=30, check=False)
-    b = subprocess.run(replay_command(tape), input=stdin, capture_output=True, timeout=30, check=False)
-    assert a.stdout == b.stdout and a.stdout
+    a = subprocess.run(
+        [str(script), "replay", "-q", str(tape)],
+        input=stdin,
+        capture_output=True,
+        timeout=30,
+        check=False,
+    )
+    b = subprocess.run(
+        replay_command(tape), input=stdin, capture_output=True, timeout=30, check=False
+    )
+    assert a.stdout == b.stdout
+    assert a.stdout

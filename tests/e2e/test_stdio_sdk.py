@@ -28,7 +28,9 @@ from tests.support import (
 pytestmark = pytest.mark.e2e
 
 
-async def everything_session(command: list[str], env: dict[str, str] | None = None) -> dict[str, Any]:
+async def everything_session(
+    command: list[str], env: dict[str, str] | None = None
+) -> dict[str, Any]:
     """The scripted session: discovery, lists, several tools (one twice), reads, prompts."""
     from mcp import Client
 

@@ -22,7 +22,9 @@ def line(obj: Any) -> bytes:
 
 
 def new() -> Recorder:
-    return Recorder(transport="stdio", started_at="2026-11-29T00:00:00.000Z", target={"command": ["srv"]})
+    return Recorder(
+        transport="stdio", started_at="2026-11-29T00:00:00.000Z", target={"command": ["srv"]}
+    )
 
 
 def feed(rec: Recorder, *frames: tuple[str, Any]) -> list[Record]:
@@ -33,10 +35,28 @@ def feed(rec: Recorder, *frames: tuple[str, Any]) -> list[Record]:
     return out
 
 
-DISCOVER = {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": MODERN_META}}
-DISCOVER_FAILED = {"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "Method not found"}}
-INITIALIZE = {"jsonrpc": "2.0", "id": 2, "method": "initialize", "params": {"protocolVersion": "2025-11-25"}}
-INITIALIZED = {"jsonrpc": "2.0", "id": 2, "result": {"protocolVersion": "2025-11-25", "capabilities": {}}}
+DISCOVER = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "server/discover",
+    "params": {"_meta": MODERN_META},
+}
+DISCOVER_FAILED = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "error": {"code": -32601, "message": "Method not found"},
+}
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 2,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-11-25"},
+}
+INITIALIZED = {
+    "jsonrpc": "2.0",
+    "id": 2,
+    "result": {"protocolVersion": "2025-11-25", "capabilities": {}},
+}
 
 
 def test_failed_probe_then_initialize_is_legacy_and_keeps_the_probe() -> None:
@@ -64,7 +84,8 @@ def test_any_successful_modern_request_decides_modern() -> None:
     rec = new()
     call = {"jsonrpc": "2.0", "id": 5, "method": "tools/list", "params": {"_meta": MODERN_META}}
     out = feed(rec, ("c2s", call), ("s2c", {"jsonrpc": "2.0", "id": 5, "result": {"tools": []}}))
-    assert isinstance(out[0], Header) and out[0].era == "modern"
+    assert isinstance(out[0], Header)
+    assert out[0].era == "modern"
 
 
 def test_error_response_decides_nothing() -> None:
@@ -89,7 +110,8 @@ def test_after_the_header_events_flow_through_one_by_one() -> None:
     feed(rec, ("c2s", INITIALIZE), ("s2c", INITIALIZED))
     note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
     out = feed(rec, ("c2s", note))
-    assert len(out) == 1 and isinstance(out[0], MessageEvent)
+    assert len(out) == 1
+    assert isinstance(out[0], MessageEvent)
     assert out[0].seq == 3
 
 
@@ -107,7 +129,8 @@ def test_later_modern_looking_success_does_not_rewrite_the_era() -> None:
     call = {"jsonrpc": "2.0", "id": 9, "method": "tools/list", "params": {"_meta": MODERN_META}}
     out = feed(rec, ("c2s", call), ("s2c", {"jsonrpc": "2.0", "id": 9, "result": {}}))
     assert all(isinstance(r, MessageEvent) for r in out)
-    assert rec.header is not None and rec.header.era == "legacy"
+    assert rec.header is not None
+    assert rec.header.era == "legacy"
 
 
 def test_non_json_rpc_lines_are_raw_and_verbatim() -> None:
@@ -127,7 +150,9 @@ def test_non_json_rpc_lines_are_raw_and_verbatim() -> None:
         '{"not":"jsonrpc"}',
     ]
     last = out[3]
-    assert isinstance(last, RawEvent) and last.text is None and last.b64 == "//4gYmluYXJ5"
+    assert isinstance(last, RawEvent)
+    assert last.text is None
+    assert last.b64 == "//4gYmluYXJ5"
 
 
 def test_stderr_and_exit_are_events() -> None:

@@ -18,9 +18,7 @@ class Tape:
 
 
 def tape(*messages: tuple[str, dict[str, Any]], era: Era | None = "legacy") -> Tape:
-    header = Header(
-        transport="stdio", recorder=RecorderInfo("t", "0"), started_at="x", era=era
-    )
+    header = Header(transport="stdio", recorder=RecorderInfo("t", "0"), started_at="x", era=era)
     events = tuple(
         MessageEvent(t=float(i), dir=d, message=m, seq=i + 1)  # type: ignore[arg-type]
         for i, (d, m) in enumerate(messages)
@@ -186,7 +184,8 @@ def test_preamble_is_sent_at_start() -> None:
 def test_frames_that_are_not_json_rpc_get_protocol_errors() -> None:
     r = Replayer(tape())
     (parse,) = r.receive_frame(b"this is not json\n").messages
-    assert parse["error"]["code"] == -32700 and parse["id"] is None
+    assert parse["error"]["code"] == -32700
+    assert parse["id"] is None
     (invalid,) = r.receive_frame(b'{"hello": 1}\n').messages
     assert invalid["error"]["code"] == -32600
 
@@ -206,5 +205,9 @@ def test_client_ids_may_be_reused_across_the_session() -> None:
             ("s2c", res(1, "B")),
         )
     )
-    assert r.receive(req(1, "tools/call", {"name": "b", "arguments": {}})).messages == (res(1, "B"),)
-    assert r.receive(req(1, "tools/call", {"name": "a", "arguments": {}})).messages == (res(1, "A"),)
+    assert r.receive(req(1, "tools/call", {"name": "b", "arguments": {}})).messages == (
+        res(1, "B"),
+    )
+    assert r.receive(req(1, "tools/call", {"name": "a", "arguments": {}})).messages == (
+        res(1, "A"),
+    )

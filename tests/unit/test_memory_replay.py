@@ -1,0 +1,59 @@
+"""In-process replay through the memory transport, and the harness connection."""
+
+from __future__ import annotations
+
+import anyio
+import pytest
+
+from cassette import Cassette, Header, MessageEvent, open_replay
+from cassette.model import RecorderInfo
+from cassette.transports.memory import MemoryTransport
+
+INIT = {"protocolVersion": "2025-11-25", "capabilities": {}}
+
+
+def tape() -> Cassette:
+    def ev(seq: int, d: str, m: dict) -> MessageEvent:  # type: ignore[type-arg]
+        return MessageEvent(t=seq / 10, dir=d, message=m, seq=seq)  # type: ignore[arg-type]
+
+    return Cassette(
+        Header(transport="stdio", recorder=RecorderInfo("t", "0"), started_at="x", era="legacy"),
+        (
+            ev(1, "c2s", {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT}),
+            ev(2, "s2c", {"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": "2025-11-25"}}),
+            ev(3, "c2s", {"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            ev(4, "s2c", {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}),
+        ),
+    )
+
+
+def test_open_replay_answers_and_collects_notifications() -> None:
+    async def scenario() -> None:
+        with anyio.fail_after(10):
+            async with open_replay(tape()) as server:
+                reply = await server.request("initialize", INIT)
+                assert reply == {
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "result": {"protocolVersion": "2025-11-25"},
+                }
+                await server.notify("notifications/initialized")
+                assert (await server.request("ping"))["result"] == {}
+                assert server.received == [
+                    {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
+                ]
+                miss = await server.request("tools/list")
+                assert miss["error"]["code"] == -32099
+
+    anyio.run(scenario)
+
+
+def test_memory_transport_has_no_upstream() -> None:
+    async def scenario() -> None:
+        from cassette import Target, TransportError
+
+        with pytest.raises(TransportError, match="cannot reach a live server"):
+            async with MemoryTransport().connect(Target()):
+                pass
+
+    anyio.run(scenario)

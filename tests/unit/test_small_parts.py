@@ -1,0 +1,121 @@
+"""The small pure pieces: frame classification, JSON diffs, line framing, argv redaction,
+and the plugin registry."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import cassette
+from cassette.errors import UnknownTransportError
+from cassette.jsondiff import MISSING, differences, pointer, same_json
+from cassette.jsonrpc import Kind, classify
+from cassette.redaction import PLACEHOLDER, redact_argv, redact_text
+from cassette.transports._lines import LineBuffer
+
+
+@pytest.mark.parametrize(
+    ("frame", "kind"),
+    [
+        (b'{"jsonrpc":"2.0","id":1,"method":"ping"}', Kind.REQUEST),
+        (b'{"jsonrpc":"2.0","id":"a","method":"x","params":{}}', Kind.REQUEST),
+        (b'{"jsonrpc":"2.0","method":"notifications/initialized"}', Kind.NOTIFICATION),
+        (b'{"jsonrpc":"2.0","id":1,"result":{}}', Kind.RESPONSE),
+        (b'{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m"}}', Kind.ERROR),
+        (b'{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"m"}}', Kind.ERROR),
+        (b'[{"jsonrpc":"2.0","id":1,"method":"ping"}]', Kind.BATCH),
+        (b"[]", Kind.INVALID),
+        (b'{"jsonrpc":"2.0","id":true,"method":"ping"}', Kind.INVALID),
+        (b'{"jsonrpc":"1.0","id":1,"method":"ping"}', Kind.INVALID),
+        (b'{"jsonrpc":"2.0","id":1,"result":{},"error":{}}', Kind.INVALID),
+        (b'{"id":1,"method":"ping"}', Kind.INVALID),
+        (b"hello", Kind.NOT_JSON),
+        (b"\xff\xfe", Kind.NOT_JSON),
+        (b"[" * 100_000, Kind.NOT_JSON),
+    ],
+)
+def test_classify(frame: bytes, kind: Kind) -> None:
+    assert classify(frame).kind is kind
+
+
+@given(st.binary(max_size=200))
+def test_classify_never_raises(data: bytes) -> None:
+    assert isinstance(classify(data).kind, Kind)
+
+
+def test_differences_are_json_pointers() -> None:
+    found = differences({"a": {"b/c": 1, "x": [1, 2]}}, {"a": {"b/c": 2, "x": [1]}, "n": True})
+    assert [(d.path, d.recorded, d.received) for d in found] == [
+        ("/a/b~1c", 1, 2),
+        ("/a/x/1", 2, MISSING),
+        ("/n", MISSING, True),
+    ]
+    assert pointer(("~", 0)) == "/~0/0"
+
+
+@given(st.recursive(st.integers() | st.text(max_size=3), lambda s: st.lists(s, max_size=3)))
+def test_no_differences_with_itself(value: Any) -> None:
+    assert differences(value, value) == []
+    assert same_json(value, value)
+
+
+def test_json_equality_is_not_python_equality() -> None:
+    assert not same_json(1, True)
+    assert not same_json(1, 1.0)
+    assert differences({"a": 1}, {"a": True})[0].path == "/a"
+
+
+@given(st.lists(st.binary(max_size=20), max_size=10), st.data())
+def test_line_buffer_gives_the_same_lines_at_any_split(chunks: list[bytes], data: Any) -> None:
+    stream = b"".join(chunks)
+    cut = data.draw(st.lists(st.integers(0, len(stream)), max_size=5).map(sorted))
+    pieces = [stream[a:b] for a, b in zip([0, *cut], [*cut, len(stream)], strict=True)]
+    buffer = LineBuffer()
+    lines = [line for piece in pieces for line in buffer.feed(piece)]
+    tail = buffer.tail()
+    assert b"".join(lines) + tail == stream
+    assert all(line.endswith(b"\n") and line.count(b"\n") == 1 for line in lines)
+    assert b"\n" not in tail
+
+
+def test_line_buffer_keeps_carriage_returns() -> None:
+    buffer = LineBuffer()
+    assert buffer.feed(b"a\r\nb\rc\n") == [b"a\r\n", b"b\rc\n"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["srv", "--token", "abc123"], ["srv", "--token", PLACEHOLDER]),
+        (["srv", "--api-key=xyz"], ["srv", f"--api-key={PLACEHOLDER}"]),
+        (["srv", "--github-token", "x"], ["srv", "--github-token", PLACEHOLDER]),
+        (["env", "GITHUB_TOKEN=ghp_x", "srv"], ["env", f"GITHUB_TOKEN={PLACEHOLDER}", "srv"]),
+        (["srv", "--max-tokens", "100"], ["srv", "--max-tokens", "100"]),
+        (["srv", "--port", "8080"], ["srv", "--port", "8080"]),
+        (
+            ["srv", "postgres://admin:hunter2@db/x"],
+            ["srv", f"postgres://{PLACEHOLDER}@db/x"],
+        ),
+        (["srv", "sk-ant-abcdefghijklmnopqrstuv"], ["srv", PLACEHOLDER]),
+    ],
+)
+def test_redact_argv(argv: list[str], expected: list[str]) -> None:
+    assert redact_argv(argv) == expected
+
+
+def test_redact_text_finds_token_shapes_inside_text() -> None:
+    text = "use Bearer abcdefgh12345678 or ghp_" + "a" * 36 + " or AKIA" + "B" * 16
+    redacted = redact_text(text)
+    assert "abcdefgh12345678" not in redacted
+    assert "ghp_" not in redacted
+    assert "AKIA" not in redacted
+
+
+def test_registry_lists_builtins_and_names_what_is_installed() -> None:
+    assert {"stdio", "memory"} <= set(cassette.available())
+    assert cassette.get_transport("stdio").name == "stdio"
+    with pytest.raises(UnknownTransportError, match=r"installed: .*stdio"):
+        cassette.get_transport("carrier-pigeon")
