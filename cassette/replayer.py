@@ -178,6 +178,8 @@ class Replayer:
 
     def receive_frame(self, data: bytes | str) -> Reply:
         """Answer one frame exactly as the client sent it (a stdio line, an HTTP body)."""
+        if not data.strip():
+            return Reply()  # a blank line carries no message; real servers skip it too
         classified = classify(data)
         if classified.kind is Kind.NOT_JSON:
             return Reply((error_response(None, PARSE_ERROR, "Parse error"),))

@@ -190,6 +190,12 @@ def test_frames_that_are_not_json_rpc_get_protocol_errors() -> None:
     assert invalid["error"]["code"] == -32600
 
 
+def test_blank_lines_get_no_answer() -> None:
+    r = Replayer(tape())
+    assert r.receive_frame(b"\n").messages == ()
+    assert r.receive_frame(b"  \r\n").messages == ()
+
+
 def test_batch_is_answered_with_an_array() -> None:
     r = Replayer(tape(("c2s", req(1, "tools/list")), ("s2c", res(1, []))))
     out = r.receive([req(7, "tools/list"), note("notifications/initialized"), req(8, "ping")])
