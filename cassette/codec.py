@@ -21,15 +21,15 @@ Everything here is pure: bytes or text in, values out. ``storage`` owns the file
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
-from typing import Any, Final
+from typing import Any, Final, Literal, get_args, get_origin
 
 import cattrs
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
+from cattrs.v import format_exception
 
 from cassette.errors import CassetteFormatError, CassetteVersionError
-from cassette.jsonrpc import dumps
+from cassette.jsonrpc import dumps, dumps_bytes, loads
 from cassette.model import (
     FORMAT_VERSION,
     Event,
@@ -120,7 +120,7 @@ def encode(value: Header | Event) -> dict[str, Any]:
 
 def encode_line(value: Header | Event) -> bytes:
     """One cassette line, newline included, as UTF-8."""
-    return (dumps(_unstructure(value)) + "\n").encode("utf-8")
+    return dumps_bytes(_unstructure(value)) + b"\n"
 
 
 class Decoded:
@@ -134,15 +134,31 @@ class Decoded:
         self.warnings = warnings
 
 
+def _explain(exc: BaseException, type_: Any) -> str:
+    """One reason a field was refused, in words a person fixing the file can use."""
+    if isinstance(exc, KeyError):
+        return "required field missing"
+    if get_origin(type_) is Literal:
+        return "must be one of " + ", ".join(dumps(a) for a in get_args(type_))
+    if isinstance(exc, TypeError | ValueError):
+        return str(exc)
+    return format_exception(exc, type_)
+
+
 def _describe(exc: BaseException) -> str:
     if isinstance(exc, cattrs.BaseValidationError):
-        return "; ".join(cattrs.transform_error(exc, path="event"))
+        parts = cattrs.transform_error(exc, path="$", format_exception=_explain)
+        # "reason @ $.dir" -> "dir: reason"
+        return "; ".join(
+            f"{where.removeprefix('$.')}: {why}" if where != "$" else why
+            for why, _, where in (p.rpartition(" @ ") for p in parts)
+        )
     return str(exc)
 
 
 def _parse_json(raw: bytes, source: str, lineno: int) -> Any:
     try:
-        return json.loads(raw.decode("utf-8"))
+        return loads(raw)
     except UnicodeDecodeError as exc:
         raise CassetteFormatError(source, lineno, f"not UTF-8 ({exc.reason})") from exc
     except ValueError as exc:
@@ -211,13 +227,14 @@ def decode(data: bytes, source: str) -> Decoded:
     warnings: list[str] = []
     last = len(lines)
     try:
-        header = _header(_parse_json(lines[0], source, 1), source)
+        first = _parse_json(lines[0], source, 1)
     except CassetteFormatError:
         if last == 1 and not complete:
             raise CassetteFormatError(
                 source, 1, "the header line is cut off: the recorder stopped while writing it"
             ) from None
         raise
+    header = _header(first, source)
     events: list[Event] = []
     for index in range(1, last):
         raw = lines[index]
@@ -225,8 +242,10 @@ def decode(data: bytes, source: str) -> Decoded:
         if not raw.strip():
             continue
         try:
-            event = _event(_parse_json(raw, source, lineno), source, lineno, warnings)
+            obj = _parse_json(raw, source, lineno)
         except CassetteFormatError:
+            # One write carries a whole line and its newline, so only a write cut short by
+            # a crash leaves an unterminated last line; complete JSON there is no cut-off.
             if lineno == last and not complete:
                 warnings.append(
                     f"{source}:{lineno}: dropped a last line cut off mid-write "
@@ -234,6 +253,7 @@ def decode(data: bytes, source: str) -> Decoded:
                 )
                 break
             raise
+        event = _event(obj, source, lineno, warnings)
         if event is not None:
             events.append(event)
     return Decoded(header, events, warnings)

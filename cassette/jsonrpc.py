@@ -22,14 +22,27 @@ __all__ = [
     "classify",
     "classify_value",
     "dumps",
+    "dumps_bytes",
     "error_response",
     "is_request_id",
+    "loads",
 ]
 
 JSONObject = dict[str, Any]
 
-_decode = json.JSONDecoder().decode
-_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
+
+def _reject_constant(name: str) -> Any:
+    # Python's json reads NaN and Infinity; RFC 8259 JSON (and every other reader) does not.
+    raise ValueError(f"{name} is not JSON")
+
+
+_decode = json.JSONDecoder(parse_constant=_reject_constant).decode
+_encode = json.JSONEncoder(
+    ensure_ascii=False, separators=(",", ":"), check_circular=False, allow_nan=False
+).encode
+_encode_ascii = json.JSONEncoder(
+    separators=(",", ":"), check_circular=False, allow_nan=False
+).encode
 
 
 class Kind(enum.Enum):
@@ -104,6 +117,21 @@ def classify(data: bytes | str) -> Classified:
 def dumps(value: Any) -> str:
     """Compact JSON with non-ASCII kept as is: the shape every MCP SDK writes."""
     return _encode(value)
+
+
+def dumps_bytes(value: Any) -> bytes:
+    """``dumps`` as UTF-8; a lone surrogate (legal in a JSON escape, not in UTF-8) is kept
+    as its ``\\uXXXX`` escape instead, so what was read is exactly what reads back."""
+    text = _encode(value)
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _encode_ascii(value).encode("ascii")
+
+
+def loads(text: str | bytes) -> Any:
+    """Strict JSON: ``NaN`` and ``Infinity`` are refused (``ValueError``)."""
+    return _decode(text.decode("utf-8") if isinstance(text, bytes) else text)
 
 
 def error_response(

@@ -22,7 +22,7 @@ PLACEHOLDER: Final = "[REDACTED]"
 
 # Words that name secrets (not a secret, whatever a linter thinks).
 _SECRET_WORD: Final = (
-    r"(?:token|secret|password|passwd|api[-_]?key|auth|authorization|credentials?)"  # noqa: S105, E501
+    r"(?:token|secret|password|passwd|api[-_]?key|auth|authorization|credentials?)"  # noqa: S105
 )
 # --token, --api-key, --github-token, --client-secret; not --max-tokens or --tokenizer.
 _SECRET_OPTION: Final = re.compile(rf"^--?(?:[a-z0-9]+[-_])*{_SECRET_WORD}$", re.IGNORECASE)

@@ -27,7 +27,7 @@ import anyio
 import attrs
 
 from cassette.errors import CassetteError, TransportClosedError
-from cassette.jsonrpc import JSONObject, Kind, classify, dumps
+from cassette.jsonrpc import JSONObject, Kind, classify, dumps_bytes
 from cassette.matching import MissReport, Strategy
 from cassette.model import ExitEvent
 from cassette.recorder import Record, Recorder
@@ -220,7 +220,7 @@ async def record(
 
 
 def _encode_out(messages: tuple[Any, ...]) -> bytes:
-    return "".join(dumps(m) + "\n" for m in messages).encode("utf-8")
+    return b"".join(dumps_bytes(m) + b"\n" for m in messages)
 
 
 async def replay(
@@ -286,7 +286,7 @@ class ClientConnection:
 
     async def send(self, message: JSONObject) -> None:
         """Send one message."""
-        await self.stream.send(Frame((dumps(message) + "\n").encode("utf-8")))
+        await self.stream.send(Frame(dumps_bytes(message) + b"\n"))
 
     async def receive(self) -> JSONObject:
         """The next JSON-RPC message from the server (other output is skipped)."""

@@ -17,7 +17,11 @@ import anyio
 from cassette import Cassette, Replayer, open_recording, open_replay
 
 SERVER = [sys.executable, str(Path(__file__).with_name("notes_server.py"))]
-INIT = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "harness", "version": "1"}}
+INIT = {
+    "protocolVersion": "2025-11-25",
+    "capabilities": {},
+    "clientInfo": {"name": "harness", "version": "1"},
+}
 
 
 async def session(server) -> list[dict]:  # type: ignore[no-untyped-def]
@@ -26,7 +30,9 @@ async def session(server) -> list[dict]:  # type: ignore[no-untyped-def]
     await server.notify("notifications/initialized")
     replies.append(await server.request("tools/list"))
     for text in ("buy milk", "call mum"):
-        replies.append(await server.request("tools/call", {"name": "add_note", "arguments": {"text": text}}))
+        replies.append(
+            await server.request("tools/call", {"name": "add_note", "arguments": {"text": text}})
+        )
     return replies
 
 
@@ -42,7 +48,9 @@ async def main() -> None:
         cassette = Cassette.load(tape)
         async with open_replay(cassette) as server:
             replayed = await session(server)
-            miss = await server.request("tools/call", {"name": "add_note", "arguments": {"text": "unrecorded"}})
+            miss = await server.request(
+                "tools/call", {"name": "add_note", "arguments": {"text": "unrecorded"}}
+            )
 
         assert replayed == live, (replayed, live)
         print(f"recorded {len(cassette.events)} events ({cassette.era} era); replay matched live")
@@ -51,7 +59,10 @@ async def main() -> None:
         # 3. The sans-IO core, with no I/O at all: values in, values out.
         replayer = Replayer(cassette, strategy="strict")
         reply = replayer.receive({"jsonrpc": "2.0", "id": "x", "method": "tools/list"})
-        print("sans-IO reply to tools/list:", [t["name"] for t in reply.messages[0]["result"]["tools"]])
+        print(
+            "sans-IO reply to tools/list:",
+            [t["name"] for t in reply.messages[0]["result"]["tools"]],
+        )
 
 
 if __name__ == "__main__":

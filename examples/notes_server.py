@@ -19,7 +19,9 @@ for line in sys.stdin:
         }
     elif method == "tools/list":
         schema = {"type": "object", "properties": {"text": {"type": "string"}}}
-        result = {"tools": [{"name": "add_note", "description": "Keep a note.", "inputSchema": schema}]}
+        result = {
+            "tools": [{"name": "add_note", "description": "Keep a note.", "inputSchema": schema}]
+        }
     elif method == "tools/call":
         NOTES.append(request["params"]["arguments"]["text"])
         result = {"content": [{"type": "text", "text": f"{len(NOTES)} note(s) kept"}]}

@@ -169,3 +169,29 @@ def test_header_records_target_and_recorder() -> None:
     assert header.target == {"command": ["srv"]}
     assert header.recorder.name == "cassette-mcp"
     assert header.transport == "stdio"
+
+
+def test_lone_surrogate_escape_is_recorded_and_reads_back_exactly() -> None:
+    from cassette.codec import decode, encode_line
+
+    rec = new()
+    feed(rec, ("c2s", INITIALIZE))
+    weird = {"jsonrpc": "2.0", "id": 2, "result": {"protocolVersion": "2025-11-25", "x": "\ud800"}}
+    out = rec.observe(
+        "s2c",
+        b'{"jsonrpc":"2.0","id":2,"result":{"protocolVersion":"2025-11-25","x":"\\ud800"}}\n',
+        1.0,
+    )
+    data = b"".join(encode_line(r) for r in out)
+    data.decode("utf-8")  # the file stays valid UTF-8
+    events = decode(data, "t").events
+    assert isinstance(events[-1], MessageEvent)
+    assert events[-1].message == weird
+
+
+def test_nan_is_not_json_so_the_frame_is_raw() -> None:
+    rec = new()
+    rec.decide_era("legacy")
+    (event,) = rec.observe("s2c", b'{"jsonrpc":"2.0","id":1,"result":{"x":NaN}}\n', 0.0)
+    assert isinstance(event, RawEvent)
+    assert event.text == '{"jsonrpc":"2.0","id":1,"result":{"x":NaN}}'

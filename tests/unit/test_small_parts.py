@@ -119,3 +119,8 @@ def test_registry_lists_builtins_and_names_what_is_installed() -> None:
     assert cassette.get_transport("stdio").name == "stdio"
     with pytest.raises(UnknownTransportError, match=r"installed: .*stdio"):
         cassette.get_transport("carrier-pigeon")
+
+
+@pytest.mark.parametrize("word", [b"NaN", b"Infinity", b"-Infinity"])
+def test_non_standard_json_numbers_are_not_json(word: bytes) -> None:
+    assert classify(b'{"jsonrpc":"2.0","id":1,"result":' + word + b"}").kind is Kind.NOT_JSON
