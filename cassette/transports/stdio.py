@@ -20,7 +20,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from subprocess import PIPE
 from typing import ClassVar, Final
@@ -62,6 +62,16 @@ class _Framer:
             return line
         return None
 
+    async def next_frame(self, read: Callable[[], Awaitable[bytes]]) -> Frame:
+        """The next line, reading chunks with ``read`` (``b""`` = end) as needed."""
+        while True:
+            line = self.next_ready()
+            if line is not None:
+                return Frame(line)
+            if self.eof:
+                raise anyio.EndOfStream
+            self.push(await read())
+
     def push(self, chunk: bytes) -> None:
         if chunk:
             self._ready = self._buffer.feed(chunk)
@@ -92,20 +102,15 @@ class StdioUpstream:
             raise TransportClosedError(f"the server stopped reading its stdin: {exc}") from exc
 
     async def receive(self) -> Frame:
-        framer = self._framer
-        while True:
-            line = framer.next_ready()
-            if line is not None:
-                return Frame(line)
-            if framer.eof:
-                raise anyio.EndOfStream
-            stdout = self.process.stdout
-            assert stdout is not None
-            try:
-                chunk = await stdout.receive()
-            except (anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError):
-                chunk = b""
-            framer.push(chunk)
+        return await self._framer.next_frame(self._read_stdout)
+
+    async def _read_stdout(self) -> bytes:
+        stdout = self.process.stdout
+        assert stdout is not None
+        try:
+            return await stdout.receive()
+        except (anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            return b""
 
     async def close_input(self) -> None:
         if self._input_closed:
@@ -184,18 +189,13 @@ class StdioClientStream:
         self._closed = False
 
     async def receive(self) -> Frame:
-        framer = self._framer
-        while True:
-            line = framer.next_ready()
-            if line is not None:
-                return Frame(line)
-            if framer.eof:
-                raise anyio.EndOfStream
-            try:
-                chunk = await self._reader.read()
-            except OSError:
-                chunk = b""  # stdin went away under us: treat it as the client finishing
-            framer.push(chunk)
+        return await self._framer.next_frame(self._read_stdin)
+
+    async def _read_stdin(self) -> bytes:
+        try:
+            return await self._reader.read()
+        except OSError:
+            return b""  # stdin went away under us: treat it as the client finishing
 
     async def send(self, frame: Frame) -> None:
         if self._closed:

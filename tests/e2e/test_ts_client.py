@@ -12,7 +12,6 @@ the same JSON.
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -21,27 +20,17 @@ from typing import Any
 import anyio
 import pytest
 
+from tests.support import EVERYTHING_JS, NODE_DIR
+from tests.support import node as _node
+
 pytestmark = pytest.mark.e2e
 
-REPO = Path(__file__).resolve().parents[2]
-NODE_DIR = REPO / "tests" / "node"
-NODE_MODULES = NODE_DIR / "node_modules"
-EVERYTHING_JS = NODE_MODULES / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
 TS_CLIENT = NODE_DIR / "ts_client.mjs"
 
 TIMEOUT = 60  # seconds, for every subprocess and for the recording session
 
 ECHO_ARGS = {"message": "hello from ts"}
 SUM_ARGS = {"a": 2, "b": 3}
-
-
-def _node() -> str:
-    node = shutil.which("node")
-    if node is None:
-        pytest.skip("node is not on PATH")
-    if not NODE_MODULES.is_dir():
-        pytest.skip(f"{NODE_MODULES} is missing (run `npm ci` in tests/node)")
-    return node
 
 
 async def _record(tape: Path) -> str:
