@@ -35,6 +35,7 @@ from cassette.model import (
     Event,
     ExitEvent,
     Header,
+    HttpEvent,
     MessageEvent,
     RawEvent,
     RecorderInfo,
@@ -46,7 +47,7 @@ __all__ = ["EVENT_TYPES", "Decoded", "converter", "decode", "encode", "encode_li
 converter: Final = cattrs.Converter()
 
 EVENT_TYPES: Final[dict[str, type[Event]]] = {
-    cls.kind: cls for cls in (MessageEvent, RawEvent, StderrEvent, ExitEvent)
+    cls.kind: cls for cls in (MessageEvent, RawEvent, StderrEvent, ExitEvent, HttpEvent)
 }
 
 

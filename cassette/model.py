@@ -22,6 +22,7 @@ __all__ = [
     "Event",
     "ExitEvent",
     "Header",
+    "HttpEvent",
     "MessageEvent",
     "RawEvent",
     "RecorderInfo",
@@ -119,7 +120,27 @@ class ExitEvent:
     seq: int = attrs.field(default=0, eq=False)
 
 
-Event = MessageEvent | RawEvent | StderrEvent | ExitEvent
+@attrs.frozen(slots=True)
+class HttpEvent:
+    """An HTTP exchange fact that is not a JSON-RPC message (network transports only).
+
+    Written for every GET and DELETE, and for a POST whose status is not the default one
+    (200 for a request, 202 for a notification or a response), so a replay can give the
+    same status. ``stream`` names the HTTP exchange (``post-3``, ``get-1``) the way message
+    events' ``meta.stream`` does; ``session`` is the client session's ordinal in the
+    recording (header values such as the session id itself are never stored).
+    """
+
+    kind: ClassVar[str] = "http"
+    t: float
+    method: str
+    stream: str
+    status: int
+    session: int | None = None
+    seq: int = attrs.field(default=0, eq=False)
+
+
+Event = MessageEvent | RawEvent | StderrEvent | ExitEvent | HttpEvent
 
 
 class Recording(Protocol):

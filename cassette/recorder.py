@@ -38,6 +38,7 @@ from cassette.model import (
     Event,
     ExitEvent,
     Header,
+    HttpEvent,
     MessageEvent,
     RawEvent,
     RecorderInfo,
@@ -95,18 +96,25 @@ class Recorder:
 
     # -- observations ------------------------------------------------------------------
 
-    def observe(self, direction: Direction, data: bytes, t: float) -> list[Record]:
-        """One frame passed in ``direction``; ``data`` is exactly what was carried."""
+    def observe(
+        self, direction: Direction, data: bytes, t: float, meta: Mapping[str, Any] | None = None
+    ) -> list[Record]:
+        """One frame passed in ``direction``; ``data`` is exactly what was carried.
+
+        ``meta`` holds transport facts worth keeping (over HTTP: which stream, which
+        client session, the SSE event id); never header values.
+        """
         line = _line_text(data)
         classified = classify(line)
         if not classified.is_message:
-            return self._add(_raw(direction, line, t))
+            return self._add(_raw(direction, line, t, meta))
         message: JSONObject = classified.value
-        out = self._add(MessageEvent(t=t, dir=direction, message=message))
+        out = self._add(MessageEvent(t=t, dir=direction, message=message, meta=meta))
+        stream = meta.get("stream") if meta else None
         if direction == "c2s" and classified.kind is Kind.REQUEST:
-            self._open_requests[_key(message["id"])] = message
+            self._open_requests[_key(stream, message["id"])] = message
         elif direction == "s2c" and classified.kind in (Kind.RESPONSE, Kind.ERROR):
-            request = self._open_requests.pop(_key(message.get("id")), None)
+            request = self._open_requests.pop(_key(stream, message.get("id")), None)
             if request is not None and classified.kind is Kind.RESPONSE and self._header is None:
                 verdict = decide(request, message.get("result"))
                 if verdict is not None:
@@ -120,6 +128,14 @@ class Recorder:
     def exit(self, code: int | None, t: float) -> list[Record]:
         """The server process ended."""
         return self._add(ExitEvent(t=t, code=code))
+
+    def http(
+        self, method: str, stream: str, status: int, t: float, session: int | None = None
+    ) -> list[Record]:
+        """An HTTP exchange fact a replay needs (see ``HttpEvent``)."""
+        return self._add(
+            HttpEvent(t=t, method=method, stream=stream, status=status, session=session)
+        )
 
     def decide_era(self, era: Era, protocol_version: str | None = None) -> list[Record]:
         """Fix the era now; returns the header and every record held back for it."""
@@ -163,12 +179,12 @@ class Recorder:
         return [event]
 
 
-def _raw(direction: Direction, line: bytes, t: float) -> RawEvent:
+def _raw(direction: Direction, line: bytes, t: float, meta: Mapping[str, Any] | None) -> RawEvent:
     try:
-        return RawEvent(t=t, dir=direction, text=line.decode("utf-8"))
+        return RawEvent(t=t, dir=direction, text=line.decode("utf-8"), meta=meta)
     except UnicodeDecodeError:
-        return RawEvent(t=t, dir=direction, b64=base64.b64encode(line).decode("ascii"))
+        return RawEvent(t=t, dir=direction, b64=base64.b64encode(line).decode("ascii"), meta=meta)
 
 
-def _key(value: object) -> object:
-    return (type(value).__name__, value)
+def _key(stream: object, value: object) -> object:
+    return (stream, type(value).__name__, value)
