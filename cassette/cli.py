@@ -73,7 +73,17 @@ def _parser() -> argparse.ArgumentParser:
         help="matching strategy replays of this cassette use by default "
         "(strict, default, loose); stored in the header",
     )
-    rec.add_argument("--transport", default="stdio", help="transport plugin (default: stdio)")
+    rec.add_argument(
+        "--transport",
+        help="transport plugin (default: stdio, or streamable-http with --upstream)",
+    )
+    rec.add_argument(
+        "--upstream",
+        metavar="URL",
+        help="record a streamable-HTTP server at URL through a local reverse proxy "
+        "(instead of a server command)",
+    )
+    _listen_options(rec, "the recording proxy")
     rec.add_argument(
         "--overwrite", action="store_true", help="replace TAPE if it already holds a recording"
     )
@@ -94,9 +104,28 @@ def _parser() -> argparse.ArgumentParser:
         metavar="S",
         help="strict, default or loose (default: the cassette's, else default)",
     )
-    rep.add_argument("--transport", default="stdio", help="transport plugin (default: stdio)")
+    rep.add_argument(
+        "--front",
+        "--transport",
+        dest="transport",
+        default="stdio",
+        help="how clients reach the replay: stdio (default) or http (streamable HTTP)",
+    )
+    _listen_options(rep, "the HTTP front")
     rep.add_argument("-q", "--quiet", action="store_true", help="no start-up banner")
     return parser
+
+
+def _listen_options(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument(
+        "--host", default="127.0.0.1", help=f"address {what} listens on (default: 127.0.0.1)"
+    )
+    parser.add_argument(
+        "--port", type=int, default=0, help=f"port {what} listens on (default 0: a free one)"
+    )
+
+
+_FRONT_ALIASES = {"http": "streamable-http"}
 
 
 def _err(text: str) -> None:
@@ -104,8 +133,12 @@ def _err(text: str) -> None:
     sys.stderr.flush()
 
 
-def _run_async(func: Callable[[], Awaitable[int]]) -> int:
-    """Run ``func`` under anyio, turning SIGINT/SIGTERM into a clean, coded exit."""
+def _run_async(func: Callable[[], Awaitable[int]], outcome: list[int] | None = None) -> int:
+    """Run ``func`` under anyio, turning SIGINT/SIGTERM into a clean, coded exit.
+
+    A network front runs until it is stopped, so for it a signal is the normal end: it
+    puts its own exit code in ``outcome`` (from a ``finally``), and that code wins.
+    """
     import anyio
 
     caught: list[int] = []
@@ -125,7 +158,9 @@ def _run_async(func: Callable[[], Awaitable[int]]) -> int:
             tg.start_soon(watch)
             code = await func()
             tg.cancel_scope.cancel()
-        return 128 + caught[0] if caught else code
+        if caught:
+            return outcome[0] if outcome else 128 + caught[0]
+        return code
 
     try:
         return anyio.run(guarded)
@@ -140,17 +175,21 @@ def _record(args: argparse.Namespace) -> int:
     command = list(args.server)
     if command and command[0] == "--":
         command = command[1:]
-    if not command:
-        raise UsageError("record needs the server command after --, e.g. -- node server.js")
     if args.strategy is not None:
         get_strategy(args.strategy)
+    if args.upstream is not None:
+        if command:
+            raise UsageError("give either --upstream URL or a server command, not both")
+        return _record_http(args)
+    if not command:
+        raise UsageError("record needs the server command after --, e.g. -- node server.js")
     result_code: list[int | None] = []
 
     async def go() -> int:
         result = await record(
             command,
             args.output,
-            transport=args.transport,
+            transport=args.transport or "stdio",
             overwrite=args.overwrite,
             fsync=args.fsync,
             strategy=args.strategy,
@@ -160,6 +199,34 @@ def _record(args: argparse.Namespace) -> int:
         return code if isinstance(code, int) and 0 < code < 128 else 0
 
     return _run_async(go)
+
+
+def _record_http(args: argparse.Namespace) -> int:
+    from cassette.session import record_http
+
+    transport = _FRONT_ALIASES.get(args.transport, args.transport) or "streamable-http"
+
+    def ready(url: str) -> None:
+        _err(f"recording {args.upstream} to {args.output}; point your client at {url}")
+
+    outcome: list[int] = []
+
+    async def go() -> int:
+        outcome.append(0)  # stopping the proxy is how a recording ends
+        await record_http(
+            args.upstream,
+            args.output,
+            host=args.host,
+            port=args.port,
+            overwrite=args.overwrite,
+            fsync=args.fsync,
+            strategy=args.strategy,
+            on_ready=ready,
+            transport=transport,
+        )
+        return 0
+
+    return _run_async(go, outcome)
 
 
 def _client_config(tape: Path) -> dict[str, Any]:
@@ -175,7 +242,7 @@ def _client_config(tape: Path) -> dict[str, Any]:
 
 def _replay(args: argparse.Namespace) -> int:
     from cassette.matching import get_strategy
-    from cassette.session import serve_replay
+    from cassette.session import ReplayResult, serve_replay
     from cassette.storage import Cassette
 
     tape = Cassette.load(args.tape)
@@ -183,22 +250,40 @@ def _replay(args: argparse.Namespace) -> int:
         _err(f"warning: {warning}")
     recorded_strategy = tape.header.target.get("strategy")
     strategy = get_strategy(args.strategy or recorded_strategy or "default")
+    transport = _FRONT_ALIASES.get(args.transport, args.transport)
+    path = Path(args.tape).resolve()
     if not args.quiet:
-        _banner(Path(args.tape).resolve(), tape, strategy.name, args.transport)
+        _banner(path, tape, strategy.name, transport)
+
+    def ready(url: str) -> None:
+        _err(f"serving on {url}")
+        if not args.quiet:
+            config = {"mcpServers": {path.stem.replace(".", "-") or "cassette": {"url": url}}}
+            sys.stderr.write("client configuration:\n" + json.dumps(config, indent=2) + "\n")
+            sys.stderr.flush()
+
+    outcome: list[int] = []
+
+    def finished(result: ReplayResult) -> None:
+        if result.summary:
+            _err(result.summary)
+        if not outcome or result.misses:
+            outcome[:] = [EXIT_MISSES if result.misses else 0]
 
     async def go() -> int:
-        results = await serve_replay(
+        await serve_replay(
             tape,
             strategy=strategy,
-            transport=args.transport,
+            transport=transport,
             on_miss=lambda text: _err(f"miss: {text}"),
+            host=args.host,
+            port=args.port,
+            on_ready=ready,
+            on_finish=finished,
         )
-        summaries = [r.summary for r in results if r.summary]
-        for summary in summaries:
-            _err(summary)
-        return EXIT_MISSES if summaries else 0
+        return outcome[0] if outcome else 0
 
-    return _run_async(go)
+    return _run_async(go, outcome)
 
 
 def _banner(path: Path, tape: Any, strategy: str, transport: str) -> None:
@@ -209,9 +294,10 @@ def _banner(path: Path, tape: Any, strategy: str, transport: str) -> None:
         f"replaying {path} ({header.transport} recording, {tape.era} era, {version}; "
         f"{exchanges} requests; strategy {strategy}; serving on {transport})"
     )
-    sys.stderr.write("client configuration:\n")
-    sys.stderr.write(json.dumps(_client_config(path), indent=2) + "\n")
-    sys.stderr.flush()
+    if transport == "stdio":
+        sys.stderr.write("client configuration:\n")
+        sys.stderr.write(json.dumps(_client_config(path), indent=2) + "\n")
+        sys.stderr.flush()
 
 
 def _unwrap(exc: BaseException) -> BaseException:

@@ -18,20 +18,20 @@ import contextlib
 import os
 import sys
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Literal
 
 import anyio
 import attrs
 
-from cassette.errors import CassetteError, TransportClosedError
+from cassette.errors import CassetteError, TransportClosedError, UsageError
 from cassette.jsonrpc import JSONObject, Kind, classify, dumps_bytes
 from cassette.matching import MissReport, Strategy
 from cassette.model import ExitEvent
 from cassette.recorder import Record, Recorder
-from cassette.redaction import redact_argv
+from cassette.redaction import redact_argv, redact_text
 from cassette.registry import get_transport
 from cassette.replayer import Replayer
 from cassette.storage import Cassette, CassetteWriter
@@ -219,6 +219,55 @@ async def record(
     return RecordResult(os.fspath(path), code, sink.count)
 
 
+class _SinkTap:
+    """A recording proxy's ``Tap``: what it reports becomes records in the cassette."""
+
+    def __init__(self, sink: _Sink) -> None:
+        self.sink = sink
+
+    def frame(self, direction: Literal["c2s", "s2c"], data: bytes, meta: Mapping[str, Any]) -> None:
+        recorder = self.sink.recorder
+        self.sink.put(recorder.observe(direction, data, self.sink.clock(), dict(meta)))
+
+    def http(self, method: str, stream: str, status: int, session: int | None) -> None:
+        self.sink.put(self.sink.recorder.http(method, stream, status, self.sink.clock(), session))
+
+
+async def record_http(
+    upstream: str,
+    path: str | os.PathLike[str],
+    *,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    overwrite: bool = False,
+    fsync: bool = False,
+    strategy: str | None = None,
+    on_ready: Callable[[str], None] | None = None,
+    transport: str = "streamable-http",
+) -> RecordResult:
+    """Record a live HTTP endpoint through a local reverse proxy, until cancelled.
+
+    Point the client at the URL ``on_ready`` receives. Every client session that passes
+    through is kept in the one cassette.
+    """
+    plugin = get_transport(transport)
+    record_proxy = getattr(plugin, "record_proxy", None)
+    if record_proxy is None:
+        raise UsageError(f"transport {transport!r} cannot record an upstream URL")
+    header_target: dict[str, Any] = {"url": redact_text(upstream)}
+    if strategy is not None:
+        header_target["strategy"] = strategy
+    recorder = Recorder(transport=transport, started_at=_now_iso(), target=header_target)
+    writer = CassetteWriter(path, overwrite=overwrite, fsync=fsync).open()
+    sink = _Sink(recorder, writer, _Clock())
+    try:
+        await record_proxy(upstream, _SinkTap(sink), host=host, port=port, on_ready=on_ready)
+    finally:
+        sink.finish()
+        writer.close()
+    return RecordResult(os.fspath(path), None, sink.count)
+
+
 def _encode_out(messages: tuple[Any, ...]) -> bytes:
     return b"".join(dumps_bytes(m) + b"\n" for m in messages)
 
@@ -256,13 +305,41 @@ async def serve_replay(
     strategy: str | Strategy = "default",
     transport: str = "stdio",
     on_miss: Callable[[str], None] | None = None,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    on_ready: Callable[[str], None] | None = None,
+    on_finish: Callable[[ReplayResult], None] | None = None,
 ) -> list[ReplayResult]:
-    """Serve a cassette on a transport until it has no more clients."""
+    """Serve a cassette on a transport until it has no more clients.
+
+    A network front serves any number of clients until it is cancelled; ``on_finish``
+    gets each session's result (a network front: one for all, when it stops), also when
+    the serving ends by cancellation.
+    """
     plugin = get_transport(transport)
     results: list[ReplayResult] = []
+    finish = on_finish or (lambda _result: None)
+    serve_cassette = getattr(plugin, "serve_cassette", None)
+    if serve_cassette is not None:
+
+        def report(misses: list[MissReport], summary: str) -> None:
+            results.append(ReplayResult(tuple(misses), summary))
+            finish(results[-1])
+
+        await serve_cassette(
+            cassette,
+            strategy=strategy,
+            host=host,
+            port=port,
+            on_miss=on_miss,
+            on_ready=on_ready,
+            on_finish=report,
+        )
+        return results
 
     async def handle(stream: FrameStream) -> None:
         results.append(await replay(stream, Replayer(cassette, strategy), on_miss=on_miss))
+        finish(results[-1])
 
     await plugin.serve(handle)
     return results

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
 
 import attrs
 
@@ -36,6 +36,7 @@ __all__ = [
     "SideEvent",
     "SideEventHandler",
     "StderrLine",
+    "Tap",
     "Target",
     "Transport",
     "Upstream",
@@ -108,6 +109,22 @@ class Upstream(FrameStream, Protocol):
 
 
 Handler = Callable[[FrameStream], Awaitable[None]]
+
+
+class Tap(Protocol):
+    """Where a recording proxy reports what passed (the session turns it into records).
+
+    ``frame`` takes the bytes of one message exactly as carried and the transport facts
+    worth keeping (never header values); ``http`` takes an HTTP exchange's status.
+    """
+
+    def frame(self, direction: Literal["c2s", "s2c"], data: bytes, meta: Mapping[str, Any]) -> None:
+        """One message passed."""
+        ...
+
+    def http(self, method: str, stream: str, status: int, session: int | None) -> None:
+        """An HTTP exchange got a status worth recording."""
+        ...
 
 
 class Transport(Protocol):

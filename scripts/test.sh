@@ -12,7 +12,7 @@ if [ ! -x .venv/bin/python ]; then
     "$PYTHON" -m venv .venv
 fi
 .venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip
-.venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+.venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[http,test]'
 
 if ! command -v npm >/dev/null 2>&1; then
     echo "scripts/test.sh: npm not found; installing Node.js from Debian's packages" >&2

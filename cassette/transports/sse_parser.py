@@ -43,13 +43,11 @@ at the very end has already acted as a line ending, so ``"data: x\\n\\r"`` fires
 
 from __future__ import annotations
 
-import codecs
-
 import attrs
 
 __all__ = ["SSEEvent", "SSEParser"]
 
-_BOM = "\ufeff"
+_BOM = b"\xef\xbb\xbf"
 
 # int() refuses decimal strings longer than sys.get_int_max_str_digits() (4300 by default).
 # A longer run of digits is still a valid retry value, so it is converted piecewise.
@@ -75,16 +73,27 @@ class SSEEvent:
     retry: int | None = None
 
 
-def _decimal(digits: str) -> int:
+def _decimal(digits: bytes) -> int:
     """The value of a string of ASCII digits, however long."""
     if len(digits) <= _INT_PIECE:
         return int(digits)
-    digits = digits.lstrip("0")
+    digits = digits.lstrip(b"0")
     value = 0
     for start in range(0, len(digits), _INT_PIECE):
         piece = digits[start : start + _INT_PIECE]
         value = value * 10 ** len(piece) + int(piece)
     return value
+
+
+# Building events without the attrs-generated __init__: it sets each field through
+# object.__setattr__ by name, which costs as much as the rest of a dispatch. SSEEvent has
+# no validators, converters or post-init hook, so writing the four slots directly makes an
+# identical value (tests/unit/test_sse_parser.py checks both).
+_new = object.__new__
+_set_type = SSEEvent.__dict__["type"].__set__
+_set_data = SSEEvent.__dict__["data"].__set__
+_set_last_event_id = SSEEvent.__dict__["last_event_id"].__set__
+_set_retry = SSEEvent.__dict__["retry"].__set__
 
 
 class SSEParser:
@@ -96,25 +105,28 @@ class SSEParser:
 
     __slots__ = (
         "_after_cr",
-        "_at_start",
         "_block_retry",
         "_closed",
         "_data",
-        "_decoder",
+        "_head",
         "_id_buffer",
         "_last_event_id",
         "_partial",
         "_retry",
         "_type",
+        "_type_cache",
     )
 
     def __init__(self) -> None:
-        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        self._at_start = True
+        # Bytes seen so far while they could still be the start of a BOM; None once the
+        # start of the stream is settled.
+        self._head: bytes | None = b""
         self._after_cr = False
-        self._partial: list[str] = []
-        self._data: list[str] = []
-        self._type = ""
+        self._partial: list[bytes] = []
+        self._data: list[bytes] = []
+        self._type = b""
+        # The last event type seen and its text, so a repeated type is decoded once.
+        self._type_cache = (b"message", "message")
         self._block_retry: int | None = None
         self._id_buffer = ""
         self._last_event_id = ""
@@ -148,98 +160,125 @@ class SSEParser:
         """Take the next bytes of the stream; return the events they complete, in order."""
         if self._closed:
             raise ValueError("SSEParser.feed() called after close()")
-        text = self._decoder.decode(chunk)
-        if not text:
+        if self._head is not None:
+            chunk = self._head + chunk
+            if len(chunk) < 3 and _BOM.startswith(chunk):
+                self._head = chunk
+                return []
+            self._head = None
+            if chunk[:3] == _BOM:
+                chunk = chunk[3:]
+        if not chunk:
             return []
-        return self._feed_text(text)
-
-    def close(self) -> list[SSEEvent]:
-        """Mark the end of the stream; return the events completed by the final bytes.
-
-        Bytes of a truncated character become U+FFFD; a block with no terminating blank
-        line is discarded. Calling it again returns ``[]``.
-        """
-        if self._closed:
-            return []
-        self._closed = True
-        text = self._decoder.decode(b"", True)
-        events = self._feed_text(text) if text else []
-        self._partial.clear()
-        self._data.clear()
-        self._type = ""
-        self._block_retry = None
-        return events
-
-    def _feed_text(self, text: str) -> list[SSEEvent]:
-        if self._at_start:
-            self._at_start = False
-            if text[0] == _BOM:
-                text = text[1:]
-                if not text:
-                    return []
         if self._after_cr:
             self._after_cr = False
-            if text[0] == "\n":
-                text = text[1:]
-                if not text:
+            if chunk[:1] == b"\n":
+                chunk = chunk[1:]
+                if not chunk:
                     return []
-        if "\r" in text:
-            self._after_cr = text[-1] == "\r"
-            text = text.replace("\r\n", "\n").replace("\r", "\n")
-        lines = text.split("\n")
-        tail = lines.pop()
+        # bytes.splitlines breaks at exactly CRLF, LF and lone CR, and leaves no empty
+        # string after a final line ending.
+        lines = chunk.splitlines()
+        last = chunk[-1]
+        if last == 10:  # LF
+            tail = b""
+        elif last == 13:  # CR: a line ending now; an LF next would be its second half
+            tail = b""
+            self._after_cr = True
+        else:
+            tail = lines.pop()
         partial = self._partial
         if not lines:
             partial.append(tail)
             return []
         if partial:
             partial.append(lines[0])
-            lines[0] = "".join(partial)
+            lines[0] = b"".join(partial)
             partial.clear()
         if tail:
             partial.append(tail)
         return self._process_lines(lines)
 
-    def _process_lines(self, lines: list[str]) -> list[SSEEvent]:
-        # The hot loop: block state lives in locals and is written back once at the end.
+    def close(self) -> list[SSEEvent]:
+        """Mark the end of the stream; discard any block not ended by a blank line.
+
+        Nothing can be dispatched here: a final CR has already ended its line when it was
+        fed. It returns ``[]`` so that callers can treat the end like any other feed, and
+        calling it again is harmless.
+        """
+        self._closed = True
+        self._head = None
+        self._partial.clear()
+        self._data.clear()
+        self._type = b""
+        self._block_retry = None
+        return []
+
+    def _process_lines(self, lines: list[bytes]) -> list[SSEEvent]:
+        # The hot loop. Block state lives in locals, written back once at the end; the
+        # usual spellings of the MCP fields take exact fast paths before the general rule.
         events: list[SSEEvent] = []
         data = self._data
         event_type = self._type
         block_retry = self._block_retry
         id_buffer = self._id_buffer
         last_event_id = self._last_event_id
+        type_raw, type_text = self._type_cache
         for line in lines:
             if not line:
                 last_event_id = id_buffer
                 if data:
-                    events.append(
-                        SSEEvent(event_type or "message", "\n".join(data), id_buffer, block_retry)
+                    if not event_type:
+                        kind = "message"
+                    elif event_type == type_raw:
+                        kind = type_text
+                    else:
+                        type_raw = event_type
+                        kind = type_text = event_type.decode("utf-8", "replace")
+                    event = _new(SSEEvent)
+                    _set_type(event, kind)
+                    _set_data(
+                        event,
+                        (data[0] if len(data) == 1 else b"\n".join(data)).decode(
+                            "utf-8", "replace"
+                        ),
                     )
+                    _set_last_event_id(event, id_buffer)
+                    _set_retry(event, block_retry)
+                    events.append(event)
                     data.clear()
-                event_type = ""
+                event_type = b""
                 block_retry = None
                 continue
-            colon = line.find(":")
-            if colon == 0:
+            # Each fast path fixes where the first colon is and whether one space follows.
+            head = line[:6]
+            if head == b"data: ":
+                data.append(line[6:])
                 continue
-            if colon < 0:
-                field = line
-                value = ""
-            else:
-                field = line[:colon]
-                start = colon + 2 if line.startswith(" ", colon + 1) else colon + 1
-                value = line[start:]
-            if field == "data":
+            if head == b"event:":
+                event_type = line[7:] if line[6:7] == b" " else line[6:]
+                continue
+            if line[:4] == b"id: ":
+                if b"\0" not in line:
+                    id_buffer = line[4:].decode("utf-8", "replace")
+                continue
+            # The general rule. A comment has field b"" and a line without a colon has
+            # value b"": both fall through the comparisons below as the spec requires.
+            field, _, value = line.partition(b":")
+            if value[:1] == b" ":
+                value = value[1:]
+            if field == b"data":
                 data.append(value)
-            elif field == "event":
+            elif field == b"event":
                 event_type = value
-            elif field == "id":
-                if "\0" not in value:
-                    id_buffer = value
-            elif field == "retry" and value.isdigit() and value.isascii():
+            elif field == b"id":
+                if b"\0" not in value:
+                    id_buffer = value.decode("utf-8", "replace")
+            elif field == b"retry" and value.isdigit():
                 block_retry = self._retry = _decimal(value)
         self._type = event_type
         self._block_retry = block_retry
         self._id_buffer = id_buffer
         self._last_event_id = last_event_id
+        self._type_cache = (type_raw, type_text)
         return events

@@ -1,0 +1,225 @@
+"""What the HTTP fronts share: header hygiene, DNS-rebinding guards, ASGI plumbing, and
+running an ASGI application on a socket we bound ourselves.
+
+Binding the socket here (instead of letting the ASGI server do it) is what lets
+``--port 0`` print the real URL before the first request, and a taken port fail with a
+message that names it. Signals stay ours: the server's own handlers are turned off and the
+session's watcher asks it to exit, so a recording is closed the same way whatever stops it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+import socket
+import sys
+from collections.abc import Awaitable, Callable, Iterable, Iterator, MutableMapping
+from typing import Any, Final
+from urllib.parse import urlsplit
+
+import anyio
+
+from cassette.errors import TransportError
+
+__all__ = [
+    "HOP_BY_HOP",
+    "Asgi",
+    "HttpServer",
+    "bind",
+    "forwardable",
+    "header",
+    "is_loopback_host",
+    "origin_allowed",
+    "read_body",
+    "send_simple",
+]
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+Asgi = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+#: RFC 9110 §7.6.1 connection-specific headers, plus those a proxy must recompute.
+HOP_BY_HOP: Final = frozenset(
+    {
+        "connection",
+        "keep-alive",
+        "proxy-authenticate",
+        "proxy-authorization",
+        "proxy-connection",
+        "te",
+        "trailer",
+        "transfer-encoding",
+        "upgrade",
+        "host",
+        "content-length",
+    }
+)
+_LOOPBACK_NAMES: Final = frozenset({"localhost", "localhost.", "ip6-localhost"})
+
+
+def is_loopback_host(host: str) -> bool:
+    """True for names and addresses that stay on this machine."""
+    name = host.strip("[]").lower()
+    if name in _LOOPBACK_NAMES or name.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def _hostname(value: str) -> str:
+    """The host part of a Host header value (``[::1]:8080`` -> ``::1``)."""
+    if value.startswith("["):
+        return value[1 : value.find("]")] if "]" in value else value
+    return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+
+
+def origin_allowed(origin: str | None, host_header: str | None, bound_host: str) -> bool:
+    """DNS-rebinding guard: a browser page elsewhere must not reach a loopback server.
+
+    A request with no ``Origin`` comes from a non-browser client and is allowed. An
+    ``Origin`` (and the ``Host`` it was sent to) must name this machine, or the host we
+    were told to bind to.
+    """
+    allowed_extra = {bound_host.strip("[]").lower()}
+    if host_header is not None:
+        name = _hostname(host_header).lower()
+        if not is_loopback_host(name) and name not in allowed_extra:
+            return False
+    if origin is None:
+        return True
+    parts = urlsplit(origin)
+    name = (parts.hostname or "").lower()
+    return parts.scheme in ("http", "https") and (is_loopback_host(name) or name in allowed_extra)
+
+
+def header(scope: Scope, name: bytes) -> str | None:
+    """One request header's value (first occurrence), decoded as Latin-1."""
+    for key, value in scope.get("headers", ()):
+        if key.lower() == name:
+            return bytes(value).decode("latin-1")
+    return None
+
+
+def forwardable(headers: Iterable[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
+    """Headers minus hop-by-hop ones (and those ``Connection`` names)."""
+    pairs = [(k.lower(), v) for k, v in headers]
+    named = {
+        token.strip().lower().encode("latin-1")
+        for k, v in pairs
+        if k == b"connection"
+        for token in v.decode("latin-1").split(",")
+    }
+    drop = {h.encode() for h in HOP_BY_HOP} | named
+    return [(k, v) for k, v in pairs if k not in drop]
+
+
+async def read_body(receive: Receive, limit: int = 64 * 1024 * 1024) -> bytes | None:
+    """The whole request body; ``None`` if the client went away or sent too much."""
+    parts: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return None
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            return None
+        parts.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(parts)
+
+
+async def send_simple(
+    send: Send,
+    status: int,
+    body: bytes = b"",
+    content_type: bytes | None = None,
+    headers: Iterable[tuple[bytes, bytes]] = (),
+) -> None:
+    """A complete, non-streaming response."""
+    out = list(headers)
+    if content_type is not None:
+        out.append((b"content-type", content_type))
+    out.append((b"content-length", str(len(body)).encode()))
+    await send({"type": "http.response.start", "status": status, "headers": out})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def lifespan(receive: Receive, send: Send) -> None:
+    """Answer the ASGI lifespan protocol: nothing to set up, nothing to tear down."""
+    while True:
+        message = await receive()
+        if message["type"] == "lifespan.startup":
+            await send({"type": "lifespan.startup.complete"})
+        elif message["type"] == "lifespan.shutdown":
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening TCP socket; a taken port is a ``TransportError`` that names it."""
+    family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        if sys.platform != "win32":
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host.strip("[]"), port))
+        sock.listen(128)
+    except OSError as exc:
+        sock.close()
+        reason = "is taken" if exc.errno in (98, 48, 10048) else f"cannot be bound ({exc.strerror})"
+        raise TransportError(f"port {port} on {host} {reason}") from exc
+    sock.setblocking(False)
+    return sock
+
+
+def url_of(sock: socket.socket, path: str) -> str:
+    """The URL a bound socket serves ``path`` at."""
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}{path}"
+
+
+class HttpServer:
+    """Runs an ASGI app with uvicorn on a socket we own, until ``stop`` is called."""
+
+    def __init__(self, app: Asgi, sock: socket.socket) -> None:
+        import uvicorn
+
+        class _Server(uvicorn.Server):
+            @contextlib.contextmanager
+            def capture_signals(self) -> Iterator[None]:
+                yield  # signals belong to the session; it calls stop()
+
+        config = uvicorn.Config(
+            app, log_level="warning", lifespan="on", access_log=False, timeout_graceful_shutdown=2
+        )
+        self._server = _Server(config)
+        self._sock = sock
+
+    async def serve(self) -> None:
+        try:
+            await self._server.serve(sockets=[self._sock])
+        finally:
+            self._sock.close()
+
+    def stop(self) -> None:
+        self._server.should_exit = True
+
+    @property
+    def started(self) -> bool:
+        return bool(self._server.started)
+
+
+async def wait_for_disconnect(receive: Receive, done: anyio.Event) -> None:
+    """Set ``done`` when the client goes away (an SSE response runs until then)."""
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            done.set()
+            return

@@ -1,0 +1,200 @@
+"""The streamable-HTTP recording proxy: an ASGI reverse proxy that records as it relays.
+
+Theory of operation
+-------------------
+Every request to the upstream path is forwarded with its body verbatim and its headers
+minus hop-by-hop ones; the response comes back the same way. An SSE response is relayed
+chunk by chunk as it arrives, never buffered, and parsed on the side by our WHATWG parser,
+so each event is recorded before the chunk that completed it is forwarded. Recording
+happens through a ``Tap`` (the session owns the recorder and the file).
+
+What is recorded, per HTTP exchange (a ``stream`` named ``post-N``, ``get-N``,
+``delete-N`` in arrival order):
+
+* the POST body as one client frame (a batch stays one frame, kept raw);
+* a JSON response body as one server frame; each SSE event's data as one server frame,
+  with ``sse: true`` and its event id;
+* an ``HttpEvent`` for every GET and DELETE and for a POST with a non-default status.
+
+Client sessions are numbered in the order their ``Mcp-Session-Id`` first appears; the id
+itself, like every other header value, never reaches the cassette.
+"""
+
+from __future__ import annotations
+
+import itertools
+import ssl
+from collections.abc import Mapping
+from typing import Any, Final
+from urllib.parse import urlsplit
+
+import anyio
+import attrs
+import httpx
+
+from cassette.jsonrpc import Kind, classify
+from cassette.transport import Tap
+from cassette.transports._http import (
+    Receive,
+    Scope,
+    Send,
+    forwardable,
+    header,
+    lifespan,
+    origin_allowed,
+    read_body,
+    send_simple,
+    wait_for_disconnect,
+)
+from cassette.transports.sse_parser import SSEEvent, SSEParser
+
+__all__ = ["RecordingProxy"]
+
+_SESSION_HEADER: Final = "mcp-session-id"
+_FORBIDDEN: Final = (
+    b'{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Forbidden origin"}}'
+)
+
+
+def _default_status(body_kind: Kind) -> int:
+    return 200 if body_kind is Kind.REQUEST else 202
+
+
+@attrs.define
+class _Pass:
+    """One HTTP exchange going through the proxy."""
+
+    method: str
+    stream: str
+    meta: dict[str, Any]
+    body_kind: Kind
+
+
+class RecordingProxy:
+    """ASGI app: reverse proxy to ``upstream`` that records through ``tap``."""
+
+    def __init__(self, upstream: str, tap: Tap, bound_host: str) -> None:
+        self.upstream = upstream
+        self.path = urlsplit(upstream).path or "/"
+        self.tap = tap
+        self.bound_host = bound_host
+        self._counter = itertools.count(1)
+        self._sessions: dict[str, int] = {}
+        self._client: httpx.AsyncClient | None = None
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+
+    def _http(self) -> httpx.AsyncClient:
+        if self._client is None:
+            # The system's CA store, not a bundled one: what the user's machine trusts.
+            verify = ssl.create_default_context()
+            self._client = httpx.AsyncClient(verify=verify, timeout=httpx.Timeout(30, read=None))
+        return self._client
+
+    def _session(self, value: str | None) -> int | None:
+        if not value:
+            return None
+        if value not in self._sessions:
+            self._sessions[value] = len(self._sessions) + 1
+        return self._sessions[value]
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        if not origin_allowed(header(scope, b"origin"), header(scope, b"host"), self.bound_host):
+            await send_simple(send, 403, _FORBIDDEN, b"application/json")
+            return
+        if scope["path"] != self.path:
+            await send_simple(send, 404, b"Not Found", b"text/plain")
+            return
+        body = await read_body(receive)
+        if body is None:
+            return
+        await self._relay(scope, receive, send, body)
+
+    async def _relay(self, scope: Scope, receive: Receive, send: Send, body: bytes) -> None:
+        method = scope["method"]
+        stream = f"{method.lower()}-{next(self._counter)}"
+        session = self._session(header(scope, _SESSION_HEADER.encode()))
+        meta: dict[str, Any] = {"stream": stream}
+        if session is not None:
+            meta["session"] = session
+        body_kind = classify(body).kind if body else Kind.NOT_JSON
+        if method == "POST" and body:
+            self.tap.frame("c2s", body, dict(meta))
+        url = self.upstream + (
+            f"?{scope['query_string'].decode()}" if scope["query_string"] else ""
+        )
+        request = self._http().build_request(
+            method, url, headers=_as_str(forwardable(scope["headers"])), content=body
+        )
+        try:
+            response = await self._http().send(request, stream=True)
+        except httpx.HTTPError as exc:
+            self.tap.http(method, stream, 502, session)
+            message = f"cassette-mcp: upstream {self.upstream} unreachable: {exc}".encode()
+            await send_simple(send, 502, message, b"text/plain")
+            return
+        try:
+            await self._respond(send, receive, response, _Pass(method, stream, meta, body_kind))
+        finally:
+            await response.aclose()
+
+    async def _respond(
+        self, send: Send, receive: Receive, response: httpx.Response, ex: _Pass
+    ) -> None:
+        meta = ex.meta
+        new_session = self._session(response.headers.get(_SESSION_HEADER))
+        if new_session is not None:
+            meta["session"] = new_session
+        status = response.status_code
+        if ex.method != "POST" or status != _default_status(ex.body_kind):
+            self.tap.http(ex.method, ex.stream, status, meta.get("session"))
+        headers = forwardable(response.headers.raw)
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        if response.headers.get("content-type", "").startswith("text/event-stream"):
+            await self._relay_events(send, receive, response, meta)
+            return
+        content = await response.aread()
+        if content.strip():
+            self.tap.frame("s2c", content, meta)
+        await send({"type": "http.response.body", "body": content})
+
+    async def _relay_events(
+        self, send: Send, receive: Receive, response: httpx.Response, meta: Mapping[str, Any]
+    ) -> None:
+        parser = SSEParser()
+        gone = anyio.Event()
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(wait_for_disconnect, receive, gone)
+            try:
+                async for chunk in response.aiter_raw():
+                    self._record_events(parser.feed(chunk), meta)
+                    if gone.is_set():
+                        break
+                    await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                else:
+                    self._record_events(parser.close(), meta)
+                    await send({"type": "http.response.body", "body": b""})
+            except (httpx.HTTPError, OSError):
+                pass  # the upstream stream broke: the client sees its end as it is
+            finally:
+                tg.cancel_scope.cancel()
+
+    def _record_events(self, events: list[SSEEvent], meta: Mapping[str, Any]) -> None:
+        for event in events:
+            event_meta = {**meta, "sse": True}
+            if event.last_event_id:
+                event_meta["event_id"] = event.last_event_id
+            if event.type != "message":
+                event_meta["event"] = event.type
+            self.tap.frame("s2c", event.data.encode("utf-8"), event_meta)
+
+
+def _as_str(headers: list[tuple[bytes, bytes]]) -> list[tuple[str, str]]:
+    return [(k.decode("latin-1"), v.decode("latin-1")) for k, v in headers]

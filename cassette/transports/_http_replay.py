@@ -1,0 +1,343 @@
+"""The streamable-HTTP replay front: an ASGI app that answers as the recorded endpoint did.
+
+Theory of operation
+-------------------
+The app serves the era its cassette's header names, never guessing from requests:
+
+* **legacy** (sessions): an ``initialize`` POST without a session opens a replay session
+  with a fresh ``Mcp-Session-Id`` and its own ``Replayer``, so concurrent sessions never
+  consume each other's recordings. Later requests must carry a live session id (unknown:
+  404); DELETE ends a session (then 404); GET opens the session's standalone SSE stream;
+  ``MCP-Protocol-Version``, when sent, must be a legacy revision. A request with no
+  session (a dual-era client's ``server/discover`` probe) is answered from a sessionless
+  replayer, with the status the recording shows.
+* **modern** (2026-07-28, stateless): every POST is checked as the specification says
+  (``MCP-Protocol-Version`` equals the envelope's version, ``Mcp-Method`` the method,
+  ``Mcp-Name`` the named parameter; otherwise 400 with -32020) and answered from the one
+  replayer of the app; GET and DELETE get 405.
+
+A POST is answered as it was recorded: the recorded status, JSON or an SSE stream. Server
+messages recorded on the POST's own stream come back on it; those recorded on a GET stream
+go to the session's GET stream. A cassette recorded over stdio has no such facts: a request
+is answered on its POST (as SSE when notifications precede the response), and what a client
+notification caused goes to the GET stream.
+"""
+
+from __future__ import annotations
+
+import base64
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Final
+from urllib.parse import urlsplit
+
+import anyio
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+
+from cassette.jsonrpc import (
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    Kind,
+    classify,
+    dumps_bytes,
+    error_response,
+)
+from cassette.matching import MissReport, Strategy
+from cassette.model import HttpEvent, Recording, era_of
+from cassette.replayer import Replayer, Reply
+from cassette.transports._http import (
+    Receive,
+    Scope,
+    Send,
+    header,
+    lifespan,
+    origin_allowed,
+    read_body,
+    send_simple,
+    wait_for_disconnect,
+)
+
+__all__ = ["HttpReplayApp"]
+
+LEGACY_VERSIONS: Final = frozenset(
+    {"2024-10-07", "2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"}
+)
+HEADER_MISMATCH: Final = -32020
+_JSON: Final = b"application/json"
+_SSE_HEADERS: Final = [
+    (b"content-type", b"text/event-stream"),
+    (b"cache-control", b"no-cache, no-transform"),
+    (b"x-accel-buffering", b"no"),
+]
+_NAME_PARAM: Final = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+_MODERN_VERSION: Final = "io.modelcontextprotocol/protocolVersion"
+
+
+def _error_body(code: int, message: str, msg_id: object = None) -> bytes:
+    return dumps_bytes(error_response(msg_id, code, message))
+
+
+def _sse(message: Any) -> bytes:
+    return b"event: message\ndata: " + dumps_bytes(message) + b"\n\n"
+
+
+def _decode_header_value(value: str | None) -> str | None:
+    """Undo the ``=?base64?...?=`` form the 2026-07-28 revision uses for non-ASCII values."""
+    if value is not None and value.startswith("=?base64?") and value.endswith("?="):
+        try:
+            return base64.b64decode(value[9:-2], validate=True).decode("utf-8")
+        except ValueError:
+            return None
+    return value
+
+
+class _Session:
+    """One replay session: its own consumption state and its standalone GET stream."""
+
+    def __init__(self, replayer: Replayer) -> None:
+        self.replayer = replayer
+        self.sender: MemoryObjectSendStream[Any]
+        self.receiver: MemoryObjectReceiveStream[Any]
+        self.sender, self.receiver = anyio.create_memory_object_stream[Any](float("inf"))
+
+    def push(self, messages: Sequence[Any]) -> None:
+        for message in messages:
+            try:
+                self.sender.send_nowait(message)
+            except anyio.ClosedResourceError:
+                return
+
+    def close(self) -> None:
+        self.sender.close()
+
+
+class HttpReplayApp:
+    """ASGI app serving one cassette over streamable HTTP (see the module docstring)."""
+
+    def __init__(
+        self,
+        recording: Recording,
+        strategy: str | Strategy = "default",
+        *,
+        path: str | None = None,
+        bound_host: str = "127.0.0.1",
+        on_miss: Callable[[str], None] | None = None,
+    ) -> None:
+        self.recording = recording
+        self.strategy = strategy
+        self.era = era_of(recording.header)
+        self.path = path or _recorded_path(recording) or "/mcp"
+        self.bound_host = bound_host
+        self.on_miss = on_miss
+        self.sessions: dict[str, _Session] = {}
+        self.replayers: list[Replayer] = []
+        self._shared = _Session(self._replayer())
+        self._get_refused = _get_refused(recording)
+
+    def _replayer(self) -> Replayer:
+        replayer = Replayer(self.recording, self.strategy)
+        self.replayers.append(replayer)
+        return replayer
+
+    @property
+    def misses(self) -> list[MissReport]:
+        """Every miss of every session served so far."""
+        return [m for r in self.replayers for m in r.misses]
+
+    def summary(self) -> str:
+        """All sessions' misses, for a person ("" when there were none)."""
+        return "\n".join(s for s in (r.summary() for r in self.replayers) if s)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        if not origin_allowed(header(scope, b"origin"), header(scope, b"host"), self.bound_host):
+            await send_simple(send, 403, _error_body(INVALID_REQUEST, "Forbidden origin"), _JSON)
+            return
+        if scope["path"] != self.path:
+            await send_simple(send, 404, b"Not Found", b"text/plain")
+            return
+        method = scope["method"]
+        if method == "POST":
+            await self._post(scope, receive, send)
+        elif self.era == "modern" or method not in ("GET", "DELETE"):
+            await send_simple(send, 405, b"", headers=[(b"allow", b"POST")])
+        elif method == "GET":
+            await self._get(scope, receive, send)
+        else:
+            await self._delete(scope, send)
+
+    # -- POST ------------------------------------------------------------------------------
+
+    async def _post(self, scope: Scope, receive: Receive, send: Send) -> None:
+        body = await read_body(receive)
+        if body is None:
+            return
+        classified = classify(body)
+        if classified.kind is Kind.NOT_JSON:
+            await send_simple(send, 400, _error_body(PARSE_ERROR, "Parse error"), _JSON)
+            return
+        if self.era == "modern":
+            rejection = _modern_header_problem(scope, classified.value)
+            if rejection is not None:
+                msg_id = classified.value.get("id") if isinstance(classified.value, dict) else None
+                await send_simple(send, 400, _error_body(HEADER_MISMATCH, rejection, msg_id), _JSON)
+                return
+            await self._answer(send, self._shared, body, classified.kind, [])
+            return
+        await self._legacy_post(scope, send, body, classified.kind, classified.value)
+
+    async def _legacy_post(
+        self, scope: Scope, send: Send, body: bytes, kind: Kind, value: Any
+    ) -> None:
+        version = header(scope, b"mcp-protocol-version")
+        if version is not None and version not in LEGACY_VERSIONS:
+            text = f"Unsupported protocol version: {version}"
+            await send_simple(send, 400, _error_body(INVALID_REQUEST, text), _JSON)
+            return
+        session_id = header(scope, b"mcp-session-id")
+        extra: list[tuple[bytes, bytes]] = []
+        if session_id is not None:
+            session = self.sessions.get(session_id)
+            if session is None:
+                await send_simple(send, 404, _error_body(-32001, "Session not found"), _JSON)
+                return
+        elif kind is Kind.REQUEST and value.get("method") == "initialize":
+            session_id = uuid.uuid4().hex
+            session = self.sessions[session_id] = _Session(self._replayer())
+            extra.append((b"mcp-session-id", session_id.encode()))
+        else:
+            session = self._shared
+        await self._answer(send, session, body, kind, extra)
+
+    async def _answer(
+        self,
+        send: Send,
+        session: _Session,
+        body: bytes,
+        kind: Kind,
+        extra: list[tuple[bytes, bytes]],
+    ) -> None:
+        reply = session.replayer.receive_frame(body)
+        if reply.miss is not None and self.on_miss is not None:
+            self.on_miss(session.replayer.describe(reply.miss))
+        on_post, elsewhere = _route(reply, carries_request=kind in (Kind.REQUEST, Kind.BATCH))
+        session.push(elsewhere)
+        status = reply.exchange.status if reply.exchange is not None else None
+        if not on_post:
+            await send_simple(send, status or 202, b"", headers=extra)
+            return
+        if _as_stream(reply, on_post):
+            headers = [*_SSE_HEADERS, *extra]
+            await send({"type": "http.response.start", "status": status or 200, "headers": headers})
+            await send(
+                {"type": "http.response.body", "body": b"".join(_sse(m) for m, _ in on_post)}
+            )
+            return
+        payload = on_post[-1][0]
+        await send_simple(send, status or 200, dumps_bytes(payload), _JSON, extra)
+
+    # -- GET and DELETE (legacy) ----------------------------------------------------------
+
+    def _session_of(self, scope: Scope) -> tuple[int, _Session | None]:
+        session_id = header(scope, b"mcp-session-id")
+        if session_id is None:
+            return 400, None
+        session = self.sessions.get(session_id)
+        return (404, None) if session is None else (200, session)
+
+    async def _get(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self._get_refused is not None:
+            await send_simple(send, self._get_refused, b"", headers=[(b"allow", b"POST, DELETE")])
+            return
+        if "text/event-stream" not in (header(scope, b"accept") or ""):
+            await send_simple(send, 406, _error_body(INVALID_REQUEST, "Not Acceptable"), _JSON)
+            return
+        status, session = self._session_of(scope)
+        if session is None:
+            text = "Session not found" if status == 404 else "Bad Request: no session id"
+            await send_simple(send, status, _error_body(-32000, text), _JSON)
+            return
+        await send({"type": "http.response.start", "status": 200, "headers": list(_SSE_HEADERS)})
+        gone = anyio.Event()
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(wait_for_disconnect, receive, gone)
+            try:
+                async for message in session.receiver:
+                    await send(
+                        {"type": "http.response.body", "body": _sse(message), "more_body": True}
+                    )
+            except (anyio.BrokenResourceError, OSError):
+                pass  # the client went away
+            finally:
+                tg.cancel_scope.cancel()
+        if not gone.is_set():
+            await send({"type": "http.response.body", "body": b""})
+
+    async def _delete(self, scope: Scope, send: Send) -> None:
+        status, session = self._session_of(scope)
+        if session is None:
+            await send_simple(send, status, b"")
+            return
+        session_id = header(scope, b"mcp-session-id")
+        assert session_id is not None
+        self.sessions.pop(session_id).close()
+        await send_simple(send, 200, b"")
+
+
+def _route(
+    reply: Reply, *, carries_request: bool
+) -> tuple[list[tuple[Any, Mapping[str, Any] | None]], list[Any]]:
+    """Split a reply into what goes back on the POST and what goes on the GET stream."""
+    on_post: list[tuple[Any, Mapping[str, Any] | None]] = []
+    elsewhere: list[Any] = []
+    for message, meta in zip(reply.messages, reply.metas, strict=True):
+        stream = meta.get("stream") if meta else None
+        recorded_on_get = isinstance(stream, str) and stream.startswith("get-")
+        if recorded_on_get or (stream is None and not carries_request):
+            elsewhere.append(message)
+        else:
+            on_post.append((message, meta))
+    return on_post, elsewhere
+
+
+def _as_stream(reply: Reply, on_post: list[tuple[Any, Mapping[str, Any] | None]]) -> bool:
+    if any(meta and meta.get("sse") for _, meta in on_post):
+        return True
+    recorded_json = any(meta and meta.get("stream") for _, meta in on_post)
+    return not recorded_json and len(on_post) > 1 and reply.exchange is not None
+
+
+def _modern_header_problem(scope: Scope, value: Any) -> str | None:
+    if not isinstance(value, dict) or "method" not in value:
+        return None
+    raw_params = value.get("params")
+    params: dict[str, Any] = raw_params if isinstance(raw_params, dict) else {}
+    raw_meta = params.get("_meta")
+    meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
+    if header(scope, b"mcp-protocol-version") != meta.get(_MODERN_VERSION):
+        return "MCP-Protocol-Version header does not match the request envelope's version"
+    method = value["method"]
+    if header(scope, b"mcp-method") != method:
+        return "Mcp-Method header does not match the request body's method"
+    name_key = _NAME_PARAM.get(method)
+    expected = params.get(name_key) if name_key else None
+    if isinstance(expected, str) and _decode_header_value(header(scope, b"mcp-name")) != expected:
+        return f"Mcp-Name header does not match the request body's {name_key!r}"
+    return None
+
+
+def _recorded_path(recording: Recording) -> str | None:
+    url = recording.header.target.get("url")
+    return (urlsplit(url).path or "/") if isinstance(url, str) else None
+
+
+def _get_refused(recording: Recording) -> int | None:
+    """A recorded server that refused GET (405) gets the same answer from its replay."""
+    statuses = {
+        e.status for e in recording.events if isinstance(e, HttpEvent) and e.method == "GET"
+    }
+    return 405 if statuses == {405} else None

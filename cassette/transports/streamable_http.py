@@ -1,0 +1,222 @@
+"""The ``streamable-http`` transport plugin (needs the ``http`` extra: httpx and uvicorn).
+
+Three pieces, one per way the product meets HTTP:
+
+* ``record_proxy``: serve ``RecordingProxy`` (a recording reverse proxy) on a local port;
+* ``serve_cassette``: serve ``HttpReplayApp`` (the replay front) on a local port; the app
+  itself can also be mounted in-process, e.g. behind ``httpx.ASGITransport``;
+* ``connect``: an ``Upstream`` that speaks to a live endpoint as a client, one POST per
+  frame (responses arrive as JSON or as an SSE stream, in any order, as the server sends
+  them), keeping the session id and protocol version the server gave.
+
+Both servers bind to 127.0.0.1 unless told otherwise, refuse a foreign ``Origin`` with
+403, and stop gracefully when the surrounding task is cancelled.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ssl
+import sys
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import ClassVar
+
+import anyio
+import anyio.abc
+import httpx
+
+from cassette.errors import TransportClosedError, TransportError
+from cassette.jsonrpc import Kind, classify
+from cassette.matching import MissReport, Strategy
+from cassette.model import Recording
+from cassette.transport import Frame, Handler, SideEventHandler, Tap, Target, Upstream
+from cassette.transports._http import Asgi, HttpServer, bind, is_loopback_host, url_of
+from cassette.transports._http_record import RecordingProxy
+from cassette.transports._http_replay import HttpReplayApp
+from cassette.transports.sse_parser import SSEParser
+
+__all__ = ["HttpReplayApp", "HttpUpstream", "RecordingProxy", "StreamableHttpTransport"]
+
+Ready = Callable[[str], None]
+
+
+def _warn_if_exposed(host: str) -> None:
+    if not is_loopback_host(host):
+        sys.stderr.write(
+            f"cassette: warning: listening on {host}, reachable from other machines; "
+            "anyone who can reach it can use it\n"
+        )
+
+
+async def run_app(app: Asgi, host: str, port: int, path: str, on_ready: Ready | None) -> None:
+    """Serve ``app`` until cancelled; ``on_ready`` gets the URL once the port is bound."""
+    _warn_if_exposed(host)
+    sock = bind(host, port)
+    server = HttpServer(app, sock)
+    if on_ready is not None:
+        on_ready(url_of(sock, path))
+    done = anyio.Event()
+    shield = anyio.CancelScope(shield=True)
+
+    async def serve() -> None:
+        with shield:  # stopped gracefully below, not torn down mid-response
+            try:
+                await server.serve()
+            finally:
+                done.set()
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(serve)
+        try:
+            await done.wait()
+        finally:
+            server.stop()
+            with anyio.CancelScope(shield=True), anyio.move_on_after(5):
+                await done.wait()
+            shield.cancel()
+
+
+class HttpUpstream:
+    """A live streamable-HTTP endpoint, spoken to as a client would."""
+
+    def __init__(self, client: httpx.AsyncClient, url: str, tg: anyio.abc.TaskGroup) -> None:
+        self._client = client
+        self._url = url
+        self._tg = tg
+        self._send, self._receive = anyio.create_memory_object_stream[Frame](float("inf"))
+        self.session_id: str | None = None
+        self.protocol_version: str | None = None
+        self._closed = False
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"accept": "application/json, text/event-stream"}
+        headers["content-type"] = "application/json"
+        if self.session_id:
+            headers["mcp-session-id"] = self.session_id
+        if self.protocol_version:
+            headers["mcp-protocol-version"] = self.protocol_version
+        return headers
+
+    async def send(self, frame: Frame) -> None:
+        if self._closed:
+            raise TransportClosedError("the HTTP upstream is closed")
+        self._tg.start_soon(self._post, frame.data)
+
+    async def _post(self, body: bytes) -> None:
+        try:
+            async with self._client.stream(
+                "POST", self._url, content=body, headers=self._headers()
+            ) as response:
+                self.session_id = response.headers.get("mcp-session-id") or self.session_id
+                if response.headers.get("content-type", "").startswith("text/event-stream"):
+                    parser = SSEParser()
+                    async for chunk in response.aiter_raw():
+                        for event in parser.feed(chunk):
+                            self._deliver(event.data.encode("utf-8"))
+                    for event in parser.close():
+                        self._deliver(event.data.encode("utf-8"))
+                else:
+                    content = await response.aread()
+                    if content.strip():
+                        self._deliver(content)
+        except httpx.HTTPError as exc:
+            sys.stderr.write(f"cassette: upstream {self._url}: {exc}\n")
+
+    def _deliver(self, data: bytes) -> None:
+        classified = classify(data)
+        if classified.kind is Kind.RESPONSE and isinstance(classified.value.get("result"), dict):
+            version = classified.value["result"].get("protocolVersion")
+            if isinstance(version, str):
+                self.protocol_version = version
+        if data:
+            self._send.send_nowait(Frame(data))
+
+    async def receive(self) -> Frame:
+        try:
+            return await self._receive.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            raise anyio.EndOfStream from None
+
+    async def close_input(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        if self.session_id:
+            with contextlib.suppress(httpx.HTTPError):  # the session ends with us either way
+                await self._client.delete(self._url, headers=self._headers())
+        self._send.close()
+
+    async def wait(self) -> int | None:
+        return None
+
+    async def aclose(self) -> None:
+        await self.close_input()
+
+
+class StreamableHttpTransport:
+    """The ``streamable-http`` transport plugin."""
+
+    name: ClassVar[str] = "streamable-http"
+
+    @asynccontextmanager
+    async def connect(
+        self, target: Target, *, on_side_event: SideEventHandler | None = None
+    ) -> AsyncIterator[Upstream]:
+        if not target.url:
+            raise TransportError("the streamable-http transport needs a URL to reach")
+        async with (
+            httpx.AsyncClient(
+                verify=ssl.create_default_context(), timeout=httpx.Timeout(30, read=None)
+            ) as client,
+            anyio.create_task_group() as tg,
+        ):
+            upstream = HttpUpstream(client, target.url, tg)
+            try:
+                yield upstream
+            finally:
+                await upstream.close_input()
+                tg.cancel_scope.cancel()
+
+    async def serve(self, handler: Handler) -> None:
+        raise TransportError(
+            "the streamable-http front serves cassettes, not frame handlers: "
+            "use serve_cassette (what `cassette replay --front http` runs)"
+        )
+
+    async def serve_cassette(
+        self,
+        recording: Recording,
+        *,
+        strategy: str | Strategy = "default",
+        host: str = "127.0.0.1",
+        port: int = 0,
+        on_miss: Callable[[str], None] | None = None,
+        on_ready: Ready | None = None,
+        on_finish: Callable[[list[MissReport], str], None] | None = None,
+    ) -> None:
+        """Serve ``recording`` until cancelled; ``on_finish`` then gets every miss and
+        their summary."""
+        app = HttpReplayApp(recording, strategy, bound_host=host, on_miss=on_miss)
+        try:
+            await run_app(app, host, port, app.path, on_ready)
+        finally:
+            if on_finish is not None:
+                on_finish(app.misses, app.summary())
+
+    async def record_proxy(
+        self,
+        upstream: str,
+        tap: Tap,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        on_ready: Ready | None = None,
+    ) -> None:
+        """Serve a recording reverse proxy to ``upstream`` until cancelled."""
+        proxy = RecordingProxy(upstream, tap, host)
+        try:
+            await run_app(proxy, host, port, proxy.path, on_ready)
+        finally:
+            with anyio.CancelScope(shield=True):
+                await proxy.aclose()
