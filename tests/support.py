@@ -168,3 +168,103 @@ class LineClient:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(self.proc.pid, signal.SIGKILL)
         self.proc.wait(timeout=10)
+
+
+class Background:
+    """A long-running process (a server, a proxy, an HTTP replay) whose output we watch.
+
+    ``wait_for(pattern)`` returns the first regex match in its combined output, bounded by
+    a deadline: readiness is a line the program prints, never a sleep.
+    """
+
+    def __init__(self, argv: list[str], env: dict[str, str] | None = None) -> None:
+        import os
+        import queue
+        import subprocess
+        import threading
+
+        self.proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            env=None if env is None else {**os.environ, **env},
+            start_new_session=True,
+        )
+        self.lines: list[str] = []
+        self._queue: queue.Queue[str | None] = queue.Queue()
+        self._thread = threading.Thread(target=self._pump, daemon=True)
+        self._thread.start()
+
+    def _pump(self) -> None:
+        assert self.proc.stdout is not None
+        for raw in self.proc.stdout:
+            self._queue.put(raw.decode("utf-8", "replace"))
+        self._queue.put(None)
+
+    def wait_for(self, pattern: str, timeout: float = 30.0) -> Any:
+        import queue
+        import re
+        import time
+
+        regex = re.compile(pattern)
+        for line in self.lines:
+            if match := regex.search(line):
+                return match
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            try:
+                line = self._queue.get(timeout=max(left, 0.001))
+            except queue.Empty:
+                raise TimeoutError(
+                    f"{pattern!r} not seen in {timeout}s:\n{self.output()}"
+                ) from None
+            if line is None:
+                raise EOFError(f"exited ({self.proc.wait()}) before {pattern!r}:\n{self.output()}")
+            self.lines.append(line)
+            if match := regex.search(line):
+                return match
+
+    def output(self) -> str:
+        return "".join(self.lines)
+
+    def stop(self, sig: int | None = None, timeout: float = 20.0) -> int:
+        """Signal the process (SIGTERM by default) and wait; returns its exit code."""
+        import signal as signals
+
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig if sig is not None else signals.SIGTERM)
+        try:
+            code = self.proc.wait(timeout=timeout)
+        finally:
+            self.kill()
+        self._thread.join(timeout=5)
+        while not self._queue.empty():
+            line = self._queue.get()
+            if line is not None:
+                self.lines.append(line)
+        return code
+
+    def kill(self) -> None:
+        import os
+        import signal as signals
+
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.proc.pid, signals.SIGKILL)
+        self.proc.wait(timeout=10)
+
+    def __enter__(self) -> Background:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.kill()
+
+
+def free_port() -> int:
+    """A port nobody listens on right now (for servers that cannot be told to pick one)."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])

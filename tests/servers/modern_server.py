@@ -37,4 +37,10 @@ def review(code: str) -> str:
 
 
 if __name__ == "__main__":
-    app.run("stdio")
+    import sys
+
+    # `modern_server.py` serves stdio; `modern_server.py http PORT` serves streamable HTTP.
+    if sys.argv[1:2] == ["http"]:
+        app.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+    else:
+        app.run("stdio")

@@ -1,0 +1,174 @@
+"""End to end over streamable HTTP with the official Python SDK client and real servers.
+
+Record through `cassette record --upstream`, stop the server, replay with
+`cassette replay --front http`, and require identical results, in both eras; then cross
+the fronts: a stdio recording served over HTTP and an HTTP recording served over stdio.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cassette import Cassette, HttpEvent
+from tests.support import EVERYTHING_JS as EVERYTHING
+from tests.support import (
+    MODERN_SERVER,
+    OFFLINE_ENV,
+    PY,
+    Background,
+    dump,
+    free_port,
+    node,
+    record_command,
+    replay_command,
+    run,
+    stdio_params,
+)
+
+pytestmark = pytest.mark.e2e
+URL = r"(http://127\.0\.0\.1:\d+/mcp)"
+
+
+async def everything_session(target: Any) -> dict[str, Any]:
+    """A scripted session: lists, tools (one twice, one with progress), a read, prompts."""
+    from mcp import Client
+
+    progress: list[float] = []
+
+    async def on_progress(value: float, _total: float | None, _message: str | None) -> None:
+        progress.append(value)
+
+    async with Client(target) as client:
+        out: dict[str, Any] = {"protocol": client.protocol_version}
+        out["tools"] = [t.name for t in (await client.list_tools()).tools]
+        resources = (await client.list_resources()).resources
+        out["resources"] = [str(r.uri) for r in resources]
+        out["echo"] = dump(await client.call_tool("echo", {"message": "over http"}))
+        out["echo_again"] = dump(await client.call_tool("echo", {"message": "over http"}))
+        out["sum"] = dump(await client.call_tool("get-sum", {"a": 1, "b": 2}))
+        out["long"] = dump(
+            await client.call_tool(
+                "trigger-long-running-operation",
+                {"duration": 0.2, "steps": 2},
+                progress_callback=on_progress,
+            )
+        )
+        out["read"] = dump(await client.read_resource(resources[0].uri))
+        out["prompt"] = dump(await client.get_prompt("simple-prompt"))
+    out["progress"] = progress
+    return out
+
+
+def start_everything_http() -> tuple[Background, str]:
+    port = free_port()
+    server = Background([node(), str(EVERYTHING), "streamableHttp"], env={"PORT": str(port)})
+    server.wait_for(r"listening on port")
+    return server, f"http://127.0.0.1:{port}/mcp"
+
+
+def recording_proxy(tape: Path, upstream: str) -> tuple[Background, str]:
+    proxy = Background(
+        [PY, "-m", "cassette", "record", "-o", str(tape), "--upstream", upstream, "--port", "0"]
+    )
+    return proxy, proxy.wait_for(r"point your client at " + URL).group(1)
+
+
+def http_replay(tape: Path) -> tuple[Background, str]:
+    front = Background([*replay_command(tape), "--front", "http", "--port", "0"], env=OFFLINE_ENV)
+    return front, front.wait_for(r"serving on " + URL).group(1)
+
+
+def test_everything_over_http_recorded_then_replayed_offline(tmp_path: Path) -> None:
+    tape = tmp_path / "everything-http.jsonl"
+    server, upstream = start_everything_http()
+    with server:
+        proxy, url = recording_proxy(tape, upstream)
+        with proxy:
+            live = run(lambda: everything_session(url))
+            assert proxy.stop(signal.SIGINT) == 0, proxy.output()
+    assert live["progress"] == [1.0, 2.0]
+
+    cassette = Cassette.load(tape)
+    assert cassette.header.transport == "streamable-http"
+    assert cassette.header.era == "legacy"
+    assert cassette.header.target == {"url": upstream}
+    probe = next(cassette.messages("c2s"))
+    assert probe["method"] == "server/discover"  # the failed probe stays recorded
+    statuses = {(e.method, e.status) for e in cassette.events if isinstance(e, HttpEvent)}
+    assert ("POST", 400) in statuses  # ... with the status the server gave it
+    raw = tape.read_text()
+    assert "mcp-session-id" not in raw.lower()  # header values are never stored
+
+    front, url = http_replay(tape)
+    with front:
+        replayed = run(lambda: everything_session(url))
+        assert front.stop() == 0, front.output()
+    assert replayed == live
+
+
+async def modern_session(target: Any) -> dict[str, Any]:
+    from mcp import Client
+
+    async with Client(target) as client:
+        return {
+            "protocol": client.protocol_version,
+            "tools": dump(await client.list_tools()),
+            "add": dump(await client.call_tool("add", {"a": 40, "b": 2})),
+            "shout": dump(await client.call_tool("shout", {"text": "é modern"})),
+            "read": dump(await client.read_resource("memo://greeting")),
+            "prompt": dump(await client.get_prompt("review", {"code": "y = 2"})),
+        }
+
+
+def test_modern_era_over_http_recorded_then_replayed(tmp_path: Path) -> None:
+    tape = tmp_path / "modern-http.jsonl"
+    port = free_port()
+    with Background([PY, str(MODERN_SERVER), "http", str(port)]) as server:
+        server.wait_for(r"Uvicorn running on|Application startup complete")
+        proxy, url = recording_proxy(tape, f"http://127.0.0.1:{port}/mcp")
+        with proxy:
+            live = run(lambda: modern_session(url))
+            assert proxy.stop(signal.SIGTERM) == 0, proxy.output()
+    assert live["protocol"] == "2026-07-28"
+
+    header = json.loads(tape.read_text().splitlines()[0])
+    assert (header["era"], header["protocol_version"]) == ("modern", "2026-07-28")
+
+    front, url = http_replay(tape)
+    with front:
+        replayed = run(lambda: modern_session(url))
+        front.stop()
+    assert replayed == live
+
+
+def test_a_stdio_cassette_serves_over_http_and_an_http_cassette_over_stdio(
+    tmp_path: Path,
+) -> None:
+    stdio_tape = tmp_path / "stdio.jsonl"
+    live = run(
+        lambda: everything_session(
+            stdio_params(record_command(stdio_tape, [node(), str(EVERYTHING), "stdio"]))
+        )
+    )
+    front, url = http_replay(stdio_tape)
+    with front:
+        over_http = run(lambda: everything_session(url))
+        assert front.stop() == 0, front.output()
+    assert over_http == live
+
+    http_tape = tmp_path / "http.jsonl"
+    server, upstream = start_everything_http()
+    with server:
+        proxy, url = recording_proxy(http_tape, upstream)
+        with proxy:
+            live_http = run(lambda: everything_session(url))
+            proxy.stop()
+    over_stdio = run(
+        lambda: everything_session(stdio_params(replay_command(http_tape), OFFLINE_ENV))
+    )
+    assert over_stdio == live_http
