@@ -172,3 +172,62 @@ def test_a_stdio_cassette_serves_over_http_and_an_http_cassette_over_stdio(
         lambda: everything_session(stdio_params(replay_command(http_tape), OFFLINE_ENV))
     )
     assert over_stdio == live_http
+
+
+def test_recording_proxy_guards_and_keeps_header_values_out(tmp_path: Path) -> None:
+    import httpx
+
+    tape = tmp_path / "guarded.jsonl"
+    secret = "s3cr3t-bearer-value-that-must-not-be-stored"
+    server, upstream = start_everything_http()
+    with server:
+        proxy, url = recording_proxy(tape, upstream)
+        with proxy:
+            init = {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {},
+                    "clientInfo": {"name": "raw", "version": "0"},
+                },
+            }
+            headers = {
+                "accept": "application/json, text/event-stream",
+                "authorization": f"Bearer {secret}",
+            }
+            with httpx.Client(timeout=20) as client:
+                evil = client.post(
+                    url, json=init, headers={**headers, "origin": "http://evil.example"}
+                )
+                assert evil.status_code == 403
+                ok = client.post(url, json=init, headers=headers)
+                assert ok.status_code == 200
+                assert ok.headers["mcp-session-id"]
+            # a second proxy on the same port fails with a message naming the port
+            port = url.rsplit(":", 1)[1].split("/")[0]
+            clash = Background(
+                [
+                    PY,
+                    "-m",
+                    "cassette",
+                    "record",
+                    "-o",
+                    str(tmp_path / "x.jsonl"),
+                    "--upstream",
+                    upstream,
+                    "--port",
+                    port,
+                ]
+            )
+            with clash:
+                clash.wait_for(r"cassette: error")
+                assert clash.proc.wait(timeout=20) == 4
+                assert f"port {port} on 127.0.0.1 is taken" in clash.output()
+                assert "Traceback" not in clash.output()
+            assert proxy.stop() == 0
+    raw = tape.read_text()
+    assert secret not in raw
+    assert ok.headers["mcp-session-id"] not in raw
+    assert Cassette.load(tape).header.era == "legacy"

@@ -195,3 +195,32 @@ def test_nan_is_not_json_so_the_frame_is_raw() -> None:
     (event,) = rec.observe("s2c", b'{"jsonrpc":"2.0","id":1,"result":{"x":NaN}}\n', 0.0)
     assert isinstance(event, RawEvent)
     assert event.text == '{"jsonrpc":"2.0","id":1,"result":{"x":NaN}}'
+
+
+def test_discover_failing_over_an_sse_stream_leaves_no_era_and_keeps_the_failure() -> None:
+    rec = new()
+    probe = rec.observe("c2s", line(DISCOVER), 0.0, {"stream": "post-1"})
+    failure = rec.observe("s2c", line(DISCOVER_FAILED), 0.1, {"stream": "post-1", "sse": True})
+    assert probe == failure == []
+    out = rec.close()
+    header = out[0]
+    assert isinstance(header, Header)
+    assert header.era is None
+    events = [r for r in out[1:] if isinstance(r, MessageEvent)]
+    assert [e.message for e in events] == [DISCOVER, DISCOVER_FAILED]
+    assert events[1].meta == {"stream": "post-1", "sse": True}
+
+
+def test_http_probe_then_initialize_records_as_legacy() -> None:
+    rec = new()
+    rec.observe("c2s", line(DISCOVER), 0.0, {"stream": "post-1"})
+    rec.http("POST", "post-1", 400, 0.1)
+    rec.observe("s2c", line({**DISCOVER_FAILED, "id": None}), 0.1, {"stream": "post-1"})
+    rec.observe("c2s", line({**INITIALIZE, "id": 1}), 0.2, {"stream": "post-2"})
+    out = rec.observe(
+        "s2c", line({**INITIALIZED, "id": 1}), 0.3, {"stream": "post-2", "session": 1}
+    )
+    header = out[0]
+    assert isinstance(header, Header)
+    assert (header.era, header.protocol_version) == ("legacy", "2025-11-25")
+    assert len(out) == 6  # the header, then the probe, its status and failure, and the handshake

@@ -1,0 +1,315 @@
+"""The HTTP replay front, mounted in-process behind httpx's ASGI transport: statuses,
+headers and sessions per era, without opening a port."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import anyio
+import httpx
+import pytest
+
+from cassette import Cassette, Header, HttpEvent, MessageEvent
+from cassette.model import Era, RecorderInfo
+from cassette.transports.streamable_http import HttpReplayApp
+
+MODERN_META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
+ACCEPT = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+
+
+def tape(era: Era, *events: Any) -> Cassette:
+    header = Header(
+        transport="streamable-http",
+        recorder=RecorderInfo("t", "0"),
+        started_at="x",
+        target={"url": "https://example.test/api/mcp"},
+        era=era,
+        protocol_version="2025-11-25" if era == "legacy" else "2026-07-28",
+    )
+    numbered = tuple(_with_seq(e, i + 1) for i, e in enumerate(events))
+    return Cassette(header, numbered)
+
+
+def _with_seq(event: Any, seq: int) -> Any:
+    object.__setattr__(event, "seq", seq)
+    return event
+
+
+def c2s(message: dict[str, Any], stream: str, **meta: Any) -> MessageEvent:
+    return MessageEvent(t=0.0, dir="c2s", message=message, meta={"stream": stream, **meta})
+
+
+def s2c(message: dict[str, Any], stream: str, **meta: Any) -> MessageEvent:
+    return MessageEvent(t=0.0, dir="s2c", message=message, meta={"stream": stream, **meta})
+
+
+def req(msg_id: int, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {"jsonrpc": "2.0", "id": msg_id, "method": method}
+    if params is not None:
+        out["params"] = params
+    return out
+
+
+def res(msg_id: Any, result: Any) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": msg_id, "result": result}
+
+
+LEGACY = tape(
+    "legacy",
+    c2s(req(1, "initialize", {"protocolVersion": "2025-11-25"}), "post-1"),
+    s2c(res(1, {"protocolVersion": "2025-11-25"}), "post-1", session=1, sse=True, event_id="a"),
+    c2s({"jsonrpc": "2.0", "method": "notifications/initialized"}, "post-2", session=1),
+    HttpEvent(t=0.0, method="GET", stream="get-3", status=200, session=1),
+    s2c(
+        {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"},
+        "get-3",
+        session=1,
+        sse=True,
+    ),
+    c2s(req(2, "tools/list"), "post-4", session=1),
+    s2c(res(2, {"tools": []}), "post-4", session=1),
+)
+
+TOOL_CALL = req(3, "tools/call", {"name": "add", "arguments": {"a": 1}, "_meta": MODERN_META})
+MODERN = tape(
+    "modern",
+    c2s(req(1, "server/discover", {"_meta": MODERN_META}), "post-1"),
+    s2c(res(1, {"supportedVersions": ["2026-07-28"]}), "post-1"),
+    c2s(TOOL_CALL, "post-2"),
+    s2c(res(3, {"content": [], "resultType": "complete"}), "post-2", sse=True),
+    c2s(req(4, "tools/call", {"name": "old", "arguments": {}, "_meta": MODERN_META}), "post-3"),
+    HttpEvent(t=0.0, method="POST", stream="post-3", status=400),
+    s2c({"jsonrpc": "2.0", "id": 4, "error": {"code": -32022, "message": "Unsupported"}}, "post-3"),
+)
+
+
+def scenario(app: HttpReplayApp, body: Callable[[httpx.AsyncClient], Awaitable[None]]) -> None:
+    async def go() -> None:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:9") as client:
+            with anyio.fail_after(10):
+                await body(client)
+
+    anyio.run(go)
+
+
+def sse_messages(response: httpx.Response) -> list[Any]:
+    return [
+        json.loads(line[len("data: ") :])
+        for line in response.text.splitlines()
+        if line.startswith("data: ")
+    ]
+
+
+def post(client: httpx.AsyncClient, message: Any, **headers: str) -> Awaitable[httpx.Response]:
+    return client.post("/api/mcp", json=message, headers={**ACCEPT, **headers})
+
+
+class TestLegacy:
+    def test_initialize_opens_a_session_answered_as_recorded(self) -> None:
+        app = HttpReplayApp(LEGACY)
+
+        async def body(client: httpx.AsyncClient) -> None:
+            first = await post(client, req(7, "initialize", {"protocolVersion": "2025-06-18"}))
+            second = await post(client, req(7, "initialize", {"protocolVersion": "2025-06-18"}))
+            assert first.status_code == 200
+            assert first.headers["content-type"] == "text/event-stream"
+            assert sse_messages(first) == [res(7, {"protocolVersion": "2025-11-25"})]
+            ids = {first.headers["mcp-session-id"], second.headers["mcp-session-id"]}
+            assert len(ids) == 2  # a fresh session id per replay session
+            assert all(len(i) >= 16 and i.isascii() for i in ids)
+
+        scenario(app, body)
+
+    def test_sessions_are_isolated_and_json_answers_stay_json(self) -> None:
+        app = HttpReplayApp(LEGACY, "strict")
+
+        async def body(client: httpx.AsyncClient) -> None:
+            sessions = []
+            for _ in range(2):
+                init = await post(client, req(1, "initialize"))
+                sessions.append(init.headers["mcp-session-id"])
+            for sid in sessions:  # strict: each session may play tools/list once, each its own
+                listing = await post(client, req(9, "tools/list"), **{"mcp-session-id": sid})
+                assert listing.status_code == 200
+                assert listing.headers["content-type"] == "application/json"
+                assert listing.json() == res(9, {"tools": []})
+
+        scenario(app, body)
+
+    def test_notification_gets_202(self) -> None:
+        app = HttpReplayApp(LEGACY)
+
+        async def body(client: httpx.AsyncClient) -> None:
+            sid = (await post(client, req(1, "initialize"))).headers["mcp-session-id"]
+            note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+            response = await post(client, note, **{"mcp-session-id": sid})
+            assert response.status_code == 202
+            assert response.content == b""
+            # what the server said on its GET stream after that waits for the session's GET
+            queued = app.sessions[sid].receiver.receive_nowait()
+            assert queued == {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
+
+        scenario(app, body)
+
+    def test_unknown_session_is_404_and_delete_ends_a_session(self) -> None:
+        app = HttpReplayApp(LEGACY)
+
+        async def body(client: httpx.AsyncClient) -> None:
+            unknown = await post(client, req(2, "tools/list"), **{"mcp-session-id": "nope"})
+            assert unknown.status_code == 404
+            sid = (await post(client, req(1, "initialize"))).headers["mcp-session-id"]
+            headers = {"mcp-session-id": sid}
+            assert (await client.delete("/api/mcp", headers=headers)).status_code == 200
+            assert (await post(client, req(2, "tools/list"), **headers)).status_code == 404
+            assert (await client.delete("/api/mcp", headers=headers)).status_code == 404
+
+        scenario(app, body)
+
+    def test_get_needs_a_session_and_protocol_version_is_checked(self) -> None:
+        app = HttpReplayApp(LEGACY)
+
+        async def body(client: httpx.AsyncClient) -> None:
+            stream = {"accept": "text/event-stream"}
+            assert (await client.get("/api/mcp", headers=stream)).status_code == 400
+            gone = {**stream, "mcp-session-id": "nope"}
+            assert (await client.get("/api/mcp", headers=gone)).status_code == 404
+            sid = (await post(client, req(1, "initialize"))).headers["mcp-session-id"]
+            bad = await post(
+                client,
+                req(2, "tools/list"),
+                **{"mcp-session-id": sid, "mcp-protocol-version": "1999-01-01"},
+            )
+            assert bad.status_code == 400
+            good = await post(
+                client,
+                req(2, "tools/list"),
+                **{"mcp-session-id": sid, "mcp-protocol-version": "2025-11-25"},
+            )
+            assert good.status_code == 200
+
+        scenario(app, body)
+
+    def test_foreign_origin_is_403_and_local_origin_is_fine(self) -> None:
+        app = HttpReplayApp(LEGACY)
+
+        async def body(client: httpx.AsyncClient) -> None:
+            evil = await post(client, req(1, "initialize"), origin="http://evil.example")
+            assert evil.status_code == 403
+            rebound = await client.post(
+                "/api/mcp", json=req(1, "initialize"), headers={**ACCEPT, "host": "evil.example"}
+            )
+            assert rebound.status_code == 403
+            local = await post(client, req(1, "initialize"), origin="http://localhost:5173")
+            assert local.status_code == 200
+
+        scenario(app, body)
+
+    def test_serves_at_the_recorded_path_only(self) -> None:
+        app = HttpReplayApp(LEGACY)
+        assert app.path == "/api/mcp"
+
+        async def body(client: httpx.AsyncClient) -> None:
+            response = await client.post("/mcp", json=req(1, "initialize"), headers=ACCEPT)
+            assert response.status_code == 404
+
+        scenario(app, body)
+
+    def test_a_miss_is_a_json_rpc_error_on_its_post(self) -> None:
+        misses: list[str] = []
+        app = HttpReplayApp(LEGACY, on_miss=misses.append)
+
+        async def body(client: httpx.AsyncClient) -> None:
+            sid = (await post(client, req(1, "initialize"))).headers["mcp-session-id"]
+            response = await post(client, req(5, "prompts/list"), **{"mcp-session-id": sid})
+            assert response.status_code == 200
+            assert response.json()["error"]["code"] == -32099
+
+        scenario(app, body)
+        assert misses
+        assert "prompts/list was never recorded" in misses[0]
+        assert "prompts/list" in app.summary()
+
+
+class TestModern:
+    def headers(self, method: str, name: str | None = None) -> dict[str, str]:
+        out = {"mcp-protocol-version": "2026-07-28", "mcp-method": method}
+        if name is not None:
+            out["mcp-name"] = name
+        return out
+
+    def test_get_and_delete_are_405(self) -> None:
+        app = HttpReplayApp(MODERN)
+
+        async def body(client: httpx.AsyncClient) -> None:
+            assert (await client.get("/api/mcp")).status_code == 405
+            assert (await client.delete("/api/mcp")).status_code == 405
+
+        scenario(app, body)
+
+    def test_stateless_posts_with_matching_headers(self) -> None:
+        app = HttpReplayApp(MODERN)
+
+        async def body(client: httpx.AsyncClient) -> None:
+            discover = await post(
+                client,
+                req(1, "server/discover", {"_meta": MODERN_META}),
+                **self.headers("server/discover"),
+            )
+            assert discover.status_code == 200
+            assert "mcp-session-id" not in discover.headers
+            call = await post(client, {**TOOL_CALL, "id": 8}, **self.headers("tools/call", "add"))
+            assert call.headers["content-type"] == "text/event-stream"
+            assert sse_messages(call) == [res(8, {"content": [], "resultType": "complete"})]
+
+        scenario(app, body)
+
+    def test_header_mismatch_is_400_with_32020(self) -> None:
+        app = HttpReplayApp(MODERN)
+
+        async def body(client: httpx.AsyncClient) -> None:
+            wrong_name = await post(client, TOOL_CALL, **self.headers("tools/call", "other"))
+            assert wrong_name.status_code == 400
+            assert wrong_name.json()["error"]["code"] == -32020
+            wrong_method = await post(client, TOOL_CALL, **self.headers("tools/list", "add"))
+            assert wrong_method.json()["error"]["code"] == -32020
+            no_version = await post(
+                client, TOOL_CALL, **{"mcp-method": "tools/call", "mcp-name": "add"}
+            )
+            assert no_version.status_code == 400
+            encoded = await post(client, TOOL_CALL, **self.headers("tools/call", "=?base64?YWRk?="))
+            assert encoded.status_code == 200  # base64 form of "add"
+
+        scenario(app, body)
+
+    def test_recorded_error_status_is_replayed(self) -> None:
+        app = HttpReplayApp(MODERN)
+
+        async def body(client: httpx.AsyncClient) -> None:
+            old = req(9, "tools/call", {"name": "old", "arguments": {}, "_meta": MODERN_META})
+            response = await post(client, old, **self.headers("tools/call", "old"))
+            assert response.status_code == 400
+            assert response.json() == {
+                "jsonrpc": "2.0",
+                "id": 9,
+                "error": {"code": -32022, "message": "Unsupported"},
+            }
+
+        scenario(app, body)
+
+
+@pytest.mark.parametrize("body", [b"{not json", b""])
+def test_unparsable_post_is_400(body: bytes) -> None:
+    app = HttpReplayApp(LEGACY)
+
+    async def go(client: httpx.AsyncClient) -> None:
+        response = await client.post("/api/mcp", content=body, headers=ACCEPT)
+        assert response.status_code == 400
+        assert response.json()["error"]["code"] == -32700
+
+    scenario(app, go)
