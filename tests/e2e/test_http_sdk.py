@@ -231,3 +231,50 @@ def test_recording_proxy_guards_and_keeps_header_values_out(tmp_path: Path) -> N
     assert secret not in raw
     assert ok.headers["mcp-session-id"] not in raw
     assert Cassette.load(tape).header.era == "legacy"
+
+
+def test_http_upstream_speaks_to_a_live_endpoint_as_a_client() -> None:
+    import anyio
+
+    from cassette import Frame, Target, get_transport
+
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "up", "version": "0"},
+        },
+    }
+
+    async def talk(url: str) -> list[dict[str, Any]]:
+        replies = []
+        async with get_transport("streamable-http").connect(Target(url=url)) as upstream:
+            await upstream.send(Frame(json.dumps(init).encode()))
+            replies.append(json.loads((await upstream.receive()).data))
+            await upstream.send(Frame(b'{"jsonrpc":"2.0","method":"notifications/initialized"}'))
+            await upstream.send(Frame(b'{"jsonrpc":"2.0","id":2,"method":"tools/list"}'))
+            replies.append(json.loads((await upstream.receive()).data))
+            await upstream.close_input()
+            with anyio.fail_after(10):
+                rest = [frame async for frame in _drain(upstream)]
+            assert rest == []
+        return replies
+
+    server, upstream_url = start_everything_http()
+    with server:
+        init_reply, tools = run(lambda: talk(upstream_url))
+    assert init_reply["result"]["serverInfo"]["name"] == "mcp-servers/everything"
+    assert "echo" in [t["name"] for t in tools["result"]["tools"]]
+
+
+async def _drain(upstream: Any) -> Any:
+    import anyio
+
+    while True:
+        try:
+            yield await upstream.receive()
+        except anyio.EndOfStream:
+            return
