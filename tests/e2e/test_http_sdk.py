@@ -278,3 +278,32 @@ async def _drain(upstream: Any) -> Any:
             yield await upstream.receive()
         except anyio.EndOfStream:
             return
+
+
+def test_many_client_sessions_in_one_recording_all_replay(tmp_path: Path) -> None:
+    from mcp import Client
+
+    tape = tmp_path / "sessions.jsonl"
+
+    async def sessions(url: str) -> list[Any]:
+        texts = []
+        for word in ("one", "two", "three"):  # a test suite: one client session per test
+            async with Client(url) as client:
+                result = await client.call_tool("echo", {"message": word})
+                texts.append(dump(result)["content"][0]["text"])
+        return texts
+
+    server, upstream = start_everything_http()
+    with server:
+        proxy, url = recording_proxy(tape, upstream)
+        with proxy:
+            live = run(lambda: sessions(url))
+            proxy.stop()
+    recorded_sessions = {
+        e.meta.get("session") for e in Cassette.load(tape).events if getattr(e, "meta", None)
+    }
+    assert {1, 2, 3} <= recorded_sessions
+    front, url = http_replay(tape)
+    with front:
+        assert run(lambda: sessions(url)) == live == ["Echo: one", "Echo: two", "Echo: three"]
+        assert front.stop() == 0, front.output()
