@@ -7,38 +7,48 @@ same events, however they were cut into chunks.
 
 Theory of operation
 -------------------
-Bytes become text through an incremental UTF-8 decoder with ``errors="replace"``: a
-character split across chunks waits inside the decoder until its last byte arrives, and
-invalid bytes become U+FFFD exactly as the WHATWG *UTF-8 decode* turns them into it (Python
-replaces each maximal invalid subpart, as the Encoding Standard does). Before the first
-character is handed on, one leading U+FEFF is dropped; none is dropped later. A BOM whose
-bytes arrive in several chunks is still one character by the time it leaves the decoder.
+The spec decodes the whole stream as UTF-8 (replacing invalid bytes with U+FFFD, and
+stripping one leading BOM), then cuts the text into lines at CRLF, LF or lone CR, then
+splits each line at its first colon. This parser does the same steps in a cheaper but
+equivalent order: it cuts *bytes* into lines and fields, and decodes only the values it
+keeps (event type, data, id), each with ``bytes.decode("utf-8", "replace")``. The order
+does not change the result because every byte that steers the parse (CR, LF, ``:``, space,
+NUL, the digits and the letters of the field names) is ASCII, and UTF-8 decoding never
+carries state across an ASCII byte: an unfinished sequence before it is replaced there and
+then, exactly as when that stretch is decoded on its own, and no other bytes decode to an
+ASCII character. Python replaces each maximal invalid subpart with one U+FFFD, as the
+Encoding Standard does. A character split across chunks is whole by the time its line is
+decoded, because lines are assembled from the raw bytes first. Working on bytes also keeps
+the bulk operations (``bytes.splitlines``, ``in``, slicing) at one byte per character.
 
-Text is then cut into lines in bulk (``str.replace`` and ``str.split``, no per-character
-loop). The invariants that make the result independent of chunk boundaries:
+The invariants that make the output independent of chunk boundaries:
 
-* ``_partial`` holds the text of the current line that has not ended yet, as a list of
+* ``_head`` holds the first bytes of the stream while they could still be a BOM
+  (EF BB BF, the UTF-8 encoding of U+FEFF); once three bytes are seen, or one that cannot
+  belong to a BOM, one BOM is dropped if present and ``_head`` becomes ``None`` for good.
+* ``_partial`` holds the bytes of the current line that has not ended yet, as a list of
   pieces joined once, when the line ends, so a long line delivered in many small chunks
   costs linear time. It never holds a CR or an LF.
-* ``_after_cr`` is true exactly when the last character processed was a CR. That CR has
-  already ended its line (a CR is a line ending whether or not an LF follows; the LF only
-  decides whether it is part of the same ending), so an LF at the start of the next text
-  is the second half of a CRLF and is dropped. Because the CR acts at once, an event ended
-  by a lone CR is dispatched without waiting for the next byte: the spec warns that
-  buffering which waits for an unexpected line ending delays dispatch.
-* The block buffers (data lines, event type, the ``retry`` of this block) describe the
+* ``_after_cr`` is true exactly when the last byte processed was a CR. That CR has already
+  ended its line (a CR is a line ending whether or not an LF follows; the LF only decides
+  whether it belongs to the same ending), so an LF at the start of the next chunk is the
+  second half of a CRLF and is dropped. Because the CR acts at once, an event ended by a
+  lone CR is dispatched without waiting for the next byte (the spec warns that buffering
+  which waits for a line ending it expects delays dispatch).
+* The block buffers (data values, event type, the ``retry`` of this block) describe the
   lines since the last blank line. The last event ID *buffer* is never reset; the last
   event ID *string* (the :attr:`SSEParser.last_event_id` property, what a reconnecting
   client would send as ``Last-Event-ID``) takes the buffer's value at each dispatch,
   including a dispatch that fires nothing because the data buffer is empty.
 * The data buffer is kept as a list of the ``data`` values. The spec appends value + LF
-  for each and strips one trailing LF at dispatch, which is exactly ``"\\n".join(values)``;
+  for each and strips one trailing LF at dispatch, which is exactly ``b"\\n".join(values)``;
   "the data buffer is empty" is exactly "the list is empty" (a ``data`` line with an empty
   value still appends an LF, so it fires an event whose data is ``""``).
 
-At the end of the stream the decoder is flushed (a truncated character becomes U+FFFD),
-and whatever block has not been ended by a blank line is discarded, never dispatched. A CR
-at the very end has already acted as a line ending, so ``"data: x\\n\\r"`` fires its event.
+At the end of the stream whatever block has not been ended by a blank line is discarded,
+never dispatched; its bytes, including any truncated character, are never decoded. A CR at
+the very end has already acted as a line ending when it was fed, so ``"data: x\\n\\r"``
+fires its event before :meth:`SSEParser.close` is called.
 """
 
 from __future__ import annotations
@@ -160,37 +170,32 @@ class SSEParser:
         """Take the next bytes of the stream; return the events they complete, in order."""
         if self._closed:
             raise ValueError("SSEParser.feed() called after close()")
+        if type(chunk) is not bytes:
+            chunk = bytes(chunk)  # a bytearray or memoryview could change under us
         if self._head is not None:
-            chunk = self._head + chunk
-            if len(chunk) < 3 and _BOM.startswith(chunk):
-                self._head = chunk
-                return []
-            self._head = None
-            if chunk[:3] == _BOM:
-                chunk = chunk[3:]
+            chunk = self._settle_start(self._head, chunk)
+        if self._after_cr and chunk:
+            self._after_cr = False
+            if chunk[0] == 10:  # LF: the second half of a CRLF already acted on
+                chunk = chunk[1:]
         if not chunk:
             return []
-        if self._after_cr:
-            self._after_cr = False
-            if chunk[:1] == b"\n":
-                chunk = chunk[1:]
-                if not chunk:
-                    return []
+        if b"\n" not in chunk and b"\r" not in chunk:
+            # The middle of a long line: keep the chunk itself, copy nothing yet.
+            self._partial.append(chunk)
+            return []
         # bytes.splitlines breaks at exactly CRLF, LF and lone CR, and leaves no empty
         # string after a final line ending.
         lines = chunk.splitlines()
         last = chunk[-1]
-        if last == 10:  # LF
-            tail = b""
-        elif last == 13:  # CR: a line ending now; an LF next would be its second half
-            tail = b""
+        if last == 13:  # CR: a line ending now; an LF next would be its second half
             self._after_cr = True
+            tail = b""
+        elif last == 10:
+            tail = b""
         else:
             tail = lines.pop()
         partial = self._partial
-        if not lines:
-            partial.append(tail)
-            return []
         if partial:
             partial.append(lines[0])
             lines[0] = b"".join(partial)
@@ -198,6 +203,15 @@ class SSEParser:
         if tail:
             partial.append(tail)
         return self._process_lines(lines)
+
+    def _settle_start(self, head: bytes, chunk: bytes) -> bytes:
+        """Strip one leading BOM, waiting while the bytes so far could still be one."""
+        chunk = head + chunk
+        if len(chunk) < 3 and _BOM.startswith(chunk):
+            self._head = chunk
+            return b""
+        self._head = None
+        return chunk[3:] if chunk[:3] == _BOM else chunk
 
     def close(self) -> list[SSEEvent]:
         """Mark the end of the stream; discard any block not ended by a blank line.
@@ -214,9 +228,10 @@ class SSEParser:
         self._block_retry = None
         return []
 
-    def _process_lines(self, lines: list[bytes]) -> list[SSEEvent]:
-        # The hot loop. Block state lives in locals, written back once at the end; the
-        # usual spellings of the MCP fields take exact fast paths before the general rule.
+    def _process_lines(self, lines: list[bytes]) -> list[SSEEvent]:  # noqa: PLR0912, PLR0915
+        # The hot loop, kept in one function because a call per line or per event would
+        # cost more than the work itself. Block state lives in locals, written back once
+        # at the end; the usual spellings of the fields take exact fast paths first.
         events: list[SSEEvent] = []
         data = self._data
         event_type = self._type
@@ -235,14 +250,10 @@ class SSEParser:
                     else:
                         type_raw = event_type
                         kind = type_text = event_type.decode("utf-8", "replace")
+                    raw = data[0] if len(data) == 1 else b"\n".join(data)
                     event = _new(SSEEvent)
                     _set_type(event, kind)
-                    _set_data(
-                        event,
-                        (data[0] if len(data) == 1 else b"\n".join(data)).decode(
-                            "utf-8", "replace"
-                        ),
-                    )
+                    _set_data(event, raw.decode("utf-8", "replace"))
                     _set_last_event_id(event, id_buffer)
                     _set_retry(event, block_retry)
                     events.append(event)
@@ -274,7 +285,7 @@ class SSEParser:
             elif field == b"id":
                 if b"\0" not in value:
                     id_buffer = value.decode("utf-8", "replace")
-            elif field == b"retry" and value.isdigit():
+            elif field == b"retry" and value.isdigit():  # bytes: ASCII 0-9 only, not empty
                 block_retry = self._retry = _decimal(value)
         self._type = event_type
         self._block_retry = block_retry
