@@ -17,6 +17,11 @@ exchange, or to the *preamble* when the server spoke before the client said anyt
    (``meta.session``), or, where there are no sessions (stdio, modern HTTP), the most
    recent client message at all.
 
+A request the server sent to the client (``roles: request``) is followed, where the
+recording has it, by the client's answer (``answer``): an item that is never sent but marks
+where the server waited. Ids of server requests are the server's own sequence, so they are
+keyed by direction (and by client session), never confused with the client's.
+
 An ``HttpEvent`` for a POST stream records the status the server gave that POST; it is
 kept on the exchange so an HTTP front can answer with it.
 """
@@ -33,7 +38,7 @@ from cassette.model import HttpEvent, MessageEvent
 
 __all__ = ["Exchange", "Item", "Role", "cut"]
 
-Role = Literal["response", "progress", "other"]
+Role = Literal["response", "progress", "other", "request", "answer"]
 _PROGRESS: Final = "notifications/progress"
 Meta = Mapping[str, Any] | None
 
@@ -45,6 +50,7 @@ class Item:
     role: Role
     message: JSONObject
     meta: Meta = None
+    t: float = 0.0
 
 
 @attrs.define(slots=True)
@@ -86,7 +92,7 @@ def _session(meta: Meta) -> object:
     return meta.get("session") if meta else None
 
 
-def _id_key(stream: str | None, value: object) -> object:
+def _id_key(stream: object, value: object) -> object:
     # 1 and "1" are different JSON-RPC ids; True is not an id at all.
     return (stream, type(value).__name__, value)
 
@@ -100,6 +106,7 @@ class _Cutter:
         self.by_stream: dict[str, Exchange] = {}
         self.last_by_session: dict[object, Exchange] = {}
         self.last: Exchange | None = None
+        self.server_requests: dict[object, Exchange | None] = {}
 
     def client(self, event: MessageEvent, kind: Kind) -> None:
         exchange = Exchange(len(self.exchanges), event.message, event.seq, event.meta)
@@ -116,7 +123,20 @@ class _Cutter:
 
     def server(self, event: MessageEvent, kind: Kind) -> None:
         owner, role = self._owner(event, kind)
-        item = Item(role, event.message, event.meta)
+        if kind is Kind.REQUEST:
+            role = "request"
+            key = _id_key(_session(event.meta), event.message["id"])
+            self.server_requests[key] = owner
+        self._append(owner, Item(role, event.message, event.meta, event.t))
+
+    def answer(self, event: MessageEvent) -> None:
+        """The client answered a server request: mark it on the exchange that sent it."""
+        key = _id_key(_session(event.meta), event.message.get("id"))
+        if key in self.server_requests:
+            owner = self.server_requests.pop(key)
+            self._append(owner, Item("answer", event.message, event.meta, event.t))
+
+    def _append(self, owner: Exchange | None, item: Item) -> None:
         if owner is None:
             self.preamble.append(item)
         else:
@@ -164,6 +184,8 @@ def cut(events: Iterable[object]) -> tuple[list[Item], list[Exchange]]:
         if event.dir == "c2s":
             if kind in (Kind.REQUEST, Kind.NOTIFICATION):
                 cutter.client(event, kind)
+            elif kind in (Kind.RESPONSE, Kind.ERROR):
+                cutter.answer(event)
         else:
             cutter.server(event, kind)
     return cutter.preamble, cutter.exchanges

@@ -55,7 +55,12 @@ __all__ = [
 ]
 
 LIFECYCLE_METHODS: Final = frozenset({"initialize", "server/discover", "ping"})
-_VOLATILE_PARAMS: Final = frozenset({"_meta", "cursor"})
+#: Matched by method alone and replayable again: the lifecycle, and the log level, which is
+#: the live client's choice (the replay honours it when sending log messages).
+METHOD_ONLY: Final = LIFECYCLE_METHODS | {"logging/setLevel"}
+# Pagination cursors, and in a 2026-07-28 retry the client's input responses and the
+# server's echoed state: the retry must find the recording that follows the first call.
+_VOLATILE_PARAMS: Final = frozenset({"_meta", "cursor", "inputResponses", "requestState"})
 _DIAGNOSE_LIMIT: Final = 500  # candidates compared on a miss; keeps a miss fast on huge tapes
 _SHOWN_DIFFS: Final = 3
 
@@ -90,7 +95,7 @@ def compared_part(message: JSONObject) -> Any:
     """The part of a request its fingerprint depends on (what a miss diagnosis diffs)."""
     method = message.get("method")
     params = _params(message)
-    if method in LIFECYCLE_METHODS:
+    if method in METHOD_ONLY:
         return None
     if method == "tools/call":
         return params.get("arguments", {})
@@ -102,7 +107,7 @@ def fingerprint(message: JSONObject) -> Fingerprint:
     method = message.get("method")
     if not isinstance(method, str):
         method = ""
-    if method in LIFECYCLE_METHODS:
+    if method in METHOD_ONLY:
         return (method, "", "")
     if method == "tools/call":
         return (method, _tool_name(_params(message)), canonical(compared_part(message)))
@@ -117,7 +122,7 @@ def method_key(message: JSONObject) -> MethodKey:
 
 
 def _repeatable(method: str) -> bool:
-    return method in LIFECYCLE_METHODS or method.endswith("/list")
+    return method in METHOD_ONLY or method.endswith("/list")
 
 
 @attrs.frozen
@@ -160,7 +165,7 @@ class Candidate:
 class MissReport:
     """Why a live request got no recording, in terms a person can act on."""
 
-    kind: Literal["not-recorded", "already-played"]
+    kind: Literal["not-recorded", "already-played", "answer-differs", "no-answer"]
     method: str
     summary: str  # one line, no trailing period; begins with the method
     closest_seq: int | None = None
@@ -196,7 +201,9 @@ class Matcher(Protocol):
         ...
 
 
-def _show(value: Any) -> str:
+def show_value(value: Any) -> str:
+    """A JSON value shortened for a one-line message."""
+
     if value is MISSING:
         return "(absent)"
     text = dumps(value)
@@ -311,7 +318,7 @@ class FingerprintMatcher:
         cand, diffs = best
         what = "arguments" if message.get("method") == "tools/call" else "params"
         shown = "; ".join(
-            f"{d.path or '/'}: recorded {_show(d.recorded)}, received {_show(d.received)}"
+            f"{d.path or '/'}: recorded {show_value(d.recorded)}, received {show_value(d.received)}"
             for d in diffs[:_SHOWN_DIFFS]
         )
         more = f" (and {len(diffs) - _SHOWN_DIFFS} more)" if len(diffs) > _SHOWN_DIFFS else ""

@@ -17,8 +17,12 @@ Serving the era the header names: under a legacy cassette an unrecorded
 ``server/discover`` gets ``Method not found``, exactly what a legacy server says to a
 dual-era client's probe, so the client falls back to ``initialize`` as it did live.
 
-Server-to-client requests are replayed in place with their recorded ids; waiting for the
-client's answer before continuing is the seam ``_on_client_answer`` leaves for later.
+Server-to-client requests (``sampling/createMessage``, ``elicitation/create``,
+``roots/list``, ``ping``) are sent at their recorded place with ids of this session's own
+server sequence; where the recording shows the client answering, the replay stops and waits
+for the live answer (``Reply.awaiting``), then goes on (see ``cassette.playback``). An
+answer that differs from the recorded one is a warning, or under ``strict`` a miss; no
+answer at all is the caller's timeout, turned into an error by ``expire``.
 """
 
 from __future__ import annotations
@@ -29,7 +33,8 @@ from typing import Any
 import attrs
 
 from cassette.errors import ReplayMiss
-from cassette.exchanges import Exchange, Item, cut, progress_token
+from cassette.exchanges import Exchange, Item, cut
+from cassette.jsondiff import Difference, differences
 from cassette.jsonrpc import (
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
@@ -41,8 +46,16 @@ from cassette.jsonrpc import (
     classify_value,
     error_response,
 )
-from cassette.matching import Candidate, FingerprintMatcher, Matcher, MissReport, Strategy
+from cassette.matching import (
+    Candidate,
+    FingerprintMatcher,
+    Matcher,
+    MissReport,
+    Strategy,
+    show_value,
+)
 from cassette.model import Era, Header, Recording, era_of
+from cassette.playback import Paused, Playback, Played
 
 __all__ = ["Exchange", "Replayer", "Reply"]
 
@@ -61,6 +74,16 @@ class Reply:
     miss: MissReport | None = None
     metas: tuple[Mapping[str, Any] | None, ...] = ()
     exchange: Exchange | None = None
+    #: the live id of the client request these messages belong to (None: unrelated)
+    origin: object = None
+    #: live ids of server requests whose answers the replay now waits for
+    awaiting: tuple[object, ...] = ()
+    #: things a person should know that are not misses (a differing client answer)
+    warnings: tuple[str, ...] = ()
+    #: recorded time offsets of ``messages``, for pacing
+    times: tuple[float, ...] = ()
+    #: whether the response to ``origin`` is among ``messages`` (its HTTP stream may end)
+    responded: bool = False
 
 
 def _reply(messages: Sequence[Any], metas: Sequence[Mapping[str, Any] | None] = ()) -> Reply:
@@ -91,6 +114,9 @@ class Replayer:
         # Notifications are matched strictly and silently: a client may send any it likes.
         self._notes = FingerprintMatcher(notes, "strict")
         self.misses: list[MissReport] = []
+        self.strategy_name = getattr(self.matcher, "strategy", None)
+        self._playback = Playback(modern=self.era == "modern")
+        self._paused: dict[object, Paused] = {}
         source = getattr(recording, "source", None)
         self.source: str | None = str(source) if source is not None else None
 
@@ -140,23 +166,80 @@ class Replayer:
         return _reply((error_response(msg_id, INVALID_REQUEST, "Invalid Request"),))
 
     def _request(self, message: JSONObject) -> Reply:
+        if message.get("method") == "logging/setLevel":  # the live choice, recorded or not
+            level = _params(message).get("level")
+            self._playback.log_level = level if isinstance(level, str) else None
         try:
             key = self.matcher.match(message)
         except ReplayMiss as miss:
             return self._unanswered(message, miss)
-        return self._play(self._exchanges[key], message)
+        exchange = self._exchanges[key]
+        warnings = _input_responses_differ(exchange.message, message)
+        return self._play(exchange, message, warnings=warnings)
 
     def _notification(self, message: JSONObject) -> Reply:
+        if message.get("method") == "notifications/cancelled":
+            self._cancel(_params(message).get("requestId"))
         try:
             key = self._notes.match(message)
         except ReplayMiss:
             return Reply()
         return self._play(self._exchanges[key], message)
 
-    def _on_client_answer(self, _message: JSONObject) -> Reply:
-        # The client answered a server-to-client request. Nothing to send yet; replaying
-        # what the recording shows the server waiting for belongs here.
-        return Reply()
+    def _on_client_answer(self, message: JSONObject) -> Reply:
+        paused = self._paused.pop(_key(message.get("id")), None)
+        if paused is None:
+            return Reply()  # an answer to nothing we are waiting for: a real server ignores it
+        diffs = differences(_answer_part(paused.answer), _answer_part(message), limit=3)
+        if not diffs:
+            return self._resume(paused, ())
+        method = str(paused.request.get("method"))
+        answer_id = message.get("id")
+        text = f"the client's answer to {method} (id {answer_id}) differs from the recording at "
+        text += _where(diffs)
+        if self._strict():
+            report = MissReport("answer-differs", method, text, paused.exchange.seq)
+            return self._fail(paused, report)
+        return self._resume(paused, (text,))
+
+    def expire(self, server_id: object) -> Reply:
+        """The client never answered server request ``server_id``: fail what waited on it."""
+        paused = self._paused.pop(_key(server_id), None)
+        if paused is None:
+            return Reply()
+        method = str(paused.request.get("method"))
+        text = (
+            f"the client did not answer {method} (id {server_id}) in time; the recording "
+            "shows the server waiting for that answer before it went on"
+        )
+        return self._fail(paused, MissReport("no-answer", method, text, paused.exchange.seq))
+
+    @property
+    def waiting(self) -> tuple[object, ...]:
+        """Live ids of server requests still waiting for the client's answer."""
+        return tuple(paused.request.get("id") for paused in self._paused.values())
+
+    def _strict(self) -> bool:
+        strategy = getattr(self.matcher, "strategy", None)
+        return getattr(strategy, "name", None) == "strict"
+
+    def _resume(self, paused: Paused, warnings: tuple[str, ...]) -> Reply:
+        played = self._playback.play(paused.exchange, paused.live, paused.rest, paused.ids)
+        return self._reply_for(paused.exchange, paused.live, played, warnings)
+
+    def _fail(self, paused: Paused, report: MissReport) -> Reply:
+        self.misses.append(report)
+        origin = paused.live.get("id")
+        if "id" not in paused.live:
+            return Reply(miss=report, origin=None)
+        text = f"cassette-mcp: {report.summary}"
+        error = error_response(origin, REPLAY_MISS, text, report.as_data())
+        return Reply((error,), report, (None,), paused.exchange, origin, responded=True)
+
+    def _cancel(self, request_id: object) -> None:
+        for key, paused in list(self._paused.items()):
+            if "id" in paused.live and _key(paused.live["id"]) == _key(request_id):
+                del self._paused[key]
 
     def _batch(self, batch: list[Any]) -> Reply:
         before: list[Any] = []
@@ -196,24 +279,30 @@ class Replayer:
 
     # -- output ------------------------------------------------------------------------
 
-    def _play(self, exchange: Exchange, live: JSONObject) -> Reply:
-        out: list[Any] = []
-        metas: list[Mapping[str, Any] | None] = []
-        live_id = live.get("id")
-        live_token = progress_token(live)
-        for item in exchange.items:
-            msg = item.message
-            if item.role == "response":
-                msg = {**msg, "id": live_id}
-            elif item.role == "progress":
-                # A client that asked for no progress gets none; one that did gets its own
-                # token, or its callback would never fire.
-                if live_token is None:
-                    continue
-                msg = {**msg, "params": {**msg["params"], "progressToken": live_token}}
-            out.append(msg)
-            metas.append(item.meta)
-        return Reply(tuple(out), None, tuple(metas), exchange)
+    def _play(
+        self, exchange: Exchange, live: JSONObject, *, warnings: tuple[str, ...] = ()
+    ) -> Reply:
+        return self._reply_for(exchange, live, self._playback.play(exchange, live), warnings)
+
+    def _reply_for(
+        self, exchange: Exchange, live: JSONObject, played: Played, warnings: tuple[str, ...]
+    ) -> Reply:
+        awaiting: tuple[object, ...] = ()
+        if played.paused is not None:
+            live_id = played.paused.request.get("id")
+            self._paused[_key(live_id)] = played.paused
+            awaiting = (live_id,)
+        return Reply(
+            tuple(played.messages),
+            None,
+            tuple(played.metas),
+            exchange,
+            live.get("id"),
+            awaiting,
+            warnings,
+            tuple(played.times),
+            played.responded,
+        )
 
 
 def _played(items: Sequence[Item]) -> Reply:
@@ -226,3 +315,40 @@ def _miss_line(report: MissReport, source: str | None) -> str:
         return report.summary
     where = f"{source}:{line}" if source else f"line {line}"
     return f"{report.summary} (closest recording: {where})"
+
+
+def _key(value: object) -> object:
+    return (type(value).__name__, value)
+
+
+def _params(message: JSONObject) -> dict[str, Any]:
+    params = message.get("params")
+    return params if isinstance(params, dict) else {}
+
+
+def _answer_part(message: JSONObject) -> Any:
+    """What a client answer says, without the parts that may vary between runs."""
+    if "error" in message:
+        return {"error": message["error"]}
+    result = message.get("result")
+    if isinstance(result, dict):
+        return {k: v for k, v in result.items() if k != "_meta"}
+    return result
+
+
+def _where(diffs: Sequence[Difference]) -> str:
+    return "; ".join(
+        f"{d.path or '/'}: recorded {show_value(d.recorded)}, received {show_value(d.received)}"
+        for d in diffs
+    )
+
+
+def _input_responses_differ(recorded: JSONObject, live: JSONObject) -> tuple[str, ...]:
+    """A 2026-07-28 retry carries the client's ``inputResponses``; say if they changed."""
+    mine, theirs = _params(recorded).get("inputResponses"), _params(live).get("inputResponses")
+    if mine is None and theirs is None:
+        return ()
+    diffs = differences(mine, theirs, limit=3)
+    if not diffs:
+        return ()
+    return (f"{live.get('method')}: inputResponses differ from the recording at {_where(diffs)}",)

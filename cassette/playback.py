@@ -1,0 +1,168 @@
+"""Playing one exchange back: what to send, in what order, and where to stop and wait.
+
+Theory of operation
+-------------------
+An exchange's items are played in recorded order with four rewrites, all about making a
+recording of someone else's session fit the live one:
+
+* the response takes the live request's id;
+* progress notifications take the live request's ``progressToken`` (and are left out when
+  the live request asked for no progress);
+* a request the server sent to the client takes the next id of *this* session's server
+  sequence (server ids are their own sequence, counted from 0, independent of the client's);
+* ``notifications/message`` (logging) is sent only at or above the live log level: the one
+  set with ``logging/setLevel`` (legacy) or, in the 2026-07-28 era, the one the live
+  request's ``_meta`` asked for (no level asked, no log messages).
+
+The recorded client *answer* to a server request is a wait point: playing stops there and
+returns a ``Paused`` continuation, resumed when the live client answers that request. So
+what the server said after the answer in the recording reaches the client after its own
+answer, never before.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import attrs
+
+from cassette.exchanges import Exchange, Item, progress_token
+from cassette.jsonrpc import JSONObject
+
+__all__ = ["LOG_LEVELS", "Paused", "Playback", "Played"]
+
+#: RFC 5424 severities in ascending order, as MCP logging names them.
+LOG_LEVELS: Final = (
+    "debug",
+    "info",
+    "notice",
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency",
+)
+_MODERN_LOG_LEVEL: Final = "io.modelcontextprotocol/logLevel"
+
+
+@attrs.define
+class Paused:
+    """An exchange stopped where the recording shows the server waiting for the client."""
+
+    exchange: Exchange
+    live: JSONObject  # the live client message that started the exchange
+    rest: list[Item]  # what follows the client's answer in the recording
+    answer: JSONObject  # the client's answer as recorded
+    request: JSONObject  # the server request as sent live (with its live id)
+    ids: dict[object, int]  # recorded server-request id -> live id, for this exchange
+
+
+@attrs.define
+class Played:
+    """What playing (part of) an exchange produced."""
+
+    messages: list[Any] = attrs.field(factory=list)
+    metas: list[Any] = attrs.field(factory=list)
+    times: list[float] = attrs.field(factory=list)
+    paused: Paused | None = None
+    responded: bool = False
+
+    def add(self, message: Any, item: Item) -> None:
+        self.messages.append(message)
+        self.metas.append(item.meta)
+        self.times.append(item.t)
+
+
+def _severity(level: object) -> int:
+    return LOG_LEVELS.index(level) if level in LOG_LEVELS else 0
+
+
+def _meta_level(message: JSONObject) -> object:
+    params = message.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return meta.get(_MODERN_LOG_LEVEL) if isinstance(meta, dict) else None
+
+
+def _id_key(value: object) -> object:
+    return (type(value).__name__, value)
+
+
+@attrs.define
+class Playback:
+    """Per-session state of playback: the server's id sequence and the log level."""
+
+    modern: bool = False
+    log_level: str | None = None  # set by a live ``logging/setLevel`` (legacy)
+    next_server_id: int = 0
+
+    def play(
+        self,
+        exchange: Exchange,
+        live: JSONObject,
+        items: list[Item] | None = None,
+        ids: dict[object, int] | None = None,
+    ) -> Played:
+        """Play ``items`` (default: the whole exchange) for the live message ``live``."""
+        out = Played()
+        ids = {} if ids is None else ids
+        todo = exchange.items if items is None else items
+        for index, item in enumerate(todo):
+            if item.role == "answer":
+                paused = self._wait(exchange, live, item, todo[index + 1 :], ids)
+                if paused is not None:
+                    out.paused = paused
+                    return out
+                continue
+            message = self._rewrite(item, live, ids)
+            if message is not None:
+                out.add(message, item)
+                out.responded = out.responded or item.role == "response"
+        return out
+
+    def _rewrite(self, item: Item, live: JSONObject, ids: dict[object, int]) -> Any:
+        msg = item.message
+        if item.role == "response":
+            return {**msg, "id": live.get("id")}
+        if item.role == "progress":
+            token = progress_token(live)
+            if token is None:
+                return None
+            return {**msg, "params": {**msg["params"], "progressToken": token}}
+        if item.role == "request":
+            live_id = self.next_server_id
+            self.next_server_id += 1
+            ids[_id_key(msg.get("id"))] = live_id
+            return {**msg, "id": live_id}
+        if msg.get("method") == "notifications/message" and not self._loggable(msg, live):
+            return None
+        return msg
+
+    def _loggable(self, message: JSONObject, live: JSONObject) -> bool:
+        params = message.get("params")
+        level = params.get("level") if isinstance(params, dict) else None
+        wanted = _meta_level(live) if self.modern else self.log_level
+        if wanted is None:
+            return not self.modern  # legacy servers log by default; modern only on request
+        return _severity(level) >= _severity(wanted)
+
+    def _wait(
+        self,
+        exchange: Exchange,
+        live: JSONObject,
+        item: Item,
+        rest: list[Item],
+        ids: dict[object, int],
+    ) -> Paused | None:
+        live_id = ids.get(_id_key(item.message.get("id")))
+        if live_id is None:
+            return None  # the request it answers was not sent in this play: nothing to await
+        request = next(
+            (
+                {**i.message, "id": live_id}
+                for i in exchange.items
+                if i.role == "request"
+                and _id_key(i.message.get("id")) == _id_key(item.message.get("id"))
+            ),
+            {"id": live_id},
+        )
+        return Paused(exchange, live, list(rest), item.message, request, ids)
