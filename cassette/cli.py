@@ -113,6 +113,26 @@ def _parser() -> argparse.ArgumentParser:
     )
     _listen_options(rep, "the HTTP front")
     rep.add_argument("-q", "--quiet", action="store_true", help="no start-up banner")
+    rep.add_argument(
+        "--pace",
+        choices=("none", "recorded"),
+        default="none",
+        help="none (default): answer as fast as possible; recorded: reproduce the recorded "
+        "delays between server messages",
+    )
+    rep.add_argument(
+        "--pace-scale", type=float, default=1.0, metavar="X", help="multiply recorded delays by X"
+    )
+    rep.add_argument(
+        "--pace-cap", type=float, default=5.0, metavar="S", help="at most S seconds per delay"
+    )
+    rep.add_argument(
+        "--answer-timeout",
+        type=float,
+        default=30.0,
+        metavar="S",
+        help="seconds to wait for the client's answer to a replayed server request (default 30)",
+    )
     return parser
 
 
@@ -242,7 +262,7 @@ def _client_config(tape: Path) -> dict[str, Any]:
 
 def _replay(args: argparse.Namespace) -> int:
     from cassette.matching import get_strategy
-    from cassette.session import ReplayResult, serve_replay
+    from cassette.session import Pacing, ReplayResult, serve_replay
     from cassette.storage import Cassette
 
     tape = Cassette.load(args.tape)
@@ -280,6 +300,9 @@ def _replay(args: argparse.Namespace) -> int:
             port=args.port,
             on_ready=ready,
             on_finish=finished,
+            on_warning=lambda text: _err(f"warning: {text}"),
+            answer_timeout=args.answer_timeout,
+            pacing=Pacing(args.pace_scale, args.pace_cap) if args.pace == "recorded" else None,
         )
         return outcome[0] if outcome else 0
 

@@ -63,6 +63,7 @@ class Exchange:
     meta: Meta = None
     items: list[Item] = attrs.field(factory=list)
     status: int | None = None  # a recorded non-default HTTP status for this POST
+    t: float = 0.0  # when the client message was recorded
 
     @property
     def progress_token(self) -> object:
@@ -109,7 +110,7 @@ class _Cutter:
         self.server_requests: dict[object, Exchange | None] = {}
 
     def client(self, event: MessageEvent, kind: Kind) -> None:
-        exchange = Exchange(len(self.exchanges), event.message, event.seq, event.meta)
+        exchange = Exchange(len(self.exchanges), event.message, event.seq, event.meta, t=event.t)
         self.exchanges.append(exchange)
         self.last = exchange
         self.last_by_session[_session(event.meta)] = exchange

@@ -55,6 +55,7 @@ class Paused:
     answer: JSONObject  # the client's answer as recorded
     request: JSONObject  # the server request as sent live (with its live id)
     ids: dict[object, int]  # recorded server-request id -> live id, for this exchange
+    answer_t: float = 0.0  # when the client's answer was recorded (pacing resumes there)
 
 
 @attrs.define
@@ -165,4 +166,4 @@ class Playback:
             ),
             {"id": live_id},
         )
-        return Paused(exchange, live, list(rest), item.message, request, ids)
+        return Paused(exchange, live, list(rest), item.message, request, ids, item.t)

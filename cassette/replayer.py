@@ -84,6 +84,8 @@ class Reply:
     times: tuple[float, ...] = ()
     #: whether the response to ``origin`` is among ``messages`` (its HTTP stream may end)
     responded: bool = False
+    #: the recorded time the messages follow from (the client message, or its answer)
+    since: float | None = None
 
 
 def _reply(messages: Sequence[Any], metas: Sequence[Mapping[str, Any] | None] = ()) -> Reply:
@@ -214,6 +216,14 @@ class Replayer:
         )
         return self._fail(paused, MissReport("no-answer", method, text, paused.exchange.seq))
 
+    def undelivered(self, server_id: object) -> Reply:
+        """A front could not deliver server request ``server_id`` (a live server drops what
+        it cannot send, e.g. with no GET stream open): go on as if it had not been sent."""
+        paused = self._paused.pop(_key(server_id), None)
+        if paused is None:
+            return Reply()
+        return self._resume(paused, ())
+
     @property
     def waiting(self) -> tuple[object, ...]:
         """Live ids of server requests still waiting for the client's answer."""
@@ -225,7 +235,7 @@ class Replayer:
 
     def _resume(self, paused: Paused, warnings: tuple[str, ...]) -> Reply:
         played = self._playback.play(paused.exchange, paused.live, paused.rest, paused.ids)
-        return self._reply_for(paused.exchange, paused.live, played, warnings)
+        return self._reply_for(paused.exchange, paused.live, played, warnings, paused.answer_t)
 
     def _fail(self, paused: Paused, report: MissReport) -> Reply:
         self.misses.append(report)
@@ -282,10 +292,16 @@ class Replayer:
     def _play(
         self, exchange: Exchange, live: JSONObject, *, warnings: tuple[str, ...] = ()
     ) -> Reply:
-        return self._reply_for(exchange, live, self._playback.play(exchange, live), warnings)
+        played = self._playback.play(exchange, live)
+        return self._reply_for(exchange, live, played, warnings, exchange.t)
 
     def _reply_for(
-        self, exchange: Exchange, live: JSONObject, played: Played, warnings: tuple[str, ...]
+        self,
+        exchange: Exchange,
+        live: JSONObject,
+        played: Played,
+        warnings: tuple[str, ...],
+        since: float,
     ) -> Reply:
         awaiting: tuple[object, ...] = ()
         if played.paused is not None:
@@ -302,6 +318,7 @@ class Replayer:
             warnings,
             tuple(played.times),
             played.responded,
+            since,
         )
 
 

@@ -24,6 +24,7 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 import anyio
+import anyio.abc
 import attrs
 
 from cassette.errors import CassetteError, TransportClosedError, UsageError
@@ -33,7 +34,7 @@ from cassette.model import ExitEvent
 from cassette.recorder import Record, Recorder
 from cassette.redaction import redact_argv, redact_text
 from cassette.registry import get_transport
-from cassette.replayer import Replayer
+from cassette.replayer import Replayer, Reply
 from cassette.storage import Cassette, CassetteWriter
 from cassette.transport import (
     Exited,
@@ -272,29 +273,104 @@ def _encode_out(messages: tuple[Any, ...]) -> bytes:
     return b"".join(dumps_bytes(m) + b"\n" for m in messages)
 
 
+@attrs.frozen
+class Pacing:
+    """Reproduce recorded delays between server messages: ``scale`` times each recorded gap,
+    but never more than ``cap`` seconds per gap."""
+
+    scale: float = 1.0
+    cap: float = 5.0
+
+    def delay(self, gap: float) -> float:
+        return min(max(gap, 0.0) * self.scale, self.cap)
+
+
+#: Seconds a replay waits for the client's answer to a server request before failing the
+#: request that waited (the live server would have waited too; a test must not hang).
+ANSWER_TIMEOUT = 30.0
+
+
+class _Delivery:
+    """Sends replies to one client in order; watches answers the replay waits for."""
+
+    def __init__(
+        self,
+        client: FrameStream,
+        replayer: Replayer,
+        tg: anyio.abc.TaskGroup,
+        *,
+        on_miss: Callable[[str], None] | None,
+        on_warning: Callable[[str], None] | None,
+        answer_timeout: float,
+        pacing: Pacing | None,
+    ) -> None:
+        self.client, self.replayer, self.tg = client, replayer, tg
+        self.on_miss, self.on_warning = on_miss, on_warning
+        self.answer_timeout, self.pacing = answer_timeout, pacing
+        self.lock = anyio.Lock()
+
+    async def deliver(self, reply: Reply) -> None:
+        if reply.miss is not None and self.on_miss is not None:
+            self.on_miss(self.replayer.describe(reply.miss))
+        for warning in reply.warnings:
+            if self.on_warning is not None:
+                self.on_warning(warning)
+        async with self.lock:
+            await self._send(reply)
+        for server_id in reply.awaiting:
+            self.tg.start_soon(self._watch, server_id)
+
+    async def _send(self, reply: Reply) -> None:
+        if not reply.messages:
+            return
+        if self.pacing is None or reply.since is None:
+            await self.client.send(Frame(_encode_out(reply.messages)))
+            return
+        last = reply.since
+        for message, t in zip(
+            reply.messages, reply.times or (last,) * len(reply.messages), strict=True
+        ):
+            await anyio.sleep(self.pacing.delay(t - last))
+            last = t
+            await self.client.send(Frame(_encode_out((message,))))
+
+    async def _watch(self, server_id: object) -> None:
+        await anyio.sleep(self.answer_timeout)
+        if server_id in self.replayer.waiting:
+            await self.deliver(self.replayer.expire(server_id))
+
+
 async def replay(
     client: FrameStream,
     replayer: Replayer,
     *,
     on_miss: Callable[[str], None] | None = None,
+    on_warning: Callable[[str], None] | None = None,
+    answer_timeout: float = ANSWER_TIMEOUT,
+    pacing: Pacing | None = None,
 ) -> ReplayResult:
     """Serve one client from a replayer until the client finishes."""
-    start = replayer.start()
-    if start.messages:
-        await client.send(Frame(_encode_out(start.messages)))
-    while True:
+    async with anyio.create_task_group() as tg:
+        delivery = _Delivery(
+            client,
+            replayer,
+            tg,
+            on_miss=on_miss,
+            on_warning=on_warning,
+            answer_timeout=answer_timeout,
+            pacing=pacing,
+        )
         try:
-            frame = await client.receive()
-        except anyio.EndOfStream:
-            break
-        reply = replayer.receive_frame(frame.data)
-        if reply.miss is not None and on_miss is not None:
-            on_miss(replayer.describe(reply.miss))
-        if reply.messages:
-            try:
-                await client.send(Frame(_encode_out(reply.messages)))
-            except TransportClosedError:
-                break
+            await delivery.deliver(replayer.start())
+            while True:
+                try:
+                    frame = await client.receive()
+                except anyio.EndOfStream:
+                    break
+                await delivery.deliver(replayer.receive_frame(frame.data))
+        except TransportClosedError:
+            pass  # the client stopped reading: the session is over
+        tg.cancel_scope.cancel()
     await client.aclose()
     return ReplayResult(tuple(replayer.misses), replayer.summary())
 
@@ -309,6 +385,9 @@ async def serve_replay(
     port: int = 0,
     on_ready: Callable[[str], None] | None = None,
     on_finish: Callable[[ReplayResult], None] | None = None,
+    on_warning: Callable[[str], None] | None = None,
+    answer_timeout: float = ANSWER_TIMEOUT,
+    pacing: Pacing | None = None,
 ) -> list[ReplayResult]:
     """Serve a cassette on a transport until it has no more clients.
 
@@ -334,11 +413,21 @@ async def serve_replay(
             on_miss=on_miss,
             on_ready=on_ready,
             on_finish=report,
+            on_warning=on_warning,
+            answer_timeout=answer_timeout,
         )
         return results
 
     async def handle(stream: FrameStream) -> None:
-        results.append(await replay(stream, Replayer(cassette, strategy), on_miss=on_miss))
+        result = await replay(
+            stream,
+            Replayer(cassette, strategy),
+            on_miss=on_miss,
+            on_warning=on_warning,
+            answer_timeout=answer_timeout,
+            pacing=pacing,
+        )
+        results.append(result)
         finish(results[-1])
 
     await plugin.serve(handle)

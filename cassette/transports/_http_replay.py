@@ -32,6 +32,7 @@ from typing import Any, Final
 from urllib.parse import urlsplit
 
 import anyio
+import attrs
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from cassette.jsonrpc import (
@@ -99,6 +100,9 @@ class _Session:
         self.sender: MemoryObjectSendStream[Any]
         self.receiver: MemoryObjectReceiveStream[Any]
         self.sender, self.receiver = anyio.create_memory_object_stream[Any](float("inf"))
+        self.get_streams = 0  # standalone GET streams open right now
+        # POST streams held open while the replay waits for a client answer, by request id
+        self.waiting_posts: dict[object, MemoryObjectSendStream[Reply]] = {}
 
     def push(self, messages: Sequence[Any]) -> None:
         for message in messages:
@@ -122,7 +126,11 @@ class HttpReplayApp:
         path: str | None = None,
         bound_host: str = "127.0.0.1",
         on_miss: Callable[[str], None] | None = None,
+        on_warning: Callable[[str], None] | None = None,
+        answer_timeout: float = 30.0,
     ) -> None:
+        self.on_warning = on_warning
+        self.answer_timeout = answer_timeout
         self.recording = recording
         self.strategy = strategy
         self.era = era_of(recording.header)
@@ -221,12 +229,17 @@ class HttpReplayApp:
         kind: Kind,
         extra: list[tuple[bytes, bytes]],
     ) -> None:
-        reply = session.replayer.receive_frame(body)
-        if reply.miss is not None and self.on_miss is not None:
-            self.on_miss(session.replayer.describe(reply.miss))
+        reply = self._settle(session, session.replayer.receive_frame(body))
+        if kind in (Kind.RESPONSE, Kind.ERROR):  # a client answer: what it unblocked goes on
+            self._continue(session, reply)
+            await send_simple(send, 202, b"", headers=extra)
+            return
         on_post, elsewhere = _route(reply, carries_request=kind in (Kind.REQUEST, Kind.BATCH))
         session.push(elsewhere)
         status = reply.exchange.status if reply.exchange is not None else None
+        if reply.awaiting and not reply.responded:
+            await self._hold_open(send, session, reply, on_post, extra)
+            return
         if not on_post:
             await send_simple(send, status or 202, b"", headers=extra)
             return
@@ -239,6 +252,70 @@ class HttpReplayApp:
             return
         payload = on_post[-1][0]
         await send_simple(send, status or 200, dumps_bytes(payload), _JSON, extra)
+
+    def _settle(self, session: _Session, reply: Reply) -> Reply:
+        """Report what a reply says for people; a server request bound for a GET stream that
+        is not open is dropped, as the live server drops it, and the replay goes on."""
+        if reply.miss is not None and self.on_miss is not None:
+            self.on_miss(session.replayer.describe(reply.miss))
+        for warning in reply.warnings:
+            if self.on_warning is not None:
+                self.on_warning(warning)
+        while reply.awaiting and session.get_streams == 0 and _request_on_get(reply):
+            more = session.replayer.undelivered(reply.awaiting[0])
+            reply = attrs.evolve(
+                more,
+                messages=reply.messages + more.messages,
+                metas=reply.metas + more.metas,
+                times=reply.times + more.times,
+                origin=reply.origin,
+            )
+        return reply
+
+    def _continue(self, session: _Session, reply: Reply) -> None:
+        held = session.waiting_posts.get(_key(reply.origin))
+        if held is not None:
+            held.send_nowait(reply)
+            return
+        session.push(reply.messages)  # nobody holds the request's stream: the GET stream
+
+    async def _hold_open(
+        self,
+        send: Send,
+        session: _Session,
+        reply: Reply,
+        on_post: list[tuple[Any, Mapping[str, Any] | None]],
+        extra: list[tuple[bytes, bytes]],
+    ) -> None:
+        """Answer as an SSE stream that stays open until the replay has the response."""
+        status = reply.exchange.status if reply.exchange is not None else None
+        headers = [*_SSE_HEADERS, *extra]
+        await send({"type": "http.response.start", "status": status or 200, "headers": headers})
+        chunk = b"".join(_sse(m) for m, _ in on_post)
+        await send({"type": "http.response.body", "body": chunk, "more_body": True})
+        inbox, outbox = anyio.create_memory_object_stream[Reply](float("inf"))
+        key = _key(reply.origin)
+        session.waiting_posts[key] = inbox
+        awaiting = list(reply.awaiting)
+        try:
+            while True:
+                with anyio.move_on_after(self.answer_timeout):
+                    reply = await outbox.receive()
+                    awaiting = list(reply.awaiting)
+                    on_post, elsewhere = _route(reply, carries_request=True)
+                    session.push(elsewhere)
+                    chunk = b"".join(_sse(m) for m, _ in on_post)
+                    await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                    if reply.responded or not awaiting:
+                        break
+                    continue
+                expired = self._settle(session, session.replayer.expire(awaiting[0]))
+                chunk = b"".join(_sse(m) for m in expired.messages)
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                break
+        finally:
+            session.waiting_posts.pop(key, None)
+        await send({"type": "http.response.body", "body": b""})
 
     # -- GET and DELETE (legacy) ----------------------------------------------------------
 
@@ -263,6 +340,7 @@ class HttpReplayApp:
             return
         await send({"type": "http.response.start", "status": 200, "headers": list(_SSE_HEADERS)})
         gone = anyio.Event()
+        session.get_streams += 1
         async with anyio.create_task_group() as tg:
             tg.start_soon(wait_for_disconnect, receive, gone)
             try:
@@ -273,6 +351,7 @@ class HttpReplayApp:
             except (anyio.BrokenResourceError, OSError):
                 pass  # the client went away
             finally:
+                session.get_streams -= 1
                 tg.cancel_scope.cancel()
         if not gone.is_set():
             await send({"type": "http.response.body", "body": b""})
@@ -286,6 +365,20 @@ class HttpReplayApp:
         assert session_id is not None
         self.sessions.pop(session_id).close()
         await send_simple(send, 200, b"")
+
+
+def _key(value: object) -> object:
+    return (type(value).__name__, value)
+
+
+def _request_on_get(reply: Reply) -> bool:
+    """Whether the server request the reply waits on was recorded on a GET stream."""
+    for message, meta in zip(reply.messages, reply.metas, strict=True):
+        is_request = isinstance(message, dict) and "method" in message
+        if is_request and message.get("id") == reply.awaiting[0]:
+            stream = meta.get("stream") if meta else None
+            return isinstance(stream, str) and stream.startswith("get-")
+    return False
 
 
 def _route(

@@ -194,10 +194,19 @@ class StreamableHttpTransport:
         on_miss: Callable[[str], None] | None = None,
         on_ready: Ready | None = None,
         on_finish: Callable[[list[MissReport], str], None] | None = None,
+        on_warning: Callable[[str], None] | None = None,
+        answer_timeout: float = 30.0,
     ) -> None:
         """Serve ``recording`` until cancelled; ``on_finish`` then gets every miss and
         their summary."""
-        app = HttpReplayApp(recording, strategy, bound_host=host, on_miss=on_miss)
+        app = HttpReplayApp(
+            recording,
+            strategy,
+            bound_host=host,
+            on_miss=on_miss,
+            on_warning=on_warning,
+            answer_timeout=answer_timeout,
+        )
         try:
             await run_app(app, host, port, app.path, on_ready)
         finally:

@@ -1,0 +1,193 @@
+"""Server-initiated traffic end to end: sampling, elicitation, roots, progress and logging
+recorded from the reference server with the official Python SDK client's callbacks, then
+replayed with the server absent: the callbacks see the same requests, the results match."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cassette import Cassette
+from tests.support import (
+    OFFLINE_ENV,
+    dump,
+    everything_command,
+    record_command,
+    replay_command,
+    run,
+    stdio_params,
+)
+
+pytestmark = pytest.mark.e2e
+
+
+async def callbacks_session(target: Any) -> dict[str, Any]:
+    """A client with every callback, driving the reference server's trigger tools."""
+    from mcp import Client, types
+
+    seen: dict[str, list[Any]] = {
+        "sampling": [],
+        "elicitation": [],
+        "roots": [],
+        "log": [],
+        "progress": [],
+    }
+
+    async def sampling(
+        _ctx: Any, params: types.CreateMessageRequestParams
+    ) -> types.CreateMessageResult:
+        seen["sampling"].append(dump(params))
+        return types.CreateMessageResult(
+            role="assistant",
+            content=types.TextContent(type="text", text="a sampled answer"),
+            model="test-model",
+        )
+
+    async def elicitation(_ctx: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        seen["elicitation"].append(dump(params))
+        return types.ElicitResult(action="accept", content={"name": "Ada", "check": True})
+
+    async def roots(_ctx: Any) -> types.ListRootsResult:
+        seen["roots"].append("asked")
+        return types.ListRootsResult(roots=[types.Root(uri="file:///work/project", name="project")])
+
+    async def logging(params: types.LoggingMessageNotificationParams) -> None:
+        seen["log"].append(dump(params))
+
+    async def progress(value: float, total: float | None, _message: str | None) -> None:
+        seen["progress"].append((value, total))
+
+    async with Client(
+        target,
+        sampling_callback=sampling,
+        elicitation_callback=elicitation,
+        list_roots_callback=roots,
+        logging_callback=logging,
+    ) as client:
+        out: dict[str, Any] = {"tools": sorted(t.name for t in (await client.list_tools()).tools)}
+        out["sampling"] = dump(
+            await client.call_tool("trigger-sampling-request", {"prompt": "hello", "maxTokens": 20})
+        )
+        out["elicitation"] = dump(await client.call_tool("trigger-elicitation-request", {}))
+        out["roots"] = dump(await client.call_tool("get-roots-list", {}))
+        out["long"] = dump(
+            await client.call_tool(
+                "trigger-long-running-operation",
+                {"duration": 0.2, "steps": 2},
+                progress_callback=progress,
+            )
+        )
+    out["seen"] = seen
+    return out
+
+
+def test_callbacks_see_the_same_requests_live_and_replayed(tmp_path: Path) -> None:
+    tape = tmp_path / "server-initiated.jsonl"
+    live = run(lambda: callbacks_session(stdio_params(record_command(tape, everything_command()))))
+    assert "trigger-sampling-request" in live["tools"]
+    assert len(live["seen"]["sampling"]) == 1
+    assert len(live["seen"]["elicitation"]) == 1
+    assert live["seen"]["progress"] == [(1.0, 2.0), (2.0, 2.0)]
+
+    methods = [
+        m.get("method") for m in Cassette.load(tape).messages("s2c") if "id" in m and "method" in m
+    ]
+    assert "sampling/createMessage" in methods
+    assert "elicitation/create" in methods
+
+    replayed = run(lambda: callbacks_session(stdio_params(replay_command(tape), OFFLINE_ENV)))
+    assert replayed == live
+
+
+def test_replay_waits_for_the_answer_and_reports_a_different_one(tmp_path: Path) -> None:
+    """A raw client: the replay sends the recorded sampling request, then stops until the
+    client answers; a different answer is a warning on stderr, and the session goes on."""
+    import json
+
+    from tests.support import LineClient
+
+    tape = tmp_path / "sampling.jsonl"
+    run(lambda: callbacks_session(stdio_params(record_command(tape, everything_command()))))
+    client = LineClient(replay_command(tape))
+    try:
+        client.request(
+            "initialize",
+            {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {"sampling": {}, "elicitation": {}, "roots": {}},
+            },
+        )
+        client.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 50,
+                "method": "tools/call",
+                "params": {
+                    "name": "trigger-sampling-request",
+                    "arguments": {"prompt": "hello", "maxTokens": 20},
+                },
+            }
+        )
+        while True:  # skip anything else the server says first (list_changed, roots/list ...)
+            message = client.receive()
+            if message.get("method") == "sampling/createMessage":
+                break
+        assert isinstance(message["id"], int)
+        client.send(
+            {
+                "jsonrpc": "2.0",
+                "id": message["id"],
+                "result": {
+                    "role": "assistant",
+                    "content": {"type": "text", "text": "something else"},
+                    "model": "test-model",
+                },
+            }
+        )
+        while True:
+            reply = client.receive()
+            if reply.get("id") == 50:
+                break
+        assert "result" in reply
+        code, err = client.finish()
+    finally:
+        client.kill_group()
+    assert code == 0
+    assert "differs from the recording at /content/text" in err
+    assert json.dumps("a sampled answer") in err
+
+
+def test_callbacks_over_http_live_and_replayed(tmp_path: Path) -> None:
+    from tests.e2e.test_http_sdk import http_replay, recording_proxy, start_everything_http
+
+    tape = tmp_path / "server-initiated-http.jsonl"
+    server, upstream = start_everything_http()
+    with server:
+        proxy, url = recording_proxy(tape, upstream)
+        with proxy:
+            live = run(lambda: callbacks_session(url))
+            assert proxy.stop() == 0, proxy.output()
+    assert len(live["seen"]["sampling"]) == 1
+    front, url = http_replay(tape)
+    with front:
+        replayed = run(lambda: callbacks_session(url))
+        assert front.stop() == 0, front.output()
+    assert replayed == live
+
+
+def test_a_stdio_recording_of_callbacks_replays_over_http(tmp_path: Path) -> None:
+    from tests.e2e.test_http_sdk import http_replay
+
+    tape = tmp_path / "callbacks-stdio.jsonl"
+    live = run(lambda: callbacks_session(stdio_params(record_command(tape, everything_command()))))
+    front, url = http_replay(tape)
+    with front:
+        replayed = run(lambda: callbacks_session(url))
+        assert front.stop() == 0, front.output()
+    assert replayed["sampling"] == live["sampling"]
+    assert replayed["elicitation"] == live["elicitation"]
+    assert replayed["seen"]["sampling"] == live["seen"]["sampling"]
+    assert replayed["seen"]["elicitation"] == live["seen"]["elicitation"]
+    assert replayed["seen"]["progress"] == live["seen"]["progress"]
