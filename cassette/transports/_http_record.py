@@ -193,6 +193,8 @@ class RecordingProxy:
                 event_meta["event_id"] = event.last_event_id
             if event.type != "message":
                 event_meta["event"] = event.type
+            if event.retry is not None:
+                event_meta["retry"] = event.retry
             self.tap.frame("s2c", event.data.encode("utf-8"), event_meta)
 
 

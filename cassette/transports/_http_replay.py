@@ -44,7 +44,7 @@ from cassette.jsonrpc import (
     error_response,
 )
 from cassette.matching import MissReport, Strategy
-from cassette.model import HttpEvent, Recording, era_of
+from cassette.model import HttpEvent, RawEvent, Recording, era_of
 from cassette.replayer import Replayer, Reply
 from cassette.transports._http import (
     Receive,
@@ -78,8 +78,35 @@ def _error_body(code: int, message: str, msg_id: object = None) -> bytes:
     return dumps_bytes(error_response(msg_id, code, message))
 
 
-def _sse(message: Any) -> bytes:
-    return b"event: message\ndata: " + dumps_bytes(message) + b"\n\n"
+class _EventStream:
+    """One SSE response of a replay session: numbers its events and keeps them for resuming.
+
+    Event ids are ``<stream>/<n>`` (``post-2/1``, ``get-1/4``): unique in the session and
+    saying which stream they belong to, so a GET with ``Last-Event-ID`` can resume it.
+    """
+
+    def __init__(self, session: _Session, kind: str) -> None:
+        session.streams += 1
+        self.name = f"{kind}-{session.streams}"
+        self.events: list[bytes] = []
+        session.history[self.name] = self.events
+
+    def _id(self) -> bytes:
+        return f"{self.name}/{len(self.events) + 1}".encode()
+
+    def message(self, message: Any) -> bytes:
+        data = b"id: " + self._id() + b"\nevent: message\ndata: " + dumps_bytes(message) + b"\n\n"
+        self.events.append(data)
+        return data
+
+    def priming(self, retry: int | None) -> bytes:
+        """The 2025-11-25 priming event (an id and empty data), and ``retry`` if recorded."""
+        data = b"id: " + self._id() + b"\n"
+        if retry is not None:
+            data += b"retry: " + str(retry).encode() + b"\n"
+        data += b"data: \n\n"
+        self.events.append(data)
+        return data
 
 
 def _decode_header_value(value: str | None) -> str | None:
@@ -101,6 +128,8 @@ class _Session:
         self.receiver: MemoryObjectReceiveStream[Any]
         self.sender, self.receiver = anyio.create_memory_object_stream[Any](float("inf"))
         self.get_streams = 0  # standalone GET streams open right now
+        self.streams = 0  # SSE responses so far (names their events)
+        self.history: dict[str, list[bytes]] = {}  # events sent, per stream, for resuming
         # POST streams held open while the replay waits for a client answer, by request id
         self.waiting_posts: dict[object, MemoryObjectSendStream[Reply]] = {}
 
@@ -141,6 +170,7 @@ class HttpReplayApp:
         self.replayers: list[Replayer] = []
         self._shared = _Session(self._replayer())
         self._get_refused = _get_refused(recording)
+        self._priming = _primed_streams(recording)
 
     def _replayer(self) -> Replayer:
         replayer = Replayer(self.recording, self.strategy)
@@ -246,9 +276,9 @@ class HttpReplayApp:
         if _as_stream(reply, on_post):
             headers = [*_SSE_HEADERS, *extra]
             await send({"type": "http.response.start", "status": status or 200, "headers": headers})
-            await send(
-                {"type": "http.response.body", "body": b"".join(_sse(m) for m, _ in on_post)}
-            )
+            stream = _EventStream(session, "post")
+            chunk = self._prime(stream, reply) + b"".join(stream.message(m) for m, _ in on_post)
+            await send({"type": "http.response.body", "body": chunk})
             return
         payload = on_post[-1][0]
         await send_simple(send, status or 200, dumps_bytes(payload), _JSON, extra)
@@ -272,6 +302,12 @@ class HttpReplayApp:
             )
         return reply
 
+    def _prime(self, stream: _EventStream, reply: Reply) -> bytes:
+        recorded = reply.exchange.stream if reply.exchange is not None else None
+        if recorded is None or recorded not in self._priming:
+            return b""
+        return stream.priming(self._priming[recorded])
+
     def _continue(self, session: _Session, reply: Reply) -> None:
         held = session.waiting_posts.get(_key(reply.origin))
         if held is not None:
@@ -291,7 +327,8 @@ class HttpReplayApp:
         status = reply.exchange.status if reply.exchange is not None else None
         headers = [*_SSE_HEADERS, *extra]
         await send({"type": "http.response.start", "status": status or 200, "headers": headers})
-        chunk = b"".join(_sse(m) for m, _ in on_post)
+        stream = _EventStream(session, "post")
+        chunk = self._prime(stream, reply) + b"".join(stream.message(m) for m, _ in on_post)
         await send({"type": "http.response.body", "body": chunk, "more_body": True})
         inbox, outbox = anyio.create_memory_object_stream[Reply](float("inf"))
         key = _key(reply.origin)
@@ -304,13 +341,13 @@ class HttpReplayApp:
                     awaiting = list(reply.awaiting)
                     on_post, elsewhere = _route(reply, carries_request=True)
                     session.push(elsewhere)
-                    chunk = b"".join(_sse(m) for m, _ in on_post)
+                    chunk = b"".join(stream.message(m) for m, _ in on_post)
                     await send({"type": "http.response.body", "body": chunk, "more_body": True})
                     if reply.responded or not awaiting:
                         break
                     continue
                 expired = self._settle(session, session.replayer.expire(awaiting[0]))
-                chunk = b"".join(_sse(m) for m in expired.messages)
+                chunk = b"".join(stream.message(m) for m in expired.messages)
                 await send({"type": "http.response.body", "body": chunk, "more_body": True})
                 break
         finally:
@@ -339,15 +376,19 @@ class HttpReplayApp:
             await send_simple(send, status, _error_body(-32000, text), _JSON)
             return
         await send({"type": "http.response.start", "status": 200, "headers": list(_SSE_HEADERS)})
+        resumed_post = await self._resume(session, header(scope, b"last-event-id"), send)
+        if resumed_post:  # a POST's stream resumed to its end: this GET ends there too
+            await send({"type": "http.response.body", "body": b""})
+            return
+        stream = _EventStream(session, "get")
         gone = anyio.Event()
         session.get_streams += 1
         async with anyio.create_task_group() as tg:
             tg.start_soon(wait_for_disconnect, receive, gone)
             try:
                 async for message in session.receiver:
-                    await send(
-                        {"type": "http.response.body", "body": _sse(message), "more_body": True}
-                    )
+                    chunk = stream.message(message)
+                    await send({"type": "http.response.body", "body": chunk, "more_body": True})
             except (anyio.BrokenResourceError, OSError):
                 pass  # the client went away
             finally:
@@ -355,6 +396,19 @@ class HttpReplayApp:
                 tg.cancel_scope.cancel()
         if not gone.is_set():
             await send({"type": "http.response.body", "body": b""})
+
+    async def _resume(self, session: _Session, last_id: str | None, send: Send) -> bool:
+        """Resend what followed ``Last-Event-ID`` on its stream; True if it was a POST's."""
+        if not last_id or "/" not in last_id:
+            return False
+        name, _, number = last_id.rpartition("/")
+        events = session.history.get(name)
+        if events is None or not number.isdigit():
+            return False
+        rest = b"".join(events[int(number) :])
+        if rest:
+            await send({"type": "http.response.body", "body": rest, "more_body": True})
+        return name.startswith("post-")
 
     async def _delete(self, scope: Scope, send: Send) -> None:
         status, session = self._session_of(scope)
@@ -426,6 +480,19 @@ def _modern_header_problem(scope: Scope, value: Any) -> str | None:
 def _recorded_path(recording: Recording) -> str | None:
     url = recording.header.target.get("url")
     return (urlsplit(url).path or "/") if isinstance(url, str) else None
+
+
+def _primed_streams(recording: Recording) -> dict[str, int | None]:
+    """Recorded POST streams that opened with a 2025-11-25 priming event, with its retry."""
+    primed: dict[str, int | None] = {}
+    for event in recording.events:
+        meta = getattr(event, "meta", None)
+        if isinstance(event, RawEvent) and event.text == "" and meta and meta.get("sse"):
+            stream = meta.get("stream")
+            retry = meta.get("retry")
+            if isinstance(stream, str) and stream not in primed:
+                primed[stream] = retry if isinstance(retry, int) else None
+    return primed
 
 
 def _get_refused(recording: Recording) -> int | None:

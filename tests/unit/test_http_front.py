@@ -11,7 +11,7 @@ import anyio
 import httpx
 import pytest
 
-from cassette import Cassette, Header, HttpEvent, MessageEvent
+from cassette import Cassette, Header, HttpEvent, MessageEvent, RawEvent
 from cassette.model import Era, RecorderInfo
 from cassette.transports.streamable_http import HttpReplayApp
 
@@ -62,6 +62,12 @@ def res(msg_id: Any, result: Any) -> dict[str, Any]:
 LEGACY = tape(
     "legacy",
     c2s(req(1, "initialize", {"protocolVersion": "2025-11-25"}), "post-1"),
+    RawEvent(
+        t=0.0,
+        dir="s2c",
+        text="",
+        meta={"stream": "post-1", "session": 1, "sse": True, "event_id": "x", "retry": 1500},
+    ),
     s2c(res(1, {"protocolVersion": "2025-11-25"}), "post-1", session=1, sse=True, event_id="a"),
     c2s({"jsonrpc": "2.0", "method": "notifications/initialized"}, "post-2", session=1),
     HttpEvent(t=0.0, method="GET", stream="get-3", status=200, session=1),
@@ -102,7 +108,7 @@ def sse_messages(response: httpx.Response) -> list[Any]:
     return [
         json.loads(line[len("data: ") :])
         for line in response.text.splitlines()
-        if line.startswith("data: ")
+        if line.startswith("data: ") and line != "data: "
     ]
 
 
@@ -123,6 +129,29 @@ class TestLegacy:
             ids = {first.headers["mcp-session-id"], second.headers["mcp-session-id"]}
             assert len(ids) == 2  # a fresh session id per replay session
             assert all(len(i) >= 16 and i.isascii() for i in ids)
+
+        scenario(app, body)
+
+    def test_sse_events_have_stream_ids_and_the_recorded_priming_event(self) -> None:
+        app = HttpReplayApp(LEGACY)
+
+        async def body(client: httpx.AsyncClient) -> None:
+            init = await post(client, req(3, "initialize"))
+            assert init.text.startswith(
+                "id: post-1/1\nretry: 1500\ndata: \n\nid: post-1/2\nevent: message\n"
+            )
+            sid = init.headers["mcp-session-id"]
+            resumed = await client.get(
+                "/api/mcp",
+                headers={
+                    "accept": "text/event-stream",
+                    "mcp-session-id": sid,
+                    "last-event-id": "post-1/1",
+                },
+            )
+            assert resumed.status_code == 200
+            assert resumed.text.startswith("id: post-1/2\n")  # resumes after the given event
+            assert sse_messages(resumed) == [res(3, {"protocolVersion": "2025-11-25"})]
 
         scenario(app, body)
 
