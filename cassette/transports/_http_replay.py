@@ -119,6 +119,15 @@ def _decode_header_value(value: str | None) -> str | None:
     return value
 
 
+@attrs.frozen
+class _Call:
+    """One ASGI request being answered."""
+
+    scope: Scope
+    receive: Receive
+    send: Send
+
+
 class _Session:
     """One replay session: its own consumption state and its standalone GET stream."""
 
@@ -224,13 +233,14 @@ class HttpReplayApp:
                 msg_id = classified.value.get("id") if isinstance(classified.value, dict) else None
                 await send_simple(send, 400, _error_body(HEADER_MISMATCH, rejection, msg_id), _JSON)
                 return
-            await self._answer(send, self._shared, body, classified.kind, [])
+            call = _Call(scope, receive, send)
+            await self._answer(call, self._shared, body, classified.kind, [])
             return
-        await self._legacy_post(scope, send, body, classified.kind, classified.value)
+        call = _Call(scope, receive, send)
+        await self._legacy_post(call, body, classified.kind, classified.value)
 
-    async def _legacy_post(
-        self, scope: Scope, send: Send, body: bytes, kind: Kind, value: Any
-    ) -> None:
+    async def _legacy_post(self, call: _Call, body: bytes, kind: Kind, value: Any) -> None:
+        scope, send = call.scope, call.send
         version = header(scope, b"mcp-protocol-version")
         if version is not None and version not in LEGACY_VERSIONS:
             text = f"Unsupported protocol version: {version}"
@@ -249,16 +259,17 @@ class HttpReplayApp:
             extra.append((b"mcp-session-id", session_id.encode()))
         else:
             session = self._shared
-        await self._answer(send, session, body, kind, extra)
+        await self._answer(call, session, body, kind, extra)
 
     async def _answer(
         self,
-        send: Send,
+        call: _Call,
         session: _Session,
         body: bytes,
         kind: Kind,
         extra: list[tuple[bytes, bytes]],
     ) -> None:
+        send = call.send
         reply = self._settle(session, session.replayer.receive_frame(body))
         if kind in (Kind.RESPONSE, Kind.ERROR):  # a client answer: what it unblocked goes on
             self._continue(session, reply)
@@ -269,6 +280,9 @@ class HttpReplayApp:
         status = reply.exchange.status if reply.exchange is not None else None
         if reply.awaiting and not reply.responded:
             await self._hold_open(send, session, reply, on_post, extra)
+            return
+        if _is_listen(reply):
+            await self._listen(send, call.receive, session, reply, on_post)
             return
         if not on_post:
             await send_simple(send, status or 202, b"", headers=extra)
@@ -301,6 +315,22 @@ class HttpReplayApp:
                 origin=reply.origin,
             )
         return reply
+
+    async def _listen(
+        self,
+        send: Send,
+        receive: Receive,
+        session: _Session,
+        reply: Reply,
+        on_post: list[tuple[Any, Mapping[str, Any] | None]],
+    ) -> None:
+        """A 2026-07-28 ``subscriptions/listen`` stream: its recorded notifications
+        (the acknowledgement first), then open until the client closes it."""
+        await send({"type": "http.response.start", "status": 200, "headers": list(_SSE_HEADERS)})
+        stream = _EventStream(session, "post")
+        chunk = b"".join(stream.message(m) for m, _ in on_post)
+        await send({"type": "http.response.body", "body": chunk, "more_body": True})
+        await wait_for_disconnect(receive, anyio.Event())
 
     def _prime(self, stream: _EventStream, reply: Reply) -> bytes:
         recorded = reply.exchange.stream if reply.exchange is not None else None
@@ -423,6 +453,15 @@ class HttpReplayApp:
 
 def _key(value: object) -> object:
     return (type(value).__name__, value)
+
+
+def _is_listen(reply: Reply) -> bool:
+    exchange = reply.exchange
+    return (
+        exchange is not None
+        and exchange.message.get("method") == "subscriptions/listen"
+        and not reply.responded
+    )
 
 
 def _request_on_get(reply: Reply) -> bool:

@@ -342,3 +342,67 @@ def test_unparsable_post_is_400(body: bytes) -> None:
         assert response.json()["error"]["code"] == -32700
 
     scenario(app, go)
+
+
+def test_a_listen_stream_replays_its_notifications_and_stays_open_until_closed() -> None:
+    listen_params = {"_meta": MODERN_META, "filter": {"toolsListChanged": True}}
+    ack = {"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged", "params": {}}
+    sub_meta = {"io.modelcontextprotocol/subscriptionId": "sub-1"}
+    changed = {
+        "jsonrpc": "2.0",
+        "method": "notifications/tools/list_changed",
+        "params": {"_meta": sub_meta},
+    }
+    cassette = tape(
+        "modern",
+        c2s(req(5, "subscriptions/listen", listen_params), "post-9"),
+        s2c(ack, "post-9", sse=True),
+        s2c(changed, "post-9", sse=True),
+    )
+    app = HttpReplayApp(cassette)
+    body = json.dumps(req(6, "subscriptions/listen", listen_params)).encode()
+    sent: list[dict[str, Any]] = []
+    first_chunk = anyio.Event()
+    closed = anyio.Event()
+    requests = iter([{"type": "http.request", "body": body, "more_body": False}])
+
+    async def receive() -> dict[str, Any]:
+        message = next(requests, None)
+        if message is not None:
+            return message
+        await closed.wait()
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+        if message.get("body"):
+            first_chunk.set()
+
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"mcp-protocol-version", b"2026-07-28"),
+        (b"mcp-method", b"subscriptions/listen"),
+    ]
+    scope = {
+        "type": "http",
+        "method": "POST",
+        "path": "/api/mcp",
+        "headers": headers,
+        "query_string": b"",
+    }
+
+    async def go() -> None:
+        with anyio.fail_after(10):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(app, scope, receive, send)
+                await first_chunk.wait()
+                assert not any(
+                    m.get("type") == "http.response.body" and not m.get("more_body") for m in sent
+                )
+                closed.set()
+
+    anyio.run(go)
+    assert sent[0]["status"] == 200
+    text = b"".join(m.get("body", b"") for m in sent[1:]).decode()
+    messages = [json.loads(line[6:]) for line in text.splitlines() if line.startswith("data: ")]
+    assert messages == [ack, changed]  # the acknowledgement first, subscription ids kept
