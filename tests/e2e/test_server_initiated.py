@@ -191,3 +191,45 @@ def test_a_stdio_recording_of_callbacks_replays_over_http(tmp_path: Path) -> Non
     assert replayed["seen"]["sampling"] == live["seen"]["sampling"]
     assert replayed["seen"]["elicitation"] == live["seen"]["elicitation"]
     assert replayed["seen"]["progress"] == live["seen"]["progress"]
+
+
+async def input_required_session(target: Any) -> dict[str, Any]:
+    from mcp import Client, types
+
+    asked: list[Any] = []
+
+    async def elicitation(_ctx: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(dump(params))
+        return types.ElicitResult(action="accept", content={"name": "Ada"})
+
+    async with Client(target, elicitation_callback=elicitation) as client:
+        out = {"protocol": client.protocol_version}
+        out["greet"] = dump(await client.call_tool("greet", {}))
+        out["add"] = dump(await client.call_tool("add", {"a": 1, "b": 1}))
+    out["asked"] = asked
+    return out
+
+
+def test_modern_input_required_round_trip_replays_on_stdio_and_http(tmp_path: Path) -> None:
+    from tests.e2e.test_http_sdk import http_replay
+    from tests.support import MODERN_SERVER, PY
+
+    tape = tmp_path / "input-required.jsonl"
+    live = run(
+        lambda: input_required_session(stdio_params(record_command(tape, [PY, str(MODERN_SERVER)])))
+    )
+    assert live["protocol"] == "2026-07-28"
+    assert live["greet"]["content"][0]["text"] == "Hello, Ada!"
+    assert len(live["asked"]) == 1
+    results = [m.get("result", {}) for m in Cassette.load(tape).messages("s2c")]
+    assert any(r.get("resultType") == "input_required" for r in results)
+
+    over_stdio = run(
+        lambda: input_required_session(stdio_params(replay_command(tape), OFFLINE_ENV))
+    )
+    assert over_stdio == live
+    front, url = http_replay(tape)
+    with front:
+        over_http = run(lambda: input_required_session(url))
+        assert front.stop() == 0, front.output()
+    assert over_http == live

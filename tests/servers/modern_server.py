@@ -7,9 +7,27 @@ be compared exactly.
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.resolve import Elicit, Resolve
+from pydantic import BaseModel
 
 app = MCPServer("cassette-test-modern", version="1.2.3")
+
+
+class Name(BaseModel):
+    name: str
+
+
+def ask_name() -> Elicit[Name]:
+    return Elicit("What is your name?", Name)
+
+
+@app.tool()
+def greet(person: Annotated[Name, Resolve(ask_name)]) -> str:
+    """Greet someone, asking for their name first (an input-required round trip)."""
+    return f"Hello, {person.name}!"
 
 
 @app.tool()
