@@ -60,7 +60,16 @@ if TYPE_CHECKING:
         serve_replay,
     )
     from cassette.storage import Cassette, CassetteWriter
-    from cassette.transport import Frame, FrameStream, Target, Transport, Upstream
+    from cassette.transport import (
+        CassetteFront,
+        Frame,
+        FrameStream,
+        RecordingFront,
+        Tap,
+        Target,
+        Transport,
+        Upstream,
+    )
 
 _LAZY: dict[str, str] = {
     "AlreadyPlayedError": "cassette.errors",
@@ -99,7 +108,10 @@ _LAZY: dict[str, str] = {
     "StderrEvent": "cassette.model",
     "Strategy": "cassette.matching",
     "Target": "cassette.transport",
+    "Tap": "cassette.transport",
     "Transport": "cassette.transport",
+    "CassetteFront": "cassette.transport",
+    "RecordingFront": "cassette.transport",
     "TransportClosedError": "cassette.errors",
     "TransportError": "cassette.errors",
     "UnknownTransportError": "cassette.errors",
@@ -137,6 +149,7 @@ __all__ = [
     "CassetteError",
     "CassetteExistsError",
     "CassetteFormatError",
+    "CassetteFront",
     "CassetteNotFoundError",
     "CassetteVersionError",
     "CassetteWriter",
@@ -159,12 +172,14 @@ __all__ = [
     "RawEvent",
     "RecordResult",
     "Recorder",
+    "RecordingFront",
     "ReplayMiss",
     "ReplayResult",
     "Replayer",
     "Reply",
     "StderrEvent",
     "Strategy",
+    "Tap",
     "Target",
     "Transport",
     "TransportClosedError",

@@ -26,6 +26,14 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
+from cassette._cli_modes import (
+    add_mode_options,
+    apply_sessions,
+    miss_reporter,
+    record_in_mode,
+    replay_in_mode,
+    split_replay_command,
+)
 from cassette._version import __version__
 from cassette.errors import (
     CassetteError,
@@ -80,8 +88,9 @@ def _parser() -> argparse.ArgumentParser:
     rec.add_argument(
         "--upstream",
         metavar="URL",
-        help="record a streamable-HTTP server at URL through a local reverse proxy "
-        "(instead of a server command)",
+        help="record the server at URL instead of a server command: streamable HTTP (or "
+        "legacy HTTP+SSE with --transport sse) through a local reverse proxy; with a plugin "
+        "that has no proxy, the plugin reaches URL and the client talks to us on stdio",
     )
     _listen_options(rec, "the recording proxy")
     rec.add_argument(
@@ -90,6 +99,33 @@ def _parser() -> argparse.ArgumentParser:
     rec.add_argument(
         "--fsync", action="store_true", help="flush every event to disk, not only to the OS"
     )
+    rec.add_argument(
+        "--no-redact",
+        action="store_true",
+        help="write secrets as they are (warned about); redaction is on by default",
+    )
+    rec.add_argument(
+        "--redact-pattern",
+        action="append",
+        default=[],
+        metavar="REGEX",
+        help="also redact what this regular expression matches (repeatable)",
+    )
+    rec.add_argument(
+        "--redact-path",
+        action="append",
+        default=[],
+        metavar="POINTER",
+        help="also redact the value at this JSON Pointer in every message (repeatable)",
+    )
+    rec.add_argument(
+        "--redact-env",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="also redact the value of this environment variable wherever it appears",
+    )
+    add_mode_options(rec)
     rec.add_argument("server", nargs=argparse.REMAINDER, metavar="-- COMMAND [ARG...]")
 
     rep = sub.add_parser(
@@ -109,10 +145,13 @@ def _parser() -> argparse.ArgumentParser:
         "--transport",
         dest="transport",
         default="stdio",
-        help="how clients reach the replay: stdio (default) or http (streamable HTTP)",
+        help="how clients reach the replay: stdio (default), http (streamable HTTP) or "
+        "sse (legacy HTTP+SSE)",
     )
     _listen_options(rep, "the HTTP front")
     rep.add_argument("-q", "--quiet", action="store_true", help="no start-up banner")
+    add_mode_options(rep)
+    rep.set_defaults(server=[])  # replay TAPE [options] -- COMMAND: see split_replay_command
     rep.add_argument(
         "--pace",
         choices=("none", "recorded"),
@@ -197,13 +236,19 @@ def _record(args: argparse.Namespace) -> int:
         command = command[1:]
     if args.strategy is not None:
         get_strategy(args.strategy)
+    apply_sessions(args, "output")
+    if (code := record_in_mode(args, command)) is not None:
+        return code
     if args.upstream is not None:
         if command:
             raise UsageError("give either --upstream URL or a server command, not both")
-        return _record_http(args)
-    if not command:
+        if not _frame_transport(args.transport):
+            return _record_http(args)
+    elif not command:
         raise UsageError("record needs the server command after --, e.g. -- node server.js")
     result_code: list[int | None] = []
+
+    redactor = _recording_redactor(args)
 
     async def go() -> int:
         result = await record(
@@ -213,12 +258,23 @@ def _record(args: argparse.Namespace) -> int:
             overwrite=args.overwrite,
             fsync=args.fsync,
             strategy=args.strategy,
+            url=args.upstream,
+            redactor=redactor,
         )
         result_code.append(result.exit_code)
         code = result.exit_code
         return code if isinstance(code, int) and 0 < code < 128 else 0
 
     return _run_async(go)
+
+
+def _frame_transport(name: str | None) -> bool:
+    """A plugin with no recording proxy reaches ``--upstream`` itself, the client on stdio."""
+    if name is None or name in _FRONT_ALIASES:
+        return False
+    from cassette.registry import load_transport
+
+    return not hasattr(load_transport(name), "record_proxy")
 
 
 def _record_http(args: argparse.Namespace) -> int:
@@ -229,6 +285,7 @@ def _record_http(args: argparse.Namespace) -> int:
     def ready(url: str) -> None:
         _err(f"recording {args.upstream} to {args.output}; point your client at {url}")
 
+    redactor = _recording_redactor(args)
     outcome: list[int] = []
 
     async def go() -> int:
@@ -243,10 +300,26 @@ def _record_http(args: argparse.Namespace) -> int:
             strategy=args.strategy,
             on_ready=ready,
             transport=transport,
+            redactor=redactor,
         )
         return 0
 
     return _run_async(go, outcome)
+
+
+def _recording_redactor(args: argparse.Namespace) -> Any:
+    from cassette.config import load_settings, redactor_for
+
+    redactor = redactor_for(
+        load_settings(),
+        enabled=not args.no_redact,
+        patterns=args.redact_pattern,
+        paths=args.redact_path,
+        env=args.redact_env,
+    )
+    if redactor is None:
+        _err(f"warning: redaction is off: secrets in this session will be written to {args.output}")
+    return redactor
 
 
 def _client_config(tape: Path) -> dict[str, Any]:
@@ -265,6 +338,9 @@ def _replay(args: argparse.Namespace) -> int:
     from cassette.session import Pacing, ReplayResult, serve_replay
     from cassette.storage import Cassette
 
+    apply_sessions(args, "tape")
+    if (code := replay_in_mode(args)) is not None:
+        return code
     tape = Cassette.load(args.tape)
     for warning in tape.warnings:
         _err(f"warning: {warning}")
@@ -295,7 +371,7 @@ def _replay(args: argparse.Namespace) -> int:
             tape,
             strategy=strategy,
             transport=transport,
-            on_miss=lambda text: _err(f"miss: {text}"),
+            on_miss=miss_reporter(args, args.tape),
             host=args.host,
             port=args.port,
             on_ready=ready,
@@ -340,7 +416,10 @@ def _exit_code(exc: BaseException) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``python -m cassette`` and the ``cassette`` script."""
+    argv, command = split_replay_command(sys.argv[1:] if argv is None else argv)
     args = _parser().parse_args(argv)
+    if command is not None:
+        args.server = command
     handlers = {"record": _record, "replay": _replay}
     try:
         return handlers[args.command](args)

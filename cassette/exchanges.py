@@ -150,6 +150,8 @@ class _Cutter:
             owner = self.open.pop(_id_key(stream, msg.get("id")), None)
             if owner is None and stream is not None:  # e.g. answered on another stream
                 owner = self.open.pop(_id_key(None, msg.get("id")), None)
+            if owner is None:  # legacy HTTP+SSE: every answer comes on the one GET stream
+                owner = self._open_in_session(_session(event.meta), msg.get("id"))
             if owner is not None:
                 self.by_token.pop(_id_key(None, owner.progress_token), None)
                 return owner, "response"
@@ -165,6 +167,15 @@ class _Cutter:
         if session is not None and session in self.last_by_session:
             return self.last_by_session[session], "other"
         return self.last, "other"
+
+    def _open_in_session(self, session: object, msg_id: object) -> Exchange | None:
+        """The most recent open request with ``msg_id`` from ``session``, on any stream."""
+        wanted = (type(msg_id).__name__, msg_id)
+        for key, exchange in reversed(list(self.open.items())):
+            same_id = key[1:] == wanted  # type: ignore[index]
+            if same_id and _session(exchange.meta) == session:
+                return self.open.pop(key)
+        return None
 
     def http(self, event: HttpEvent) -> None:
         exchange = self.by_stream.get(event.stream)

@@ -31,7 +31,7 @@ Strategies trade strictness for tolerance and are named so a test states its cho
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Final, Literal, Protocol
 
 import attrs
@@ -217,19 +217,50 @@ def _label(message: JSONObject) -> str:
     return method
 
 
+@attrs.frozen
+class CandidateIndex:
+    """Recordings grouped by fingerprint and by method, computed once per cassette.
+
+    Immutable, so every replay session of one cassette (an HTTP front may serve hundreds)
+    shares it and keeps only its own consumption state.
+    """
+
+    candidates: tuple[Candidate, ...]
+    by_fp: Mapping[Fingerprint, tuple[int, ...]]
+    by_method: Mapping[MethodKey, tuple[int, ...]]
+
+    @classmethod
+    def build(cls, candidates: Sequence[Candidate]) -> CandidateIndex:
+        by_fp: dict[Fingerprint, list[int]] = {}
+        by_method: dict[MethodKey, list[int]] = {}
+        for pos, cand in enumerate(candidates):
+            by_fp.setdefault(fingerprint(cand.message), []).append(pos)
+            by_method.setdefault(method_key(cand.message), []).append(pos)
+        return cls(
+            tuple(candidates),
+            {k: tuple(v) for k, v in by_fp.items()},
+            {k: tuple(v) for k, v in by_method.items()},
+        )
+
+
 class FingerprintMatcher:
     """The built-in matcher: fingerprints, consumption in recorded order, a strategy."""
 
-    def __init__(self, candidates: Sequence[Candidate], strategy: str | Strategy = "default"):
+    def __init__(
+        self, candidates: Sequence[Candidate] | CandidateIndex, strategy: str | Strategy = "default"
+    ):
         self.strategy = get_strategy(strategy)
-        self._candidates = list(candidates)
+        index = (
+            candidates
+            if isinstance(candidates, CandidateIndex)
+            else CandidateIndex.build(candidates)
+        )
+        self._index = index
+        self._candidates = index.candidates
         self._consumed = [False] * len(self._candidates)
-        self._by_fp: dict[Fingerprint, deque[int]] = {}
-        self._by_method: dict[MethodKey, deque[int]] = {}
+        self._by_fp = {k: deque(v) for k, v in index.by_fp.items()}
+        self._by_method = {k: deque(v) for k, v in index.by_method.items()}
         self._last: dict[Fingerprint, int] = {}
-        for pos, cand in enumerate(self._candidates):
-            self._by_fp.setdefault(fingerprint(cand.message), deque()).append(pos)
-            self._by_method.setdefault(method_key(cand.message), deque()).append(pos)
 
     def _take(self, queue: deque[int] | None) -> int | None:
         while queue:
@@ -273,7 +304,7 @@ class FingerprintMatcher:
         return NotRecordedError(report.summary, report)
 
     def _already_played(self, message: JSONObject, fp: Fingerprint) -> ReplayMiss:
-        times = sum(1 for c in self._candidates if fingerprint(c.message) == fp)
+        times = len(self._index.by_fp.get(fp, ()))
         last = self._last.get(fp)
         seq = self._candidates[last].seq if last is not None else None
         hint = "" if self.strategy.name == "loose" else "; the loose strategy would reuse another"

@@ -62,6 +62,8 @@ class Header:
     target: Mapping[str, Any] = attrs.field(factory=dict)
     era: Era | None = None
     protocol_version: str | None = None
+    #: how secrets were redacted: the placeholder salt and the user's rules (None: off)
+    redaction: Mapping[str, Any] | None = None
     format: int = FORMAT_VERSION
     seq: int = attrs.field(default=0, eq=False)
 

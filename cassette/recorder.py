@@ -44,6 +44,7 @@ from cassette.model import (
     RecorderInfo,
     StderrEvent,
 )
+from cassette.redaction import Redactor
 
 __all__ = ["MODERN_VERSION_KEY", "Record", "Recorder"]
 
@@ -84,9 +85,12 @@ class Recorder:
     info: RecorderInfo = attrs.field(factory=lambda: RecorderInfo("cassette-mcp", __version__))
     era: Era | None = None
     protocol_version: str | None = None
+    #: secrets are replaced before anything is kept; ``None`` turns redaction off
+    redactor: Redactor | None = None
     _held: list[Event] = attrs.field(factory=list, init=False)
     _header: Header | None = attrs.field(default=None, init=False)
-    _open_requests: dict[object, JSONObject] = attrs.field(factory=dict, init=False)
+    # open client requests by (stream, id), with the client session that sent each
+    _open_requests: dict[object, tuple[JSONObject, object]] = attrs.field(factory=dict, init=False)
     _seq: int = attrs.field(default=0, init=False)
 
     @property
@@ -107,14 +111,16 @@ class Recorder:
         line = _line_text(data)
         classified = classify(line)
         if not classified.is_message:
-            return self._add(_raw(direction, line, t, meta))
+            return self._add(self._redact_raw(_raw(direction, line, t, meta)))
         message: JSONObject = classified.value
-        out = self._add(MessageEvent(t=t, dir=direction, message=message, meta=meta))
+        kept = message if self.redactor is None else self.redactor.value(message)
+        out = self._add(MessageEvent(t=t, dir=direction, message=kept, meta=meta))
         stream = meta.get("stream") if meta else None
+        session = meta.get("session") if meta else None
         if direction == "c2s" and classified.kind is Kind.REQUEST:
-            self._open_requests[_key(stream, message["id"])] = message
+            self._open_requests[_key(stream, message["id"])] = (message, session)
         elif direction == "s2c" and classified.kind in (Kind.RESPONSE, Kind.ERROR):
-            request = self._open_requests.pop(_key(stream, message.get("id")), None)
+            request = self._answered(stream, session, message.get("id"))
             if request is not None and classified.kind is Kind.RESPONSE and self._header is None:
                 verdict = decide(request, message.get("result"))
                 if verdict is not None:
@@ -123,7 +129,8 @@ class Recorder:
 
     def stderr(self, text: str, t: float) -> list[Record]:
         """The server wrote a line on stderr."""
-        return self._add(StderrEvent(t=t, text=text))
+        kept = text if self.redactor is None else self.redactor.text(text)
+        return self._add(StderrEvent(t=t, text=kept))
 
     def exit(self, code: int | None, t: float) -> list[Record]:
         """The server process ended."""
@@ -157,6 +164,24 @@ class Recorder:
 
     # -- internals ---------------------------------------------------------------------
 
+    def _answered(self, stream: object, session: object, msg_id: object) -> JSONObject | None:
+        """The open request a response answers: the one with its id on its own stream, or
+        else the latest with its id in its client session (legacy HTTP+SSE answers every
+        POST on the session's one event stream)."""
+        found = self._open_requests.pop(_key(stream, msg_id), None)
+        if found is None:
+            for key, (request, owner) in reversed(list(self._open_requests.items())):
+                live_id = request["id"]
+                if owner == session and type(live_id) is type(msg_id) and live_id == msg_id:
+                    found = self._open_requests.pop(key)
+                    break
+        return found[0] if found is not None else None
+
+    def _redact_raw(self, event: RawEvent) -> RawEvent:
+        if self.redactor is None or event.text is None:
+            return event
+        return attrs.evolve(event, text=self.redactor.text(event.text))
+
     def _release(self) -> list[Record]:
         self._header = Header(
             transport=self.transport,
@@ -165,6 +190,7 @@ class Recorder:
             target=dict(self.target),
             era=self.era,
             protocol_version=self.protocol_version,
+            redaction=None if self.redactor is None else self.redactor.describe(),
         )
         out: list[Record] = [self._header, *self._held]
         self._held.clear()

@@ -65,10 +65,27 @@ def load_transport(name: str) -> type[Transport]:
     try:
         plugin = ep.load()
     except ImportError as exc:
-        hint = _INSTALL_HINTS.get(name) or f"reinstall the package that provides {ep.value}"
+        hint = _INSTALL_HINTS.get(name) or _hint(ep, exc.name)
         missing = f" (missing module {exc.name!r})" if exc.name else ""
         raise PluginLoadError(f"transport {name!r} could not be imported{missing}: {hint}") from exc
     return cast("type[Transport]", plugin)
+
+
+def _hint(ep: EntryPoint, missing: str | None) -> str:
+    """What to install for a third-party plugin that failed to import.
+
+    A plugin names the extra its optional dependencies come with in its entry point
+    (``tcp = "cassette_tcp:TcpTransport [fast]"``), so the hint can say exactly that.
+    """
+    dist = getattr(getattr(ep, "dist", None), "name", None)
+    if dist is None:
+        return f"reinstall the package that provides {ep.value}"
+    if ep.extras:
+        return f"pip install '{dist}[{','.join(ep.extras)}]'"
+    own = missing is not None and (ep.module + ".").startswith(missing + ".")
+    if missing is None or own:
+        return f"reinstall {dist} (pip install --force-reinstall {dist})"
+    return f"{dist} needs the module {missing!r}: install the package that provides it"
 
 
 def get_transport(name: str) -> Transport:

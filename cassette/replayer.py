@@ -48,6 +48,7 @@ from cassette.jsonrpc import (
 )
 from cassette.matching import (
     Candidate,
+    CandidateIndex,
     FingerprintMatcher,
     Matcher,
     MissReport,
@@ -56,8 +57,9 @@ from cassette.matching import (
 )
 from cassette.model import Era, Header, Recording, era_of
 from cassette.playback import Paused, Playback, Played
+from cassette.redaction import Redactor
 
-__all__ = ["Exchange", "Replayer", "Reply"]
+__all__ = ["Exchange", "Prepared", "Replayer", "Reply"]
 
 
 @attrs.frozen(slots=True)
@@ -92,6 +94,24 @@ def _reply(messages: Sequence[Any], metas: Sequence[Mapping[str, Any] | None] = 
     return Reply(tuple(messages), None, tuple(metas) or (None,) * len(messages))
 
 
+@attrs.frozen
+class Prepared:
+    """The read-only work of replaying a cassette, done once and shared by every session:
+    the exchanges and the fingerprint indexes. Sessions only add their consumption state."""
+
+    preamble: list[Item]
+    exchanges: list[Exchange]
+    requests: CandidateIndex
+    notifications: CandidateIndex
+
+    @classmethod
+    def of(cls, recording: Recording) -> Prepared:
+        preamble, exchanges = cut(recording.events)
+        requests = [Candidate(x.key, x.message, x.seq) for x in exchanges if "id" in x.message]
+        notes = [Candidate(x.key, x.message, x.seq) for x in exchanges if "id" not in x.message]
+        return cls(preamble, exchanges, CandidateIndex.build(requests), CandidateIndex.build(notes))
+
+
 class Replayer:
     """Sans-IO replay of one session: feed client messages, send back what it returns."""
 
@@ -101,23 +121,26 @@ class Replayer:
         strategy: str | Strategy = "default",
         *,
         matcher_factory: Callable[[Sequence[Candidate], str | Strategy], Matcher] | None = None,
+        environ: Mapping[str, str] | None = None,
+        prepared: Prepared | None = None,
     ) -> None:
         self.header: Header = recording.header
         self.era: Era = era_of(recording.header)
-        self._preamble, self._exchanges = cut(recording.events)
-        factory = matcher_factory or FingerprintMatcher
-        requests = [
-            Candidate(x.key, x.message, x.seq) for x in self._exchanges if "id" in x.message
-        ]
-        notes = [
-            Candidate(x.key, x.message, x.seq) for x in self._exchanges if "id" not in x.message
-        ]
-        self.matcher: Matcher = factory(requests, strategy)
+        ready = prepared if prepared is not None else Prepared.of(recording)
+        self._preamble, self._exchanges = ready.preamble, ready.exchanges
+        if matcher_factory is None:
+            self.matcher: Matcher = FingerprintMatcher(ready.requests, strategy)
+        else:
+            self.matcher = matcher_factory(ready.requests.candidates, strategy)
         # Notifications are matched strictly and silently: a client may send any it likes.
-        self._notes = FingerprintMatcher(notes, "strict")
+        self._notes = FingerprintMatcher(ready.notifications, "strict")
         self.misses: list[MissReport] = []
         self.strategy_name = getattr(self.matcher, "strategy", None)
         self._playback = Playback(modern=self.era == "modern")
+        # A redacted cassette: live messages are redacted the same way before matching, so
+        # a test that sends a real token still finds its recording.
+        info = recording.header.redaction
+        self._redactor = Redactor.from_header(info, _env_values(info, environ)) if info else None
         self._paused: dict[object, Paused] = {}
         source = getattr(recording, "source", None)
         self.source: str | None = str(source) if source is not None else None
@@ -156,6 +179,8 @@ class Replayer:
     # -- dispatch ----------------------------------------------------------------------
 
     def _dispatch(self, kind: Kind, value: Any) -> Reply:
+        if self._redactor is not None and isinstance(value, dict):
+            value = _redacted(self._redactor, value)
         if kind is Kind.REQUEST:
             return self._request(value)
         if kind is Kind.NOTIFICATION:
@@ -369,3 +394,16 @@ def _input_responses_differ(recorded: JSONObject, live: JSONObject) -> tuple[str
     if not diffs:
         return ()
     return (f"{live.get('method')}: inputResponses differ from the recording at {_where(diffs)}",)
+
+
+def _redacted(redactor: Redactor, message: JSONObject) -> JSONObject:
+    """A live message redacted as the recording was; ids and method names stay as sent."""
+    return {
+        k: v if k in ("jsonrpc", "id", "method") else redactor.value(v) for k, v in message.items()
+    }
+
+
+def _env_values(info: Mapping[str, Any], environ: Mapping[str, str] | None) -> list[str]:
+    """Values of the environment variables the recording named as secret, if set here."""
+    names = info.get("env", ())
+    return [v for n in names if isinstance(n, str) and (v := (environ or {}).get(n))]

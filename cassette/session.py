@@ -32,7 +32,7 @@ from cassette.jsonrpc import JSONObject, Kind, classify, dumps_bytes
 from cassette.matching import MissReport, Strategy
 from cassette.model import ExitEvent
 from cassette.recorder import Record, Recorder
-from cassette.redaction import redact_argv, redact_text
+from cassette.redaction import Redactor
 from cassette.registry import get_transport
 from cassette.replayer import Replayer, Reply
 from cassette.storage import Cassette, CassetteWriter
@@ -182,18 +182,28 @@ async def record(
     fsync: bool = False,
     strategy: str | None = None,
     passthrough_stderr: bool = True,
+    redactor: Redactor | Literal["default"] | None = "default",
+    url: str | None = None,
 ) -> RecordResult:
     """Record a live server through a transparent proxy.
 
     ``client`` is the stream to the client; by default, our own stdin and stdout (what
     ``python -m cassette record`` does). The cassette is closed cleanly on cancellation.
+    ``url`` is for frame transports that reach their server by address (a plugin's, such
+    as a TCP one): it is the target instead of a command.
     """
-    target = Target(command=tuple(command))
+    target = Target(command=tuple(command), url=url)
     plugin = get_transport(transport)
-    header_target: dict[str, Any] = {"command": redact_argv(command)}
+    redactor = _redactor(redactor)
+    argv = list(command) if redactor is None else redactor.argv(command)
+    header_target: dict[str, Any] = {"command": argv}
+    if url is not None:
+        header_target = {"url": url if redactor is None else redactor.text(url)}
     if strategy is not None:
         header_target["strategy"] = strategy
-    recorder = Recorder(transport=transport, started_at=_now_iso(), target=header_target)
+    recorder = Recorder(
+        transport=transport, started_at=_now_iso(), target=header_target, redactor=redactor
+    )
     writer = CassetteWriter(path, overwrite=overwrite, fsync=fsync).open()
     sink = _Sink(recorder, writer, _Clock())
     stderr_out = _stderr_passthrough if passthrough_stderr else None
@@ -245,6 +255,7 @@ async def record_http(
     strategy: str | None = None,
     on_ready: Callable[[str], None] | None = None,
     transport: str = "streamable-http",
+    redactor: Redactor | Literal["default"] | None = "default",
 ) -> RecordResult:
     """Record a live HTTP endpoint through a local reverse proxy, until cancelled.
 
@@ -255,10 +266,15 @@ async def record_http(
     record_proxy = getattr(plugin, "record_proxy", None)
     if record_proxy is None:
         raise UsageError(f"transport {transport!r} cannot record an upstream URL")
-    header_target: dict[str, Any] = {"url": redact_text(upstream)}
+    redactor = _redactor(redactor)
+    header_target: dict[str, Any] = {
+        "url": upstream if redactor is None else redactor.text(upstream)
+    }
     if strategy is not None:
         header_target["strategy"] = strategy
-    recorder = Recorder(transport=transport, started_at=_now_iso(), target=header_target)
+    recorder = Recorder(
+        transport=transport, started_at=_now_iso(), target=header_target, redactor=redactor
+    )
     writer = CassetteWriter(path, overwrite=overwrite, fsync=fsync).open()
     sink = _Sink(recorder, writer, _Clock())
     try:
@@ -267,6 +283,11 @@ async def record_http(
         sink.finish()
         writer.close()
     return RecordResult(os.fspath(path), None, sink.count)
+
+
+def _redactor(choice: Redactor | Literal["default"] | None) -> Redactor | None:
+    """Redaction is on unless the caller turned it off (``None``)."""
+    return Redactor() if choice == "default" else choice
 
 
 def _encode_out(messages: tuple[Any, ...]) -> bytes:
@@ -421,7 +442,7 @@ async def serve_replay(
     async def handle(stream: FrameStream) -> None:
         result = await replay(
             stream,
-            Replayer(cassette, strategy),
+            Replayer(cassette, strategy, environ=os.environ),
             on_miss=on_miss,
             on_warning=on_warning,
             answer_timeout=answer_timeout,
@@ -537,7 +558,7 @@ async def open_replay(
     async with anyio.create_task_group() as tg:
 
         async def handle(stream: FrameStream) -> None:
-            await replay(stream, Replayer(tape, strategy))
+            await replay(stream, Replayer(tape, strategy, environ=os.environ))
 
         tg.start_soon(transport.serve, handle)
         stream = transport.open_connection()

@@ -12,8 +12,9 @@ produced, and where it came from.
 
 from __future__ import annotations
 
+import json
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ from cassette.errors import CassetteError, CassetteExistsError, CassetteNotFound
 from cassette.model import Era, Event, Header, MessageEvent, era_of
 from cassette.recorder import Record
 
-__all__ = ["Cassette", "CassetteWriter"]
+__all__ = ["Cassette", "CassetteWriter", "append_events", "has_recording"]
 
 
 @attrs.frozen
@@ -134,3 +135,72 @@ class CassetteWriter:
 
     def __exit__(self, *_exc: object) -> None:
         self.close()
+
+
+def has_recording(path: str | os.PathLike[str]) -> bool:
+    """True when ``path`` is a file with bytes in it (an empty leftover is no recording)."""
+    try:
+        return Path(path).stat().st_size > 0
+    except FileNotFoundError:
+        return False
+
+
+def append_events(path: str | os.PathLike[str], events: Sequence[Event]) -> None:
+    """Append events to an existing cassette in one write; the caller holds its lock.
+
+    A last line cut off mid-write (which every reader drops with a warning) is cut away
+    first, so the new lines never glue onto it. ``t`` never decreases from one line to
+    the next in a file we write: events timed before the file's last line (another
+    process appended meanwhile) are moved to its time.
+    """
+    if not events:
+        return
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | getattr(os, "O_BINARY", 0))
+    except FileNotFoundError as exc:
+        raise CassetteNotFoundError(f"{os.fspath(path)}: no such cassette to append to") from exc
+    try:
+        last = _drop_partial_tail(fd, os.fspath(path))
+        last_t = _t_of(last)
+        if last_t is not None and events[0].t < last_t:
+            shift = last_t - events[0].t
+            events = [attrs.evolve(e, t=round(e.t + shift, 6)) for e in events]
+        data = memoryview(b"".join(encode_line(e) for e in events))
+        while data:
+            data = data[os.write(fd, data) :]
+    finally:
+        os.close(fd)
+
+
+def _read_at(fd: int, offset: int, size: int) -> bytes:
+    os.lseek(fd, offset, os.SEEK_SET)
+    return os.read(fd, size)
+
+
+def _drop_partial_tail(fd: int, source: str) -> bytes:
+    """Truncate an unterminated last line; return the last complete line."""
+    size = os.fstat(fd).st_size
+    buf = b""
+    position = size
+    while position > 0:  # backwards, until the last complete line is whole in ``buf``
+        step = min(65536, position)
+        position -= step
+        buf = _read_at(fd, position, step) + buf
+        end = buf.rfind(b"\n")
+        if end >= 0 and (position == 0 or buf.rfind(b"\n", 0, end) >= 0):
+            break
+    end = buf.rfind(b"\n")
+    if end < 0:
+        raise CassetteError(f"{source}: cannot append to a cassette with no complete line")
+    if position + end + 1 != size:
+        os.ftruncate(fd, position + end + 1)
+    return buf[buf.rfind(b"\n", 0, end) + 1 : end]
+
+
+def _t_of(line: bytes) -> float | None:
+    try:
+        value = json.loads(line)
+    except ValueError:
+        return None
+    t = value.get("t") if isinstance(value, dict) else None
+    return float(t) if isinstance(t, int | float) and not isinstance(t, bool) else None

@@ -18,21 +18,34 @@ A plugin implements ``Transport``. It has two sides:
 Streams follow anyio's conventions: ``receive`` raises ``anyio.EndOfStream`` when the peer
 has finished, ``send`` raises ``TransportClosedError`` when the peer is gone, and both are
 cancellable at any point without losing a frame that was already returned.
+
+A network transport whose exchanges carry more than frames (statuses, streams, sessions)
+also implements the optional ``CassetteFront`` (serve a whole cassette) and
+``RecordingFront`` (a recording proxy reporting to a ``Tap``). docs/transports.md is the
+full contract for plugin authors; ``cassette.testing.check_transport`` checks a plugin
+against it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager
-from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, runtime_checkable
 
 import attrs
 
+if TYPE_CHECKING:
+    from cassette.matching import MissReport, Strategy
+    from cassette.model import Recording
+
 __all__ = [
+    "CassetteFront",
     "Exited",
     "Frame",
     "FrameStream",
     "Handler",
+    "Ready",
+    "RecordingFront",
     "SideEvent",
     "SideEventHandler",
     "StderrLine",
@@ -140,4 +153,61 @@ class Transport(Protocol):
 
     async def serve(self, handler: Handler) -> None:
         """Accept clients and run ``handler`` for each until there are no more."""
+        ...
+
+
+#: Called once a network front listens, with the URL clients should use.
+Ready = Callable[[str], None]
+
+
+@runtime_checkable
+class CassetteFront(Protocol):
+    """Optional, for network fronts: serve a whole cassette (``cassette replay --front``).
+
+    A front whose exchanges carry facts a duplex frame stream cannot (HTTP statuses,
+    streams, sessions) implements this instead of answering through ``serve``. It listens
+    on ``host``/``port`` (port 0: any free one), calls ``on_ready`` with its URL once
+    clients can connect, gives every client session its own ``Replayer``, reports each miss
+    through ``on_miss`` and each warning through ``on_warning``, fails a replayed server
+    request the client leaves unanswered for ``answer_timeout`` seconds, and runs until
+    cancelled. Cancellation is the normal way it ends: it then stops gracefully and calls
+    ``on_finish`` with every miss of every session and their summary.
+    """
+
+    async def serve_cassette(
+        self,
+        recording: Recording,
+        *,
+        strategy: str | Strategy = "default",
+        host: str = "127.0.0.1",
+        port: int = 0,
+        on_miss: Callable[[str], None] | None = None,
+        on_ready: Ready | None = None,
+        on_finish: Callable[[list[MissReport], str], None] | None = None,
+        on_warning: Callable[[str], None] | None = None,
+        answer_timeout: float = 30.0,
+    ) -> None:
+        """Serve ``recording`` until cancelled."""
+        ...
+
+
+@runtime_checkable
+class RecordingFront(Protocol):
+    """Optional, for network transports: a recording proxy (``cassette record --upstream``).
+
+    It listens on ``host``/``port``, calls ``on_ready`` with the URL to give the client,
+    forwards every exchange to ``upstream`` and reports what passed to ``tap``, each frame
+    before it is forwarded, until cancelled.
+    """
+
+    async def record_proxy(
+        self,
+        upstream: str,
+        tap: Tap,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        on_ready: Ready | None = None,
+    ) -> None:
+        """Proxy and record until cancelled."""
         ...

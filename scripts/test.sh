@@ -13,6 +13,8 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[http,test]'
+# The third-party plugin example, installed as a user would: found through its entry point.
+.venv/bin/python -m pip install --quiet --disable-pip-version-check -e examples/cassette-tcp
 
 if ! command -v npm >/dev/null 2>&1; then
     echo "scripts/test.sh: npm not found; installing Node.js from Debian's packages" >&2

@@ -1,7 +1,17 @@
 """Suite-wide settings: Hypothesis runs without per-example deadlines, because CI machines
 are shared and noisy and no test here may depend on timing to pass."""
 
+import os
+
 from hypothesis import settings
 
 settings.register_profile("cassette", deadline=None, print_blob=True)
 settings.load_profile("cassette")
+
+# pytester drives the pytest plugin black-box (tests/plugin). pytest accepts
+# ``pytest_plugins`` only in a top-level conftest, so it is enabled here.
+pytest_plugins = ["pytester"]
+
+# A developer's or CI's record mode must not change what this suite's own commands do;
+# the tests that are about MCP_CASSETTE_MODE set it themselves.
+os.environ.pop("MCP_CASSETTE_MODE", None)

@@ -112,7 +112,7 @@ class RecordingProxy:
         if scope["path"] != self.path:
             await send_simple(send, 404, b"Not Found", b"text/plain")
             return
-        body = await read_body(receive)
+        body = await read_body(receive, send=send)
         if body is None:
             return
         await self._relay(scope, receive, send, body)

@@ -26,6 +26,7 @@ notification caused goes to the GET stream.
 from __future__ import annotations
 
 import base64
+import os
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
@@ -45,7 +46,7 @@ from cassette.jsonrpc import (
 )
 from cassette.matching import MissReport, Strategy
 from cassette.model import HttpEvent, RawEvent, Recording, era_of
-from cassette.replayer import Replayer, Reply
+from cassette.replayer import Prepared, Replayer, Reply
 from cassette.transports._http import (
     Receive,
     Scope,
@@ -176,13 +177,17 @@ class HttpReplayApp:
         self.bound_host = bound_host
         self.on_miss = on_miss
         self.sessions: dict[str, _Session] = {}
+        self._prepared = Prepared.of(recording)
+        self._by_stream = recording.header.transport != "sse"
         self.replayers: list[Replayer] = []
         self._shared = _Session(self._replayer())
         self._get_refused = _get_refused(recording)
         self._priming = _primed_streams(recording)
 
     def _replayer(self) -> Replayer:
-        replayer = Replayer(self.recording, self.strategy)
+        replayer = Replayer(
+            self.recording, self.strategy, environ=os.environ, prepared=self._prepared
+        )
         self.replayers.append(replayer)
         return replayer
 
@@ -220,7 +225,7 @@ class HttpReplayApp:
     # -- POST ------------------------------------------------------------------------------
 
     async def _post(self, scope: Scope, receive: Receive, send: Send) -> None:
-        body = await read_body(receive)
+        body = await read_body(receive, send=send)
         if body is None:
             return
         classified = classify(body)
@@ -275,7 +280,8 @@ class HttpReplayApp:
             self._continue(session, reply)
             await send_simple(send, 202, b"", headers=extra)
             return
-        on_post, elsewhere = _route(reply, carries_request=kind in (Kind.REQUEST, Kind.BATCH))
+        carries = kind in (Kind.REQUEST, Kind.BATCH)
+        on_post, elsewhere = _route(reply, carries_request=carries, by_stream=self._by_stream)
         session.push(elsewhere)
         status = reply.exchange.status if reply.exchange is not None else None
         if reply.awaiting and not reply.responded:
@@ -369,7 +375,9 @@ class HttpReplayApp:
                 with anyio.move_on_after(self.answer_timeout):
                     reply = await outbox.receive()
                     awaiting = list(reply.awaiting)
-                    on_post, elsewhere = _route(reply, carries_request=True)
+                    on_post, elsewhere = _route(
+                        reply, carries_request=True, by_stream=self._by_stream
+                    )
                     session.push(elsewhere)
                     chunk = b"".join(stream.message(m) for m, _ in on_post)
                     await send({"type": "http.response.body", "body": chunk, "more_body": True})
@@ -475,13 +483,18 @@ def _request_on_get(reply: Reply) -> bool:
 
 
 def _route(
-    reply: Reply, *, carries_request: bool
+    reply: Reply, *, carries_request: bool, by_stream: bool = True
 ) -> tuple[list[tuple[Any, Mapping[str, Any] | None]], list[Any]]:
-    """Split a reply into what goes back on the POST and what goes on the GET stream."""
+    """Split a reply into what goes back on the POST and what goes on the GET stream.
+
+    ``by_stream`` is off for cassettes recorded on the legacy HTTP+SSE transport, where
+    everything (responses included) travelled on the one GET stream: their streams say
+    nothing about where a streamable-HTTP client expects a message.
+    """
     on_post: list[tuple[Any, Mapping[str, Any] | None]] = []
     elsewhere: list[Any] = []
     for message, meta in zip(reply.messages, reply.metas, strict=True):
-        stream = meta.get("stream") if meta else None
+        stream = meta.get("stream") if meta and by_stream else None
         recorded_on_get = isinstance(stream, str) and stream.startswith("get-")
         if recorded_on_get or (stream is None and not carries_request):
             elsewhere.append(message)

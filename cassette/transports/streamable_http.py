@@ -49,8 +49,19 @@ def _warn_if_exposed(host: str) -> None:
         )
 
 
-async def run_app(app: Asgi, host: str, port: int, path: str, on_ready: Ready | None) -> None:
-    """Serve ``app`` until cancelled; ``on_ready`` gets the URL once the port is bound."""
+async def run_app(
+    app: Asgi,
+    host: str,
+    port: int,
+    path: str,
+    on_ready: Ready | None,
+    *,
+    on_stop: Callable[[], None] | None = None,
+) -> None:
+    """Serve ``app`` until cancelled; ``on_ready`` gets the URL once the port is bound.
+
+    ``on_stop`` runs when stopping begins, so an app can end its long-lived streams and
+    let the graceful shutdown finish at once instead of waiting them out."""
     _warn_if_exposed(host)
     sock = bind(host, port)
     server = HttpServer(app, sock)
@@ -71,6 +82,8 @@ async def run_app(app: Asgi, host: str, port: int, path: str, on_ready: Ready | 
         try:
             await done.wait()
         finally:
+            if on_stop is not None:
+                on_stop()
             server.stop()
             with anyio.CancelScope(shield=True), anyio.move_on_after(5):
                 await done.wait()
@@ -88,6 +101,7 @@ class HttpUpstream:
         self.session_id: str | None = None
         self.protocol_version: str | None = None
         self._closed = False
+        self._error: TransportError | None = None
 
     def _headers(self) -> dict[str, str]:
         headers = {"accept": "application/json, text/event-stream"}
@@ -99,6 +113,8 @@ class HttpUpstream:
         return headers
 
     async def send(self, frame: Frame) -> None:
+        if self._error is not None:
+            raise self._error
         if self._closed:
             raise TransportClosedError("the HTTP upstream is closed")
         self._tg.start_soon(self._post, frame.data)
@@ -120,6 +136,12 @@ class HttpUpstream:
                     content = await response.aread()
                     if content.strip():
                         self._deliver(content)
+        except httpx.TransportError as exc:
+            # Unreachable, or the connection broke: the reader hears it, instead of waiting
+            # forever for an answer that cannot come.
+            if self._error is None:
+                self._error = TransportClosedError(f"upstream {self._url}: {exc}")
+            self._send.close()
         except httpx.HTTPError as exc:
             sys.stderr.write(f"cassette: upstream {self._url}: {exc}\n")
 
@@ -130,12 +152,15 @@ class HttpUpstream:
             if isinstance(version, str):
                 self.protocol_version = version
         if data:
-            self._send.send_nowait(Frame(data))
+            with contextlib.suppress(anyio.ClosedResourceError):  # arrived after the end
+                self._send.send_nowait(Frame(data))
 
     async def receive(self) -> Frame:
         try:
             return await self._receive.receive()
         except (anyio.EndOfStream, anyio.ClosedResourceError):
+            if self._error is not None:
+                raise self._error from None
             raise anyio.EndOfStream from None
 
     async def close_input(self) -> None:

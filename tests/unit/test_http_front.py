@@ -406,3 +406,23 @@ def test_a_listen_stream_replays_its_notifications_and_stays_open_until_closed()
     text = b"".join(m.get("body", b"") for m in sent[1:]).decode()
     messages = [json.loads(line[6:]) for line in text.splitlines() if line.startswith("data: ")]
     assert messages == [ack, changed]  # the acknowledgement first, subscription ids kept
+
+
+def test_an_oversized_body_gets_413() -> None:
+    from cassette.transports import _http
+
+    async def go() -> None:
+        sent: list[dict[str, Any]] = []
+        chunks = iter([b"x" * 10, b"y" * 10])
+
+        async def receive() -> dict[str, Any]:
+            return {"type": "http.request", "body": next(chunks), "more_body": True}
+
+        async def send(message: dict[str, Any]) -> None:
+            sent.append(message)
+
+        assert await _http.read_body(receive, limit=15, send=send) is None
+        assert sent[0]["status"] == 413
+        assert b"over the 15 byte limit" in sent[1]["body"]
+
+    anyio.run(go)

@@ -1,0 +1,160 @@
+"""Cross-process coordination for cassette files: an exclusive lock and numbered slots.
+
+Theory of operation
+-------------------
+``FileLock`` is an advisory, exclusive lock on a hidden file beside the cassette
+(``.<name>.lock``), taken with ``fcntl.flock`` on POSIX and ``msvcrt.locking`` on
+Windows; the standard library only. Whoever records a cassette, or appends to one, holds
+it; replaying never takes it, so a read-only checkout replays fine.
+
+On POSIX the holder deletes the lock file before unlocking, so none is left in a
+directory people commit. That opens a classic race (a waiter may lock the inode just
+deleted while a newcomer creates and locks a fresh file), closed the classic way: after
+locking, the lock is only held if the path still names the inode we locked; otherwise
+we let go and try again. On Windows an open file cannot be deleted, so the file stays.
+
+The kernel drops a lock when its holder dies, so a killed recorder never blocks anyone.
+Locks conflict between open files even within one process (``flock`` semantics), which is
+what lets two threads of a test process exclude each other too.
+
+``claim_slot`` hands out 1, 2, 3, ... to successive callers, across processes, by
+creating files with ``O_EXCL``: how the sessions a test starts get distinct cassettes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from types import TracebackType
+
+__all__ = ["FileLock", "claim_slot"]
+
+
+class FileLock:
+    """An exclusive lock guarding one cassette (see the module docstring)."""
+
+    def __init__(self, cassette: str | os.PathLike[str]) -> None:
+        target = Path(cassette)
+        self.path = target.with_name(f".{target.name}.lock")
+        self._fd: int | None = None
+
+    @property
+    def held(self) -> bool:
+        return self._fd is not None
+
+    def try_acquire(self) -> bool:
+        """Take the lock if nobody holds it; never waits."""
+        if self._fd is not None:
+            raise RuntimeError(f"{self.path}: already held by this FileLock")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        while True:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            if not _lock(fd):
+                os.close(fd)
+                return False
+            if sys.platform == "win32" or _same_file(fd, self.path):
+                self._fd = fd
+                return True
+            os.close(fd)  # the previous holder deleted it under us: lock the new one
+
+    def acquire(
+        self,
+        timeout: float | None = None,
+        *,
+        poll: float = 0.05,
+        on_wait: Callable[[], None] | None = None,
+    ) -> None:
+        """Wait for the lock (``timeout`` seconds at most; ``None``: as long as it takes).
+
+        ``on_wait`` is called once, when the lock turns out to be taken, so a person can
+        be told why nothing is happening.
+        """
+        deadline = None if timeout is None else time.monotonic() + timeout
+        told = False
+        while not self.try_acquire():
+            if not told and on_wait is not None:
+                on_wait()
+                told = True
+            if deadline is not None and time.monotonic() >= deadline:
+                raise TimeoutError(f"{self.path}: still locked after {timeout} s")
+            time.sleep(poll)
+
+    def release(self) -> None:
+        """Let go (safe to call when not held)."""
+        fd, self._fd = self._fd, None
+        if fd is None:
+            return
+        if sys.platform != "win32":
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.path)
+        _unlock(fd)
+        os.close(fd)
+
+    def __enter__(self) -> FileLock:
+        self.acquire()
+        return self
+
+    def __exit__(
+        self,
+        _type: type[BaseException] | None,
+        _value: BaseException | None,
+        _tb: TracebackType | None,
+    ) -> None:
+        self.release()
+
+
+def _same_file(fd: int, path: Path) -> bool:
+    try:
+        on_disk = os.stat(path)
+    except FileNotFoundError:
+        return False
+    mine = os.fstat(fd)
+    return (mine.st_dev, mine.st_ino) == (on_disk.st_dev, on_disk.st_ino)
+
+
+if sys.platform == "win32":  # pragma: no cover  (CI runs on Linux)
+    import msvcrt
+
+    def _lock(fd: int) -> bool:
+        try:
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+        except OSError:
+            return False
+        return True
+
+    def _unlock(fd: int) -> None:
+        with contextlib.suppress(OSError):
+            os.lseek(fd, 0, os.SEEK_SET)
+            msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+
+else:
+    import fcntl
+
+    def _lock(fd: int) -> bool:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        return True
+
+    def _unlock(fd: int) -> None:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+
+
+def claim_slot(directory: str | os.PathLike[str], key: str) -> int:
+    """The next unclaimed number (1, 2, ...) for ``key`` in ``directory``, atomically."""
+    folder = Path(directory)
+    folder.mkdir(parents=True, exist_ok=True)
+    number = 1
+    while True:
+        try:
+            fd = os.open(folder / f"{key}.{number}", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:
+            number += 1
+            continue
+        os.close(fd)
+        return number

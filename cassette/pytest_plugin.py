@@ -1,0 +1,436 @@
+"""The pytest plugin: the ``mcp_cassette`` fixture, marker and ``--mcp-cassette-mode``.
+
+Registered through the ``pytest11`` entry point ``cassette`` (turn it off with
+``-p no:cassette``). A test asks for the fixture and gets, for each server it uses, what
+to put in its MCP client's configuration instead of the server::
+
+    def test_summary(mcp_cassette):
+        command = mcp_cassette.server_command(["python", "tools/github_server.py"])
+        assert "summary" in run_my_agent(mcp_servers={"github": command})
+
+Theory of operation
+-------------------
+Nothing is monkeypatched: the test's own client starts what ``server_command`` returns,
+``python -m cassette record --mode M ...``, which records, replays or extends the
+cassette as the mode says (``cassette.modes``, decided by ``cassette.mode_runner`` under
+the cassette's lock). ``server_url`` runs the same thing for streamable HTTP in a thread
+of this process with its own event loop (an anyio blocking portal), started by the call
+and stopped with the test: a thread starts in milliseconds where a subprocess pays an
+interpreter and its imports, it cannot outlive pytest, and stopping it is a cancellation
+that completes the cassette, not a signal.
+
+Misses reach the test through a side channel, because the replay runs in another
+process: every session writes its facts to a per-test report file (``--report``), a miss
+*before* its error reaches the client. After the test function returns, the plugin reads
+it: a test that passed although a request missed fails with the diagnostics (closest
+recording, what diverged); a test that failed gets them as a report section.
+
+Each start of the command (and each ``server_url``) is its own session with its own
+cassette, numbered in start order: ``<test>.jsonl``, ``<test>.2.jsonl``, ... so a test that
+starts its server twice records and replays two sessions. The numbers come from files
+created with ``O_EXCL`` in the test's side-channel folder (``--sessions``).
+
+This module imports only the standard library, pytest and ``cassette.modes`` when pytest
+starts; everything else is imported when a test first uses the fixture.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import contextlib
+import hashlib
+import json
+import os
+import re
+import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+import pytest
+
+from cassette.errors import CassetteError
+from cassette.modes import ENV_VAR, ModeChoice, env_value, missing_cassette_message, resolve_mode
+
+if TYPE_CHECKING:
+    from anyio.abc import TaskStatus
+    from anyio.from_thread import BlockingPortal
+
+__all__ = ["MCPCassette"]
+
+MARKER: Final = "mcp_cassette"
+OPTION: Final = "--mcp-cassette-mode"
+_DEST: Final = "cassette_mcp_mode"  # unlikely to be any other plugin's dest
+_MARKER_ARGS: Final = ("path", "mode", "strategy")
+_STARTUP_TIMEOUT: Final = 60.0
+_STOP_TIMEOUT: Final = 30.0
+
+_FIXTURE: Final = pytest.StashKey["MCPCassette"]()
+
+
+# -- registration --------------------------------------------------------------------------
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("mcp-cassette", "record and replay MCP sessions (cassette-mcp)")
+    group.addoption(
+        OPTION,
+        dest=_DEST,
+        metavar="MODE",
+        default=None,
+        help="once (default): record missing cassettes, replay the others; none: replay "
+        "only, a missing cassette fails its test (for CI); all (or rewrite): record every "
+        "cassette again; new_episodes: replay, and record what the cassettes lack. "
+        f"Overrides ${ENV_VAR}; a test's @pytest.mark.{MARKER}(mode=...) overrides both.",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        f"{MARKER}(path=None, *, mode=None, strategy=None): the cassette the mcp_cassette "
+        "fixture uses (a path relative to the test file), its record mode and its matching "
+        "strategy (cassette-mcp)",
+    )
+    config.pluginmanager.register(_Totals(), "cassette-mcp-totals")
+    try:  # a typo must stop the run before anything goes live
+        _resolve(None, config)
+    except CassetteError as exc:
+        raise pytest.UsageError(str(exc)) from None
+
+
+def _resolve(marker_mode: str | None, config: pytest.Config) -> ModeChoice:
+    return resolve_mode(
+        (f"@pytest.mark.{MARKER}", marker_mode), (OPTION, config.getoption(_DEST)), env_value()
+    )
+
+
+# -- where cassettes live ------------------------------------------------------------------
+
+_UNSAFE: Final = re.compile(r"[^A-Za-z0-9._\-\[\]=,+@]+")
+
+
+def file_safe(name: str) -> str:
+    """A file name for a test name on every platform; distinct names stay distinct."""
+    safe = _UNSAFE.sub("_", name).strip(".")
+    if safe != name or len(safe) > 120:
+        digest = hashlib.sha256(name.encode("utf-8")).hexdigest()[:8]
+        safe = f"{safe[:100]}-{digest}"
+    return safe
+
+
+def default_path(item: pytest.Item) -> Path:
+    """``cassettes/<test module>/<test name>.jsonl`` beside the test file."""
+    test_file = Path(item.path)
+    name = ".".join(item.nodeid.split("::")[1:]) or item.name
+    return test_file.parent / "cassettes" / test_file.stem / f"{file_safe(name)}.jsonl"
+
+
+def _marker_settings(item: pytest.Item) -> dict[str, Any]:
+    """The marker's arguments, the closest marker winning for each (function over class
+    over module); a positional argument is the path."""
+    settings: dict[str, Any] = {}
+    for marker in item.iter_markers(MARKER):
+        unknown = sorted(set(marker.kwargs) - set(_MARKER_ARGS))
+        if unknown or len(marker.args) > 1:
+            pytest.fail(
+                f"@pytest.mark.{MARKER} takes a path and the keywords path, mode and "
+                f"strategy; got {', '.join(unknown) or 'several positional arguments'}",
+                pytrace=False,
+            )
+        if marker.args:
+            settings.setdefault("path", marker.args[0])
+        for key, value in marker.kwargs.items():
+            settings.setdefault(key, value)
+    return settings
+
+
+# -- the fixture ---------------------------------------------------------------------------
+
+
+class MCPCassette:
+    """What a test gets from the ``mcp_cassette`` fixture.
+
+    ``path`` is the test's cassette (its first session's), ``mode`` the record mode in
+    force and ``mode_source`` where it came from, ``strategy`` the matching strategy
+    (``None``: the cassette's own, else ``default``). ``misses`` lists the requests the
+    test's sessions could not answer so far.
+    """
+
+    def __init__(self, item: pytest.Item, side_dir: Path) -> None:
+        self._item = item
+        settings = _marker_settings(item)
+        try:
+            self.choice = _resolve(settings.get("mode"), item.config)
+            strategy = settings.get("strategy")
+            if strategy is not None:
+                from cassette.matching import get_strategy
+
+                get_strategy(strategy)
+        except CassetteError as exc:
+            pytest.fail(str(exc), pytrace=False)
+        self.strategy: str | None = strategy
+        marker_path = settings.get("path")
+        if marker_path is None:
+            self.path = default_path(item).resolve()
+        else:
+            self.path = (Path(item.path).parent / os.fspath(marker_path)).resolve()
+        self._report = side_dir / "report.jsonl"
+        self._sessions = side_dir / "sessions"
+        self._fronts: list[_HttpFront] = []
+        self._consumed = 0
+        self._problems: list[tuple[str, str, str]] = []  # (kind, cassette, text), unreported
+        self._all_problems: list[tuple[str, str, str]] = []
+        self._facts: list[dict[str, Any]] = []
+
+    @property
+    def mode(self) -> str:
+        return self.choice.mode
+
+    @property
+    def mode_source(self) -> str:
+        return self.choice.source
+
+    def cassette_path(self, name: str | None = None) -> Path:
+        """The cassette of the servers given ``name`` (``<test>.<name>.jsonl``), or the
+        test's own (``name=None``); later sessions add ``.2``, ``.3``, ..."""
+        if name is None:
+            return self.path
+        return self.path.with_name(f"{self.path.stem}.{file_safe(name)}{self.path.suffix}")
+
+    def server_command(
+        self, argv: Sequence[str | os.PathLike[str]], *, name: str | None = None
+    ) -> list[str]:
+        """The command to start instead of the stdio server ``argv``.
+
+        Give ``name`` to keep a second server of the same test in a cassette of its own
+        (otherwise sessions are numbered in start order).
+        """
+        command = [os.fspath(a) for a in argv]
+        if not command:
+            raise ValueError("server_command needs the server's command line")
+        path = self.cassette_path(name)
+        self._require(path)
+        out = [sys.executable, "-m", "cassette", "record", "-o", str(path), "--mode", self.mode]
+        out += ["--report", str(self._report), "--sessions", str(self._sessions)]
+        if self.strategy is not None:
+            out += ["--strategy", self.strategy]
+        return [*out, "--", *command]
+
+    def server_url(self, url: str, *, name: str | None = None) -> str:
+        """A local URL to use instead of the streamable-HTTP server at ``url``: a recording
+        proxy in front of it, or a replay front, serving until the test ends."""
+        from cassette.mode_runner import next_session_path
+
+        path = next_session_path(self.cassette_path(name), self._sessions)
+        self._require(path)
+        front = _HttpFront(path, url, self)
+        local = front.start()
+        self._fronts.append(front)
+        return local
+
+    @property
+    def misses(self) -> list[str]:
+        self._read()
+        return [text for kind, _, text in self._all_problems if kind == "miss"]
+
+    # -- internals -------------------------------------------------------------------------
+
+    def _require(self, path: Path) -> None:
+        """Mode none: a missing cassette fails the test now, before anything starts."""
+        from cassette.storage import has_recording
+
+        if self.mode == "none" and not has_recording(path):
+            pytest.fail(
+                "mcp-cassette: " + missing_cassette_message(self._shown(path), self.choice),
+                pytrace=False,
+            )
+
+    def _shown(self, path: Path) -> str:
+        with contextlib.suppress(ValueError):
+            return str(path.relative_to(self._item.config.rootpath))
+        return str(path)
+
+    def _read(self) -> None:
+        try:
+            lines = self._report.read_text(encoding="utf-8").splitlines()
+        except FileNotFoundError:
+            return
+        for line in lines[self._consumed :]:
+            try:
+                fact = json.loads(line)
+            except ValueError:
+                break  # a line still being written: read it next time
+            self._consumed += 1
+            self._facts.append(fact)
+            if fact.get("event") in ("miss", "error"):
+                entry = (str(fact["event"]), str(fact.get("cassette")), str(fact.get("text")))
+                self._problems.append(entry)
+                self._all_problems.append(entry)
+
+    def take_problems(self) -> str:
+        """The problems not reported yet, as a failure message ("" when there are none)."""
+        self._read()
+        problems, self._problems = self._problems, []
+        if not problems:
+            return ""
+        misses = [p for p in problems if p[0] == "miss"]
+        errors = [p for p in problems if p[0] == "error"]
+        lines: list[str] = []
+        if misses:
+            lines.append(
+                f"mcp-cassette: {len(misses)} request(s) had no recording "
+                f"({self.choice.describe()}):"
+            )
+            for cassette in dict.fromkeys(c for _, c, _ in misses):
+                lines.append(f"  {self._shown(Path(cassette))}:")
+                lines += [f"    - {text}" for _, c, text in misses if c == cassette]
+            lines.append(
+                f"  To record what is missing: {OPTION}=new_episodes (appends it) "
+                f"or {OPTION}=all (records again)."
+            )
+        for _, cassette, text in errors:
+            lines.append(f"mcp-cassette: a session of {self._shown(Path(cassette))} failed: {text}")
+        return "\n".join(lines)
+
+    def _finish(self) -> str:
+        errors: list[str] = []
+        for front in self._fronts:
+            try:
+                front.stop()
+            except Exception as exc:  # every front is stopped; each failure is reported
+                errors.append(f"mcp-cassette: stopping the HTTP front failed: {exc!r}")
+        self._fronts.clear()
+        text = self.take_problems()
+        self._tally()
+        return "\n".join([*errors, text] if text else errors)
+
+    def _tally(self) -> None:
+        totals: dict[str, int] = {}
+        for fact in self._facts:
+            if fact.get("event") == "session":
+                key = str(fact.get("action"))
+                totals[key] = totals.get(key, 0) + 1
+            elif fact.get("event") == "episode":
+                totals["episodes"] = totals.get("episodes", 0) + 1
+        if totals:
+            self._item.user_properties.append(("mcp_cassette", totals))
+
+
+class _HttpFront:
+    """A recording proxy or a replay front for one ``server_url``, in a thread."""
+
+    def __init__(self, path: Path, upstream: str, owner: MCPCassette) -> None:
+        self.path = path
+        self.upstream = upstream
+        self.owner = owner
+        self.info: list[str] = []
+        self._portal_cm: Any = None
+        self._future: concurrent.futures.Future[Any] | None = None
+
+    def start(self) -> str:
+        from anyio.from_thread import start_blocking_portal
+
+        self._portal_cm = start_blocking_portal()
+        portal: BlockingPortal = self._portal_cm.__enter__()
+        try:
+            self._future, url = portal.start_task(self._serve)
+        except BaseException as exc:
+            self._portal_cm.__exit__(None, None, None)
+            self._portal_cm = None
+            inner = exc
+            while isinstance(inner, BaseExceptionGroup) and len(inner.exceptions) == 1:
+                inner = inner.exceptions[0]
+            if isinstance(inner, CassetteError):
+                pytest.fail(f"mcp-cassette: {inner}", pytrace=False)
+            raise
+        return str(url)
+
+    async def _serve(self, *, task_status: TaskStatus[str]) -> None:
+        from cassette.mode_runner import Report, run_http
+
+        await run_http(
+            self.path,
+            self.upstream,
+            choice=self.owner.choice,
+            strategy=self.owner.strategy,
+            report=Report(self.owner._report, self.path),
+            on_ready=task_status.started,
+            on_info=self.info.append,
+        )
+
+    def stop(self) -> None:
+        if self._portal_cm is None:
+            return
+        try:
+            if self._future is not None:
+                self._future.cancel()
+                concurrent.futures.wait([self._future], timeout=_STOP_TIMEOUT)
+        finally:
+            cm, self._portal_cm = self._portal_cm, None
+            cm.__exit__(None, None, None)
+
+
+@pytest.fixture
+def mcp_cassette(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[MCPCassette]:
+    """Record an MCP server the first time, replay it from then on (cassette-mcp).
+
+    ``mcp_cassette.server_command(argv)`` for a stdio server, ``server_url(url)`` for a
+    streamable-HTTP one; see docs/pytest.md.
+    """
+    item = request.node
+    assert isinstance(item, pytest.Item)
+    fixture = MCPCassette(item, tmp_path_factory.mktemp("mcp-cassette"))
+    item.stash[_FIXTURE] = fixture
+    yield fixture
+    text = fixture._finish()
+    if text:
+        pytest.fail(text, pytrace=False)
+
+
+# -- turning misses into failures ------------------------------------------------------------
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    """A test that passed although a request missed fails, with the miss diagnostics; a
+    test that failed gets them as a report section."""
+    try:
+        result = yield
+    except BaseException:
+        fixture = item.stash.get(_FIXTURE, None)
+        text = fixture.take_problems() if fixture is not None else ""
+        if text:
+            item.add_report_section("call", "mcp-cassette", text)
+        raise
+    fixture = item.stash.get(_FIXTURE, None)
+    text = fixture.take_problems() if fixture is not None else ""
+    if text:
+        pytest.fail(text, pytrace=False)
+    return result
+
+
+class _Totals:
+    """Adds up what the sessions did, from the test reports (so xdist workers' too)."""
+
+    def __init__(self) -> None:
+        self.counts: dict[str, int] = {}
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when != "teardown":
+            return
+        for key, value in report.user_properties:
+            if key == "mcp_cassette" and isinstance(value, dict):
+                for name, count in value.items():
+                    self.counts[name] = self.counts.get(name, 0) + int(count)
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        totals = self.counts
+        words = {"record": "recorded", "replay": "replayed", "extend": "extended"}
+        parts = [f"{totals[k]} {w}" for k, w in words.items() if totals.get(k)]
+        if totals.get("episodes"):
+            parts.append(f"{totals['episodes']} new episode(s) appended")
+        if parts:
+            terminalreporter.write_line(f"mcp-cassette: sessions: {', '.join(parts)}")

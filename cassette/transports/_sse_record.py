@@ -1,0 +1,314 @@
+"""The legacy HTTP+SSE (2024-11-05) recording proxy: an ASGI app that records as it relays.
+
+Theory of operation
+-------------------
+The 2024-11-05 transport splits one session over two kinds of HTTP exchange: a long GET
+whose event stream carries everything the server says, and a POST per client message to
+the URI named by the stream's ``endpoint`` event. That URI is often relative and carries
+the session id in its query (``/message?sessionId=...``).
+
+The proxy serves the GET at the upstream URL's path and relays the upstream stream to the
+client as it arrives. The first event is the one thing it may change: an ``endpoint``
+URI is resolved against the upstream URL and replaced by its path and query alone, which
+the client resolves against the proxy; the proxy remembers where each such local endpoint
+leads and which session it belongs to. So the first event is re-serialised (a comment
+before it is dropped), and every byte after it is forwarded untouched. A later
+``endpoint`` event is forwarded as it is (a relative URI still reaches the proxy).
+
+A POST to a local endpoint is forwarded with its body verbatim and its headers minus
+hop-by-hop ones, and its answer (202 ``Accepted`` from a conforming server) comes back the
+same way. The JSON-RPC answer travels on the session's event stream.
+
+Recorded through the ``Tap``, per HTTP exchange (``get-N``, ``post-N`` in arrival order):
+
+* each GET's status, with the session ordinal it opened (1 for the first event stream);
+* each POST body as one client frame, before it is forwarded;
+* a POST status other than 202, the status every accepted message gets;
+* each event's data as one server frame with ``sse: true``, its event id, and its type
+  when that is not ``message``.
+
+Not recorded: the ``endpoint`` event, whose URI carries the session id (session ids, like
+header values, never reach a cassette), and events with empty data (keep-alives).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import re
+import ssl
+from typing import Any, Final
+from urllib.parse import urljoin, urlsplit
+
+import anyio
+import attrs
+import httpx
+
+from cassette.transport import Tap
+from cassette.transports._http import (
+    Receive,
+    Scope,
+    Send,
+    forwardable,
+    header,
+    lifespan,
+    origin_allowed,
+    read_body,
+    send_simple,
+)
+from cassette.transports.sse_parser import SSEEvent, SSEParser
+
+__all__ = ["SseRecordingProxy", "local_endpoint", "serialize_event"]
+
+ACCEPTED: Final = 202
+_FORBIDDEN: Final = b"Forbidden origin"
+# A piece of the stream up to and including one line-ending byte (an event ends only there).
+_PIECE: Final = re.compile(rb"[^\r\n]*[\r\n]|[^\r\n]+")
+
+
+def local_endpoint(uri: str) -> str:
+    """The path and query of an endpoint URI: what a client resolves against the proxy."""
+    parts = urlsplit(uri)
+    return (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+
+
+def serialize_event(event: SSEEvent, data: str | None = None) -> bytes:
+    """One event as ``text/event-stream`` bytes (``data`` replaces the event's own)."""
+    lines = []
+    if event.type != "message":
+        lines.append(b"event: " + event.type.encode("utf-8"))
+    if event.last_event_id:
+        lines.append(b"id: " + event.last_event_id.encode("utf-8"))
+    if event.retry is not None:
+        lines.append(b"retry: " + str(event.retry).encode())
+    value = event.data if data is None else data
+    lines.extend(b"data: " + line.encode("utf-8") for line in value.split("\n"))
+    return b"\n".join(lines) + b"\n\n"
+
+
+@attrs.frozen
+class _Endpoint:
+    """Where a local endpoint leads, and the client session it belongs to."""
+
+    url: str
+    session: int
+
+
+@attrs.define
+class _Stream:
+    """One upstream event stream being relayed: its parser and where its first event is."""
+
+    name: str
+    session: int
+    base: str
+    parser: SSEParser = attrs.field(factory=SSEParser)
+    head_done: bool = False
+    # The re-serialised first event ended in a CR whose LF is still to come: not forwarded.
+    skip_lf: bool = False
+
+
+class SseRecordingProxy:
+    """ASGI app: a recording reverse proxy to the HTTP+SSE server at ``upstream``."""
+
+    def __init__(self, upstream: str, tap: Tap, bound_host: str) -> None:
+        self.upstream = upstream
+        self.path = urlsplit(upstream).path or "/"
+        self.tap = tap
+        self.bound_host = bound_host
+        self._counter = itertools.count(1)
+        self._session_counter = itertools.count(1)
+        self._endpoints: dict[str, _Endpoint] = {}
+        self._endpoint_origins: dict[str, str] = {}  # endpoint path -> its upstream origin
+        self._client: httpx.AsyncClient | None = None
+        self._stopping = anyio.Event()
+
+    def stop_streams(self) -> None:
+        """End every relayed event stream (the proxy is shutting down)."""
+        self._stopping.set()
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+
+    def _http(self) -> httpx.AsyncClient:
+        if self._client is None:
+            # The system's CA store, not a bundled one: what the user's machine trusts.
+            verify = ssl.create_default_context()
+            self._client = httpx.AsyncClient(verify=verify, timeout=httpx.Timeout(30, read=None))
+        return self._client
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        if not origin_allowed(header(scope, b"origin"), header(scope, b"host"), self.bound_host):
+            await send_simple(send, 403, _FORBIDDEN, b"text/plain")
+            return
+        path, method = scope["path"], scope["method"]
+        if method == "GET" and path == self.path:
+            await self._stream(scope, receive, send)
+        elif method == "POST" and path in self._endpoint_origins:
+            await self._post(scope, receive, send)
+        elif path == self.path or path in self._endpoint_origins:
+            allow = b"GET" if path == self.path else b"POST"
+            await send_simple(send, 405, b"Method Not Allowed", b"text/plain", [(b"allow", allow)])
+        else:
+            await send_simple(send, 404, b"Not Found", b"text/plain")
+
+    # -- the event stream ------------------------------------------------------------------
+
+    async def _stream(self, scope: Scope, receive: Receive, send: Send) -> None:
+        name = f"get-{next(self._counter)}"
+        url = _with_query(self.upstream, scope)
+        request = self._http().build_request(
+            "GET", url, headers=_as_str(forwardable(scope["headers"]))
+        )
+        try:
+            response = await self._http().send(request, stream=True)
+        except httpx.HTTPError as exc:
+            self.tap.http("GET", name, 502, None)
+            message = f"cassette-mcp: upstream {self.upstream} unreachable: {exc}".encode()
+            await send_simple(send, 502, message, b"text/plain")
+            return
+        try:
+            is_stream = response.headers.get("content-type", "").startswith("text/event-stream")
+            if response.status_code != 200 or not is_stream:
+                self.tap.http("GET", name, response.status_code, None)
+                content = await response.aread()
+                headers = forwardable(response.headers.raw)
+                await send_simple(send, response.status_code, content, headers=headers)
+                return
+            stream = _Stream(name, next(self._session_counter), url)
+            self.tap.http("GET", name, 200, stream.session)
+            headers = forwardable(response.headers.raw)
+            await send({"type": "http.response.start", "status": 200, "headers": headers})
+            await self._relay(send, receive, response, stream)
+        finally:
+            await response.aclose()
+
+    async def _relay(
+        self, send: Send, receive: Receive, response: httpx.Response, stream: _Stream
+    ) -> None:
+        ended = False
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(_cancel_on_disconnect, receive, tg.cancel_scope)
+            tg.start_soon(_cancel_on, self._stopping, tg.cancel_scope)
+            try:
+                async for chunk in response.aiter_raw():
+                    out = self._take(stream, chunk)
+                    if out:
+                        await send({"type": "http.response.body", "body": out, "more_body": True})
+                ended = True
+            except (httpx.HTTPError, OSError):
+                ended = True  # the upstream stream broke: the client sees its end as it is
+            finally:
+                tg.cancel_scope.cancel()
+        if ended or self._stopping.is_set():
+            stream.parser.close()
+            # The client may be gone already; there is nobody left to tell.
+            with anyio.CancelScope(shield=True), contextlib.suppress(OSError):
+                await send({"type": "http.response.body", "body": b""})
+
+    def _take(self, stream: _Stream, chunk: bytes) -> bytes:
+        """Record the events ``chunk`` completes; return the bytes to forward."""
+        if stream.head_done:
+            self._record(stream, stream.parser.feed(chunk))
+            if stream.skip_lf and chunk:
+                stream.skip_lf = False
+                return chunk[1:] if chunk[:1] == b"\n" else chunk
+            return chunk
+        for piece in _PIECE.finditer(chunk):
+            events = stream.parser.feed(piece.group())
+            if events:  # the first event: rewrite it, then forward the rest untouched
+                stream.head_done = True
+                stream.skip_lf = piece.group().endswith(b"\r")
+                rest = chunk[piece.end() :]
+                head = b"".join(self._first(stream, event) for event in events)
+                return head + self._take(stream, rest) if rest else head
+        return b""
+
+    def _first(self, stream: _Stream, event: SSEEvent) -> bytes:
+        if event.type == "endpoint":
+            return serialize_event(event, self._register(stream, event.data))
+        self._record(stream, [event])
+        return serialize_event(event)
+
+    def _register(self, stream: _Stream, uri: str) -> str:
+        target = urljoin(stream.base, uri.strip())
+        local = local_endpoint(target)
+        self._endpoints[local] = _Endpoint(target, stream.session)
+        parts = urlsplit(target)
+        self._endpoint_origins[parts.path or "/"] = f"{parts.scheme}://{parts.netloc}"
+        return local
+
+    def _record(self, stream: _Stream, events: list[SSEEvent]) -> None:
+        for event in events:
+            if event.type == "endpoint":
+                self._register(stream, event.data)
+                continue
+            if not event.data:
+                continue
+            meta: dict[str, Any] = {"stream": stream.name, "session": stream.session, "sse": True}
+            if event.last_event_id:
+                meta["event_id"] = event.last_event_id
+            if event.type != "message":
+                meta["event"] = event.type
+            self.tap.frame("s2c", event.data.encode("utf-8"), meta)
+
+    # -- client messages -------------------------------------------------------------------
+
+    async def _post(self, scope: Scope, receive: Receive, send: Send) -> None:
+        local = scope["path"] + (
+            f"?{scope['query_string'].decode('latin-1')}" if scope["query_string"] else ""
+        )
+        endpoint = self._endpoints.get(local)
+        # A query the proxy never handed out (a stale session) still goes where the path
+        # leads, so the client gets the upstream's own answer to it.
+        url = endpoint.url if endpoint else self._endpoint_origins[scope["path"]] + local
+        session = endpoint.session if endpoint else None
+        body = await read_body(receive)
+        if body is None:
+            return
+        name = f"post-{next(self._counter)}"
+        meta: dict[str, Any] = {"stream": name}
+        if session is not None:
+            meta["session"] = session
+        if body.strip():
+            self.tap.frame("c2s", body, meta)
+        try:
+            response = await self._http().request(
+                "POST", url, headers=_as_str(forwardable(scope["headers"])), content=body
+            )
+        except httpx.HTTPError as exc:
+            self.tap.http("POST", name, 502, session)
+            message = f"cassette-mcp: upstream {url} unreachable: {exc}".encode()
+            await send_simple(send, 502, message, b"text/plain")
+            return
+        if response.status_code != ACCEPTED:
+            self.tap.http("POST", name, response.status_code, session)
+        headers = forwardable(response.headers.raw)
+        await send_simple(send, response.status_code, response.content, headers=headers)
+
+
+async def _cancel_on_disconnect(receive: Receive, scope: anyio.CancelScope) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
+    scope.cancel()
+
+
+async def _cancel_on(event: anyio.Event, scope: anyio.CancelScope) -> None:
+    await event.wait()
+    scope.cancel()
+
+
+def _with_query(url: str, scope: Scope) -> str:
+    query = bytes(scope["query_string"]).decode("latin-1")
+    if not query:
+        return url
+    return url + ("&" if urlsplit(url).query else "?") + query
+
+
+def _as_str(headers: list[tuple[bytes, bytes]]) -> list[tuple[str, str]]:
+    return [(k.decode("latin-1"), v.decode("latin-1")) for k, v in headers]

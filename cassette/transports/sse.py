@@ -1,0 +1,238 @@
+"""The ``sse`` transport plugin: legacy HTTP+SSE, the 2024-11-05 transport (``http`` extra).
+
+In this transport a client opens a GET event stream; the server's first event,
+``endpoint``, names the URI to POST each client message to; every POST is answered 202 and
+everything the server says (responses included) comes back on the event stream.
+
+Three pieces, as for streamable HTTP:
+
+* ``record_proxy``: serve ``SseRecordingProxy`` (``cassette record --transport sse
+  --upstream URL``), which relays the stream and the POSTs, rewriting the ``endpoint``
+  event to point at itself;
+* ``serve_cassette``: serve ``SseReplayApp`` (``cassette replay --front sse``), a fresh
+  session id and ``Replayer`` per event stream; the app can also be mounted in-process;
+* ``connect``: an ``Upstream`` speaking to a live server as a client: frames out are
+  POSTs, frames in are the stream's ``message`` events.
+
+Both servers bind to 127.0.0.1 unless told otherwise, refuse a foreign ``Origin`` with
+403, and stop gracefully when cancelled, ending the event streams they hold open.
+"""
+
+from __future__ import annotations
+
+import ssl
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import ClassVar, Final
+from urllib.parse import urljoin
+
+import anyio
+import httpx
+
+from cassette.errors import TransportClosedError, TransportError
+from cassette.matching import MissReport, Strategy
+from cassette.model import Recording
+from cassette.transport import Frame, Handler, Ready, SideEventHandler, Tap, Target, Upstream
+from cassette.transports._sse_record import SseRecordingProxy
+from cassette.transports._sse_replay import SseReplayApp
+from cassette.transports.sse_parser import SSEEvent, SSEParser
+from cassette.transports.streamable_http import run_app
+
+__all__ = ["SseRecordingProxy", "SseReplayApp", "SseTransport", "SseUpstream"]
+
+#: Seconds a server gets to send its ``endpoint`` event once the stream is open.
+ENDPOINT_TIMEOUT: Final = 30.0
+
+
+class SseUpstream:
+    """A live HTTP+SSE server, spoken to as a client would.
+
+    ``open`` sends the GET and reads until the ``endpoint`` event; ``pump`` (a task the
+    transport runs) reads the rest of the stream into a buffer, so a cancelled ``receive``
+    never cuts the HTTP stream in the middle of an event.
+    """
+
+    def __init__(self, client: httpx.AsyncClient, url: str) -> None:
+        self._client = client
+        self.url = url
+        self.endpoint: str | None = None
+        self._send, self._receive = anyio.create_memory_object_stream[Frame](float("inf"))
+        self._response: httpx.Response | None = None
+        self._chunks: AsyncIterator[bytes] | None = None
+        self._parser = SSEParser()
+        self._reader = anyio.CancelScope()
+        self._done = anyio.Event()
+        self._closed = False
+        self._error: TransportError | None = None
+
+    async def open(self) -> None:
+        """GET the event stream and wait for its ``endpoint`` event."""
+        request = self._client.build_request(
+            "GET", self.url, headers={"accept": "text/event-stream"}
+        )
+        try:
+            self._response = await self._client.send(request, stream=True)
+            content_type = self._response.headers.get("content-type", "")
+            if self._response.status_code != 200 or not content_type.startswith(
+                "text/event-stream"
+            ):
+                raise TransportError(
+                    f"{self.url} answered {self._response.status_code} "
+                    f"({content_type or 'no content type'}), not an event stream"
+                )
+            self._chunks = self._response.aiter_bytes()
+            async for chunk in self._chunks:
+                self._take(self._parser.feed(chunk))
+                if self.endpoint is not None:
+                    return
+            raise TransportError(f"{self.url} ended its event stream without an endpoint event")
+        except BaseException as exc:
+            if self._response is not None:
+                with anyio.CancelScope(shield=True):
+                    await self._response.aclose()
+            if isinstance(exc, httpx.HTTPError):
+                raise TransportError(f"cannot reach {self.url}: {exc}") from exc
+            raise
+
+    async def pump(self) -> None:
+        """Read the rest of the stream until it ends or ``close_input`` stops it."""
+        assert self._chunks is not None
+        assert self._response is not None
+        try:
+            with self._reader:
+                async for chunk in self._chunks:
+                    self._take(self._parser.feed(chunk))
+        except httpx.HTTPError as exc:
+            if not self._closed:
+                self._error = TransportClosedError(f"the event stream from {self.url} broke: {exc}")
+        finally:
+            self._send.close()
+            self._done.set()
+            with anyio.CancelScope(shield=True):
+                await self._response.aclose()
+
+    def _take(self, events: list[SSEEvent]) -> None:
+        for event in events:
+            if event.type == "endpoint":
+                self.endpoint = urljoin(self.url, event.data.strip())
+            elif event.data:
+                self._send.send_nowait(Frame(event.data.encode("utf-8")))
+
+    async def send(self, frame: Frame) -> None:
+        if self._closed or self._done.is_set() or self.endpoint is None:
+            raise TransportClosedError(f"the event stream from {self.url} is closed")
+        try:
+            response = await self._client.post(
+                self.endpoint, content=frame.data, headers={"content-type": "application/json"}
+            )
+        except httpx.HTTPError as exc:
+            raise TransportClosedError(f"cannot POST to {self.endpoint}: {exc}") from exc
+        if response.status_code in (404, 410):
+            raise TransportClosedError(
+                f"{self.endpoint} answered {response.status_code}: the session is gone"
+            )
+
+    async def receive(self) -> Frame:
+        try:
+            return await self._receive.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            if self._error is not None:
+                raise self._error from None
+            raise anyio.EndOfStream from None
+
+    async def close_input(self) -> None:
+        """The client has finished: close the event stream, which ends the session."""
+        self._closed = True
+        self._reader.cancel()
+
+    async def wait(self) -> int | None:
+        await self._done.wait()
+        return None
+
+    async def aclose(self) -> None:
+        await self.close_input()
+
+
+class SseTransport:
+    """The ``sse`` transport plugin (legacy HTTP+SSE)."""
+
+    name: ClassVar[str] = "sse"
+
+    def __init__(self, *, endpoint_timeout: float = ENDPOINT_TIMEOUT) -> None:
+        self.endpoint_timeout = endpoint_timeout
+
+    @asynccontextmanager
+    async def connect(
+        self, target: Target, *, on_side_event: SideEventHandler | None = None
+    ) -> AsyncIterator[Upstream]:
+        if not target.url:
+            raise TransportError("the sse transport needs the URL of a server's event stream")
+        async with httpx.AsyncClient(
+            verify=ssl.create_default_context(), timeout=httpx.Timeout(30, read=None)
+        ) as client:
+            upstream = SseUpstream(client, target.url)
+            try:
+                with anyio.fail_after(self.endpoint_timeout):
+                    await upstream.open()
+            except TimeoutError as exc:
+                raise TransportError(
+                    f"{target.url} sent no endpoint event within {self.endpoint_timeout:g} s"
+                ) from exc
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(upstream.pump)
+                try:
+                    yield upstream
+                finally:
+                    await upstream.aclose()
+
+    async def serve(self, handler: Handler) -> None:
+        raise TransportError(
+            "the sse front serves cassettes, not frame handlers: "
+            "use serve_cassette (what `cassette replay --front sse` runs)"
+        )
+
+    async def serve_cassette(
+        self,
+        recording: Recording,
+        *,
+        strategy: str | Strategy = "default",
+        host: str = "127.0.0.1",
+        port: int = 0,
+        on_miss: Callable[[str], None] | None = None,
+        on_ready: Ready | None = None,
+        on_finish: Callable[[list[MissReport], str], None] | None = None,
+        on_warning: Callable[[str], None] | None = None,
+        answer_timeout: float = 30.0,
+    ) -> None:
+        """Serve ``recording`` until cancelled; ``on_finish`` then gets every miss and
+        their summary."""
+        app = SseReplayApp(
+            recording,
+            strategy,
+            bound_host=host,
+            on_miss=on_miss,
+            on_warning=on_warning,
+            answer_timeout=answer_timeout,
+        )
+        try:
+            await run_app(app, host, port, app.path, on_ready, on_stop=app.stop_streams)
+        finally:
+            if on_finish is not None:
+                on_finish(app.misses, app.summary())
+
+    async def record_proxy(
+        self,
+        upstream: str,
+        tap: Tap,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        on_ready: Ready | None = None,
+    ) -> None:
+        """Serve a recording proxy to the HTTP+SSE server whose stream is ``upstream``."""
+        proxy = SseRecordingProxy(upstream, tap, host)
+        try:
+            await run_app(proxy, host, port, proxy.path, on_ready, on_stop=proxy.stop_streams)
+        finally:
+            with anyio.CancelScope(shield=True):
+                await proxy.aclose()

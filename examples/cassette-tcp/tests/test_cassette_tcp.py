@@ -1,0 +1,94 @@
+"""What a plugin author's own tests look like: the check-suite, then a real round trip.
+
+`check_transport` runs every property of the transport contract against the plugin: here
+the `connect` side against the reference peer listening on TCP, and the `serve` side with
+a client that connects to wherever `serve` reported it listens.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import anyio
+from cassette_tcp import TcpTransport, open_stream
+from cassette_tcp.peer import peer_server
+
+from cassette import Cassette, ClientConnection, Replayer, Target, record
+from cassette.session import replay
+from cassette.testing import check_transport
+from cassette.transports.memory import memory_pair
+
+INIT = {
+    "protocolVersion": "2025-11-25",
+    "capabilities": {},
+    "clientInfo": {"name": "tcp-example", "version": "1"},
+}
+
+
+def run(scenario: Any) -> Any:
+    async def bounded() -> Any:
+        with anyio.fail_after(60):
+            return await scenario()
+
+    return anyio.run(bounded)
+
+
+def test_the_tcp_plugin_passes_the_check_suite() -> None:
+    async def scenario() -> Any:
+        async with peer_server() as url:
+            return await check_transport("tcp", target=Target(url=url), client=open_stream)
+
+    report = run(scenario)
+    assert report.ok, str(report)
+    assert not report.skipped, str(report)  # both sides, every property
+
+
+async def session(connection: ClientConnection) -> list[Any]:
+    answers = [await connection.request("initialize", INIT)]
+    await connection.notify("notifications/initialized")
+    answers.append(await connection.request("tools/list"))
+    answers.append(
+        await connection.request("tools/call", {"name": "echo", "arguments": {"text": "over tcp"}})
+    )
+    await connection.aclose()
+    return answers
+
+
+def test_a_session_recorded_over_tcp_replays_over_tcp(tmp_path: Path) -> None:
+    tape = tmp_path / "tcp.jsonl"
+
+    async def scenario() -> tuple[list[Any], list[Any]]:
+        async with peer_server() as url:
+            harness, proxy_end = memory_pair()
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(
+                    partial(
+                        record,
+                        [],
+                        tape,
+                        client=proxy_end,
+                        transport="tcp",
+                        url=url,
+                        passthrough_stderr=False,
+                    )
+                )
+                live = await session(ClientConnection(harness))
+        cassette = Cassette.load(tape)
+
+        async def handle(stream: Any) -> None:
+            await replay(stream, Replayer(cassette))
+
+        async with anyio.create_task_group() as tg:
+            address = await tg.start(partial(TcpTransport("127.0.0.1:0").serve, handle))
+            replayed = await session(ClientConnection(await open_stream(address)))
+            tg.cancel_scope.cancel()
+        return live, replayed
+
+    live, replayed = run(scenario)
+    assert replayed == live
+    assert live[2]["result"]["content"][0]["text"] == "over tcp"
+    cassette = Cassette.load(tape)
+    assert cassette.header.transport == "tcp"
+    assert cassette.header.target["url"].startswith("tcp://127.0.0.1:")
