@@ -100,6 +100,14 @@ def _parser() -> argparse.ArgumentParser:
         "--fsync", action="store_true", help="flush every event to disk, not only to the OS"
     )
     rec.add_argument(
+        "--upstream-timeout",
+        type=float,
+        default=None,
+        metavar="S",
+        help="with --upstream: seconds the server may take to start answering before the "
+        "client gets a 504 (default 60)",
+    )
+    rec.add_argument(
         "--no-redact",
         action="store_true",
         help="write secrets as they are (warned about); redaction is on by default",
@@ -301,6 +309,7 @@ def _record_http(args: argparse.Namespace) -> int:
             on_ready=ready,
             transport=transport,
             redactor=redactor,
+            upstream_timeout=args.upstream_timeout,
         )
         return 0
 

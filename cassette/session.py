@@ -256,6 +256,7 @@ async def record_http(
     on_ready: Callable[[str], None] | None = None,
     transport: str = "streamable-http",
     redactor: Redactor | Literal["default"] | None = "default",
+    upstream_timeout: float | None = None,
 ) -> RecordResult:
     """Record a live HTTP endpoint through a local reverse proxy, until cancelled.
 
@@ -278,7 +279,10 @@ async def record_http(
     writer = CassetteWriter(path, overwrite=overwrite, fsync=fsync).open()
     sink = _Sink(recorder, writer, _Clock())
     try:
-        await record_proxy(upstream, _SinkTap(sink), host=host, port=port, on_ready=on_ready)
+        options = {} if upstream_timeout is None else {"upstream_timeout": upstream_timeout}
+        await record_proxy(
+            upstream, _SinkTap(sink), host=host, port=port, on_ready=on_ready, **options
+        )
     finally:
         sink.finish()
         writer.close()

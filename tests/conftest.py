@@ -6,7 +6,9 @@ import os
 from hypothesis import settings
 
 settings.register_profile("cassette", deadline=None, print_blob=True)
-settings.load_profile("cassette")
+# The longer fuzz run of docs/reliability.md: CASSETTE_FUZZ=1 pytest tests/unit -k hostile
+settings.register_profile("fuzz", deadline=None, print_blob=True, max_examples=20_000)
+settings.load_profile("fuzz" if os.environ.get("CASSETTE_FUZZ") else "cassette")
 
 # pytester drives the pytest plugin black-box (tests/plugin). pytest accepts
 # ``pytest_plugins`` only in a top-level conftest, so it is enabled here.

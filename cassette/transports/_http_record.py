@@ -32,7 +32,7 @@ import anyio
 import attrs
 import httpx
 
-from cassette.jsonrpc import Kind, classify
+from cassette.jsonrpc import Kind, classify, dumps_bytes, error_response
 from cassette.transport import Tap
 from cassette.transports._http import (
     Receive,
@@ -73,7 +73,10 @@ class _Pass:
 class RecordingProxy:
     """ASGI app: reverse proxy to ``upstream`` that records through ``tap``."""
 
-    def __init__(self, upstream: str, tap: Tap, bound_host: str) -> None:
+    def __init__(
+        self, upstream: str, tap: Tap, bound_host: str, upstream_timeout: float = 60.0
+    ) -> None:
+        self.upstream_timeout = upstream_timeout
         self.upstream = upstream
         self.path = urlsplit(upstream).path or "/"
         self.tap = tap
@@ -92,6 +95,24 @@ class RecordingProxy:
             verify = ssl.create_default_context()
             self._client = httpx.AsyncClient(verify=verify, timeout=httpx.Timeout(30, read=None))
         return self._client
+
+    async def _upstream_failed(
+        self, send: Send, ex: _Pass, session: int | None, body: bytes, exc: Exception
+    ) -> None:
+        """The upstream could not answer: the client gets a JSON-RPC error saying why (502,
+        or 504 when it did not answer in time), and the cassette records the status."""
+        timed_out = isinstance(exc, TimeoutError)
+        status = 504 if timed_out else 502
+        why = (
+            f"did not answer within {self.upstream_timeout:g} s"
+            if timed_out
+            else f"is unreachable ({type(exc).__name__}: {exc})"
+        )
+        self.tap.http(ex.method, ex.stream, status, session)
+        parsed = classify(body)
+        msg_id = parsed.value.get("id") if parsed.kind is Kind.REQUEST else None
+        error = error_response(msg_id, -32000, f"cassette-mcp: upstream {self.upstream} {why}")
+        await send_simple(send, status, dumps_bytes(error), b"application/json")
 
     def _session(self, value: str | None) -> int | None:
         if not value:
@@ -134,11 +155,11 @@ class RecordingProxy:
             method, url, headers=_as_str(forwardable(scope["headers"])), content=body
         )
         try:
-            response = await self._http().send(request, stream=True)
-        except httpx.HTTPError as exc:
-            self.tap.http(method, stream, 502, session)
-            message = f"cassette-mcp: upstream {self.upstream} unreachable: {exc}".encode()
-            await send_simple(send, 502, message, b"text/plain")
+            with anyio.fail_after(self.upstream_timeout):
+                response = await self._http().send(request, stream=True)
+        except (httpx.HTTPError, TimeoutError) as exc:
+            failed = _Pass(method, stream, meta, body_kind)
+            await self._upstream_failed(send, failed, session, body, exc)
             return
         try:
             await self._respond(send, receive, response, _Pass(method, stream, meta, body_kind))

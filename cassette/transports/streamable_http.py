@@ -246,9 +246,11 @@ class StreamableHttpTransport:
         host: str = "127.0.0.1",
         port: int = 0,
         on_ready: Ready | None = None,
+        upstream_timeout: float = 60.0,
     ) -> None:
-        """Serve a recording reverse proxy to ``upstream`` until cancelled."""
-        proxy = RecordingProxy(upstream, tap, host)
+        """Serve a recording reverse proxy to ``upstream`` until cancelled; an upstream
+        that does not start answering within ``upstream_timeout`` seconds gets a 504."""
+        proxy = RecordingProxy(upstream, tap, host, upstream_timeout)
         try:
             await run_app(proxy, host, port, proxy.path, on_ready)
         finally:
