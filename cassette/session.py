@@ -28,7 +28,7 @@ import anyio.abc
 import attrs
 
 from cassette.errors import CassetteError, TransportClosedError, UsageError
-from cassette.jsonrpc import JSONObject, Kind, classify, dumps_bytes
+from cassette.jsonrpc import JSONObject, Kind, classify, dumps_bytes, error_response
 from cassette.matching import MissReport, Strategy
 from cassette.model import ExitEvent
 from cassette.recorder import Record, Recorder
@@ -45,7 +45,6 @@ from cassette.transport import (
     Target,
     Upstream,
 )
-from cassette.transports.memory import MemoryTransport
 
 __all__ = [
     "ClientConnection",
@@ -392,6 +391,11 @@ async def replay(
                     frame = await client.receive()
                 except anyio.EndOfStream:
                     break
+                oversized = frame.meta.get("oversized") if frame.meta else None
+                if oversized is not None:
+                    text = f"cassette-mcp: a line of {oversized} bytes is over the size limit"
+                    await delivery.deliver(Reply((error_response(None, -32600, text),)))
+                    continue
                 await delivery.deliver(replayer.receive_frame(frame.data))
         except TransportClosedError:
             pass  # the client stopped reading: the session is over
@@ -558,6 +562,8 @@ async def open_replay(
 ) -> AsyncIterator[ClientConnection]:
     """Serve a cassette in-process and hand the harness a connection to it."""
     tape = cassette if isinstance(cassette, Cassette) else Cassette.load(cassette)
+    from cassette.transports.memory import MemoryTransport  # not on the stdio path
+
     transport = MemoryTransport()
     async with anyio.create_task_group() as tg:
 

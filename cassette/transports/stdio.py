@@ -38,19 +38,20 @@ from cassette.transport import (
     Upstream,
 )
 from cassette.transports._fdio import FdReader, FdWriter
-from cassette.transports._lines import LineBuffer
+from cassette.transports._lines import LineBuffer, Oversized
 
 __all__ = ["StdioClientStream", "StdioTransport", "StdioUpstream"]
 
 GRACE: Final = 5.0  # seconds a server gets to exit after its stdin closes
 KILL_AFTER: Final = 2.0  # seconds between terminate and kill
+LINE_LIMIT: Final = 64 * 1024 * 1024  # bytes of one line a replay accepts from its client
 
 
 class _Framer:
     """Turns a chunk source into line frames; the unterminated tail comes last."""
 
-    def __init__(self) -> None:
-        self._buffer = LineBuffer()
+    def __init__(self, limit: int | None = None) -> None:
+        self._buffer = LineBuffer(limit)
         self._ready: list[bytes] = []
         self._index = 0
         self.eof = False
@@ -66,6 +67,8 @@ class _Framer:
         """The next line, reading chunks with ``read`` (``b""`` = end) as needed."""
         while True:
             line = self.next_ready()
+            if isinstance(line, Oversized):
+                return Frame(b"", meta={"oversized": line.size})
             if line is not None:
                 return Frame(line)
             if self.eof:
@@ -181,10 +184,12 @@ async def _read_stderr(process: anyio.abc.Process, on_side_event: SideEventHandl
 class StdioClientStream:
     """Our own stdin and stdout: the channel to the client that launched us."""
 
-    def __init__(self, stdin_fd: int = 0, stdout_fd: int = 1) -> None:
+    def __init__(
+        self, stdin_fd: int = 0, stdout_fd: int = 1, *, line_limit: int | None = None
+    ) -> None:
         self._reader = FdReader(stdin_fd)
         self._writer = FdWriter(stdout_fd)
-        self._framer = _Framer()
+        self._framer = _Framer(line_limit)
         self._stdout_fd = stdout_fd
         self._closed = False
 
@@ -264,4 +269,6 @@ class StdioTransport:
                 await process.aclose()
 
     async def serve(self, handler: Handler) -> None:
-        await handler(StdioClientStream())
+        # A replay keeps no line over the limit in memory (a recording proxy has none:
+        # it must forward whatever the client sends).
+        await handler(StdioClientStream(line_limit=LINE_LIMIT))

@@ -270,3 +270,26 @@ def test_replay_with_the_python_module_and_the_script_agree(tmp_path: Path) -> N
     )
     assert a.stdout == b.stdout
     assert a.stdout
+
+
+def test_replay_refuses_a_line_over_the_limit_and_answers_the_next(tmp_path: Path) -> None:
+    tape = recorded(tmp_path)
+    huge = (
+        b'{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"pad":"'
+        + b"x" * (65 * 1024 * 1024)
+        + b'"}}\n'
+    )
+    call = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "echo", "arguments": {"text": "hi"}},
+    }
+    result = cli(
+        "replay", "-q", str(tape), stdin=huge + (json.dumps(call) + "\n").encode(), timeout=60
+    )
+    replies = [json.loads(line) for line in result.stdout.splitlines()]
+    assert replies[0]["error"]["code"] == -32600
+    assert "over the size limit" in replies[0]["error"]["message"]
+    assert replies[1]["id"] == 2
+    assert replies[1]["result"]["content"][0]["text"] == "hi"

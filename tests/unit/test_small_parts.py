@@ -95,3 +95,35 @@ def test_registry_lists_builtins_and_names_what_is_installed() -> None:
 @pytest.mark.parametrize("word", [b"NaN", b"Infinity", b"-Infinity"])
 def test_non_standard_json_numbers_are_not_json(word: bytes) -> None:
     assert classify(b'{"jsonrpc":"2.0","id":1,"result":' + word + b"}").kind is Kind.NOT_JSON
+
+
+def test_line_buffer_refuses_a_line_over_the_limit_and_goes_on() -> None:
+    from cassette.transports._lines import Oversized
+
+    buffer = LineBuffer(limit=10)
+    out = buffer.feed(b"short\n" + b"x" * 8)
+    assert out == [b"short\n"]
+    out = buffer.feed(b"y" * 8 + b"z\nnext\n")  # the long line ends here, 18 bytes in all
+    assert isinstance(out[0], Oversized)
+    assert out[0].size == 18
+    assert out[1:] == [b"next\n"]
+    assert isinstance(buffer.feed(b"w" * 30 + b"\n")[0], Oversized)  # long in one chunk too
+
+
+@given(st.lists(st.binary(max_size=30), max_size=10), st.data())
+def test_line_buffer_with_a_limit_keeps_every_short_line(chunks: list[bytes], data: Any) -> None:
+    from cassette.transports._lines import Oversized
+
+    stream = b"".join(chunks)
+    cut = data.draw(st.lists(st.integers(0, len(stream)), max_size=5).map(sorted))
+    pieces = [stream[a:b] for a, b in zip([0, *cut], [*cut, len(stream)], strict=True)]
+    buffer = LineBuffer(limit=12)
+    lines = [line for piece in pieces for line in buffer.feed(piece)]
+    expected = [line + b"\n" for line in stream.split(b"\n")[:-1]]
+    assert len(lines) == len(expected)
+    for got, want in zip(lines, expected, strict=True):
+        if len(want) > 12:
+            assert isinstance(got, Oversized)
+            assert got.size == len(want)
+        else:
+            assert got == want
