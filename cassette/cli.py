@@ -7,6 +7,7 @@ code; a traceback appears only for a bug, and only with ``CASSETTE_DEBUG=1``.
 Exit codes (stable; docs/cli.md):
   0    success
   1    replay: the session ended with at least one miss
+       lint, diff, redact --scan, check, verify: findings, differences or drift
   2    usage error (bad arguments or option values)
   3    cassette error (missing, malformed, newer format, refusing to overwrite)
   4    transport error (the server could not be started or reached)
@@ -61,8 +62,8 @@ def _parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="cassette",
         description="Record real MCP sessions and replay them as a server.",
-        epilog="Exit codes: 0 ok, 1 replay misses, 2 usage, 3 cassette, 4 transport, "
-        "128+N signal. See docs/cli.md.",
+        epilog="Exit codes: 0 ok, 1 replay misses or tool findings, 2 usage, 3 cassette, "
+        "4 transport, 128+N signal. See docs/cli.md.",
     )
     parser.add_argument("--version", action="version", version=f"cassette-mcp {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -180,7 +181,21 @@ def _parser() -> argparse.ArgumentParser:
         metavar="S",
         help="seconds to wait for the client's answer to a replayed server request (default 30)",
     )
+    _add_tool_commands(sub)
     return parser
+
+
+def _add_tool_commands(sub: Any) -> None:
+    """lint, diff, redact, show, check, verify: parsers only; code imported when they run."""
+    from cassette.tools import add_tool_commands
+
+    add_tool_commands(sub)
+
+
+def _run_tool(args: argparse.Namespace) -> int:
+    from cassette.tools import dispatch
+
+    return dispatch(args)
 
 
 def _listen_options(parser: argparse.ArgumentParser, what: str) -> None:
@@ -431,7 +446,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.server = command
     handlers = {"record": _record, "replay": _replay}
     try:
-        return handlers[args.command](args)
+        return handlers.get(args.command, _run_tool)(args)
     except Exception as raised:
         exc = _unwrap(raised)
         if isinstance(exc, CassetteError):

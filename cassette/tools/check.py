@@ -1,0 +1,267 @@
+"""``cassette check``: connect to a server as a client and report what it offers and what is wrong.
+
+The client is cassette's own (``ClientConnection`` over a transport plugin), not the SDK,
+so the core stays SDK-free and a replay of the session answers exactly what the live
+server did: ``check`` against a server and against a replay of its recording print the
+same report. The session is fixed: ``initialize``, then every advertised list, page by
+page, in a fixed order.
+
+Schemas are validated with ``jsonschema`` (the ``tools`` extra) against the draft each
+declares in ``$schema`` (2020-12 when none is declared). Without it the report says so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shlex
+import sys
+from typing import Any
+
+import attrs
+
+from cassette.errors import CassetteError, TransportError, UsageError
+from cassette.tools._common import emit
+
+__all__ = ["CheckReport", "check_server", "main"]
+
+CLIENT_PROTOCOL = "2025-11-25"
+_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
+_PAGES = 50  # a server that paginates forever is a finding, not a hang
+
+
+@attrs.frozen
+class Issue:
+    severity: str  # error or warning
+    message: str
+
+
+@attrs.frozen
+class CheckReport:
+    """What ``check`` found; ``passed`` is true when there is no error."""
+
+    server: dict[str, Any]
+    protocol: str | None
+    era: str
+    counts: dict[str, int]
+    issues: tuple[Issue, ...]
+
+    @property
+    def errors(self) -> int:
+        return sum(i.severity == "error" for i in self.issues)
+
+    @property
+    def warnings(self) -> int:
+        return sum(i.severity == "warning" for i in self.issues)
+
+    @property
+    def passed(self) -> bool:
+        return self.errors == 0
+
+    def as_data(self) -> dict[str, Any]:
+        return {
+            "server": self.server,
+            "protocol": self.protocol,
+            "era": self.era,
+            "counts": self.counts,
+            "findings": [attrs.asdict(i) for i in self.issues],
+            "result": "PASS" if self.passed else "FAIL",
+            "errors": self.errors,
+            "warnings": self.warnings,
+        }
+
+    def text(self) -> str:
+        name = self.server.get("name", "(unnamed)")
+        version = self.server.get("version", "(no version)")
+        c = self.counts
+        lines = [
+            f"server: {name} {version}",
+            f"protocol: {self.protocol or 'unknown'} ({self.era} era)",
+            f"surface: {c['tools']} tools, {c['resources']} resources, {c['prompts']} prompts, "
+            f"{c['templates']} resource templates",
+        ]
+        lines += [f"{i.severity}: {i.message}" for i in self.issues]
+        verdict = "PASS" if self.passed else "FAIL"
+        lines.append(f"result: {verdict} ({self.errors} errors, {self.warnings} warnings)")
+        return "\n".join(lines)
+
+
+def _schema_checker() -> Any:
+    try:
+        import jsonschema  # type: ignore[import-untyped]
+    except ImportError:
+        return None
+    return jsonschema
+
+
+def _schema_issues(jsonschema: Any, where: str, schema: Any, *, required: bool) -> list[Issue]:
+    if schema is None:
+        return [Issue("error", f"{where} is missing")] if required else []
+    if not isinstance(schema, dict):
+        return [Issue("error", f"{where} is not a JSON object")]
+    out: list[Issue] = []
+    if schema.get("type") != "object":
+        out.append(Issue("error", f'{where} must have "type": "object"'))
+    if jsonschema is None:
+        return out
+    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    try:
+        cls.check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        path = "/" + "/".join(str(p) for p in exc.path) if exc.path else ""
+        out.append(Issue("error", f"{where} is not a valid {cls.__name__}: {path} {exc.message}"))
+    return out
+
+
+def _tool_issues(tools: list[Any], jsonschema: Any) -> list[Issue]:
+    out: list[Issue] = []
+    seen: set[str] = set()
+    for index, tool in enumerate(tools):
+        if not isinstance(tool, dict) or not isinstance(tool.get("name"), str):
+            out.append(Issue("error", f"tool #{index} has no name"))
+            continue
+        name = tool["name"]
+        label = f"tool {json.dumps(name)}"
+        if name in seen:
+            out.append(Issue("error", f"{label}: duplicate tool name"))
+        seen.add(name)
+        if not _NAME.match(name):
+            out.append(Issue("error", f"{label}: name must be 1-128 of A-Z a-z 0-9 _ . -"))
+        if not str(tool.get("description") or "").strip():
+            out.append(Issue("warning", f"{label}: no description"))
+        out += _schema_issues(
+            jsonschema, f"{label} inputSchema", tool.get("inputSchema"), required=True
+        )
+        out += _schema_issues(
+            jsonschema, f"{label} outputSchema", tool.get("outputSchema"), required=False
+        )
+    return out
+
+
+async def _list_all(conn: Any, method: str, key: str) -> tuple[list[Any], str | None]:
+    """Every item of a paginated list, or the error that stopped it."""
+    items: list[Any] = []
+    cursor: str | None = None
+    for _ in range(_PAGES):
+        reply = await conn.request(method, {"cursor": cursor} if cursor else None)
+        if "error" in reply:
+            error = reply["error"] if isinstance(reply["error"], dict) else {}
+            return items, f"{error.get('code')} {error.get('message', '')}".strip()
+        result = reply.get("result") if isinstance(reply.get("result"), dict) else {}
+        page = result.get(key) if isinstance(result, dict) else None
+        if not isinstance(page, list):
+            return items, f"the result has no {key!r} list"
+        items += page
+        cursor = result.get("nextCursor") if isinstance(result, dict) else None
+        if not isinstance(cursor, str) or not cursor:
+            return items, None
+    return items, f"still paginating after {_PAGES} pages"
+
+
+async def _session(conn: Any) -> CheckReport:
+    reply = await conn.request(
+        "initialize",
+        {
+            "protocolVersion": CLIENT_PROTOCOL,
+            "capabilities": {},
+            "clientInfo": {"name": "cassette-check", "version": "1"},
+        },
+    )
+    if "error" in reply or not isinstance(reply.get("result"), dict):
+        raise TransportError(f"the server refused initialize: {json.dumps(reply.get('error'))}")
+    init = reply["result"]
+    await conn.notify("notifications/initialized")
+    caps = init.get("capabilities") if isinstance(init.get("capabilities"), dict) else {}
+    server = init.get("serverInfo") if isinstance(init.get("serverInfo"), dict) else {}
+    issues: list[Issue] = []
+    counts = {"tools": 0, "resources": 0, "prompts": 0, "templates": 0}
+    jsonschema = _schema_checker()
+    if jsonschema is None:
+        issues.append(
+            Issue(
+                "warning",
+                "schemas not validated: jsonschema is not installed "
+                "(pip install 'cassette-mcp[tools]')",
+            )
+        )
+    surfaces = (
+        ("tools", "tools/list", "tools", "tools"),
+        ("resources", "resources/list", "resources", "resources"),
+        ("resources", "resources/templates/list", "resourceTemplates", "templates"),
+        ("prompts", "prompts/list", "prompts", "prompts"),
+    )
+    for capability, method, key, counted in surfaces:
+        if capability not in caps:
+            continue
+        items, failure = await _list_all(conn, method, key)
+        counts[counted] = len(items)
+        if failure is not None:
+            issues.append(Issue("error", f"{capability} advertised but {method} failed: {failure}"))
+        if counted == "tools":
+            issues += _tool_issues(items, jsonschema)
+    if not server.get("name"):
+        issues.append(Issue("warning", "initialize result has no serverInfo.name"))
+    protocol = init.get("protocolVersion")
+    return CheckReport(
+        dict(server),
+        protocol if isinstance(protocol, str) else None,
+        "legacy",
+        counts,
+        tuple(issues),
+    )
+
+
+async def check_server(
+    *, command: list[str] | None = None, url: str | None = None, time_limit: float = 60.0
+) -> CheckReport:
+    """Connect to a server (a command over stdio, or a streamable HTTP URL) and check it."""
+    import anyio
+
+    from cassette.registry import load_transport
+    from cassette.session import ClientConnection
+    from cassette.transport import Target
+
+    if (command is None) == (url is None):
+        raise UsageError("give either a server command (--stdio) or a URL (--url)")
+    if command is not None:
+        transport, target = load_transport("stdio")(), Target(command=tuple(command))
+    else:
+        transport, target = load_transport("streamable-http")(), Target(url=url)
+    try:
+        with anyio.fail_after(time_limit):
+            async with transport.connect(target) as upstream:
+                conn = ClientConnection(upstream)
+                return await _session(conn)
+    except Exception as raised:
+        exc: BaseException = raised
+        while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+            exc = exc.exceptions[0]  # task groups wrap the one error that matters
+        if isinstance(exc, TimeoutError):
+            raise TransportError(f"the server did not answer within {time_limit:g}s") from exc
+        if isinstance(
+            exc, anyio.EndOfStream | anyio.ClosedResourceError | anyio.BrokenResourceError
+        ):
+            raise TransportError("the server closed the connection before answering") from exc
+        if isinstance(exc, OSError):
+            raise TransportError(f"the connection to the server failed: {exc}") from exc
+        raise exc from None
+
+
+def main(args: argparse.Namespace) -> int:
+    import anyio
+
+    command = shlex.split(args.stdio) if args.stdio is not None else None
+    if command is not None and not command:
+        raise UsageError("--stdio needs a command")
+    try:
+        report = anyio.run(
+            lambda: check_server(command=command, url=args.url, time_limit=args.timeout)
+        )
+    except (TransportError, CassetteError) as exc:
+        if isinstance(exc, UsageError):
+            raise
+        sys.stderr.write(f"cassette: error: {exc}\n")
+        return 2
+    emit(json.dumps(report.as_data(), indent=2) if args.format == "json" else report.text())
+    return 0 if report.passed else 1

@@ -1,0 +1,196 @@
+"""``cassette diff A B``: what changed between two recordings, for review.
+
+Requests are paired by fingerprint (``cassette.matching.fingerprint``, the key a replay
+matches on): the k-th request with a given fingerprint in A pairs with the k-th in B, so
+reordering alone is no change. Unpaired requests are removed (only in A) or added (only in
+B). For each pair, the answers are compared after volatile values (``_meta``, timestamps,
+UUIDs) are normalized on both sides, and every differing JSON Pointer path is reported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+from collections import defaultdict
+from typing import Any
+
+import attrs
+
+from cassette.jsondiff import MISSING, differences
+from cassette.matching import Fingerprint, fingerprint, show_value
+from cassette.storage import Cassette
+from cassette.tools._common import Exchange, emit, exchanges
+
+__all__ = ["CassetteDiff", "Change", "diff_cassettes", "main", "normalize"]
+
+_ISO_TIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?")
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+
+
+def normalize(value: Any) -> Any:
+    """A copy with volatile values replaced: ``_meta`` dropped, timestamps and UUIDs masked."""
+    if isinstance(value, dict):
+        return {k: normalize(v) for k, v in value.items() if k != "_meta"}
+    if isinstance(value, list):
+        return [normalize(v) for v in value]
+    if isinstance(value, str):
+        return _UUID.sub("<uuid>", _ISO_TIME.sub("<time>", value))
+    return value
+
+
+@attrs.frozen(slots=True)
+class Change:
+    """One request whose answer differs: where, and the paths with both values."""
+
+    request: str
+    line_a: int
+    line_b: int
+    paths: tuple[tuple[str, Any, Any], ...]
+
+
+@attrs.frozen(slots=True)
+class CassetteDiff:
+    """Everything that differs between two cassettes (empty: they agree)."""
+
+    header: tuple[tuple[str, Any, Any], ...] = ()
+    added: tuple[tuple[str, int], ...] = ()
+    removed: tuple[tuple[str, int], ...] = ()
+    changed: tuple[Change, ...] = ()
+
+    @property
+    def same(self) -> bool:
+        return not (self.header or self.added or self.removed or self.changed)
+
+    def as_data(self) -> dict[str, Any]:
+        def val(v: Any) -> Any:
+            return None if v is MISSING else v
+
+        return {
+            "same": self.same,
+            "header": [{"field": f, "a": a, "b": b} for f, a, b in self.header],
+            "added": [{"request": r, "line": n} for r, n in self.added],
+            "removed": [{"request": r, "line": n} for r, n in self.removed],
+            "changed": [
+                {
+                    "request": c.request,
+                    "line_a": c.line_a,
+                    "line_b": c.line_b,
+                    "paths": [
+                        {"path": p, "a": val(a), "b": val(b), "absent": _absent(a, b)}
+                        for p, a, b in c.paths
+                    ],
+                }
+                for c in self.changed
+            ],
+        }
+
+
+def _absent(a: Any, b: Any) -> str | None:
+    if a is MISSING:
+        return "a"
+    if b is MISSING:
+        return "b"
+    return None
+
+
+def label(message: dict[str, Any]) -> str:
+    """A request as a person reads it: method, tool name and compact arguments."""
+    method, name, args = fingerprint(message)
+    text = f"{method} {name}".rstrip()
+    if args and args not in ("{}", "null"):
+        text += " " + (args if len(args) <= 80 else args[:77] + "...")
+    return text
+
+
+def _answer(pair: Exchange) -> Any:
+    if pair.response is None:
+        return {"(no answer)": True}
+    message = pair.response.message
+    if "error" in message:
+        return {"error": message["error"]}
+    return {"result": message.get("result")}
+
+
+def _client_requests(tape: Cassette) -> dict[Fingerprint, list[Exchange]]:
+    pairs, _ = exchanges(tape.events)
+    by_fp: dict[Fingerprint, list[Exchange]] = defaultdict(list)
+    for pair in pairs:
+        if pair.request.dir == "c2s":
+            by_fp[fingerprint(pair.request.message)].append(pair)
+    return by_fp
+
+
+def _ignored(path: str, ignore: tuple[str, ...]) -> bool:
+    return any(path == p or path.startswith(p.rstrip("/") + "/") for p in ignore)
+
+
+def diff_cassettes(
+    a: Cassette | str | os.PathLike[str],
+    b: Cassette | str | os.PathLike[str],
+    *,
+    ignore: tuple[str, ...] | list[str] = (),
+) -> CassetteDiff:
+    """The semantic difference between cassette ``a`` (old) and ``b`` (new)."""
+    old = a if isinstance(a, Cassette) else Cassette.load(a)
+    new = b if isinstance(b, Cassette) else Cassette.load(b)
+    skip = tuple(ignore)
+    header = tuple(
+        (name, getattr(old.header, name), getattr(new.header, name))
+        for name in ("era", "protocol_version", "transport")
+        if getattr(old.header, name) != getattr(new.header, name)
+    )
+    left, right = _client_requests(old), _client_requests(new)
+    added: list[tuple[str, int]] = []
+    removed: list[tuple[str, int]] = []
+    changed: list[Change] = []
+    for fp in sorted(left.keys() | right.keys()):
+        olds, news = left.get(fp, []), right.get(fp, [])
+        for pa, pb in zip(olds, news, strict=False):
+            paths = tuple(
+                (d.path, d.recorded, d.received)
+                for d in differences(normalize(_answer(pa)), normalize(_answer(pb)))
+                if not _ignored(d.path, skip)
+            )
+            if paths:
+                changed.append(
+                    Change(label(pa.request.message), pa.request.seq + 1, pb.request.seq + 1, paths)
+                )
+        removed += [(label(p.request.message), p.request.seq + 1) for p in olds[len(news) :]]
+        added += [(label(p.request.message), p.request.seq + 1) for p in news[len(olds) :]]
+    return CassetteDiff(
+        header,
+        tuple(sorted(added, key=lambda x: x[1])),
+        tuple(sorted(removed, key=lambda x: x[1])),
+        tuple(sorted(changed, key=lambda c: c.line_a)),
+    )
+
+
+def render(a: str, b: str, diff: CassetteDiff, fmt: str) -> str:
+    if fmt == "json":
+        return json.dumps({"a": a, "b": b, **diff.as_data()}, indent=2)
+    if diff.same:
+        return f"{a} and {b}: no semantic differences"
+    lines = [f"--- {a}", f"+++ {b}"]
+    for name, old, new in diff.header:
+        lines.append(f"~ header {name}: {old!r} -> {new!r}")
+    for request, line in diff.removed:
+        lines.append(f"- {request}  ({a}:{line})")
+    for request, line in diff.added:
+        lines.append(f"+ {request}  ({b}:{line})")
+    for change in diff.changed:
+        lines.append(f"~ {change.request}  ({a}:{change.line_a} -> {b}:{change.line_b})")
+        for path, old, new in change.paths:
+            lines.append(f"    {path or '/'}: {show_value(old)} -> {show_value(new)}")
+    lines.append(
+        f"{len(diff.removed)} removed, {len(diff.added)} added, {len(diff.changed)} changed"
+        + (", header changed" if diff.header else "")
+    )
+    return "\n".join(lines)
+
+
+def main(args: argparse.Namespace) -> int:
+    result = diff_cassettes(args.old, args.new, ignore=args.ignore)
+    emit(render(args.old, args.new, result, args.format))
+    return 0 if result.same else 1

@@ -1,0 +1,229 @@
+"""``cassette lint``: a cassette against its own header and the format.
+
+Every rule reads the events once and reports ``Finding`` values with the file line they
+point at (an event's ``seq + 1``; the header is line 1). The rules:
+
+* era: a modern cassette holds no ``initialize`` exchange, no HTTP sessions and no
+  standalone GET stream; a legacy one whose requests succeeded began with ``initialize``;
+* transport: a stdio cassette holds no HTTP facts; an HTTP one no process stderr or exit;
+* pairing: every request has an answer, no id is reused while in flight, no answer
+  answers nothing;
+* secrets: nothing the recorder's redaction rules would have removed is left.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from cassette.jsonrpc import Kind
+from cassette.model import (
+    Event,
+    ExitEvent,
+    HttpEvent,
+    MessageEvent,
+    RawEvent,
+    StderrEvent,
+)
+from cassette.redaction import Redactor
+from cassette.storage import Cassette
+from cassette.tools._common import Finding, emit, exchanges, kind_of, scan_value
+
+__all__ = ["lint_cassette", "main", "secret_findings"]
+
+_HTTP_TRANSPORTS = frozenset({"streamable-http", "http", "sse"})
+
+
+def lint_cassette(tape: Cassette | str | os.PathLike[str]) -> list[Finding]:
+    """Every finding in a cassette (a path or a loaded ``Cassette``), in line order."""
+    cassette = tape if isinstance(tape, Cassette) else Cassette.load(tape)
+    findings = [
+        *_era_findings(cassette),
+        *_transport_findings(cassette),
+        *_pairing_findings(cassette),
+        *secret_findings(cassette),
+    ]
+    return sorted(findings, key=lambda f: (f.line, f.code))
+
+
+def _line(event: Event) -> int:
+    return event.seq + 1
+
+
+def _session(event: MessageEvent) -> Any:
+    meta = event.meta
+    return meta.get("session") if isinstance(meta, Mapping) else None
+
+
+def _era_findings(tape: Cassette) -> list[Finding]:
+    era = tape.header.era
+    out: list[Finding] = []
+    first_request: MessageEvent | None = None
+    for event in tape.events:
+        if isinstance(event, MessageEvent) and event.dir == "c2s":
+            if kind_of(event.message) is Kind.REQUEST and first_request is None:
+                first_request = event
+            if era == "modern" and event.message.get("method") == "initialize":
+                out.append(
+                    Finding(
+                        _line(event),
+                        "era",
+                        "initialize request in a modern-era cassette (modern sessions "
+                        "have no handshake)",
+                    )
+                )
+            if era == "modern" and _session(event) is not None:
+                out.append(
+                    Finding(
+                        _line(event),
+                        "era",
+                        f"message in HTTP session {_session(event)} in a modern-era "
+                        "cassette (modern servers keep no sessions)",
+                    )
+                )
+        if era == "modern" and isinstance(event, HttpEvent) and event.method == "GET":
+            out.append(
+                Finding(_line(event), "era", "standalone GET stream in a modern-era cassette")
+            )
+    if era == "legacy" and first_request is not None:
+        method = first_request.message.get("method")
+        if method not in ("initialize", "server/discover", "ping"):
+            out.append(
+                Finding(
+                    _line(first_request),
+                    "era",
+                    f"legacy-era cassette whose first request is {method!r}, not initialize",
+                    "warning",
+                )
+            )
+    return out
+
+
+def _http_meta(event: Event) -> bool:
+    if not isinstance(event, MessageEvent | RawEvent) or not isinstance(event.meta, Mapping):
+        return False
+    return "stream" in event.meta or "session" in event.meta
+
+
+def _transport_findings(tape: Cassette) -> list[Finding]:
+    transport = tape.header.transport
+    out: list[Finding] = []
+    for event in tape.events:
+        if transport == "stdio":
+            if isinstance(event, HttpEvent):
+                out.append(
+                    Finding(
+                        _line(event),
+                        "transport",
+                        f"HTTP {event.method} event in a stdio cassette",
+                    )
+                )
+            elif _http_meta(event):
+                out.append(
+                    Finding(
+                        _line(event),
+                        "transport",
+                        "HTTP stream or session metadata in a stdio cassette",
+                    )
+                )
+        elif transport in _HTTP_TRANSPORTS and isinstance(event, StderrEvent | ExitEvent):
+            out.append(
+                Finding(
+                    _line(event),
+                    "transport",
+                    f"process {event.kind} event in an HTTP ({transport}) cassette",
+                )
+            )
+    return out
+
+
+def _describe(event: MessageEvent) -> str:
+    message = event.message
+    text = f"{message.get('method')} (id {json.dumps(message.get('id'))})"
+    return text
+
+
+def _pairing_findings(tape: Cassette) -> list[Finding]:
+    pairs, problems = exchanges(tape.events)
+    out: list[Finding] = []
+    for pair in pairs:
+        if pair.response is None:
+            who = "client" if pair.request.dir == "s2c" else "server"
+            what = "server request" if pair.request.dir == "s2c" else "request"
+            out.append(
+                Finding(
+                    _line(pair.request),
+                    "unanswered",
+                    f"{what} {_describe(pair.request)} has no {who} answer",
+                )
+            )
+    for problem, event in problems:
+        if problem == "duplicate":
+            out.append(
+                Finding(
+                    _line(event),
+                    "duplicate-id",
+                    f"request {_describe(event)} reuses an id still in flight",
+                )
+            )
+        else:
+            out.append(
+                Finding(
+                    _line(event),
+                    "stray-answer",
+                    f"answer with id {json.dumps(event.message.get('id'))} to no pending request",
+                    "warning",
+                )
+            )
+    return out
+
+
+def secret_findings(tape: Cassette) -> list[Finding]:
+    """Secrets the recorder's redaction rules would have removed, wherever they are."""
+    out: list[Finding] = []
+
+    def add(line: int, where: str, hits: Any) -> None:
+        for path, rule in hits:
+            out.append(Finding(line, "secret", f"unredacted secret ({rule}) in {where}{path}"))
+
+    target = dict(tape.header.target)
+    command = target.pop("command", None)
+    argv = [str(c) for c in command] if isinstance(command, list) else []
+    redacted = Redactor(salt="scan").argv(argv)
+    if any(a != b and "[REDACTED:" not in a for a, b in zip(argv, redacted, strict=True)):
+        out.append(Finding(1, "secret", "unredacted secret (argument) in header target /command"))
+    add(1, "header target ", scan_value(target))
+    for event in tape.events:
+        if isinstance(event, MessageEvent):
+            add(_line(event), "message ", scan_value(event.message))
+        elif isinstance(event, RawEvent | StderrEvent) and event.text:
+            add(_line(event), f"{event.kind} text", scan_value(event.text))
+    return out
+
+
+def render(source: str, findings: list[Finding], fmt: str) -> str:
+    if fmt == "json":
+        data = {
+            "cassette": source,
+            "ok": not findings,
+            "findings": [f.as_data() for f in findings],
+        }
+        return json.dumps(data, indent=2)
+    if not findings:
+        return f"{source}: header and frames agree"
+    lines = [f"{source}:{f.line}: {f.severity}: [{f.code}] {f.message}" for f in findings]
+    errors = sum(f.severity == "error" for f in findings)
+    lines.append(
+        f"{source}: {len(findings)} finding(s) ({errors} errors, {len(findings) - errors} warnings)"
+    )
+    return "\n".join(lines)
+
+
+def main(args: argparse.Namespace) -> int:
+    tape = Cassette.load(args.tape)
+    findings = lint_cassette(tape)
+    emit(render(args.tape, findings, args.format))
+    return 1 if findings else 0

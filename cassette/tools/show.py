@@ -1,0 +1,225 @@
+"""``cassette show``: a cassette as a timeline, and as an HTML sequence diagram.
+
+The timeline is one row per event: file line, time offset, a direction arrow (``->``
+client to server, ``<-`` server to client), what the message is (method; ``result`` or
+``error CODE``), its id, and its size. Server-initiated requests and notifications are
+marked, because they are what a request/response view of MCP hides.
+
+The HTML page is self-contained (inline CSS, no script, no network): two lanes, client
+and server, with an arrow per message across them; every message is a ``<details>``
+element whose body is the pretty-printed JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from cassette.errors import CassetteError
+from cassette.jsonrpc import Kind
+from cassette.model import Event, ExitEvent, HttpEvent, MessageEvent, RawEvent, StderrEvent
+from cassette.storage import Cassette
+from cassette.tools._common import emit, kind_of, size_of
+
+__all__ = ["Row", "main", "render_html", "timeline"]
+
+_ARROWS = {"c2s": "->", "s2c": "<-"}
+
+
+@attrs.frozen(slots=True)
+class Row:
+    """One timeline row; ``role`` says what the event is in the session."""
+
+    line: int
+    t: float
+    dir: str  # c2s, s2c or "" for events that are not messages
+    role: str  # request, notification, response, error, server-request, ..., stderr, exit
+    what: str
+    id: Any
+    size: int
+    event: Event = attrs.field(eq=False, repr=False)
+
+    def as_data(self) -> dict[str, Any]:
+        return {
+            "line": self.line,
+            "t": self.t,
+            "dir": self.dir,
+            "role": self.role,
+            "what": self.what,
+            "id": self.id,
+            "size": self.size,
+        }
+
+
+def _message_row(event: MessageEvent) -> Row:
+    message = event.message
+    kind = kind_of(message)
+    server = event.dir == "s2c"
+    if kind is Kind.REQUEST:
+        role, what = ("server-request" if server else "request"), str(message["method"])
+    elif kind is Kind.NOTIFICATION:
+        role = "server-notification" if server else "notification"
+        what = str(message["method"])
+    elif kind is Kind.ERROR:
+        error = message.get("error") or {}
+        role, what = "error", f"error {error.get('code')} {error.get('message', '')}".strip()
+    elif kind is Kind.RESPONSE:
+        role, what = "response", "result"
+    else:
+        role, what = "invalid", "not JSON-RPC"
+    if what == "tools/call" and isinstance(message.get("params"), dict):
+        what += f" {message['params'].get('name')}"
+    return Row(
+        event.seq + 1, event.t, event.dir, role, what, message.get("id"), size_of(event), event
+    )
+
+
+def _row(event: Event) -> Row:
+    if isinstance(event, MessageEvent):
+        return _message_row(event)
+    if isinstance(event, RawEvent):
+        if event.text is None:
+            text = "(binary)"
+        elif not event.text.strip():
+            sse = isinstance(event.meta, Mapping) and event.meta.get("sse")
+            text = "(SSE event with no data)" if sse else "(empty line)"
+        else:
+            text = event.text.strip()
+        what = text if len(text) <= 60 else text[:57] + "..."
+        return Row(event.seq + 1, event.t, event.dir, "raw", what, None, size_of(event), event)
+    if isinstance(event, StderrEvent):
+        what = event.text if len(event.text) <= 60 else event.text[:57] + "..."
+        return Row(event.seq + 1, event.t, "", "stderr", what, None, size_of(event), event)
+    if isinstance(event, ExitEvent):
+        return Row(event.seq + 1, event.t, "", "exit", f"exit {event.code}", None, 0, event)
+    assert isinstance(event, HttpEvent)
+    what = f"HTTP {event.method} {event.stream} {event.status}"
+    return Row(event.seq + 1, event.t, "", "http", what, None, 0, event)
+
+
+def timeline(tape: Cassette | str | os.PathLike[str]) -> list[Row]:
+    """The cassette's events as timeline rows, in file order."""
+    cassette = tape if isinstance(tape, Cassette) else Cassette.load(tape)
+    return [_row(event) for event in cassette.events]
+
+
+def _size(n: int) -> str:
+    return f"{n} B" if n < 1024 else f"{n / 1024:.1f} KiB"
+
+
+def _title(cassette: Cassette, source: str) -> str:
+    h = cassette.header
+    return (
+        f"{source}: {h.transport} recording, {cassette.era} era, "
+        f"{h.protocol_version or 'unknown protocol'}, started {h.started_at}"
+    )
+
+
+def render_text(cassette: Cassette, source: str, rows: list[Row]) -> str:
+    lines = [_title(cassette, source)]
+    for row in rows:
+        arrow = _ARROWS.get(row.dir, " !" if row.role == "stderr" else "  ")
+        mark = " (server-initiated)" if row.role.startswith("server-") else ""
+        ident = f"id={json.dumps(row.id)}" if row.id is not None else ""
+        size = _size(row.size) if row.size else ""
+        label = row.what + mark
+        offset = f"+{row.t:.3f}s"
+        lines.append(
+            f"{row.line:>5}  {offset:>10}  {arrow}  {label:<52} {ident:<7} {size:>9}".rstrip()
+        )
+    return "\n".join(lines)
+
+
+_CSS = """
+body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222;background:#fff}
+h1{font-size:1.1em} .meta{color:#555;margin-bottom:1em}
+.diagram{display:grid;grid-template-columns:9em 1fr 9em;row-gap:2px;max-width:1100px}
+.lane{font-weight:bold;text-align:center;padding:.4em;background:#eef;border:1px solid #99c}
+.row{display:contents}
+.side{border-left:2px solid #99c;border-right:2px solid #99c;min-height:1.6em;
+ font:12px monospace;color:#777;padding:0 .3em}
+.msg{position:relative;padding:.15em .5em}
+.msg summary{cursor:pointer;list-style:none;padding:.15em .4em;border-radius:3px}
+.msg summary::-webkit-details-marker{display:none}
+.c2s summary{background:#e3f2e3;border-bottom:2px solid #3a3;text-align:left}
+.c2s summary::after{content:" \\25B6";color:#3a3}
+.s2c summary{background:#e7eefb;border-bottom:2px solid #36c;text-align:right}
+.s2c summary::before{content:"\\25C0 ";color:#36c}
+.server-request summary,.server-notification summary{background:#fdebd3;border-color:#d80}
+.error summary{background:#fbe3e3;border-color:#c33}
+.note{color:#666;font:12px monospace;text-align:center;padding:.1em}
+pre{white-space:pre-wrap;word-break:break-all;background:#f7f7f7;border:1px solid #ddd;
+ padding:.5em;margin:.3em 0;font-size:12px;max-height:30em;overflow:auto}
+.tag{font-size:11px;color:#a60;margin:0 .4em}
+"""
+
+
+def _summary(row: Row) -> str:
+    parts = [f"<b>{html.escape(row.what)}</b>"]
+    if row.id is not None:
+        parts.append(f"id {html.escape(json.dumps(row.id))}")
+    if row.role.startswith("server-"):
+        parts.append('<span class="tag">server-initiated</span>')
+    parts.append(f"<small>{_size(row.size)}</small>")
+    return " ".join(parts)
+
+
+def render_html(tape: Cassette | str | os.PathLike[str], source: str | None = None) -> str:
+    """One self-contained HTML page drawing the session as a sequence diagram."""
+    cassette = tape if isinstance(tape, Cassette) else Cassette.load(tape)
+    name = source or cassette.source or "cassette"
+    out = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>{html.escape(name)}</title><style>{_CSS}</style></head><body>",
+        f"<h1>{html.escape(name)}</h1>",
+        f'<div class="meta">{html.escape(_title(cassette, name))}</div>',
+        '<div class="diagram">',
+        '<div class="lane">client</div><div></div><div class="lane">server</div>',
+    ]
+    for row in timeline(cassette):
+        left = f"{row.line} +{row.t:.3f}s"
+        if isinstance(row.event, MessageEvent | RawEvent):
+            body = (
+                json.dumps(row.event.message, indent=2, ensure_ascii=False)
+                if isinstance(row.event, MessageEvent)
+                else (row.event.text or row.event.b64 or "")
+            )
+            shown = html.escape(body, quote=False)
+            cell = (
+                f'<details class="msg {row.dir} {row.role}" data-line="{row.line}">'
+                f"<summary>{_summary(row)}</summary><pre>{shown}</pre></details>"
+            )
+        else:
+            cell = f'<div class="note {row.role}">{html.escape(row.what)}</div>'
+        out.append(
+            f'<div class="row"><div class="side">{html.escape(left)}</div>{cell}'
+            '<div class="side"></div></div>'
+        )
+    out += ["</div>", "</body></html>", ""]
+    return "\n".join(out)
+
+
+def main(args: argparse.Namespace) -> int:
+    cassette = Cassette.load(args.tape)
+    rows = timeline(cassette)
+    if args.html:
+        try:
+            Path(args.html).write_text(render_html(cassette, args.tape), encoding="utf-8")
+        except OSError as exc:
+            raise CassetteError(f"{args.html}: cannot write: {exc.strerror}") from exc
+    if args.format == "json":
+        data = {"cassette": args.tape, "html": args.html, "events": [r.as_data() for r in rows]}
+        emit(json.dumps(data, indent=2))
+    else:
+        emit(render_text(cassette, args.tape, rows))
+        if args.html:
+            emit(f"wrote {args.html}")
+    return 0

@@ -1,0 +1,109 @@
+"""check against the pinned server-everything, live and as a replay of its recording."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support import (
+    PY,
+    Background,
+    everything_command,
+    record_command,
+    replay_command,
+)
+
+pytestmark = pytest.mark.e2e
+
+
+def check(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [PY, "-m", "cassette", "check", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+EXPECTED = [
+    "server: mcp-servers/everything 2.0.0",
+    "protocol: 2025-11-25 (legacy era)",
+    "surface: 13 tools, 7 resources, 4 prompts, 2 resource templates",
+    "result: PASS (0 errors, 0 warnings)",
+]
+
+
+def test_live_server_and_replay_of_its_recording_give_the_same_report(tmp_path: Path) -> None:
+    tape = tmp_path / "check.jsonl"
+    live = check("--stdio", shlex.join(record_command(tape, everything_command())))
+    assert live.returncode == 0, live.stderr
+    assert live.stdout.splitlines() == EXPECTED
+    replayed = check("--stdio", shlex.join(replay_command(tape)))
+    assert replayed.returncode == 0, replayed.stderr
+    assert replayed.stdout == live.stdout
+    as_json = json.loads(
+        check("--stdio", shlex.join(replay_command(tape)), "--format", "json").stdout
+    )
+    assert as_json["counts"] == {"tools": 13, "resources": 7, "prompts": 4, "templates": 2}
+    assert as_json["result"] == "PASS"
+
+
+def test_a_stdio_recording_served_over_http_gives_the_same_report(tmp_path: Path) -> None:
+    tape = tmp_path / "check.jsonl"
+    live = check("--stdio", shlex.join(record_command(tape, everything_command())))
+    assert live.returncode == 0, live.stderr
+    front = [PY, "-m", "cassette", "replay", str(tape), "--front", "http", "-q"]
+    with Background(front) as server:
+        match = server.wait_for(r"serving on (http://\S+)")
+        over_http = check("--url", match.group(1))
+    assert over_http.returncode == 0, over_http.stderr
+    assert over_http.stdout == live.stdout
+
+
+def test_findings_fail_the_check(tmp_path: Path) -> None:
+    server = tmp_path / "server.py"
+    server.write_text(
+        "import json, sys\n"
+        "tools = [{'name': 'dup', 'inputSchema': {'type': 'object'}},"
+        " {'name': 'dup', 'description': 'd', 'inputSchema': {'type': 'object'}}]\n"
+        "for line in sys.stdin:\n"
+        "    m = json.loads(line)\n"
+        "    if 'id' not in m: continue\n"
+        "    if m['method'] == 'initialize':\n"
+        "        r = {'protocolVersion': '2025-11-25', 'serverInfo': {'name': 's', 'version': '0'},"
+        " 'capabilities': {'tools': {}, 'prompts': {}}}\n"
+        "        print(json.dumps({'jsonrpc': '2.0', 'id': m['id'], 'result': r}), flush=True)\n"
+        "    elif m['method'] == 'tools/list':\n"
+        "        print(json.dumps({'jsonrpc': '2.0', 'id': m['id'], 'result': {'tools': tools}}),"
+        " flush=True)\n"
+        "    else:\n"
+        "        e = {'code': -32601, 'message': 'nope'}\n"
+        "        print(json.dumps({'jsonrpc': '2.0', 'id': m['id'], 'error': e}), flush=True)\n"
+    )
+    result = check("--stdio", shlex.join([sys.executable, str(server)]))
+    assert result.returncode == 1, result.stderr
+    assert result.stdout.splitlines() == [
+        "server: s 0",
+        "protocol: 2025-11-25 (legacy era)",
+        "surface: 2 tools, 0 resources, 0 prompts, 0 resource templates",
+        'warning: tool "dup": no description',
+        'error: tool "dup": duplicate tool name',
+        "error: prompts advertised but prompts/list failed: -32601 nope",
+        "result: FAIL (2 errors, 1 warnings)",
+    ]
+
+
+def test_connection_and_usage_errors_exit_2(tmp_path: Path) -> None:
+    gone = check("--stdio", str(tmp_path / "no-such-server"))
+    assert gone.returncode == 2
+    assert gone.stderr.startswith("cassette: error: the connection to the server failed")
+    silent = check("--stdio", shlex.join([sys.executable, "-c", "pass"]))
+    assert silent.returncode == 2
+    assert "closed the connection" in silent.stderr
+    assert check().returncode == 2  # neither --stdio nor --url
