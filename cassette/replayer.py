@@ -32,6 +32,7 @@ from typing import Any
 
 import attrs
 
+from cassette._gc import paused_gc
 from cassette.errors import ReplayMiss
 from cassette.exchanges import Exchange, Item, cut
 from cassette.jsondiff import Difference, differences
@@ -106,10 +107,13 @@ class Prepared:
 
     @classmethod
     def of(cls, recording: Recording) -> Prepared:
-        preamble, exchanges = cut(recording.events)
-        requests = [Candidate(x.key, x.message, x.seq) for x in exchanges if "id" in x.message]
-        notes = [Candidate(x.key, x.message, x.seq) for x in exchanges if "id" not in x.message]
-        return cls(preamble, exchanges, CandidateIndex.build(requests), CandidateIndex.build(notes))
+        with paused_gc():
+            preamble, exchanges = cut(recording.events)
+            requests = [Candidate(x.key, x.message, x.seq) for x in exchanges if "id" in x.message]
+            notes = [Candidate(x.key, x.message, x.seq) for x in exchanges if "id" not in x.message]
+            request_index = CandidateIndex.build(requests)
+            note_index = CandidateIndex.build(notes)
+        return cls(preamble, exchanges, request_index, note_index)
 
 
 class Replayer:

@@ -331,7 +331,10 @@ class _Delivery:
         self.client, self.replayer, self.tg = client, replayer, tg
         self.on_miss, self.on_warning = on_miss, on_warning
         self.answer_timeout, self.pacing = answer_timeout, pacing
-        self.lock = anyio.Lock()
+        # fast_acquire: an uncontended acquire does not yield to the event loop, which
+        # would cost a loop iteration on every call of a replay (replies are rarely
+        # contended: only a timed-out server request races the main loop).
+        self.lock = anyio.Lock(fast_acquire=True)
 
     async def deliver(self, reply: Reply) -> None:
         if reply.miss is not None and self.on_miss is not None:
@@ -339,8 +342,9 @@ class _Delivery:
         for warning in reply.warnings:
             if self.on_warning is not None:
                 self.on_warning(warning)
-        async with self.lock:
-            await self._send(reply)
+        if reply.messages:
+            async with self.lock:
+                await self._send(reply)
         for server_id in reply.awaiting:
             self.tg.start_soon(self._watch, server_id)
 

@@ -20,6 +20,7 @@ from typing import Any
 
 import attrs
 
+from cassette._gc import paused_gc
 from cassette.codec import decode, encode_line
 from cassette.errors import CassetteError, CassetteExistsError, CassetteNotFoundError
 from cassette.model import Era, Event, Header, MessageEvent, era_of
@@ -55,7 +56,8 @@ class Cassette:
     def loads(cls, data: bytes | str, source: str = "<cassette>") -> Cassette:
         """Read a cassette from its bytes; ``source`` names it in messages."""
         raw = data.encode("utf-8") if isinstance(data, str) else data
-        decoded = decode(raw, source)
+        with paused_gc():
+            decoded = decode(raw, source)
         return cls(decoded.header, tuple(decoded.events), source, tuple(decoded.warnings))
 
     def dumps(self) -> bytes:

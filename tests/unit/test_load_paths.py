@@ -1,0 +1,101 @@
+"""The cheap load path builds the same events as the converter, and refuses nothing new.
+
+``codec._plain_message`` builds well-typed message events without cattrs; everything else
+goes through the converter. These tests pin that both ways agree, value for value and
+error for error. (Speed is measured in ``python -m benchmarks``, never asserted here.)
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+from typing import Any
+
+import pytest
+
+from cassette import codec
+from cassette._gc import paused_gc
+from cassette.errors import CassetteFormatError
+from cassette.model import MessageEvent
+from cassette.storage import Cassette
+
+HEADER = {
+    "kind": "header",
+    "format": 1,
+    "transport": "stdio",
+    "recorder": {"name": "test", "version": "0"},
+    "started_at": "2026-01-01T00:00:00Z",
+}
+MESSAGE = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+
+
+def _tape(*events: dict[str, Any]) -> bytes:
+    return b"".join(json.dumps(line).encode() + b"\n" for line in (HEADER, *events))
+
+
+def _load_both(data: bytes, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Any]:
+    fast = Cassette.loads(data, "tape.jsonl")
+    with monkeypatch.context() as patch:
+        patch.setattr(codec, "_plain_message", lambda _obj, _seq: None)
+        slow = Cassette.loads(data, "tape.jsonl")
+    return fast, slow
+
+
+@pytest.mark.parametrize(
+    "event",
+    [
+        {"kind": "message", "t": 0.5, "dir": "c2s", "message": MESSAGE},
+        {"kind": "message", "t": 3, "dir": "s2c", "message": MESSAGE},
+        {"kind": "message", "t": 1.0, "dir": "c2s", "message": MESSAGE, "meta": None},
+        {"kind": "message", "t": 1.0, "dir": "c2s", "message": MESSAGE, "meta": {"a": 1}},
+        {"kind": "message", "t": 1.0, "dir": "c2s", "message": MESSAGE, "extra": "ignored"},
+    ],
+)
+def test_the_fast_path_builds_what_the_converter_builds(
+    event: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fast, slow = _load_both(_tape(event, event), monkeypatch)
+    assert fast.events == slow.events
+    assert [e.seq for e in fast.events] == [e.seq for e in slow.events] == [1, 2]
+    for built in fast.events:
+        assert isinstance(built, MessageEvent)
+        assert type(built.t) is float
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [{"t": True}, {"t": "1.5"}, {"dir": "sideways"}, {"message": [MESSAGE]}, {"meta": [1]}],
+)
+def test_what_the_fast_path_refuses_fails_exactly_as_before(
+    changes: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    event = {"kind": "message", "t": 0.0, "dir": "c2s", "message": MESSAGE, **changes}
+    errors = []
+    for plain in (codec._plain_message, lambda _obj, _seq: None):
+        with monkeypatch.context() as patch:
+            patch.setattr(codec, "_plain_message", plain)
+            with pytest.raises(CassetteFormatError) as info:
+                Cassette.loads(_tape(event), "tape.jsonl")
+        errors.append(str(info.value))
+    assert errors[0] == errors[1]
+    assert errors[0].startswith("tape.jsonl:2: bad message event")
+
+
+def test_paused_gc_restores_the_collector_as_it_found_it() -> None:
+    assert gc.isenabled()
+    with paused_gc():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with paused_gc():
+            assert not gc.isenabled()
+        assert not gc.isenabled()  # the caller had it off: it stays off
+    finally:
+        gc.enable()
+
+
+def test_paused_gc_restores_it_on_an_error_too() -> None:
+    with pytest.raises(CassetteFormatError), paused_gc():
+        Cassette.loads(b"not json\n", "tape.jsonl")
+    assert gc.isenabled()
