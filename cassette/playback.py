@@ -10,6 +10,8 @@ recording of someone else's session fit the live one:
   the live request asked for no progress);
 * a request the server sent to the client takes the next id of *this* session's server
   sequence (server ids are their own sequence, counted from 0, independent of the client's);
+* a 2026-07-28 ``subscriptions/listen`` never gets its recorded end: the stream stays
+  open until the live client closes it;
 * ``notifications/message`` (logging) is sent only at or above the live log level: the one
   set with ``logging/setLevel`` (legacy) or, in the 2026-07-28 era, the one the live
   request's ``_meta`` asked for (no level asked, no log messages).
@@ -123,6 +125,10 @@ class Playback:
     def _rewrite(self, item: Item, live: JSONObject, ids: dict[object, int]) -> Any:
         msg = item.message
         if item.role == "response":
+            if live.get("method") == "subscriptions/listen":
+                # A listen stream ends when its client closes it; what the recording shows
+                # ending it is that session's own closing, not part of the conversation.
+                return None
             return {**msg, "id": live.get("id")}
         if item.role == "progress":
             token = progress_token(live)

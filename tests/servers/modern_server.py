@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.resolve import Elicit, Resolve
 from pydantic import BaseModel
 
@@ -40,6 +40,13 @@ def add(a: int, b: int) -> int:
 def shout(text: str) -> str:
     """Upper-case some text."""
     return text.upper()
+
+
+@app.tool()
+async def touch(ctx: Context) -> str:  # type: ignore[type-arg]
+    """Announce that the tool list changed (to subscriptions/listen streams)."""
+    await ctx.notify_tools_changed()
+    return "touched"
 
 
 @app.resource("memo://greeting")

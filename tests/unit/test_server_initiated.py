@@ -193,3 +193,20 @@ def test_input_required_round_trip_matches_the_retry() -> None:
     assert reply.messages == ({**done, "id": 2},)
     assert "inputResponses differ" in reply.warnings[0]
     assert '/who/action: recorded "accept", received "decline"' in reply.warnings[0]
+
+
+def test_a_listen_stream_does_not_replay_its_recorded_end() -> None:
+    listen = req("listen-1", "subscriptions/listen", {"notifications": {"toolsListChanged": True}})
+    ack = note(
+        "notifications/subscriptions/acknowledged",
+        {"_meta": {"io.modelcontextprotocol/subscriptionId": "listen-1"}},
+    )
+    closed = {
+        "jsonrpc": "2.0",
+        "id": "listen-1",
+        "error": {"code": -32000, "message": "Connection closed"},
+    }
+    r = Replayer(tape(("c2s", listen), ("s2c", ack), ("s2c", closed), era="modern"))
+    reply = r.receive(listen)
+    assert reply.messages == (ack,)  # open until the client closes it, as live
+    assert not reply.responded
