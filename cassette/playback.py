@@ -76,6 +76,15 @@ class Played:
         self.times.append(item.t)
 
 
+def _response(message: JSONObject, live: JSONObject) -> JSONObject | None:
+    """The recorded response under the live request's id (none for a listen stream)."""
+    if live.get("method") == "subscriptions/listen":
+        # A listen stream ends when its client closes it; what the recording shows ending
+        # it is that session's own closing, not part of the conversation.
+        return None
+    return {**message, "id": live.get("id")}
+
+
 def _severity(level: object) -> int:
     return LOG_LEVELS.index(level) if level in LOG_LEVELS else 0
 
@@ -125,11 +134,7 @@ class Playback:
     def _rewrite(self, item: Item, live: JSONObject, ids: dict[object, int]) -> Any:
         msg = item.message
         if item.role == "response":
-            if live.get("method") == "subscriptions/listen":
-                # A listen stream ends when its client closes it; what the recording shows
-                # ending it is that session's own closing, not part of the conversation.
-                return None
-            return {**msg, "id": live.get("id")}
+            return _response(msg, live)
         if item.role == "progress":
             token = progress_token(live)
             if token is None:
