@@ -233,3 +233,75 @@ def test_modern_input_required_round_trip_replays_on_stdio_and_http(tmp_path: Pa
         over_http = run(lambda: input_required_session(url))
         assert front.stop() == 0, front.output()
     assert over_http == live
+
+
+async def sse_callbacks_session(url: str) -> dict[str, Any]:
+    """The callbacks session over the legacy HTTP+SSE transport (ClientSession API)."""
+    from mcp import types
+    from mcp.client.session import ClientSession
+    from mcp.client.sse import sse_client
+
+    seen: dict[str, list[Any]] = {"sampling": [], "elicitation": [], "roots": []}
+
+    async def sampling(
+        _ctx: Any, params: types.CreateMessageRequestParams
+    ) -> types.CreateMessageResult:
+        seen["sampling"].append(dump(params))
+        return types.CreateMessageResult(
+            role="assistant",
+            content=types.TextContent(type="text", text="a sampled answer"),
+            model="test-model",
+        )
+
+    async def elicitation(_ctx: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        seen["elicitation"].append(dump(params))
+        return types.ElicitResult(action="accept", content={"name": "Ada", "check": True})
+
+    async def roots(_ctx: Any) -> types.ListRootsResult:
+        seen["roots"].append("asked")
+        return types.ListRootsResult(roots=[types.Root(uri="file:///work/project", name="project")])
+
+    async with (
+        sse_client(url) as (read, write),
+        ClientSession(
+            read,
+            write,
+            sampling_callback=sampling,
+            elicitation_callback=elicitation,
+            list_roots_callback=roots,
+        ) as session,
+    ):
+        await session.initialize()
+        out: dict[str, Any] = {
+            "sampling": dump(
+                await session.call_tool(
+                    "trigger-sampling-request", {"prompt": "hi", "maxTokens": 9}
+                )
+            ),
+            "elicitation": dump(await session.call_tool("trigger-elicitation-request", {})),
+        }
+    out["seen"] = {k: v for k, v in seen.items() if k != "roots"}
+    return out
+
+
+def test_callbacks_over_legacy_sse_live_and_replayed(tmp_path: Path) -> None:
+    import signal
+
+    from tests.e2e.test_sse_sdk import URL, sse_front, start_everything_sse
+    from tests.support import PY, Background
+
+    tape = tmp_path / "callbacks-sse.jsonl"
+    server, upstream = start_everything_sse()
+    with server:
+        argv = [PY, "-m", "cassette", "record", "-o", str(tape), "--transport", "sse"]
+        proxy = Background([*argv, "--upstream", upstream, "--port", "0"])
+        with proxy:
+            url = proxy.wait_for(r"point your client at " + URL).group(1)
+            live = run(lambda: sse_callbacks_session(url))
+            assert proxy.stop(signal.SIGINT) == 0, proxy.output()
+    assert len(live["seen"]["sampling"]) == 1
+    front, url = sse_front(tape, "--port", "0")
+    with front:
+        replayed = run(lambda: sse_callbacks_session(url))
+        assert front.stop() == 0, front.output()
+    assert replayed == live

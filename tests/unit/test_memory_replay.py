@@ -57,3 +57,43 @@ def test_memory_transport_has_no_upstream() -> None:
                 pass
 
     anyio.run(scenario)
+
+
+def test_pacing_delays_are_scaled_and_capped() -> None:
+    from cassette.session import Pacing
+
+    assert Pacing(scale=0.5, cap=1.0).delay(1.0) == 0.5
+    assert Pacing(scale=2.0, cap=1.0).delay(3.0) == 1.0
+    assert Pacing().delay(-1.0) == 0.0  # out-of-order timestamps never wait
+
+
+def test_a_paced_replay_sends_the_same_messages_in_order() -> None:
+    import functools
+
+    from cassette import Replayer, replay
+    from cassette.session import Pacing
+    from cassette.transports.memory import memory_pair
+
+    async def scenario() -> list[bytes]:
+        client, server = memory_pair()
+        got: list[bytes] = []
+        with anyio.fail_after(10):
+            async with anyio.create_task_group() as tg:
+                paced = functools.partial(replay, pacing=Pacing(scale=0.0))
+                tg.start_soon(paced, server, Replayer(tape()))
+                await client.send(
+                    Frame(b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}\n')
+                )
+                await client.send(
+                    Frame(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+                )
+                got.append((await client.receive()).data)
+                got.append((await client.receive()).data)
+                await client.aclose()
+        return got
+
+    from cassette import Frame
+
+    got = anyio.run(scenario)
+    assert b'"id":1' in got[0]
+    assert b"list_changed" in got[1]
