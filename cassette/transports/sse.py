@@ -23,20 +23,18 @@ from __future__ import annotations
 import ssl
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import ClassVar, Final
+from typing import Any, ClassVar, Final
 from urllib.parse import urljoin
 
 import anyio
 import httpx
 
 from cassette.errors import TransportClosedError, TransportError
-from cassette.matching import MissReport, Strategy
-from cassette.model import Recording
-from cassette.transport import Frame, Handler, Ready, SideEventHandler, Tap, Target, Upstream
+from cassette.transport import Frame, Ready, SideEventHandler, Tap, Target, Upstream
 from cassette.transports._sse_record import SseRecordingProxy
 from cassette.transports._sse_replay import SseReplayApp
 from cassette.transports.sse_parser import SSEEvent, SSEParser
-from cassette.transports.streamable_http import run_app
+from cassette.transports.streamable_http import NetworkFront, run_app
 
 __all__ = ["SseRecordingProxy", "SseReplayApp", "SseTransport", "SseUpstream"]
 
@@ -153,10 +151,12 @@ class SseUpstream:
         await self.close_input()
 
 
-class SseTransport:
+class SseTransport(NetworkFront):
     """The ``sse`` transport plugin (legacy HTTP+SSE)."""
 
     name: ClassVar[str] = "sse"
+    replay_app: ClassVar[Callable[..., Any]] = SseReplayApp
+    front_option: ClassVar[str] = "sse"
 
     def __init__(self, *, endpoint_timeout: float = ENDPOINT_TIMEOUT) -> None:
         self.endpoint_timeout = endpoint_timeout
@@ -184,41 +184,6 @@ class SseTransport:
                     yield upstream
                 finally:
                     await upstream.aclose()
-
-    async def serve(self, handler: Handler) -> None:
-        raise TransportError(
-            "the sse front serves cassettes, not frame handlers: "
-            "use serve_cassette (what `cassette replay --front sse` runs)"
-        )
-
-    async def serve_cassette(
-        self,
-        recording: Recording,
-        *,
-        strategy: str | Strategy = "default",
-        host: str = "127.0.0.1",
-        port: int = 0,
-        on_miss: Callable[[str], None] | None = None,
-        on_ready: Ready | None = None,
-        on_finish: Callable[[list[MissReport], str], None] | None = None,
-        on_warning: Callable[[str], None] | None = None,
-        answer_timeout: float = 30.0,
-    ) -> None:
-        """Serve ``recording`` until cancelled; ``on_finish`` then gets every miss and
-        their summary."""
-        app = SseReplayApp(
-            recording,
-            strategy,
-            bound_host=host,
-            on_miss=on_miss,
-            on_warning=on_warning,
-            answer_timeout=answer_timeout,
-        )
-        try:
-            await run_app(app, host, port, app.path, on_ready, on_stop=app.stop_streams)
-        finally:
-            if on_finish is not None:
-                on_finish(app.misses, app.summary())
 
     async def record_proxy(
         self,

@@ -20,7 +20,7 @@ import ssl
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import anyio
 import anyio.abc
@@ -179,10 +179,61 @@ class HttpUpstream:
         await self.close_input()
 
 
-class StreamableHttpTransport:
+class NetworkFront:
+    """What the network transports share: serving a cassette with their replay app.
+
+    A subclass names its ``replay_app`` (constructed as ``HttpReplayApp`` is); an app with
+    a ``stop_streams`` method has its long-lived streams ended when stopping begins.
+    """
+
+    name: ClassVar[str]
+    replay_app: ClassVar[Callable[..., Any]]
+    front_option: ClassVar[str]
+
+    async def serve(self, handler: Handler) -> None:
+        raise TransportError(
+            f"the {self.name} front serves cassettes, not frame handlers: use "
+            f"serve_cassette (what `cassette replay --front {self.front_option}` runs)"
+        )
+
+    async def serve_cassette(
+        self,
+        recording: Recording,
+        *,
+        strategy: str | Strategy = "default",
+        host: str = "127.0.0.1",
+        port: int = 0,
+        on_miss: Callable[[str], None] | None = None,
+        on_ready: Ready | None = None,
+        on_finish: Callable[[list[MissReport], str], None] | None = None,
+        on_warning: Callable[[str], None] | None = None,
+        answer_timeout: float = 30.0,
+    ) -> None:
+        """Serve ``recording`` until cancelled; ``on_finish`` then gets every miss and
+        their summary."""
+        app = type(self).replay_app(
+            recording,
+            strategy,
+            bound_host=host,
+            on_miss=on_miss,
+            on_warning=on_warning,
+            answer_timeout=answer_timeout,
+        )
+        try:
+            await run_app(
+                app, host, port, app.path, on_ready, on_stop=getattr(app, "stop_streams", None)
+            )
+        finally:
+            if on_finish is not None:
+                on_finish(app.misses, app.summary())
+
+
+class StreamableHttpTransport(NetworkFront):
     """The ``streamable-http`` transport plugin."""
 
     name: ClassVar[str] = "streamable-http"
+    replay_app: ClassVar[Callable[..., Any]] = HttpReplayApp
+    front_option: ClassVar[str] = "http"
 
     @asynccontextmanager
     async def connect(
@@ -202,41 +253,6 @@ class StreamableHttpTransport:
             finally:
                 await upstream.close_input()
                 tg.cancel_scope.cancel()
-
-    async def serve(self, handler: Handler) -> None:
-        raise TransportError(
-            "the streamable-http front serves cassettes, not frame handlers: "
-            "use serve_cassette (what `cassette replay --front http` runs)"
-        )
-
-    async def serve_cassette(
-        self,
-        recording: Recording,
-        *,
-        strategy: str | Strategy = "default",
-        host: str = "127.0.0.1",
-        port: int = 0,
-        on_miss: Callable[[str], None] | None = None,
-        on_ready: Ready | None = None,
-        on_finish: Callable[[list[MissReport], str], None] | None = None,
-        on_warning: Callable[[str], None] | None = None,
-        answer_timeout: float = 30.0,
-    ) -> None:
-        """Serve ``recording`` until cancelled; ``on_finish`` then gets every miss and
-        their summary."""
-        app = HttpReplayApp(
-            recording,
-            strategy,
-            bound_host=host,
-            on_miss=on_miss,
-            on_warning=on_warning,
-            answer_timeout=answer_timeout,
-        )
-        try:
-            await run_app(app, host, port, app.path, on_ready)
-        finally:
-            if on_finish is not None:
-                on_finish(app.misses, app.summary())
 
     async def record_proxy(
         self,
