@@ -11,7 +11,8 @@ recording of someone else's session fit the live one:
 * a request the server sent to the client takes the next id of *this* session's server
   sequence (server ids are their own sequence, counted from 0, independent of the client's);
 * a 2026-07-28 ``subscriptions/listen`` never gets its recorded end: the stream stays
-  open until the live client closes it;
+  open until the live client closes it; notifications tagged with its recorded id as their
+  ``subscriptionId`` carry the live listen request's id instead;
 * ``notifications/message`` (logging) is sent only at or above the live log level: the one
   set with ``logging/setLevel`` (legacy) or, in the 2026-07-28 era, the one the live
   request's ``_meta`` asked for (no level asked, no log messages).
@@ -45,6 +46,7 @@ LOG_LEVELS: Final = (
     "emergency",
 )
 _MODERN_LOG_LEVEL: Final = "io.modelcontextprotocol/logLevel"
+_SUBSCRIPTION_ID: Final = "io.modelcontextprotocol/subscriptionId"
 
 
 @attrs.define
@@ -106,6 +108,8 @@ class Playback:
     modern: bool = False
     log_level: str | None = None  # set by a live ``logging/setLevel`` (legacy)
     next_server_id: int = 0
+    # recorded subscriptions/listen request id -> the live one, for subscription tags
+    subscriptions: dict[object, object] = attrs.field(factory=dict)
 
     def play(
         self,
@@ -118,6 +122,8 @@ class Playback:
         out = Played()
         ids = {} if ids is None else ids
         todo = exchange.items if items is None else items
+        if exchange.message.get("method") == "subscriptions/listen" and "id" in live:
+            self.subscriptions[_id_key(exchange.message.get("id"))] = live["id"]
         for index, item in enumerate(todo):
             if item.role == "answer":
                 paused = self._wait(exchange, live, item, todo[index + 1 :], ids)
@@ -147,7 +153,19 @@ class Playback:
             return {**msg, "id": live_id}
         if msg.get("method") == "notifications/message" and not self._loggable(msg, live):
             return None
-        return msg
+        return self._retag(msg)
+
+    def _retag(self, message: JSONObject) -> JSONObject:
+        """A notification tagged with a recorded subscription carries the live one's id."""
+        params = message.get("params")
+        meta = params.get("_meta") if isinstance(params, dict) else None
+        tag = meta.get(_SUBSCRIPTION_ID) if isinstance(meta, dict) else None
+        live = self.subscriptions.get(_id_key(tag)) if tag is not None else None
+        if live is None or live == tag:
+            return message
+        assert isinstance(params, dict)
+        assert isinstance(meta, dict)
+        return {**message, "params": {**params, "_meta": {**meta, _SUBSCRIPTION_ID: live}}}
 
     def _loggable(self, message: JSONObject, live: JSONObject) -> bool:
         params = message.get("params")

@@ -305,3 +305,49 @@ def test_callbacks_over_legacy_sse_live_and_replayed(tmp_path: Path) -> None:
         replayed = run(lambda: sse_callbacks_session(url))
         assert front.stop() == 0, front.output()
     assert replayed == live
+
+
+async def listen_session(target: Any) -> dict[str, Any]:
+    import anyio
+    from mcp import Client
+
+    async with Client(target) as client:
+        async with client.listen(tools_list_changed=True) as subscription:
+            touched = dump(await client.call_tool("touch", {}))
+            with anyio.fail_after(10):
+                event = await subscription.__anext__()
+        return {"touched": touched, "event": type(event).__name__}
+
+
+def test_modern_subscription_stream_replays_over_stdio(tmp_path: Path) -> None:
+    from tests.support import MODERN_SERVER, PY
+
+    tape = tmp_path / "listen.jsonl"
+    live = run(
+        lambda: listen_session(stdio_params(record_command(tape, [PY, str(MODERN_SERVER)]))),
+        timeout=40,
+    )
+    assert live["touched"]["content"][0]["text"] == "touched"
+    assert live["event"] == "ToolsListChanged"
+    methods = [m.get("method") for m in Cassette.load(tape).messages("s2c")]
+    assert "notifications/subscriptions/acknowledged" in methods
+    replayed = run(
+        lambda: listen_session(stdio_params(replay_command(tape), OFFLINE_ENV)), timeout=40
+    )
+    assert replayed == live
+
+
+def test_a_stdio_recorded_subscription_replays_over_http(tmp_path: Path) -> None:
+    from tests.e2e.test_http_sdk import http_replay
+    from tests.support import MODERN_SERVER, PY
+
+    tape = tmp_path / "listen.jsonl"
+    live = run(
+        lambda: listen_session(stdio_params(record_command(tape, [PY, str(MODERN_SERVER)]))),
+        timeout=40,
+    )
+    front, url = http_replay(tape)
+    with front:
+        replayed = run(lambda: listen_session(url), timeout=40)
+        front.stop()
+    assert replayed == live

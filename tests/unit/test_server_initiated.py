@@ -210,3 +210,25 @@ def test_a_listen_stream_does_not_replay_its_recorded_end() -> None:
     reply = r.receive(listen)
     assert reply.messages == (ack,)  # open until the client closes it, as live
     assert not reply.responded
+
+
+def test_subscription_tags_follow_the_live_listen_request() -> None:
+    tag = "io.modelcontextprotocol/subscriptionId"
+    listen = req("listen-1", "subscriptions/listen", {"notifications": {"toolsListChanged": True}})
+    ack = note("notifications/subscriptions/acknowledged", {"_meta": {tag: "listen-1"}})
+    touch = req(2, "tools/call", {"name": "touch", "arguments": {}})
+    changed = note("notifications/tools/list_changed", {"_meta": {tag: "listen-1"}})
+    r = Replayer(
+        tape(
+            ("c2s", listen),
+            ("s2c", ack),
+            ("c2s", touch),
+            ("s2c", changed),
+            ("s2c", res(2, "ok")),
+            era="modern",
+        )
+    )
+    (live_ack,) = r.receive({**listen, "id": "listen-7"}).messages
+    assert live_ack["params"]["_meta"][tag] == "listen-7"
+    live_changed, _ = r.receive(touch).messages
+    assert live_changed["params"]["_meta"][tag] == "listen-7"
