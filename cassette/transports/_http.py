@@ -14,12 +14,15 @@ import ipaddress
 import socket
 import sys
 from collections.abc import Awaitable, Callable, Iterable, Iterator, MutableMapping
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urlsplit
 
 import anyio
 
 from cassette.errors import TransportError
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = [
     "HOP_BY_HOP",
@@ -32,6 +35,7 @@ __all__ = [
     "origin_allowed",
     "read_body",
     "send_simple",
+    "upstream_client",
 ]
 
 Scope = MutableMapping[str, Any]
@@ -170,6 +174,19 @@ async def lifespan(receive: Receive, send: Send) -> None:
         elif message["type"] == "lifespan.shutdown":
             await send({"type": "lifespan.shutdown.complete"})
             return
+
+
+def upstream_client() -> httpx.AsyncClient:
+    """The HTTP client every proxy and upstream uses to reach a live server: verified
+    against the system's CA store (what the user's machine trusts, not a bundled copy), and
+    with no read timeout, since an SSE stream may rightly stay quiet for long."""
+    import ssl
+
+    import httpx
+
+    return httpx.AsyncClient(
+        verify=ssl.create_default_context(), timeout=httpx.Timeout(30, read=None)
+    )
 
 
 def bind(host: str, port: int) -> socket.socket:

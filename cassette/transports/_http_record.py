@@ -23,7 +23,6 @@ itself, like every other header value, never reaches the cassette.
 from __future__ import annotations
 
 import itertools
-import ssl
 from collections.abc import Mapping
 from typing import Any, Final
 from urllib.parse import urlsplit
@@ -44,6 +43,7 @@ from cassette.transports._http import (
     origin_allowed,
     read_body,
     send_simple,
+    upstream_client,
     wait_for_disconnect,
 )
 from cassette.transports.sse_parser import SSEEvent, SSEParser
@@ -91,9 +91,7 @@ class RecordingProxy:
 
     def _http(self) -> httpx.AsyncClient:
         if self._client is None:
-            # The system's CA store, not a bundled one: what the user's machine trusts.
-            verify = ssl.create_default_context()
-            self._client = httpx.AsyncClient(verify=verify, timeout=httpx.Timeout(30, read=None))
+            self._client = upstream_client()
         return self._client
 
     async def _upstream_failed(

@@ -36,7 +36,6 @@ from __future__ import annotations
 import contextlib
 import itertools
 import re
-import ssl
 from typing import Any, Final
 from urllib.parse import urljoin, urlsplit
 
@@ -55,6 +54,7 @@ from cassette.transports._http import (
     origin_allowed,
     read_body,
     send_simple,
+    upstream_client,
 )
 from cassette.transports.sse_parser import SSEEvent, SSEParser
 
@@ -132,9 +132,7 @@ class SseRecordingProxy:
 
     def _http(self) -> httpx.AsyncClient:
         if self._client is None:
-            # The system's CA store, not a bundled one: what the user's machine trusts.
-            verify = ssl.create_default_context()
-            self._client = httpx.AsyncClient(verify=verify, timeout=httpx.Timeout(30, read=None))
+            self._client = upstream_client()
         return self._client
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

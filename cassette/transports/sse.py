@@ -20,7 +20,6 @@ Both servers bind to 127.0.0.1 unless told otherwise, refuse a foreign ``Origin`
 
 from __future__ import annotations
 
-import ssl
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any, ClassVar, Final
@@ -31,6 +30,7 @@ import httpx
 
 from cassette.errors import TransportClosedError, TransportError
 from cassette.transport import Frame, Ready, SideEventHandler, Tap, Target, Upstream
+from cassette.transports._http import upstream_client
 from cassette.transports._sse_record import SseRecordingProxy
 from cassette.transports._sse_replay import SseReplayApp
 from cassette.transports.sse_parser import SSEEvent, SSEParser
@@ -167,9 +167,7 @@ class SseTransport(NetworkFront):
     ) -> AsyncIterator[Upstream]:
         if not target.url:
             raise TransportError("the sse transport needs the URL of a server's event stream")
-        async with httpx.AsyncClient(
-            verify=ssl.create_default_context(), timeout=httpx.Timeout(30, read=None)
-        ) as client:
+        async with upstream_client() as client:
             upstream = SseUpstream(client, target.url)
             try:
                 with anyio.fail_after(self.endpoint_timeout):

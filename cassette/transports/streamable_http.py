@@ -16,7 +16,6 @@ Both servers bind to 127.0.0.1 unless told otherwise, refuse a foreign ``Origin`
 from __future__ import annotations
 
 import contextlib
-import ssl
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -31,7 +30,14 @@ from cassette.jsonrpc import Kind, classify
 from cassette.matching import MissReport, Strategy
 from cassette.model import Recording
 from cassette.transport import Frame, Handler, SideEventHandler, Tap, Target, Upstream
-from cassette.transports._http import Asgi, HttpServer, bind, is_loopback_host, url_of
+from cassette.transports._http import (
+    Asgi,
+    HttpServer,
+    bind,
+    is_loopback_host,
+    upstream_client,
+    url_of,
+)
 from cassette.transports._http_record import RecordingProxy
 from cassette.transports._http_replay import HttpReplayApp
 from cassette.transports.sse_parser import SSEParser
@@ -242,9 +248,7 @@ class StreamableHttpTransport(NetworkFront):
         if not target.url:
             raise TransportError("the streamable-http transport needs a URL to reach")
         async with (
-            httpx.AsyncClient(
-                verify=ssl.create_default_context(), timeout=httpx.Timeout(30, read=None)
-            ) as client,
+            upstream_client() as client,
             anyio.create_task_group() as tg,
         ):
             upstream = HttpUpstream(client, target.url, tg)
