@@ -60,7 +60,7 @@ from cassette.model import Era, Header, Recording, era_of
 from cassette.playback import Paused, Playback, Played
 from cassette.redaction import Redactor
 
-__all__ = ["Exchange", "Prepared", "Replayer", "Reply"]
+__all__ = ["Exchange", "Prepared", "ReplaySessions", "Replayer", "Reply"]
 
 
 @attrs.frozen(slots=True)
@@ -349,6 +349,44 @@ class Replayer:
             played.responded,
             since,
         )
+
+
+class ReplaySessions:
+    """Every replay session a network front serves from one cassette.
+
+    Each session gets its own ``Replayer`` (its own consumption state), all sharing the
+    cassette's ``Prepared`` work; misses are gathered across them for the end-of-run report.
+    """
+
+    def __init__(
+        self,
+        recording: Recording,
+        strategy: str | Strategy = "default",
+        *,
+        environ: Mapping[str, str] | None = None,
+    ) -> None:
+        self._recording = recording
+        self._strategy = strategy
+        self._environ = environ
+        self._prepared = Prepared.of(recording)
+        self.replayers: list[Replayer] = []
+
+    def new(self) -> Replayer:
+        """A fresh session."""
+        replayer = Replayer(
+            self._recording, self._strategy, environ=self._environ, prepared=self._prepared
+        )
+        self.replayers.append(replayer)
+        return replayer
+
+    @property
+    def misses(self) -> list[MissReport]:
+        """Every miss of every session so far."""
+        return [m for r in self.replayers for m in r.misses]
+
+    def summary(self) -> str:
+        """All sessions' misses, for a person ("" when there were none)."""
+        return "\n".join(s for s in (r.summary() for r in self.replayers) if s)
 
 
 def _played(items: Sequence[Item]) -> Reply:

@@ -46,7 +46,7 @@ from cassette.jsonrpc import (
 )
 from cassette.matching import MissReport, Strategy
 from cassette.model import HttpEvent, RawEvent, Recording, era_of
-from cassette.replayer import Prepared, Replayer, Reply
+from cassette.replayer import Replayer, ReplaySessions, Reply
 from cassette.transports._http import (
     Receive,
     Scope,
@@ -170,35 +170,25 @@ class HttpReplayApp:
     ) -> None:
         self.on_warning = on_warning
         self.answer_timeout = answer_timeout
-        self.recording = recording
-        self.strategy = strategy
         self.era = era_of(recording.header)
         self.path = path or _recorded_path(recording) or "/mcp"
         self.bound_host = bound_host
         self.on_miss = on_miss
         self.sessions: dict[str, _Session] = {}
-        self._prepared = Prepared.of(recording)
+        self._replays = ReplaySessions(recording, strategy, environ=os.environ)
         self._by_stream = recording.header.transport != "sse"
-        self.replayers: list[Replayer] = []
-        self._shared = _Session(self._replayer())
+        self._shared = _Session(self._replays.new())
         self._get_refused = _get_refused(recording)
         self._priming = _primed_streams(recording)
-
-    def _replayer(self) -> Replayer:
-        replayer = Replayer(
-            self.recording, self.strategy, environ=os.environ, prepared=self._prepared
-        )
-        self.replayers.append(replayer)
-        return replayer
 
     @property
     def misses(self) -> list[MissReport]:
         """Every miss of every session served so far."""
-        return [m for r in self.replayers for m in r.misses]
+        return self._replays.misses
 
     def summary(self) -> str:
         """All sessions' misses, for a person ("" when there were none)."""
-        return "\n".join(s for s in (r.summary() for r in self.replayers) if s)
+        return self._replays.summary()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -260,7 +250,7 @@ class HttpReplayApp:
                 return
         elif kind is Kind.REQUEST and value.get("method") == "initialize":
             session_id = uuid.uuid4().hex
-            session = self.sessions[session_id] = _Session(self._replayer())
+            session = self.sessions[session_id] = _Session(self._replays.new())
             extra.append((b"mcp-session-id", session_id.encode()))
         else:
             session = self._shared

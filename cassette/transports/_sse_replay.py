@@ -39,7 +39,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from cassette.jsonrpc import Kind, classify, dumps_bytes
 from cassette.matching import MissReport, Strategy
 from cassette.model import Recording
-from cassette.replayer import Replayer, Reply
+from cassette.replayer import Replayer, ReplaySessions, Reply
 from cassette.transports._http import (
     Receive,
     Scope,
@@ -106,8 +106,6 @@ class SseReplayApp:
         on_warning: Callable[[str], None] | None = None,
         answer_timeout: float = 30.0,
     ) -> None:
-        self.recording = recording
-        self.strategy = strategy
         self.path = path or _recorded_path(recording) or DEFAULT_STREAM_PATH
         self.post_path = post_path
         self.bound_host = bound_host
@@ -115,18 +113,18 @@ class SseReplayApp:
         self.on_warning = on_warning
         self.answer_timeout = answer_timeout
         self.sessions: dict[str, _Session] = {}
-        self.replayers: list[Replayer] = []
+        self._replays = ReplaySessions(recording, strategy, environ=os.environ)
         self._own_statuses = recording.header.transport == "sse"
         self._stopping = anyio.Event()
 
     @property
     def misses(self) -> list[MissReport]:
         """Every miss of every session served so far."""
-        return [m for r in self.replayers for m in r.misses]
+        return self._replays.misses
 
     def summary(self) -> str:
         """All sessions' misses, for a person ("" when there were none)."""
-        return "\n".join(s for s in (r.summary() for r in self.replayers) if s)
+        return self._replays.summary()
 
     def stop_streams(self) -> None:
         """End every session's stream (the front is shutting down)."""
@@ -167,8 +165,7 @@ class SseReplayApp:
         await send({"type": "http.response.body", "body": first, "more_body": True})
         gone = False
         async with anyio.create_task_group() as tg:
-            replayer = Replayer(self.recording, self.strategy, environ=os.environ)
-            self.replayers.append(replayer)
+            replayer = self._replays.new()
             session = self.sessions[session_id] = _Session(replayer, tg)
             tg.start_soon(_close_on_disconnect, receive, session)
             self._deliver(session, replayer.start())
