@@ -23,41 +23,55 @@ from tests.support import (
 pytestmark = pytest.mark.e2e
 
 
-async def callbacks_session(target: Any) -> dict[str, Any]:
-    """A client with every callback, driving the reference server's trigger tools."""
-    from mcp import Client, types
+class Callbacks:
+    """The client's side of server-initiated traffic, remembering what it was asked."""
 
-    seen: dict[str, list[Any]] = {
-        "sampling": [],
-        "elicitation": [],
-        "roots": [],
-        "log": [],
-        "progress": [],
-    }
+    def __init__(self) -> None:
+        self.seen: dict[str, list[Any]] = {
+            "sampling": [],
+            "elicitation": [],
+            "roots": [],
+            "log": [],
+            "progress": [],
+        }
 
-    async def sampling(
-        _ctx: Any, params: types.CreateMessageRequestParams
-    ) -> types.CreateMessageResult:
-        seen["sampling"].append(dump(params))
+    async def sampling(self, _ctx: Any, params: Any) -> Any:
+        from mcp import types
+
+        self.seen["sampling"].append(dump(params))
         return types.CreateMessageResult(
             role="assistant",
             content=types.TextContent(type="text", text="a sampled answer"),
             model="test-model",
         )
 
-    async def elicitation(_ctx: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
-        seen["elicitation"].append(dump(params))
+    async def elicitation(self, _ctx: Any, params: Any) -> Any:
+        from mcp import types
+
+        self.seen["elicitation"].append(dump(params))
         return types.ElicitResult(action="accept", content={"name": "Ada", "check": True})
 
-    async def roots(_ctx: Any) -> types.ListRootsResult:
-        seen["roots"].append("asked")
+    async def roots(self, _ctx: Any) -> Any:
+        from mcp import types
+
+        self.seen["roots"].append("asked")
         return types.ListRootsResult(roots=[types.Root(uri="file:///work/project", name="project")])
 
-    async def logging(params: types.LoggingMessageNotificationParams) -> None:
-        seen["log"].append(dump(params))
+    async def logging(self, params: Any) -> None:
+        self.seen["log"].append(dump(params))
 
-    async def progress(value: float, total: float | None, _message: str | None) -> None:
-        seen["progress"].append((value, total))
+    async def progress(self, value: float, total: float | None, _message: str | None) -> None:
+        self.seen["progress"].append((value, total))
+
+
+async def callbacks_session(target: Any) -> dict[str, Any]:
+    """A client with every callback, driving the reference server's trigger tools."""
+    from mcp import Client
+
+    calls = Callbacks()
+    seen = calls.seen
+    sampling, elicitation, roots = calls.sampling, calls.elicitation, calls.roots
+    logging, progress = calls.logging, calls.progress
 
     async with Client(
         target,
@@ -237,29 +251,12 @@ def test_modern_input_required_round_trip_replays_on_stdio_and_http(tmp_path: Pa
 
 async def sse_callbacks_session(url: str) -> dict[str, Any]:
     """The callbacks session over the legacy HTTP+SSE transport (ClientSession API)."""
-    from mcp import types
     from mcp.client.session import ClientSession
     from mcp.client.sse import sse_client
 
-    seen: dict[str, list[Any]] = {"sampling": [], "elicitation": [], "roots": []}
-
-    async def sampling(
-        _ctx: Any, params: types.CreateMessageRequestParams
-    ) -> types.CreateMessageResult:
-        seen["sampling"].append(dump(params))
-        return types.CreateMessageResult(
-            role="assistant",
-            content=types.TextContent(type="text", text="a sampled answer"),
-            model="test-model",
-        )
-
-    async def elicitation(_ctx: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
-        seen["elicitation"].append(dump(params))
-        return types.ElicitResult(action="accept", content={"name": "Ada", "check": True})
-
-    async def roots(_ctx: Any) -> types.ListRootsResult:
-        seen["roots"].append("asked")
-        return types.ListRootsResult(roots=[types.Root(uri="file:///work/project", name="project")])
+    calls = Callbacks()
+    seen = calls.seen
+    sampling, elicitation, roots = calls.sampling, calls.elicitation, calls.roots
 
     async with (
         sse_client(url) as (read, write),
@@ -280,7 +277,7 @@ async def sse_callbacks_session(url: str) -> dict[str, Any]:
             ),
             "elicitation": dump(await session.call_tool("trigger-elicitation-request", {})),
         }
-    out["seen"] = {k: v for k, v in seen.items() if k != "roots"}
+    out["seen"] = {k: seen[k] for k in ("sampling", "elicitation")}
     return out
 
 
