@@ -25,30 +25,13 @@ from cassette.transports._http import Scope
 from cassette.transports.sse import SseReplayApp, SseTransport
 from cassette.transports.sse_parser import SSEEvent, SSEParser
 from cassette.transports.streamable_http import run_app
+from tests.unit.test_replayer import note, req, res
 
 INIT = {
     "protocolVersion": "2024-11-05",
     "capabilities": {},
     "clientInfo": {"name": "t", "version": "0"},
 }
-
-
-def req(msg_id: Any, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
-    out: dict[str, Any] = {"jsonrpc": "2.0", "id": msg_id, "method": method}
-    if params is not None:
-        out["params"] = params
-    return out
-
-
-def res(msg_id: Any, result: Any) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": msg_id, "result": result}
-
-
-def note(method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
-    out: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
-    if params is not None:
-        out["params"] = params
-    return out
 
 
 def tape(transport: str, *events: Any, url: str | None = None) -> Cassette:
