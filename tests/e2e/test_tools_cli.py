@@ -258,6 +258,13 @@ def test_show_html_renders_in_headless_chromium(tmp_path: Path) -> None:
             "--headless",
             "--no-sandbox",
             "--disable-gpu",
+            # no network on CI: without these Chromium keeps dialling Google's hosts
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            f"--user-data-dir={tmp_path / 'profile'}",
             f"--screenshot={shot}",
             "--window-size=1200,900",
             page.as_uri(),
