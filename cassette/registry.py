@@ -4,13 +4,23 @@ Built-in transports register exactly as third-party ones do, so this path runs i
 test. Names are listed from installed metadata without importing anything; a plugin is
 imported only when asked for, and a failed import (usually a missing optional dependency)
 becomes a ``PluginLoadError`` with an install hint instead of a traceback.
+
+Start-up: ``importlib.metadata`` costs about as much to import as anyio itself (it pulls
+in ``email``, ``zipfile`` and ``csv``), which would be a large part of a replay's time to
+its first answer. So ``load_transport`` first reads the ``entry_points.txt`` files beside
+``sys.path`` as text (a couple of milliseconds) and, when exactly one distribution claims
+the name, imports that object directly. Anything else (no claim found, two claims, a
+failed import, listing) goes through ``importlib.metadata``, which owns the semantics and
+the messages; the quick read only ever answers the one unambiguous case.
 """
 
 from __future__ import annotations
 
+import importlib
+import os
+import sys
 from functools import cache
-from importlib.metadata import EntryPoint, entry_points
-from typing import Final, cast
+from typing import TYPE_CHECKING, Final, cast
 
 from cassette.errors import (
     DuplicateTransportError,
@@ -18,6 +28,9 @@ from cassette.errors import (
     UnknownTransportError,
 )
 from cassette.transport import Transport
+
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
 
 __all__ = ["GROUP", "available", "get_transport", "load_transport"]
 
@@ -32,6 +45,8 @@ _INSTALL_HINTS: Final = {
 
 @cache
 def _registered() -> dict[str, tuple[EntryPoint, ...]]:
+    from importlib.metadata import entry_points
+
     found: dict[str, list[EntryPoint]] = {}
     for ep in entry_points(group=GROUP):
         same = found.setdefault(ep.name, [])
@@ -50,8 +65,75 @@ def _dist_name(ep: EntryPoint) -> str:
     return getattr(dist, "name", None) or ep.value
 
 
+def _entry_point_texts() -> list[str]:
+    """The text of every ``entry_points.txt`` that mentions our group, one per
+    distribution name (the first on ``sys.path`` wins, as ``importlib.metadata`` has it)."""
+    texts: list[str] = []
+    seen: set[str] = set()
+    header = f"[{GROUP}]"
+    for folder in sys.path:
+        try:
+            entries = os.scandir(folder or ".")
+        except OSError:
+            continue
+        with entries:
+            for entry in entries:
+                stem, dot, suffix = entry.name.rpartition(".")
+                if not dot or suffix not in ("dist-info", "egg-info"):
+                    continue
+                dist = stem.split("-")[0].lower().replace("-", "_").replace(".", "_")
+                if dist in seen:
+                    continue
+                try:
+                    with open(os.path.join(entry.path, "entry_points.txt"), "rb") as f:
+                        text = f.read().decode("utf-8", "replace")
+                except OSError:
+                    continue
+                seen.add(dist)
+                if header in text:
+                    texts.append(text)
+    return texts
+
+
+def _quick_claims(name: str) -> list[str]:
+    """Object references (``module:attr``) claiming ``name`` in our group, read as text."""
+    claims: list[str] = []
+    for text in _entry_point_texts():
+        inside = False
+        for raw in text.splitlines():
+            line = raw.strip()
+            if line.startswith("["):
+                inside = line == f"[{GROUP}]"
+            elif inside and "=" in line:
+                key, _, value = line.partition("=")
+                if key.strip() == name:
+                    claims.append(value.strip())
+    return claims
+
+
+def _quick_load(name: str) -> type[Transport] | None:
+    """The plugin when exactly one plain ``module:attr`` claims ``name``, else ``None``."""
+    claims = set(_quick_claims(name))
+    if len(claims) != 1:
+        return None
+    value = claims.pop()
+    module, colon, attr = value.partition(":")
+    if not colon or "[" in value or not module.strip() or not attr.strip():
+        return None
+    try:
+        found: object = importlib.import_module(module.strip())
+        for part in attr.strip().split("."):
+            found = getattr(found, part)
+    except (ImportError, AttributeError):
+        return None  # the full path says what went wrong, with its hint
+    return cast("type[Transport]", found)
+
+
 def load_transport(name: str) -> type[Transport]:
     """Import and return the plugin class registered as ``name``."""
+    quick = _quick_load(name)
+    if quick is not None:
+        return quick
     eps = _registered().get(name)
     if not eps:
         installed = ", ".join(available()) or "none"
