@@ -30,6 +30,7 @@ Strategies trade strictness for tolerance and are named so a test states its cho
 
 from __future__ import annotations
 
+import json
 from collections import deque
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, Literal, Protocol
@@ -68,17 +69,16 @@ Fingerprint = tuple[str, str, str]
 MethodKey = tuple[str, str]
 
 
+# The C encoder sorts keys itself: several times faster than sorting in Python first, and
+# this runs once per recorded request when a cassette is prepared.
+_canonical = json.JSONEncoder(
+    ensure_ascii=False, separators=(",", ":"), check_circular=False, allow_nan=False, sort_keys=True
+).encode
+
+
 def canonical(value: Any) -> str:
     """Sorted, compact JSON: equal for values that differ only in key order or spacing."""
-    return dumps(_sorted(value))
-
-
-def _sorted(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _sorted(value[k]) for k in sorted(value)}
-    if isinstance(value, list):
-        return [_sorted(v) for v in value]
-    return value
+    return _canonical(value)
 
 
 def _params(message: JSONObject) -> dict[str, Any]:
