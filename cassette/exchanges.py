@@ -110,15 +110,17 @@ class _Cutter:
         self.server_requests: dict[object, Exchange | None] = {}
 
     def client(self, event: MessageEvent, kind: Kind) -> None:
-        exchange = Exchange(len(self.exchanges), event.message, event.seq, event.meta, t=event.t)
+        meta, message = event.meta, event.message
+        exchange = Exchange(len(self.exchanges), message, event.seq, meta, t=event.t)
         self.exchanges.append(exchange)
         self.last = exchange
-        self.last_by_session[_session(event.meta)] = exchange
-        if exchange.stream is not None:
-            self.by_stream[exchange.stream] = exchange
+        self.last_by_session[_session(meta)] = exchange
+        stream = _meta_str(meta, "stream")
+        if stream is not None:
+            self.by_stream[stream] = exchange
         if kind is Kind.REQUEST:
-            self.open[_id_key(exchange.stream, event.message["id"])] = exchange
-            token = exchange.progress_token
+            self.open[_id_key(stream, message["id"])] = exchange
+            token = progress_token(message)
             if token is not None:
                 self.by_token[_id_key(None, token)] = exchange
 
@@ -186,18 +188,18 @@ class _Cutter:
 def cut(events: Iterable[object]) -> tuple[list[Item], list[Exchange]]:
     """Split an event log into a preamble and exchanges (see the module docstring)."""
     cutter = _Cutter()
+    client, answer, server = cutter.client, cutter.answer, cutter.server
     for event in events:
-        if isinstance(event, HttpEvent):
-            cutter.http(event)
-            continue
         if not isinstance(event, MessageEvent):
+            if isinstance(event, HttpEvent):
+                cutter.http(event)
             continue
         kind = classify_value(event.message)
         if event.dir == "c2s":
-            if kind in (Kind.REQUEST, Kind.NOTIFICATION):
-                cutter.client(event, kind)
-            elif kind in (Kind.RESPONSE, Kind.ERROR):
-                cutter.answer(event)
+            if kind is Kind.REQUEST or kind is Kind.NOTIFICATION:
+                client(event, kind)
+            elif kind is Kind.RESPONSE or kind is Kind.ERROR:
+                answer(event)
         else:
-            cutter.server(event, kind)
+            server(event, kind)
     return cutter.preamble, cutter.exchanges
