@@ -17,21 +17,27 @@ Reading is strict about what it knows and lenient about what it does not:
 * anything else malformed is a ``CassetteFormatError`` naming ``file:line`` and the fault.
 
 Everything here is pure: bytes or text in, values out. ``storage`` owns the files.
+
+The converter is built on first use, not at import: importing cattrs and generating its
+hooks costs a replay tens of milliseconds before its first answer, and a well-formed
+cassette never needs it to be read. The common shapes (the header, message, stderr and
+exit events) are checked field by field here and built directly; anything unusual takes
+the converter's checked way, so both ways accept and refuse the same things.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, Final, Literal, get_args, get_origin
-
-import cattrs
-from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
-from cattrs.v import format_exception
+from functools import cache
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeGuard, cast, get_args, get_origin
 
 from cassette.errors import CassetteFormatError, CassetteVersionError
 from cassette.jsonrpc import dumps, dumps_bytes, loads
+from cassette.limits import TooDeepError, max_depth
 from cassette.model import (
     FORMAT_VERSION,
+    Direction,
+    Era,
     Event,
     ExitEvent,
     Header,
@@ -42,9 +48,11 @@ from cassette.model import (
     StderrEvent,
 )
 
-__all__ = ["EVENT_TYPES", "Decoded", "converter", "decode", "encode", "encode_line"]
+if TYPE_CHECKING:
+    import cattrs
 
-converter: Final = cattrs.Converter()
+# ``converter`` is public too, built on first access (the module's ``__getattr__``).
+__all__ = ["EVENT_TYPES", "Decoded", "decode", "encode", "encode_line"]
 
 EVENT_TYPES: Final[dict[str, type[Event]]] = {
     cls.kind: cls for cls in (MessageEvent, RawEvent, StderrEvent, ExitEvent, HttpEvent)
@@ -77,28 +85,40 @@ def _plain_int(value: Any, _type: Any) -> int:
 
 
 _JSON_OBJECT_TYPES: Final = (dict[str, Any], Mapping[str, Any])
-converter.register_structure_hook_func(lambda t: t in _JSON_OBJECT_TYPES, _json_object)
-converter.register_structure_hook(float, _plain_float)
-converter.register_structure_hook(str, _plain_str)
-converter.register_structure_hook(int, _plain_int)
-converter.register_unstructure_hook_func(lambda t: t in _JSON_OBJECT_TYPES, lambda value: value)
 
 
-def _register(cls: type[Any]) -> None:
-    # ``seq`` is where the value sits in the file; it is never written into it.
-    converter.register_unstructure_hook(
-        cls,
-        make_dict_unstructure_fn(
-            cls, converter, _cattrs_omit_if_default=True, seq=override(omit=True)
-        ),
-    )
-    converter.register_structure_hook(
-        cls, make_dict_structure_fn(cls, converter, seq=override(omit=True))
-    )
+@cache
+def _converter() -> cattrs.Converter:
+    """The one converter, built the first time something needs it."""
+    import cattrs
+    from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
+
+    conv = cattrs.Converter()
+    conv.register_structure_hook_func(lambda t: t in _JSON_OBJECT_TYPES, _json_object)
+    conv.register_structure_hook(float, _plain_float)
+    conv.register_structure_hook(str, _plain_str)
+    conv.register_structure_hook(int, _plain_int)
+    conv.register_unstructure_hook_func(lambda t: t in _JSON_OBJECT_TYPES, lambda value: value)
+    for cls in (RecorderInfo, Header, *EVENT_TYPES.values()):
+        # ``seq`` is where the value sits in the file; it is never written into it.
+        conv.register_unstructure_hook(
+            cls,
+            make_dict_unstructure_fn(
+                cls, conv, _cattrs_omit_if_default=True, seq=override(omit=True)
+            ),
+        )
+        conv.register_structure_hook(
+            cls, make_dict_structure_fn(cls, conv, seq=override(omit=True))
+        )
+    return conv
 
 
-for _cls in (RecorderInfo, Header, *EVENT_TYPES.values()):
-    _register(_cls)
+def __getattr__(name: str) -> Any:
+    # ``codec.converter`` stays public without building it at import time.
+    if name == "converter":
+        return _converter()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 # A migration turns a header-plus-events of format N into format N + 1. None exist yet;
 # the table is here so the first format change has an obvious place to go.
@@ -106,7 +126,7 @@ _MIGRATIONS: Final[dict[int, Callable[[list[dict[str, Any]]], list[dict[str, Any
 
 
 def _unstructure(value: Header | Event) -> dict[str, Any]:
-    body: dict[str, Any] = converter.unstructure(value)
+    body: dict[str, Any] = _converter().unstructure(value)
     if isinstance(value, Header):
         # Keep `format` right after `kind` so `head -1` shows the version first.
         fmt = body.pop("format", FORMAT_VERSION)
@@ -143,10 +163,14 @@ def _explain(exc: BaseException, type_: Any) -> str:
         return "must be one of " + ", ".join(dumps(a) for a in get_args(type_))
     if isinstance(exc, TypeError | ValueError):
         return str(exc)
+    from cattrs.v import format_exception
+
     return format_exception(exc, type_)
 
 
 def _describe(exc: BaseException) -> str:
+    import cattrs
+
     if isinstance(exc, cattrs.BaseValidationError):
         parts = cattrs.transform_error(exc, path="$", format_exception=_explain)
         # "reason @ $.dir" -> "dir: reason"
@@ -158,8 +182,13 @@ def _describe(exc: BaseException) -> str:
 
 
 def _parse_json(raw: bytes, source: str, lineno: int) -> Any:
+    limit = max_depth()
     try:
-        return loads(raw)
+        return loads(raw, limit + 1)  # one level more: the event object around a message
+    except TooDeepError as exc:
+        raise CassetteFormatError(
+            source, lineno, f"JSON nested deeper than the limit of {limit} levels per message"
+        ) from exc
     except UnicodeDecodeError as exc:
         raise CassetteFormatError(source, lineno, f"not UTF-8 ({exc.reason})") from exc
     except ValueError as exc:
@@ -183,11 +212,42 @@ def _header(obj: Any, source: str) -> Header:
             f"cassette format {fmt} is newer than this cassette-mcp reads (up to "
             f"{FORMAT_VERSION}); upgrade: pip install --upgrade cassette-mcp",
         )
+    fast = _plain_header(obj)
+    if fast is not None:
+        return fast
+    conv = _converter()
+    import cattrs
+
     try:
-        header = converter.structure(obj, Header)
+        header: Header = conv.structure(obj, Header)
     except (cattrs.BaseValidationError, TypeError, ValueError, KeyError) as exc:
         raise CassetteFormatError(source, 1, f"bad header: {_describe(exc)}") from exc
     return header
+
+
+_ERAS: Final = frozenset(("legacy", "modern"))
+
+
+def _plain_header(obj: dict[str, Any]) -> Header | None:
+    """The header built directly when every field already has the converter's type."""
+    recorder, target = obj.get("recorder"), obj.get("target", {})
+    era, version = obj.get("era"), obj.get("protocol_version")
+    redaction, fmt = obj.get("redaction"), obj["format"]
+    transport, started = obj.get("transport"), obj.get("started_at")
+    if (
+        type(transport) is not str
+        or type(started) is not str
+        or type(recorder) is not dict
+        or type(recorder.get("name")) is not str
+        or type(recorder.get("version")) is not str
+        or type(target) is not dict
+        or (era is not None and (type(era) is not str or era not in _ERAS))
+        or (version is not None and type(version) is not str)
+        or (redaction is not None and type(redaction) is not dict)
+    ):
+        return None
+    info = RecorderInfo(recorder["name"], recorder["version"])
+    return Header(transport, info, started, target, cast(Era, era), version, redaction, fmt)
 
 
 def _event(obj: Any, source: str, lineno: int, warnings: list[str]) -> Event | None:
@@ -196,8 +256,9 @@ def _event(obj: Any, source: str, lineno: int, warnings: list[str]) -> Event | N
             source, lineno, f"an event must be a JSON object, got {type(obj).__name__}"
         )
     kind = obj.get("kind")
-    if kind == "message":
-        fast = _plain_message(obj, lineno - 1)
+    plain = _PLAIN.get(kind) if isinstance(kind, str) else None
+    if plain is not None:
+        fast = plain(obj, lineno - 1)
         if fast is not None:
             return fast
     cls = EVENT_TYPES.get(kind) if isinstance(kind, str) else None
@@ -208,8 +269,11 @@ def _event(obj: Any, source: str, lineno: int, warnings: list[str]) -> Event | N
             raise CassetteFormatError(source, lineno, "a second header")
         warnings.append(f"{source}:{lineno}: skipped unknown event kind {kind!r}")
         return None
+    conv = _converter()
+    import cattrs
+
     try:
-        event: Event = converter.structure(obj, cls)
+        event: Event = conv.structure(obj, cls)
     except (cattrs.BaseValidationError, TypeError, ValueError, KeyError) as exc:
         raise CassetteFormatError(source, lineno, f"bad {kind} event: {_describe(exc)}") from exc
     return _stamp_seq(event, lineno - 1)
@@ -230,12 +294,39 @@ def _plain_message(obj: dict[str, Any], seq: int) -> MessageEvent | None:
     if (
         not isinstance(t, (float, int))
         or isinstance(t, bool)
+        or type(direction) is not str  # a dict or list here would not even hash
         or direction not in _DIRECTIONS
         or type(message) is not dict
         or (meta is not None and type(meta) is not dict)
     ):
         return None
-    return MessageEvent(float(t), direction, message, meta, seq)
+    return MessageEvent(float(t), cast(Direction, direction), message, meta, seq)
+
+
+def _number(value: Any) -> TypeGuard[float | int]:
+    return isinstance(value, (float, int)) and not isinstance(value, bool)
+
+
+def _plain_stderr(obj: dict[str, Any], seq: int) -> StderrEvent | None:
+    t, text = obj.get("t"), obj.get("text")
+    if not _number(t) or type(text) is not str:
+        return None
+    return StderrEvent(float(t), text, seq)
+
+
+def _plain_exit(obj: dict[str, Any], seq: int) -> ExitEvent | None:
+    t, code = obj.get("t"), obj.get("code", False)  # required, though it may be null
+    if not _number(t) or (code is not None and type(code) is not int):
+        return None
+    return ExitEvent(float(t), code, seq)
+
+
+#: The kinds with a direct way in (see ``_plain_message``).
+_PLAIN: Final[dict[str, Callable[[dict[str, Any], int], Event | None]]] = {
+    "message": _plain_message,
+    "stderr": _plain_stderr,
+    "exit": _plain_exit,
+}
 
 
 def _stamp_seq(event: Event, seq: int) -> Event:

@@ -1,6 +1,6 @@
 """Project settings from ``[tool.cassette]`` in pyproject.toml, merged with the command line.
 
-Only redaction is configured here today::
+Redaction and the input limits are configured here::
 
     [tool.cassette.redact]
     patterns = ["acct-[0-9]{6}"]          # regular expressions whose matches are secret
@@ -9,6 +9,10 @@ Only redaction is configured here today::
 
     [tool.cassette]
     redact = false                        # turn redaction off (warned about on every recording)
+    max-message-bytes = "16MiB"           # one stdio line or HTTP body (default 64MiB)
+    max-depth = 128                       # JSON nesting (default 256; see cassette.limits)
+
+A command-line option wins over the file.
 
 The file is found by walking up from the working directory, as most Python tools do.
 """
@@ -22,9 +26,10 @@ from pathlib import Path
 from typing import Any
 
 from cassette.errors import UsageError
+from cassette.limits import parse_size
 from cassette.redaction import Redactor
 
-__all__ = ["find_pyproject", "load_settings", "redactor_for"]
+__all__ = ["find_pyproject", "limits_for", "load_settings", "redactor_for"]
 
 
 def find_pyproject(start: Path | None = None) -> Path | None:
@@ -78,3 +83,25 @@ def redactor_for(
         env=[*_strings(rules.get("env"), "env"), *env],
         environ=os.environ if environ is None else environ,
     )
+
+
+def limits_for(
+    settings: Mapping[str, Any], *, max_message_bytes: int | None, max_depth: int | None
+) -> tuple[int | None, int | None]:
+    """The size and depth limits: the command line's, else the project's, else ``None``
+    (the built-in defaults). A bad value in the file is a ``UsageError`` naming the key."""
+    size: Any = max_message_bytes
+    if size is None and settings.get("max-message-bytes") is not None:
+        value = settings["max-message-bytes"]
+        if isinstance(value, bool) or not isinstance(value, int | str):
+            raise UsageError("[tool.cassette] max-message-bytes must be a size like 16MiB")
+        try:
+            size = parse_size(value)
+        except UsageError as exc:
+            raise UsageError(f"[tool.cassette] max-message-bytes: {exc}") from None
+    depth: Any = max_depth
+    if depth is None and settings.get("max-depth") is not None:
+        depth = settings["max-depth"]
+        if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
+            raise UsageError("[tool.cassette] max-depth must be a whole number of at least 1")
+    return size, depth

@@ -15,6 +15,8 @@ from typing import Any, Final
 
 import attrs
 
+from cassette.limits import TooDeepError, check_depth
+
 __all__ = [
     "Classified",
     "JSONObject",
@@ -63,6 +65,8 @@ class Classified:
 
     kind: Kind
     value: Any = None
+    #: why a ``NOT_JSON`` frame was refused, when that is worth telling its sender
+    problem: str | None = None
 
     @property
     def is_message(self) -> bool:
@@ -100,6 +104,10 @@ def classify_value(value: object) -> Kind:  # noqa: PLR0911 (one return per rule
 
 def classify(data: bytes | str) -> Classified:
     """Decode and classify one frame; never raises."""
+    try:
+        check_depth(data)  # before parsing: Python's parser would recurse that deep
+    except TooDeepError as exc:
+        return Classified(Kind.NOT_JSON, problem=f"JSON {exc}")
     if isinstance(data, bytes):
         try:
             text = data.decode("utf-8")
@@ -129,8 +137,10 @@ def dumps_bytes(value: Any) -> bytes:
         return _encode_ascii(value).encode("ascii")
 
 
-def loads(text: str | bytes) -> Any:
-    """Strict JSON: ``NaN`` and ``Infinity`` are refused (``ValueError``)."""
+def loads(text: str | bytes, depth_limit: int | None = None) -> Any:
+    """Strict JSON: ``NaN`` and ``Infinity`` are refused (``ValueError``), and so is
+    nesting deeper than ``depth_limit`` (default: the process's; ``TooDeepError``)."""
+    check_depth(text, depth_limit)
     return _decode(text.decode("utf-8") if isinstance(text, bytes) else text)
 
 

@@ -136,6 +136,16 @@ class Recorder:
         """The server process ended."""
         return self._add(ExitEvent(t=t, code=code))
 
+    def awaiting(self, msg_id: object, stream: object = None) -> bool:
+        """True while the client request with this id has had no answer (a proxy's
+        timeout asks before answering in the server's place)."""
+        return _key(stream, msg_id) in self._open_requests
+
+    def late(self, data: bytes, t: float) -> list[Record]:
+        """A server answer that came after the proxy had answered in its place: kept as a
+        raw line marked ``late`` (a replay never plays raw lines), not as the answer."""
+        return self._add(self._redact_raw(_raw("s2c", _line_text(data), t, {"late": True})))
+
     def http(
         self, method: str, stream: str, status: int, t: float, session: int | None = None
     ) -> list[Record]:

@@ -34,6 +34,7 @@ import httpx
 from cassette.jsonrpc import Kind, classify, dumps_bytes, error_response
 from cassette.transport import Tap
 from cassette.transports._http import (
+    BODY_LIMIT,
     Receive,
     Scope,
     Send,
@@ -74,9 +75,15 @@ class RecordingProxy:
     """ASGI app: reverse proxy to ``upstream`` that records through ``tap``."""
 
     def __init__(
-        self, upstream: str, tap: Tap, bound_host: str, upstream_timeout: float = 60.0
+        self,
+        upstream: str,
+        tap: Tap,
+        bound_host: str,
+        upstream_timeout: float = 60.0,
+        max_body: int = BODY_LIMIT,
     ) -> None:
         self.upstream_timeout = upstream_timeout
+        self.max_body = max_body
         self.upstream = upstream
         self.path = urlsplit(upstream).path or "/"
         self.tap = tap
@@ -131,7 +138,7 @@ class RecordingProxy:
         if scope["path"] != self.path:
             await send_simple(send, 404, b"Not Found", b"text/plain")
             return
-        body = await read_body(receive, send=send)
+        body = await read_body(receive, self.max_body, send=send)
         if body is None:
             return
         await self._relay(scope, receive, send, body)

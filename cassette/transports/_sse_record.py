@@ -45,6 +45,7 @@ import httpx
 
 from cassette.transport import Tap
 from cassette.transports._http import (
+    BODY_LIMIT,
     Receive,
     Scope,
     Send,
@@ -110,7 +111,10 @@ class _Stream:
 class SseRecordingProxy:
     """ASGI app: a recording reverse proxy to the HTTP+SSE server at ``upstream``."""
 
-    def __init__(self, upstream: str, tap: Tap, bound_host: str) -> None:
+    def __init__(
+        self, upstream: str, tap: Tap, bound_host: str, max_body: int = BODY_LIMIT
+    ) -> None:
+        self.max_body = max_body
         self.upstream = upstream
         self.path = urlsplit(upstream).path or "/"
         self.tap = tap
@@ -266,7 +270,7 @@ class SseRecordingProxy:
         # leads, so the client gets the upstream's own answer to it.
         url = endpoint.url if endpoint else self._endpoint_origins[scope["path"]] + local
         session = endpoint.session if endpoint else None
-        body = await read_body(receive)
+        body = await read_body(receive, self.max_body, send=send)
         if body is None:
             return
         name = f"post-{next(self._counter)}"

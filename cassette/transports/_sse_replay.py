@@ -41,6 +41,7 @@ from cassette.matching import MissReport, Strategy
 from cassette.model import Recording
 from cassette.replayer import Replayer, ReplaySessions, Reply
 from cassette.transports._http import (
+    BODY_LIMIT,
     Receive,
     Scope,
     Send,
@@ -105,7 +106,9 @@ class SseReplayApp:
         on_miss: Callable[[str], None] | None = None,
         on_warning: Callable[[str], None] | None = None,
         answer_timeout: float = 30.0,
+        max_body: int = BODY_LIMIT,
     ) -> None:
+        self.max_body = max_body
         self.path = path or _recorded_path(recording) or DEFAULT_STREAM_PATH
         self.post_path = post_path
         self.bound_host = bound_host
@@ -213,7 +216,7 @@ class SseReplayApp:
         if session is None:
             await send_simple(send, 404, b"Could not find session", _TEXT)
             return
-        body = await read_body(receive)
+        body = await read_body(receive, self.max_body, send=send)
         if body is None:
             return
         if classify(body).kind is Kind.NOT_JSON:

@@ -30,7 +30,7 @@ import httpx
 
 from cassette.errors import TransportClosedError, TransportError
 from cassette.transport import Frame, Ready, SideEventHandler, Tap, Target, Upstream
-from cassette.transports._http import upstream_client
+from cassette.transports._http import BODY_LIMIT, upstream_client
 from cassette.transports._sse_record import SseRecordingProxy
 from cassette.transports._sse_replay import SseReplayApp
 from cassette.transports.sse_parser import SSEEvent, SSEParser
@@ -191,9 +191,11 @@ class SseTransport(NetworkFront):
         host: str = "127.0.0.1",
         port: int = 0,
         on_ready: Ready | None = None,
+        max_message_bytes: int = BODY_LIMIT,
     ) -> None:
-        """Serve a recording proxy to the HTTP+SSE server whose stream is ``upstream``."""
-        proxy = SseRecordingProxy(upstream, tap, host)
+        """Serve a recording proxy to the HTTP+SSE server whose stream is ``upstream``; a
+        POST body over ``max_message_bytes`` gets 413."""
+        proxy = SseRecordingProxy(upstream, tap, host, max_message_bytes)
         try:
             await run_app(proxy, host, port, proxy.path, on_ready, on_stop=proxy.stop_streams)
         finally:

@@ -230,9 +230,12 @@ class StdioTransport:
 
     name: ClassVar[str] = "stdio"
 
-    def __init__(self, *, grace: float = GRACE, kill_after: float = KILL_AFTER) -> None:
+    def __init__(
+        self, *, grace: float = GRACE, kill_after: float = KILL_AFTER, line_limit: int = LINE_LIMIT
+    ) -> None:
         self.grace = grace
         self.kill_after = kill_after
+        self.line_limit = line_limit  # bytes of one client line ``serve`` accepts
 
     @asynccontextmanager
     async def connect(
@@ -271,4 +274,4 @@ class StdioTransport:
     async def serve(self, handler: Handler) -> None:
         # A replay keeps no line over the limit in memory (a recording proxy has none:
         # it must forward whatever the client sends).
-        await handler(StdioClientStream(line_limit=LINE_LIMIT))
+        await handler(StdioClientStream(line_limit=self.line_limit))

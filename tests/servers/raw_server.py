@@ -3,6 +3,8 @@
 It says a line on stderr at start-up and prints one line on stdout that is not JSON-RPC
 (as chatty servers do), answers ``initialize``, ``tools/list`` and ``tools/call`` for
 ``echo`` (and ``crash``, which exits with the code it is given), and exits 0 at stdin EOF.
+``hold`` is never answered until a later ``release`` call: its answer then comes first, late
+(for the recorder's ``--upstream-timeout``).
 """
 
 import json
@@ -19,6 +21,7 @@ def main() -> int:
     sys.stderr.flush()
     sys.stdout.write("raw-server banner (not JSON-RPC)\n")
     sys.stdout.flush()
+    held: list[dict] = []
     for line in sys.stdin:
         message = json.loads(line)
         method = message.get("method")
@@ -37,6 +40,14 @@ def main() -> int:
             sys.stderr.write("raw-server: crashing on request\n")
             sys.stderr.flush()
             return int(message["params"]["arguments"]["code"])
+        elif method == "tools/call" and message["params"]["name"] == "hold":
+            held.append({**reply, "result": {"content": [{"type": "text", "text": "late"}]}})
+            continue
+        elif method == "tools/call" and message["params"]["name"] == "release":
+            for answer in held:
+                send(answer)
+            held.clear()
+            reply["result"] = {"content": [{"type": "text", "text": "released"}]}
         elif method == "tools/call":
             text = message["params"]["arguments"].get("text", "")
             reply["result"] = {"content": [{"type": "text", "text": text}]}

@@ -672,3 +672,59 @@ def test_a_complete_but_invalid_event_on_an_unterminated_last_line_is_an_error()
 def test_nan_in_a_cassette_line_is_not_json() -> None:
     error = _format_error(HEADER + b'{"kind":"exit","t":NaN,"code":0}\n' + MSG1)
     assert str(error).startswith("tape.jsonl:2: not JSON")
+
+
+# -- the direct way in agrees with the converter ------------------------------------------
+
+_ANY_VALUE = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 3),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.sampled_from(["legacy", "modern", "c2s", "s2c", "x"]),
+    st.just({}),
+    st.just({"name": "n", "version": "1"}),
+    st.just({"jsonrpc": "2.0", "id": 1, "method": "ping"}),
+    st.just([]),
+)
+
+
+def _shapes(keys: list[str]) -> st.SearchStrategy[dict[str, Any]]:
+    return st.dictionaries(st.sampled_from(keys), _ANY_VALUE, max_size=len(keys))
+
+
+@given(
+    st.sampled_from(
+        [
+            ("message", MessageEvent, ["t", "dir", "message", "meta"]),
+            ("stderr", StderrEvent, ["t", "text"]),
+            ("exit", ExitEvent, ["t", "code"]),
+        ]
+    ).flatmap(lambda c: st.tuples(st.just(c), _shapes(c[2])))
+)
+def test_the_direct_way_builds_what_the_converter_builds(case: Any) -> None:
+    """A shape the direct way takes must be one the converter takes, to the same value."""
+    from cassette import codec
+
+    (kind, cls, _), obj = case
+    fast = codec._PLAIN[kind](obj, 5)
+    if fast is None:
+        return
+    slow = codec.converter.structure(obj, cls)
+    assert fast == slow
+    assert type(fast.t) is float
+
+
+@given(
+    _shapes(
+        ["transport", "started_at", "recorder", "target", "era", "protocol_version", "redaction"]
+    )
+)
+def test_the_direct_header_is_the_converted_header(obj: dict[str, Any]) -> None:
+    from cassette import codec
+
+    obj = {"kind": "header", "format": 1, **obj}
+    fast = codec._plain_header(obj)
+    if fast is None:
+        return
+    assert fast == codec.converter.structure(obj, Header)

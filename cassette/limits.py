@@ -1,0 +1,163 @@
+"""How big and how deep a message from outside may be: the two limits that keep a hostile
+peer or file from exhausting memory or the stack.
+
+Size: one stdio line or one HTTP request body, 64 MiB unless configured
+(``--max-message-bytes``, ``max-message-bytes`` in ``[tool.cassette]``). Fronts enforce it
+where bytes arrive, before anything is kept.
+
+Depth: JSON nested more than ``DEFAULT_MAX_DEPTH`` (256) arrays and objects is refused
+before it is parsed. Python's parser would stop somewhere under its recursion limit
+(about 1000), but with a ``RecursionError`` that says nothing useful, and a value that
+parsed just under it could still overflow the recursive steps that follow (redaction,
+matching, encoding). 256 is above what the official Python SDK accepts (pydantic-core
+stops past 200 levels), so no message an SDK peer could exchange is refused; serde_json
+stops at 128, Go's encoding/json at 10000, JavaScript's JSON.parse only at its stack.
+
+The depth limit is the process's, not a session's: every reader in the process (the
+recorder, the replayer, the fronts, the cassette reader) must agree, or a recorder could
+write a message its own reader then refuses. ``set_max_depth`` changes it (the command line
+does, from its option or the project's settings).
+
+The depth check is cheap on the hot path: a message shorter than the limit cannot be too
+deep; otherwise two ``count`` calls (C speed) bound the depth by the number of ``[`` and
+``{``; only a message with more of them than the limit gets the exact scan
+(``nesting_depth``), itself a handful of C-level calls, never a Python loop over characters.
+"""
+
+from __future__ import annotations
+
+import re
+from itertools import accumulate
+from operator import neg
+from typing import Final
+
+from cassette.errors import UsageError
+
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "DEFAULT_MAX_DEPTH",
+    "TooDeepError",
+    "check_depth",
+    "max_depth",
+    "nesting_depth",
+    "parse_size",
+    "set_max_depth",
+]
+
+DEFAULT_MAX_BYTES: Final = 64 * 1024 * 1024
+DEFAULT_MAX_DEPTH: Final = 256
+
+_state = {"depth": DEFAULT_MAX_DEPTH}
+
+
+class TooDeepError(ValueError):
+    """JSON nested deeper than the limit; a ``ValueError`` so "not JSON" handlers see it."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"nested deeper than {limit} levels")
+        self.limit = limit
+
+
+def max_depth() -> int:
+    """The process's nesting limit for JSON from outside."""
+    return _state["depth"]
+
+
+def set_max_depth(limit: int) -> None:
+    """Change the nesting limit for the whole process (see the module docstring)."""
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise UsageError(f"the nesting limit must be a whole number of at least 1, not {limit!r}")
+    _state["depth"] = limit
+
+
+_KEEP: Final = b'[]{}"'
+_OTHERS: Final = bytes(b for b in range(256) if b not in _KEEP)
+_ONE_KIND: Final = bytes.maketrans(b"{}", b"[]")  # for depth, only opening and closing matter
+_RUNS: Final = re.compile(rb"\[+|\]+")
+_PEEL_BUDGET: Final = 4
+
+
+def nesting_depth(data: bytes | str) -> int:
+    """How deeply arrays and objects nest in ``data`` (0 for a scalar), ignoring brackets
+    inside strings. Exact for JSON; for other text, an estimate.
+
+    Every step is a C-level call over the data, never a Python loop over its characters:
+    drop escaped backslashes, then escaped quotes (left to right, as a JSON reader pairs
+    them); keep only brackets and quotes. When every quote sits next to its partner, no
+    string holds a bracket and the quotes go; otherwise cut at the quotes and keep what is
+    outside them. What is left are the brackets of the structure.
+    """
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    if b"\\" in raw:
+        raw = raw.replace(b"\\\\", b"").replace(b'\\"', b"")
+    kept = raw.translate(_ONE_KIND, _OTHERS)
+    quotes = kept.count(b'"')
+    if quotes and kept.count(b'""') * 2 == quotes:
+        kept = kept.translate(None, b'"')
+    elif quotes:
+        kept = b"".join(kept.split(b'"')[::2])
+    return _bracket_depth(kept)
+
+
+def _bracket_depth(brackets: bytes) -> int:
+    """Depth of a string of ``[`` and ``]``.
+
+    Ordinary nesting is peeled a level per pass: each pass removes every innermost ``[]``
+    (one fast ``replace``), and a message a few levels deep is gone in a few passes. Deep
+    nesting would take a pass per level, so peeling stops once the passes have read the
+    string ``_PEEL_BUDGET`` times over; the rest is cut into runs of one bracket, and the
+    deepest point is the highest running sum of their signed lengths.
+    """
+    peeled = 0
+    budget = _PEEL_BUDGET * len(brackets)
+    while brackets and budget > 0:
+        inner = brackets.replace(b"[]", b"")
+        if len(inner) == len(brackets):
+            break  # brackets that do not pair up: not JSON
+        budget -= len(brackets)
+        brackets, peeled = inner, peeled + 1
+    if not brackets:
+        return peeled
+    steps = list(map(len, _RUNS.findall(brackets)))
+    closing = 1 if brackets.startswith(b"[") else 0  # runs alternate; closing ones count down
+    steps[closing::2] = map(neg, steps[closing::2])
+    deepest = max(accumulate(steps))
+    return peeled + max(deepest, 0)
+
+
+def check_depth(data: bytes | str, limit: int | None = None) -> None:
+    """Raise ``TooDeepError`` when ``data`` nests deeper than ``limit`` (default: the
+    process's). Costs two ``count`` calls unless the data has more brackets than that."""
+    bound = _state["depth"] if limit is None else limit
+    if len(data) <= bound:
+        return  # too short to hold more than ``bound`` opening brackets
+    if isinstance(data, str):
+        opened = data.count("[") + data.count("{")
+    else:
+        opened = data.count(b"[") + data.count(b"{")
+    if opened > bound and nesting_depth(data) > bound:
+        raise TooDeepError(bound)
+
+
+_SIZE: Final = re.compile(r"\s*(\d+)\s*([kmg]i?b?|b)?\s*", re.IGNORECASE)
+_UNITS: Final = {"": 1, "b": 1, "k": 1000, "m": 1000**2, "g": 1000**3}
+
+
+def parse_size(text: str | int) -> int:
+    """Bytes from ``65536``, ``64MiB``, ``10MB``, ``512k`` (KiB/MiB/GiB are powers of 1024;
+    k/M/G with or without B are powers of 1000); a bad value is a ``UsageError``."""
+    if isinstance(text, int) and not isinstance(text, bool):
+        value = text
+    else:
+        found = _SIZE.fullmatch(text) if isinstance(text, str) else None
+        if found is None:
+            raise UsageError(
+                f"bad size {text!r}: give bytes, or a number with KB, MB, GB, KiB, MiB or GiB"
+            )
+        unit = (found.group(2) or "").lower()
+        base = 1024 if "i" in unit else 1
+        scale = base ** "_kmg".index(unit[0]) if base == 1024 else _UNITS[unit.rstrip("b")]
+        value = int(found.group(1)) * scale
+    if value < 1:
+        raise UsageError(f"bad size {text!r}: must be at least 1 byte")
+    return value
