@@ -225,6 +225,7 @@ def run_stdio_mode(
             on_miss=lambda text: _err(f"miss: {text}"),  # run_* writes the report
             on_info=_err,
             redactor=_redactor(args),
+            max_message_bytes=getattr(args, "max_message_bytes", None),
         )
         if result.summary:
             _err(result.summary)
@@ -265,6 +266,7 @@ def run_http_mode(args: argparse.Namespace, choice: ModeChoice, tape: str, upstr
             on_info=_err,
             on_finish=finished,
             redactor=_redactor(args),
+            max_message_bytes=getattr(args, "max_message_bytes", None),
         )
         return outcome[0]
 

@@ -55,7 +55,14 @@ from cassette.session import ANSWER_TIMEOUT, _Delivery
 from cassette.storage import Cassette, append_events
 from cassette.transport import Frame, FrameStream, SideEvent, StderrLine, Target, Upstream
 
-__all__ = ["Appender", "ExtendResult", "file_appender", "serve_extending"]
+__all__ = [
+    "Appender",
+    "ExtendResult",
+    "describe_request",
+    "file_appender",
+    "redactor_of",
+    "serve_extending",
+]
 
 #: How long the live server may take to start and answer its handshake.
 HANDSHAKE_TIMEOUT: Final = 30.0
@@ -105,7 +112,8 @@ def _frame(message: JSONObject) -> Frame:
     return Frame(dumps_bytes(message) + b"\n")
 
 
-def _describe(message: JSONObject) -> str:
+def describe_request(message: JSONObject) -> str:
+    """A request for a person: its method, and a tool call's tool."""
     method = str(message.get("method"))
     params = message.get("params")
     if method == "tools/call" and isinstance(params, dict):
@@ -152,7 +160,7 @@ class _Extender:
             (m for m in cassette.messages("c2s") if m.get("method") == "initialize"), None
         )
         self.client_init: JSONObject | None = None
-        self.redactor = _redactor(cassette)
+        self.redactor = redactor_of(cassette)
         self._t0 = time.monotonic()
         self._base_t = cassette.events[-1].t if cassette.events else 0.0
         self.tg: anyio.abc.TaskGroup | None = None  # owns the live server
@@ -317,7 +325,7 @@ class _Extender:
         mark = len(self.batch)
         self._add("c2s", message)
         if await self._send_live({**message, "id": ours}):
-            self.appended.append(_describe(message))
+            self.appended.append(describe_request(message))
             return True
         self.pending.pop(ours, None)
         self.forwarded.pop(client_id, None)
@@ -431,7 +439,7 @@ class _Extender:
             self.batch = []
 
 
-def _redactor(cassette: Cassette) -> Redactor | None:
+def redactor_of(cassette: Cassette) -> Redactor | None:
     """What is appended is redacted as the cassette was (same salt, same rules)."""
     info = cassette.header.redaction
     if not info:

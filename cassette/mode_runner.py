@@ -231,11 +231,14 @@ async def run_stdio(
     on_info: Info | None = None,
     passthrough_stderr: bool = True,
     redactor: Any = "default",
+    max_message_bytes: int | None = None,
 ) -> ModeResult:
     """One session with ``client`` (default: this process's stdin and stdout).
 
     ``redactor`` is what a fresh recording redacts with (see ``session.record``); an
-    extension redacts what it appends as the cassette's header says.
+    extension redacts what it appends as the cassette's header says. A replay refuses a
+    client line over ``max_message_bytes`` (a recording forwards any line: it must stay
+    transparent).
     """
     run = _Run(path, choice, report, on_miss, on_info)
     try:
@@ -257,7 +260,7 @@ async def run_stdio(
             )
         tape = _load(run.path, lock)
         if action is Action.REPLAY:
-            result = await _replay(run, tape, client, strategy)
+            result = await _replay(run, tape, client, strategy, max_message_bytes)
             outcome = ModeResult(action, run.path, result.misses, result.summary)
         else:
             outcome = await _extend(
@@ -310,12 +313,21 @@ async def _record(
 
 
 async def _replay(
-    run: _Run, tape: Cassette, client: FrameStream | None, strategy: str | Strategy | None
+    run: _Run,
+    tape: Cassette,
+    client: FrameStream | None,
+    strategy: str | Strategy | None,
+    max_message_bytes: int | None = None,
 ) -> ReplayResult:
     chosen = _strategy(tape, strategy)
+    limit = max_message_bytes
     if client is not None:
-        return await replay(client, Replayer(tape, chosen), on_miss=run.miss)
-    results = await serve_replay(tape, strategy=chosen, transport="stdio", on_miss=run.miss)
+        return await replay(
+            client, Replayer(tape, chosen), on_miss=run.miss, max_message_bytes=limit
+        )
+    results = await serve_replay(
+        tape, strategy=chosen, transport="stdio", on_miss=run.miss, max_message_bytes=limit
+    )
     return results[0] if results else ReplayResult((), "")
 
 
@@ -377,21 +389,16 @@ async def run_http(
     on_info: Info | None = None,
     on_finish: Callable[[ReplayResult], None] | None = None,
     redactor: Any = "default",
+    max_message_bytes: int | None = None,
 ) -> Action:
     """Serve a streamable-HTTP endpoint in a mode until cancelled: a replay front or a
-    recording proxy in front of ``upstream``. ``new_episodes`` replays only over HTTP
-    (a request the cassette lacks is a miss), and says so."""
+    recording proxy in front of ``upstream``, or (``new_episodes``) a replay front whose
+    misses ``upstream`` answers, appended to the cassette."""
     run = _Run(path, choice, report, on_miss, on_info)
     try:
         action, lock = await decide(run.path, choice, run.info)
         if action is Action.MISSING:
             raise run.missing()
-        if action is Action.EXTEND:
-            run.info(
-                "warning: over HTTP, new_episodes replays only (requests the cassette lacks "
-                "are misses); run in mode all to record this endpoint again"
-            )
-            action = Action.REPLAY
         run.started(action)
         if action is Action.RECORD:
             staged = run.staging(action)
@@ -406,6 +413,7 @@ async def run_http(
                     strategy=strategy,
                     on_ready=on_ready,
                     redactor=redactor,
+                    max_message_bytes=max_message_bytes,
                 )
             finally:
                 run.promote(staged)
@@ -413,6 +421,19 @@ async def run_http(
                     lock.release()
             return action
         tape = _load(run.path, lock)
+        if action is Action.EXTEND:
+            await _extend_http(
+                run,
+                tape,
+                upstream,
+                strategy=strategy,
+                host=host,
+                port=port,
+                on_ready=on_ready,
+                on_finish=on_finish,
+                max_message_bytes=max_message_bytes,
+            )
+            return action
         await serve_replay(
             tape,
             strategy=_strategy(tape, strategy),
@@ -422,8 +443,47 @@ async def run_http(
             on_ready=on_ready,
             on_miss=run.miss,
             on_finish=on_finish,
+            max_message_bytes=max_message_bytes,
         )
         return action
     except BaseException as exc:
         run.failed(exc)
         raise
+
+
+async def _extend_http(
+    run: _Run,
+    tape: Cassette,
+    upstream: str,
+    *,
+    strategy: str | None,
+    host: str,
+    port: int,
+    on_ready: Callable[[str], None] | None,
+    on_finish: Callable[[ReplayResult], None] | None,
+    max_message_bytes: int | None = None,
+) -> None:
+    """``new_episodes`` over streamable HTTP (``cassette.transports._http_extend``)."""
+    from cassette.episodes import describe_request
+    from cassette.transports._http_extend import HttpExtender, serve_extending_http
+
+    def appended(request: dict[str, Any]) -> None:
+        run.report.write("episode", method=request.get("method"))
+        run.info(f"appended a new episode to {run.path}: {describe_request(request)}")
+
+    def finish(misses: list[MissReport], summary: str) -> None:
+        if on_finish is not None:
+            on_finish(ReplayResult(tuple(misses), summary))
+
+    extender = HttpExtender(tape, run.path, upstream, on_info=run.info, on_appended=appended)
+    await serve_extending_http(
+        tape,
+        extender,
+        strategy=_strategy(tape, strategy),
+        host=host,
+        port=port,
+        on_ready=on_ready,
+        on_miss=run.miss,
+        on_finish=finish,
+        max_message_bytes=max_message_bytes,
+    )
