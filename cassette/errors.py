@@ -7,6 +7,7 @@
     ├── CassetteExistsError (FileExistsError) record refuses to overwrite a non-empty cassette
     ├── EraError (ValueError)                 the era was already written and cannot change
     ├── UsageError (ValueError)               a bad option value (unknown strategy, ...)
+    ├── ManifestError (ValueError)            a mock manifest cannot be read or served
     ├── ReplayMiss (LookupError)              a live request has no recording to answer it
     │   ├── NotRecordedError                  nothing like it was recorded
     │   └── AlreadyPlayedError                it was recorded, and every recording is used up
@@ -36,6 +37,7 @@ __all__ = [
     "CassetteVersionError",
     "DuplicateTransportError",
     "EraError",
+    "ManifestError",
     "NotRecordedError",
     "PluginError",
     "PluginLoadError",
@@ -79,6 +81,11 @@ class EraError(CassetteError, ValueError):
 
 class UsageError(CassetteError, ValueError):
     """An option has a value we do not accept; the message lists the valid ones."""
+
+
+class ManifestError(CassetteError, ValueError):
+    """A mock manifest cannot be read (the message names ``file:line`` where it can) or has
+    errors that keep it from being served."""
 
 
 class ReplayMiss(CassetteError, LookupError):

@@ -17,6 +17,7 @@ import attrs
 __all__ = [
     "ERAS",
     "FORMAT_VERSION",
+    "LEGACY_VERSIONS",
     "Direction",
     "Era",
     "Event",
@@ -37,6 +38,10 @@ FORMAT_VERSION: Final = 1
 Direction = Literal["c2s", "s2c"]
 Era = Literal["legacy", "modern"]
 ERAS: Final = ("legacy", "modern")
+#: The protocol revisions of the legacy (``initialize``) era.
+LEGACY_VERSIONS: Final = frozenset(
+    {"2024-10-07", "2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"}
+)
 
 
 @attrs.frozen(slots=True)

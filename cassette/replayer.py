@@ -28,7 +28,7 @@ answer at all is the caller's timeout, turned into an error by ``expire``.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import attrs
 
@@ -60,7 +60,15 @@ from cassette.model import Era, Header, Recording, era_of
 from cassette.playback import Paused, Playback, Played
 from cassette.redaction import Redactor
 
-__all__ = ["Exchange", "Prepared", "ReplaySessions", "Replayer", "Reply"]
+__all__ = [
+    "Exchange",
+    "Prepared",
+    "ReplaySessions",
+    "Replayer",
+    "Reply",
+    "Responder",
+    "ResponderPool",
+]
 
 
 @attrs.frozen(slots=True)
@@ -161,7 +169,8 @@ class Replayer:
             return Reply()  # a blank line carries no message; real servers skip it too
         classified = classify(data)
         if classified.kind is Kind.NOT_JSON:
-            return _reply((error_response(None, PARSE_ERROR, "Parse error"),))
+            text = f"Parse error: {classified.problem}" if classified.problem else "Parse error"
+            return _reply((error_response(None, PARSE_ERROR, text),))
         return self._dispatch(classified.kind, classified.value)
 
     def receive(self, message: Any) -> Reply:
@@ -349,6 +358,39 @@ class Replayer:
             played.responded,
             since,
         )
+
+
+class Responder(Protocol):
+    """One client session's sans-IO answerer, as the fronts drive it: a ``Replayer``, or
+    anything that answers the same way (``cassette.mock.MockServer``)."""
+
+    misses: list[MissReport]
+
+    @property
+    def waiting(self) -> tuple[object, ...]: ...
+
+    def start(self) -> Reply: ...
+
+    def receive_frame(self, data: bytes | str) -> Reply: ...
+
+    def expire(self, server_id: object) -> Reply: ...
+
+    def undelivered(self, server_id: object) -> Reply: ...
+
+    def describe(self, report: MissReport) -> str: ...
+
+    def summary(self) -> str: ...
+
+
+class ResponderPool(Protocol):
+    """Every session a network front serves: ``ReplaySessions``, or a mock's."""
+
+    def new(self) -> Responder: ...
+
+    @property
+    def misses(self) -> list[MissReport]: ...
+
+    def summary(self) -> str: ...
 
 
 class ReplaySessions:

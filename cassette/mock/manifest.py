@@ -1,0 +1,177 @@
+"""Reading and writing mock manifests, as JSON or as TOML (chosen by the file's suffix).
+
+TOML has no ``null``, and JSON values (schemas above all: ``"default": null``) often hold
+one, so in TOML a null is written as the table ``{"$null" = true}`` and read back as
+``null``: a manifest round-trips through TOML unchanged. An object that is literally
+``{"$null": true}`` cannot be told from that stand-in and is refused when writing TOML.
+TOML dates and times have no JSON form and are refused when reading (quote them).
+
+Reading TOML needs nothing (stdlib ``tomllib``); writing it needs ``tomli-w`` (the ``toml``
+extra). Errors name the file, and the line where the parser gives one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Final, Literal
+
+from cassette.errors import CassetteExistsError, ManifestError, UsageError
+from cassette.jsondiff import pointer, same_json
+
+__all__ = [
+    "MANIFEST_FORMAT",
+    "TOML_NULL",
+    "dumps_manifest",
+    "json_type",
+    "load_manifest",
+    "loads_manifest",
+    "manifest_kind",
+    "write_manifest",
+]
+
+#: The newest manifest format this code reads and writes (the manifest's ``manifest`` key).
+MANIFEST_FORMAT: Final = 1
+#: How TOML spells a JSON ``null``.
+TOML_NULL: Final = {"$null": True}
+_TOML_LINE: Final = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
+
+Kind = Literal["json", "toml"]
+
+
+def manifest_kind(path: str | os.PathLike[str]) -> Kind:
+    """``json`` or ``toml``, from the file's suffix; anything else is a usage error."""
+    suffix = Path(path).suffix.lower()
+    if suffix == ".json":
+        return "json"
+    if suffix == ".toml":
+        return "toml"
+    raise UsageError(f"{os.fspath(path)}: a manifest file ends in .json or .toml")
+
+
+def load_manifest(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Read a manifest file (not yet validated: see ``validate_manifest``)."""
+    source = os.fspath(path)
+    kind = manifest_kind(source)
+    try:
+        data = Path(source).read_bytes()
+    except FileNotFoundError as exc:
+        raise ManifestError(f"{source}: no such manifest") from exc
+    except IsADirectoryError as exc:
+        raise ManifestError(f"{source}: is a directory, not a manifest") from exc
+    except OSError as exc:
+        raise ManifestError(f"{source}: cannot read: {exc.strerror}") from exc
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ManifestError(f"{source}: not UTF-8 text (byte {exc.start})") from exc
+    return loads_manifest(text, kind, source)
+
+
+def loads_manifest(text: str, kind: Kind = "json", source: str = "<manifest>") -> dict[str, Any]:
+    """Read a manifest from its text."""
+    if kind == "toml":
+        import tomllib
+
+        try:
+            value: Any = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise ManifestError(_toml_error(source, exc)) from exc
+        value = _from_toml(value, (), source)
+    else:
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ManifestError(
+                f"{source}:{exc.lineno}: not valid JSON: {exc.msg} (column {exc.colno})"
+            ) from exc
+    if not isinstance(value, dict):
+        raise ManifestError(f"{source}:1: a manifest is a JSON object, not {json_type(value)}")
+    return value
+
+
+def dumps_manifest(manifest: Mapping[str, Any], kind: Kind = "json") -> str:
+    """The manifest as JSON (indented, UTF-8) or TOML text."""
+    if kind == "json":
+        return json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
+    try:
+        import tomli_w
+    except ImportError:
+        raise UsageError(
+            "writing TOML needs tomli-w: pip install 'cassette-mcp[toml]', or write a .json path"
+        ) from None
+    value = _to_toml(manifest, ())
+    text = tomli_w.dumps(value, multiline_strings=True)
+    plain = json.loads(json.dumps(manifest))
+    if not same_json(loads_manifest(text, "toml"), plain):  # multi-line strings lose a "\r"
+        text = tomli_w.dumps(value)
+    return text
+
+
+def write_manifest(
+    manifest: Mapping[str, Any], path: str | os.PathLike[str], *, overwrite: bool = False
+) -> None:
+    """Write ``manifest`` to ``path`` as its suffix says; refuses to replace a non-empty
+    file unless ``overwrite`` (a manifest is meant to be edited by hand)."""
+    target = Path(path)
+    text = dumps_manifest(manifest, manifest_kind(target))
+    if target.is_dir():
+        raise ManifestError(f"{target}: is a directory")
+    if not overwrite and target.exists() and target.stat().st_size > 0:
+        raise CassetteExistsError(
+            f"{target}: already exists; refusing to overwrite it (pass --overwrite, or "
+            "choose another path)"
+        )
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise ManifestError(f"{target}: cannot write: {exc.strerror}") from exc
+
+
+def json_type(value: Any) -> str:
+    """What kind of JSON value ``value`` is, for a message ("an object", "null", ...)."""
+    names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}
+    return names.get(type(value), "a number" if isinstance(value, int | float) else "null")
+
+
+def _toml_error(source: str, exc: Exception) -> str:
+    message = str(exc)
+    line = getattr(exc, "lineno", None)
+    found = _TOML_LINE.search(message)
+    if found is not None:
+        line = line or int(found.group(1))
+        message = message[: found.start()] + f" (column {found.group(2)})"
+    return f"{source}:{line or 1}: not valid TOML: {message}"
+
+
+def _from_toml(value: Any, at: tuple[str | int, ...], source: str) -> Any:
+    if isinstance(value, dict):
+        if same_json(value, TOML_NULL):
+            return None
+        return {k: _from_toml(v, (*at, k), source) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_from_toml(v, (*at, i), source) for i, v in enumerate(value)]
+    if isinstance(value, str | int | float | bool):
+        return value
+    raise ManifestError(
+        f"{source}: {pointer(at) or '/'}: a TOML date or time has no JSON form; quote it"
+    )
+
+
+def _to_toml(value: Any, at: tuple[str | int, ...]) -> Any:
+    if value is None:
+        return dict(TOML_NULL)
+    if isinstance(value, Mapping):
+        if same_json(dict(value), TOML_NULL):
+            raise ManifestError(
+                f"{pointer(at) or '/'}: the object {json.dumps(TOML_NULL)} is how TOML "
+                "spells null here; write this manifest as .json"
+            )
+        return {k: _to_toml(v, (*at, k)) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_to_toml(v, (*at, i)) for i, v in enumerate(value)]
+    return value
