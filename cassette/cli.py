@@ -94,6 +94,7 @@ def _parser() -> argparse.ArgumentParser:
         "that has no proxy, the plugin reaches URL and the client talks to us on stdio",
     )
     _listen_options(rec, "the recording proxy")
+    _limit_options(rec, "an HTTP request body the proxy accepts (stdio recording forwards any)")
     rec.add_argument(
         "--overwrite", action="store_true", help="replace TAPE if it already holds a recording"
     )
@@ -105,8 +106,9 @@ def _parser() -> argparse.ArgumentParser:
         type=float,
         default=None,
         metavar="S",
-        help="with --upstream: seconds the server may take to start answering before the "
-        "client gets a 504 (default 60)",
+        help="seconds the server may take to answer a request before the client gets an "
+        "error in its place (recorded): over HTTP (--upstream) a 504, default 60; over stdio "
+        "a JSON-RPC error, default none (a tool call may rightly take minutes)",
     )
     rec.add_argument(
         "--no-redact",
@@ -158,6 +160,7 @@ def _parser() -> argparse.ArgumentParser:
         "sse (legacy HTTP+SSE)",
     )
     _listen_options(rep, "the HTTP front")
+    _limit_options(rep, "a client line (stdio) or request body (HTTP, else 413)")
     rep.add_argument("-q", "--quiet", action="store_true", help="no start-up banner")
     add_mode_options(rep)
     rep.set_defaults(server=[])  # replay TAPE [options] -- COMMAND: see split_replay_command
@@ -196,6 +199,47 @@ def _run_tool(args: argparse.Namespace) -> int:
     from cassette.tools import dispatch
 
     return dispatch(args)
+
+
+def _size(text: str) -> int:
+    from cassette.limits import parse_size
+
+    try:
+        return parse_size(text)
+    except UsageError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _limit_options(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument(
+        "--max-message-bytes",
+        type=_size,
+        metavar="SIZE",
+        help=f"largest {what}: bytes, or with KB, MB, GB, KiB, MiB, GiB "
+        "(default 64MiB, or max-message-bytes in [tool.cassette])",
+    )
+    parser.add_argument(
+        "--max-depth",
+        type=int,
+        metavar="N",
+        help="JSON nested deeper than N arrays and objects is refused, in messages and "
+        "cassettes (default 256, or max-depth in [tool.cassette])",
+    )
+
+
+def _apply_limits(args: argparse.Namespace) -> int | None:
+    """Set the process's depth limit; return the size limit (``None``: the default)."""
+    from cassette.config import limits_for, load_settings
+    from cassette.limits import set_max_depth
+
+    if args.max_depth is not None and args.max_depth < 1:
+        raise UsageError(f"--max-depth must be at least 1, not {args.max_depth}")
+    size, depth = limits_for(
+        load_settings(), max_message_bytes=args.max_message_bytes, max_depth=args.max_depth
+    )
+    if depth is not None:
+        set_max_depth(depth)
+    return size
 
 
 def _listen_options(parser: argparse.ArgumentParser, what: str) -> None:
@@ -259,6 +303,7 @@ def _record(args: argparse.Namespace) -> int:
         command = command[1:]
     if args.strategy is not None:
         get_strategy(args.strategy)
+    args.max_message_bytes = _apply_limits(args)  # resolved: the option, else the project's
     apply_sessions(args, "output")
     if (code := record_in_mode(args, command)) is not None:
         return code
@@ -283,6 +328,8 @@ def _record(args: argparse.Namespace) -> int:
             strategy=args.strategy,
             url=args.upstream,
             redactor=redactor,
+            upstream_timeout=args.upstream_timeout,
+            on_warning=lambda text: _err(f"warning: {text}"),
         )
         result_code.append(result.exit_code)
         code = result.exit_code
@@ -325,6 +372,7 @@ def _record_http(args: argparse.Namespace) -> int:
             transport=transport,
             redactor=redactor,
             upstream_timeout=args.upstream_timeout,
+            max_message_bytes=args.max_message_bytes,
         )
         return 0
 
@@ -346,12 +394,13 @@ def _recording_redactor(args: argparse.Namespace) -> Any:
     return redactor
 
 
-def _client_config(tape: Path) -> dict[str, Any]:
+def _client_config(tape: Path, command: str = "replay") -> dict[str, Any]:
+    """The ``mcpServers`` block that runs ``cassette COMMAND TAPE`` (replay, mock)."""
     return {
         "mcpServers": {
             tape.stem.replace(".", "-") or "cassette": {
                 "command": sys.executable,
-                "args": ["-m", "cassette", "replay", str(tape)],
+                "args": ["-m", "cassette", command, str(tape)],
             }
         }
     }
@@ -362,6 +411,7 @@ def _replay(args: argparse.Namespace) -> int:
     from cassette.session import Pacing, ReplayResult, serve_replay
     from cassette.storage import Cassette
 
+    max_message_bytes = args.max_message_bytes = _apply_limits(args)  # --mode reads it too
     apply_sessions(args, "tape")
     if (code := replay_in_mode(args)) is not None:
         return code
@@ -375,13 +425,7 @@ def _replay(args: argparse.Namespace) -> int:
     if not args.quiet:
         _banner(path, tape, strategy.name, transport)
 
-    def ready(url: str) -> None:
-        _err(f"serving on {url}")
-        if not args.quiet:
-            config = {"mcpServers": {path.stem.replace(".", "-") or "cassette": {"url": url}}}
-            sys.stderr.write("client configuration:\n" + json.dumps(config, indent=2) + "\n")
-            sys.stderr.flush()
-
+    ready = _serving_on(path, quiet=args.quiet)
     outcome: list[int] = []
 
     def finished(result: ReplayResult) -> None:
@@ -403,6 +447,7 @@ def _replay(args: argparse.Namespace) -> int:
             on_warning=lambda text: _err(f"warning: {text}"),
             answer_timeout=args.answer_timeout,
             pacing=Pacing(args.pace_scale, args.pace_cap) if args.pace == "recorded" else None,
+            max_message_bytes=max_message_bytes,
         )
         return outcome[0] if outcome else 0
 
@@ -418,9 +463,26 @@ def _banner(path: Path, tape: Any, strategy: str, transport: str) -> None:
         f"{exchanges} requests; strategy {strategy}; serving on {transport})"
     )
     if transport == "stdio":
-        sys.stderr.write("client configuration:\n")
-        sys.stderr.write(json.dumps(_client_config(path), indent=2) + "\n")
-        sys.stderr.flush()
+        _print_config(_client_config(path))
+
+
+def _print_config(config: dict[str, Any]) -> None:
+    """A ready-to-paste client configuration, on stderr."""
+    sys.stderr.write("client configuration:\n" + json.dumps(config, indent=2) + "\n")
+    sys.stderr.flush()
+
+
+def _serving_on(path: Path, *, quiet: bool) -> Callable[[str], None]:
+    """A network front's ``on_ready`` for serving ``path`` (replay, mock): the URL and,
+    unless ``quiet``, the client configuration that names it."""
+
+    def ready(url: str) -> None:
+        _err(f"serving on {url}")
+        if not quiet:
+            name = path.stem.replace(".", "-") or "cassette"
+            _print_config({"mcpServers": {name: {"url": url}}})
+
+    return ready
 
 
 def _unwrap(exc: BaseException) -> BaseException:

@@ -27,6 +27,7 @@ import anyio
 import anyio.abc
 import attrs
 
+from cassette._watchdog import Watchdog
 from cassette.errors import CassetteError, TransportClosedError, UsageError
 from cassette.jsonrpc import JSONObject, Kind, classify, dumps_bytes, error_response
 from cassette.matching import MissReport, Strategy
@@ -34,7 +35,7 @@ from cassette.model import ExitEvent
 from cassette.recorder import Record, Recorder
 from cassette.redaction import Redactor
 from cassette.registry import get_transport
-from cassette.replayer import Replayer, Reply
+from cassette.replayer import Replayer, Reply, Responder
 from cassette.storage import Cassette, CassetteWriter
 from cassette.transport import (
     Exited,
@@ -122,7 +123,9 @@ class _Sink:
         self.put(self.recorder.close())
 
 
-async def _client_to_server(client: FrameStream, upstream: Upstream, sink: _Sink) -> None:
+async def _client_to_server(
+    client: FrameStream, upstream: Upstream, sink: _Sink, watchdog: Watchdog | None
+) -> None:
     server_gone = False
     while True:
         try:
@@ -130,6 +133,8 @@ async def _client_to_server(client: FrameStream, upstream: Upstream, sink: _Sink
         except anyio.EndOfStream:
             break
         sink.frame("c2s", frame)
+        if watchdog is not None:
+            watchdog.client_frame(frame.data)
         if not server_gone:
             try:
                 await upstream.send(frame)
@@ -138,17 +143,25 @@ async def _client_to_server(client: FrameStream, upstream: Upstream, sink: _Sink
     await upstream.close_input()
 
 
-async def _server_to_client(client: FrameStream, upstream: Upstream, sink: _Sink) -> int | None:
+async def _server_to_client(
+    client: FrameStream, upstream: Upstream, sink: _Sink, watchdog: Watchdog | None
+) -> int | None:
     client_gone = False
     while True:
         try:
             frame = await upstream.receive()
         except anyio.EndOfStream:
             break
+        if watchdog is not None and watchdog.late_answer(frame.data):
+            continue  # the client was answered in the server's place; this came too late
         sink.frame("s2c", frame)
         if not client_gone:
             try:
-                await client.send(frame)
+                if watchdog is None:
+                    await client.send(frame)
+                else:
+                    async with watchdog.lock:
+                        await client.send(frame)
             except TransportClosedError:
                 client_gone = True
     code = await upstream.wait()
@@ -157,11 +170,27 @@ async def _server_to_client(client: FrameStream, upstream: Upstream, sink: _Sink
     return code
 
 
-async def proxy(client: FrameStream, upstream: Upstream, sink: _Sink) -> int | None:
-    """Forward both ways until the server's output ends; returns its exit code."""
+async def proxy(
+    client: FrameStream,
+    upstream: Upstream,
+    sink: _Sink,
+    *,
+    upstream_timeout: float | None = None,
+    on_warning: Callable[[str], None] | None = None,
+) -> int | None:
+    """Forward both ways until the server's output ends; returns its exit code.
+
+    With ``upstream_timeout``, a request the server leaves unanswered that long gets an
+    error in its place (see ``cassette._watchdog``); ``on_warning`` hears about each."""
+    watchdog = None
+    if upstream_timeout is not None:
+        warn = on_warning or (lambda text: print_err(f"cassette: warning: {text}"))
+        watchdog = Watchdog(upstream_timeout, sink, client, warn)
     async with anyio.create_task_group() as tg:
-        tg.start_soon(_client_to_server, client, upstream, sink)
-        code = await _server_to_client(client, upstream, sink)
+        tg.start_soon(_client_to_server, client, upstream, sink, watchdog)
+        if watchdog is not None:
+            tg.start_soon(watchdog.run)
+        code = await _server_to_client(client, upstream, sink, watchdog)
         tg.cancel_scope.cancel()  # the server is gone: stop waiting for the client
     return code
 
@@ -183,13 +212,17 @@ async def record(
     passthrough_stderr: bool = True,
     redactor: Redactor | Literal["default"] | None = "default",
     url: str | None = None,
+    upstream_timeout: float | None = None,
+    on_warning: Callable[[str], None] | None = None,
 ) -> RecordResult:
     """Record a live server through a transparent proxy.
 
     ``client`` is the stream to the client; by default, our own stdin and stdout (what
     ``python -m cassette record`` does). The cassette is closed cleanly on cancellation.
     ``url`` is for frame transports that reach their server by address (a plugin's, such
-    as a TCP one): it is the target instead of a command.
+    as a TCP one): it is the target instead of a command. ``upstream_timeout`` (seconds,
+    default none: a tool call may rightly take minutes) answers a request the server
+    leaves unanswered that long with an error, recorded; ``on_warning`` hears about it.
     """
     target = Target(command=tuple(command), url=url)
     plugin = get_transport(transport)
@@ -217,7 +250,9 @@ async def record(
                 from cassette.transports.stdio import StdioClientStream
 
                 client = StdioClientStream()
-            code = await proxy(client, upstream, sink)
+            code = await proxy(
+                client, upstream, sink, upstream_timeout=upstream_timeout, on_warning=on_warning
+            )
     finally:
         # Cancelled (a signal, a harness giving up): the transport has ended the server by
         # now; its exit still belongs in the cassette.
@@ -256,11 +291,13 @@ async def record_http(
     transport: str = "streamable-http",
     redactor: Redactor | Literal["default"] | None = "default",
     upstream_timeout: float | None = None,
+    max_message_bytes: int | None = None,
 ) -> RecordResult:
     """Record a live HTTP endpoint through a local reverse proxy, until cancelled.
 
     Point the client at the URL ``on_ready`` receives. Every client session that passes
-    through is kept in the one cassette.
+    through is kept in the one cassette. A request body over ``max_message_bytes``
+    (default 64 MiB) gets 413.
     """
     plugin = get_transport(transport)
     record_proxy = getattr(plugin, "record_proxy", None)
@@ -278,7 +315,11 @@ async def record_http(
     writer = CassetteWriter(path, overwrite=overwrite, fsync=fsync).open()
     sink = _Sink(recorder, writer, _Clock())
     try:
-        options = {} if upstream_timeout is None else {"upstream_timeout": upstream_timeout}
+        options: dict[str, Any] = {}
+        if upstream_timeout is not None:
+            options["upstream_timeout"] = upstream_timeout
+        if max_message_bytes is not None:
+            options["max_message_bytes"] = max_message_bytes
         await record_proxy(
             upstream, _SinkTap(sink), host=host, port=port, on_ready=on_ready, **options
         )
@@ -320,7 +361,7 @@ class _Delivery:
     def __init__(
         self,
         client: FrameStream,
-        replayer: Replayer,
+        replayer: Responder,
         tg: anyio.abc.TaskGroup,
         *,
         on_miss: Callable[[str], None] | None,
@@ -370,14 +411,18 @@ class _Delivery:
 
 async def replay(
     client: FrameStream,
-    replayer: Replayer,
+    replayer: Responder,
     *,
     on_miss: Callable[[str], None] | None = None,
     on_warning: Callable[[str], None] | None = None,
     answer_timeout: float = ANSWER_TIMEOUT,
     pacing: Pacing | None = None,
+    max_message_bytes: int | None = None,
 ) -> ReplayResult:
-    """Serve one client from a replayer until the client finishes."""
+    """Serve one client from a replayer (or any ``Responder``) until the client finishes.
+
+    A frame over ``max_message_bytes`` (or one the transport already dropped as oversized)
+    gets an ``Invalid Request`` error and the session goes on."""
     async with anyio.create_task_group() as tg:
         delivery = _Delivery(
             client,
@@ -396,6 +441,8 @@ async def replay(
                 except anyio.EndOfStream:
                     break
                 oversized = frame.meta.get("oversized") if frame.meta else None
+                if max_message_bytes is not None and len(frame.data) > max_message_bytes:
+                    oversized = len(frame.data)
                 if oversized is not None:
                     text = f"cassette-mcp: a line of {oversized} bytes is over the size limit"
                     await delivery.deliver(Reply((error_response(None, -32600, text),)))
@@ -421,14 +468,22 @@ async def serve_replay(
     on_warning: Callable[[str], None] | None = None,
     answer_timeout: float = ANSWER_TIMEOUT,
     pacing: Pacing | None = None,
+    max_message_bytes: int | None = None,
 ) -> list[ReplayResult]:
     """Serve a cassette on a transport until it has no more clients.
 
     A network front serves any number of clients until it is cancelled; ``on_finish``
     gets each session's result (a network front: one for all, when it stops), also when
-    the serving ends by cancellation.
+    the serving ends by cancellation. A client message over ``max_message_bytes``
+    (default 64 MiB) is refused: ``-32600`` on stdio (the line is never kept), 413 over
+    HTTP.
     """
     plugin = get_transport(transport)
+    limit: dict[str, Any] = {}
+    if max_message_bytes is not None:
+        limit["max_message_bytes"] = max_message_bytes
+        if hasattr(plugin, "line_limit"):  # stdio: drop the line as it arrives
+            plugin.line_limit = max_message_bytes
     results: list[ReplayResult] = []
     finish = on_finish or (lambda _result: None)
     serve_cassette = getattr(plugin, "serve_cassette", None)
@@ -448,6 +503,7 @@ async def serve_replay(
             on_finish=report,
             on_warning=on_warning,
             answer_timeout=answer_timeout,
+            **limit,
         )
         return results
 
@@ -459,6 +515,7 @@ async def serve_replay(
             on_warning=on_warning,
             answer_timeout=answer_timeout,
             pacing=pacing,
+            max_message_bytes=max_message_bytes,
         )
         results.append(result)
         finish(results[-1])

@@ -3,8 +3,17 @@
 The client is cassette's own (``ClientConnection`` over a transport plugin), not the SDK,
 so the core stays SDK-free and a replay of the session answers exactly what the live
 server did: ``check`` against a server and against a replay of its recording print the
-same report. The session is fixed: ``initialize``, then every advertised list, page by
+same report. The session is fixed: the era's opening, then every advertised list, page by
 page, in a fixed order.
+
+The era (``--era``) decides the opening. ``legacy``: ``initialize`` and
+``notifications/initialized``. ``modern`` (2026-07-28): ``server/discover``, and every
+request carries the protocol version, capabilities and client info in ``params._meta``.
+``auto`` (the default) does what the official SDKs' dual-era clients do: probe with
+``server/discover`` and fall back to ``initialize`` on anything that is not evidence of a
+modern server we share a version with (any JSON-RPC error, or a result listing no modern
+version we speak); only a -32022 naming nothing but modern versions we do not speak is an
+incompatibility. The report names the era that was negotiated.
 
 Schemas are validated with ``jsonschema`` (the ``tools`` extra) against the draft each
 declares in ``$schema`` (2020-12 when none is declared). Without it the report says so.
@@ -22,12 +31,18 @@ from typing import Any
 import attrs
 
 from cassette.errors import CassetteError, TransportError, UsageError
-from cassette.tools._common import emit
+from cassette.tools._common import Caller, emit
 
-__all__ = ["CheckReport", "check_server", "main"]
+__all__ = ["TOOL_NAME", "CheckReport", "check_server", "main", "schema_checker", "schema_issues"]
 
 CLIENT_PROTOCOL = "2025-11-25"
-_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
+MODERN_PROTOCOL = "2026-07-28"
+ERAS = ("auto", "legacy", "modern")
+_CLIENT_INFO = {"name": "cassette-check", "version": "1"}
+_META = "io.modelcontextprotocol/"
+_UNSUPPORTED_VERSION = -32022
+#: The tool names MCP recommends (SEP-986): 1-128 of A-Z a-z 0-9 _ . -
+TOOL_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 _PAGES = 50  # a server that paginates forever is a finding, not a hang
 
 
@@ -87,7 +102,8 @@ class CheckReport:
         return "\n".join(lines)
 
 
-def _schema_checker() -> Any:
+def schema_checker() -> Any:
+    """The ``jsonschema`` module, or ``None`` when the ``tools`` extra is not installed."""
     try:
         import jsonschema  # type: ignore[import-untyped]
     except ImportError:
@@ -95,7 +111,10 @@ def _schema_checker() -> Any:
     return jsonschema
 
 
-def _schema_issues(jsonschema: Any, where: str, schema: Any, *, required: bool) -> list[Issue]:
+def schema_issues(jsonschema: Any, where: str, schema: Any, *, required: bool) -> list[Issue]:
+    """What is wrong with a tool's input or output schema (``where`` names it): missing,
+    not an object, not ``"type": "object"``, or (with ``jsonschema``) not a valid schema of
+    the draft it declares."""
     if schema is None:
         return [Issue("error", f"{where} is missing")] if required else []
     if not isinstance(schema, dict):
@@ -126,25 +145,38 @@ def _tool_issues(tools: list[Any], jsonschema: Any) -> list[Issue]:
         if name in seen:
             out.append(Issue("error", f"{label}: duplicate tool name"))
         seen.add(name)
-        if not _NAME.match(name):
+        if not TOOL_NAME.match(name):
             out.append(Issue("error", f"{label}: name must be 1-128 of A-Z a-z 0-9 _ . -"))
         if not str(tool.get("description") or "").strip():
             out.append(Issue("warning", f"{label}: no description"))
-        out += _schema_issues(
+        out += schema_issues(
             jsonschema, f"{label} inputSchema", tool.get("inputSchema"), required=True
         )
-        out += _schema_issues(
+        out += schema_issues(
             jsonschema, f"{label} outputSchema", tool.get("outputSchema"), required=False
         )
     return out
 
 
-async def _list_all(conn: Any, method: str, key: str) -> tuple[list[Any], str | None]:
+def _envelope(params: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A modern request's params: what it asks, plus who asks and in which revision."""
+    meta = {
+        _META + "protocolVersion": MODERN_PROTOCOL,
+        _META + "clientCapabilities": {},
+        _META + "clientInfo": dict(_CLIENT_INFO),
+    }
+    return {**(params or {}), "_meta": meta}
+
+
+async def _list_all(
+    conn: Any, method: str, key: str, *, modern: bool = False
+) -> tuple[list[Any], str | None]:
     """Every item of a paginated list, or the error that stopped it."""
     items: list[Any] = []
     cursor: str | None = None
     for _ in range(_PAGES):
-        reply = await conn.request(method, {"cursor": cursor} if cursor else None)
+        params = {"cursor": cursor} if cursor else None
+        reply = await conn.request(method, _envelope(params) if modern else params)
         if "error" in reply:
             error = reply["error"] if isinstance(reply["error"], dict) else {}
             return items, f"{error.get('code')} {error.get('message', '')}".strip()
@@ -159,24 +191,101 @@ async def _list_all(conn: Any, method: str, key: str) -> tuple[list[Any], str | 
     return items, f"still paginating after {_PAGES} pages"
 
 
-async def _session(conn: Any) -> CheckReport:
+@attrs.frozen
+class _Opening:
+    """What the era's opening told us: the server, its capabilities, the version."""
+
+    era: str
+    protocol: str | None
+    server: dict[str, Any]
+    capabilities: dict[str, Any]
+    missing_name: str  # the warning when the server gives no name
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+async def _initialize(conn: Any) -> _Opening:
     reply = await conn.request(
         "initialize",
-        {
-            "protocolVersion": CLIENT_PROTOCOL,
-            "capabilities": {},
-            "clientInfo": {"name": "cassette-check", "version": "1"},
-        },
+        {"protocolVersion": CLIENT_PROTOCOL, "capabilities": {}, "clientInfo": _CLIENT_INFO},
     )
     if "error" in reply or not isinstance(reply.get("result"), dict):
         raise TransportError(f"the server refused initialize: {json.dumps(reply.get('error'))}")
     init = reply["result"]
     await conn.notify("notifications/initialized")
-    caps = init.get("capabilities") if isinstance(init.get("capabilities"), dict) else {}
-    server = init.get("serverInfo") if isinstance(init.get("serverInfo"), dict) else {}
+    protocol = init.get("protocolVersion")
+    return _Opening(
+        "legacy",
+        protocol if isinstance(protocol, str) else None,
+        _dict(init.get("serverInfo")),
+        _dict(init.get("capabilities")),
+        "initialize result has no serverInfo.name",
+    )
+
+
+def _only_other_modern(error: dict[str, Any]) -> bool:
+    """A -32022 whose ``supported`` list has no version we speak, and no legacy one
+    either: a modern-only server of another revision, which no fallback can reach."""
+    supported = _dict(error.get("data")).get("supported")
+    if error.get("code") != _UNSUPPORTED_VERSION or not isinstance(supported, list):
+        return False
+    # revisions are dates: every legacy one sorts before the first modern one
+    return MODERN_PROTOCOL not in supported and all(str(v) >= MODERN_PROTOCOL for v in supported)
+
+
+def speaks_modern(reply: dict[str, Any], era: str) -> bool:
+    """Whether a ``server/discover`` reply opens a modern session (``False``: fall back to
+    ``initialize``, under ``auto`` only); a ``TransportError`` when neither era can work."""
+    error, result = reply.get("error"), reply.get("result")
+    if isinstance(error, dict) or not isinstance(result, dict):
+        if era == "auto" and not (isinstance(error, dict) and _only_other_modern(error)):
+            return False
+        raise TransportError(f"the server refused server/discover: {json.dumps(error)}")
+    versions = result.get("supportedVersions")
+    if not isinstance(versions, list) or MODERN_PROTOCOL not in versions:
+        if era == "auto":
+            return False  # it answers discover but advertises no revision we speak
+        raise TransportError(
+            f"server/discover lists no protocol version check speaks ({MODERN_PROTOCOL}): "
+            f"{json.dumps(versions)}"
+        )
+    return True
+
+
+async def _discover(conn: Any, era: str) -> _Opening | None:
+    """The modern opening, or ``None`` (auto only) when the answer says "legacy server"."""
+    reply = await conn.request("server/discover", _envelope())
+    if not speaks_modern(reply, era):
+        return None
+    result = reply["result"]
+    return _Opening(
+        "modern",
+        MODERN_PROTOCOL,
+        _dict(_dict(result.get("_meta")).get(_META + "serverInfo")),
+        _dict(result.get("capabilities")),
+        "server/discover result has no serverInfo in _meta",
+    )
+
+
+async def _open(conn: Any, era: str) -> _Opening:
+    if era not in ERAS:
+        raise UsageError(f"unknown era {era!r}; choose one of: {', '.join(ERAS)}")
+    if era != "legacy":
+        opening = await _discover(conn, era)
+        if opening is not None:
+            return opening
+    return await _initialize(conn)
+
+
+async def _session(conn: Any, era: str = "auto") -> CheckReport:
+    opening = await _open(conn, era)
+    caps, server = opening.capabilities, opening.server
+    modern = opening.era == "modern"
     issues: list[Issue] = []
     counts = {"tools": 0, "resources": 0, "prompts": 0, "templates": 0}
-    jsonschema = _schema_checker()
+    jsonschema = schema_checker()
     if jsonschema is None:
         issues.append(
             Issue(
@@ -194,28 +303,26 @@ async def _session(conn: Any) -> CheckReport:
     for capability, method, key, counted in surfaces:
         if capability not in caps:
             continue
-        items, failure = await _list_all(conn, method, key)
+        items, failure = await _list_all(conn, method, key, modern=modern)
         counts[counted] = len(items)
         if failure is not None:
             issues.append(Issue("error", f"{capability} advertised but {method} failed: {failure}"))
         if counted == "tools":
             issues += _tool_issues(items, jsonschema)
     if not server.get("name"):
-        issues.append(Issue("warning", "initialize result has no serverInfo.name"))
-    protocol = init.get("protocolVersion")
-    return CheckReport(
-        dict(server),
-        protocol if isinstance(protocol, str) else None,
-        "legacy",
-        counts,
-        tuple(issues),
-    )
+        issues.append(Issue("warning", opening.missing_name))
+    return CheckReport(dict(server), opening.protocol, opening.era, counts, tuple(issues))
 
 
 async def check_server(
-    *, command: list[str] | None = None, url: str | None = None, time_limit: float = 60.0
+    *,
+    command: list[str] | None = None,
+    url: str | None = None,
+    time_limit: float = 60.0,
+    era: str = "auto",
 ) -> CheckReport:
-    """Connect to a server (a command over stdio, or a streamable HTTP URL) and check it."""
+    """Connect to a server (a command over stdio, or a streamable HTTP URL) and check it,
+    in ``era`` (``auto``: discover, falling back to ``initialize``)."""
     import anyio
 
     from cassette.registry import load_transport
@@ -231,8 +338,7 @@ async def check_server(
     try:
         with anyio.fail_after(time_limit):
             async with transport.connect(target) as upstream:
-                conn = ClientConnection(upstream)
-                return await _session(conn)
+                return await _session(Caller(ClientConnection(upstream)), era)
     except Exception as raised:
         exc: BaseException = raised
         while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
@@ -243,7 +349,7 @@ async def check_server(
             exc, anyio.EndOfStream | anyio.ClosedResourceError | anyio.BrokenResourceError
         ):
             raise TransportError("the server closed the connection before answering") from exc
-        if isinstance(exc, OSError):
+        if isinstance(exc, OSError) and not isinstance(exc, CassetteError):
             raise TransportError(f"the connection to the server failed: {exc}") from exc
         raise exc from None
 
@@ -256,7 +362,9 @@ def main(args: argparse.Namespace) -> int:
         raise UsageError("--stdio needs a command")
     try:
         report = anyio.run(
-            lambda: check_server(command=command, url=args.url, time_limit=args.timeout)
+            lambda: check_server(
+                command=command, url=args.url, time_limit=args.timeout, era=args.era
+            )
         )
     except (TransportError, CassetteError) as exc:
         if isinstance(exc, UsageError):

@@ -8,6 +8,14 @@ marked, because they are what a request/response view of MCP hides.
 The HTML page is self-contained (inline CSS, no script, no network): two lanes, client
 and server, with an arrow per message across them; every message is a ``<details>``
 element whose body is the pretty-printed JSON.
+
+``--against OTHER [--strategy S]`` answers "would this cassette serve that session?":
+OTHER's client messages (another recording of the same test, say after a code change)
+are fed in order to a ``Replayer`` of TAPE under strategy S, exactly as a replay would
+see them, one replayer per HTTP session. Every miss is listed with OTHER's line, the
+matcher's diagnosis and the closest recording in TAPE; every request of TAPE that no
+message of OTHER used is marked ``unplayed`` in the timeline. Misses fail the command;
+unplayed recordings do not (a test may exercise a subset of its cassette).
 """
 
 from __future__ import annotations
@@ -22,13 +30,16 @@ from typing import Any
 
 import attrs
 
-from cassette.errors import CassetteError
+from cassette.errors import CassetteError, UsageError
 from cassette.jsonrpc import Kind
+from cassette.matching import FingerprintMatcher, get_strategy
 from cassette.model import Event, ExitEvent, HttpEvent, MessageEvent, RawEvent, StderrEvent
+from cassette.replayer import Prepared, Replayer
 from cassette.storage import Cassette
 from cassette.tools._common import emit, kind_of, size_of
+from cassette.tools.diff import label as request_label
 
-__all__ = ["Row", "main", "render_html", "timeline"]
+__all__ = ["Against", "Miss", "Row", "main", "misses_against", "render_html", "timeline"]
 
 _ARROWS = {"c2s": "->", "s2c": "<-"}
 
@@ -104,6 +115,90 @@ def _row(event: Event) -> Row:
     return Row(event.seq + 1, event.t, "", "http", what, None, 0, event)
 
 
+@attrs.frozen(slots=True)
+class Miss:
+    """A client message of the other session that TAPE would not answer."""
+
+    line: int  # in the other cassette
+    request: str
+    kind: str  # MissReport.kind: not-recorded, already-played, answer-differs, no-answer
+    summary: str  # the replay's own one-line diagnosis
+    closest_line: int | None  # in TAPE
+
+    def as_data(self) -> dict[str, Any]:
+        return attrs.asdict(self)
+
+
+@attrs.frozen
+class Against:
+    """What replaying another session's client messages against TAPE would do."""
+
+    source: str
+    strategy: str
+    misses: tuple[Miss, ...]
+    unplayed: frozenset[int]  # lines of TAPE's requests nothing used
+    requests: int  # requests recorded in TAPE
+
+    def as_data(self) -> dict[str, Any]:
+        return {
+            "cassette": self.source,
+            "strategy": self.strategy,
+            "misses": [m.as_data() for m in self.misses],
+            "unplayed": sorted(self.unplayed),
+        }
+
+    def text(self, tape: str) -> str:
+        lines = [
+            f"against {self.source} (strategy {self.strategy}): {len(self.misses)} miss(es), "
+            f"{len(self.unplayed)} of {self.requests} recorded request(s) of {tape} unplayed"
+        ]
+        lines += [f"  {self.source}:{m.line}: {m.summary}" for m in self.misses]
+        return "\n".join(lines)
+
+
+def _session_of(event: MessageEvent) -> Any:
+    """Over HTTP each session replays on its own, as the fronts do; stdio is one session."""
+    return event.meta.get("session") if isinstance(event.meta, Mapping) else None
+
+
+def misses_against(
+    tape: Cassette | str | os.PathLike[str],
+    other: Cassette | str | os.PathLike[str],
+    strategy: str = "default",
+) -> Against:
+    """Feed ``other``'s client messages to a replay of ``tape`` under ``strategy``; collect
+    the misses and the recordings of ``tape`` that nothing played."""
+    cassette = tape if isinstance(tape, Cassette) else Cassette.load(tape)
+    session = other if isinstance(other, Cassette) else Cassette.load(other)
+    chosen = get_strategy(strategy).name
+    prepared = Prepared.of(cassette)
+    replayers: dict[Any, Replayer] = {}
+    misses: list[Miss] = []
+    for event in session.events:
+        if not isinstance(event, MessageEvent) or event.dir != "c2s":
+            continue
+        key = _session_of(event)
+        if key not in replayers:
+            replayers[key] = Replayer(cassette, chosen, prepared=prepared)
+        replayer = replayers[key]
+        seen = len(replayer.misses)
+        replayer.receive(event.message)
+        for report in replayer.misses[seen:]:
+            message = event.message
+            what = request_label(message) if "method" in message else f"answer to {report.method}"
+            line = event.seq + 1
+            misses.append(
+                Miss(line, what, report.kind, replayer.describe(report), report.closest_line)
+            )
+    every = {c.seq + 1 for c in prepared.requests.candidates}
+    unplayed = set(every)
+    for replayer in replayers.values():
+        if isinstance(replayer.matcher, FingerprintMatcher):
+            unplayed &= {c.seq + 1 for c in replayer.matcher.unconsumed()}
+    source = session.source or "other"
+    return Against(source, chosen, tuple(misses), frozenset(unplayed), len(every))
+
+
 def timeline(tape: Cassette | str | os.PathLike[str]) -> list[Row]:
     """The cassette's events as timeline rows, in file order."""
     cassette = tape if isinstance(tape, Cassette) else Cassette.load(tape)
@@ -122,11 +217,15 @@ def _title(cassette: Cassette, source: str) -> str:
     )
 
 
-def render_text(cassette: Cassette, source: str, rows: list[Row]) -> str:
+def render_text(
+    cassette: Cassette, source: str, rows: list[Row], against: Against | None = None
+) -> str:
     lines = [_title(cassette, source)]
+    unplayed = against.unplayed if against is not None else frozenset()
     for row in rows:
         arrow = _ARROWS.get(row.dir, " !" if row.role == "stderr" else "  ")
         mark = " (server-initiated)" if row.role.startswith("server-") else ""
+        mark += " [unplayed]" if row.line in unplayed else ""
         ident = f"id={json.dumps(row.id)}" if row.id is not None else ""
         size = _size(row.size) if row.size else ""
         label = row.what + mark
@@ -134,6 +233,8 @@ def render_text(cassette: Cassette, source: str, rows: list[Row]) -> str:
         lines.append(
             f"{row.line:>5}  {offset:>10}  {arrow}  {label:<52} {ident:<7} {size:>9}".rstrip()
         )
+    if against is not None:
+        lines.append(against.text(source))
     return "\n".join(lines)
 
 
@@ -158,23 +259,33 @@ h1{font-size:1.1em} .meta{color:#555;margin-bottom:1em}
 pre{white-space:pre-wrap;word-break:break-all;background:#f7f7f7;border:1px solid #ddd;
  padding:.5em;margin:.3em 0;font-size:12px;max-height:30em;overflow:auto}
 .tag{font-size:11px;color:#a60;margin:0 .4em}
+.unplayed summary{opacity:.6;border-style:dashed}
+.misses{margin-top:1.5em} .misses li{font:12px monospace;margin:.2em 0}
 """
 
 
-def _summary(row: Row) -> str:
+def _summary(row: Row, unplayed: bool = False) -> str:
     parts = [f"<b>{html.escape(row.what)}</b>"]
     if row.id is not None:
         parts.append(f"id {html.escape(json.dumps(row.id))}")
     if row.role.startswith("server-"):
         parts.append('<span class="tag">server-initiated</span>')
+    if unplayed:
+        parts.append('<span class="tag">unplayed</span>')
     parts.append(f"<small>{_size(row.size)}</small>")
     return " ".join(parts)
 
 
-def render_html(tape: Cassette | str | os.PathLike[str], source: str | None = None) -> str:
-    """One self-contained HTML page drawing the session as a sequence diagram."""
+def render_html(
+    tape: Cassette | str | os.PathLike[str],
+    source: str | None = None,
+    against: Against | None = None,
+) -> str:
+    """One self-contained HTML page drawing the session as a sequence diagram (with
+    ``against``, unplayed recordings marked and the other session's misses listed)."""
     cassette = tape if isinstance(tape, Cassette) else Cassette.load(tape)
     name = source or cassette.source or "cassette"
+    unplayed = against.unplayed if against is not None else frozenset()
     out = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
@@ -193,9 +304,10 @@ def render_html(tape: Cassette | str | os.PathLike[str], source: str | None = No
                 else (row.event.text or row.event.b64 or "")
             )
             shown = html.escape(body, quote=False)
+            extra = " unplayed" if row.line in unplayed else ""
             cell = (
-                f'<details class="msg {row.dir} {row.role}" data-line="{row.line}">'
-                f"<summary>{_summary(row)}</summary><pre>{shown}</pre></details>"
+                f'<details class="msg {row.dir} {row.role}{extra}" data-line="{row.line}">'
+                f"<summary>{_summary(row, bool(extra))}</summary><pre>{shown}</pre></details>"
             )
         else:
             cell = f'<div class="note {row.role}">{html.escape(row.what)}</div>'
@@ -203,23 +315,42 @@ def render_html(tape: Cassette | str | os.PathLike[str], source: str | None = No
             f'<div class="row"><div class="side">{html.escape(left)}</div>{cell}'
             '<div class="side"></div></div>'
         )
-    out += ["</div>", "</body></html>", ""]
+    out.append("</div>")
+    if against is not None:
+        out.append(f'<div class="misses"><p>{html.escape(against.text(name).splitlines()[0])}</p>')
+        out.append("<ul>")
+        for m in against.misses:
+            text = html.escape(f"{against.source}:{m.line}: {m.summary}")
+            out.append(f'<li data-line="{m.line}">{text}</li>')
+        out.append("</ul></div>")
+    out += ["</body></html>", ""]
     return "\n".join(out)
 
 
 def main(args: argparse.Namespace) -> int:
+    other, strategy = getattr(args, "against", None), getattr(args, "strategy", None)
+    if strategy is not None and other is None:
+        raise UsageError("--strategy needs --against OTHER (the session to match against TAPE)")
     cassette = Cassette.load(args.tape)
+    against = misses_against(cassette, other, strategy or "default") if other else None
     rows = timeline(cassette)
     if args.html:
+        page = render_html(cassette, args.tape, against)
         try:
-            Path(args.html).write_text(render_html(cassette, args.tape), encoding="utf-8")
+            Path(args.html).write_text(page, encoding="utf-8")
         except OSError as exc:
             raise CassetteError(f"{args.html}: cannot write: {exc.strerror}") from exc
     if args.format == "json":
-        data = {"cassette": args.tape, "html": args.html, "events": [r.as_data() for r in rows]}
+        data: dict[str, Any] = {
+            "cassette": args.tape,
+            "html": args.html,
+            "events": [r.as_data() for r in rows],
+        }
+        if against is not None:
+            data["against"] = against.as_data()
         emit(json.dumps(data, indent=2))
     else:
-        emit(render_text(cassette, args.tape, rows))
+        emit(render_text(cassette, args.tape, rows, against))
         if args.html:
             emit(f"wrote {args.html}")
-    return 0
+    return 1 if against is not None and against.misses else 0

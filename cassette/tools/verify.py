@@ -1,17 +1,28 @@
-"""``cassette verify TAPE -- COMMAND``: is the recording still what the server says?
+"""``cassette verify TAPE -- COMMAND`` / ``--upstream URL``: is the recording still true?
 
-Re-fires every request the client made in the recording at a live server, after the
-handshake the recording shows (its own ``initialize`` and ``notifications/initialized``;
-legacy era only so far), and compares each live answer with the recorded one after
-normalizing volatile values on both sides (``_meta``, timestamps, UUIDs; see
-``cassette.tools.diff.normalize``). Each request is classified:
+Re-fires every request the client made in the recording at a live server (a command over
+stdio, or a streamable-HTTP endpoint), speaking the era the cassette's header names:
+
+* **legacy**: the recorded ``initialize`` (the first; its answer must be a result) and
+  ``notifications/initialized`` open the session, then every other request follows;
+* **modern** (2026-07-28): no handshake; each request already carries its protocol
+  version and capabilities in ``params._meta``, so it is sent as recorded (over HTTP the
+  transport adds the ``MCP-Protocol-Version``, ``Mcp-Method`` and ``Mcp-Name`` headers the
+  body implies).
+
+Each live answer is compared with the recorded one after normalizing volatile values on
+both sides (``_meta``, timestamps, UUIDs; see ``cassette.tools.diff.normalize``) and
+classified:
 
 * ``MATCH``: the same answer;
 * ``CHANGED``: both results (or both errors with one code) differ, at the listed paths;
 * ``ERROR-SHAPE-CHANGED``: a result became an error, an error a result, or the code changed;
 * ``MISSING``: the server no longer knows the method (-32601), or did not answer in time.
 
-The calls execute for real: a tool that writes, sends or deletes does so again.
+A request the recording shows unanswered (a cancelled call, a ``subscriptions/listen``
+stream) is not sent: there is nothing to compare its answer with, and its effects would
+be real. The calls that are sent execute for real: a tool that writes, sends or deletes
+does so again.
 """
 
 from __future__ import annotations
@@ -19,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import attrs
@@ -27,12 +39,19 @@ from cassette.errors import CassetteError, TransportError, UsageError
 from cassette.jsondiff import MISSING, differences
 from cassette.matching import show_value
 from cassette.storage import Cassette
-from cassette.tools._common import emit, exchanges
+from cassette.tools._common import Caller, Exchange, emit, exchanges
 from cassette.tools.diff import label, normalize
 
-__all__ = ["Verdict", "main", "verify_cassette"]
+__all__ = ["Verdict", "main", "progress_bar", "verify_cassette"]
 
 _HANDSHAKE = frozenset({"initialize"})
+_USAGE = (
+    "usage: cassette verify TAPE [--ignore POINTER]... [--timeout S] "
+    "(--upstream URL | -- COMMAND [ARG...])"
+)
+
+#: ``progress(done, total)``, called after each compared request
+Progress = Callable[[int, int], None]
 
 
 @attrs.frozen
@@ -91,48 +110,104 @@ def classify(
     return ("CHANGED" if paths else "MATCH"), paths, ""
 
 
-async def verify_cassette(
-    tape: Cassette | str,
-    command: list[str],
-    *,
-    ignore: tuple[str, ...] | list[str] = (),
-    time_limit: float = 30.0,
-) -> list[Verdict]:
-    """Re-fire the recorded client requests at ``command`` and classify every answer."""
-    import anyio
+def progress_bar(done: int, total: int, width: int = 20) -> str:
+    """``verify [#####...............] 5/20``: how far a verify run is, for a terminal."""
+    filled = width if total <= 0 else min(width, width * done // total)
+    return f"verify [{'#' * filled}{'.' * (width - filled)}] {done}/{total}"
 
+
+def terminal_progress(stream: Any = None) -> Progress | None:
+    """A progress callback redrawing one bar in place on ``stream`` (stderr), or ``None``
+    when it is not a terminal: logs and CI output get no progress noise at all."""
+    out = sys.stderr if stream is None else stream
+    if not out.isatty():
+        return None
+
+    def draw(done: int, total: int) -> None:
+        out.write("\r" + progress_bar(done, total))
+        if done >= total:
+            out.write("\n")
+        out.flush()
+
+    return draw
+
+
+def _connection(command: list[str] | None, upstream: str | None) -> Any:
     from cassette.registry import load_transport
-    from cassette.session import ClientConnection
     from cassette.transport import Target
 
-    cassette = tape if isinstance(tape, Cassette) else Cassette.load(tape)
-    if cassette.era != "legacy":
-        raise UsageError("verify speaks the legacy (initialize) era only so far")
+    if (command is None) == (upstream is None):
+        raise UsageError("verify needs either a server command (-- COMMAND) or --upstream URL")
+    if upstream is not None:
+        if not upstream.startswith(("http://", "https://")):
+            raise UsageError(f"--upstream needs an http:// or https:// URL, not {upstream!r}")
+        return load_transport("streamable-http")().connect(Target(url=upstream))
+    return load_transport("stdio")().connect(Target(command=tuple(command or ())))
+
+
+def _plan(cassette: Cassette) -> tuple[list[Exchange], Exchange | None, int]:
+    """The client's requests in recorded order, the one handshake to redo (legacy: the
+    first ``initialize``), and how many answers will be compared.
+
+    Order matters: a dual-era client's ``server/discover`` probe, recorded before the
+    handshake, is sent before it too, so a legacy server answers it as it did then."""
     pairs = [p for p in exchanges(cassette.events)[0] if p.request.dir == "c2s"]
+    handshake = None
+    if cassette.era != "modern":
+        handshake = next((p for p in pairs if p.method in _HANDSHAKE), None)
+    compared = sum(p.response is not None and p.method not in _HANDSHAKE for p in pairs)
+    return pairs, handshake, compared
+
+
+async def _handshake(conn: Caller, pair: Exchange, time_limit: float) -> None:
+    import anyio
+
+    live: dict[str, Any] | None = None
+    with anyio.move_on_after(time_limit) as scope:
+        live = await conn.request("initialize", pair.request.message.get("params"))
+        if "error" not in live:
+            await conn.notify("notifications/initialized")
+    if scope.cancelled_caught:
+        raise TransportError(f"the live server did not finish the handshake in {time_limit:g}s")
+    if live is None or "error" in live:
+        raise TransportError(f"the live server refused initialize: {json.dumps(live)}")
+
+
+async def verify_cassette(
+    tape: Cassette | str,
+    command: list[str] | None = None,
+    *,
+    upstream: str | None = None,
+    ignore: tuple[str, ...] | list[str] = (),
+    time_limit: float = 30.0,
+    progress: Progress | None = None,
+) -> list[Verdict]:
+    """Re-fire the recorded client requests at ``command`` (stdio) or ``upstream`` (a
+    streamable-HTTP URL) in the recorded era and classify every answer."""
+    import anyio
+
+    from cassette.session import ClientConnection
+
+    cassette = tape if isinstance(tape, Cassette) else Cassette.load(tape)
+    pairs, handshake, total = _plan(cassette)
     skip = tuple(ignore)
     verdicts: list[Verdict] = []
-    async with load_transport("stdio")().connect(Target(command=tuple(command))) as upstream:
-        conn = ClientConnection(upstream)
+    async with _connection(command, upstream) as stream:
+        conn = Caller(ClientConnection(stream))
         for pair in pairs:
+            if pair is handshake:
+                await _handshake(conn, pair, time_limit)
+                continue
+            if pair.response is None or pair.method in _HANDSHAKE:
+                continue  # nothing to compare with; later handshakes are other sessions'
             message = pair.request.message
-            method = str(message.get("method"))
             live: dict[str, Any] | None = None
             with anyio.move_on_after(time_limit):
-                live = await conn.request(method, message.get("params"))
-            if method in _HANDSHAKE:
-                if live is None or "error" in live:
-                    raise TransportError(f"the live server refused {method}: {live}")
-                await conn.notify("notifications/initialized")
-                continue
-            if pair.response is None:
-                continue  # nothing recorded to compare with (lint reports it)
+                live = await conn.request(pair.method, message.get("params"))
             status, paths, detail = classify(pair.response.message, live, skip)
             verdicts.append(Verdict(pair.request.seq + 1, label(message), status, paths, detail))
-            if sys.stderr.isatty():  # a progress line for people, not for logs
-                sys.stderr.write(f"\rverify: {len(verdicts)}/{len(pairs)} requests")
-                sys.stderr.flush()
-    if sys.stderr.isatty():
-        sys.stderr.write("\n")
+            if progress is not None:
+                progress(len(verdicts), total)
     return verdicts
 
 
@@ -156,35 +231,86 @@ def render(source: str, verdicts: list[Verdict], fmt: str) -> str:
     return "\n".join(lines)
 
 
-def main(args: argparse.Namespace) -> int:
-    import anyio
+def _take_value(option: str, item: str, rest: list[str]) -> str | None:
+    """The value of ``option`` given as ``option VALUE`` or ``option=VALUE`` (else None)."""
+    if item == option:
+        if not rest:
+            raise UsageError(f"verify: {option} needs a value")
+        return rest.pop(0)
+    if item.startswith(option + "="):
+        return item.partition("=")[2]
+    return None
 
+
+def _parse(args: argparse.Namespace) -> list[str] | None:
+    """Split ``rest`` (TAPE, options, ``--`` COMMAND) into ``args``; returns the command.
+
+    argparse cannot take a command after a positional and options, so the part after
+    ``--`` is cut off here and the options before it are read by hand."""
     rest = list(args.rest)
-    if "--" not in rest:
-        raise UsageError("verify needs the server command after --, e.g. -- node server.js")
-    cut = rest.index("--")
-    before, command = rest[:cut], rest[cut + 1 :]
+    command: list[str] | None = None
+    if "--" in rest:
+        cut = rest.index("--")
+        rest, command = rest[:cut], rest[cut + 1 :]
     tapes: list[str] = []
-    ignore = list(args.ignore)
-    while before:
-        item = before.pop(0)
-        if item == "--ignore" and before:
-            ignore.append(before.pop(0))
-        elif item.startswith("--ignore="):
-            ignore.append(item.partition("=")[2])
-        elif item == "--format" and before and before[0] in ("text", "json"):
-            args.format = before.pop(0)
+    while rest:
+        item = rest.pop(0)
+        if (value := _take_value("--ignore", item, rest)) is not None:
+            args.ignore.append(value)
+        elif (value := _take_value("--upstream", item, rest)) is not None:
+            args.upstream = value
+        elif (value := _take_value("--timeout", item, rest)) is not None:
+            try:
+                args.timeout = float(value)
+            except ValueError:
+                raise UsageError(f"verify: --timeout needs seconds, not {value!r}") from None
+        elif (value := _take_value("--format", item, rest)) is not None:
+            if value not in ("text", "json"):
+                raise UsageError(f"verify: --format is text or json, not {value!r}")
+            args.format = value
         elif item.startswith("-"):
             raise UsageError(f"verify: unknown option {item}")
         else:
             tapes.append(item)
-    if len(tapes) != 1 or not command:
-        raise UsageError("usage: cassette verify TAPE [--ignore POINTER]... -- COMMAND [ARG...]")
-    args.tape, args.ignore = tapes[0], ignore
+    _check_usage(args, tapes, command)
+    args.tape = tapes[0]
+    return command
+
+
+def _check_usage(args: argparse.Namespace, tapes: list[str], command: list[str] | None) -> None:
+    if len(tapes) != 1:
+        raise UsageError(_USAGE)
+    if command is not None and args.upstream is not None:
+        raise UsageError("verify: give either --upstream URL or -- COMMAND, not both")
+    if command is None and args.upstream is None:
+        raise UsageError(
+            "verify needs the server: -- COMMAND (e.g. -- node server.js) or --upstream URL"
+        )
+    if command is not None and not command:
+        raise UsageError(_USAGE)
+    if args.timeout <= 0:
+        raise UsageError("verify: --timeout must be more than 0 seconds")
+    if args.upstream is not None and not args.upstream.startswith(("http://", "https://")):
+        raise UsageError(f"--upstream needs an http:// or https:// URL, not {args.upstream!r}")
+
+
+def main(args: argparse.Namespace) -> int:
+    import anyio
+
+    command = _parse(args)
     cassette = Cassette.load(args.tape)
     sys.stderr.write("cassette: warning: verify re-runs the recorded calls for real\n")
     try:
-        verdicts = anyio.run(lambda: verify_cassette(cassette, command, ignore=args.ignore))
+        verdicts = anyio.run(
+            lambda: verify_cassette(
+                cassette,
+                command,
+                upstream=args.upstream,
+                ignore=args.ignore,
+                time_limit=args.timeout,
+                progress=terminal_progress(),
+            )
+        )
     except Exception as raised:
         exc: BaseException = raised
         while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:

@@ -21,6 +21,10 @@ messages recorded on the POST's own stream come back on it; those recorded on a 
 go to the session's GET stream. A cassette recorded over stdio has no such facts: a request
 is answered on its POST (as SSE when notifications precede the response), and what a client
 notification caused goes to the GET stream.
+
+Given an ``HttpExtender`` (``new_episodes``), every POST is offered to it after the replay
+has answered it: a request the replay missed is answered live instead, and appended (see
+``cassette.transports._http_extend``).
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ import base64
 import os
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urlsplit
 
 import anyio
@@ -45,9 +49,10 @@ from cassette.jsonrpc import (
     error_response,
 )
 from cassette.matching import MissReport, Strategy
-from cassette.model import HttpEvent, RawEvent, Recording, era_of
-from cassette.replayer import Replayer, ReplaySessions, Reply
+from cassette.model import LEGACY_VERSIONS, HttpEvent, RawEvent, Recording, era_of
+from cassette.replayer import ReplaySessions, Reply, Responder, ResponderPool
 from cassette.transports._http import (
+    BODY_LIMIT,
     Receive,
     Scope,
     Send,
@@ -59,11 +64,11 @@ from cassette.transports._http import (
     wait_for_disconnect,
 )
 
+if TYPE_CHECKING:
+    from cassette.transports._http_extend import HttpExtender
+
 __all__ = ["HttpReplayApp"]
 
-LEGACY_VERSIONS: Final = frozenset(
-    {"2024-10-07", "2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"}
-)
 HEADER_MISMATCH: Final = -32020
 _JSON: Final = b"application/json"
 _SSE_HEADERS: Final = [
@@ -132,7 +137,7 @@ class _Call:
 class _Session:
     """One replay session: its own consumption state and its standalone GET stream."""
 
-    def __init__(self, replayer: Replayer) -> None:
+    def __init__(self, replayer: Responder) -> None:
         self.replayer = replayer
         self.sender: MemoryObjectSendStream[Any]
         self.receiver: MemoryObjectReceiveStream[Any]
@@ -155,7 +160,11 @@ class _Session:
 
 
 class HttpReplayApp:
-    """ASGI app serving one cassette over streamable HTTP (see the module docstring)."""
+    """ASGI app serving one cassette over streamable HTTP (see the module docstring).
+
+    ``sessions`` answers in place of the cassette's replays (``cassette mock`` passes its
+    manifest's); ``recording`` then only says how to serve: era, path, recorded statuses.
+    """
 
     def __init__(
         self,
@@ -167,15 +176,22 @@ class HttpReplayApp:
         on_miss: Callable[[str], None] | None = None,
         on_warning: Callable[[str], None] | None = None,
         answer_timeout: float = 30.0,
+        sessions: ResponderPool | None = None,
+        max_body: int = BODY_LIMIT,
+        extender: HttpExtender | None = None,
     ) -> None:
+        self.extender = extender  # new_episodes: what the replay lacks goes live
         self.on_warning = on_warning
         self.answer_timeout = answer_timeout
+        self.max_body = max_body
         self.era = era_of(recording.header)
         self.path = path or _recorded_path(recording) or "/mcp"
         self.bound_host = bound_host
         self.on_miss = on_miss
         self.sessions: dict[str, _Session] = {}
-        self._replays = ReplaySessions(recording, strategy, environ=os.environ)
+        self._replays: ResponderPool = sessions or ReplaySessions(
+            recording, strategy, environ=os.environ
+        )
         self._by_stream = recording.header.transport != "sse"
         self._shared = _Session(self._replays.new())
         self._get_refused = _get_refused(recording)
@@ -215,12 +231,13 @@ class HttpReplayApp:
     # -- POST ------------------------------------------------------------------------------
 
     async def _post(self, scope: Scope, receive: Receive, send: Send) -> None:
-        body = await read_body(receive, send=send)
+        body = await read_body(receive, self.max_body, send=send)
         if body is None:
             return
         classified = classify(body)
         if classified.kind is Kind.NOT_JSON:
-            await send_simple(send, 400, _error_body(PARSE_ERROR, "Parse error"), _JSON)
+            text = f"Parse error: {classified.problem}" if classified.problem else "Parse error"
+            await send_simple(send, 400, _error_body(PARSE_ERROR, text), _JSON)
             return
         if self.era == "modern":
             rejection = _modern_header_problem(scope, classified.value)
@@ -265,7 +282,14 @@ class HttpReplayApp:
         extra: list[tuple[bytes, bytes]],
     ) -> None:
         send = call.send
-        reply = self._settle(session, session.replayer.receive_frame(body))
+        reply = session.replayer.receive_frame(body)
+        if self.extender is not None and await self.extender.took(
+            session, body, reply, scope=call.scope, receive=call.receive, send=send, extra=extra
+        ):
+            if reply.miss is not None:  # answered live after all: not a miss
+                session.replayer.misses.remove(reply.miss)
+            return
+        reply = self._settle(session, reply)
         if kind in (Kind.RESPONSE, Kind.ERROR):  # a client answer: what it unblocked goes on
             self._continue(session, reply)
             await send_simple(send, 202, b"", headers=extra)

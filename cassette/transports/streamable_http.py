@@ -7,7 +7,10 @@ Three pieces, one per way the product meets HTTP:
   itself can also be mounted in-process, e.g. behind ``httpx.ASGITransport``;
 * ``connect``: an ``Upstream`` that speaks to a live endpoint as a client, one POST per
   frame (responses arrive as JSON or as an SSE stream, in any order, as the server sends
-  them), keeping the session id and protocol version the server gave.
+  them), keeping the session id and protocol version the server gave; a modern-era
+  request also gets the routing headers its body implies (``modern_headers``), and
+  sending a notification or an answer returns once the server accepted it, so nothing
+  sent after it can overtake it.
 
 Both servers bind to 127.0.0.1 unless told otherwise, refuse a foreign ``Origin`` with
 403, and stop gracefully when the surrounding task is cancelled.
@@ -15,7 +18,9 @@ Both servers bind to 127.0.0.1 unless told otherwise, refuse a foreign ``Origin`
 
 from __future__ import annotations
 
+import base64
 import contextlib
+import re
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -31,6 +36,7 @@ from cassette.matching import MissReport, Strategy
 from cassette.model import Recording
 from cassette.transport import Frame, Handler, SideEventHandler, Tap, Target, Upstream
 from cassette.transports._http import (
+    BODY_LIMIT,
     Asgi,
     HttpServer,
     bind,
@@ -96,6 +102,41 @@ async def run_app(
             shield.cancel()
 
 
+_PROTOCOL_META = "io.modelcontextprotocol/protocolVersion"
+_NAMED_PARAM = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+_HEADER_SAFE = re.compile(r"[\x20-\x7e]*")
+
+
+def _header_value(value: str) -> str:
+    """Printable ASCII as it is, anything else in the specification's base64 form."""
+    if _HEADER_SAFE.fullmatch(value) and value == value.strip() and not value.startswith("=?"):
+        return value
+    return f"=?base64?{base64.b64encode(value.encode('utf-8')).decode('ascii')}?="
+
+
+def modern_headers(body: bytes) -> dict[str, str]:
+    """The routing headers a 2026-07-28 request must carry over HTTP, read off its body.
+
+    A modern request names its protocol version in ``params._meta``; the server checks that
+    ``MCP-Protocol-Version``, ``Mcp-Method`` and (for the methods that name something)
+    ``Mcp-Name`` agree with the body, and answers 400 otherwise. A legacy request, a
+    notification without the envelope, or a body that is not one JSON object gets none.
+    """
+    classified = classify(body)
+    message = classified.value if classified.kind is Kind.REQUEST else None
+    params = message.get("params") if isinstance(message, dict) else None
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    version = meta.get(_PROTOCOL_META) if isinstance(meta, dict) else None
+    if not isinstance(version, str) or not isinstance(params, dict) or message is None:
+        return {}
+    method = str(message.get("method"))
+    headers = {"mcp-protocol-version": version, "mcp-method": method}
+    named = params.get(_NAMED_PARAM.get(method, ""))
+    if isinstance(named, str):
+        headers["mcp-name"] = _header_value(named)
+    return headers
+
+
 class HttpUpstream:
     """A live streamable-HTTP endpoint, spoken to as a client would."""
 
@@ -109,13 +150,14 @@ class HttpUpstream:
         self._closed = False
         self._error: TransportError | None = None
 
-    def _headers(self) -> dict[str, str]:
+    def _headers(self, body: bytes = b"") -> dict[str, str]:
         headers = {"accept": "application/json, text/event-stream"}
         headers["content-type"] = "application/json"
         if self.session_id:
             headers["mcp-session-id"] = self.session_id
         if self.protocol_version:
             headers["mcp-protocol-version"] = self.protocol_version
+        headers.update(modern_headers(body))
         return headers
 
     async def send(self, frame: Frame) -> None:
@@ -123,12 +165,19 @@ class HttpUpstream:
             raise self._error
         if self._closed:
             raise TransportClosedError("the HTTP upstream is closed")
-        self._tg.start_soon(self._post, frame.data)
+        if classify(frame.data).kind in (Kind.REQUEST, Kind.BATCH):
+            self._tg.start_soon(self._post, frame.data)  # its answer may stream for long
+        else:
+            # A notification or an answer gets 202 at once. Waiting for it keeps the order
+            # the client meant, as the SDK clients do: a request sent after
+            # notifications/initialized must not overtake it (server-everything registers
+            # tools when it processes initialized).
+            await self._post(frame.data)
 
     async def _post(self, body: bytes) -> None:
         try:
             async with self._client.stream(
-                "POST", self._url, content=body, headers=self._headers()
+                "POST", self._url, content=body, headers=self._headers(body)
             ) as response:
                 self.session_id = response.headers.get("mcp-session-id") or self.session_id
                 if response.headers.get("content-type", "").startswith("text/event-stream"):
@@ -214,9 +263,10 @@ class NetworkFront:
         on_finish: Callable[[list[MissReport], str], None] | None = None,
         on_warning: Callable[[str], None] | None = None,
         answer_timeout: float = 30.0,
+        max_message_bytes: int = BODY_LIMIT,
     ) -> None:
         """Serve ``recording`` until cancelled; ``on_finish`` then gets every miss and
-        their summary."""
+        their summary. A request body over ``max_message_bytes`` gets 413."""
         app = type(self).replay_app(
             recording,
             strategy,
@@ -224,6 +274,7 @@ class NetworkFront:
             on_miss=on_miss,
             on_warning=on_warning,
             answer_timeout=answer_timeout,
+            max_body=max_message_bytes,
         )
         try:
             await run_app(
@@ -267,10 +318,12 @@ class StreamableHttpTransport(NetworkFront):
         port: int = 0,
         on_ready: Ready | None = None,
         upstream_timeout: float = 60.0,
+        max_message_bytes: int = BODY_LIMIT,
     ) -> None:
         """Serve a recording reverse proxy to ``upstream`` until cancelled; an upstream
-        that does not start answering within ``upstream_timeout`` seconds gets a 504."""
-        proxy = RecordingProxy(upstream, tap, host, upstream_timeout)
+        that does not start answering within ``upstream_timeout`` seconds gets a 504, a
+        request body over ``max_message_bytes`` a 413."""
+        proxy = RecordingProxy(upstream, tap, host, upstream_timeout, max_message_bytes)
         try:
             await run_app(proxy, host, port, proxy.path, on_ready)
         finally:

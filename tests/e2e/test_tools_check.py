@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from tests.support import (
+    MODERN_SERVER,
+    OFFLINE_ENV,
     PY,
     Background,
     everything_command,
@@ -102,8 +104,55 @@ def test_findings_fail_the_check(tmp_path: Path) -> None:
 def test_connection_and_usage_errors_exit_2(tmp_path: Path) -> None:
     gone = check("--stdio", str(tmp_path / "no-such-server"))
     assert gone.returncode == 2
-    assert gone.stderr.startswith("cassette: error: the connection to the server failed")
+    missing = str(tmp_path / "no-such-server")
+    assert gone.stderr == f"cassette: error: cannot start server {missing!r}: " + (
+        "No such file or directory\n"
+    )
     silent = check("--stdio", shlex.join([sys.executable, "-c", "pass"]))
     assert silent.returncode == 2
     assert "closed the connection" in silent.stderr
     assert check().returncode == 2  # neither --stdio nor --url
+
+
+MODERN = [
+    "server: cassette-test-modern 1.2.3",
+    "protocol: 2026-07-28 (modern era)",
+    "surface: 4 tools, 1 resources, 1 prompts, 0 resource templates",
+    "result: PASS (0 errors, 0 warnings)",
+]
+
+
+def test_a_modern_server_live_and_replayed_gives_the_same_modern_report(tmp_path: Path) -> None:
+    tape = tmp_path / "modern-check.jsonl"
+    server = [PY, str(MODERN_SERVER)]
+    live = check("--stdio", shlex.join(record_command(tape, server)))
+    assert live.returncode == 0, live.stderr
+    assert live.stdout.splitlines() == MODERN  # auto discovered the modern era
+    header = json.loads(tape.read_text().splitlines()[0])
+    assert (header["era"], header["protocol_version"]) == ("modern", "2026-07-28")
+    replay = [*replay_command(tape), "--strategy", "strict"]  # every request recorded once
+    replayed = subprocess.run(
+        [PY, "-m", "cassette", "check", "--stdio", shlex.join(replay), "--era", "modern"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env=OFFLINE_ENV,  # no live server could answer
+    )
+    assert replayed.returncode == 0, replayed.stderr
+    assert replayed.stdout == live.stdout
+    as_json = json.loads(check("--stdio", shlex.join(server), "--format", "json").stdout)
+    assert (as_json["era"], as_json["protocol"]) == ("modern", "2026-07-28")
+
+
+def test_the_era_can_be_forced(tmp_path: Path) -> None:
+    legacy = check("--stdio", shlex.join([PY, str(MODERN_SERVER)]), "--era", "legacy")
+    assert legacy.returncode == 0, legacy.stderr
+    assert legacy.stdout.splitlines()[1] == "protocol: 2025-11-25 (legacy era)"
+    modern_only = check("--stdio", shlex.join(everything_command()), "--era", "modern")
+    assert modern_only.returncode == 2
+    assert modern_only.stderr == (
+        'cassette: error: the server refused server/discover: {"code": -32601, '
+        '"message": "Method not found"}\n'
+    )
+    assert check("--stdio", "true", "--era", "future").returncode == 2

@@ -289,8 +289,49 @@ def test_show_html_renders_in_headless_chromium(tmp_path: Path) -> None:
 
 def test_every_tool_command_has_help_and_is_listed() -> None:
     listed = cli("--help").stdout
-    for command in ("lint", "diff", "redact", "show", "check", "verify"):
+    for command in ("lint", "diff", "redact", "show", "check", "verify", "distill", "mock"):
         assert command in listed
         result = cli(command, "--help")
         assert result.returncode == 0
         assert result.stdout.startswith("usage: cassette ")
+
+
+def test_show_against_another_session_marks_misses_and_unplayed(tmp_path: Path) -> None:
+    same = cli("show", str(EXAMPLE), "--against", str(EXAMPLE), "--strategy", "strict")
+    assert same.returncode == 0, same.stderr
+    assert same.stdout.splitlines()[-1] == (
+        f"against {EXAMPLE} (strategy strict): 0 miss(es), 0 of 5 recorded request(s) of "
+        f"{EXAMPLE} unplayed"
+    )
+    other = tmp_path / "other.jsonl"
+    other.write_text(EXAMPLE.read_text().replace("hello from a cassette", "hello from elsewhere"))
+    page = tmp_path / "page.html"
+    result = cli("show", str(EXAMPLE), "--against", str(other), "--html", str(page))
+    assert result.returncode == 1, result.stderr
+    lines = result.stdout.splitlines()
+    assert "[unplayed]" in next(x for x in lines if "tools/call echo" in x)
+    miss = next(i for i, x in enumerate(lines) if x.startswith("against "))
+    assert lines[miss].endswith(
+        "1 miss(es), 1 of 5 recorded request(s) of " + f"{EXAMPLE} unplayed"
+    )
+    assert lines[miss + 1].startswith(f'  {other}:9: tools/call "echo" not recorded: arguments')
+    assert (
+        '/message: recorded "hello from a cassette", received "hello from elsewhere"'
+        in (lines[miss + 1])
+    )
+    assert '<span class="tag">unplayed</span>' in page.read_text()
+    as_json = json.loads(
+        cli("show", str(EXAMPLE), "--against", str(other), "--format", "json").stdout
+    )
+    assert as_json["against"]["unplayed"] == [9]
+    assert [(m["line"], m["kind"], m["closest_line"]) for m in as_json["against"]["misses"]] == [
+        (9, "not-recorded", 9)
+    ]
+    lonely = cli("show", str(EXAMPLE), "--strategy", "loose")
+    assert (lonely.returncode, lonely.stderr) == (
+        2,
+        "cassette: error: --strategy needs --against OTHER (the session to match against TAPE)\n",
+    )
+    absent = cli("show", str(EXAMPLE), "--against", str(tmp_path / "absent.jsonl"))
+    assert absent.returncode == 3
+    assert absent.stderr == f"cassette: error: {tmp_path / 'absent.jsonl'}: no such cassette\n"

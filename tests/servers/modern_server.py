@@ -7,6 +7,7 @@ be compared exactly.
 
 from __future__ import annotations
 
+import os
 from typing import Annotated
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -39,7 +40,8 @@ def add(a: int, b: int) -> int:
 @app.tool()
 def shout(text: str) -> str:
     """Upper-case some text."""
-    return text.upper()
+    # CASSETTE_TEST_DRIFT=1 plays a server that changed since the recording (verify tests)
+    return text.upper() + ("!" if os.environ.get("CASSETTE_TEST_DRIFT") == "1" else "")
 
 
 @app.tool()

@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import jsonschema
+import pytest
 
-from cassette.tools.check import CheckReport, Issue, _tool_issues
+from cassette.errors import TransportError
+from cassette.tools.check import CheckReport, Issue, _tool_issues, speaks_modern
 
 OBJ: dict[str, Any] = {"type": "object", "properties": {"a": {"type": "number"}}}
 
@@ -76,3 +78,26 @@ def test_report_text_and_verdict() -> None:
         "result: PASS (0 errors, 1 warnings)",
     ]
     assert report.as_data()["result"] == "PASS"
+
+
+def test_which_discover_replies_open_a_modern_session() -> None:
+    def reply(**fields: Any) -> dict[str, Any]:
+        return {"jsonrpc": "2.0", "id": 1, **fields}
+
+    modern = reply(result={"supportedVersions": ["2026-07-28"], "capabilities": {}})
+    assert speaks_modern(modern, "auto")
+    assert speaks_modern(modern, "modern")
+    legacy_only = reply(result={"supportedVersions": ["2025-11-25"]})
+    assert not speaks_modern(legacy_only, "auto")
+    not_found = reply(error={"code": -32601, "message": "Method not found"})
+    assert not speaks_modern(not_found, "auto")
+    with pytest.raises(TransportError, match="refused server/discover"):
+        speaks_modern(not_found, "modern")
+    with pytest.raises(TransportError, match=r"lists no protocol version check speaks"):
+        speaks_modern(legacy_only, "modern")
+    # -32022 naming legacy revisions too: fall back; naming only other modern ones: give up
+    mixed = {"supported": ["2025-11-25", "2027-01-01"], "requested": "2026-07-28"}
+    assert not speaks_modern(reply(error={"code": -32022, "message": "v", "data": mixed}), "auto")
+    future = {"supported": ["2027-01-01"], "requested": "2026-07-28"}
+    with pytest.raises(TransportError, match="-32022"):
+        speaks_modern(reply(error={"code": -32022, "message": "v", "data": future}), "auto")
