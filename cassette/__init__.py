@@ -11,9 +11,9 @@ the modules a replay needs: start-up time is part of what a replay costs a test 
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from cassette._lazy import lazy_exports
 from cassette._version import __version__
 
 if TYPE_CHECKING:
@@ -128,19 +128,6 @@ _LAZY: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'cassette' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
-
-
 __all__ = [
     "FORMAT_VERSION",
     "STRATEGIES",
@@ -197,3 +184,5 @@ __all__ = [
     "replay",
     "serve_replay",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, __all__)

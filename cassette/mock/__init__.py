@@ -18,8 +18,9 @@ Names are imported on first use, so validating a manifest does not load the fron
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from cassette._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from cassette.mock.manifest import (
@@ -48,19 +49,6 @@ _LAZY: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'cassette.mock' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
-
-
 __all__ = [
     "MANIFEST_FORMAT",
     "ManifestFinding",
@@ -73,3 +61,5 @@ __all__ = [
     "validate_manifest",
     "write_manifest",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, __all__)

@@ -19,9 +19,10 @@ Names are imported on first use, so running the peer does not load the check-sui
 
 from __future__ import annotations
 
-import importlib
 import sys
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
+
+from cassette._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from cassette.testing._checks import (
@@ -65,15 +66,4 @@ _LAZY: Final = {
     "check_transport_sync": "cassette.testing._checks",
 }
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'cassette.testing' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, __all__)

@@ -4,8 +4,8 @@ to servers; mock serves a manifest distilled from a cassette.
 Only argument parsing lives here, so ``python -m cassette`` stays lean: a command's module
 is imported when that command runs (``dispatch``). Each module also offers a plain library
 function (``lint_cassette``, ``diff_cassettes``, ``redact_cassette``, ``scan_cassette``,
-``timeline``, ``render_html``, ``misses_against``, ``check_server``, ``verify_cassette``, ``distill_cassette``;
-for ``mock``, ``cassette.mock``: ``load_manifest``, ``write_manifest``,
+``timeline``, ``render_html``, ``misses_against``, ``check_server``, ``verify_cassette``,
+``distill_cassette``; for ``mock``, ``cassette.mock``: ``load_manifest``, ``write_manifest``,
 ``validate_manifest``, ``MockServer``, ``serve_mock``) that the command is a thin wrapper
 over. Reports go to stdout (these commands carry no protocol there), except ``mock``'s:
 served over stdio, its stdout is the protocol, so everything for people goes to stderr.
