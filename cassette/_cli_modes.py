@@ -22,7 +22,14 @@ from pathlib import Path
 from typing import Any
 
 from cassette.errors import CassetteNotFoundError, UsageError
-from cassette.modes import ENV_VAR, Action, ModeChoice, missing_cassette_message, resolve_mode
+from cassette.modes import (
+    ENV_VAR,
+    Action,
+    ModeChoice,
+    Report,
+    missing_cassette_message,
+    resolve_mode,
+)
 
 __all__ = [
     "add_mode_options",
@@ -169,7 +176,6 @@ def replay_in_mode(args: argparse.Namespace) -> int | None:
 def miss_reporter(args: argparse.Namespace, tape: str) -> Callable[[str], None]:
     """Each miss on stderr, and in ``--report`` when one is given."""
     from cassette.cli import _err
-    from cassette.mode_runner import Report
 
     report = Report(getattr(args, "report", None), tape)
 

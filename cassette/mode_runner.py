@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -38,7 +37,7 @@ from cassette._lock import FileLock, claim_slot
 from cassette.episodes import acquire, file_appender, serve_extending
 from cassette.errors import CassetteError, CassetteNotFoundError
 from cassette.matching import MissReport, Strategy
-from cassette.modes import Action, ModeChoice, missing_cassette_message, plan
+from cassette.modes import Action, ModeChoice, Report, missing_cassette_message, plan
 from cassette.replayer import Replayer
 from cassette.session import ReplayResult, record, record_http, replay, serve_replay
 from cassette.storage import Cassette, has_recording
@@ -67,26 +66,6 @@ class ModeResult:
     summary: str = ""
     appended: tuple[str, ...] = ()
     exit_code: int | None = None
-
-
-class Report:
-    """The side channel (see the module docstring); a no-op without a path."""
-
-    def __init__(self, path: str | os.PathLike[str] | None, cassette: str | os.PathLike[str]):
-        self.path = None if path is None else os.fspath(path)
-        self.cassette = os.fspath(cassette)
-
-    def write(self, event: str, **fields: Any) -> None:
-        if self.path is None:
-            return
-        record = {"event": event, "cassette": self.cassette, "pid": os.getpid(), **fields}
-        data = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
-        with contextlib.suppress(OSError):  # a report must never break the session it reports
-            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-            try:
-                os.write(fd, data)
-            finally:
-                os.close(fd)
 
 
 def session_path(path: str | os.PathLike[str], number: int) -> Path:
