@@ -647,8 +647,11 @@ def write_svg(data: dict[str, Any], path: Path) -> None:
                 f'<circle cx="{px(sizes[name]):.1f}" cy="{py(value):.1f}" r="4" '
                 f'fill="{colors[name]}"/>'
             )
+            # a point in the right half is labelled on its left, so the text stays inside
+            right = sizes[name] > 3000
             parts.append(
-                f'<text x="{px(sizes[name]) + 6:.1f}" y="{py(value) - 6:.1f}" '
+                f'<text x="{px(sizes[name]) + (-6 if right else 6):.1f}" '
+                f'y="{py(value) - 6:.1f}" text-anchor="{"end" if right else "start"}" '
                 f'fill="{colors[name]}">{label} {value:.0f}</text>'
             )
     parts.append("</svg>")

@@ -2,7 +2,9 @@
 
 ``codec._plain_message`` builds well-typed message events without cattrs; everything else
 goes through the converter. These tests pin that both ways agree, value for value and
-error for error. (Speed is measured in ``python -m benchmarks``, never asserted here.)
+error for error. The last test holds the lean import path of a stdio replay (issue 9:
+nothing it does not use). (Speed is measured in ``python -m benchmarks``, never asserted
+here.)
 """
 
 from __future__ import annotations
@@ -99,3 +101,51 @@ def test_paused_gc_restores_it_on_an_error_too() -> None:
     with pytest.raises(CassetteFormatError), paused_gc():
         Cassette.loads(b"not json\n", "tape.jsonl")
     assert gc.isenabled()
+
+
+# -- what a stdio replay imports -------------------------------------------------------------
+
+#: Modules a stdio replay has no use for: HTTP libraries, entry-point metadata (the
+#: registry reads entry_points.txt as text), the converter (well-formed cassettes are built
+#: directly) and the mode machinery (a plain replay has no mode to run).
+_NOT_ON_THE_STDIO_REPLAY_PATH = (
+    "httpx",
+    "uvicorn",
+    "starlette",
+    "importlib.metadata",
+    "cattrs",
+    "cassette.mode_runner",
+    "cassette.episodes",
+    "cassette.transports.streamable_http",
+    "cassette.transports.memory",
+)
+
+
+def test_a_stdio_replay_imports_nothing_it_does_not_use() -> None:
+    import subprocess
+
+    from tests.support import PY, ROOT
+
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {}},
+    }
+    tape = str(ROOT / "examples" / "everything.jsonl")
+    result = subprocess.run(
+        [PY, "-X", "importtime", "-m", "cassette", "replay", "-q", tape],
+        input=json.dumps(initialize).encode() + b"\n",
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr.decode()[-2000:]
+    assert json.loads(result.stdout.splitlines()[0])["id"] == 1
+    imported = {
+        line.rpartition("|")[2].strip()
+        for line in result.stderr.decode().splitlines()
+        if line.startswith("import time:")
+    }
+    assert "cassette.session" in imported  # the listing is read right
+    assert not imported & set(_NOT_ON_THE_STDIO_REPLAY_PATH)
