@@ -14,7 +14,7 @@ import json
 import os
 import re
 from collections import defaultdict
-from typing import Any
+from typing import Any, Final
 
 import attrs
 
@@ -29,10 +29,16 @@ _ISO_TIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 
 
+#: Keys whose values say nothing about what a server answered: ``_meta`` (request and
+#: trace ids, progress tokens) and the cache hints of modern list results (SEP-2549).
+VOLATILE_KEYS: Final = frozenset({"_meta", "ttlMs", "cacheScope"})
+
+
 def normalize(value: Any) -> Any:
-    """A copy with volatile values replaced: ``_meta`` dropped, timestamps and UUIDs masked."""
+    """A copy with volatile values replaced: ``_meta`` and cache hints (``ttlMs``,
+    ``cacheScope``) dropped, timestamps and UUIDs masked."""
     if isinstance(value, dict):
-        return {k: normalize(v) for k, v in value.items() if k != "_meta"}
+        return {k: normalize(v) for k, v in value.items() if k not in VOLATILE_KEYS}
     if isinstance(value, list):
         return [normalize(v) for v in value]
     if isinstance(value, str):

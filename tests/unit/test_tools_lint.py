@@ -147,6 +147,8 @@ def test_normalize_masks_volatile_values() -> None:
         "_meta": {"x": 1},
         "at": "2026-01-02T03:04:05.6Z",
         "id": "123e4567-e89b-12d3-a456-426614174000",
+        "ttlMs": 60000,
+        "cacheScope": "session",
     }
     assert normalize(value) == {"at": "<time>", "id": "<uuid>"}
 
