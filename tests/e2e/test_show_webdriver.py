@@ -1,0 +1,144 @@
+"""``cassette show --html`` driven in headless Chromium through ChromeDriver: every message
+of the sequence diagram opens when its summary is clicked, showing the message itself.
+
+Speaks the W3C WebDriver protocol to Debian's ``chromedriver`` over plain HTTP (httpx, a
+test dependency already), so no browser-automation package is needed. Skips where
+``chromium`` or ``chromedriver`` is not installed (``scripts/test.sh`` installs both as
+root on Debian).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import shutil
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.support import PY, ROOT, free_port
+
+EXAMPLE = ROOT / "examples" / "everything.jsonl"
+ELEMENT = "element-6066-11e4-a52e-4f735466cecf"  # the W3C key of an element reference
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--window-size=1200,900",
+]
+
+
+class WebDriver:
+    """The few WebDriver commands this test needs, on one session."""
+
+    def __init__(self, base: str, chromium: str, profile: Path) -> None:
+        self.http = httpx.Client(base_url=base, timeout=60)
+        options = {"binary": chromium, "args": [*CHROMIUM_ARGS, f"--user-data-dir={profile}"]}
+        capabilities = {"alwaysMatch": {"goog:chromeOptions": options}}
+        value = self._call("POST", "/session", {"capabilities": capabilities})
+        self.session = f"/session/{value['sessionId']}"
+
+    def _call(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
+        response = self.http.request(method, path, json=body)
+        payload = response.json()
+        assert response.status_code == 200, json.dumps(payload)[:500]
+        return payload["value"]
+
+    def go(self, url: str) -> None:
+        self._call("POST", f"{self.session}/url", {"url": url})
+
+    def find_all(self, css: str, within: str | None = None) -> list[str]:
+        base = f"{self.session}/element/{within}" if within else self.session
+        found = self._call("POST", f"{base}/elements", {"using": "css selector", "value": css})
+        return [item[ELEMENT] for item in found]
+
+    def click(self, element: str) -> None:
+        self._call("POST", f"{self.session}/element/{element}/click", {})
+
+    def attribute(self, element: str, name: str) -> Any:
+        return self._call("GET", f"{self.session}/element/{element}/attribute/{name}")
+
+    def displayed(self, element: str) -> bool:
+        return bool(self._call("GET", f"{self.session}/element/{element}/displayed"))
+
+    def text(self, element: str) -> str:
+        return str(self._call("GET", f"{self.session}/element/{element}/text"))
+
+    def close(self) -> None:
+        try:
+            self._call("DELETE", self.session)
+        finally:
+            self.http.close()
+
+
+def _started(process: subprocess.Popen[bytes], deadline: float) -> None:
+    """Wait for chromedriver's "started successfully" line, or fail at the deadline."""
+    assert process.stdout is not None
+    fd = process.stdout.fileno()
+    seen = b""
+    while b"started successfully" not in seen:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
+            pytest.fail(f"chromedriver did not start within 30 s: {seen[-300:]!r}")
+        chunk = os.read(fd, 4096)
+        if not chunk:
+            pytest.fail(f"chromedriver exited: {seen[-300:]!r}")
+        seen += chunk
+
+
+@pytest.fixture
+def driver(tmp_path: Path) -> Iterator[WebDriver]:
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    chromedriver = shutil.which("chromedriver")
+    if chromium is None or chromedriver is None:
+        pytest.skip("chromium and chromedriver are not installed (Debian: chromium-driver)")
+    port = free_port()
+    process = subprocess.Popen(
+        [chromedriver, f"--port={port}"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        _started(process, time.monotonic() + 30)
+        web = WebDriver(base, chromium, tmp_path / "profile")
+        try:
+            yield web
+        finally:
+            web.close()
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def test_every_message_opens_when_its_summary_is_clicked(driver: WebDriver, tmp_path: Path) -> None:
+    page = tmp_path / "session.html"
+    made = subprocess.run(
+        [PY, "-m", "cassette", "show", str(EXAMPLE), "--html", str(page)],
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert made.returncode == 0, made.stderr
+    driver.go(page.as_uri())
+    messages = driver.find_all("details.msg")
+    recorded = [line for line in EXAMPLE.read_text().splitlines()[1:] if '"kind":"message"' in line]
+    assert len(messages) == len(recorded)
+    for element in messages:
+        (summary,) = driver.find_all("summary", within=element)
+        (body,) = driver.find_all("pre", within=element)
+        assert driver.attribute(element, "open") is None
+        assert not driver.displayed(body)
+        driver.click(summary)
+        assert driver.attribute(element, "open") is not None
+        assert driver.displayed(body)
+        assert '"jsonrpc"' in driver.text(body)
