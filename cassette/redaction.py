@@ -32,6 +32,7 @@ import hmac
 import re
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
 from typing import Any, Final
 
 import attrs
@@ -98,8 +99,12 @@ def _words(key: str) -> list[str]:
     return [w.lower() for w in _CAMEL.split(key) if w]
 
 
+@lru_cache(maxsize=4096)
 def is_secret_key(key: str) -> bool:
-    """Whether a JSON member or variable name says its value is a secret."""
+    """Whether a JSON member or variable name says its value is a secret.
+
+    Cached: a replay asks this of every member name of every request it redacts, and
+    messages repeat the same few names (``name``, ``arguments``, ...)."""
     if key.lower().replace("-", "").replace("_", "") in _PROTOCOL_KEYS:
         return False
     words = _words(key)
@@ -140,12 +145,16 @@ class Redactor:
         """Token shapes, URL credentials and user patterns inside free text."""
         if "[REDACTED:" in value and not _SHAPES.search(value):
             return value  # already redacted (idempotence: replay re-redacts its own output)
-        value = _URL_CREDENTIALS.sub(
-            lambda m: f"{m.group(1)}{self.placeholder('url-credentials', m.group(2))}@", value
-        )
-        value = _SHAPES.sub(
-            lambda m: self.placeholder(str(m.lastgroup).replace("_", "-"), m.group(0)), value
-        )
+        # The substitutions run only where a match is possible: most strings hold no
+        # secret, and a search (or a substring test) costs less than a sub that finds none.
+        if "://" in value and "@" in value:
+            value = _URL_CREDENTIALS.sub(
+                lambda m: f"{m.group(1)}{self.placeholder('url-credentials', m.group(2))}@", value
+            )
+        if _SHAPES.search(value) is not None:
+            value = _SHAPES.sub(
+                lambda m: self.placeholder(str(m.lastgroup).replace("_", "-"), m.group(0)), value
+            )
         if self._extra is not None:
             value = self._extra.sub(lambda m: self.placeholder("user", m.group(0)), value)
         return value
