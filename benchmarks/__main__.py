@@ -168,12 +168,18 @@ def _echo(i: int) -> dict[str, Any]:
     }
 
 
-def measure_scaling(sizes: list[int], sample: int, tmp: Path) -> dict[str, Any]:
-    """Load time, memory and in-process per-call cost as the cassette grows."""
-    from cassette import Cassette, Replayer
+def measure_scaling(sizes: list[int], sample: int, tmp: Path, rounds: int = 7) -> dict[str, Any]:
+    """Load time, memory and in-process per-call cost as the cassette grows.
+
+    Per call: every size is loaded first, then each round times a fresh session of every
+    size in turn, so the machine's noise falls on all sizes alike; a size's figure is the
+    median of its rounds, and ``growth`` the median over rounds of largest / smallest.
+    """
+    from cassette import Cassette
     from cassette.replayer import Prepared
 
     out: dict[str, Any] = {}
+    loaded: dict[int, tuple[Any, Any, list[dict[str, Any]]]] = {}
     for calls in sizes:
         path = tmp / f"synthetic-{calls}.jsonl"
         if not path.exists():
@@ -181,9 +187,9 @@ def measure_scaling(sizes: list[int], sample: int, tmp: Path) -> dict[str, Any]:
         gc.collect()
         start = time.perf_counter()
         tape = Cassette.load(path)
-        loaded = time.perf_counter() - start
+        load_s = time.perf_counter() - start
         prepared = Prepared.of(tape)
-        prepare = time.perf_counter() - start - loaded
+        prepare_s = time.perf_counter() - start - load_s
         events = len(tape.events)
         del tape, prepared
         gc.collect()
@@ -192,36 +198,44 @@ def measure_scaling(sizes: list[int], sample: int, tmp: Path) -> dict[str, Any]:
         prepared = Prepared.of(tape)
         current, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
-        # Per call: a fresh session answering `sample` calls spread across the cassette.
-        # The best of three fresh sessions: the figure is a cost, and noise only adds.
         step = max(1, calls // sample)
-        picks = [_echo(i) for i in range(0, calls, step)][:sample]
-        gc.collect()
-        runs = []
-        for _ in range(3):
-            replayer = Replayer(tape, prepared=prepared)
-            start = time.perf_counter()
-            for message in picks:
-                reply = replayer.receive(message)
-            runs.append((time.perf_counter() - start) / len(picks))
-        per_call = min(runs)
-        if not reply.messages or reply.miss is not None:
-            raise sr.BenchError(f"synthetic {calls}: a call missed")
+        loaded[calls] = (tape, prepared, [_echo(i) for i in range(0, calls, step)][:sample])
         out[str(calls)] = {
             "calls": calls,
             "events": events,
             "bytes": path.stat().st_size,
-            "load_s": loaded,
-            "prepare_s": prepare,
+            "load_s": load_s,
+            "prepare_s": prepare_s,
             "memory_bytes": current,
             "memory_peak_bytes": peak,
-            "receive_s": per_call,
         }
-        _note(
-            f"  scaling {calls:>7} calls: load {loaded * 1e3:.0f} ms, {per_call * 1e6:.1f} us/call"
-        )
-        del tape, prepared, replayer
+        _note(f"  scaling {calls:>7} calls: load {load_s * 1e3:.0f} ms")
+    per_round: dict[int, list[float]] = {calls: [] for calls in sizes}
+    for _ in range(rounds):
+        for calls, (tape, prepared, picks) in loaded.items():
+            per_round[calls].append(_session_cost(tape, prepared, picks))
+    for calls in sizes:
+        out[str(calls)]["receive_s"] = _median(per_round[calls])
+        out[str(calls)]["receive_rounds_s"] = per_round[calls]
+    small, large = min(sizes), max(sizes)
+    growth = [b / a for a, b in zip(per_round[small], per_round[large], strict=True)]
+    out["growth"] = _median(growth)
     return out
+
+
+def _session_cost(tape: Any, prepared: Any, picks: list[dict[str, Any]]) -> float:
+    """Seconds per call of a fresh session answering ``picks``; every answer checked."""
+    from cassette import Replayer
+
+    gc.collect()
+    replayer = Replayer(tape, prepared=prepared)
+    start = time.perf_counter()
+    for message in picks:
+        reply = replayer.receive(message)
+    elapsed = (time.perf_counter() - start) / len(picks)
+    if not reply.messages or reply.miss is not None:
+        raise sr.BenchError("synthetic cassette: a call missed")
+    return elapsed
 
 
 # -- in-process ------------------------------------------------------------------------------
@@ -456,7 +470,7 @@ def measure_sse(mib: float, rounds: int) -> dict[str, Any]:
 
 def build_figures(data: dict[str, Any]) -> dict[str, float]:
     stdio, scaling, inproc = data["stdio"], data["scaling"], data["inprocess"]
-    sizes = sorted(scaling.values(), key=lambda s: s["calls"])
+    sizes = sorted((v for v in scaling.values() if isinstance(v, dict)), key=lambda s: s["calls"])
     small, large = sizes[0], sizes[-1]
     per_100k = max(s["events"] for s in sizes)
     biggest = next(s for s in sizes if s["events"] == per_100k)
@@ -467,7 +481,8 @@ def build_figures(data: dict[str, Any]) -> dict[str, float]:
         "init_vs_live": _ratio(stdio["init_s"]["replay"], stdio["init_s"]["live"]),
         "stdio_call_vs_floor": _ratio(stdio["call_s"]["replay"], stdio["call_s"]["floor"]),
         "stdio_call_vs_live": _ratio(stdio["call_s"]["replay"], stdio["call_s"]["live"]),
-        "call_growth_300_to_max": _ratio(large["receive_s"], small["receive_s"]),
+        "call_growth_300_to_max": scaling.get("growth")
+        or _ratio(large["receive_s"], small["receive_s"]),
         "load_100k_events_s": (biggest["load_s"] + biggest["prepare_s"])
         * 100_000
         / biggest["events"],
@@ -546,7 +561,8 @@ def report_lines(data: dict[str, Any]) -> list[str]:
     lines += ["", "cassette size, in process (load, prepare, Replayer.receive):", ""]
     lines.append(_row(["calls", "events", "MB", "load ms", "prepare ms", "memory MB", "µs/call"]))
     lines.append(_row(["---:"] * 7))
-    for s in sorted(data["scaling"].values(), key=lambda s: s["calls"]):
+    rows = [v for v in data["scaling"].values() if isinstance(v, dict)]
+    for s in sorted(rows, key=lambda s: s["calls"]):
         lines.append(
             _row(
                 [
