@@ -38,20 +38,28 @@ async def serve_mock(
     on_ready: Callable[[str], None] | None = None,
     on_miss: Callable[[str], None] | None = None,
     on_finish: Callable[[ReplayResult], None] | None = None,
+    max_message_bytes: int | None = None,
 ) -> list[ReplayResult]:
     """Serve a manifest until its stdio client leaves, or (HTTP) until cancelled.
 
     ``on_ready`` gets the HTTP front's URL once it listens; ``on_miss`` each request the
     manifest had no answer for; ``on_finish`` the result (its misses and their summary)
-    when the serving ends, also by cancellation.
+    when the serving ends, also by cancellation. A client message over
+    ``max_message_bytes`` (default 64 MiB) is refused as by a replay: ``-32600`` on stdio,
+    413 over HTTP.
     """
+    from cassette.limits import DEFAULT_MAX_BYTES
+
+    limit = DEFAULT_MAX_BYTES if max_message_bytes is None else max_message_bytes
     server = manifest if isinstance(manifest, MockServer) else MockServer(manifest, source=source)
     finish = on_finish or (lambda _result: None)
     results: list[ReplayResult] = []
     if front in _HTTP_FRONTS:
         from cassette.transports.streamable_http import HttpReplayApp, run_app
 
-        app = HttpReplayApp(_SERVED_AS, bound_host=host, on_miss=on_miss, sessions=server)
+        app = HttpReplayApp(
+            _SERVED_AS, bound_host=host, on_miss=on_miss, sessions=server, max_body=limit
+        )
         try:
             await run_app(app, host, port, app.path, on_ready)
         finally:
@@ -61,9 +69,11 @@ async def serve_mock(
     plugin = get_transport(front)
     if hasattr(plugin, "serve_cassette"):
         raise UsageError(f"a mock serves on stdio or http, not on {front!r}")
+    if hasattr(plugin, "line_limit"):  # stdio: drop an oversized line as it arrives
+        plugin.line_limit = limit
 
     async def handle(stream: FrameStream) -> None:
-        results.append(await replay(stream, server, on_miss=on_miss))
+        results.append(await replay(stream, server, on_miss=on_miss, max_message_bytes=limit))
         finish(results[-1])
 
     await plugin.serve(handle)

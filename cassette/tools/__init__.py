@@ -182,7 +182,7 @@ def _add_distill(sub: Any) -> None:
 
 
 def _add_mock(sub: Any) -> None:
-    from cassette.cli import _listen_options  # loaded already: the CLI is what calls us
+    from cassette.cli import _limit_options, _listen_options  # loaded already: the CLI calls us
 
     mock = sub.add_parser(
         "mock",
@@ -203,6 +203,7 @@ def _add_mock(sub: Any) -> None:
         help="how clients reach the mock: stdio (default) or http (streamable HTTP)",
     )
     _listen_options(mock, "the HTTP front")
+    _limit_options(mock, "client message the mock accepts (a stdio line, an HTTP body)")
     mock.add_argument("-q", "--quiet", action="store_true", help="no start-up banner")
     _format(mock)
     mock.set_defaults(tool="cassette.tools.mock")

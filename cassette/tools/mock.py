@@ -56,6 +56,7 @@ def main(args: argparse.Namespace) -> int:
 def _serve(args: argparse.Namespace, manifest: dict[str, Any]) -> int:
     from cassette.cli import (
         EXIT_MISSES,
+        _apply_limits,
         _client_config,
         _err,
         _print_config,
@@ -67,6 +68,7 @@ def _serve(args: argparse.Namespace, manifest: dict[str, Any]) -> int:
     from cassette.session import ReplayResult
     from cassette.tools.distill import counts
 
+    max_message_bytes = _apply_limits(args)
     server = MockServer(manifest, source=args.manifest)
     for warning in server.warnings:
         _err(f"warning: {args.manifest}#{warning.pointer}: {warning.message}")
@@ -96,6 +98,7 @@ def _serve(args: argparse.Namespace, manifest: dict[str, Any]) -> int:
             on_ready=_serving_on(path, quiet=args.quiet),
             on_miss=lambda text: _err(f"miss: {text}"),
             on_finish=finished,
+            max_message_bytes=max_message_bytes,
         )
         return outcome[0] if outcome else 0
 

@@ -153,6 +153,23 @@ def test_a_stdio_session_with_a_miss_exits_1_and_says_why(recorded: dict[str, An
     assert 'prompts/get "simple-prompt" with arguments {"x":"y"}' in stderr
 
 
+def test_the_mock_keeps_the_size_limit(recorded: dict[str, Any]) -> None:
+    manifest = recorded["manifests"]["json"]
+    big = {"jsonrpc": "2.0", "id": 7, "method": "ping", "params": {"pad": "x" * 2000}}
+    small = {"jsonrpc": "2.0", "id": 8, "method": "ping"}
+    result = subprocess.run(
+        mock_command(manifest, "--max-message-bytes", "1KiB"),
+        input=(json.dumps(big) + "\n" + json.dumps(small) + "\n").encode(),
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    replies = [json.loads(line) for line in result.stdout.splitlines()]
+    assert replies[0]["error"]["code"] == -32600, result.stderr
+    assert "over the size limit" in replies[0]["error"]["message"]
+    assert replies[1] == {"jsonrpc": "2.0", "id": 8, "result": {}}
+
+
 def test_validate_exit_codes(recorded: dict[str, Any], tmp_path: Path) -> None:
     for manifest in recorded["manifests"].values():
         result = cli("mock", "--validate", str(manifest))
