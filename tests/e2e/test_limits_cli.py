@@ -44,8 +44,9 @@ def lines(*messages: dict[str, Any] | bytes) -> bytes:
     return b"".join(m if isinstance(m, bytes) else json.dumps(m).encode() + b"\n" for m in messages)
 
 
+@pytest.mark.parametrize("mode", [[], ["--mode", "none"]], ids=["plain", "mode-none"])
 def test_replay_with_a_small_size_limit_refuses_a_larger_line_and_answers_the_next(
-    tmp_path: Path,
+    tmp_path: Path, mode: list[str]
 ) -> None:
     tape = recorded(tmp_path)
     big = json.dumps(call(1, "echo", text="x" * 2000)).encode() + b"\n"
@@ -53,32 +54,15 @@ def test_replay_with_a_small_size_limit_refuses_a_larger_line_and_answers_the_ne
         "replay",
         "-q",
         str(tape),
-        "--max-message-bytes",
-        "1KiB",
-        stdin=big + lines(call(2, "echo", text="hi")),
-    )
-    replies = [json.loads(line) for line in result.stdout.splitlines()]
-    assert replies[0]["error"]["code"] == -32600
-    assert f"a line of {len(big)} bytes is over the size limit" in replies[0]["error"]["message"]
-    assert replies[1]["id"] == 2
-    assert replies[1]["result"]["content"][0]["text"] == "hi"
-
-
-def test_a_replay_in_a_record_mode_keeps_the_size_limit(tmp_path: Path) -> None:
-    tape = recorded(tmp_path)
-    big = json.dumps(call(1, "echo", text="x" * 2000)).encode() + b"\n"
-    result = cli(
-        "replay",
-        "-q",
-        str(tape),
-        "--mode",
-        "none",
+        *mode,
         "--max-message-bytes",
         "1KiB",
         stdin=big + lines(call(2, "echo", text="hi")),
     )
     replies = [json.loads(line) for line in result.stdout.splitlines()]
     assert replies[0]["error"]["code"] == -32600, result.stderr
+    assert f"a line of {len(big)} bytes is over the size limit" in replies[0]["error"]["message"]
+    assert replies[1]["id"] == 2
     assert replies[1]["result"]["content"][0]["text"] == "hi"
 
 

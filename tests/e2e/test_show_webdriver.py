@@ -22,21 +22,10 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.support import PY, ROOT, free_port
+from tests.support import CHROMIUM_ARGS, PY, ROOT, free_port
 
 EXAMPLE = ROOT / "examples" / "everything.jsonl"
 ELEMENT = "element-6066-11e4-a52e-4f735466cecf"  # the W3C key of an element reference
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--window-size=1200,900",
-]
 
 
 class WebDriver:

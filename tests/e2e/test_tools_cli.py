@@ -14,7 +14,15 @@ import pytest
 
 from cassette import Cassette
 from tests.e2e.test_stdio_sdk import everything_session, modern_session
-from tests.support import MODERN_SERVER, PY, ROOT, everything_command, record_command, run
+from tests.support import (
+    CHROMIUM_ARGS,
+    MODERN_SERVER,
+    PY,
+    ROOT,
+    everything_command,
+    record_command,
+    run,
+)
 
 pytestmark = pytest.mark.e2e
 EXAMPLE = ROOT / "examples" / "everything.jsonl"
@@ -255,18 +263,9 @@ def test_show_html_renders_in_headless_chromium(tmp_path: Path) -> None:
     subprocess.run(
         [
             chromium,
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            # no network on CI: without these Chromium keeps dialling Google's hosts
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
+            *CHROMIUM_ARGS,
             f"--user-data-dir={tmp_path / 'profile'}",
             f"--screenshot={shot}",
-            "--window-size=1200,900",
             page.as_uri(),
         ],
         capture_output=True,
