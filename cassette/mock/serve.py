@@ -19,13 +19,24 @@ from cassette.session import ReplayResult, replay
 from cassette.storage import Cassette
 from cassette.transport import FrameStream
 
-__all__ = ["serve_mock"]
+__all__ = ["check_front", "serve_mock"]
 
 #: What the HTTP front reads of a recording to know how to serve: legacy, stdio, no events.
 _SERVED_AS: Final = Cassette(
     Header("stdio", RecorderInfo("cassette-mcp", __version__), "", era="legacy")
 )
 _HTTP_FRONTS: Final = frozenset({"http", "streamable-http"})
+
+
+def check_front(front: str) -> Any:
+    """The frame transport a mock serves on, or a ``UsageError`` for one it cannot (a
+    network front other than streamable HTTP); ``None`` for the HTTP front."""
+    if front in _HTTP_FRONTS:
+        return None
+    plugin = get_transport(front)
+    if hasattr(plugin, "serve_cassette"):
+        raise UsageError(f"a mock serves on stdio or http, not on {front!r}")
+    return plugin
 
 
 async def serve_mock(
@@ -66,9 +77,7 @@ async def serve_mock(
             results.append(ReplayResult(tuple(server.misses), server.summary()))
             finish(results[-1])
         return results
-    plugin = get_transport(front)
-    if hasattr(plugin, "serve_cassette"):
-        raise UsageError(f"a mock serves on stdio or http, not on {front!r}")
+    plugin = check_front(front)
     if hasattr(plugin, "line_limit"):  # stdio: drop an oversized line as it arrives
         plugin.line_limit = limit
 

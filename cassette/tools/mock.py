@@ -63,12 +63,13 @@ def _serve(args: argparse.Namespace, manifest: dict[str, Any]) -> int:
         _run_async,
         _serving_on,
     )
-    from cassette.mock.serve import serve_mock
+    from cassette.mock.serve import check_front, serve_mock
     from cassette.mock.server import MockServer
     from cassette.session import ReplayResult
     from cassette.tools.distill import counts
 
     max_message_bytes = _apply_limits(args)
+    check_front(args.front)  # before the banner: a front it cannot serve is a usage error
     server = MockServer(manifest, source=args.manifest)
     for warning in server.warnings:
         _err(f"warning: {args.manifest}#{warning.pointer}: {warning.message}")

@@ -213,7 +213,11 @@ def test_bad_input_is_one_line_and_a_documented_exit_code(
         f"cassette: error: {broken}:2: not valid JSON: Expecting value (column 12)\n",
     )
     assert cli("mock", str(tmp_path / "m.yaml")).returncode == 2
-    assert cli("mock", str(recorded["manifests"]["json"]), "--front", "sse").returncode == 2
+    sse = cli("mock", str(recorded["manifests"]["json"]), "--front", "sse")
+    assert (sse.returncode, sse.stderr) == (
+        2,
+        "cassette: error: a mock serves on stdio or http, not on 'sse'\n",
+    )
     tape = str(recorded["tape"])
     assert cli("distill", tape, "-o", str(tmp_path / "m.json")).returncode == 2  # no --as-mock
     assert cli("distill", tape, "--as-mock", "-o", str(tmp_path / "m.yml")).returncode == 2
