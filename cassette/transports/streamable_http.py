@@ -31,7 +31,7 @@ import anyio.abc
 import httpx
 
 from cassette.errors import TransportClosedError, TransportError
-from cassette.jsonrpc import Kind, classify
+from cassette.jsonrpc import Kind, classify, dumps_bytes, error_response
 from cassette.matching import MissReport, Strategy
 from cassette.model import Recording
 from cassette.transport import Frame, Handler, SideEventHandler, Tap, Target, Upstream
@@ -137,6 +137,19 @@ def modern_headers(body: bytes) -> dict[str, str]:
     return headers
 
 
+def _http_error(request: bytes, status: int, content: bytes) -> bytes:
+    """The JSON-RPC error a client gets for an HTTP error without a JSON-RPC body (a plain
+    404, a proxy's HTML page): without it the request would wait for an answer forever.
+    Nothing for a notification or an answer, which expect no reply."""
+    sent = classify(request)
+    if sent.kind is not Kind.REQUEST:
+        return b""
+    text = " ".join(content[:300].decode("utf-8", "replace").split())[:200]  # one line
+    detail = f": {text}" if text else ""
+    message = f"cassette-mcp: the server answered HTTP {status} with no JSON-RPC body{detail}"
+    return dumps_bytes(error_response(sent.value["id"], -32000, message))
+
+
 class HttpUpstream:
     """A live streamable-HTTP endpoint, spoken to as a client would."""
 
@@ -189,6 +202,8 @@ class HttpUpstream:
                         self._deliver(event.data.encode("utf-8"))
                 else:
                     content = await response.aread()
+                    if response.status_code >= 400 and not classify(content).is_message:
+                        content = _http_error(body, response.status_code, content)
                     if content.strip():
                         self._deliver(content)
         except httpx.TransportError as exc:
