@@ -258,9 +258,29 @@ class FingerprintMatcher:
         self._index = index
         self._candidates = index.candidates
         self._consumed = [False] * len(self._candidates)
-        self._by_fp = {k: deque(v) for k, v in index.by_fp.items()}
-        self._by_method = {k: deque(v) for k, v in index.by_method.items()}
+        # This session's queues, made on first use from the shared index: a session (one
+        # per test, or per HTTP client) starts in constant time whatever the cassette's size.
+        self._by_fp: dict[Fingerprint, deque[int]] = {}
+        self._by_method: dict[MethodKey, deque[int]] = {}
         self._last: dict[Fingerprint, int] = {}
+
+    def _queue(self, fp: Fingerprint) -> deque[int] | None:
+        queue = self._by_fp.get(fp)
+        if queue is None:
+            positions = self._index.by_fp.get(fp)
+            if positions is None:
+                return None
+            queue = self._by_fp[fp] = deque(positions)
+        return queue
+
+    def _method_queue(self, key: MethodKey) -> deque[int] | None:
+        queue = self._by_method.get(key)
+        if queue is None:
+            positions = self._index.by_method.get(key)
+            if positions is None:
+                return None
+            queue = self._by_method[key] = deque(positions)
+        return queue
 
     def _take(self, queue: deque[int] | None) -> int | None:
         while queue:
@@ -277,7 +297,7 @@ class FingerprintMatcher:
     def match(self, message: JSONObject) -> int:
         """See ``Matcher.match``."""
         fp = fingerprint(message)
-        queue = self._by_fp.get(fp)
+        queue = self._queue(fp)
         pos = self._take(queue)
         if pos is not None:
             return self._use(fp, pos)
@@ -286,7 +306,7 @@ class FingerprintMatcher:
             if last is not None:
                 return self._candidates[last].key
         if self.strategy.fallback_to_method:
-            pos = self._take(self._by_method.get(method_key(message)))
+            pos = self._take(self._method_queue(method_key(message)))
             if pos is not None:
                 return self._use(fp, pos)
         raise self._miss(message, fp, recorded=queue is not None)
