@@ -22,13 +22,14 @@ if ! command -v npm >/dev/null 2>&1; then
 fi
 npm ci --prefix tests/node --no-audit --no-fund --loglevel=error
 
-# Headless Chromium renders `cassette show --html` in tests/e2e/test_tools_cli.py. Installed
-# from Debian's packages where we may (root with apt); elsewhere that one test skips.
-if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 \
-    && [ "$(id -u)" = 0 ]; then
-    echo "scripts/test.sh: installing Debian's chromium for the HTML timeline test" >&2
+# Headless Chromium (and its WebDriver) render `cassette show --html` in tests/e2e
+# (test_tools_cli.py, test_show_webdriver.py). Installed from Debian's packages where we may
+# (root with apt); elsewhere those tests skip.
+if { ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; } \
+    && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+    echo "scripts/test.sh: installing Debian's chromium and chromium-driver for the HTML timeline tests" >&2
     (apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium chromium-driver \
-        >/dev/null) || echo "scripts/test.sh: chromium could not be installed; its test will skip" >&2
+        >/dev/null) || echo "scripts/test.sh: chromium could not be installed; its tests will skip" >&2
 fi
 
 .venv/bin/ruff check cassette tests examples benchmarks
