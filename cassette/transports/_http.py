@@ -28,6 +28,7 @@ __all__ = [
     "HOP_BY_HOP",
     "Asgi",
     "HttpServer",
+    "admitted",
     "bind",
     "forwardable",
     "header",
@@ -174,6 +175,29 @@ async def lifespan(receive: Receive, send: Send) -> None:
         elif message["type"] == "lifespan.shutdown":
             await send({"type": "lifespan.shutdown.complete"})
             return
+
+
+async def admitted(
+    scope: Scope,
+    receive: Receive,
+    send: Send,
+    bound_host: str,
+    forbidden: tuple[bytes, bytes],
+) -> bool:
+    """The gate every front and proxy app opens with: whether this is an HTTP request that
+    may go on. Lifespan events are answered here, other scopes ignored, and a request whose
+    ``Origin`` or ``Host`` fails the DNS-rebinding guard gets 403 with ``forbidden`` (body,
+    content type: each app words the refusal in its own protocol)."""
+    if scope["type"] == "lifespan":
+        await lifespan(receive, send)
+        return False
+    if scope["type"] != "http":
+        return False
+    if not origin_allowed(header(scope, b"origin"), header(scope, b"host"), bound_host):
+        body, content_type = forbidden
+        await send_simple(send, 403, body, content_type)
+        return False
+    return True
 
 
 def upstream_client() -> httpx.AsyncClient:

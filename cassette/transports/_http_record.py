@@ -38,10 +38,9 @@ from cassette.transports._http import (
     Receive,
     Scope,
     Send,
+    admitted,
     forwardable,
     header,
-    lifespan,
-    origin_allowed,
     read_body,
     send_simple,
     upstream_client,
@@ -53,7 +52,8 @@ __all__ = ["RecordingProxy"]
 
 _SESSION_HEADER: Final = "mcp-session-id"
 _FORBIDDEN: Final = (
-    b'{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Forbidden origin"}}'
+    b'{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Forbidden origin"}}',
+    b"application/json",
 )
 
 
@@ -127,13 +127,7 @@ class RecordingProxy:
         return self._sessions[value]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "lifespan":
-            await lifespan(receive, send)
-            return
-        if scope["type"] != "http":
-            return
-        if not origin_allowed(header(scope, b"origin"), header(scope, b"host"), self.bound_host):
-            await send_simple(send, 403, _FORBIDDEN, b"application/json")
+        if not await admitted(scope, receive, send, self.bound_host, _FORBIDDEN):
             return
         if scope["path"] != self.path:
             await send_simple(send, 404, b"Not Found", b"text/plain")

@@ -56,9 +56,8 @@ from cassette.transports._http import (
     Receive,
     Scope,
     Send,
+    admitted,
     header,
-    lifespan,
-    origin_allowed,
     read_body,
     send_simple,
     wait_for_disconnect,
@@ -82,6 +81,9 @@ _MODERN_VERSION: Final = "io.modelcontextprotocol/protocolVersion"
 
 def _error_body(code: int, message: str, msg_id: object = None) -> bytes:
     return dumps_bytes(error_response(msg_id, code, message))
+
+
+_FORBIDDEN: Final = (_error_body(INVALID_REQUEST, "Forbidden origin"), _JSON)
 
 
 class _EventStream:
@@ -207,13 +209,7 @@ class HttpReplayApp:
         return self._replays.summary()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "lifespan":
-            await lifespan(receive, send)
-            return
-        if scope["type"] != "http":
-            return
-        if not origin_allowed(header(scope, b"origin"), header(scope, b"host"), self.bound_host):
-            await send_simple(send, 403, _error_body(INVALID_REQUEST, "Forbidden origin"), _JSON)
+        if not await admitted(scope, receive, send, self.bound_host, _FORBIDDEN):
             return
         if scope["path"] != self.path:
             await send_simple(send, 404, b"Not Found", b"text/plain")

@@ -49,10 +49,8 @@ from cassette.transports._http import (
     Receive,
     Scope,
     Send,
+    admitted,
     forwardable,
-    header,
-    lifespan,
-    origin_allowed,
     read_body,
     send_simple,
     upstream_client,
@@ -62,7 +60,7 @@ from cassette.transports.sse_parser import SSEEvent, SSEParser
 __all__ = ["SseRecordingProxy", "local_endpoint", "serialize_event"]
 
 ACCEPTED: Final = 202
-_FORBIDDEN: Final = b"Forbidden origin"
+_FORBIDDEN: Final = (b"Forbidden origin", b"text/plain")
 # A piece of the stream up to and including one line-ending byte (an event ends only there).
 _PIECE: Final = re.compile(rb"[^\r\n]*[\r\n]|[^\r\n]+")
 
@@ -140,13 +138,7 @@ class SseRecordingProxy:
         return self._client
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "lifespan":
-            await lifespan(receive, send)
-            return
-        if scope["type"] != "http":
-            return
-        if not origin_allowed(header(scope, b"origin"), header(scope, b"host"), self.bound_host):
-            await send_simple(send, 403, _FORBIDDEN, b"text/plain")
+        if not await admitted(scope, receive, send, self.bound_host, _FORBIDDEN):
             return
         path, method = scope["path"], scope["method"]
         if method == "GET" and path == self.path:

@@ -45,9 +45,7 @@ from cassette.transports._http import (
     Receive,
     Scope,
     Send,
-    header,
-    lifespan,
-    origin_allowed,
+    admitted,
     read_body,
     send_simple,
 )
@@ -136,13 +134,7 @@ class SseReplayApp:
             session.close()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "lifespan":
-            await lifespan(receive, send)
-            return
-        if scope["type"] != "http":
-            return
-        if not origin_allowed(header(scope, b"origin"), header(scope, b"host"), self.bound_host):
-            await send_simple(send, 403, b"Forbidden origin", _TEXT)
+        if not await admitted(scope, receive, send, self.bound_host, (b"Forbidden origin", _TEXT)):
             return
         path, method = scope["path"], scope["method"]
         if method == "GET" and path == self.path:
