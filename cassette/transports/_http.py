@@ -28,6 +28,7 @@ __all__ = [
     "HOP_BY_HOP",
     "Asgi",
     "HttpServer",
+    "LazyClient",
     "admitted",
     "bind",
     "forwardable",
@@ -211,6 +212,30 @@ def upstream_client() -> httpx.AsyncClient:
     return httpx.AsyncClient(
         verify=ssl.create_default_context(), timeout=httpx.Timeout(30, read=None)
     )
+
+
+class LazyClient:
+    """``upstream_client()``, made on first use and closed once: a proxy or a front that
+    never sends anything upstream never opens a connection pool. Call it for the client;
+    a test may hand it one of its own (``client``, e.g. on an in-process transport)."""
+
+    __slots__ = ("_client",)
+
+    def __init__(self, client: httpx.AsyncClient | None = None) -> None:
+        self._client = client
+
+    @property
+    def opened(self) -> bool:
+        return self._client is not None
+
+    def __call__(self) -> httpx.AsyncClient:
+        if self._client is None:
+            self._client = upstream_client()
+        return self._client
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
 
 
 def bind(host: str, port: int) -> socket.socket:

@@ -60,12 +60,12 @@ from cassette.model import Direction, Event, HttpEvent, MessageEvent, RawEvent, 
 from cassette.replayer import Reply
 from cassette.storage import Cassette, append_events
 from cassette.transports._http import (
+    LazyClient,
     Receive,
     Scope,
     Send,
     forwardable,
     send_simple,
-    upstream_client,
     wait_for_disconnect,
 )
 from cassette.transports.sse_parser import SSEEvent, SSEParser
@@ -160,25 +160,20 @@ class HttpExtender:
         self._lock = FileLock(self.path)
         self._appending = anyio.Lock()  # one FileLock, taken by one task at a time
         self._legs: dict[object, _Leg] = {}
-        self._client: httpx.AsyncClient | None = None
+        self._http = LazyClient()
         self._streams = 0  # local names of this process's POSTs, renumbered when appended
         self._t0 = time.monotonic()
         self._base_t = cassette.events[-1].t if cassette.events else 0.0
 
-    def _http(self) -> httpx.AsyncClient:
-        if self._client is None:
-            self._client = upstream_client()
-        return self._client
-
     async def aclose(self) -> None:
         """End the live legs' sessions upstream (a courtesy) and close the client."""
-        if self._client is None:
+        if not self._http.opened:
             return
         for leg in self._legs.values():
             if leg.session_id:
                 with contextlib.suppress(httpx.HTTPError), anyio.move_on_after(5):
-                    await self._client.delete(self.upstream, headers=self._session(leg))
-        await self._client.aclose()
+                    await self._http().delete(self.upstream, headers=self._session(leg))
+        await self._http.aclose()
 
     # -- what the replay front hands over ------------------------------------------------
 

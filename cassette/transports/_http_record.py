@@ -35,6 +35,7 @@ from cassette.jsonrpc import Kind, classify, dumps_bytes, error_response
 from cassette.transport import Tap
 from cassette.transports._http import (
     BODY_LIMIT,
+    LazyClient,
     Receive,
     Scope,
     Send,
@@ -43,7 +44,6 @@ from cassette.transports._http import (
     header,
     read_body,
     send_simple,
-    upstream_client,
     wait_for_disconnect,
 )
 from cassette.transports.sse_parser import SSEEvent, SSEParser
@@ -90,16 +90,10 @@ class RecordingProxy:
         self.bound_host = bound_host
         self._counter = itertools.count(1)
         self._sessions: dict[str, int] = {}
-        self._client: httpx.AsyncClient | None = None
+        self._http = LazyClient()
 
     async def aclose(self) -> None:
-        if self._client is not None:
-            await self._client.aclose()
-
-    def _http(self) -> httpx.AsyncClient:
-        if self._client is None:
-            self._client = upstream_client()
-        return self._client
+        await self._http.aclose()
 
     async def _upstream_failed(
         self, send: Send, ex: _Pass, session: int | None, body: bytes, exc: Exception

@@ -46,6 +46,7 @@ import httpx
 from cassette.transport import Tap
 from cassette.transports._http import (
     BODY_LIMIT,
+    LazyClient,
     Receive,
     Scope,
     Send,
@@ -53,7 +54,6 @@ from cassette.transports._http import (
     forwardable,
     read_body,
     send_simple,
-    upstream_client,
 )
 from cassette.transports.sse_parser import SSEEvent, SSEParser
 
@@ -121,7 +121,7 @@ class SseRecordingProxy:
         self._session_counter = itertools.count(1)
         self._endpoints: dict[str, _Endpoint] = {}
         self._endpoint_origins: dict[str, str] = {}  # endpoint path -> its upstream origin
-        self._client: httpx.AsyncClient | None = None
+        self._http = LazyClient()
         self._stopping = anyio.Event()
 
     def stop_streams(self) -> None:
@@ -129,13 +129,7 @@ class SseRecordingProxy:
         self._stopping.set()
 
     async def aclose(self) -> None:
-        if self._client is not None:
-            await self._client.aclose()
-
-    def _http(self) -> httpx.AsyncClient:
-        if self._client is None:
-            self._client = upstream_client()
-        return self._client
+        await self._http.aclose()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if not await admitted(scope, receive, send, self.bound_host, _FORBIDDEN):

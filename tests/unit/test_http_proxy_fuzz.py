@@ -21,7 +21,7 @@ from cassette.model import MessageEvent
 from cassette.recorder import Recorder
 from cassette.session import _Clock, _Sink, _SinkTap
 from cassette.storage import Cassette, CassetteWriter
-from cassette.transports._http import Receive, Scope, Send
+from cassette.transports._http import LazyClient, Receive, Scope, Send
 from cassette.transports._http_record import RecordingProxy
 from tests.unit.test_hostile_input import json_values
 
@@ -135,7 +135,7 @@ def test_recording_proxy_never_fails_and_its_cassette_always_reads(
         # The proxy's own client, reaching the upstream app in-process; an upstream that
         # crashed would answer 500, as over a network.
         to_upstream = httpx.ASGITransport(app=upstream, raise_app_exceptions=False)
-        proxy._client = httpx.AsyncClient(transport=to_upstream)
+        proxy._http = LazyClient(httpx.AsyncClient(transport=to_upstream))
 
         async def go() -> httpx.Response:
             transport = httpx.ASGITransport(app=proxy)
@@ -168,7 +168,7 @@ def test_the_fuzz_upstream_is_reached_through_the_proxy() -> None:
         writer = CassetteWriter(tape).open()
         sink = _Sink(recorder, writer, _Clock())
         proxy = RecordingProxy(UPSTREAM, _SinkTap(sink), "127.0.0.1")
-        proxy._client = httpx.AsyncClient(transport=httpx.ASGITransport(app=upstream))
+        proxy._http = LazyClient(httpx.AsyncClient(transport=httpx.ASGITransport(app=upstream)))
         request: dict[str, Any] = {"jsonrpc": "2.0", "id": 1, "method": "initialize"}
 
         async def go() -> httpx.Response:
