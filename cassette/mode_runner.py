@@ -27,7 +27,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -178,12 +178,21 @@ class _Run:
         if isinstance(inner, CassetteError):
             self.report.write("error", text=str(inner))
 
-    def staging(self, action: Action) -> Path:
-        """Where a recording goes: the cassette itself, or (``all``) a sibling first."""
+    @contextlib.contextmanager
+    def recording(self, lock: FileLock | None) -> Iterator[Path]:
+        """Where a fresh recording goes, for as long as it is being made: the cassette
+        itself, or (``all``) a sibling moved over it afterwards if it holds an event. The
+        cassette's lock is let go at the end, however the recording ended."""
         target = Path(self.path)
-        if action is Action.RECORD and self.choice.mode == "all" and has_recording(target):
-            return target.with_name(f".{target.name}.recording")
-        return target
+        staged = target
+        if self.choice.mode == "all" and has_recording(target):
+            staged = target.with_name(f".{target.name}.recording")
+        try:
+            yield staged
+        finally:
+            self.promote(staged)
+            if lock is not None:
+                lock.release()
 
     def promote(self, staged: Path) -> None:
         target = Path(self.path)
@@ -270,8 +279,7 @@ async def _record(
     passthrough_stderr: bool,
     redactor: Any,
 ) -> ModeResult:
-    staged = run.staging(Action.RECORD)
-    try:
+    with run.recording(lock) as staged:
         result = await record(
             command,
             staged,
@@ -283,10 +291,6 @@ async def _record(
             passthrough_stderr=passthrough_stderr,
             redactor=redactor,
         )
-    finally:
-        run.promote(staged)
-        if lock is not None:
-            lock.release()
     run.report.write("end", misses=0, appended=0, events=result.events)
     return ModeResult(Action.RECORD, run.path, exit_code=result.exit_code)
 
@@ -380,8 +384,7 @@ async def run_http(
             raise run.missing()
         run.started(action)
         if action is Action.RECORD:
-            staged = run.staging(action)
-            try:
+            with run.recording(lock) as staged:
                 await record_http(
                     upstream,
                     staged,
@@ -394,10 +397,6 @@ async def run_http(
                     redactor=redactor,
                     max_message_bytes=max_message_bytes,
                 )
-            finally:
-                run.promote(staged)
-                if lock is not None:
-                    lock.release()
             return action
         tape = _load(run.path, lock)
         if action is Action.EXTEND:
