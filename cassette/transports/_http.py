@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 import anyio
 
 from cassette.errors import TransportError
+from cassette.transport import Frame
 
 if TYPE_CHECKING:
     import httpx
@@ -28,6 +29,7 @@ __all__ = [
     "HOP_BY_HOP",
     "Asgi",
     "HttpServer",
+    "Inbox",
     "LazyClient",
     "admitted",
     "bind",
@@ -212,6 +214,24 @@ def upstream_client() -> httpx.AsyncClient:
     return httpx.AsyncClient(
         verify=ssl.create_default_context(), timeout=httpx.Timeout(30, read=None)
     )
+
+
+class Inbox:
+    """The frames an HTTP upstream has received for its client, in order, and why they
+    ended: ``receive`` gives the next one, and once the feeding side has closed, raises the
+    ``_error`` that closed it (an unreachable server, a lost stream) or ``EndOfStream``."""
+
+    def __init__(self) -> None:
+        self._send, self._receive = anyio.create_memory_object_stream[Frame](float("inf"))
+        self._error: TransportError | None = None
+
+    async def receive(self) -> Frame:
+        try:
+            return await self._receive.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            if self._error is not None:
+                raise self._error from None
+            raise anyio.EndOfStream from None
 
 
 class LazyClient:

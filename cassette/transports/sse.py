@@ -30,7 +30,7 @@ import httpx
 
 from cassette.errors import TransportClosedError, TransportError
 from cassette.transport import Frame, Ready, SideEventHandler, Tap, Target, Upstream
-from cassette.transports._http import BODY_LIMIT, upstream_client
+from cassette.transports._http import BODY_LIMIT, Inbox, upstream_client
 from cassette.transports._sse_record import SseRecordingProxy
 from cassette.transports._sse_replay import SseReplayApp
 from cassette.transports.sse_parser import SSEEvent, SSEParser
@@ -42,7 +42,7 @@ __all__ = ["SseRecordingProxy", "SseReplayApp", "SseTransport", "SseUpstream"]
 ENDPOINT_TIMEOUT: Final = 30.0
 
 
-class SseUpstream:
+class SseUpstream(Inbox):
     """A live HTTP+SSE server, spoken to as a client would.
 
     ``open`` sends the GET and reads until the ``endpoint`` event; ``pump`` (a task the
@@ -51,17 +51,16 @@ class SseUpstream:
     """
 
     def __init__(self, client: httpx.AsyncClient, url: str) -> None:
+        super().__init__()
         self._client = client
         self.url = url
         self.endpoint: str | None = None
-        self._send, self._receive = anyio.create_memory_object_stream[Frame](float("inf"))
         self._response: httpx.Response | None = None
         self._chunks: AsyncIterator[bytes] | None = None
         self._parser = SSEParser()
         self._reader = anyio.CancelScope()
         self._done = anyio.Event()
         self._closed = False
-        self._error: TransportError | None = None
 
     async def open(self) -> None:
         """GET the event stream and wait for its ``endpoint`` event."""
@@ -129,14 +128,6 @@ class SseUpstream:
             raise TransportClosedError(
                 f"{self.endpoint} answered {response.status_code}: the session is gone"
             )
-
-    async def receive(self) -> Frame:
-        try:
-            return await self._receive.receive()
-        except (anyio.EndOfStream, anyio.ClosedResourceError):
-            if self._error is not None:
-                raise self._error from None
-            raise anyio.EndOfStream from None
 
     async def close_input(self) -> None:
         """The client has finished: close the event stream, which ends the session."""

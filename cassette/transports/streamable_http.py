@@ -39,6 +39,7 @@ from cassette.transports._http import (
     BODY_LIMIT,
     Asgi,
     HttpServer,
+    Inbox,
     bind,
     is_loopback_host,
     upstream_client,
@@ -150,18 +151,17 @@ def _http_error(request: bytes, status: int, content: bytes) -> bytes:
     return dumps_bytes(error_response(sent.value["id"], -32000, message))
 
 
-class HttpUpstream:
+class HttpUpstream(Inbox):
     """A live streamable-HTTP endpoint, spoken to as a client would."""
 
     def __init__(self, client: httpx.AsyncClient, url: str, tg: anyio.abc.TaskGroup) -> None:
+        super().__init__()
         self._client = client
         self._url = url
         self._tg = tg
-        self._send, self._receive = anyio.create_memory_object_stream[Frame](float("inf"))
         self.session_id: str | None = None
         self.protocol_version: str | None = None
         self._closed = False
-        self._error: TransportError | None = None
 
     def _headers(self, body: bytes = b"") -> dict[str, str]:
         headers = {"accept": "application/json, text/event-stream"}
@@ -224,14 +224,6 @@ class HttpUpstream:
         if data:
             with contextlib.suppress(anyio.ClosedResourceError):  # arrived after the end
                 self._send.send_nowait(Frame(data))
-
-    async def receive(self) -> Frame:
-        try:
-            return await self._receive.receive()
-        except (anyio.EndOfStream, anyio.ClosedResourceError):
-            if self._error is not None:
-                raise self._error from None
-            raise anyio.EndOfStream from None
 
     async def close_input(self) -> None:
         if self._closed:
