@@ -31,7 +31,7 @@ import anyio.abc
 import httpx
 
 from cassette.errors import TransportClosedError, TransportError
-from cassette.jsonrpc import Kind, classify, dumps_bytes, error_response
+from cassette.jsonrpc import Classified, Kind, classify, dumps_bytes, error_response
 from cassette.matching import MissReport, Strategy
 from cassette.model import Recording
 from cassette.transport import Frame, Handler, SideEventHandler, Tap, Target, Upstream
@@ -123,7 +123,11 @@ def modern_headers(body: bytes) -> dict[str, str]:
     ``Mcp-Name`` agree with the body, and answers 400 otherwise. A legacy request, a
     notification without the envelope, or a body that is not one JSON object gets none.
     """
-    classified = classify(body)
+    return _routing_headers(classify(body))
+
+
+def _routing_headers(classified: Classified) -> dict[str, str]:
+    """``modern_headers`` of a body already classified (the upstream parses each once)."""
     message = classified.value if classified.kind is Kind.REQUEST else None
     params = message.get("params") if isinstance(message, dict) else None
     meta = params.get("_meta") if isinstance(params, dict) else None
@@ -138,11 +142,10 @@ def modern_headers(body: bytes) -> dict[str, str]:
     return headers
 
 
-def _http_error(request: bytes, status: int, content: bytes) -> bytes:
+def _http_error(sent: Classified, status: int, content: bytes) -> bytes:
     """The JSON-RPC error a client gets for an HTTP error without a JSON-RPC body (a plain
     404, a proxy's HTML page): without it the request would wait for an answer forever.
     Nothing for a notification or an answer, which expect no reply."""
-    sent = classify(request)
     if sent.kind is not Kind.REQUEST:
         return b""
     text = " ".join(content[:300].decode("utf-8", "replace").split())[:200]  # one line
@@ -163,14 +166,15 @@ class HttpUpstream(Inbox):
         self.protocol_version: str | None = None
         self._closed = False
 
-    def _headers(self, body: bytes = b"") -> dict[str, str]:
+    def _headers(self, sent: Classified | None = None) -> dict[str, str]:
         headers = {"accept": "application/json, text/event-stream"}
         headers["content-type"] = "application/json"
         if self.session_id:
             headers["mcp-session-id"] = self.session_id
         if self.protocol_version:
             headers["mcp-protocol-version"] = self.protocol_version
-        headers.update(modern_headers(body))
+        if sent is not None:
+            headers.update(_routing_headers(sent))
         return headers
 
     async def send(self, frame: Frame) -> None:
@@ -178,19 +182,20 @@ class HttpUpstream(Inbox):
             raise self._error
         if self._closed:
             raise TransportClosedError("the HTTP upstream is closed")
-        if classify(frame.data).kind in (Kind.REQUEST, Kind.BATCH):
-            self._tg.start_soon(self._post, frame.data)  # its answer may stream for long
+        sent = classify(frame.data)
+        if sent.kind in (Kind.REQUEST, Kind.BATCH):
+            self._tg.start_soon(self._post, frame.data, sent)  # its answer may stream long
         else:
             # A notification or an answer gets 202 at once. Waiting for it keeps the order
             # the client meant, as the SDK clients do: a request sent after
             # notifications/initialized must not overtake it (server-everything registers
             # tools when it processes initialized).
-            await self._post(frame.data)
+            await self._post(frame.data, sent)
 
-    async def _post(self, body: bytes) -> None:
+    async def _post(self, body: bytes, sent: Classified) -> None:
         try:
             async with self._client.stream(
-                "POST", self._url, content=body, headers=self._headers(body)
+                "POST", self._url, content=body, headers=self._headers(sent)
             ) as response:
                 self.session_id = response.headers.get("mcp-session-id") or self.session_id
                 if response.headers.get("content-type", "").startswith("text/event-stream"):
@@ -203,7 +208,7 @@ class HttpUpstream(Inbox):
                 else:
                     content = await response.aread()
                     if response.status_code >= 400 and not classify(content).is_message:
-                        content = _http_error(body, response.status_code, content)
+                        content = _http_error(sent, response.status_code, content)
                     if content.strip():
                         self._deliver(content)
         except httpx.TransportError as exc:
