@@ -231,13 +231,15 @@ async def record(
     header_target: dict[str, Any] = {"command": argv}
     if url is not None:
         header_target = {"url": url if redactor is None else redactor.text(url)}
-    if strategy is not None:
-        header_target["strategy"] = strategy
-    recorder = Recorder(
-        transport=transport, started_at=_now_iso(), target=header_target, redactor=redactor
+    sink = _open_sink(
+        path,
+        transport,
+        header_target,
+        strategy=strategy,
+        redactor=redactor,
+        overwrite=overwrite,
+        fsync=fsync,
     )
-    writer = CassetteWriter(path, overwrite=overwrite, fsync=fsync).open()
-    sink = _Sink(recorder, writer, _Clock())
     stderr_out = _stderr_passthrough if passthrough_stderr else None
     code: int | None = None
     reached: list[Upstream] = []
@@ -260,7 +262,7 @@ async def record(
             with anyio.CancelScope(shield=True), anyio.move_on_after(1.0):
                 sink.put(sink.recorder.exit(await reached[0].wait(), sink.clock()))
         sink.finish()
-        writer.close()
+        sink.writer.close()
     return RecordResult(os.fspath(path), code, sink.count)
 
 
@@ -307,13 +309,15 @@ async def record_http(
     header_target: dict[str, Any] = {
         "url": upstream if redactor is None else redactor.text(upstream)
     }
-    if strategy is not None:
-        header_target["strategy"] = strategy
-    recorder = Recorder(
-        transport=transport, started_at=_now_iso(), target=header_target, redactor=redactor
+    sink = _open_sink(
+        path,
+        transport,
+        header_target,
+        strategy=strategy,
+        redactor=redactor,
+        overwrite=overwrite,
+        fsync=fsync,
     )
-    writer = CassetteWriter(path, overwrite=overwrite, fsync=fsync).open()
-    sink = _Sink(recorder, writer, _Clock())
     try:
         options: dict[str, Any] = {}
         if upstream_timeout is not None:
@@ -325,8 +329,29 @@ async def record_http(
         )
     finally:
         sink.finish()
-        writer.close()
+        sink.writer.close()
     return RecordResult(os.fspath(path), None, sink.count)
+
+
+def _open_sink(
+    path: str | os.PathLike[str],
+    transport: str,
+    target: dict[str, Any],
+    *,
+    strategy: str | None,
+    redactor: Redactor | None,
+    overwrite: bool,
+    fsync: bool,
+) -> _Sink:
+    """A fresh recording's recorder and writer: the header names what was recorded
+    (``target``, already redacted) and the strategy a replay should use by default."""
+    if strategy is not None:
+        target = {**target, "strategy": strategy}
+    recorder = Recorder(
+        transport=transport, started_at=_now_iso(), target=target, redactor=redactor
+    )
+    writer = CassetteWriter(path, overwrite=overwrite, fsync=fsync).open()
+    return _Sink(recorder, writer, _Clock())
 
 
 def _redactor(choice: Redactor | Literal["default"] | None) -> Redactor | None:
