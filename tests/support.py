@@ -68,6 +68,34 @@ def dump(value: Any) -> Any:
     return value.model_dump(mode="json", by_alias=True) if hasattr(value, "model_dump") else value
 
 
+async def everything_calls(client: Any, label: str) -> dict[str, Any]:
+    """The scripted part of a server-everything session, on an SDK ``Client`` or an
+    initialized ``ClientSession`` (same methods): lists, tools (one twice, one with
+    progress), a read and a prompt, as plain data for comparing a live run with a replay."""
+    progress: list[float] = []
+
+    async def on_progress(value: float, _total: float | None, _message: str | None) -> None:
+        progress.append(value)
+
+    out: dict[str, Any] = {"tools": [t.name for t in (await client.list_tools()).tools]}
+    resources = (await client.list_resources()).resources
+    out["resources"] = [str(r.uri) for r in resources]
+    out["echo"] = dump(await client.call_tool("echo", {"message": label}))
+    out["echo_again"] = dump(await client.call_tool("echo", {"message": label}))
+    out["sum"] = dump(await client.call_tool("get-sum", {"a": 1, "b": 2}))
+    out["long"] = dump(
+        await client.call_tool(
+            "trigger-long-running-operation",
+            {"duration": 0.2, "steps": 2},
+            progress_callback=on_progress,
+        )
+    )
+    out["read"] = dump(await client.read_resource(resources[0].uri))
+    out["prompt"] = dump(await client.get_prompt("simple-prompt"))
+    out["progress"] = progress
+    return out
+
+
 RAW_SERVER = ROOT / "tests" / "servers" / "raw_server.py"
 
 

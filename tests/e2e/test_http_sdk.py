@@ -22,6 +22,7 @@ from tests.support import (
     PY,
     Background,
     dump,
+    everything_calls,
     free_port,
     node,
     record_command,
@@ -38,30 +39,8 @@ async def everything_session(target: Any) -> dict[str, Any]:
     """A scripted session: lists, tools (one twice, one with progress), a read, prompts."""
     from mcp import Client
 
-    progress: list[float] = []
-
-    async def on_progress(value: float, _total: float | None, _message: str | None) -> None:
-        progress.append(value)
-
     async with Client(target) as client:
-        out: dict[str, Any] = {"protocol": client.protocol_version}
-        out["tools"] = [t.name for t in (await client.list_tools()).tools]
-        resources = (await client.list_resources()).resources
-        out["resources"] = [str(r.uri) for r in resources]
-        out["echo"] = dump(await client.call_tool("echo", {"message": "over http"}))
-        out["echo_again"] = dump(await client.call_tool("echo", {"message": "over http"}))
-        out["sum"] = dump(await client.call_tool("get-sum", {"a": 1, "b": 2}))
-        out["long"] = dump(
-            await client.call_tool(
-                "trigger-long-running-operation",
-                {"duration": 0.2, "steps": 2},
-                progress_callback=on_progress,
-            )
-        )
-        out["read"] = dump(await client.read_resource(resources[0].uri))
-        out["prompt"] = dump(await client.get_prompt("simple-prompt"))
-    out["progress"] = progress
-    return out
+        return {"protocol": client.protocol_version, **await everything_calls(client, "over http")}
 
 
 def start_everything_http() -> tuple[Background, str]:

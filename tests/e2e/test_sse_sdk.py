@@ -19,7 +19,7 @@ from tests.support import (
     OFFLINE_ENV,
     PY,
     Background,
-    dump,
+    everything_calls,
     free_port,
     node,
     record_command,
@@ -37,31 +37,10 @@ async def everything_session(streams: Streams) -> dict[str, Any]:
     """A scripted session: lists, tools (one twice, one with progress), a read, a prompt."""
     from mcp.client.session import ClientSession
 
-    progress: list[float] = []
-
-    async def on_progress(value: float, _total: float | None, _message: str | None) -> None:
-        progress.append(value)
-
     async with streams() as (read, write), ClientSession(read, write) as session:
         init = await session.initialize()
-        out: dict[str, Any] = {"protocol": init.protocol_version, "server": init.server_info.name}
-        out["tools"] = [t.name for t in (await session.list_tools()).tools]
-        resources = (await session.list_resources()).resources
-        out["resources"] = [str(r.uri) for r in resources]
-        out["echo"] = dump(await session.call_tool("echo", {"message": "over sse"}))
-        out["echo_again"] = dump(await session.call_tool("echo", {"message": "over sse"}))
-        out["sum"] = dump(await session.call_tool("get-sum", {"a": 1, "b": 2}))
-        out["long"] = dump(
-            await session.call_tool(
-                "trigger-long-running-operation",
-                {"duration": 0.2, "steps": 2},
-                progress_callback=on_progress,
-            )
-        )
-        out["read"] = dump(await session.read_resource(resources[0].uri))
-        out["prompt"] = dump(await session.get_prompt("simple-prompt"))
-    out["progress"] = progress
-    return out
+        out = {"protocol": init.protocol_version, "server": init.server_info.name}
+        return {**out, **await everything_calls(session, "over sse")}
 
 
 def over_sse(url: str, seen: list[str] | None = None) -> Streams:
