@@ -94,7 +94,7 @@ def _note(text: str) -> None:
 def synthetic_cassette(calls: int) -> Any:
     """A stdio cassette of initialize plus ``calls`` distinct echo exchanges."""
     from cassette import Cassette, Header, MessageEvent
-    from cassette.model import RecorderInfo
+    from cassette.core.model import RecorderInfo
 
     events: list[Any] = []
 
@@ -176,7 +176,7 @@ def measure_scaling(sizes: list[int], sample: int, tmp: Path, rounds: int = 7) -
     median of its rounds, and ``growth`` the median over rounds of largest / smallest.
     """
     from cassette import Cassette
-    from cassette.replayer import Prepared
+    from cassette.core.replayer import Prepared
 
     out: dict[str, Any] = {}
     loaded: dict[int, tuple[Any, Any, list[dict[str, Any]]]] = {}
@@ -290,7 +290,7 @@ def measure_recorder_work(calls: int, rounds: int, tmp: Path) -> dict[str, Any]:
     the default redaction plus ``CassetteWriter.write`` (one append per message), against
     the floor's own work on a message (``json.loads`` of the line)."""
     from cassette import CassetteWriter, Recorder
-    from cassette.redaction import Redactor
+    from cassette.core.redaction import Redactor
 
     frames: list[tuple[str, bytes]] = []
     for i in range(calls):

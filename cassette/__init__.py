@@ -17,6 +17,19 @@ from cassette._lazy import lazy_exports
 from cassette._version import __version__
 
 if TYPE_CHECKING:
+    from cassette.core.matching import STRATEGIES, FingerprintMatcher, Matcher, MissReport, Strategy
+    from cassette.core.model import (
+        FORMAT_VERSION,
+        Event,
+        ExitEvent,
+        Header,
+        HttpEvent,
+        MessageEvent,
+        RawEvent,
+        StderrEvent,
+    )
+    from cassette.core.recorder import Recorder
+    from cassette.core.replayer import Replayer, Reply
     from cassette.errors import (
         AlreadyPlayedError,
         CassetteError,
@@ -35,21 +48,8 @@ if TYPE_CHECKING:
         UnknownTransportError,
         UsageError,
     )
-    from cassette.matching import STRATEGIES, FingerprintMatcher, Matcher, MissReport, Strategy
-    from cassette.model import (
-        FORMAT_VERSION,
-        Event,
-        ExitEvent,
-        Header,
-        HttpEvent,
-        MessageEvent,
-        RawEvent,
-        StderrEvent,
-    )
-    from cassette.recorder import Recorder
     from cassette.registry import available, get_transport, load_transport
-    from cassette.replayer import Replayer, Reply
-    from cassette.session import (
+    from cassette.runtime.session import (
         ClientConnection,
         RecordResult,
         ReplayResult,
@@ -59,7 +59,7 @@ if TYPE_CHECKING:
         replay,
         serve_replay,
     )
-    from cassette.storage import Cassette, CassetteWriter
+    from cassette.store.storage import Cassette, CassetteWriter
     from cassette.transport import (
         CassetteFront,
         Frame,
@@ -73,40 +73,40 @@ if TYPE_CHECKING:
 
 _LAZY: dict[str, str] = {
     "AlreadyPlayedError": "cassette.errors",
-    "Cassette": "cassette.storage",
+    "Cassette": "cassette.store.storage",
     "CassetteError": "cassette.errors",
     "CassetteExistsError": "cassette.errors",
     "CassetteFormatError": "cassette.errors",
     "CassetteNotFoundError": "cassette.errors",
     "CassetteVersionError": "cassette.errors",
-    "CassetteWriter": "cassette.storage",
-    "ClientConnection": "cassette.session",
+    "CassetteWriter": "cassette.store.storage",
+    "ClientConnection": "cassette.runtime.session",
     "DuplicateTransportError": "cassette.errors",
     "EraError": "cassette.errors",
-    "Event": "cassette.model",
-    "ExitEvent": "cassette.model",
-    "FORMAT_VERSION": "cassette.model",
-    "FingerprintMatcher": "cassette.matching",
+    "Event": "cassette.core.model",
+    "ExitEvent": "cassette.core.model",
+    "FORMAT_VERSION": "cassette.core.model",
+    "FingerprintMatcher": "cassette.core.matching",
     "Frame": "cassette.transport",
     "FrameStream": "cassette.transport",
-    "Header": "cassette.model",
-    "HttpEvent": "cassette.model",
-    "Matcher": "cassette.matching",
-    "MessageEvent": "cassette.model",
-    "MissReport": "cassette.matching",
+    "Header": "cassette.core.model",
+    "HttpEvent": "cassette.core.model",
+    "Matcher": "cassette.core.matching",
+    "MessageEvent": "cassette.core.model",
+    "MissReport": "cassette.core.matching",
     "NotRecordedError": "cassette.errors",
     "PluginError": "cassette.errors",
     "PluginLoadError": "cassette.errors",
-    "RawEvent": "cassette.model",
-    "RecordResult": "cassette.session",
-    "Recorder": "cassette.recorder",
+    "RawEvent": "cassette.core.model",
+    "RecordResult": "cassette.runtime.session",
+    "Recorder": "cassette.core.recorder",
     "ReplayMiss": "cassette.errors",
-    "ReplayResult": "cassette.session",
-    "Replayer": "cassette.replayer",
-    "Reply": "cassette.replayer",
-    "STRATEGIES": "cassette.matching",
-    "StderrEvent": "cassette.model",
-    "Strategy": "cassette.matching",
+    "ReplayResult": "cassette.runtime.session",
+    "Replayer": "cassette.core.replayer",
+    "Reply": "cassette.core.replayer",
+    "STRATEGIES": "cassette.core.matching",
+    "StderrEvent": "cassette.core.model",
+    "Strategy": "cassette.core.matching",
     "Target": "cassette.transport",
     "Tap": "cassette.transport",
     "Transport": "cassette.transport",
@@ -120,11 +120,11 @@ _LAZY: dict[str, str] = {
     "available": "cassette.registry",
     "get_transport": "cassette.registry",
     "load_transport": "cassette.registry",
-    "open_recording": "cassette.session",
-    "open_replay": "cassette.session",
-    "record": "cassette.session",
-    "replay": "cassette.session",
-    "serve_replay": "cassette.session",
+    "open_recording": "cassette.runtime.session",
+    "open_replay": "cassette.runtime.session",
+    "record": "cassette.runtime.session",
+    "replay": "cassette.runtime.session",
+    "serve_replay": "cassette.runtime.session",
 }
 
 

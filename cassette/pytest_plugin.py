@@ -12,7 +12,7 @@ Theory of operation
 -------------------
 Nothing is monkeypatched: the test's own client starts what ``server_command`` returns,
 ``python -m cassette record --mode M ...``, which records, replays or extends the
-cassette as the mode says (``cassette.modes``, decided by ``cassette.mode_runner`` under
+cassette as the mode says (``cassette.modes.policy``, decided by ``cassette.modes.runner`` under
 the cassette's lock). ``server_url`` runs the same thing for streamable HTTP in a thread
 of this process with its own event loop (an anyio blocking portal), started by the call
 and stopped with the test: a thread starts in milliseconds where a subprocess pays an
@@ -30,7 +30,7 @@ cassette, numbered in start order: ``<test>.jsonl``, ``<test>.2.jsonl``, ... so 
 starts its server twice records and replays two sessions. The numbers come from files
 created with ``O_EXCL`` in the test's side-channel folder (``--sessions``).
 
-This module imports only the standard library, pytest and ``cassette.modes`` when pytest
+This module imports only the standard library, pytest and ``cassette.modes.policy`` when pytest
 starts; everything else is imported when a test first uses the fixture.
 """
 
@@ -50,7 +50,13 @@ from typing import TYPE_CHECKING, Any, Final
 import pytest
 
 from cassette.errors import CassetteError
-from cassette.modes import ENV_VAR, ModeChoice, env_value, missing_cassette_message, resolve_mode
+from cassette.modes.policy import (
+    ENV_VAR,
+    ModeChoice,
+    env_value,
+    missing_cassette_message,
+    resolve_mode,
+)
 
 if TYPE_CHECKING:
     from anyio.abc import TaskStatus
@@ -164,7 +170,7 @@ class MCPCassette:
             self.choice = _resolve(settings.get("mode"), item.config)
             strategy = settings.get("strategy")
             if strategy is not None:
-                from cassette.matching import get_strategy
+                from cassette.core.matching import get_strategy
 
                 get_strategy(strategy)
         except CassetteError as exc:
@@ -220,7 +226,7 @@ class MCPCassette:
     def server_url(self, url: str, *, name: str | None = None) -> str:
         """A local URL to use instead of the streamable-HTTP server at ``url``: a recording
         proxy in front of it, or a replay front, serving until the test ends."""
-        from cassette.mode_runner import next_session_path
+        from cassette.modes.runner import next_session_path
 
         path = next_session_path(self.cassette_path(name), self._sessions)
         self._require(path)
@@ -238,7 +244,7 @@ class MCPCassette:
 
     def _require(self, path: Path) -> None:
         """Mode none: a missing cassette fails the test now, before anything starts."""
-        from cassette.storage import has_recording
+        from cassette.store.storage import has_recording
 
         if self.mode == "none" and not has_recording(path):
             pytest.fail(
@@ -347,7 +353,7 @@ class _HttpFront:
         return str(url)
 
     async def _serve(self, *, task_status: TaskStatus[str]) -> None:
-        from cassette.mode_runner import Report, run_http
+        from cassette.modes.runner import Report, run_http
 
         await run_http(
             self.path,

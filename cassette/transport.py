@@ -35,8 +35,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, runtime_chec
 import attrs
 
 if TYPE_CHECKING:
-    from cassette.matching import MissReport, Strategy
-    from cassette.model import Recording
+    from cassette.core.matching import MissReport, Strategy
+    from cassette.core.model import Recording
 
 __all__ = [
     "CassetteFront",

@@ -37,10 +37,10 @@ from typing import Any, Final
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
+from cassette.core.matching import Strategy
 from cassette.errors import PluginLoadError, TransportClosedError
-from cassette.matching import Strategy
-from cassette.modes import ModeChoice, env_value, resolve_mode
-from cassette.storage import Cassette
+from cassette.modes.policy import ModeChoice, env_value, resolve_mode
+from cassette.store.storage import Cassette
 from cassette.transport import Frame, FrameStream
 
 try:
@@ -182,8 +182,8 @@ def replay_transport(
 
     The cassette is read now, so a missing or malformed one fails here, not mid-session.
     """
-    from cassette.replayer import Replayer
-    from cassette.session import replay
+    from cassette.core.replayer import Replayer
+    from cassette.runtime.session import replay
 
     tape = _load(cassette)
     stored = tape.header.target.get("strategy")
@@ -207,7 +207,7 @@ def record_transport(
 
     Like ``cassette record``: a non-empty ``path`` is refused unless ``overwrite``.
     """
-    from cassette.session import record
+    from cassette.runtime.session import record
 
     async def run(side: FrameStream, _transport: CassetteTransport) -> Any:
         return await record(
@@ -231,18 +231,18 @@ def cassette_transport(
     strategy: str | None = None,
     on_info: Callable[[str], None] | None = None,
 ) -> CassetteTransport:
-    """Record, replay or extend ``path`` as the record mode says (``cassette.modes``).
+    """Record, replay or extend ``path`` as the record mode says (``cassette.modes.policy``).
 
     The mode is ``mode``, else ``MCP_CASSETTE_MODE``, else ``once``. Under ``none`` a
     missing cassette fails here, naming the path and the mode, and nothing is started.
     """
-    from cassette.mode_runner import run_stdio
-    from cassette.storage import has_recording
+    from cassette.modes.runner import run_stdio
+    from cassette.store.storage import has_recording
 
     choice: ModeChoice = resolve_mode(("mode=", mode), env_value())
     if choice.mode == "none" and not has_recording(path):
         from cassette.errors import CassetteNotFoundError
-        from cassette.modes import missing_cassette_message
+        from cassette.modes.policy import missing_cassette_message
 
         raise CassetteNotFoundError(missing_cassette_message(path, choice))
 

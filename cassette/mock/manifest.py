@@ -19,8 +19,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final, Literal
 
+from cassette.core.jsondiff import pointer, same_json
 from cassette.errors import CassetteExistsError, ManifestError, UsageError
-from cassette.jsondiff import pointer, same_json
 
 __all__ = [
     "MANIFEST_FORMAT",

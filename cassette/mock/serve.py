@@ -1,5 +1,5 @@
 """Serving a ``MockServer`` on the replay's fronts: stdio (or any frame transport) and
-streamable HTTP. No I/O of its own: the stdio front runs ``cassette.session.replay`` with
+streamable HTTP. No I/O of its own: the stdio front runs ``cassette.runtime.session.replay`` with
 the mock as its responder; the HTTP front is the replay's ``HttpReplayApp`` with the mock
 answering every session, as for a legacy cassette recorded over stdio (``/mcp``, sessions
 with ``Mcp-Session-Id``, the GET stream, DELETE).
@@ -11,12 +11,12 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from cassette._version import __version__
+from cassette.core.model import Header, RecorderInfo
 from cassette.errors import UsageError
 from cassette.mock.server import MockServer
-from cassette.model import Header, RecorderInfo
 from cassette.registry import get_transport
-from cassette.session import ReplayResult, replay
-from cassette.storage import Cassette
+from cassette.runtime.session import ReplayResult, replay
+from cassette.store.storage import Cassette
 from cassette.transport import FrameStream
 
 __all__ = ["check_front", "serve_mock"]
@@ -59,7 +59,7 @@ async def serve_mock(
     ``max_message_bytes`` (default 64 MiB) is refused as by a replay: ``-32600`` on stdio,
     413 over HTTP.
     """
-    from cassette.limits import DEFAULT_MAX_BYTES
+    from cassette.core.limits import DEFAULT_MAX_BYTES
 
     limit = DEFAULT_MAX_BYTES if max_message_bytes is None else max_message_bytes
     server = manifest if isinstance(manifest, MockServer) else MockServer(manifest, source=source)

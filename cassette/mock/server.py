@@ -21,7 +21,7 @@ network front (``new`` returns itself) and any number of clients at once.
 * ``ping``, ``logging/setLevel`` and ``completion/complete`` (no values) are answered;
   any other method gets ``-32601``; notifications and client answers are ignored.
 
-``MockServer`` has the interface the replay fronts drive (``cassette.replayer.Responder``),
+``MockServer`` has the interface the replay fronts drive (``cassette.core.replayer.Responder``),
 so ``cassette mock`` serves it on the replay's stdio and HTTP fronts unchanged.
 """
 
@@ -31,8 +31,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from cassette.errors import ManifestError
-from cassette.jsonrpc import (
+from cassette.core.jsonrpc import (
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
     PARSE_ERROR,
@@ -42,11 +41,12 @@ from cassette.jsonrpc import (
     classify_value,
     error_response,
 )
-from cassette.matching import MissReport, canonical
+from cassette.core.matching import MissReport, canonical
+from cassette.core.model import LEGACY_VERSIONS
+from cassette.core.replayer import Reply
+from cassette.errors import ManifestError
 from cassette.mock.template import render
 from cassette.mock.validate import validate_manifest
-from cassette.model import LEGACY_VERSIONS
-from cassette.replayer import Reply
 
 __all__ = ["MockServer"]
 
@@ -152,7 +152,7 @@ class MockServer:
             caps["prompts"] = {}
         return caps
 
-    # -- what the fronts drive (cassette.replayer.Responder) ------------------------------
+    # -- what the fronts drive (cassette.core.replayer.Responder) ------------------------------
 
     def new(self) -> MockServer:
         """A session: the same server, since a mock keeps no session state."""

@@ -14,8 +14,8 @@ from typing import Final
 
 import anyio
 
+from cassette.core.jsonrpc import Kind, classify
 from cassette.errors import TransportClosedError, TransportError
-from cassette.jsonrpc import Kind, classify
 from cassette.testing._report import _Failure
 from cassette.testing._sides import _INIT_PARAMS, _Conn, _Side
 from cassette.testing._util import _leaves, _short

@@ -20,10 +20,10 @@ from typing import Any, Literal
 import anyio
 import attrs
 
+from cassette.core.recorder import Record, Recorder
+from cassette.core.replayer import Replayer
 from cassette.errors import CassetteError
-from cassette.recorder import Record, Recorder
-from cassette.replayer import Replayer
-from cassette.storage import Cassette, CassetteWriter
+from cassette.store.storage import Cassette, CassetteWriter
 from cassette.testing._report import _Failure
 from cassette.testing._sides import ClientFactory, _Conn, _peer_handler, _ServeSide, _serving
 from cassette.testing._util import _short
@@ -150,7 +150,7 @@ async def _replay_in_memory(cassette: Cassette, peer: bool) -> list[Any]:
 
 
 async def _replay_handler(cassette: Cassette, stream: FrameStream) -> None:
-    from cassette.session import replay
+    from cassette.runtime.session import replay
 
     await replay(stream, Replayer(cassette))
 

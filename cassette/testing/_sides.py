@@ -18,8 +18,8 @@ from typing import Any, Final, Protocol
 
 import anyio
 
+from cassette.core.jsonrpc import Kind, classify
 from cassette.errors import TransportClosedError
-from cassette.jsonrpc import Kind, classify
 from cassette.testing._report import _Failure
 from cassette.testing._util import _short
 from cassette.testing.peer import PEER_NAME, ReferencePeer

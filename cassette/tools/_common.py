@@ -10,10 +10,10 @@ from typing import Any, Literal
 
 import attrs
 
-from cassette.jsondiff import pointer
-from cassette.jsonrpc import Kind, classify_value
-from cassette.model import Event, MessageEvent
-from cassette.redaction import Redactor, is_secret_key
+from cassette.core.jsondiff import pointer
+from cassette.core.jsonrpc import Kind, classify_value
+from cassette.core.model import Event, MessageEvent
+from cassette.core.redaction import Redactor, is_secret_key
 
 __all__ = [
     "Caller",

@@ -326,7 +326,7 @@ async def check_server(
     import anyio
 
     from cassette.registry import load_transport
-    from cassette.session import ClientConnection
+    from cassette.runtime.session import ClientConnection
     from cassette.transport import Target
 
     if (command is None) == (url is None):

@@ -1,6 +1,6 @@
 """``cassette diff A B``: what changed between two recordings, for review.
 
-Requests are paired by fingerprint (``cassette.matching.fingerprint``, the key a replay
+Requests are paired by fingerprint (``cassette.core.matching.fingerprint``, the key a replay
 matches on): the k-th request with a given fingerprint in A pairs with the k-th in B, so
 reordering alone is no change. Unpaired requests are removed (only in A) or added (only in
 B). For each pair, the answers are compared after volatile values (``_meta``, timestamps,
@@ -18,9 +18,9 @@ from typing import Any, Final
 
 import attrs
 
-from cassette.jsondiff import MISSING, differences
-from cassette.matching import Fingerprint, fingerprint, show_value
-from cassette.storage import Cassette
+from cassette.core.jsondiff import MISSING, differences
+from cassette.core.matching import Fingerprint, fingerprint, show_value
+from cassette.store.storage import Cassette
 from cassette.tools._common import Exchange, emit, exchanges
 
 __all__ = ["CassetteDiff", "Change", "diff_cassettes", "main", "normalize"]

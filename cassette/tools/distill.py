@@ -25,10 +25,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
+from cassette.core.jsondiff import same_json
+from cassette.core.matching import canonical
 from cassette.errors import UsageError
-from cassette.jsondiff import same_json
-from cassette.matching import canonical
-from cassette.storage import Cassette
+from cassette.store.storage import Cassette
 from cassette.tools._common import emit, exchanges
 
 __all__ = ["counts", "distill_cassette", "main"]

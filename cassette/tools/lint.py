@@ -19,8 +19,8 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from cassette.jsonrpc import Kind
-from cassette.model import (
+from cassette.core.jsonrpc import Kind
+from cassette.core.model import (
     Event,
     ExitEvent,
     HttpEvent,
@@ -28,8 +28,8 @@ from cassette.model import (
     RawEvent,
     StderrEvent,
 )
-from cassette.redaction import Redactor
-from cassette.storage import Cassette
+from cassette.core.redaction import Redactor
+from cassette.store.storage import Cassette
 from cassette.tools._common import Finding, emit, exchanges, kind_of, scan_value
 
 __all__ = ["lint_cassette", "main", "secret_findings"]

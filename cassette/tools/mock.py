@@ -65,7 +65,7 @@ def _serve(args: argparse.Namespace, manifest: dict[str, Any]) -> int:
     )
     from cassette.mock.serve import check_front, serve_mock
     from cassette.mock.server import MockServer
-    from cassette.session import ReplayResult
+    from cassette.runtime.session import ReplayResult
     from cassette.tools.distill import counts
 
     max_message_bytes = _apply_limits(args)

@@ -15,9 +15,9 @@ from typing import Any
 
 import attrs
 
-from cassette.model import Event, MessageEvent, RawEvent, StderrEvent
-from cassette.redaction import Redactor
-from cassette.storage import Cassette
+from cassette.core.model import Event, MessageEvent, RawEvent, StderrEvent
+from cassette.core.redaction import Redactor
+from cassette.store.storage import Cassette
 from cassette.tools._common import Finding, emit
 from cassette.tools.lint import secret_findings
 

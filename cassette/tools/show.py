@@ -30,12 +30,12 @@ from typing import Any
 
 import attrs
 
+from cassette.core.jsonrpc import Kind
+from cassette.core.matching import FingerprintMatcher, get_strategy
+from cassette.core.model import Event, ExitEvent, HttpEvent, MessageEvent, RawEvent, StderrEvent
+from cassette.core.replayer import Prepared, Replayer
 from cassette.errors import CassetteError, UsageError
-from cassette.jsonrpc import Kind
-from cassette.matching import FingerprintMatcher, get_strategy
-from cassette.model import Event, ExitEvent, HttpEvent, MessageEvent, RawEvent, StderrEvent
-from cassette.replayer import Prepared, Replayer
-from cassette.storage import Cassette
+from cassette.store.storage import Cassette
 from cassette.tools._common import emit, kind_of, size_of
 from cassette.tools.diff import label as request_label
 

@@ -35,10 +35,10 @@ from typing import Any
 
 import attrs
 
+from cassette.core.jsondiff import MISSING, differences
+from cassette.core.matching import show_value
 from cassette.errors import CassetteError, TransportError, UsageError
-from cassette.jsondiff import MISSING, differences
-from cassette.matching import show_value
-from cassette.storage import Cassette
+from cassette.store.storage import Cassette
 from cassette.tools._common import Caller, Exchange, emit, exchanges
 from cassette.tools.diff import label, normalize
 
@@ -186,7 +186,7 @@ async def verify_cassette(
     streamable-HTTP URL) in the recorded era and classify every answer."""
     import anyio
 
-    from cassette.session import ClientConnection
+    from cassette.runtime.session import ClientConnection
 
     cassette = tape if isinstance(tape, Cassette) else Cassette.load(tape)
     pairs, handshake, total = _plan(cassette)

@@ -5,7 +5,7 @@ Theory of operation
 ``HttpReplayApp`` answers every POST from its replayer first. Given an ``HttpExtender``, a
 client request the replayer cannot answer (not recorded, or recorded and used up) is
 handed to it instead of being answered with a miss error; the stdio counterpart is
-``cassette.episodes``, and the rules are the same:
+``cassette.modes.episodes``, and the rules are the same:
 
 * each replay session has a *live leg* of its own, opened on its first such request,
   never before, so an endpoint the cassette fully answers is never contacted. A legacy
@@ -51,14 +51,14 @@ import anyio
 import attrs
 import httpx
 
-from cassette._lock import FileLock
-from cassette.episodes import HANDSHAKE_TIMEOUT, acquire, describe_request, redactor_of
+from cassette.core.jsonrpc import JSONObject, Kind, classify, classify_value, dumps_bytes
+from cassette.core.matching import MissReport, Strategy
+from cassette.core.model import Direction, Event, HttpEvent, MessageEvent, RawEvent, era_of
+from cassette.core.replayer import Reply
 from cassette.errors import TransportError
-from cassette.jsonrpc import JSONObject, Kind, classify, classify_value, dumps_bytes
-from cassette.matching import MissReport, Strategy
-from cassette.model import Direction, Event, HttpEvent, MessageEvent, RawEvent, era_of
-from cassette.replayer import Reply
-from cassette.storage import Cassette, append_events
+from cassette.modes.episodes import HANDSHAKE_TIMEOUT, acquire, describe_request, redactor_of
+from cassette.store.lock import FileLock
+from cassette.store.storage import Cassette, append_events
 from cassette.transports._http import (
     LazyClient,
     Receive,

@@ -31,7 +31,7 @@ import anyio
 import attrs
 import httpx
 
-from cassette.jsonrpc import Kind, classify, dumps_bytes, error_response
+from cassette.core.jsonrpc import Kind, classify, dumps_bytes, error_response
 from cassette.transport import Tap
 from cassette.transports._http import (
     BODY_LIMIT,

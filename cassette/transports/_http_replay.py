@@ -40,7 +40,7 @@ import anyio
 import attrs
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
-from cassette.jsonrpc import (
+from cassette.core.jsonrpc import (
     INVALID_REQUEST,
     PARSE_ERROR,
     Kind,
@@ -48,9 +48,9 @@ from cassette.jsonrpc import (
     dumps_bytes,
     error_response,
 )
-from cassette.matching import MissReport, Strategy
-from cassette.model import LEGACY_VERSIONS, HttpEvent, RawEvent, Recording, era_of
-from cassette.replayer import ReplaySessions, Reply, Responder, ResponderPool
+from cassette.core.matching import MissReport, Strategy
+from cassette.core.model import LEGACY_VERSIONS, HttpEvent, RawEvent, Recording, era_of
+from cassette.core.replayer import ReplaySessions, Reply, Responder, ResponderPool
 from cassette.transports._http import (
     BODY_LIMIT,
     Receive,

@@ -36,10 +36,10 @@ import anyio
 import anyio.abc
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
-from cassette.jsonrpc import Kind, classify, dumps_bytes
-from cassette.matching import MissReport, Strategy
-from cassette.model import Recording
-from cassette.replayer import Replayer, ReplaySessions, Reply
+from cassette.core.jsonrpc import Kind, classify, dumps_bytes
+from cassette.core.matching import MissReport, Strategy
+from cassette.core.model import Recording
+from cassette.core.replayer import Replayer, ReplaySessions, Reply
 from cassette.transports._http import (
     BODY_LIMIT,
     Receive,

@@ -30,10 +30,10 @@ import anyio
 import anyio.abc
 import httpx
 
+from cassette.core.jsonrpc import Classified, Kind, classify, dumps_bytes, error_response
+from cassette.core.matching import MissReport, Strategy
+from cassette.core.model import Recording
 from cassette.errors import TransportClosedError, TransportError
-from cassette.jsonrpc import Classified, Kind, classify, dumps_bytes, error_response
-from cassette.matching import MissReport, Strategy
-from cassette.model import Recording
 from cassette.transport import Frame, Handler, SideEventHandler, Tap, Target, Upstream
 from cassette.transports._http import (
     BODY_LIMIT,

@@ -10,8 +10,8 @@ from collections.abc import Iterator
 import anyio
 import pytest
 
+from cassette.core.jsonrpc import loads
 from cassette.errors import TransportError
-from cassette.jsonrpc import loads
 from cassette.registry import load_transport
 from cassette.tools.check import check_server
 from cassette.transport import Frame, Target

@@ -12,8 +12,8 @@ import pytest
 
 from cassette import Cassette, ClientConnection, MessageEvent
 from cassette.errors import CassetteNotFoundError, TransportError
-from cassette.mode_runner import ModeResult, run_stdio
-from cassette.modes import Action, ModeChoice
+from cassette.modes.policy import Action, ModeChoice
+from cassette.modes.runner import ModeResult, run_stdio
 from cassette.transports.memory import memory_pair
 from tests.support import PY, ROOT, run
 

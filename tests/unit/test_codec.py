@@ -17,15 +17,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cassette.codec import encode_line
-from cassette.errors import (
-    CassetteError,
-    CassetteExistsError,
-    CassetteFormatError,
-    CassetteNotFoundError,
-    CassetteVersionError,
-)
-from cassette.model import (
+from cassette.core.codec import encode_line
+from cassette.core.model import (
     ERAS,
     Event,
     ExitEvent,
@@ -35,8 +28,15 @@ from cassette.model import (
     RecorderInfo,
     StderrEvent,
 )
-from cassette.recorder import Recorder
-from cassette.storage import Cassette, CassetteWriter
+from cassette.core.recorder import Recorder
+from cassette.errors import (
+    CassetteError,
+    CassetteExistsError,
+    CassetteFormatError,
+    CassetteNotFoundError,
+    CassetteVersionError,
+)
+from cassette.store.storage import Cassette, CassetteWriter
 
 # -- strategies --------------------------------------------------------------------------
 
@@ -704,7 +704,7 @@ def _shapes(keys: list[str]) -> st.SearchStrategy[dict[str, Any]]:
 )
 def test_the_direct_way_builds_what_the_converter_builds(case: Any) -> None:
     """A shape the direct way takes must be one the converter takes, to the same value."""
-    from cassette import codec
+    from cassette.core import codec
 
     (kind, cls, _), obj = case
     fast = codec._PLAIN[kind](obj, 5)
@@ -721,7 +721,7 @@ def test_the_direct_way_builds_what_the_converter_builds(case: Any) -> None:
     )
 )
 def test_the_direct_header_is_the_converted_header(obj: dict[str, Any]) -> None:
-    from cassette import codec
+    from cassette.core import codec
 
     obj = {"kind": "header", "format": 1, **obj}
     fast = codec._plain_header(obj)

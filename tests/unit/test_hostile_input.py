@@ -11,9 +11,9 @@ import httpx
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from cassette.core.replayer import Replayer
 from cassette.errors import CassetteFormatError
-from cassette.replayer import Replayer
-from cassette.storage import Cassette
+from cassette.store.storage import Cassette
 from cassette.transports.streamable_http import HttpReplayApp
 from tests.unit.test_http_front import LEGACY, MODERN
 

@@ -11,7 +11,7 @@ from typing import Any
 import anyio
 
 from cassette import Cassette, MessageEvent
-from cassette.model import Event, HttpEvent
+from cassette.core.model import Event, HttpEvent
 from cassette.transports._http_extend import HttpExtender, _Leg
 
 HEADER = {

@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from cassette import Cassette, Header, HttpEvent, MessageEvent, RawEvent
-from cassette.model import Era, RecorderInfo
+from cassette.core.model import Era, RecorderInfo
 from cassette.transports.streamable_http import HttpReplayApp
 
 MODERN_META = {

@@ -17,10 +17,10 @@ import httpx
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from cassette.model import MessageEvent
-from cassette.recorder import Recorder
-from cassette.session import _Clock, _Sink, _SinkTap
-from cassette.storage import Cassette, CassetteWriter
+from cassette.core.model import MessageEvent
+from cassette.core.recorder import Recorder
+from cassette.runtime.session import _Clock, _Sink, _SinkTap
+from cassette.store.storage import Cassette, CassetteWriter
 from cassette.transports._http import LazyClient, Receive, Scope, Send
 from cassette.transports._http_record import RecordingProxy
 from tests.unit.test_hostile_input import json_values

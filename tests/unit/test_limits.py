@@ -15,10 +15,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cassette.config import limits_for
-from cassette.errors import CassetteFormatError, UsageError
-from cassette.jsonrpc import Kind, classify, loads
-from cassette.limits import (
+from cassette.core.jsonrpc import Kind, classify, loads
+from cassette.core.limits import (
     DEFAULT_MAX_DEPTH,
     TooDeepError,
     check_depth,
@@ -27,9 +25,11 @@ from cassette.limits import (
     parse_size,
     set_max_depth,
 )
-from cassette.replayer import Replayer
-from cassette.session import serve_replay
-from cassette.storage import Cassette
+from cassette.core.replayer import Replayer
+from cassette.errors import CassetteFormatError, UsageError
+from cassette.runtime.session import serve_replay
+from cassette.store.config import limits_for
+from cassette.store.storage import Cassette
 from cassette.transport import Frame
 from cassette.transports._http_record import RecordingProxy
 from cassette.transports._sse_replay import SseReplayApp, _Session
@@ -317,7 +317,7 @@ def test_serve_replay_hands_its_size_limit_to_the_http_front() -> None:
 
 def test_replay_refuses_a_frame_over_its_limit_on_any_frame_stream() -> None:
     """A plugin's or the in-memory transport: ``replay`` checks the size itself."""
-    from cassette.session import replay
+    from cassette.runtime.session import replay
     from cassette.transports.memory import memory_pair
 
     client, server = memory_pair()

@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 
-from cassette import codec
-from cassette._gc import paused_gc
+from cassette.core import codec
+from cassette.core._gc import paused_gc
+from cassette.core.model import MessageEvent
 from cassette.errors import CassetteFormatError
-from cassette.model import MessageEvent
-from cassette.storage import Cassette
+from cassette.store.storage import Cassette
 
 HEADER = {
     "kind": "header",
@@ -114,8 +114,8 @@ _NOT_ON_THE_STDIO_REPLAY_PATH = (
     "starlette",
     "importlib.metadata",
     "cattrs",
-    "cassette.mode_runner",
-    "cassette.episodes",
+    "cassette.modes.runner",
+    "cassette.modes.episodes",
     "cassette.transports.streamable_http",
     "cassette.transports.memory",
 )
@@ -147,5 +147,5 @@ def test_a_stdio_replay_imports_nothing_it_does_not_use() -> None:
         for line in result.stderr.decode().splitlines()
         if line.startswith("import time:")
     }
-    assert "cassette.session" in imported  # the listing is read right
+    assert "cassette.runtime.session" in imported  # the listing is read right
     assert not imported & set(_NOT_ON_THE_STDIO_REPLAY_PATH)

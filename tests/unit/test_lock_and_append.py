@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from cassette import Cassette, MessageEvent
-from cassette._lock import FileLock, _lock, _same_file, claim_slot
 from cassette.errors import CassetteError
-from cassette.storage import append_events, has_recording
+from cassette.store.lock import FileLock, _lock, _same_file, claim_slot
+from cassette.store.storage import append_events, has_recording
 from tests.support import PY, ROOT
 
 HEADER = (
@@ -38,7 +38,7 @@ HOLD = textwrap.dedent(
     """
     import sys, time
     sys.path.insert(0, {root!r})
-    from cassette._lock import FileLock
+    from cassette.store.lock import FileLock
     lock = FileLock(sys.argv[1])
     lock.acquire()
     print("held", flush=True)
@@ -103,7 +103,7 @@ def test_a_lock_on_a_deleted_lock_file_is_not_the_lock(tmp_path: Path) -> None:
 def test_claim_slot_numbers_callers_across_processes(tmp_path: Path) -> None:
     script = (
         f"import sys; sys.path.insert(0, {str(ROOT)!r}); "
-        "from cassette._lock import claim_slot; print(claim_slot(sys.argv[1], 'k'))"
+        "from cassette.store.lock import claim_slot; print(claim_slot(sys.argv[1], 'k'))"
     )
     procs = [
         subprocess.Popen([PY, "-c", script, str(tmp_path)], stdout=subprocess.PIPE, text=True)
@@ -154,9 +154,9 @@ APPENDER = textwrap.dedent(
     """
     import sys
     sys.path.insert(0, {root!r})
-    from cassette._lock import FileLock
-    from cassette.model import MessageEvent
-    from cassette.storage import append_events
+    from cassette.store.lock import FileLock
+    from cassette.core.model import MessageEvent
+    from cassette.store.storage import append_events
     path, worker = sys.argv[1], int(sys.argv[2])
     lock = FileLock(path)
     for batch in range(40):

@@ -9,8 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cassette.errors import AlreadyPlayedError, NotRecordedError, UsageError
-from cassette.matching import (
+from cassette.core.matching import (
     Candidate,
     FingerprintMatcher,
     MissReport,
@@ -18,6 +17,7 @@ from cassette.matching import (
     fingerprint,
     get_strategy,
 )
+from cassette.errors import AlreadyPlayedError, NotRecordedError, UsageError
 
 
 def req(method: str, params: dict[str, Any] | None = None, msg_id: int = 1) -> dict[str, Any]:

@@ -6,7 +6,7 @@ import anyio
 import pytest
 
 from cassette import Cassette, Header, MessageEvent, open_replay
-from cassette.model import RecorderInfo
+from cassette.core.model import RecorderInfo
 from cassette.transports.memory import MemoryTransport
 
 INIT = {"protocolVersion": "2025-11-25", "capabilities": {}}
@@ -60,7 +60,7 @@ def test_memory_transport_has_no_upstream() -> None:
 
 
 def test_pacing_delays_are_scaled_and_capped() -> None:
-    from cassette.session import Pacing
+    from cassette.runtime.session import Pacing
 
     assert Pacing(scale=0.5, cap=1.0).delay(1.0) == 0.5
     assert Pacing(scale=2.0, cap=1.0).delay(3.0) == 1.0
@@ -71,7 +71,7 @@ def test_a_paced_replay_sends_the_same_messages_in_order() -> None:
     import functools
 
     from cassette import Replayer, replay
-    from cassette.session import Pacing
+    from cassette.runtime.session import Pacing
     from cassette.transports.memory import memory_pair
 
     async def scenario() -> list[bytes]:

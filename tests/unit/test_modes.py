@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cassette.errors import UsageError
-from cassette.modes import (
+from cassette.modes.policy import (
     ENV_VAR,
     MODES,
     Action,

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
+from cassette.core.model import ExitEvent, Header, MessageEvent, RawEvent, StderrEvent
+from cassette.core.recorder import Record, Recorder
 from cassette.errors import EraError
-from cassette.model import ExitEvent, Header, MessageEvent, RawEvent, StderrEvent
-from cassette.recorder import Record, Recorder
 
 MODERN_META = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -172,7 +172,7 @@ def test_header_records_target_and_recorder() -> None:
 
 
 def test_lone_surrogate_escape_is_recorded_and_reads_back_exactly() -> None:
-    from cassette.codec import decode, encode_line
+    from cassette.core.codec import decode, encode_line
 
     rec = new()
     feed(rec, ("c2s", INITIALIZE))

@@ -10,11 +10,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cassette.codec import encode_line
-from cassette.recorder import Recorder
-from cassette.redaction import Redactor, is_secret_key, redact_argv
-from cassette.replayer import Replayer
-from cassette.storage import Cassette
+from cassette.core.codec import encode_line
+from cassette.core.recorder import Recorder
+from cassette.core.redaction import Redactor, is_secret_key, redact_argv
+from cassette.core.replayer import Replayer
+from cassette.store.storage import Cassette
 
 PLACEHOLDER = re.compile(r"\[REDACTED:[a-z-]+:[0-9a-f]{12}\]")
 GITHUB = "ghp_" + "A1b2C3d4E5f6G7h8I9j0" * 2
@@ -208,7 +208,7 @@ _PIECES = st.sampled_from(
 @given(st.lists(_PIECES, max_size=12).map("".join))
 def test_text_skips_a_substitution_only_where_it_could_not_match(text: str) -> None:
     """The pre-checks in ``Redactor.text`` change its speed, never its result."""
-    from cassette import redaction
+    from cassette.core import redaction
 
     redactor = Redactor(salt="s")
     if "[REDACTED:" in text and not redaction._SHAPES.search(text):

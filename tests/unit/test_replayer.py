@@ -6,9 +6,17 @@ from typing import Any
 
 import attrs
 
-from cassette.jsonrpc import METHOD_NOT_FOUND, REPLAY_MISS
-from cassette.model import Era, Event, Header, MessageEvent, RawEvent, RecorderInfo, StderrEvent
-from cassette.replayer import Replayer
+from cassette.core.jsonrpc import METHOD_NOT_FOUND, REPLAY_MISS
+from cassette.core.model import (
+    Era,
+    Event,
+    Header,
+    MessageEvent,
+    RawEvent,
+    RecorderInfo,
+    StderrEvent,
+)
+from cassette.core.replayer import Replayer
 
 
 @attrs.frozen

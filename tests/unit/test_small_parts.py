@@ -10,9 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import cassette
+from cassette.core.jsondiff import MISSING, differences, pointer, same_json
+from cassette.core.jsonrpc import Kind, classify
 from cassette.errors import UnknownTransportError
-from cassette.jsondiff import MISSING, differences, pointer, same_json
-from cassette.jsonrpc import Kind, classify
 from cassette.transports._lines import LineBuffer
 
 

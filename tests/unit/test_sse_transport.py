@@ -18,9 +18,9 @@ import httpx
 import pytest
 
 from cassette import Cassette, Header, HttpEvent, MessageEvent, Target, TransportError
-from cassette.jsonrpc import REPLAY_MISS
-from cassette.model import RecorderInfo
-from cassette.session import record_http
+from cassette.core.jsonrpc import REPLAY_MISS
+from cassette.core.model import RecorderInfo
+from cassette.runtime.session import record_http
 from cassette.transports._http import Scope
 from cassette.transports.sse import SseReplayApp, SseTransport
 from cassette.transports.sse_parser import SSEEvent, SSEParser

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from cassette.mock import MockServer, dumps_manifest, load_manifest, validate_manifest
-from cassette.storage import Cassette
+from cassette.store.storage import Cassette
 from cassette.tools.distill import distill_cassette
 from tests.support import ROOT
 from tests.unit.test_tools_lint import INIT, msg, tape

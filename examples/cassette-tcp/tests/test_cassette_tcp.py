@@ -16,7 +16,7 @@ from cassette_tcp import TcpTransport, open_stream
 from cassette_tcp.peer import peer_server
 
 from cassette import Cassette, ClientConnection, Replayer, Target, record
-from cassette.session import replay
+from cassette.runtime.session import replay
 from cassette.testing import check_transport
 from cassette.transports.memory import memory_pair
 

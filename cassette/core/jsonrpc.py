@@ -15,7 +15,7 @@ from typing import Any, Final
 
 import attrs
 
-from cassette.limits import TooDeepError, check_depth
+from cassette.core.limits import TooDeepError, check_depth
 
 __all__ = [
     "Classified",

@@ -29,8 +29,8 @@ from typing import Any, Final
 
 import attrs
 
-from cassette.exchanges import Exchange, Item, progress_token
-from cassette.jsonrpc import JSONObject
+from cassette.core.exchanges import Exchange, Item, progress_token
+from cassette.core.jsonrpc import JSONObject
 
 __all__ = ["LOG_LEVELS", "Paused", "Playback", "Played"]
 

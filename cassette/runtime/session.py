@@ -27,16 +27,16 @@ import anyio
 import anyio.abc
 import attrs
 
-from cassette._watchdog import Watchdog
+from cassette.core.jsonrpc import JSONObject, Kind, classify, dumps_bytes, error_response
+from cassette.core.matching import MissReport, Strategy
+from cassette.core.model import ExitEvent
+from cassette.core.recorder import Record, Recorder
+from cassette.core.redaction import Redactor
+from cassette.core.replayer import Replayer, Reply, Responder
 from cassette.errors import CassetteError, TransportClosedError, UsageError
-from cassette.jsonrpc import JSONObject, Kind, classify, dumps_bytes, error_response
-from cassette.matching import MissReport, Strategy
-from cassette.model import ExitEvent
-from cassette.recorder import Record, Recorder
-from cassette.redaction import Redactor
 from cassette.registry import get_transport
-from cassette.replayer import Replayer, Reply, Responder
-from cassette.storage import Cassette, CassetteWriter
+from cassette.runtime.watchdog import Watchdog
+from cassette.store.storage import Cassette, CassetteWriter
 from cassette.transport import (
     Exited,
     Frame,
@@ -181,7 +181,7 @@ async def proxy(
     """Forward both ways until the server's output ends; returns its exit code.
 
     With ``upstream_timeout``, a request the server leaves unanswered that long gets an
-    error in its place (see ``cassette._watchdog``); ``on_warning`` hears about each."""
+    error in its place (see ``cassette.runtime.watchdog``); ``on_warning`` hears about each."""
     watchdog = None
     if upstream_timeout is not None:
         warn = on_warning or (lambda text: print_err(f"cassette: warning: {text}"))

@@ -33,8 +33,8 @@ from typing import Any, Final, Literal
 
 import attrs
 
-from cassette.jsonrpc import JSONObject, Kind, classify_value
-from cassette.model import HttpEvent, MessageEvent
+from cassette.core.jsonrpc import JSONObject, Kind, classify_value
+from cassette.core.model import HttpEvent, MessageEvent
 
 __all__ = ["Exchange", "Item", "Role", "cut"]
 

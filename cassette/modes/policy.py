@@ -137,7 +137,7 @@ class Report:
     """The side channel a supervising process reads (``--report FILE``): one JSON line per
     fact, each appended with one write; a no-op without a path. Here rather than in
     ``mode_runner`` because a plain replay reports its misses too and should not import
-    the mode machinery to do it (``cassette.mode_runner`` says what is written when)."""
+    the mode machinery to do it (``cassette.modes.runner`` says what is written when)."""
 
     def __init__(self, path: str | os.PathLike[str] | None, cassette: str | os.PathLike[str]):
         self.path = None if path is None else os.fspath(path)

@@ -10,7 +10,7 @@ Redaction and the input limits are configured here::
     [tool.cassette]
     redact = false                        # turn redaction off (warned about on every recording)
     max-message-bytes = "16MiB"           # one stdio line or HTTP body (default 64MiB)
-    max-depth = 128                       # JSON nesting (default 256; see cassette.limits)
+    max-depth = 128                       # JSON nesting (default 256; see cassette.core.limits)
 
 A command-line option wins over the file.
 
@@ -25,9 +25,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from cassette.core.limits import parse_size
+from cassette.core.redaction import Redactor
 from cassette.errors import UsageError
-from cassette.limits import parse_size
-from cassette.redaction import Redactor
 
 __all__ = ["find_pyproject", "limits_for", "load_settings", "redactor_for"]
 

@@ -31,10 +31,9 @@ from collections.abc import Callable, Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Any, Final, Literal, TypeGuard, cast, get_args, get_origin
 
-from cassette.errors import CassetteFormatError, CassetteVersionError
-from cassette.jsonrpc import dumps, dumps_bytes, loads
-from cassette.limits import TooDeepError, max_depth
-from cassette.model import (
+from cassette.core.jsonrpc import dumps, dumps_bytes, loads
+from cassette.core.limits import TooDeepError, max_depth
+from cassette.core.model import (
     FORMAT_VERSION,
     Direction,
     Era,
@@ -47,6 +46,7 @@ from cassette.model import (
     RecorderInfo,
     StderrEvent,
 )
+from cassette.errors import CassetteFormatError, CassetteVersionError
 
 if TYPE_CHECKING:
     import cattrs

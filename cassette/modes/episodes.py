@@ -43,16 +43,23 @@ import anyio
 import anyio.abc
 import attrs
 
-from cassette._lock import FileLock
+from cassette.core.jsonrpc import (
+    REPLAY_MISS,
+    JSONObject,
+    Kind,
+    classify,
+    dumps_bytes,
+    error_response,
+)
+from cassette.core.matching import MissReport, Strategy
+from cassette.core.model import Direction, MessageEvent
+from cassette.core.redaction import Redactor, redact_argv
+from cassette.core.replayer import Replayer, Reply
 from cassette.errors import CassetteError, TransportClosedError, TransportError
-from cassette.jsonrpc import REPLAY_MISS, JSONObject, Kind, classify, dumps_bytes, error_response
-from cassette.matching import MissReport, Strategy
-from cassette.model import Direction, MessageEvent
-from cassette.redaction import Redactor, redact_argv
 from cassette.registry import get_transport
-from cassette.replayer import Replayer, Reply
-from cassette.session import ANSWER_TIMEOUT, _Delivery
-from cassette.storage import Cassette, append_events
+from cassette.runtime.session import ANSWER_TIMEOUT, _Delivery
+from cassette.store.lock import FileLock
+from cassette.store.storage import Cassette, append_events
 from cassette.transport import Frame, FrameStream, SideEvent, StderrLine, Target, Upstream
 
 __all__ = [

@@ -27,7 +27,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from cassette._cli_modes import (
+from cassette._version import __version__
+from cassette.cli.modes import (
     add_mode_options,
     apply_sessions,
     miss_reporter,
@@ -35,7 +36,6 @@ from cassette._cli_modes import (
     replay_in_mode,
     split_replay_command,
 )
-from cassette._version import __version__
 from cassette.errors import (
     CassetteError,
     PluginError,
@@ -202,7 +202,7 @@ def _run_tool(args: argparse.Namespace) -> int:
 
 
 def _size(text: str) -> int:
-    from cassette.limits import parse_size
+    from cassette.core.limits import parse_size
 
     try:
         return parse_size(text)
@@ -229,8 +229,8 @@ def _limit_options(parser: argparse.ArgumentParser, what: str) -> None:
 
 def _apply_limits(args: argparse.Namespace) -> int | None:
     """Set the process's depth limit; return the size limit (``None``: the default)."""
-    from cassette.config import limits_for, load_settings
-    from cassette.limits import set_max_depth
+    from cassette.core.limits import set_max_depth
+    from cassette.store.config import limits_for, load_settings
 
     if args.max_depth is not None and args.max_depth < 1:
         raise UsageError(f"--max-depth must be at least 1, not {args.max_depth}")
@@ -295,8 +295,8 @@ def _run_async(func: Callable[[], Awaitable[int]], outcome: list[int] | None = N
 
 
 def _record(args: argparse.Namespace) -> int:
-    from cassette.matching import get_strategy
-    from cassette.session import record
+    from cassette.core.matching import get_strategy
+    from cassette.runtime.session import record
 
     command = list(args.server)
     if command and command[0] == "--":
@@ -348,7 +348,7 @@ def _frame_transport(name: str | None) -> bool:
 
 
 def _record_http(args: argparse.Namespace) -> int:
-    from cassette.session import record_http
+    from cassette.runtime.session import record_http
 
     transport = _FRONT_ALIASES.get(args.transport, args.transport) or "streamable-http"
 
@@ -380,7 +380,7 @@ def _record_http(args: argparse.Namespace) -> int:
 
 
 def _recording_redactor(args: argparse.Namespace) -> Any:
-    from cassette.config import load_settings, redactor_for
+    from cassette.store.config import load_settings, redactor_for
 
     redactor = redactor_for(
         load_settings(),
@@ -407,9 +407,9 @@ def _client_config(tape: Path, command: str = "replay") -> dict[str, Any]:
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from cassette.matching import get_strategy
-    from cassette.session import Pacing, ReplayResult, serve_replay
-    from cassette.storage import Cassette
+    from cassette.core.matching import get_strategy
+    from cassette.runtime.session import Pacing, ReplayResult, serve_replay
+    from cassette.store.storage import Cassette
 
     max_message_bytes = args.max_message_bytes = _apply_limits(args)  # --mode reads it too
     apply_sessions(args, "tape")

@@ -1,7 +1,7 @@
 """The command line's record modes: ``--mode``, ``--report`` and ``--sessions``.
 
 Kept apart from ``cli`` so that module stays a readable table of commands. What each
-mode does is ``cassette.modes``; how a session runs in one is ``cassette.mode_runner``;
+mode does is ``cassette.modes.policy``; how a session runs in one is ``cassette.modes.runner``;
 this module only maps options onto them (docs/cli.md, "Record modes").
 
 Which mode applies:
@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from cassette.errors import CassetteNotFoundError, UsageError
-from cassette.modes import (
+from cassette.modes.policy import (
     ENV_VAR,
     Action,
     ModeChoice,
@@ -91,7 +91,7 @@ def apply_sessions(args: argparse.Namespace, attribute: str) -> None:
     """``--sessions DIR``: this session's cassette is the next numbered one."""
     if getattr(args, "sessions", None) is None:
         return
-    from cassette.mode_runner import next_session_path
+    from cassette.modes.runner import next_session_path
 
     setattr(args, attribute, str(next_session_path(getattr(args, attribute), args.sessions)))
 
@@ -210,10 +210,10 @@ def run_stdio_mode(
 ) -> int:
     """Serve this process's stdin/stdout in ``choice``'s mode; returns the exit code."""
     from cassette.cli import _err, _run_async
-    from cassette.mode_runner import Report, run_stdio
+    from cassette.modes.runner import Report, run_stdio
 
     if args.strategy is not None:
-        from cassette.matching import get_strategy
+        from cassette.core.matching import get_strategy
 
         get_strategy(args.strategy)
     if not command:
@@ -243,8 +243,8 @@ def run_stdio_mode(
 def run_http_mode(args: argparse.Namespace, choice: ModeChoice, tape: str, upstream: str) -> int:
     """``record --upstream URL`` in a mode: a recording proxy or a replay front."""
     from cassette.cli import _err, _run_async
-    from cassette.mode_runner import Report, run_http
-    from cassette.session import ReplayResult
+    from cassette.modes.runner import Report, run_http
+    from cassette.runtime.session import ReplayResult
 
     outcome: list[int] = []
 

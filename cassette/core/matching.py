@@ -37,9 +37,9 @@ from typing import Any, Final, Literal, Protocol
 
 import attrs
 
+from cassette.core.jsondiff import MISSING, Difference, differences
+from cassette.core.jsonrpc import JSONObject, dumps
 from cassette.errors import AlreadyPlayedError, NotRecordedError, ReplayMiss, UsageError
-from cassette.jsondiff import MISSING, Difference, differences
-from cassette.jsonrpc import JSONObject, dumps
 
 __all__ = [
     "LIFECYCLE_METHODS",

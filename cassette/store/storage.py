@@ -20,11 +20,11 @@ from typing import Any
 
 import attrs
 
-from cassette._gc import paused_gc
-from cassette.codec import decode, encode_line
+from cassette.core._gc import paused_gc
+from cassette.core.codec import decode, encode_line
+from cassette.core.model import Era, Event, Header, MessageEvent, era_of
+from cassette.core.recorder import Record
 from cassette.errors import CassetteError, CassetteExistsError, CassetteNotFoundError
-from cassette.model import Era, Event, Header, MessageEvent, era_of
-from cassette.recorder import Record
 
 __all__ = ["Cassette", "CassetteWriter", "append_events", "has_recording"]
 

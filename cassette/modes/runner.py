@@ -1,7 +1,7 @@
 """Run one session in a record mode: decide under the cassette's lock, then act.
 
 The command line (``--mode``), the pytest plugin and the SDK adapter all come through
-here, so a mode means the same thing everywhere (the table is in ``cassette.modes``).
+here, so a mode means the same thing everywhere (the table is in ``cassette.modes.policy``).
 
 Ordering rules, per action:
 
@@ -33,14 +33,14 @@ from typing import Any
 
 import attrs
 
-from cassette._lock import FileLock, claim_slot
-from cassette.episodes import acquire, file_appender, serve_extending
+from cassette.core.matching import MissReport, Strategy
+from cassette.core.replayer import Replayer
 from cassette.errors import CassetteError, CassetteNotFoundError
-from cassette.matching import MissReport, Strategy
-from cassette.modes import Action, ModeChoice, Report, missing_cassette_message, plan
-from cassette.replayer import Replayer
-from cassette.session import ReplayResult, record, record_http, replay, serve_replay
-from cassette.storage import Cassette, has_recording
+from cassette.modes.episodes import acquire, file_appender, serve_extending
+from cassette.modes.policy import Action, ModeChoice, Report, missing_cassette_message, plan
+from cassette.runtime.session import ReplayResult, record, record_http, replay, serve_replay
+from cassette.store.lock import FileLock, claim_slot
+from cassette.store.storage import Cassette, has_recording
 from cassette.transport import FrameStream
 
 __all__ = [
@@ -442,7 +442,7 @@ async def _extend_http(
     max_message_bytes: int | None = None,
 ) -> None:
     """``new_episodes`` over streamable HTTP (``cassette.transports._http_extend``)."""
-    from cassette.episodes import describe_request
+    from cassette.modes.episodes import describe_request
     from cassette.transports._http_extend import HttpExtender, serve_extending_http
 
     def appended(request: dict[str, Any]) -> None:

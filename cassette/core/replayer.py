@@ -2,7 +2,7 @@
 
 Theory of operation
 -------------------
-At construction the event log is cut into *exchanges* (see ``cassette.exchanges``): each
+At construction the event log is cut into *exchanges* (see ``cassette.core.exchanges``): each
 client message with the server messages it caused. Server messages before any client
 message form the *preamble*, sent when a session starts.
 
@@ -20,7 +20,7 @@ dual-era client's probe, so the client falls back to ``initialize`` as it did li
 Server-to-client requests (``sampling/createMessage``, ``elicitation/create``,
 ``roots/list``, ``ping``) are sent at their recorded place with ids of this session's own
 server sequence; where the recording shows the client answering, the replay stops and waits
-for the live answer (``Reply.awaiting``), then goes on (see ``cassette.playback``). An
+for the live answer (``Reply.awaiting``), then goes on (see ``cassette.core.playback``). An
 answer that differs from the recorded one is a warning, or under ``strict`` a miss; no
 answer at all is the caller's timeout, turned into an error by ``expire``.
 """
@@ -32,11 +32,10 @@ from typing import Any, Protocol
 
 import attrs
 
-from cassette._gc import paused_gc
-from cassette.errors import ReplayMiss
-from cassette.exchanges import Exchange, Item, cut
-from cassette.jsondiff import Difference, differences
-from cassette.jsonrpc import (
+from cassette.core._gc import paused_gc
+from cassette.core.exchanges import Exchange, Item, cut
+from cassette.core.jsondiff import Difference, differences
+from cassette.core.jsonrpc import (
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
     PARSE_ERROR,
@@ -47,7 +46,7 @@ from cassette.jsonrpc import (
     classify_value,
     error_response,
 )
-from cassette.matching import (
+from cassette.core.matching import (
     Candidate,
     CandidateIndex,
     FingerprintMatcher,
@@ -56,9 +55,10 @@ from cassette.matching import (
     Strategy,
     show_value,
 )
-from cassette.model import Era, Header, Recording, era_of
-from cassette.playback import Paused, Playback, Played
-from cassette.redaction import Redactor
+from cassette.core.model import Era, Header, Recording, era_of
+from cassette.core.playback import Paused, Playback, Played
+from cassette.core.redaction import Redactor
+from cassette.errors import ReplayMiss
 
 __all__ = [
     "Exchange",

@@ -30,9 +30,8 @@ from typing import Any, Final
 import attrs
 
 from cassette._version import __version__
-from cassette.errors import EraError
-from cassette.jsonrpc import JSONObject, Kind, classify
-from cassette.model import (
+from cassette.core.jsonrpc import JSONObject, Kind, classify
+from cassette.core.model import (
     Direction,
     Era,
     Event,
@@ -44,7 +43,8 @@ from cassette.model import (
     RecorderInfo,
     StderrEvent,
 )
-from cassette.redaction import Redactor
+from cassette.core.redaction import Redactor
+from cassette.errors import EraError
 
 __all__ = ["MODERN_VERSION_KEY", "Record", "Recorder"]
 

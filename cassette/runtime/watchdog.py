@@ -23,12 +23,12 @@ from typing import TYPE_CHECKING, Any, Final
 
 import anyio
 
+from cassette.core.jsonrpc import Kind, classify, dumps_bytes, error_response
 from cassette.errors import TransportClosedError
-from cassette.jsonrpc import Kind, classify, dumps_bytes, error_response
 from cassette.transport import Frame, FrameStream
 
 if TYPE_CHECKING:
-    from cassette.session import _Sink
+    from cassette.runtime.session import _Sink
 
 __all__ = ["UPSTREAM_TIMEOUT_CODE", "Watchdog"]
 
