@@ -3,7 +3,8 @@
 The public API. Everything here is importable from ``cassette`` directly; submodules are
 implementation detail unless their docstring says otherwise. The sans-IO core
 (``Recorder``, ``Replayer``, ``FingerprintMatcher``) takes values and returns values;
-``record``, ``serve_replay``, ``open_recording`` and ``open_replay`` run it on transports.
+``serve`` puts it on any transport (``serve_replay`` for a cassette), ``record`` records
+through a transparent proxy, ``open_recording`` and ``open_replay`` do both in-process.
 
 Names are imported on first use (PEP 562), so ``python -m cassette replay`` pays only for
 the modules a replay needs: start-up time is part of what a replay costs a test suite.
@@ -49,26 +50,25 @@ if TYPE_CHECKING:
         UsageError,
     )
     from cassette.registry import available, get_transport, load_transport
-    from cassette.runtime.session import (
-        ClientConnection,
-        RecordResult,
-        ReplayResult,
-        open_recording,
-        open_replay,
-        record,
-        replay,
-        serve_replay,
-    )
+    from cassette.runtime.conversation import DeliveryPolicy, ReplayResult
+    from cassette.runtime.harness import ClientConnection, open_recording, open_replay
+    from cassette.runtime.record import RecordResult, record
+    from cassette.runtime.serve import replay, serve, serve_replay
     from cassette.store.storage import Cassette, CassetteWriter
     from cassette.transport import (
         CassetteFront,
+        ConnectOptions,
         Frame,
+        FrameServer,
         FrameStream,
         RecordingFront,
+        RecordOptions,
+        ServeOptions,
         Tap,
         Target,
         Transport,
         Upstream,
+        UpstreamConnector,
     )
 
 _LAZY: dict[str, str] = {
@@ -80,7 +80,7 @@ _LAZY: dict[str, str] = {
     "CassetteNotFoundError": "cassette.errors",
     "CassetteVersionError": "cassette.errors",
     "CassetteWriter": "cassette.store.storage",
-    "ClientConnection": "cassette.runtime.session",
+    "ClientConnection": "cassette.runtime.harness",
     "DuplicateTransportError": "cassette.errors",
     "EraError": "cassette.errors",
     "Event": "cassette.core.model",
@@ -98,10 +98,10 @@ _LAZY: dict[str, str] = {
     "PluginError": "cassette.errors",
     "PluginLoadError": "cassette.errors",
     "RawEvent": "cassette.core.model",
-    "RecordResult": "cassette.runtime.session",
+    "RecordResult": "cassette.runtime.record",
     "Recorder": "cassette.core.recorder",
     "ReplayMiss": "cassette.errors",
-    "ReplayResult": "cassette.runtime.session",
+    "ReplayResult": "cassette.runtime.conversation",
     "Replayer": "cassette.core.replayer",
     "Reply": "cassette.core.replayer",
     "STRATEGIES": "cassette.core.matching",
@@ -120,11 +120,18 @@ _LAZY: dict[str, str] = {
     "available": "cassette.registry",
     "get_transport": "cassette.registry",
     "load_transport": "cassette.registry",
-    "open_recording": "cassette.runtime.session",
-    "open_replay": "cassette.runtime.session",
-    "record": "cassette.runtime.session",
-    "replay": "cassette.runtime.session",
-    "serve_replay": "cassette.runtime.session",
+    "open_recording": "cassette.runtime.harness",
+    "open_replay": "cassette.runtime.harness",
+    "record": "cassette.runtime.record",
+    "replay": "cassette.runtime.serve",
+    "serve_replay": "cassette.runtime.serve",
+    "serve": "cassette.runtime.serve",
+    "DeliveryPolicy": "cassette.runtime.conversation",
+    "ConnectOptions": "cassette.transport",
+    "ServeOptions": "cassette.transport",
+    "RecordOptions": "cassette.transport",
+    "FrameServer": "cassette.transport",
+    "UpstreamConnector": "cassette.transport",
 }
 
 
@@ -141,12 +148,15 @@ __all__ = [
     "CassetteVersionError",
     "CassetteWriter",
     "ClientConnection",
+    "ConnectOptions",
+    "DeliveryPolicy",
     "DuplicateTransportError",
     "EraError",
     "Event",
     "ExitEvent",
     "FingerprintMatcher",
     "Frame",
+    "FrameServer",
     "FrameStream",
     "Header",
     "HttpEvent",
@@ -157,6 +167,7 @@ __all__ = [
     "PluginError",
     "PluginLoadError",
     "RawEvent",
+    "RecordOptions",
     "RecordResult",
     "Recorder",
     "RecordingFront",
@@ -164,6 +175,7 @@ __all__ = [
     "ReplayResult",
     "Replayer",
     "Reply",
+    "ServeOptions",
     "StderrEvent",
     "Strategy",
     "Tap",
@@ -173,6 +185,7 @@ __all__ = [
     "TransportError",
     "UnknownTransportError",
     "Upstream",
+    "UpstreamConnector",
     "UsageError",
     "__version__",
     "available",
@@ -182,6 +195,7 @@ __all__ = [
     "open_replay",
     "record",
     "replay",
+    "serve",
     "serve_replay",
 ]
 

@@ -21,11 +21,15 @@
 Each subclass also derives from the stdlib type a caller would naturally catch, so
 ``except FileNotFoundError`` keeps working for code that has never heard of us. Foreign
 exceptions are converted where they cross into our code, with ``raise ... from exc``, so
-the cause is never lost.
+the cause is never lost: ``map_exceptions`` is that boundary, written once. Task groups
+wrap what fails in them in exception groups; ``sole_exception`` takes a lone error out
+again, for a message a person can read.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 
 __all__ = [
@@ -46,6 +50,8 @@ __all__ = [
     "TransportError",
     "UnknownTransportError",
     "UsageError",
+    "map_exceptions",
+    "sole_exception",
 ]
 
 
@@ -130,3 +136,31 @@ class PluginLoadError(PluginError, ImportError):
 
 class DuplicateTransportError(PluginError):
     """Two installed distributions register a transport under the same name."""
+
+
+@contextmanager
+def map_exceptions(
+    mapping: Mapping[type[BaseException], Callable[[BaseException], CassetteError]],
+) -> Iterator[None]:
+    """Convert a foreign exception to ours where it crosses into our code.
+
+    ``mapping`` takes each foreign type (say ``httpx.TransportError``) to a function that
+    makes our exception from it (``lambda exc: TransportClosedError(f"{url}: {exc}")``);
+    the first matching entry wins, the original is kept as ``__cause__``, and anything
+    not listed passes through untouched. The idea is httpcore's ``map_exceptions``.
+    """
+    try:
+        yield
+    except Exception as exc:
+        for foreign, make in mapping.items():
+            if isinstance(exc, foreign):
+                raise make(exc) from exc
+        raise
+
+
+def sole_exception(exc: BaseException) -> BaseException:
+    """The one error inside nested single-member exception groups (else ``exc`` itself):
+    what a task group raised, as a person needs to see it."""
+    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+        exc = exc.exceptions[0]
+    return exc

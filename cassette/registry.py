@@ -26,13 +26,14 @@ from cassette.errors import (
     DuplicateTransportError,
     PluginLoadError,
     UnknownTransportError,
+    UsageError,
 )
-from cassette.transport import Transport
+from cassette.transport import Transport, UpstreamConnector
 
 if TYPE_CHECKING:
     from importlib.metadata import EntryPoint
 
-__all__ = ["GROUP", "available", "get_transport", "load_transport"]
+__all__ = ["GROUP", "available", "get_connector", "get_transport", "load_transport"]
 
 GROUP: Final = "cassette.transports"
 
@@ -173,3 +174,12 @@ def _hint(ep: EntryPoint, missing: str | None) -> str:
 def get_transport(name: str) -> Transport:
     """An instance of the transport registered as ``name``."""
     return load_transport(name)()
+
+
+def get_connector(transport: str | Transport) -> UpstreamConnector:
+    """The transport (by name, or as given) as an ``UpstreamConnector``, or a
+    ``UsageError`` saying it cannot reach a live server."""
+    plugin = get_transport(transport) if isinstance(transport, str) else transport
+    if not isinstance(plugin, UpstreamConnector):
+        raise UsageError(f"transport {plugin.name!r} cannot reach a live server")
+    return plugin

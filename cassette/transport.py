@@ -1,64 +1,90 @@
-"""The contract between the session loops and a transport plugin.
+"""The public contract between cassette-mcp and a transport plugin: all a plugin author needs.
 
 A transport moves *frames*: the bytes of one message exactly as the wire carries them (for
 stdio, one line including its newline). It never parses JSON and never decides anything
 about the protocol; the sans-IO core does that. This keeps a recording proxy transparent:
 what the client sent is what the server receives, byte for byte.
 
-A plugin implements ``Transport``. It has two sides:
+What a transport can do is declared here as Protocols, and the runtime chooses what to do
+with ``isinstance``; a plugin implements the ones that fit it:
 
-* ``connect(target)`` reaches a live server (the recording proxy's upstream) and yields an
-  ``Upstream``: a frame stream plus the process-like lifecycle a server has (no more input,
-  wait for the end). Things the server says outside the protocol (stderr lines, its exit)
-  are reported through the ``on_side_event`` callback as they happen.
-* ``serve(handler)`` accepts clients and runs ``handler`` once per connection with a
-  ``FrameStream`` to that client; it returns when the transport has no more clients to
-  serve (stdio: the one client on our own stdin/stdout went away).
+* ``UpstreamConnector``: ``connect(target, options)`` reaches a live server (a recording
+  proxy's upstream, a ``new_episodes`` live leg) and yields an ``Upstream``;
+* ``FrameServer``: ``serve(handler, options)`` accepts clients and runs ``handler`` once
+  per connection with a ``FrameStream`` to that client (stdio: the one client on our own
+  stdin/stdout). Whatever answers the client (a cassette, a mock, a fault overlay) is the
+  runtime's business: the handler owns the conversation;
+* ``CassetteFront``: ``serve_sessions(sessions, options)``, for a network front whose
+  exchanges carry more than frames (statuses, streams, sessions): it opens a
+  ``ClientSession`` per client session from ``sessions`` and answers each request with what
+  that session replies, routed the way its protocol routes it;
+* ``RecordingFront``: ``record_proxy(upstream, tap, options)``, a recording proxy for such
+  a network transport, reporting what passed to a ``Tap``.
 
-Streams follow anyio's conventions: ``receive`` raises ``anyio.EndOfStream`` when the peer
-has finished, ``send`` raises ``TransportClosedError`` when the peer is gone, and both are
-cancellable at any point without losing a frame that was already returned.
-
-A network transport whose exchanges carry more than frames (statuses, streams, sessions)
-also implements the optional ``CassetteFront`` (serve a whole cassette) and
-``RecordingFront`` (a recording proxy reporting to a ``Tap``). docs/transports.md is the
-full contract for plugin authors; ``cassette.testing.check_transport`` checks a plugin
-against it.
+Options reach a plugin as one frozen value per call (``ConnectOptions``, ``ServeOptions``,
+``RecordOptions``): a new option is a new field with a default, so it never breaks a plugin
+written before it. Streams use anyio's words: ``send_eof`` is a half-close (we finished
+sending; we can still receive), ``aclose`` a full close. docs/transports.md is the full
+contract; ``cassette.testing.check_transport`` checks a plugin against it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, runtime_checkable
+from typing import Any, ClassVar, Final, Literal, Protocol, runtime_checkable
 
 import attrs
 
-if TYPE_CHECKING:
-    from cassette.core.matching import MissReport, Strategy
-    from cassette.core.model import Recording
+from cassette.core.limits import DEFAULT_MAX_BYTES
+from cassette.core.model import Recording
+from cassette.core.replayer import Reply
+from cassette.errors import TransportClosedError, TransportError
 
 __all__ = [
+    "DEFAULT_HOST",
     "CassetteFront",
+    "ClientSession",
+    "ConnectOptions",
+    "Emit",
     "Exited",
     "Frame",
+    "FrameServer",
     "FrameStream",
     "Handler",
+    "Outgoing",
     "Ready",
+    "RecordOptions",
     "RecordingFront",
+    "Reply",
+    "ServeOptions",
+    "Sessions",
     "SideEvent",
     "SideEventHandler",
     "StderrLine",
     "Tap",
     "Target",
     "Transport",
+    "TransportClosedError",
+    "TransportError",
     "Upstream",
+    "UpstreamConnector",
 ]
+
+#: Where a front or proxy listens unless told otherwise: this machine only.
+DEFAULT_HOST: Final = "127.0.0.1"
+
+
+# -- values --------------------------------------------------------------------------------
 
 
 @attrs.frozen(slots=True)
 class Frame:
-    """One message's bytes as carried; ``meta`` is transport-specific context, if any."""
+    """One message's bytes as carried; ``meta`` is transport-specific context, if any.
+
+    Facts a transport may put in ``meta``: ``oversized`` (the line was over the size limit
+    and dropped; its length), ``headers`` (an HTTP front: the client's request headers a
+    live leg should carry on, credentials included; never recorded)."""
 
     data: bytes
     meta: Mapping[str, Any] | None = None
@@ -66,12 +92,16 @@ class Frame:
 
 @attrs.frozen(slots=True)
 class Target:
-    """What to reach: a command to spawn (stdio) or a URL (network transports)."""
+    """What to reach: a command to spawn (stdio) or a URL (network transports).
+
+    ``headers`` are for network transports: sent with every request (credentials a client
+    gave); they are never written to a cassette."""
 
     command: tuple[str, ...] = ()
     url: str | None = None
     env: Mapping[str, str] | None = None
     cwd: str | None = None
+    headers: Mapping[str, str] | None = None
 
 
 @attrs.frozen(slots=True)
@@ -90,11 +120,62 @@ class Exited:
 
 SideEvent = StderrLine | Exited
 SideEventHandler = Callable[[SideEvent], None]
+#: Called once a front listens, with what a client needs to reach it (a URL).
+Ready = Callable[[str], None]
+
+
+@attrs.frozen(kw_only=True)
+class ConnectOptions:
+    """How ``connect`` reaches a live server.
+
+    ``on_side_event`` hears what the server says outside the protocol (stderr lines, its
+    exit) as it happens; ``timeout`` bounds how long reaching it may take (``None``: the
+    transport's own default)."""
+
+    on_side_event: SideEventHandler | None = None
+    timeout: float | None = None
+
+
+@attrs.frozen(kw_only=True)
+class ServeOptions:
+    """How a front serves clients.
+
+    A network front listens on ``host``/``port`` (port 0: any free one) and calls
+    ``on_ready`` with its URL once clients can connect; a ``FrameServer`` calls it too, with
+    whatever a client needs to reach it (stdio, whose client is already there, need not).
+    A client message over ``max_message_bytes`` is refused as early as the transport can
+    (stdio drops the line as it arrives, HTTP answers 413); the runtime refuses any that
+    gets through."""
+
+    host: str = DEFAULT_HOST
+    port: int = 0
+    max_message_bytes: int = DEFAULT_MAX_BYTES
+    on_ready: Ready | None = None
+
+
+@attrs.frozen(kw_only=True)
+class RecordOptions:
+    """How a recording proxy serves its clients: as ``ServeOptions``, and
+    ``upstream_timeout``, the seconds the upstream may take to start answering a request
+    before the client gets an error in its place (``None``: the transport's default)."""
+
+    host: str = DEFAULT_HOST
+    port: int = 0
+    max_message_bytes: int = DEFAULT_MAX_BYTES
+    on_ready: Ready | None = None
+    upstream_timeout: float | None = None
+
+
+# -- streams -------------------------------------------------------------------------------
 
 
 @runtime_checkable
 class FrameStream(Protocol):
-    """An ordered, bidirectional stream of frames to one peer."""
+    """An ordered, bidirectional stream of frames to one peer.
+
+    ``receive`` raises ``anyio.EndOfStream`` once the peer has finished, on that and every
+    later call; ``send`` raises ``TransportClosedError`` once the peer is gone. Both may be
+    cancelled at any point without losing a frame that was already returned."""
 
     async def send(self, frame: Frame) -> None:
         """Deliver one frame; raises ``TransportClosedError`` if the peer is gone."""
@@ -104,17 +185,20 @@ class FrameStream(Protocol):
         """The next frame; raises ``anyio.EndOfStream`` once the peer has finished."""
         ...
 
+    async def send_eof(self) -> None:
+        """Half-close: we finished sending (the peer sees end of stream); receiving goes
+        on. Calling it again does nothing."""
+        ...
+
     async def aclose(self) -> None:
-        """Finish our side: the peer sees end of stream."""
+        """Full close: both directions, and whatever the stream holds. Idempotent."""
         ...
 
 
+@runtime_checkable
 class Upstream(FrameStream, Protocol):
-    """A live server reached through a transport."""
-
-    async def close_input(self) -> None:
-        """The client has finished: tell the server (stdio closes its stdin)."""
-        ...
+    """A live server reached through a transport: a frame stream plus the lifecycle a
+    server has. ``send_eof`` tells it the client finished (stdio closes its stdin)."""
 
     async def wait(self) -> int | None:
         """Wait until the server is gone; its exit code where there is one."""
@@ -125,10 +209,11 @@ Handler = Callable[[FrameStream], Awaitable[None]]
 
 
 class Tap(Protocol):
-    """Where a recording proxy reports what passed (the session turns it into records).
+    """Where a recording proxy reports what passed (the runtime turns it into records).
 
     ``frame`` takes the bytes of one message exactly as carried and the transport facts
-    worth keeping (never header values); ``http`` takes an HTTP exchange's status.
+    worth keeping (never header values or session ids), before the message is forwarded;
+    ``http`` takes an HTTP exchange's status when a replay must give it again.
     """
 
     def frame(self, direction: Literal["c2s", "s2c"], data: bytes, meta: Mapping[str, Any]) -> None:
@@ -140,74 +225,122 @@ class Tap(Protocol):
         ...
 
 
+# -- what the runtime gives a network front ------------------------------------------------
+
+#: One message to write and the transport facts it was recorded with (``None``: made up
+#: by the replay, such as a miss error), so a front can route it to the right stream.
+Outgoing = tuple[Any, Mapping[str, Any] | None]
+#: How a front delivers a reply that comes on its own, not as the answer to what the client
+#: just sent (a live server's message under ``new_episodes``).
+Emit = Callable[[Reply], Awaitable[None]]
+
+
+class ClientSession(Protocol):
+    """One client session, answered by the runtime under its one delivery policy.
+
+    The front hands it what the client sends and writes what it replies; the session owns
+    everything else: matching, miss and warning reporting, size limits, pacing, the
+    answer deadlines of server requests, and what is said at the end. A reply's facts
+    (``Reply.metas``, ``exchange``, ``awaiting``, ``responded``, ``pending``) tell a front
+    how the recorded server answered, so it can route each message as its protocol does.
+    """
+
+    def start(self) -> Reply:
+        """What the server says before the client says anything (usually nothing)."""
+        ...
+
+    async def receive(self, frame: Frame) -> Reply:
+        """The reply to one client message (a stdio line, an HTTP body)."""
+        ...
+
+    def undelivered(self, server_id: object) -> Reply:
+        """The front could not deliver server request ``server_id`` (a live server drops
+        what it cannot send): go on as if it had not been sent."""
+        ...
+
+    def remaining(self) -> float:
+        """Seconds until the next server request's answer is due (``inf``: none is
+        awaited). A front that waits for the client bounds its wait with this..."""
+        ...
+
+    def overdue(self) -> list[Reply]:
+        """...and then writes these: each overdue server request failed, the request that
+        waited on it answered with an error (a test must never hang)."""
+        ...
+
+    def paced(self, reply: Reply) -> AsyncIterator[Sequence[Outgoing]]:
+        """The reply's messages in groups to write at once, each group when it is due
+        (every message at once, unless the replay reproduces recorded gaps)."""
+        ...
+
+    async def aclose(self) -> None:
+        """The client session ended (its stream closed, DELETE, the front stopping)."""
+        ...
+
+
+class Sessions(Protocol):
+    """Every client session a network front serves, and how to serve them.
+
+    ``recording`` says how the recorded server was reached (its header: era, transport,
+    target URL) and what its HTTP exchanges showed (statuses, streams): a front serves
+    each session as that server did. ``open`` starts a session; ``emit`` is how the front
+    delivers what comes on its own (see ``Emit``)."""
+
+    @property
+    def recording(self) -> Recording: ...
+
+    def open(self, emit: Emit) -> ClientSession: ...
+
+
+# -- what a transport can do ---------------------------------------------------------------
+
+
+@runtime_checkable
 class Transport(Protocol):
-    """A transport plugin, registered under ``name`` in the ``cassette.transports`` group."""
+    """A transport plugin, registered under ``name`` in the ``cassette.transports`` group.
+    It implements one or more of the capabilities below."""
 
     name: ClassVar[str]
 
+
+@runtime_checkable
+class UpstreamConnector(Transport, Protocol):
+    """Reaches a live server."""
+
     def connect(
-        self, target: Target, *, on_side_event: SideEventHandler | None = None
+        self, target: Target, options: ConnectOptions = ConnectOptions()
     ) -> AbstractAsyncContextManager[Upstream]:
-        """Reach a live server; leaving the context ends it (gracefully, then by force)."""
-        ...
-
-    async def serve(self, handler: Handler) -> None:
-        """Accept clients and run ``handler`` for each until there are no more."""
-        ...
-
-
-#: Called once a network front listens, with the URL clients should use.
-Ready = Callable[[str], None]
-
-
-@runtime_checkable
-class CassetteFront(Protocol):
-    """Optional, for network fronts: serve a whole cassette (``cassette replay --front``).
-
-    A front whose exchanges carry facts a duplex frame stream cannot (HTTP statuses,
-    streams, sessions) implements this instead of answering through ``serve``. It listens
-    on ``host``/``port`` (port 0: any free one), calls ``on_ready`` with its URL once
-    clients can connect, gives every client session its own ``Replayer``, reports each miss
-    through ``on_miss`` and each warning through ``on_warning``, fails a replayed server
-    request the client leaves unanswered for ``answer_timeout`` seconds, and runs until
-    cancelled. Cancellation is the normal way it ends: it then stops gracefully and calls
-    ``on_finish`` with every miss of every session and their summary.
-    """
-
-    async def serve_cassette(
-        self,
-        recording: Recording,
-        *,
-        strategy: str | Strategy = "default",
-        host: str = "127.0.0.1",
-        port: int = 0,
-        on_miss: Callable[[str], None] | None = None,
-        on_ready: Ready | None = None,
-        on_finish: Callable[[list[MissReport], str], None] | None = None,
-        on_warning: Callable[[str], None] | None = None,
-        answer_timeout: float = 30.0,
-    ) -> None:
-        """Serve ``recording`` until cancelled."""
+        """An async context manager yielding the ``Upstream``; leaving it ends the server
+        (gracefully, then by force), shielded from cancellation. Failing to reach it is a
+        ``TransportError``."""
         ...
 
 
 @runtime_checkable
-class RecordingFront(Protocol):
-    """Optional, for network transports: a recording proxy (``cassette record --upstream``).
+class FrameServer(Transport, Protocol):
+    """Accepts clients as frame streams."""
 
-    It listens on ``host``/``port``, calls ``on_ready`` with the URL to give the client,
-    forwards every exchange to ``upstream`` and reports what passed to ``tap``, each frame
-    before it is forwarded, until cancelled.
-    """
+    async def serve(self, handler: Handler, options: ServeOptions) -> None:
+        """Run ``handler`` once per client, concurrently, until there will be no more
+        clients (stdio) or until cancelled (a listener)."""
+        ...
 
-    async def record_proxy(
-        self,
-        upstream: str,
-        tap: Tap,
-        *,
-        host: str = "127.0.0.1",
-        port: int = 0,
-        on_ready: Ready | None = None,
-    ) -> None:
-        """Proxy and record until cancelled."""
+
+@runtime_checkable
+class CassetteFront(Transport, Protocol):
+    """A network front: serves client sessions whose exchanges carry more than frames."""
+
+    async def serve_sessions(self, sessions: Sessions, options: ServeOptions) -> None:
+        """Serve ``sessions`` until cancelled; cancellation is the normal way this ends, and
+        then the front stops gracefully (its open streams end at once)."""
+        ...
+
+
+@runtime_checkable
+class RecordingFront(Transport, Protocol):
+    """A recording proxy for a network transport."""
+
+    async def record_proxy(self, upstream: str, tap: Tap, options: RecordOptions) -> None:
+        """Forward every exchange to ``upstream``, reporting what passed to ``tap`` (each
+        frame before it is forwarded), until cancelled."""
         ...

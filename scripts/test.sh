@@ -3,7 +3,7 @@
 #   bash scripts/test.sh [PYTEST-ARGS...]
 # Creates .venv (if missing) with the package and its pinned test dependencies, installs the
 # pinned Node MCP counterparts from tests/node/package-lock.json, then runs the linters,
-# the type checker and pytest. .ci/run calls exactly this.
+# the type checker, the import contract and pytest. .ci/run calls exactly this.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -35,4 +35,5 @@ fi
 .venv/bin/ruff check cassette tests examples benchmarks
 .venv/bin/ruff format --check cassette tests examples benchmarks
 .venv/bin/mypy
+.venv/bin/lint-imports --no-cache  # the architecture contract in pyproject.toml
 exec .venv/bin/python -m pytest "$@"

@@ -311,3 +311,23 @@ CHROMIUM_ARGS = (
     "--disable-sync",
     "--window-size=1200,900",
 )
+
+
+def front_app(
+    app_class: Any,
+    recording: Any,
+    strategy: str = "default",
+    *,
+    max_body: int | None = None,
+    **policy: Any,
+) -> Any:
+    """A replay front's ASGI app mounted in-process, as ``cassette.runtime.replay_sessions``
+    documents it; ``policy`` are ``DeliveryPolicy`` fields (``on_miss``, ``answer_timeout``).
+    The app's ``pool`` is kept on it, for the end-of-run ``result()``."""
+    from cassette.runtime import DeliveryPolicy, replay_sessions
+
+    pool = replay_sessions(recording, strategy, policy=DeliveryPolicy(**policy))
+    options = {} if max_body is None else {"max_body": max_body}
+    app = app_class(pool, **options)
+    app.pool = pool
+    return app

@@ -96,8 +96,13 @@ class _SdkSide:
             except (anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
                 raise TransportClosedError("the SDK client closed its session") from exc
 
+    async def send_eof(self) -> None:
+        """The session is over: the SDK reads the end of its stream."""
+        await self._to_sdk.aclose()
+
     async def aclose(self) -> None:
         await self._to_sdk.aclose()
+        await self._from_sdk.aclose()
 
 
 class CassetteTransport(AbstractAsyncContextManager[Streams]):
@@ -183,7 +188,7 @@ def replay_transport(
     The cassette is read now, so a missing or malformed one fails here, not mid-session.
     """
     from cassette.core.replayer import Replayer
-    from cassette.runtime.session import replay
+    from cassette.runtime.serve import replay
 
     tape = _load(cassette)
     stored = tape.header.target.get("strategy")
@@ -207,7 +212,7 @@ def record_transport(
 
     Like ``cassette record``: a non-empty ``path`` is refused unless ``overwrite``.
     """
-    from cassette.runtime.session import record
+    from cassette.runtime.record import record
 
     async def run(side: FrameStream, _transport: CassetteTransport) -> Any:
         return await record(

@@ -1,8 +1,8 @@
 """The command line's record modes: ``--mode``, ``--report`` and ``--sessions``.
 
-Kept apart from ``cli`` so that module stays a readable table of commands. What each
-mode does is ``cassette.modes.policy``; how a session runs in one is ``cassette.modes.runner``;
-this module only maps options onto them (docs/cli.md, "Record modes").
+What each mode does is ``cassette.modes.policy``; how a session runs in one is
+``cassette.modes.runner``; this module only decides which mode applies and hands the
+runner the ``ModeOptions`` value the command built (docs/cli.md, "Record modes").
 
 Which mode applies:
 
@@ -17,33 +17,29 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Callable, Sequence
-from pathlib import Path
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from cassette.errors import CassetteNotFoundError, UsageError
-from cassette.modes.policy import (
-    ENV_VAR,
-    Action,
-    ModeChoice,
-    Report,
-    missing_cassette_message,
-    resolve_mode,
-)
+from cassette.cli.common import err, run_async
+from cassette.errors import UsageError
+from cassette.modes.policy import ENV_VAR, Action, ModeChoice, resolve_mode
+
+if TYPE_CHECKING:
+    from cassette.modes.runner import ModeOptions, ModeResult
 
 __all__ = [
     "add_mode_options",
     "apply_sessions",
-    "check_replay_exists",
+    "exit_for",
     "record_choice",
     "replay_choice",
-    "run_http_mode",
-    "run_stdio_mode",
+    "run_in_mode",
     "split_replay_command",
 ]
 
 
 def add_mode_options(parser: argparse.ArgumentParser) -> None:
+    """``--mode``, ``--report`` and ``--sessions`` on ``record`` or ``replay``."""
     replay = parser.prog.endswith("replay")
     default = (
         "none; once when a server command follows --"
@@ -87,29 +83,27 @@ def split_replay_command(argv: Sequence[str]) -> tuple[list[str], list[str] | No
     return args[:cut], args[cut + 1 :]
 
 
-def apply_sessions(args: argparse.Namespace, attribute: str) -> None:
+def apply_sessions(path: str, sessions: str | None) -> str:
     """``--sessions DIR``: this session's cassette is the next numbered one."""
-    if getattr(args, "sessions", None) is None:
-        return
+    if sessions is None:
+        return path
     from cassette.modes.runner import next_session_path
 
-    setattr(args, attribute, str(next_session_path(getattr(args, attribute), args.sessions)))
+    return str(next_session_path(path, sessions))
 
 
 def _environment() -> tuple[str, str | None]:
     return (ENV_VAR, os.environ.get(ENV_VAR))
 
 
-def record_choice(args: argparse.Namespace) -> ModeChoice | None:
+def record_choice(mode: str | None, *, overwrite: bool) -> ModeChoice | None:
     """The mode ``record`` runs in; ``None`` for a plain recording."""
-    if args.mode is not None:
-        choice = resolve_mode(("--mode", args.mode))
-        if args.overwrite and choice.mode != "all":
-            raise UsageError(
-                f"--overwrite records again (mode all); it contradicts --mode {args.mode}"
-            )
+    if mode is not None:
+        choice = resolve_mode(("--mode", mode))
+        if overwrite and choice.mode != "all":
+            raise UsageError(f"--overwrite records again (mode all); it contradicts --mode {mode}")
         return choice
-    if args.overwrite:
+    if overwrite:
         return None
     source, value = _environment()
     if value is None or not value.strip():
@@ -117,11 +111,11 @@ def record_choice(args: argparse.Namespace) -> ModeChoice | None:
     return resolve_mode((source, value))
 
 
-def replay_choice(args: argparse.Namespace) -> ModeChoice:
+def replay_choice(mode: str | None, *, has_command: bool) -> ModeChoice:
     """The mode ``replay`` runs in (see the module docstring)."""
-    if args.server:
-        return resolve_mode(("--mode", args.mode), _environment())
-    choice = resolve_mode(("--mode", args.mode), default="none")
+    if has_command:
+        return resolve_mode(("--mode", mode), _environment())
+    choice = resolve_mode(("--mode", mode), default="none")
     if choice.mode != "none":
         raise UsageError(
             f"mode {choice.mode} may start the server, so it needs the server's command: "
@@ -130,150 +124,52 @@ def replay_choice(args: argparse.Namespace) -> ModeChoice:
     return choice
 
 
-def check_replay_exists(args: argparse.Namespace, choice: ModeChoice) -> None:
-    """A replay of a missing cassette names the path and the mode."""
-    if not Path(args.tape).exists():
-        raise CassetteNotFoundError(missing_cassette_message(args.tape, choice))
+def exit_for(result: ModeResult) -> int:
+    """A recording exits with its server's own code when it exited by itself; a replay or
+    an extension with 1 when something had no answer."""
+    if result.action is Action.RECORD:
+        code = result.exit_code
+        return code if isinstance(code, int) and 0 < code < 128 else 0
+    return 1 if result.misses else 0
 
 
-def record_in_mode(args: argparse.Namespace, command: Sequence[str]) -> int | None:
-    """Run ``record`` in its mode; ``None`` when it has none (a plain recording)."""
-    choice = record_choice(args)
-    if choice is None:
-        if args.report is not None:
-            raise UsageError(
-                "--report needs a mode (--mode, or MCP_CASSETTE_MODE): a plain recording "
-                "has nothing to report"
-            )
-        return None
-    if args.upstream is not None:
-        if command:
-            raise UsageError("give either --upstream URL or a server command, not both")
-        if args.transport not in (None, "http", "streamable-http"):
-            raise UsageError(
-                f"record modes reach --upstream over streamable HTTP only, not {args.transport}"
-            )
-        return run_http_mode(args, choice, args.output, args.upstream)
-    if not command:
-        raise UsageError("record needs the server command after --, e.g. -- node server.js")
-    return run_stdio_mode(args, choice, args.output, command, transport=args.transport or "stdio")
-
-
-def replay_in_mode(args: argparse.Namespace) -> int | None:
-    """Run ``replay`` in its mode; ``None`` when the plain replay serves it (mode none)."""
-    choice = replay_choice(args)
-    if choice.mode == "none":
-        check_replay_exists(args, choice)
-        return None
-    if args.transport != "stdio":
-        raise UsageError(
-            f"mode {choice.mode} serves on stdio; for HTTP use "
-            f"cassette record --upstream URL --mode {choice.mode}"
-        )
-    return run_stdio_mode(args, choice, args.tape, args.server)
-
-
-def miss_reporter(args: argparse.Namespace, tape: str) -> Callable[[str], None]:
-    """Each miss on stderr, and in ``--report`` when one is given."""
-    from cassette.cli import _err
-
-    report = Report(getattr(args, "report", None), tape)
-
-    def on_miss(text: str) -> None:
-        report.write("miss", text=text)
-        _err(f"miss: {text}")
-
-    return on_miss
-
-
-def _redactor(args: argparse.Namespace) -> Any:
-    """The recording's redactor, from ``record``'s options (``replay`` has none)."""
-    if not hasattr(args, "no_redact"):
-        return "default"
-    from cassette.cli import _recording_redactor
-
-    return _recording_redactor(args)
-
-
-def _exit_code(action: Action, misses: int, server_code: int | None) -> int:
-    if action is Action.RECORD:
-        return server_code if isinstance(server_code, int) and 0 < server_code < 128 else 0
-    return 1 if misses else 0
-
-
-def run_stdio_mode(
-    args: argparse.Namespace,
-    choice: ModeChoice,
+def run_in_mode(
     tape: str,
-    command: Sequence[str],
-    transport: str = "stdio",
+    choice: ModeChoice,
+    options: ModeOptions,
+    *,
+    report: str | None,
+    network: bool,
 ) -> int:
-    """Serve this process's stdin/stdout in ``choice``'s mode; returns the exit code."""
-    from cassette.cli import _err, _run_async
-    from cassette.modes.runner import Report, run_stdio
+    """Run a command in ``choice``'s mode with the options it built; the exit code.
 
-    if args.strategy is not None:
-        from cassette.core.matching import get_strategy
-
-        get_strategy(args.strategy)
-    if not command:
-        raise UsageError("this mode needs the server command after --, e.g. -- node server.js")
-
-    async def go() -> int:
-        result = await run_stdio(
-            tape,
-            command,
-            choice=choice,
-            strategy=args.strategy,
-            transport=transport,
-            fsync=getattr(args, "fsync", False),
-            report=Report(args.report, tape),
-            on_miss=lambda text: _err(f"miss: {text}"),  # run_* writes the report
-            on_info=_err,
-            redactor=_redactor(args),
-            max_message_bytes=getattr(args, "max_message_bytes", None),
-        )
-        if result.summary:
-            _err(result.summary)
-        return _exit_code(result.action, len(result.misses), result.exit_code)
-
-    return _run_async(go)
-
-
-def run_http_mode(args: argparse.Namespace, choice: ModeChoice, tape: str, upstream: str) -> int:
-    """``record --upstream URL`` in a mode: a recording proxy or a replay front."""
-    from cassette.cli import _err, _run_async
-    from cassette.modes.runner import Report, run_http
-    from cassette.runtime.session import ReplayResult
+    On stdio the session ends when the client leaves. A ``network`` front (a recording
+    proxy or a replay front for an upstream URL) runs until stopped, which is its
+    normal end: its exit code is then decided by what it served."""
+    from cassette.modes.runner import run_mode
+    from cassette.runtime.conversation import ReplayResult
+    from cassette.store.report import Report
 
     outcome: list[int] = []
 
-    def ready(url: str) -> None:
-        _err(f"serving {tape} for {upstream}; point your client at {url}")
-
     def finished(result: ReplayResult) -> None:
         if result.summary:
-            _err(result.summary)
+            err(result.summary)
         outcome[:] = [1 if result.misses else 0]
 
     async def go() -> int:
-        outcome.append(0)  # stopping is how a proxy or a front ends
-        await run_http(
+        if network:
+            outcome.append(0)  # stopping is how a proxy or a front ends
+        result = await run_mode(
             tape,
-            upstream,
-            choice=choice,
-            strategy=args.strategy,
-            host=args.host,
-            port=args.port,
-            fsync=args.fsync,
-            report=Report(args.report, tape),
-            on_ready=ready,
-            on_miss=lambda text: _err(f"miss: {text}"),  # run_* writes the report
-            on_info=_err,
-            on_finish=finished,
-            redactor=_redactor(args),
-            max_message_bytes=getattr(args, "max_message_bytes", None),
+            choice,
+            options,
+            report=Report(report, tape),
+            on_info=err,
+            on_finish=finished if network else None,
         )
-        return outcome[0]
+        if not network and result.summary:
+            err(result.summary)
+        return outcome[0] if network else exit_for(result)
 
-    return _run_async(go, outcome)
+    return run_async(go, outcome if network else None)

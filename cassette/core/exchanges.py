@@ -33,6 +33,7 @@ from typing import Any, Final, Literal
 
 import attrs
 
+from cassette.core.ids import id_key
 from cassette.core.jsonrpc import JSONObject, Kind, classify_value
 from cassette.core.model import HttpEvent, MessageEvent
 
@@ -94,8 +95,7 @@ def _session(meta: Meta) -> object:
 
 
 def _id_key(stream: object, value: object) -> object:
-    # 1 and "1" are different JSON-RPC ids; True is not an id at all.
-    return (stream, type(value).__name__, value)
+    return (stream, *id_key(value))
 
 
 class _Cutter:
@@ -172,7 +172,7 @@ class _Cutter:
 
     def _open_in_session(self, session: object, msg_id: object) -> Exchange | None:
         """The most recent open request with ``msg_id`` from ``session``, on any stream."""
-        wanted = (type(msg_id).__name__, msg_id)
+        wanted = id_key(msg_id)
         for key, exchange in reversed(list(self.open.items())):
             same_id = key[1:] == wanted  # type: ignore[index]
             if same_id and _session(exchange.meta) == session:

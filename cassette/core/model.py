@@ -14,6 +14,8 @@ from typing import Any, ClassVar, Final, Literal, Protocol
 
 import attrs
 
+from cassette.core.mcp import LEGACY_VERSIONS
+
 __all__ = [
     "ERAS",
     "FORMAT_VERSION",
@@ -38,10 +40,6 @@ FORMAT_VERSION: Final = 1
 Direction = Literal["c2s", "s2c"]
 Era = Literal["legacy", "modern"]
 ERAS: Final = ("legacy", "modern")
-#: The protocol revisions of the legacy (``initialize``) era.
-LEGACY_VERSIONS: Final = frozenset(
-    {"2024-10-07", "2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"}
-)
 
 
 @attrs.frozen(slots=True)

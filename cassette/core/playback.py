@@ -30,7 +30,9 @@ from typing import Any, Final
 import attrs
 
 from cassette.core.exchanges import Exchange, Item, progress_token
+from cassette.core.ids import id_key
 from cassette.core.jsonrpc import JSONObject
+from cassette.core.mcp import LOG_LEVEL_META
 
 __all__ = ["LOG_LEVELS", "Paused", "Playback", "Played"]
 
@@ -45,7 +47,6 @@ LOG_LEVELS: Final = (
     "alert",
     "emergency",
 )
-_MODERN_LOG_LEVEL: Final = "io.modelcontextprotocol/logLevel"
 _SUBSCRIPTION_ID: Final = "io.modelcontextprotocol/subscriptionId"
 
 
@@ -94,11 +95,7 @@ def _severity(level: object) -> int:
 def _meta_level(message: JSONObject) -> object:
     params = message.get("params")
     meta = params.get("_meta") if isinstance(params, dict) else None
-    return meta.get(_MODERN_LOG_LEVEL) if isinstance(meta, dict) else None
-
-
-def _id_key(value: object) -> object:
-    return (type(value).__name__, value)
+    return meta.get(LOG_LEVEL_META) if isinstance(meta, dict) else None
 
 
 @attrs.define
@@ -123,7 +120,7 @@ class Playback:
         ids = {} if ids is None else ids
         todo = exchange.items if items is None else items
         if exchange.message.get("method") == "subscriptions/listen" and "id" in live:
-            self.subscriptions[_id_key(exchange.message.get("id"))] = live["id"]
+            self.subscriptions[id_key(exchange.message.get("id"))] = live["id"]
         for index, item in enumerate(todo):
             if item.role == "answer":
                 paused = self._wait(exchange, live, item, todo[index + 1 :], ids)
@@ -149,7 +146,7 @@ class Playback:
         if item.role == "request":
             live_id = self.next_server_id
             self.next_server_id += 1
-            ids[_id_key(msg.get("id"))] = live_id
+            ids[id_key(msg.get("id"))] = live_id
             return {**msg, "id": live_id}
         if msg.get("method") == "notifications/message" and not self._loggable(msg, live):
             return None
@@ -160,7 +157,7 @@ class Playback:
         params = message.get("params")
         meta = params.get("_meta") if isinstance(params, dict) else None
         tag = meta.get(_SUBSCRIPTION_ID) if isinstance(meta, dict) else None
-        live = self.subscriptions.get(_id_key(tag)) if tag is not None else None
+        live = self.subscriptions.get(id_key(tag)) if tag is not None else None
         if live is None or live == tag:
             return message
         assert isinstance(params, dict)
@@ -183,7 +180,7 @@ class Playback:
         rest: list[Item],
         ids: dict[object, int],
     ) -> Paused | None:
-        live_id = ids.get(_id_key(item.message.get("id")))
+        live_id = ids.get(id_key(item.message.get("id")))
         if live_id is None:
             return None  # the request it answers was not sent in this play: nothing to await
         request = next(
@@ -191,7 +188,7 @@ class Playback:
                 {**i.message, "id": live_id}
                 for i in exchange.items
                 if i.role == "request"
-                and _id_key(i.message.get("id")) == _id_key(item.message.get("id"))
+                and id_key(i.message.get("id")) == id_key(item.message.get("id"))
             ),
             {"id": live_id},
         )

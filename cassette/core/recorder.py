@@ -30,7 +30,9 @@ from typing import Any, Final
 import attrs
 
 from cassette._version import __version__
+from cassette.core.ids import id_key
 from cassette.core.jsonrpc import JSONObject, Kind, classify
+from cassette.core.mcp import VERSION_META
 from cassette.core.model import (
     Direction,
     Era,
@@ -48,7 +50,7 @@ from cassette.errors import EraError
 
 __all__ = ["MODERN_VERSION_KEY", "Record", "Recorder"]
 
-MODERN_VERSION_KEY: Final = "io.modelcontextprotocol/protocolVersion"
+MODERN_VERSION_KEY: Final = VERSION_META
 Record = Header | Event
 
 
@@ -223,4 +225,4 @@ def _raw(direction: Direction, line: bytes, t: float, meta: Mapping[str, Any] | 
 
 
 def _key(stream: object, value: object) -> object:
-    return (stream, type(value).__name__, value)
+    return (stream, *id_key(value))

@@ -34,6 +34,7 @@ import attrs
 
 from cassette.core._gc import paused_gc
 from cassette.core.exchanges import Exchange, Item, cut
+from cassette.core.ids import id_key
 from cassette.core.jsondiff import Difference, differences
 from cassette.core.jsonrpc import (
     INVALID_REQUEST,
@@ -97,6 +98,9 @@ class Reply:
     responded: bool = False
     #: the recorded time the messages follow from (the client message, or its answer)
     since: float | None = None
+    #: more for ``origin`` follows on its own (a live server's answer, ``new_episodes``):
+    #: a front that holds the request's stream keeps it open until a reply ``responded``
+    pending: bool = False
 
 
 def _reply(messages: Sequence[Any], metas: Sequence[Mapping[str, Any] | None] = ()) -> Reply:
@@ -227,7 +231,7 @@ class Replayer:
         return self._play(self._exchanges[key], message)
 
     def _on_client_answer(self, message: JSONObject) -> Reply:
-        paused = self._paused.pop(_key(message.get("id")), None)
+        paused = self._paused.pop(id_key(message.get("id")), None)
         if paused is None:
             return Reply()  # an answer to nothing we are waiting for: a real server ignores it
         diffs = differences(_answer_part(paused.answer), _answer_part(message), limit=3)
@@ -244,7 +248,7 @@ class Replayer:
 
     def expire(self, server_id: object) -> Reply:
         """The client never answered server request ``server_id``: fail what waited on it."""
-        paused = self._paused.pop(_key(server_id), None)
+        paused = self._paused.pop(id_key(server_id), None)
         if paused is None:
             return Reply()
         method = str(paused.request.get("method"))
@@ -257,7 +261,7 @@ class Replayer:
     def undelivered(self, server_id: object) -> Reply:
         """A front could not deliver server request ``server_id`` (a live server drops what
         it cannot send, e.g. with no GET stream open): go on as if it had not been sent."""
-        paused = self._paused.pop(_key(server_id), None)
+        paused = self._paused.pop(id_key(server_id), None)
         if paused is None:
             return Reply()
         return self._resume(paused, ())
@@ -286,7 +290,7 @@ class Replayer:
 
     def _cancel(self, request_id: object) -> None:
         for key, paused in list(self._paused.items()):
-            if "id" in paused.live and _key(paused.live["id"]) == _key(request_id):
+            if "id" in paused.live and id_key(paused.live["id"]) == id_key(request_id):
                 del self._paused[key]
 
     def _batch(self, batch: list[Any]) -> Reply:
@@ -344,7 +348,7 @@ class Replayer:
         awaiting: tuple[object, ...] = ()
         if played.paused is not None:
             live_id = played.paused.request.get("id")
-            self._paused[_key(live_id)] = played.paused
+            self._paused[id_key(live_id)] = played.paused
             awaiting = (live_id,)
         return Reply(
             tuple(played.messages),
@@ -383,7 +387,12 @@ class Responder(Protocol):
 
 
 class ResponderPool(Protocol):
-    """Every session a network front serves: ``ReplaySessions``, or a mock's."""
+    """Every session a front serves: ``ReplaySessions``, or a mock's. ``recording`` says
+    how the answering server was reached (era, transport, recorded HTTP facts), so a
+    network front serves its sessions as that server did."""
+
+    @property
+    def recording(self) -> Recording: ...
 
     def new(self) -> Responder: ...
 
@@ -407,7 +416,7 @@ class ReplaySessions:
         *,
         environ: Mapping[str, str] | None = None,
     ) -> None:
-        self._recording = recording
+        self.recording = recording
         self._strategy = strategy
         self._environ = environ
         self._prepared = Prepared.of(recording)
@@ -416,7 +425,7 @@ class ReplaySessions:
     def new(self) -> Replayer:
         """A fresh session."""
         replayer = Replayer(
-            self._recording, self._strategy, environ=self._environ, prepared=self._prepared
+            self.recording, self._strategy, environ=self._environ, prepared=self._prepared
         )
         self.replayers.append(replayer)
         return replayer
@@ -441,10 +450,6 @@ def _miss_line(report: MissReport, source: str | None) -> str:
         return report.summary
     where = f"{source}:{line}" if source else f"line {line}"
     return f"{report.summary} (closest recording: {where})"
-
-
-def _key(value: object) -> object:
-    return (type(value).__name__, value)
 
 
 def _params(message: JSONObject) -> dict[str, Any]:

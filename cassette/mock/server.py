@@ -31,6 +31,9 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
+import attrs
+
+from cassette._version import __version__
 from cassette.core.jsonrpc import (
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
@@ -42,7 +45,8 @@ from cassette.core.jsonrpc import (
     error_response,
 )
 from cassette.core.matching import MissReport, canonical
-from cassette.core.model import LEGACY_VERSIONS
+from cassette.core.mcp import LEGACY_VERSIONS
+from cassette.core.model import Header, RecorderInfo, Recording
 from cassette.core.replayer import Reply
 from cassette.errors import ManifestError
 from cassette.mock.template import render
@@ -50,11 +54,23 @@ from cassette.mock.validate import validate_manifest
 
 __all__ = ["MockServer"]
 
+
+@attrs.frozen
+class _ServedAs:
+    """The recording a network front reads to know how to serve a mock: no events."""
+
+    header: Header
+    events: tuple[()] = ()
+
+
 INVALID_PARAMS: Final = -32602
 LATEST_LEGACY: Final = max(LEGACY_VERSIONS)
 _LISTED: Final = 8  # names or argument sets a miss message lists before "and N more"
 #: Keys of manifest entries that are the mock's, not part of the MCP definition it lists.
 _MANIFEST_ONLY: Final = frozenset({"calls", "contents", "error", "listed"})
+_SERVED_AS: Final = _ServedAs(
+    Header("stdio", RecorderInfo("cassette-mcp", __version__), "", era="legacy")
+)
 
 
 class _Miss(Exception):
@@ -157,6 +173,12 @@ class MockServer:
     def new(self) -> MockServer:
         """A session: the same server, since a mock keeps no session state."""
         return self
+
+    @property
+    def recording(self) -> Recording:
+        """How a network front serves a mock: as a legacy-era server recorded over stdio
+        (sessions with ``Mcp-Session-Id`` over HTTP, ``/mcp``, ``/sse``)."""
+        return _SERVED_AS
 
     @property
     def waiting(self) -> tuple[object, ...]:

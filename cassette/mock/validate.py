@@ -18,11 +18,11 @@ from typing import Any, Literal, TypeGuard, TypeVar
 
 import attrs
 
+from cassette.core.definitions import TOOL_NAME, schema_checker, schema_issues
 from cassette.core.jsondiff import pointer
 from cassette.core.matching import canonical
 from cassette.mock.manifest import MANIFEST_FORMAT, json_type
 from cassette.mock.template import references
-from cassette.tools.check import TOOL_NAME, schema_checker, schema_issues
 
 __all__ = ["ManifestFinding", "validate_manifest"]
 

@@ -22,12 +22,10 @@ killed before its first successful exchange leaves behind, and counts as missing
 
 from __future__ import annotations
 
-import contextlib
 import enum
-import json
 import os
 from collections.abc import Mapping
-from typing import Any, Final, Literal
+from typing import Final, Literal
 
 import attrs
 
@@ -40,7 +38,7 @@ __all__ = [
     "Action",
     "Mode",
     "ModeChoice",
-    "Report",
+    "env_value",
     "get_mode",
     "missing_cassette_message",
     "plan",
@@ -131,26 +129,3 @@ def missing_cassette_message(path: str | os.PathLike[str], choice: ModeChoice) -
         "nothing was started. Record it once with the server available (mode once) and "
         "commit it."
     )
-
-
-class Report:
-    """The side channel a supervising process reads (``--report FILE``): one JSON line per
-    fact, each appended with one write; a no-op without a path. Here rather than in
-    ``mode_runner`` because a plain replay reports its misses too and should not import
-    the mode machinery to do it (``cassette.modes.runner`` says what is written when)."""
-
-    def __init__(self, path: str | os.PathLike[str] | None, cassette: str | os.PathLike[str]):
-        self.path = None if path is None else os.fspath(path)
-        self.cassette = os.fspath(cassette)
-
-    def write(self, event: str, **fields: Any) -> None:
-        if self.path is None:
-            return
-        record = {"event": event, "cassette": self.cassette, "pid": os.getpid(), **fields}
-        data = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
-        with contextlib.suppress(OSError):  # a report must never break the session it reports
-            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-            try:
-                os.write(fd, data)
-            finally:
-                os.close(fd)

@@ -1,7 +1,11 @@
 """Run one session in a record mode: decide under the cassette's lock, then act.
 
 The command line (``--mode``), the pytest plugin and the SDK adapter all come through
-here, so a mode means the same thing everywhere (the table is in ``cassette.modes.policy``).
+``run_mode``, so a mode means the same thing everywhere (the table is in
+``cassette.modes.policy``), and every action goes through the runtime's one path: a
+recording through ``record_session`` or ``record_proxy``, a replay or an extension
+through ``serve`` (an extension is the replay with ``cassette.modes.extend`` as its
+fallback), on whatever front the options name.
 
 Ordering rules, per action:
 
@@ -29,31 +33,70 @@ import hashlib
 import os
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import attrs
 
 from cassette.core.matching import MissReport, Strategy
-from cassette.core.replayer import Replayer
-from cassette.errors import CassetteError, CassetteNotFoundError
-from cassette.modes.episodes import acquire, file_appender, serve_extending
-from cassette.modes.policy import Action, ModeChoice, Report, missing_cassette_message, plan
-from cassette.runtime.session import ReplayResult, record, record_http, replay, serve_replay
+from cassette.core.redaction import Redactor
+from cassette.core.replayer import ReplaySessions
+from cassette.errors import CassetteError, CassetteNotFoundError, UsageError, sole_exception
+from cassette.modes.extend import Extension, describe_request
+from cassette.modes.policy import Action, ModeChoice, missing_cassette_message, plan
+from cassette.runtime.conversation import DeliveryPolicy, ReplayResult, SessionPool
+from cassette.runtime.record import RecordConfig, RecordResult, record_proxy, record_session
+from cassette.runtime.serve import front_of, serve, serve_frames
 from cassette.store.lock import FileLock, claim_slot
+from cassette.store.report import Report
 from cassette.store.storage import Cassette, has_recording
-from cassette.transport import FrameStream
+from cassette.transport import (
+    CassetteFront,
+    FrameStream,
+    RecordingFront,
+    ServeOptions,
+    Target,
+)
 
 __all__ = [
+    "ModeOptions",
     "ModeResult",
     "Report",
     "decide",
     "next_session_path",
     "run_http",
+    "run_mode",
     "run_stdio",
     "session_path",
 ]
 
 Info = Callable[[str], None]
+
+
+def _redactor(choice: Redactor | Literal["default"] | None) -> Redactor | None:
+    return Redactor() if choice == "default" else choice
+
+
+@attrs.frozen(kw_only=True)
+class ModeOptions:
+    """Everything a session in a record mode needs, decided once by its caller.
+
+    ``target`` is the live server, reached and recorded with ``transport``; ``front`` is
+    how clients reach us (``stdio``, or a network front listening as ``listen`` says).
+    ``redactor`` is what a fresh recording redacts with (an extension redacts what it
+    appends as the cassette's header says). ``policy`` is how replies are delivered; its
+    ``on_miss`` is the runner's to set (each miss also goes to the report).
+    """
+
+    target: Target
+    transport: str = "stdio"
+    front: str = "stdio"
+    strategy: str | None = None
+    fsync: bool = False
+    redactor: Redactor | None = attrs.field(factory=Redactor, converter=_redactor)
+    passthrough_stderr: bool = True
+    upstream_timeout: float | None = None
+    listen: ServeOptions = ServeOptions()
+    policy: DeliveryPolicy = DeliveryPolicy()
 
 
 @attrs.frozen
@@ -98,7 +141,7 @@ async def decide(
         return (Action.REPLAY if has_recording(path) else Action.MISSING), None
     lock = FileLock(path)
     say = _say(on_info)
-    await acquire(lock, lambda: say(f"waiting for {os.fspath(path)}: another process holds it"))
+    await lock.wait(on_wait=lambda: say(f"waiting for {os.fspath(path)}: another process holds it"))
     return plan(choice.mode, has_recording(path)), lock
 
 
@@ -136,12 +179,6 @@ def _holds_events(path: Path) -> bool:
         return False
 
 
-def _unwrap(exc: BaseException) -> BaseException:
-    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
-        exc = exc.exceptions[0]
-    return exc
-
-
 class _Run:
     """What every action shares: the report, the person's messages, the miss callback."""
 
@@ -150,19 +187,23 @@ class _Run:
         path: str | os.PathLike[str],
         choice: ModeChoice,
         report: Report | None,
-        on_miss: Info | None,
         on_info: Info | None,
     ) -> None:
         self.path = os.fspath(path)
         self.choice = choice
         self.report = report or Report(None, self.path)
-        self._on_miss = on_miss
         self.info = _say(on_info)
 
-    def miss(self, text: str) -> None:
-        self.report.write("miss", text=text)
-        if self._on_miss is not None:
-            self._on_miss(text)
+    def policy(self, options: ModeOptions) -> DeliveryPolicy:
+        """The caller's policy, with each miss written to the report before it is told."""
+        told = options.policy.on_miss
+
+        def on_miss(text: str) -> None:
+            self.report.write("miss", text=text)
+            if told is not None:
+                told(text)
+
+        return attrs.evolve(options.policy, on_miss=on_miss)
 
     def missing(self) -> CassetteNotFoundError:
         return CassetteNotFoundError(missing_cassette_message(self.path, self.choice))
@@ -174,7 +215,7 @@ class _Run:
         _announce(action, self.path, self.choice, self.info)
 
     def failed(self, exc: BaseException) -> None:
-        inner = _unwrap(exc)
+        inner = sole_exception(exc)
         if isinstance(inner, CassetteError):
             self.report.write("error", text=str(inner))
 
@@ -205,6 +246,151 @@ class _Run:
                 staged.unlink()
 
 
+async def run_mode(
+    path: str | os.PathLike[str],
+    choice: ModeChoice,
+    options: ModeOptions,
+    *,
+    client: FrameStream | None = None,
+    report: Report | None = None,
+    on_info: Info | None = None,
+    on_finish: Callable[[ReplayResult], None] | None = None,
+) -> ModeResult:
+    """One serving in ``choice``'s mode. ``client`` is a harness's stream (the session is
+    then that one client, whatever ``options.front`` says); ``on_finish`` hears each
+    replay result as it is known (a network front: when it stops)."""
+    run = _Run(path, choice, report, on_info)
+    try:
+        action, lock = await decide(run.path, choice, run.info)
+        if action is Action.MISSING:
+            raise run.missing()
+        run.started(action)
+        if action is Action.RECORD:
+            return await _record(run, lock, options, client)
+        tape = _load(run.path, lock)
+        outcome = await _replay(run, action, tape, options, client=client, on_finish=on_finish)
+        run.report.write("end", misses=len(outcome.misses), appended=len(outcome.appended))
+        return outcome
+    except BaseException as exc:
+        run.failed(exc)
+        raise
+
+
+async def _record(
+    run: _Run, lock: FileLock | None, options: ModeOptions, client: FrameStream | None
+) -> ModeResult:
+    with run.recording(lock) as staged:
+        config = RecordConfig(
+            path=staged,
+            transport=options.transport,
+            overwrite=True,
+            fsync=options.fsync,
+            strategy=options.strategy,
+            redactor=options.redactor,
+            passthrough_stderr=options.passthrough_stderr,
+            upstream_timeout=options.upstream_timeout,
+            on_warning=options.policy.on_warning,
+        )
+        if client is None and options.front != "stdio":
+            result = await _record_proxy(options, config)
+        else:
+            result = await record_session(options.target, config, client)
+    run.report.write("end", misses=0, appended=0, events=result.events)
+    return ModeResult(Action.RECORD, run.path, exit_code=result.exit_code)
+
+
+async def _record_proxy(options: ModeOptions, config: RecordConfig) -> RecordResult:
+    """A network front records through the transport's own proxy: clients of that front
+    reach a server of that transport."""
+    front = front_of(options.front)
+    if options.front != options.transport or not isinstance(front, RecordingFront):
+        raise UsageError(
+            f"a recording served on {options.front!r} needs a {options.front} server to "
+            f"record, not a {options.transport} one"
+        )
+    if not options.target.url:
+        raise UsageError(f"recording over {options.front} needs the server's URL")
+    return await record_proxy(options.target.url, config, options.listen)
+
+
+async def _replay(
+    run: _Run,
+    action: Action,
+    tape: Cassette,
+    options: ModeOptions,
+    *,
+    client: FrameStream | None,
+    on_finish: Callable[[ReplayResult], None] | None,
+) -> ModeResult:
+    responders = ReplaySessions(tape, _strategy(tape, options.strategy), environ=os.environ)
+    policy = run.policy(options)
+    network = client is None and isinstance(front_of(options.front), CassetteFront)
+    extension = None
+    if action is Action.EXTEND:
+        extension = _extension(run, tape, options, network=network)
+    if client is not None:
+        result = await _serve_client(client, responders, policy, extension)
+        results = [result]
+        if on_finish is not None:
+            on_finish(result)
+    else:
+        results = await serve(
+            options.front,
+            responders,
+            options=options.listen,
+            policy=policy,
+            fallback=extension,
+            on_finish=on_finish,
+        )
+    misses = tuple(m for r in results for m in r.misses)
+    summary = "\n".join(r.summary for r in results if r.summary)
+    appended: tuple[str, ...] = ()
+    if extension is not None:
+        appended = tuple(extension.appended)
+        if appended and not network:  # a network front told each as it went
+            run.info(f"appended {len(appended)} new episode(s) to {run.path}")
+    return ModeResult(action, run.path, misses, summary, appended)
+
+
+async def _serve_client(
+    client: FrameStream,
+    responders: ReplaySessions,
+    policy: DeliveryPolicy,
+    extension: Extension | None,
+) -> ReplayResult:
+    """One harness client: the serve path's per-client loop, on the stream it brought."""
+    import anyio
+
+    results: list[ReplayResult] = []
+    async with anyio.create_task_group() as tg:
+        pool = SessionPool(responders, policy, fallback=extension, tg=tg)
+        try:
+            results.append(await serve_frames(client, pool))
+        finally:
+            tg.cancel_scope.cancel()
+    return results[0]
+
+
+def _extension(run: _Run, tape: Cassette, options: ModeOptions, *, network: bool) -> Extension:
+    def appended(request: dict[str, Any]) -> None:
+        run.report.write("episode", method=request.get("method"))
+        if network:  # a front that runs until stopped says so as it goes
+            run.info(f"appended a new episode to {run.path}: {describe_request(request)}")
+
+    return Extension(
+        tape,
+        run.path,
+        options.target,
+        transport=options.transport,
+        on_info=run.info,
+        on_appended=appended,
+        passthrough_stderr=options.passthrough_stderr,
+    )
+
+
+# -- the keyword forms ---------------------------------------------------------------------
+
+
 async def run_stdio(
     path: str | os.PathLike[str],
     command: Sequence[str],
@@ -221,140 +407,22 @@ async def run_stdio(
     redactor: Any = "default",
     max_message_bytes: int | None = None,
 ) -> ModeResult:
-    """One session with ``client`` (default: this process's stdin and stdout).
-
-    ``redactor`` is what a fresh recording redacts with (see ``session.record``); an
-    extension redacts what it appends as the cassette's header says. A replay refuses a
-    client line over ``max_message_bytes`` (a recording forwards any line: it must stay
-    transparent).
-    """
-    run = _Run(path, choice, report, on_miss, on_info)
-    try:
-        action, lock = await decide(run.path, choice, run.info)
-        if action is Action.MISSING:
-            raise run.missing()
-        run.started(action)
-        if action is Action.RECORD:
-            return await _record(
-                run,
-                lock,
-                command=command,
-                client=client,
-                strategy=strategy,
-                transport=transport,
-                fsync=fsync,
-                passthrough_stderr=passthrough_stderr,
-                redactor=redactor,
-            )
-        tape = _load(run.path, lock)
-        if action is Action.REPLAY:
-            result = await _replay(run, tape, client, strategy, max_message_bytes)
-            outcome = ModeResult(action, run.path, result.misses, result.summary)
-        else:
-            outcome = await _extend(
-                run,
-                tape,
-                command=command,
-                client=client,
-                strategy=strategy,
-                transport=transport,
-                passthrough_stderr=passthrough_stderr,
-            )
-        run.report.write("end", misses=len(outcome.misses), appended=len(outcome.appended))
-        return outcome
-    except BaseException as exc:
-        run.failed(exc)
-        raise
-
-
-async def _record(
-    run: _Run,
-    lock: FileLock | None,
-    *,
-    command: Sequence[str],
-    client: FrameStream | None,
-    strategy: str | None,
-    transport: str,
-    fsync: bool,
-    passthrough_stderr: bool,
-    redactor: Any,
-) -> ModeResult:
-    with run.recording(lock) as staged:
-        result = await record(
-            command,
-            staged,
-            client=client,
-            transport=transport,
-            overwrite=True,
-            fsync=fsync,
-            strategy=strategy,
-            passthrough_stderr=passthrough_stderr,
-            redactor=redactor,
-        )
-    run.report.write("end", misses=0, appended=0, events=result.events)
-    return ModeResult(Action.RECORD, run.path, exit_code=result.exit_code)
-
-
-async def _replay(
-    run: _Run,
-    tape: Cassette,
-    client: FrameStream | None,
-    strategy: str | Strategy | None,
-    max_message_bytes: int | None = None,
-) -> ReplayResult:
-    chosen = _strategy(tape, strategy)
-    limit = max_message_bytes
-    if client is not None:
-        return await replay(
-            client, Replayer(tape, chosen), on_miss=run.miss, max_message_bytes=limit
-        )
-    results = await serve_replay(
-        tape, strategy=chosen, transport="stdio", on_miss=run.miss, max_message_bytes=limit
-    )
-    return results[0] if results else ReplayResult((), "")
-
-
-async def _extend(
-    run: _Run,
-    tape: Cassette,
-    *,
-    command: Sequence[str],
-    client: FrameStream | None,
-    strategy: str | Strategy | None,
-    transport: str,
-    passthrough_stderr: bool,
-) -> ModeResult:
-    if client is None:
-        from cassette.transports.stdio import StdioClientStream
-
-        client = StdioClientStream()
-
-    def waiting() -> None:
-        run.info(f"waiting for {run.path}: another process holds it")
-
-    appender = file_appender(run.path, on_wait=waiting)
-
-    async def append_and_report(events: list[Any]) -> None:
-        await appender(events)
-        for event in events:
-            message = getattr(event, "message", None)
-            if isinstance(message, dict) and event.dir == "c2s" and "id" in message:
-                run.report.write("episode", method=message.get("method"))
-
-    result = await serve_extending(
-        client,
-        tape,
-        command,
-        appender=append_and_report,
-        strategy=_strategy(tape, strategy),
+    """One session with ``client`` (default: this process's stdin and stdout), the live
+    server being ``command`` over ``transport``. A replay refuses a client line over
+    ``max_message_bytes`` (a recording forwards any line: it must stay transparent)."""
+    policy = DeliveryPolicy(on_miss=on_miss, on_warning=_warning(on_info))
+    if max_message_bytes is not None:
+        policy = attrs.evolve(policy, max_message_bytes=max_message_bytes)
+    options = ModeOptions(
+        target=Target(command=tuple(command)),
         transport=transport,
-        on_miss=run.miss,
-        on_info=run.info,
+        strategy=strategy,
+        fsync=fsync,
+        redactor=redactor,
         passthrough_stderr=passthrough_stderr,
+        policy=policy,
     )
-    if result.appended:
-        run.info(f"appended {len(result.appended)} new episode(s) to {run.path}")
-    return ModeResult(Action.EXTEND, run.path, result.misses, result.summary, result.appended)
+    return await run_mode(path, choice, options, client=client, report=report, on_info=on_info)
 
 
 async def run_http(
@@ -373,95 +441,33 @@ async def run_http(
     on_finish: Callable[[ReplayResult], None] | None = None,
     redactor: Any = "default",
     max_message_bytes: int | None = None,
+    transport: str = "streamable-http",
 ) -> Action:
-    """Serve a streamable-HTTP endpoint in a mode until cancelled: a replay front or a
-    recording proxy in front of ``upstream``, or (``new_episodes``) a replay front whose
-    misses ``upstream`` answers, appended to the cassette."""
-    run = _Run(path, choice, report, on_miss, on_info)
-    try:
-        action, lock = await decide(run.path, choice, run.info)
-        if action is Action.MISSING:
-            raise run.missing()
-        run.started(action)
-        if action is Action.RECORD:
-            with run.recording(lock) as staged:
-                await record_http(
-                    upstream,
-                    staged,
-                    host=host,
-                    port=port,
-                    overwrite=True,
-                    fsync=fsync,
-                    strategy=strategy,
-                    on_ready=on_ready,
-                    redactor=redactor,
-                    max_message_bytes=max_message_bytes,
-                )
-            return action
-        tape = _load(run.path, lock)
-        if action is Action.EXTEND:
-            await _extend_http(
-                run,
-                tape,
-                upstream,
-                strategy=strategy,
-                host=host,
-                port=port,
-                on_ready=on_ready,
-                on_finish=on_finish,
-                max_message_bytes=max_message_bytes,
-            )
-            return action
-        await serve_replay(
-            tape,
-            strategy=_strategy(tape, strategy),
-            transport="streamable-http",
-            host=host,
-            port=port,
-            on_ready=on_ready,
-            on_miss=run.miss,
-            on_finish=on_finish,
-            max_message_bytes=max_message_bytes,
-        )
-        return action
-    except BaseException as exc:
-        run.failed(exc)
-        raise
-
-
-async def _extend_http(
-    run: _Run,
-    tape: Cassette,
-    upstream: str,
-    *,
-    strategy: str | None,
-    host: str,
-    port: int,
-    on_ready: Callable[[str], None] | None,
-    on_finish: Callable[[ReplayResult], None] | None,
-    max_message_bytes: int | None = None,
-) -> None:
-    """``new_episodes`` over streamable HTTP (``cassette.transports._http_extend``)."""
-    from cassette.modes.episodes import describe_request
-    from cassette.transports._http_extend import HttpExtender, serve_extending_http
-
-    def appended(request: dict[str, Any]) -> None:
-        run.report.write("episode", method=request.get("method"))
-        run.info(f"appended a new episode to {run.path}: {describe_request(request)}")
-
-    def finish(misses: list[MissReport], summary: str) -> None:
-        if on_finish is not None:
-            on_finish(ReplayResult(tuple(misses), summary))
-
-    extender = HttpExtender(tape, run.path, upstream, on_info=run.info, on_appended=appended)
-    await serve_extending_http(
-        tape,
-        extender,
-        strategy=_strategy(tape, strategy),
-        host=host,
-        port=port,
-        on_ready=on_ready,
-        on_miss=run.miss,
-        on_finish=finish,
-        max_message_bytes=max_message_bytes,
+    """Serve a network endpoint in a mode until cancelled: a replay front or a recording
+    proxy in front of ``upstream``, or (``new_episodes``) a replay front whose misses
+    ``upstream`` answers, appended to the cassette."""
+    policy = DeliveryPolicy(on_miss=on_miss, on_warning=_warning(on_info))
+    listen = ServeOptions(host=host, port=port, on_ready=on_ready)
+    if max_message_bytes is not None:
+        policy = attrs.evolve(policy, max_message_bytes=max_message_bytes)
+        listen = attrs.evolve(listen, max_message_bytes=max_message_bytes)
+    options = ModeOptions(
+        target=Target(url=upstream),
+        transport=transport,
+        front=transport,
+        strategy=strategy,
+        fsync=fsync,
+        redactor=redactor,
+        listen=listen,
+        policy=policy,
     )
+    result = await run_mode(
+        path, choice, options, report=report, on_info=on_info, on_finish=on_finish
+    )
+    return result.action
+
+
+def _warning(on_info: Info | None) -> Info | None:
+    if on_info is None:
+        return None
+    return lambda text: on_info(f"warning: {text}")

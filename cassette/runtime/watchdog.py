@@ -19,16 +19,15 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 import anyio
 
+from cassette.core.ids import IdKey, id_key
 from cassette.core.jsonrpc import Kind, classify, dumps_bytes, error_response
 from cassette.errors import TransportClosedError
+from cassette.runtime.sink import Sink
 from cassette.transport import Frame, FrameStream
-
-if TYPE_CHECKING:
-    from cassette.runtime.session import _Sink
 
 __all__ = ["UPSTREAM_TIMEOUT_CODE", "Watchdog"]
 
@@ -37,17 +36,13 @@ UPSTREAM_TIMEOUT_CODE: Final = -32000
 SYNTHETIC: Final = {"synthetic": "upstream-timeout"}
 
 
-def _key(msg_id: object) -> tuple[str, object]:
-    return (type(msg_id).__name__, msg_id)  # 1 and "1" are different ids
-
-
 class Watchdog:
     """Times client requests; answers for the server when it is too slow (see above)."""
 
     def __init__(
         self,
         timeout: float,
-        sink: _Sink,
+        sink: Sink,
         client: FrameStream,
         on_warning: Callable[[str], None],
     ) -> None:
@@ -55,9 +50,9 @@ class Watchdog:
         self.sink, self.client, self.on_warning = sink, client, on_warning
         # Two tasks write to the client (the relay and this one): whole frames, one at a time.
         self.lock = anyio.Lock(fast_acquire=True)
-        self._queue: deque[tuple[float, tuple[str, object], Any, str]] = deque()
-        self._latest: dict[tuple[str, object], float] = {}  # id -> deadline of its newest use
-        self._late: set[tuple[str, object]] = set()
+        self._queue: deque[tuple[float, IdKey, Any, str]] = deque()
+        self._latest: dict[IdKey, float] = {}  # id -> deadline of its newest use
+        self._late: set[IdKey] = set()
         self._wake = anyio.Event()
 
     def client_frame(self, data: bytes) -> None:
@@ -70,7 +65,7 @@ class Watchdog:
 
     def _start(self, request: dict[str, Any]) -> None:
         deadline = anyio.current_time() + self.timeout
-        key = _key(request["id"])
+        key = id_key(request["id"])
         self._latest[key] = deadline  # a reused id supersedes the older request's timer
         self._queue.append((deadline, key, request["id"], str(request.get("method"))))
         self._wake.set()
@@ -82,7 +77,7 @@ class Watchdog:
         classified = classify(data)
         if classified.kind not in (Kind.RESPONSE, Kind.ERROR):
             return False
-        key = _key(classified.value.get("id"))
+        key = id_key(classified.value.get("id"))
         if key not in self._late:
             return False
         self._late.discard(key)
@@ -106,13 +101,13 @@ class Watchdog:
                 del self._latest[key]
                 await self._expire(key, msg_id, method)
 
-    async def _expire(self, key: tuple[str, object], msg_id: object, method: str) -> None:
+    async def _expire(self, key: IdKey, msg_id: object, method: str) -> None:
         recorder = self.sink.recorder
         if not recorder.awaiting(msg_id):
             return  # answered in time
         why = f"cassette-mcp: the server did not answer within {self.timeout:g} s"
         data = dumps_bytes(error_response(msg_id, UPSTREAM_TIMEOUT_CODE, why)) + b"\n"
-        self.sink.put(recorder.observe("s2c", data, self.sink.clock(), dict(SYNTHETIC)))
+        self.sink.frame("s2c", data, SYNTHETIC)
         self._late.add(key)
         self.on_warning(
             f"the server did not answer request {msg_id!r} ({method}) within "

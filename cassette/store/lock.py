@@ -83,6 +83,18 @@ class FileLock:
                 raise TimeoutError(f"{self.path}: still locked after {timeout} s")
             time.sleep(poll)
 
+    async def wait(self, *, poll: float = 0.05, on_wait: Callable[[], None] | None = None) -> None:
+        """``acquire`` for async code: the event loop runs on while another process holds
+        the lock, and waiting can be cancelled."""
+        import anyio
+
+        told = False
+        while not self.try_acquire():
+            if not told and on_wait is not None:
+                on_wait()
+                told = True
+            await anyio.sleep(poll)
+
     def release(self) -> None:
         """Let go (safe to call when not held)."""
         fd, self._fd = self._fd, None

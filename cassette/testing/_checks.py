@@ -7,16 +7,21 @@ and under a deadline, so a hang is reported as a failure instead of hanging the 
 A property either passes, fails with a reason naming what the plugin did and what the
 contract says instead, or is skipped because nothing was given to check it with.
 
-Two sides of a plugin can be checked, each with the same client-side properties:
+What is checked follows from the contract in ``cassette.transport``: the capabilities a
+plugin implements (``isinstance`` against each Protocol, as the runtime chooses) decide
+which properties apply, and each method is checked against the signature its Protocol
+declares. Two sides of a plugin can be checked, each with the same client-side properties:
 
-* the **connect** side (``target``): the plugin reaches a live server. Any MCP server
-  will do for the standard properties; when the server is the reference peer
-  (``cassette.testing.peer``), the exact ones run too (raw lines byte for byte, a burst of
-  notifications in order, the server ending the session);
-* the **serve** side (``client``): the check-suite serves the reference peer through
-  ``serve(handler)`` and reaches it with the ``client`` factory the author passes.
+* the **connect** side (an ``UpstreamConnector``, given ``target``): the plugin reaches a
+  live server. Any MCP server will do for the standard properties; when the server is the
+  reference peer (``cassette.testing.peer``), the exact ones run too (raw lines byte for
+  byte, a burst of notifications in order, the server ending the session);
+* the **serve** side (a ``FrameServer``, given ``client``): the check-suite serves the
+  reference peer through ``serve(handler, options)`` and reaches it with the ``client``
+  factory the author passes, at the address ``serve`` reports through ``on_ready``; then
+  a recorded session is served there by the runtime's one serve path.
 
-Network fronts (``record_proxy``/``serve_cassette``) are round-tripped through the
+Network fronts (``RecordingFront`` and ``CassetteFront``) are round-tripped through the
 plugin's own client side: record through the proxy, replay through the front, compare.
 
 Layout
@@ -60,7 +65,14 @@ from cassette.testing._sides import (
     _Side,
 )
 from cassette.testing._util import _leaves
-from cassette.transport import Target, Transport
+from cassette.transport import (
+    CassetteFront,
+    FrameServer,
+    RecordingFront,
+    Target,
+    Transport,
+    UpstreamConnector,
+)
 
 __all__ = [
     "PROPERTIES",
@@ -84,18 +96,13 @@ PROPERTIES: Final = (
     "record/replay",
 )
 
-# What serve_replay hands a network front's serve_cassette / record_proxy.
-_FRONT_KEYWORDS: Final = (
-    "strategy",
-    "host",
-    "port",
-    "on_miss",
-    "on_ready",
-    "on_finish",
-    "on_warning",
-    "answer_timeout",
+#: The capabilities of the contract, each with the method its Protocol declares.
+CAPABILITIES: Final[tuple[tuple[type, Callable[[Any], Callable[..., Any]]], ...]] = (
+    (UpstreamConnector, lambda plugin: plugin.connect),
+    (FrameServer, lambda plugin: plugin.serve),
+    (CassetteFront, lambda plugin: plugin.serve_sessions),
+    (RecordingFront, lambda plugin: plugin.record_proxy),
 )
-_PROXY_KEYWORDS: Final = ("host", "port", "on_ready")
 
 
 # -- the shape of the plugin ---------------------------------------------------------------
@@ -110,24 +117,42 @@ def _plugin_shape(plugin: Transport, registered: str | None) -> str:
             raise _Failure(f"registered as {registered!r} but its `name` says {name!r}")
         if registered not in available():
             raise _Failure(f"{registered!r} is not listed by cassette.available()")
-    for method in ("connect", "serve"):
-        if not callable(getattr(plugin, method, None)):
-            raise _Failure(f"the plugin has no `{method}` method")
-    notes = []
-    for method, keywords in (
-        ("serve_cassette", _FRONT_KEYWORDS),
-        ("record_proxy", _PROXY_KEYWORDS),
+    found = []
+    for capability, method_of in CAPABILITIES:
+        if isinstance(plugin, capability):
+            _same_parameters(method_of(plugin), method_of(capability), capability.__name__)
+            found.append(capability.__name__)
+    if not found:
+        names = ", ".join(c.__name__ for c, _ in CAPABILITIES)
+        raise _Failure(f"the plugin implements none of the capabilities: {names}")
+    return ", ".join(found)
+
+
+def _same_parameters(
+    method: Callable[..., Any], protocol: Callable[..., Any], capability: str
+) -> None:
+    """``method`` takes at least the parameters its Protocol declares, by those names; any
+    more must have defaults (the runtime never passes them)."""
+    declared = inspect.signature(protocol).parameters
+    actual = inspect.signature(method).parameters
+    name = method.__name__
+    wanted = [p for p in declared if p != "self"]
+    given = list(actual)
+    if given[: len(wanted)] != wanted and not any(
+        p.kind is inspect.Parameter.VAR_POSITIONAL for p in actual.values()
     ):
-        function = getattr(plugin, method, None)
-        if function is None:
-            continue
-        parameters = inspect.signature(function).parameters
-        takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
-        missing = [k for k in keywords if k not in parameters and not takes_any]
-        if missing:
-            raise _Failure(f"`{method}` must accept the keywords {', '.join(missing)}")
-        notes.append(method)
-    return f"network front: {', '.join(notes)}" if notes else ""
+        raise _Failure(
+            f"`{name}` must take ({', '.join(wanted)}) as {capability} declares, "
+            f"not ({', '.join(given)})"
+        )
+    extra = [
+        p.name
+        for p in list(actual.values())[len(wanted) :]
+        if p.default is inspect.Parameter.empty
+        and p.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+    ]
+    if extra:
+        raise _Failure(f"`{name}` has parameters the runtime never passes: {', '.join(extra)}")
 
 
 # -- running it all ------------------------------------------------------------------------
@@ -193,8 +218,10 @@ async def check_transport(
         await run.check("plugin", lambda: _async(_plugin_shape, found, registered))
         name = registered or str(getattr(type(plugin), "name", "plugin"))
         await _connect_side(run, plugin, name, target, unreachable)
-        if client is not None:
+        if client is not None and isinstance(plugin, FrameServer):
             await _serve_side(run, plugin, name, client)
+        elif client is not None:
+            run.skip("serve: round trip", "not a FrameServer (it serves no frame streams)")
     label = registered or str(getattr(type(plugin), "name", transport))
     report = CheckReport(label, tuple(run.results))
     if raise_on_failure and report.failed:
@@ -205,6 +232,11 @@ async def check_transport(
 async def _connect_side(
     run: _Run, plugin: Transport, name: str, target: Target | None, unreachable: Target | None
 ) -> None:
+    labels = ("round trip", "framing", "ordering", "cancellation", "end of stream")
+    if not isinstance(plugin, UpstreamConnector):
+        for label in (*labels, "error conversion", "record/replay"):
+            run.skip(label, "not an UpstreamConnector (it reaches no live server)")
+        return
     checks: list[tuple[str, Callable[[_Side], Awaitable[str]]]] = [
         ("round trip", _round_trip),
         ("framing", _framing),
@@ -227,7 +259,7 @@ async def _connect_side(
         await run.check("record/replay", partial(_record_replay_connect, plugin, name, target))
 
 
-async def _serve_side(run: _Run, plugin: Transport, name: str, client: ClientFactory) -> None:
+async def _serve_side(run: _Run, plugin: FrameServer, name: str, client: ClientFactory) -> None:
     checks: list[tuple[str, Callable[[_Side], Awaitable[str]]]] = [
         ("round trip", _round_trip),
         ("framing", _framing),

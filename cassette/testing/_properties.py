@@ -20,7 +20,7 @@ from cassette.testing._report import _Failure
 from cassette.testing._sides import _INIT_PARAMS, _Conn, _Side
 from cassette.testing._util import _leaves, _short
 from cassette.testing.peer import BANNER
-from cassette.transport import Frame, Target, Transport
+from cassette.transport import Frame, Target, UpstreamConnector
 
 _PINGS: Final = 20
 _BURST: Final = 50
@@ -148,8 +148,9 @@ async def _end_of_stream(side: _Side) -> str:
             code = await conn.upstream.wait()
             if code is not None and not isinstance(code, int):
                 raise _Failure(f"wait() must return an int or None, not {code!r}")
+        await conn.stream.send_eof()  # a second half-close is harmless
         await conn.stream.aclose()
-        await conn.stream.aclose()  # a second close is harmless
+        await conn.stream.aclose()  # and so is a second close
     if not conn.peer:
         return "the server ending the session not checked (the target is not the reference peer)"
     async with side.open() as conn:
@@ -169,7 +170,7 @@ async def _end_of_stream(side: _Side) -> str:
     return ""
 
 
-async def _error_conversion(plugin: Transport, target: Target | None, bad: Target) -> str:
+async def _error_conversion(plugin: UpstreamConnector, target: Target | None, bad: Target) -> str:
     caught: BaseException | None = None
     answered: Frame | None = None
     try:
@@ -188,22 +189,22 @@ async def _error_conversion(plugin: Transport, target: Target | None, bad: Targe
         )
     _judge_unreachable(bad, caught)
     if target is None:
-        return "send() after close_input() not checked (no target given)"
+        return "send() after send_eof() not checked (no target given)"
     async with plugin.connect(target) as upstream:
         conn = _Conn(upstream, upstream)
         await conn.initialize()
-        await upstream.close_input()
+        await upstream.send_eof()
         try:
             await conn.send({"jsonrpc": "2.0", "id": 99, "method": "ping"})
         except TransportClosedError:
             pass
         except Exception as exc:
             raise _Failure(
-                f"send() after close_input() raised {type(exc).__name__} "
+                f"send() after send_eof() raised {type(exc).__name__} "
                 "instead of TransportClosedError"
             ) from exc
         else:
-            raise _Failure("send() after close_input() did not raise TransportClosedError")
+            raise _Failure("send() after send_eof() did not raise TransportClosedError")
         await conn.drain()
     return ""
 

@@ -1,9 +1,9 @@
 """The record/replay property: a session recorded through the plugin replays the same.
 
 A short scripted session (``_script``) is played live while ``_Tape`` records it, as the
-recording proxy would, then replayed (in process, through a plugin's ``serve``, or through
-its own network fronts) and the answers compared. Kept apart from the stream properties
-because it alone needs the recorder, the replayer and cassette storage.
+recording proxy would, then replayed (in process, or through the plugin's own front by
+the runtime's one serve path) and the answers compared. Kept apart from the stream
+properties because it alone needs the recorder, the runtime and cassette storage.
 """
 
 from __future__ import annotations
@@ -21,30 +21,35 @@ import anyio
 import attrs
 
 from cassette.core.recorder import Record, Recorder
-from cassette.core.replayer import Replayer
+from cassette.core.replayer import ReplaySessions
 from cassette.errors import CassetteError
+from cassette.runtime.serve import serve
 from cassette.store.storage import Cassette, CassetteWriter
 from cassette.testing._report import _Failure
 from cassette.testing._sides import ClientFactory, _Conn, _peer_handler, _ServeSide, _serving
 from cassette.testing._util import _short
 from cassette.transport import (
     CassetteFront,
+    ConnectOptions,
     Frame,
+    FrameServer,
     FrameStream,
     RecordingFront,
+    RecordOptions,
+    ServeOptions,
     SideEvent,
     StderrLine,
     Target,
-    Transport,
+    UpstreamConnector,
 )
 from cassette.transports.memory import MemoryTransport
 
 
-async def _record_replay_connect(plugin: Transport, name: str, target: Target) -> str:
+async def _record_replay_connect(plugin: UpstreamConnector, name: str, target: Target) -> str:
     with tempfile.TemporaryDirectory(prefix="cassette-check-") as folder:
         path = Path(folder) / "check.jsonl"
         tape = _Tape(name, path, {"url": target.url} if target.url else {})
-        async with plugin.connect(target, on_side_event=tape.side) as upstream:
+        async with plugin.connect(target, ConnectOptions(on_side_event=tape.side)) as upstream:
             conn = _Conn(_RecordingStream(upstream, tape), upstream)
             live = await _script(conn)
             await conn.finish()
@@ -53,24 +58,35 @@ async def _record_replay_connect(plugin: Transport, name: str, target: Target) -
         cassette = tape.close()
         replayed = await _replay_in_memory(cassette, live.peer)
         _same(live.answers, replayed, "an in-process replay of what was recorded")
-        if isinstance(plugin, RecordingFront) and isinstance(plugin, CassetteFront) and target.url:
+        fronts = isinstance(plugin, RecordingFront) and isinstance(plugin, CassetteFront)
+        if fronts and target.url:
             await _record_replay_fronts(plugin, name, target, Path(folder))
             return "recorded and replayed in process, and through the plugin's own fronts"
     return ""
 
 
 async def _record_replay_fronts(plugin: Any, name: str, target: Target, folder: Path) -> None:
+    """Record through the plugin's proxy, replay through its front (by the runtime's one
+    serve path), both reached with its own ``connect``."""
     tape = _Tape(name, folder / "fronts.jsonl", {"url": target.url})
+
+    def proxy(on_ready: Callable[[str], None]) -> Any:
+        return plugin.record_proxy(target.url, tape, RecordOptions(on_ready=on_ready))
+
     async with (
-        _listening(partial(plugin.record_proxy, target.url, tape)) as url,
+        _listening(proxy) as url,
         plugin.connect(Target(url=url)) as upstream,
     ):
         conn = _Conn(upstream, upstream)
         live = await _script(conn)
         await conn.finish()
     cassette = tape.close()
+
+    def front(on_ready: Callable[[str], None]) -> Any:
+        return serve(plugin, ReplaySessions(cassette), options=ServeOptions(on_ready=on_ready))
+
     async with (
-        _listening(partial(plugin.serve_cassette, cassette)) as url,
+        _listening(front) as url,
         plugin.connect(Target(url=url)) as upstream,
     ):
         conn = _Conn(upstream, upstream)
@@ -80,7 +96,7 @@ async def _record_replay_fronts(plugin: Any, name: str, target: Target, folder: 
 
 
 @asynccontextmanager
-async def _listening(start: Callable[..., Any]) -> AsyncIterator[str]:
+async def _listening(start: Callable[[Callable[[str], None]], Any]) -> AsyncIterator[str]:
     """Run a network front on a free port until the block ends; yields its URL."""
     urls: list[str] = []
     ready = anyio.Event()
@@ -90,7 +106,7 @@ async def _listening(start: Callable[..., Any]) -> AsyncIterator[str]:
         ready.set()
 
     async with anyio.create_task_group() as tg:
-        tg.start_soon(partial(start, port=0, on_ready=on_ready))
+        tg.start_soon(start, on_ready)
         await ready.wait()
         try:
             yield urls[0]
@@ -98,7 +114,7 @@ async def _listening(start: Callable[..., Any]) -> AsyncIterator[str]:
             tg.cancel_scope.cancel()
 
 
-async def _record_replay_serve(plugin: Transport, name: str, client: ClientFactory) -> str:
+async def _record_replay_serve(plugin: FrameServer, name: str, client: ClientFactory) -> str:
     with tempfile.TemporaryDirectory(prefix="cassette-check-") as folder:
         tape = _Tape(name, Path(folder) / "check.jsonl", {})
         async with _serving(plugin, _peer_handler) as address:
@@ -107,14 +123,30 @@ async def _record_replay_serve(plugin: Transport, name: str, client: ClientFacto
             live = await _script(conn)
             await conn.finish()
         cassette = tape.close()
-    async with (
-        _serving(plugin, partial(_replay_handler, cassette)) as address,
-        _ServeSide(client, address).open() as conn,
-    ):
-        replayed = await _script(conn)
-        await conn.finish()
+    replayed = await _replay_through(plugin, cassette, client)
     _same(live.answers, replayed.answers, "a replay served through the plugin")
     return ""
+
+
+async def _replay_through(plugin: FrameServer, cassette: Cassette, client: ClientFactory) -> Any:
+    """The cassette served on the plugin by the runtime's one serve path, as
+    ``cassette replay --front NAME`` serves it, reached with the author's client."""
+    addresses: list[str] = []
+    ready = anyio.Event()
+
+    def on_ready(address: str) -> None:
+        addresses.append(address)
+        ready.set()
+
+    options = ServeOptions(on_ready=on_ready)
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(partial(serve, plugin, ReplaySessions(cassette), options=options))
+        await ready.wait()
+        async with _ServeSide(client, addresses[0]).open() as conn:
+            replayed = await _script(conn)
+            await conn.finish()
+        tg.cancel_scope.cancel()
+    return replayed
 
 
 # -- recording and replaying ---------------------------------------------------------------
@@ -139,7 +171,7 @@ async def _script(conn: _Conn) -> _Script:
 async def _replay_in_memory(cassette: Cassette, peer: bool) -> list[Any]:
     memory = MemoryTransport()
     async with anyio.create_task_group() as tg:
-        tg.start_soon(memory.serve, partial(_replay_handler, cassette))
+        tg.start_soon(serve, memory, ReplaySessions(cassette))
         conn = _Conn(memory.open_connection(), None)
         replayed = await _script(conn)
         await conn.finish()
@@ -147,12 +179,6 @@ async def _replay_in_memory(cassette: Cassette, peer: bool) -> list[Any]:
     if replayed.peer != peer:
         raise _Failure("the replay did not answer initialize as the recording did")
     return replayed.answers
-
-
-async def _replay_handler(cassette: Cassette, stream: FrameStream) -> None:
-    from cassette.runtime.session import replay
-
-    await replay(stream, Replayer(cassette))
 
 
 def _answer_part(reply: Mapping[str, Any]) -> Any:
@@ -229,6 +255,9 @@ class _RecordingStream:
         frame = await self.stream.receive()
         self.tape.put(self.tape.recorder.observe("s2c", frame.data, self.tape.clock()))
         return frame
+
+    async def send_eof(self) -> None:
+        await self.stream.send_eof()
 
     async def aclose(self) -> None:
         await self.stream.aclose()

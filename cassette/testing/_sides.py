@@ -9,11 +9,9 @@ behind it). ``_Conn`` speaks JSON-RPC over the frames either side gives.
 from __future__ import annotations
 
 import contextlib
-import inspect
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from functools import partial
 from typing import Any, Final, Protocol
 
 import anyio
@@ -23,11 +21,22 @@ from cassette.errors import TransportClosedError
 from cassette.testing._report import _Failure
 from cassette.testing._util import _short
 from cassette.testing.peer import PEER_NAME, ReferencePeer
-from cassette.transport import Frame, FrameStream, Target, Transport, Upstream
+from cassette.transport import (
+    ConnectOptions,
+    Frame,
+    FrameServer,
+    FrameStream,
+    ServeOptions,
+    Target,
+    Upstream,
+    UpstreamConnector,
+)
 
-#: How a client reaches ``serve``: given what the plugin reported through ``task_status``
-#: (``None`` when its ``serve`` takes none), returns a stream to a new connection.
+#: How a client reaches ``serve``: given the address the plugin reported through
+#: ``ServeOptions.on_ready``, returns a stream to a new connection.
 ClientFactory = Callable[[Any], Awaitable[FrameStream]]
+#: How long a ``FrameServer`` may take to report that clients can connect.
+_READY_TIMEOUT: Final = 10.0
 
 _INIT_PARAMS: Final = {
     "protocolVersion": "2025-11-25",
@@ -100,11 +109,8 @@ class _Conn:
         return reply
 
     async def finish(self) -> None:
-        """The client is done: say so, and read on to the end of the stream."""
-        if self.upstream is not None:
-            await self.upstream.close_input()
-        else:
-            await self.stream.aclose()
+        """The client is done: say so (a half-close), and read on to the end of the stream."""
+        await self.stream.send_eof()
         await self.drain()
 
     async def drain(self) -> None:
@@ -122,13 +128,13 @@ class _Side(Protocol):
 
 
 class _ConnectSide:
-    def __init__(self, plugin: Transport, target: Target) -> None:
+    def __init__(self, plugin: UpstreamConnector, target: Target) -> None:
         self.plugin = plugin
         self.target = target
 
     @asynccontextmanager
     async def open(self) -> AsyncIterator[_Conn]:
-        async with self.plugin.connect(self.target) as upstream:
+        async with self.plugin.connect(self.target, ConnectOptions()) as upstream:
             yield _Conn(upstream, upstream)
 
 
@@ -172,16 +178,28 @@ async def _peer_handler(stream: FrameStream) -> None:
 
 @asynccontextmanager
 async def _serving(
-    plugin: Transport, handler: Callable[[FrameStream], Awaitable[None]]
+    plugin: FrameServer, handler: Callable[[FrameStream], Awaitable[None]]
 ) -> AsyncIterator[object]:
+    """Run ``plugin.serve(handler)`` until the block ends; yields the address it reported
+    through ``ServeOptions.on_ready`` (the contract: once clients can connect)."""
+    reported: list[str] = []
+    ready = anyio.Event()
+
+    def on_ready(address: str) -> None:
+        reported.append(address)
+        ready.set()
+
     async with anyio.create_task_group() as tg:
-        if "task_status" in inspect.signature(plugin.serve).parameters:
-            address = await tg.start(partial(plugin.serve, handler))
-        else:
-            tg.start_soon(plugin.serve, handler)
-            address = None
+        tg.start_soon(plugin.serve, handler, ServeOptions(on_ready=on_ready))
+        with anyio.move_on_after(_READY_TIMEOUT):
+            await ready.wait()
+        if not ready.is_set():
+            raise _Failure(
+                f"serve() did not call options.on_ready(address) within {_READY_TIMEOUT:g} s: "
+                "a FrameServer reports where clients reach it once they can"
+            )
         try:
-            yield address
+            yield reported[0]
         finally:
             tg.cancel_scope.cancel()
 

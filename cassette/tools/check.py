@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import shlex
 import sys
 from typing import Any
 
 import attrs
 
+from cassette.core.definitions import TOOL_NAME, Issue, schema_checker, schema_issues
 from cassette.errors import CassetteError, TransportError, UsageError
 from cassette.tools._common import Caller, emit
 
@@ -41,15 +41,7 @@ ERAS = ("auto", "legacy", "modern")
 _CLIENT_INFO = {"name": "cassette-check", "version": "1"}
 _META = "io.modelcontextprotocol/"
 _UNSUPPORTED_VERSION = -32022
-#: The tool names MCP recommends (SEP-986): 1-128 of A-Z a-z 0-9 _ . -
-TOOL_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 _PAGES = 50  # a server that paginates forever is a finding, not a hang
-
-
-@attrs.frozen
-class Issue:
-    severity: str  # error or warning
-    message: str
 
 
 @attrs.frozen
@@ -100,37 +92,6 @@ class CheckReport:
         verdict = "PASS" if self.passed else "FAIL"
         lines.append(f"result: {verdict} ({self.errors} errors, {self.warnings} warnings)")
         return "\n".join(lines)
-
-
-def schema_checker() -> Any:
-    """The ``jsonschema`` module, or ``None`` when the ``tools`` extra is not installed."""
-    try:
-        import jsonschema  # type: ignore[import-untyped]
-    except ImportError:
-        return None
-    return jsonschema
-
-
-def schema_issues(jsonschema: Any, where: str, schema: Any, *, required: bool) -> list[Issue]:
-    """What is wrong with a tool's input or output schema (``where`` names it): missing,
-    not an object, not ``"type": "object"``, or (with ``jsonschema``) not a valid schema of
-    the draft it declares."""
-    if schema is None:
-        return [Issue("error", f"{where} is missing")] if required else []
-    if not isinstance(schema, dict):
-        return [Issue("error", f"{where} is not a JSON object")]
-    out: list[Issue] = []
-    if schema.get("type") != "object":
-        out.append(Issue("error", f'{where} must have "type": "object"'))
-    if jsonschema is None:
-        return out
-    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-    try:
-        cls.check_schema(schema)
-    except jsonschema.SchemaError as exc:
-        path = "/" + "/".join(str(p) for p in exc.path) if exc.path else ""
-        out.append(Issue("error", f"{where} is not a valid {cls.__name__}: {path} {exc.message}"))
-    return out
 
 
 def _tool_issues(tools: list[Any], jsonschema: Any) -> list[Issue]:
@@ -325,24 +286,23 @@ async def check_server(
     in ``era`` (``auto``: discover, falling back to ``initialize``)."""
     import anyio
 
-    from cassette.registry import load_transport
-    from cassette.runtime.session import ClientConnection
+    from cassette.errors import sole_exception
+    from cassette.registry import get_connector
+    from cassette.runtime.harness import ClientConnection
     from cassette.transport import Target
 
     if (command is None) == (url is None):
         raise UsageError("give either a server command (--stdio) or a URL (--url)")
     if command is not None:
-        transport, target = load_transport("stdio")(), Target(command=tuple(command))
+        transport, target = get_connector("stdio"), Target(command=tuple(command))
     else:
-        transport, target = load_transport("streamable-http")(), Target(url=url)
+        transport, target = get_connector("streamable-http"), Target(url=url)
     try:
         with anyio.fail_after(time_limit):
             async with transport.connect(target) as upstream:
                 return await _session(Caller(ClientConnection(upstream)), era)
     except Exception as raised:
-        exc: BaseException = raised
-        while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
-            exc = exc.exceptions[0]  # task groups wrap the one error that matters
+        exc = sole_exception(raised)  # task groups wrap the one error that matters
         if isinstance(exc, TimeoutError):
             raise TransportError(f"the server did not answer within {time_limit:g}s") from exc
         if isinstance(

@@ -133,7 +133,7 @@ def terminal_progress(stream: Any = None) -> Progress | None:
 
 
 def _connection(command: list[str] | None, upstream: str | None) -> Any:
-    from cassette.registry import load_transport
+    from cassette.registry import get_connector
     from cassette.transport import Target
 
     if (command is None) == (upstream is None):
@@ -141,8 +141,8 @@ def _connection(command: list[str] | None, upstream: str | None) -> Any:
     if upstream is not None:
         if not upstream.startswith(("http://", "https://")):
             raise UsageError(f"--upstream needs an http:// or https:// URL, not {upstream!r}")
-        return load_transport("streamable-http")().connect(Target(url=upstream))
-    return load_transport("stdio")().connect(Target(command=tuple(command or ())))
+        return get_connector("streamable-http").connect(Target(url=upstream))
+    return get_connector("stdio").connect(Target(command=tuple(command or ())))
 
 
 def _plan(cassette: Cassette) -> tuple[list[Exchange], Exchange | None, int]:
@@ -186,7 +186,7 @@ async def verify_cassette(
     streamable-HTTP URL) in the recorded era and classify every answer."""
     import anyio
 
-    from cassette.runtime.session import ClientConnection
+    from cassette.runtime.harness import ClientConnection
 
     cassette = tape if isinstance(tape, Cassette) else Cassette.load(tape)
     pairs, handshake, total = _plan(cassette)

@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 import anyio
 
-from cassette.errors import TransportError
+from cassette.errors import CassetteError, TransportClosedError, TransportError
 from cassette.transport import Frame
 
 if TYPE_CHECKING:
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "HOP_BY_HOP",
+    "SSE_HEADERS",
     "Asgi",
     "HttpServer",
     "Inbox",
@@ -40,6 +41,7 @@ __all__ = [
     "read_body",
     "send_simple",
     "upstream_client",
+    "upstream_errors",
 ]
 
 Scope = MutableMapping[str, Any]
@@ -65,6 +67,13 @@ HOP_BY_HOP: Final = frozenset(
     }
 )
 _LOOPBACK_NAMES: Final = frozenset({"localhost", "localhost.", "ip6-localhost"})
+#: The headers of every event stream a front or proxy answers with: no caching, and no
+#: buffering by a reverse proxy in between (each event must reach the client as it comes).
+SSE_HEADERS: Final = (
+    (b"content-type", b"text/event-stream"),
+    (b"cache-control", b"no-cache, no-transform"),
+    (b"x-accel-buffering", b"no"),
+)
 
 
 def is_loopback_host(host: str) -> bool:
@@ -216,6 +225,20 @@ def upstream_client() -> httpx.AsyncClient:
     )
 
 
+def upstream_errors(
+    where: str,
+) -> dict[type[BaseException], Callable[[BaseException], CassetteError]]:
+    """What ``map_exceptions`` turns httpx's errors into at an upstream's boundary: a bad
+    URL is a ``TransportError``, everything else on the wire a ``TransportClosedError``
+    (the connection cannot carry on), each naming ``where``."""
+    import httpx
+
+    return {
+        httpx.InvalidURL: lambda exc: TransportError(f"{where}: {exc}"),
+        httpx.HTTPError: lambda exc: TransportClosedError(f"{where}: {exc}"),
+    }
+
+
 class Inbox:
     """The frames an HTTP upstream has received for its client, in order, and why they
     ended: ``receive`` gives the next one, and once the feeding side has closed, raises the
@@ -232,6 +255,13 @@ class Inbox:
             if self._error is not None:
                 raise self._error from None
             raise anyio.EndOfStream from None
+
+    def _fail(self, error: TransportError) -> None:
+        """The feeding side cannot go on: the reader hears ``error`` after what arrived,
+        instead of waiting forever for what cannot come."""
+        if self._error is None:
+            self._error = error
+        self._send.close()
 
 
 class LazyClient:

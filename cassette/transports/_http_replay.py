@@ -22,24 +22,28 @@ go to the session's GET stream. A cassette recorded over stdio has no such facts
 is answered on its POST (as SSE when notifications precede the response), and what a client
 notification caused goes to the GET stream.
 
-Given an ``HttpExtender`` (``new_episodes``), every POST is offered to it after the replay
-has answered it: a request the replay missed is answered live instead, and appended (see
-``cassette.transports._http_extend``).
+The app answers from a ``cassette.transport.Sessions``: one ``ClientSession`` per replay
+session, opened by the runtime's delivery policy (``cassette.runtime``), which decides
+what each reply is, reports misses, refuses oversized messages, paces and fails server
+requests the client leaves unanswered. The app only routes. A reply that is ``pending``
+(answered live, under ``new_episodes``) holds its POST open like one that awaits the
+client; the rest of it comes through the session's ``emit``, routed by the request it
+answers: onto that POST's stream while it is open, else onto the GET stream.
 """
 
 from __future__ import annotations
 
 import base64
-import os
 import uuid
-from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, Final
 from urllib.parse import urlsplit
 
 import anyio
 import attrs
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
+from cassette.core.ids import IdKey, id_key
 from cassette.core.jsonrpc import (
     INVALID_REQUEST,
     PARSE_ERROR,
@@ -48,11 +52,12 @@ from cassette.core.jsonrpc import (
     dumps_bytes,
     error_response,
 )
-from cassette.core.matching import MissReport, Strategy
-from cassette.core.model import LEGACY_VERSIONS, HttpEvent, RawEvent, Recording, era_of
-from cassette.core.replayer import ReplaySessions, Reply, Responder, ResponderPool
+from cassette.core.mcp import LEGACY_VERSIONS, NAMED_PARAM, VERSION_META
+from cassette.core.model import HttpEvent, RawEvent, Recording, era_of
+from cassette.transport import ClientSession, Frame, Outgoing, Reply, Sessions
 from cassette.transports._http import (
     BODY_LIMIT,
+    SSE_HEADERS,
     Receive,
     Scope,
     Send,
@@ -63,20 +68,10 @@ from cassette.transports._http import (
     wait_for_disconnect,
 )
 
-if TYPE_CHECKING:
-    from cassette.transports._http_extend import HttpExtender
-
 __all__ = ["HttpReplayApp"]
 
 HEADER_MISMATCH: Final = -32020
 _JSON: Final = b"application/json"
-_SSE_HEADERS: Final = [
-    (b"content-type", b"text/event-stream"),
-    (b"cache-control", b"no-cache, no-transform"),
-    (b"x-accel-buffering", b"no"),
-]
-_NAME_PARAM: Final = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
-_MODERN_VERSION: Final = "io.modelcontextprotocol/protocolVersion"
 
 
 def _error_body(code: int, message: str, msg_id: object = None) -> bytes:
@@ -137,18 +132,19 @@ class _Call:
 
 
 class _Session:
-    """One replay session: its own consumption state and its standalone GET stream."""
+    """One replay session: its conversation with the runtime, its standalone GET stream,
+    and the POST streams held open for the requests they carry."""
 
-    def __init__(self, replayer: Responder) -> None:
-        self.replayer = replayer
+    def __init__(self) -> None:
+        self.conversation: ClientSession
         self.sender: MemoryObjectSendStream[Any]
         self.receiver: MemoryObjectReceiveStream[Any]
         self.sender, self.receiver = anyio.create_memory_object_stream[Any](float("inf"))
         self.get_streams = 0  # standalone GET streams open right now
         self.streams = 0  # SSE responses so far (names their events)
         self.history: dict[str, list[bytes]] = {}  # events sent, per stream, for resuming
-        # POST streams held open while the replay waits for a client answer, by request id
-        self.waiting_posts: dict[object, MemoryObjectSendStream[Reply]] = {}
+        # what more arrives for a request whose POST is open, by the request's id
+        self.posts: dict[IdKey, MemoryObjectSendStream[Reply]] = {}
 
     def push(self, messages: Sequence[Any]) -> None:
         for message in messages:
@@ -157,56 +153,59 @@ class _Session:
             except anyio.ClosedResourceError:
                 return
 
+    def hold(self, key: IdKey) -> MemoryObjectReceiveStream[Reply]:
+        """Route what more comes for request ``key`` to its POST, from now on."""
+        sender, receiver = anyio.create_memory_object_stream[Reply](float("inf"))
+        self.posts[key] = sender
+        return receiver
+
+    def release(self, key: IdKey) -> None:
+        sender = self.posts.pop(key, None)
+        if sender is not None:
+            sender.close()
+
     def close(self) -> None:
         self.sender.close()
+        for key in list(self.posts):
+            self.release(key)
 
 
 class HttpReplayApp:
-    """ASGI app serving one cassette over streamable HTTP (see the module docstring).
+    """ASGI app serving replay sessions over streamable HTTP (see the module docstring).
 
-    ``sessions`` answers in place of the cassette's replays (``cassette mock`` passes its
-    manifest's); ``recording`` then only says how to serve: era, path, recorded statuses.
+    ``sessions`` answers (the runtime's ``SessionPool``: a cassette's replay, a mock's,
+    an extension's); its ``recording`` says how to serve: era, path, recorded statuses.
     """
 
     def __init__(
         self,
-        recording: Recording,
-        strategy: str | Strategy = "default",
+        sessions: Sessions,
         *,
         path: str | None = None,
         bound_host: str = "127.0.0.1",
-        on_miss: Callable[[str], None] | None = None,
-        on_warning: Callable[[str], None] | None = None,
-        answer_timeout: float = 30.0,
-        sessions: ResponderPool | None = None,
         max_body: int = BODY_LIMIT,
-        extender: HttpExtender | None = None,
     ) -> None:
-        self.extender = extender  # new_episodes: what the replay lacks goes live
-        self.on_warning = on_warning
-        self.answer_timeout = answer_timeout
+        recording = sessions.recording
         self.max_body = max_body
         self.era = era_of(recording.header)
         self.path = path or _recorded_path(recording) or "/mcp"
         self.bound_host = bound_host
-        self.on_miss = on_miss
         self.sessions: dict[str, _Session] = {}
-        self._replays: ResponderPool = sessions or ReplaySessions(
-            recording, strategy, environ=os.environ
-        )
+        self._pool = sessions
         self._by_stream = recording.header.transport != "sse"
-        self._shared = _Session(self._replays.new())
+        self._shared = self._open()
         self._get_refused = _get_refused(recording)
         self._priming = _primed_streams(recording)
 
-    @property
-    def misses(self) -> list[MissReport]:
-        """Every miss of every session served so far."""
-        return self._replays.misses
+    def _open(self) -> _Session:
+        session = _Session()
+        session.conversation = self._pool.open(lambda reply: self._continue(session, reply))
+        return session
 
-    def summary(self) -> str:
-        """All sessions' misses, for a person ("" when there were none)."""
-        return self._replays.summary()
+    def stop_streams(self) -> None:
+        """End every open stream (the front is shutting down)."""
+        for session in [self._shared, *self.sessions.values()]:
+            session.close()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if not await admitted(scope, receive, send, self.bound_host, _FORBIDDEN):
@@ -242,7 +241,8 @@ class HttpReplayApp:
                 await send_simple(send, 400, _error_body(HEADER_MISMATCH, rejection, msg_id), _JSON)
                 return
             call = _Call(scope, receive, send)
-            await self._answer(call, self._shared, body, classified.kind, [])
+            kind, value = classified.kind, classified.value
+            await self._answer(call, self._shared, body, kind, value, extra=[])
             return
         call = _Call(scope, receive, send)
         await self._legacy_post(call, body, classified.kind, classified.value)
@@ -263,11 +263,11 @@ class HttpReplayApp:
                 return
         elif kind is Kind.REQUEST and value.get("method") == "initialize":
             session_id = uuid.uuid4().hex
-            session = self.sessions[session_id] = _Session(self._replays.new())
+            session = self.sessions[session_id] = self._open()
             extra.append((b"mcp-session-id", session_id.encode()))
         else:
             session = self._shared
-        await self._answer(call, session, body, kind, extra)
+        await self._answer(call, session, body, kind, value, extra=extra)
 
     async def _answer(
         self,
@@ -275,54 +275,94 @@ class HttpReplayApp:
         session: _Session,
         body: bytes,
         kind: Kind,
+        value: Any,
+        *,
         extra: list[tuple[bytes, bytes]],
     ) -> None:
+        # Held before the reply is asked for: what a live server says for this request may
+        # come through ``emit`` before the reply itself is back.
+        key = id_key(value.get("id")) if kind is Kind.REQUEST else None
+        more = session.hold(key) if key is not None else None
+        try:
+            frame = Frame(body, {"headers": call.scope["headers"]})
+            reply = self._deliverable(session, await session.conversation.receive(frame))
+            if kind in (Kind.RESPONSE, Kind.ERROR):  # a client answer: what it unblocked
+                await self._continue(session, reply)
+                await send_simple(call.send, 202, b"", headers=extra)
+            elif more is not None and (reply.awaiting or reply.pending) and not reply.responded:
+                await self._hold_open(call, session, reply, more, extra)
+            elif _is_listen(reply):
+                await self._listen(call, session, reply)
+            else:
+                await self._respond(call, session, reply, kind, extra)
+        finally:
+            if key is not None:
+                session.release(key)
+
+    async def _respond(
+        self,
+        call: _Call,
+        session: _Session,
+        reply: Reply,
+        kind: Kind,
+        extra: list[tuple[bytes, bytes]],
+    ) -> None:
+        """Answer a POST as it was recorded: a status, JSON, or an SSE stream."""
         send = call.send
-        reply = session.replayer.receive_frame(body)
-        if self.extender is not None and await self.extender.took(
-            session, body, reply, scope=call.scope, receive=call.receive, send=send, extra=extra
-        ):
-            if reply.miss is not None:  # answered live after all: not a miss
-                session.replayer.misses.remove(reply.miss)
-            return
-        reply = self._settle(session, reply)
-        if kind in (Kind.RESPONSE, Kind.ERROR):  # a client answer: what it unblocked goes on
-            self._continue(session, reply)
-            await send_simple(send, 202, b"", headers=extra)
-            return
         carries = kind in (Kind.REQUEST, Kind.BATCH)
-        on_post, elsewhere = _route(reply, carries_request=carries, by_stream=self._by_stream)
-        session.push(elsewhere)
+        on_post = _on_post(reply, carries_request=carries, by_stream=self._by_stream)
         status = reply.exchange.status if reply.exchange is not None else None
-        if reply.awaiting and not reply.responded:
-            await self._hold_open(send, session, reply, on_post, extra)
-            return
-        if _is_listen(reply):
-            await self._listen(send, call.receive, session, reply, on_post)
-            return
-        if not on_post:
+        posted = [out for out, here in zip(_outgoing(reply), on_post, strict=True) if here]
+        if not posted:
+            await self._write(session, reply, on_post)
             await send_simple(send, status or 202, b"", headers=extra)
             return
-        if _as_stream(reply, on_post):
-            headers = [*_SSE_HEADERS, *extra]
+        if _as_stream(reply, posted):
+            headers = [*SSE_HEADERS, *extra]
             await send({"type": "http.response.start", "status": status or 200, "headers": headers})
             stream = _EventStream(session, "post")
-            chunk = self._prime(stream, reply) + b"".join(stream.message(m) for m, _ in on_post)
-            await send({"type": "http.response.body", "body": chunk})
+            head = self._prime(stream, reply)
+            await self._write(
+                session, reply, on_post, write=_sender(send), stream=stream, head=head
+            )
+            await send({"type": "http.response.body", "body": b""})
             return
-        payload = on_post[-1][0]
-        await send_simple(send, status or 200, dumps_bytes(payload), _JSON, extra)
+        await self._write(session, reply, on_post)
+        await send_simple(send, status or 200, dumps_bytes(posted[-1][0]), _JSON, extra)
 
-    def _settle(self, session: _Session, reply: Reply) -> Reply:
-        """Report what a reply says for people; a server request bound for a GET stream that
-        is not open is dropped, as the live server drops it, and the replay goes on."""
-        if reply.miss is not None and self.on_miss is not None:
-            self.on_miss(session.replayer.describe(reply.miss))
-        for warning in reply.warnings:
-            if self.on_warning is not None:
-                self.on_warning(warning)
+    async def _write(
+        self,
+        session: _Session,
+        reply: Reply,
+        on_post: Sequence[bool],
+        *,
+        write: Callable[[bytes], Awaitable[None]] | None = None,
+        stream: _EventStream | None = None,
+        head: bytes = b"",
+    ) -> None:
+        """Send a reply's messages as the session paces them: those ``on_post`` as events
+        of ``stream`` (through ``write``; none: the caller sends them itself), the rest onto
+        the GET stream. ``head`` goes first (a priming event)."""
+        index = 0
+        async for group in session.conversation.paced(reply):
+            chunk = head
+            head = b""
+            for message, _ in group:
+                if not on_post[index]:
+                    session.push((message,))
+                elif stream is not None:
+                    chunk += stream.message(message)
+                index += 1
+            if chunk and write is not None:
+                await write(chunk)
+        if head and write is not None:
+            await write(head)
+
+    def _deliverable(self, session: _Session, reply: Reply) -> Reply:
+        """A server request bound for a GET stream that is not open is dropped, as the
+        live server drops it, and the replay goes on."""
         while reply.awaiting and session.get_streams == 0 and _request_on_get(reply):
-            more = session.replayer.undelivered(reply.awaiting[0])
+            more = session.conversation.undelivered(reply.awaiting[0])
             reply = attrs.evolve(
                 more,
                 messages=reply.messages + more.messages,
@@ -332,74 +372,65 @@ class HttpReplayApp:
             )
         return reply
 
-    async def _listen(
-        self,
-        send: Send,
-        receive: Receive,
-        session: _Session,
-        reply: Reply,
-        on_post: list[tuple[Any, Mapping[str, Any] | None]],
-    ) -> None:
+    async def _listen(self, call: _Call, session: _Session, reply: Reply) -> None:
         """A 2026-07-28 ``subscriptions/listen`` stream: its recorded notifications
         (the acknowledgement first), then open until the client closes it."""
-        await send({"type": "http.response.start", "status": 200, "headers": list(_SSE_HEADERS)})
+        send = call.send
+        on_post = _on_post(reply, carries_request=True, by_stream=self._by_stream)
+        await send({"type": "http.response.start", "status": 200, "headers": list(SSE_HEADERS)})
         stream = _EventStream(session, "post")
-        chunk = b"".join(stream.message(m) for m, _ in on_post)
-        await send({"type": "http.response.body", "body": chunk, "more_body": True})
-        await wait_for_disconnect(receive, anyio.Event())
+        await self._write(session, reply, on_post, write=_sender(send), stream=stream)
+        await wait_for_disconnect(call.receive, anyio.Event())
 
     def _prime(self, stream: _EventStream, reply: Reply) -> bytes:
+        """The priming event the recorded stream opened with, if it had one."""
         recorded = reply.exchange.stream if reply.exchange is not None else None
         if recorded is None or recorded not in self._priming:
             return b""
         return stream.priming(self._priming[recorded])
 
-    def _continue(self, session: _Session, reply: Reply) -> None:
-        held = session.waiting_posts.get(_key(reply.origin))
+    async def _continue(self, session: _Session, reply: Reply) -> None:
+        """A reply that came later (after a client answer, live, overdue): to the POST of
+        the request it belongs to while that is open, else to the GET stream."""
+        held = session.posts.get(id_key(reply.origin))
         if held is not None:
             held.send_nowait(reply)
             return
-        session.push(reply.messages)  # nobody holds the request's stream: the GET stream
+        reply = self._deliverable(session, reply)
+        async for group in session.conversation.paced(reply):
+            session.push([message for message, _ in group])
 
     async def _hold_open(
         self,
-        send: Send,
+        call: _Call,
         session: _Session,
         reply: Reply,
-        on_post: list[tuple[Any, Mapping[str, Any] | None]],
+        more: MemoryObjectReceiveStream[Reply],
         extra: list[tuple[bytes, bytes]],
     ) -> None:
-        """Answer as an SSE stream that stays open until the replay has the response."""
+        """Answer as an SSE stream that stays open until the request has its response:
+        what follows a client's answer, a live server's messages, or the error a server
+        request left unanswered past its deadline gets."""
+        send, conversation = call.send, session.conversation
         status = reply.exchange.status if reply.exchange is not None else None
-        headers = [*_SSE_HEADERS, *extra]
+        headers = [*SSE_HEADERS, *extra]
         await send({"type": "http.response.start", "status": status or 200, "headers": headers})
         stream = _EventStream(session, "post")
-        chunk = self._prime(stream, reply) + b"".join(stream.message(m) for m, _ in on_post)
-        await send({"type": "http.response.body", "body": chunk, "more_body": True})
-        inbox, outbox = anyio.create_memory_object_stream[Reply](float("inf"))
-        key = _key(reply.origin)
-        session.waiting_posts[key] = inbox
-        awaiting = list(reply.awaiting)
-        try:
-            while True:
-                with anyio.move_on_after(self.answer_timeout):
-                    reply = await outbox.receive()
-                    awaiting = list(reply.awaiting)
-                    on_post, elsewhere = _route(
-                        reply, carries_request=True, by_stream=self._by_stream
-                    )
-                    session.push(elsewhere)
-                    chunk = b"".join(stream.message(m) for m, _ in on_post)
-                    await send({"type": "http.response.body", "body": chunk, "more_body": True})
-                    if reply.responded or not awaiting:
-                        break
-                    continue
-                expired = self._settle(session, session.replayer.expire(awaiting[0]))
-                chunk = b"".join(stream.message(m) for m in expired.messages)
-                await send({"type": "http.response.body", "body": chunk, "more_body": True})
-                break
-        finally:
-            session.waiting_posts.pop(key, None)
+        write = _sender(send)
+        on_post = _on_post(reply, carries_request=True, by_stream=self._by_stream)
+        head = self._prime(stream, reply)
+        await self._write(session, reply, on_post, write=write, stream=stream, head=head)
+        while not reply.responded and (reply.awaiting or reply.pending):
+            with anyio.move_on_after(conversation.remaining()):
+                try:
+                    reply = self._deliverable(session, await more.receive())
+                except anyio.EndOfStream:
+                    break  # the front is stopping
+                on_post = _on_post(reply, carries_request=True, by_stream=self._by_stream)
+                await self._write(session, reply, on_post, write=write, stream=stream)
+                continue
+            for late in conversation.overdue():
+                await self._continue(session, late)
         await send({"type": "http.response.body", "body": b""})
 
     # -- GET and DELETE (legacy) ----------------------------------------------------------
@@ -423,7 +454,7 @@ class HttpReplayApp:
             text = "Session not found" if status == 404 else "Bad Request: no session id"
             await send_simple(send, status, _error_body(-32000, text), _JSON)
             return
-        await send({"type": "http.response.start", "status": 200, "headers": list(_SSE_HEADERS)})
+        await send({"type": "http.response.start", "status": 200, "headers": list(SSE_HEADERS)})
         resumed_post = await self._resume(session, header(scope, b"last-event-id"), send)
         if resumed_post:  # a POST's stream resumed to its end: this GET ends there too
             await send({"type": "http.response.body", "body": b""})
@@ -465,12 +496,10 @@ class HttpReplayApp:
             return
         session_id = header(scope, b"mcp-session-id")
         assert session_id is not None
-        self.sessions.pop(session_id).close()
+        ended = self.sessions.pop(session_id)
+        ended.close()
+        await ended.conversation.aclose()
         await send_simple(send, 200, b"")
-
-
-def _key(value: object) -> object:
-    return (type(value).__name__, value)
 
 
 def _is_listen(reply: Reply) -> bool:
@@ -492,28 +521,36 @@ def _request_on_get(reply: Reply) -> bool:
     return False
 
 
-def _route(
-    reply: Reply, *, carries_request: bool, by_stream: bool = True
-) -> tuple[list[tuple[Any, Mapping[str, Any] | None]], list[Any]]:
-    """Split a reply into what goes back on the POST and what goes on the GET stream.
+def _on_post(reply: Reply, *, carries_request: bool, by_stream: bool = True) -> list[bool]:
+    """For each message of a reply: whether it goes back on the POST (else the GET stream).
 
     ``by_stream`` is off for cassettes recorded on the legacy HTTP+SSE transport, where
     everything (responses included) travelled on the one GET stream: their streams say
     nothing about where a streamable-HTTP client expects a message.
     """
-    on_post: list[tuple[Any, Mapping[str, Any] | None]] = []
-    elsewhere: list[Any] = []
-    for message, meta in zip(reply.messages, reply.metas, strict=True):
+    out: list[bool] = []
+    for _, meta in _outgoing(reply):
         stream = meta.get("stream") if meta and by_stream else None
         recorded_on_get = isinstance(stream, str) and stream.startswith("get-")
-        if recorded_on_get or (stream is None and not carries_request):
-            elsewhere.append(message)
-        else:
-            on_post.append((message, meta))
-    return on_post, elsewhere
+        out.append(not (recorded_on_get or (stream is None and not carries_request)))
+    return out
 
 
-def _as_stream(reply: Reply, on_post: list[tuple[Any, Mapping[str, Any] | None]]) -> bool:
+def _outgoing(reply: Reply) -> list[Outgoing]:
+    metas = reply.metas
+    return [(m, metas[i] if i < len(metas) else None) for i, m in enumerate(reply.messages)]
+
+
+def _sender(send: Send) -> Callable[[bytes], Awaitable[None]]:
+    """Write chunks of a streaming response that has more to come."""
+
+    async def write(chunk: bytes) -> None:
+        await send({"type": "http.response.body", "body": chunk, "more_body": True})
+
+    return write
+
+
+def _as_stream(reply: Reply, on_post: Sequence[Outgoing]) -> bool:
     if any(meta and meta.get("sse") for _, meta in on_post):
         return True
     recorded_json = any(meta and meta.get("stream") for _, meta in on_post)
@@ -527,12 +564,12 @@ def _modern_header_problem(scope: Scope, value: Any) -> str | None:
     params: dict[str, Any] = raw_params if isinstance(raw_params, dict) else {}
     raw_meta = params.get("_meta")
     meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
-    if header(scope, b"mcp-protocol-version") != meta.get(_MODERN_VERSION):
+    if header(scope, b"mcp-protocol-version") != meta.get(VERSION_META):
         return "MCP-Protocol-Version header does not match the request envelope's version"
     method = value["method"]
     if header(scope, b"mcp-method") != method:
         return "Mcp-Method header does not match the request body's method"
-    name_key = _NAME_PARAM.get(method)
+    name_key = NAMED_PARAM.get(method)
     expected = params.get(name_key) if name_key else None
     if isinstance(expected, str) and _decode_header_value(header(scope, b"mcp-name")) != expected:
         return f"Mcp-Name header does not match the request body's {name_key!r}"

@@ -17,7 +17,9 @@ before it is dropped), and every byte after it is forwarded untouched. A later
 
 A POST to a local endpoint is forwarded with its body verbatim and its headers minus
 hop-by-hop ones, and its answer (202 ``Accepted`` from a conforming server) comes back the
-same way. The JSON-RPC answer travels on the session's event stream.
+same way. The JSON-RPC answer travels on the session's event stream. An upstream that
+does not start answering a GET or a POST within ``upstream_timeout`` seconds gets the
+client a 504 (recorded, as an unreachable one's 502 is).
 
 Recorded through the ``Tap``, per HTTP exchange (``get-N``, ``post-N`` in arrival order):
 
@@ -43,6 +45,7 @@ import anyio
 import attrs
 import httpx
 
+from cassette.core.deadlines import UPSTREAM_TIMEOUT
 from cassette.transport import Tap
 from cassette.transports._http import (
     BODY_LIMIT,
@@ -110,9 +113,15 @@ class SseRecordingProxy:
     """ASGI app: a recording reverse proxy to the HTTP+SSE server at ``upstream``."""
 
     def __init__(
-        self, upstream: str, tap: Tap, bound_host: str, max_body: int = BODY_LIMIT
+        self,
+        upstream: str,
+        tap: Tap,
+        bound_host: str,
+        max_body: int = BODY_LIMIT,
+        upstream_timeout: float = UPSTREAM_TIMEOUT,
     ) -> None:
         self.max_body = max_body
+        self.upstream_timeout = upstream_timeout
         self.upstream = upstream
         self.path = urlsplit(upstream).path or "/"
         self.tap = tap
@@ -154,11 +163,10 @@ class SseRecordingProxy:
             "GET", url, headers=_as_str(forwardable(scope["headers"]))
         )
         try:
-            response = await self._http().send(request, stream=True)
-        except httpx.HTTPError as exc:
-            self.tap.http("GET", name, 502, None)
-            message = f"cassette-mcp: upstream {self.upstream} unreachable: {exc}".encode()
-            await send_simple(send, 502, message, b"text/plain")
+            with anyio.fail_after(self.upstream_timeout):
+                response = await self._http().send(request, stream=True)
+        except (httpx.HTTPError, TimeoutError) as exc:
+            await self._failed(send, "GET", name, None, url=self.upstream, exc=exc)
             return
         try:
             is_stream = response.headers.get("content-type", "").startswith("text/event-stream")
@@ -266,18 +274,40 @@ class SseRecordingProxy:
         if body.strip():
             self.tap.frame("c2s", body, meta)
         try:
-            response = await self._http().request(
-                "POST", url, headers=_as_str(forwardable(scope["headers"])), content=body
-            )
-        except httpx.HTTPError as exc:
-            self.tap.http("POST", name, 502, session)
-            message = f"cassette-mcp: upstream {url} unreachable: {exc}".encode()
-            await send_simple(send, 502, message, b"text/plain")
+            with anyio.fail_after(self.upstream_timeout):
+                response = await self._http().request(
+                    "POST", url, headers=_as_str(forwardable(scope["headers"])), content=body
+                )
+        except (httpx.HTTPError, TimeoutError) as exc:
+            await self._failed(send, "POST", name, session, url=url, exc=exc)
             return
         if response.status_code != ACCEPTED:
             self.tap.http("POST", name, response.status_code, session)
         headers = forwardable(response.headers.raw)
         await send_simple(send, response.status_code, response.content, headers=headers)
+
+    async def _failed(
+        self,
+        send: Send,
+        method: str,
+        stream: str,
+        session: int | None,
+        *,
+        url: str,
+        exc: Exception,
+    ) -> None:
+        """The upstream could not answer: 504 when it was too slow, else 502, recorded."""
+        timed_out = isinstance(exc, TimeoutError)
+        status = 504 if timed_out else 502
+        self.tap.http(method, stream, status, session)
+        why = (
+            f"did not answer within {self.upstream_timeout:g} s"
+            if timed_out
+            else f"unreachable: {exc}"
+        )
+        await send_simple(
+            send, status, f"cassette-mcp: upstream {url} {why}".encode(), b"text/plain"
+        )
 
 
 async def _cancel_on_disconnect(receive: Receive, scope: anyio.CancelScope) -> None:

@@ -16,8 +16,10 @@ transport mean something else.
 
 Routing needs no transport facts: in this transport everything the server says travels
 on the one stream, so a cassette recorded over stdio or streamable HTTP serves here as it
-is. A server request the replay waits on is failed after ``answer_timeout`` seconds
-without the client's answer, as on the other fronts.
+is. The session's stream writer bounds each wait by the session's next answer deadline
+and writes what is overdue, so a server request the client never answers fails as on the
+other fronts; messages a live server sends on its own (``new_episodes``) come through the
+session's ``emit`` onto the same stream.
 
 The stream path is the recorded one for a cassette recorded on this transport (the
 upstream URL's path), ``/sse`` otherwise. When the GET stream closes, its session ends.
@@ -26,9 +28,8 @@ upstream URL's path), ``/sse`` otherwise. When the GET stream closes, its sessio
 from __future__ import annotations
 
 import contextlib
-import os
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, Final
 from urllib.parse import parse_qs, urlsplit
 
@@ -37,11 +38,11 @@ import anyio.abc
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from cassette.core.jsonrpc import Kind, classify, dumps_bytes
-from cassette.core.matching import MissReport, Strategy
 from cassette.core.model import Recording
-from cassette.core.replayer import Replayer, ReplaySessions, Reply
+from cassette.transport import ClientSession, Frame, Reply, Sessions
 from cassette.transports._http import (
     BODY_LIMIT,
+    SSE_HEADERS,
     Receive,
     Scope,
     Send,
@@ -56,11 +57,6 @@ DEFAULT_STREAM_PATH: Final = "/sse"
 DEFAULT_POST_PATH: Final = "/message"
 _SESSION_PARAM: Final = "sessionId"
 _TEXT: Final = b"text/plain; charset=utf-8"
-_SSE_HEADERS: Final = [
-    (b"content-type", b"text/event-stream"),
-    (b"cache-control", b"no-cache, no-transform"),
-    (b"x-accel-buffering", b"no"),
-]
 
 
 def _event(message: Any) -> bytes:
@@ -68,11 +64,12 @@ def _event(message: Any) -> bytes:
 
 
 class _Session:
-    """One replay session: its replayer, its outgoing messages, the task group of its stream."""
+    """One replay session: its conversation, its outgoing messages, the task group of its
+    stream (paced replies are written from tasks of it)."""
 
-    def __init__(self, replayer: Replayer, tg: anyio.abc.TaskGroup) -> None:
-        self.replayer = replayer
+    def __init__(self, tg: anyio.abc.TaskGroup) -> None:
         self.tg = tg
+        self.conversation: ClientSession
         self.closed = False
         self.sender: MemoryObjectSendStream[Any]
         self.receiver: MemoryObjectReceiveStream[Any]
@@ -85,47 +82,37 @@ class _Session:
             except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                 return
 
+    async def deliver(self, reply: Reply) -> None:
+        """Queue a reply's messages for the stream, each group when the session paces it."""
+        async for group in self.conversation.paced(reply):
+            self.push([message for message, _ in group])
+
     def close(self) -> None:
         self.closed = True
         self.sender.close()
 
 
 class SseReplayApp:
-    """ASGI app serving one cassette over HTTP+SSE (see the module docstring)."""
+    """ASGI app serving replay sessions over HTTP+SSE (see the module docstring)."""
 
     def __init__(
         self,
-        recording: Recording,
-        strategy: str | Strategy = "default",
+        sessions: Sessions,
         *,
         path: str | None = None,
         post_path: str = DEFAULT_POST_PATH,
         bound_host: str = "127.0.0.1",
-        on_miss: Callable[[str], None] | None = None,
-        on_warning: Callable[[str], None] | None = None,
-        answer_timeout: float = 30.0,
         max_body: int = BODY_LIMIT,
     ) -> None:
+        recording = sessions.recording
         self.max_body = max_body
         self.path = path or _recorded_path(recording) or DEFAULT_STREAM_PATH
         self.post_path = post_path
         self.bound_host = bound_host
-        self.on_miss = on_miss
-        self.on_warning = on_warning
-        self.answer_timeout = answer_timeout
         self.sessions: dict[str, _Session] = {}
-        self._replays = ReplaySessions(recording, strategy, environ=os.environ)
+        self._pool = sessions
         self._own_statuses = recording.header.transport == "sse"
         self._stopping = anyio.Event()
-
-    @property
-    def misses(self) -> list[MissReport]:
-        """Every miss of every session served so far."""
-        return self._replays.misses
-
-    def summary(self) -> str:
-        """All sessions' misses, for a person ("" when there were none)."""
-        return self._replays.summary()
 
     def stop_streams(self) -> None:
         """End every session's stream (the front is shutting down)."""
@@ -154,47 +141,45 @@ class SseReplayApp:
             await send_simple(send, 503, b"Shutting down", _TEXT)
             return
         session_id = uuid.uuid4().hex
-        await send({"type": "http.response.start", "status": 200, "headers": list(_SSE_HEADERS)})
+        await send({"type": "http.response.start", "status": 200, "headers": list(SSE_HEADERS)})
         endpoint = f"{self.post_path}?{_SESSION_PARAM}={session_id}".encode()
         first = b"event: endpoint\ndata: " + endpoint + b"\n\n"
         await send({"type": "http.response.body", "body": first, "more_body": True})
         gone = False
         async with anyio.create_task_group() as tg:
-            replayer = self._replays.new()
-            session = self.sessions[session_id] = _Session(replayer, tg)
+            session = self.sessions[session_id] = _Session(tg)
+            session.conversation = self._pool.open(session.deliver)
             tg.start_soon(_close_on_disconnect, receive, session)
-            self._deliver(session, replayer.start())
             try:
-                async for message in session.receiver:
-                    await send(
-                        {"type": "http.response.body", "body": _event(message), "more_body": True}
-                    )
+                await session.deliver(session.conversation.start())
+                await self._write_stream(send, session)
             except OSError:
                 gone = True  # the client went away mid-send
             finally:
                 self.sessions.pop(session_id, None)
                 session.close()
                 tg.cancel_scope.cancel()
+                with anyio.CancelScope(shield=True):
+                    await session.conversation.aclose()
         if not gone:
             with contextlib.suppress(OSError):  # it may have gone away just now
                 await send({"type": "http.response.body", "body": b""})
 
-    def _deliver(self, session: _Session, reply: Reply) -> None:
-        if reply.miss is not None and self.on_miss is not None:
-            self.on_miss(session.replayer.describe(reply.miss))
-        if self.on_warning is not None:
-            for warning in reply.warnings:
-                self.on_warning(warning)
-        session.push(reply.messages)
-        if session.closed:
-            return
-        for server_id in reply.awaiting:
-            session.tg.start_soon(self._expire_later, session, server_id)
-
-    async def _expire_later(self, session: _Session, server_id: object) -> None:
-        await anyio.sleep(self.answer_timeout)
-        if server_id in session.replayer.waiting:
-            self._deliver(session, session.replayer.expire(server_id))
+    async def _write_stream(self, send: Send, session: _Session) -> None:
+        """Write the session's messages as they come; past an answer deadline, what is
+        overdue."""
+        conversation = session.conversation
+        while True:
+            with anyio.move_on_after(conversation.remaining()):
+                try:
+                    message = await session.receiver.receive()
+                except anyio.EndOfStream:
+                    return
+                body = _event(message)
+                await send({"type": "http.response.body", "body": body, "more_body": True})
+                continue
+            for reply in conversation.overdue():
+                await session.deliver(reply)
 
     # -- client messages -------------------------------------------------------------------
 
@@ -214,8 +199,13 @@ class SseReplayApp:
         if classify(body).kind is Kind.NOT_JSON:
             await send_simple(send, 400, b"Could not parse message", _TEXT)
             return
-        reply = session.replayer.receive_frame(body)
-        self._deliver(session, reply)
+        reply = await session.conversation.receive(Frame(body, {"headers": scope["headers"]}))
+        if reply.since is None:
+            await session.deliver(reply)  # made up here (an error): nothing to pace
+        else:
+            # Recorded answers may be paced: the POST gets its 202 now, as live. Tasks
+            # start in order, so unpaced replies still reach the stream in order.
+            session.tg.start_soon(session.deliver, reply)
         status = reply.exchange.status if reply.exchange is not None else None
         if status is not None and self._own_statuses:
             await send_simple(send, status, b"", _TEXT)

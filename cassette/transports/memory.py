@@ -1,22 +1,21 @@
 """In-process transport: frames through anyio memory streams, for harnesses and tests.
 
-``serve`` accepts connections made with ``open_connection`` from the same process until it
-is cancelled, so a harness can run a replay in a task and talk to it like any client,
-without a subprocess or a port. There is no upstream: a memory transport cannot reach a
-live server, and ``connect`` says so.
+``serve`` accepts connections made with ``open_connection`` from the same process until
+``stop`` is called (and the connections end) or it is cancelled, so a harness can run a
+replay in a task and talk to it like any client, without a subprocess or a port. There is
+no upstream: a memory transport cannot reach a live server, so it is a ``FrameServer``
+and nothing else.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import ClassVar
 
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
-from cassette.errors import TransportClosedError, TransportError
-from cassette.transport import Frame, FrameStream, Handler, SideEventHandler, Target, Upstream
+from cassette.errors import TransportClosedError
+from cassette.transport import Frame, FrameStream, Handler, ServeOptions
 
 __all__ = ["MemoryFrameStream", "MemoryTransport", "memory_pair"]
 
@@ -42,11 +41,12 @@ class MemoryFrameStream:
         except anyio.ClosedResourceError as exc:
             raise anyio.EndOfStream from exc
 
-    async def aclose(self) -> None:
+    async def send_eof(self) -> None:
+        """We finished sending: the other end reads end of stream."""
         await self._send.aclose()
 
-    async def close_all(self) -> None:
-        """Close both directions (the owner is done with this end)."""
+    async def aclose(self) -> None:
+        """Close both directions (this end is done)."""
         await self._send.aclose()
         await self._receive.aclose()
 
@@ -81,14 +81,9 @@ class MemoryTransport:
         """Accept no more connections; ``serve`` returns when the current ones end."""
         self._accept_send.close()
 
-    @asynccontextmanager
-    async def connect(
-        self, target: Target, *, on_side_event: SideEventHandler | None = None
-    ) -> AsyncIterator[Upstream]:
-        raise TransportError("the memory transport cannot reach a live server")
-        yield  # pragma: no cover  (makes this an async generator)
-
-    async def serve(self, handler: Handler) -> None:
+    async def serve(self, handler: Handler, options: ServeOptions = ServeOptions()) -> None:
+        if options.on_ready is not None:
+            options.on_ready("memory:")
         async with anyio.create_task_group() as tg:
             async for server_end in self._accept_receive:
                 tg.start_soon(_run, handler, server_end)
@@ -98,4 +93,4 @@ async def _run(handler: Handler, stream: MemoryFrameStream) -> None:
     try:
         await handler(stream)
     finally:
-        await stream.close_all()
+        await stream.aclose()

@@ -8,9 +8,10 @@ Three pieces, as for streamable HTTP:
 
 * ``record_proxy``: serve ``SseRecordingProxy`` (``cassette record --transport sse
   --upstream URL``), which relays the stream and the POSTs, rewriting the ``endpoint``
-  event to point at itself;
-* ``serve_cassette``: serve ``SseReplayApp`` (``cassette replay --front sse``), a fresh
-  session id and ``Replayer`` per event stream; the app can also be mounted in-process;
+  event to point at itself; an upstream slower than ``upstream_timeout`` to answer gets
+  the client a 504;
+* ``serve_sessions``: serve ``SseReplayApp`` (``cassette replay --front sse``), a fresh
+  session id and session per event stream; the app can also be mounted in-process;
 * ``connect``: an ``Upstream`` speaking to a live server as a client: frames out are
   POSTs, frames in are the stream's ``message`` events.
 
@@ -20,7 +21,7 @@ Both servers bind to 127.0.0.1 unless told otherwise, refuse a foreign ``Origin`
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from typing import Any, ClassVar, Final
 from urllib.parse import urljoin
@@ -28,9 +29,10 @@ from urllib.parse import urljoin
 import anyio
 import httpx
 
-from cassette.errors import TransportClosedError, TransportError
-from cassette.transport import Frame, Ready, SideEventHandler, Tap, Target, Upstream
-from cassette.transports._http import BODY_LIMIT, Inbox, upstream_client
+from cassette.core.deadlines import UPSTREAM_TIMEOUT
+from cassette.errors import TransportClosedError, TransportError, map_exceptions
+from cassette.transport import ConnectOptions, Frame, RecordOptions, Tap, Target, Upstream
+from cassette.transports._http import Inbox, upstream_client, upstream_errors
 from cassette.transports._sse_record import SseRecordingProxy
 from cassette.transports._sse_replay import SseReplayApp
 from cassette.transports.sse_parser import SSEEvent, SSEParser
@@ -50,10 +52,13 @@ class SseUpstream(Inbox):
     never cuts the HTTP stream in the middle of an event.
     """
 
-    def __init__(self, client: httpx.AsyncClient, url: str) -> None:
+    def __init__(
+        self, client: httpx.AsyncClient, url: str, headers: Mapping[str, str] | None = None
+    ) -> None:
         super().__init__()
         self._client = client
         self.url = url
+        self._extra = dict(headers or {})
         self.endpoint: str | None = None
         self._response: httpx.Response | None = None
         self._chunks: AsyncIterator[bytes] | None = None
@@ -65,7 +70,7 @@ class SseUpstream(Inbox):
     async def open(self) -> None:
         """GET the event stream and wait for its ``endpoint`` event."""
         request = self._client.build_request(
-            "GET", self.url, headers={"accept": "text/event-stream"}
+            "GET", self.url, headers={**self._extra, "accept": "text/event-stream"}
         )
         try:
             self._response = await self._client.send(request, stream=True)
@@ -92,16 +97,16 @@ class SseUpstream(Inbox):
             raise
 
     async def pump(self) -> None:
-        """Read the rest of the stream until it ends or ``close_input`` stops it."""
+        """Read the rest of the stream until it ends or ``send_eof`` stops it."""
         assert self._chunks is not None
         assert self._response is not None
         try:
-            with self._reader:
+            with self._reader, map_exceptions(upstream_errors(f"the event stream from {self.url}")):
                 async for chunk in self._chunks:
                     self._take(self._parser.feed(chunk))
-        except httpx.HTTPError as exc:
+        except TransportError as exc:
             if not self._closed:
-                self._error = TransportClosedError(f"the event stream from {self.url} broke: {exc}")
+                self._error = exc
         finally:
             self._send.close()
             self._done.set()
@@ -118,18 +123,15 @@ class SseUpstream(Inbox):
     async def send(self, frame: Frame) -> None:
         if self._closed or self._done.is_set() or self.endpoint is None:
             raise TransportClosedError(f"the event stream from {self.url} is closed")
-        try:
-            response = await self._client.post(
-                self.endpoint, content=frame.data, headers={"content-type": "application/json"}
-            )
-        except httpx.HTTPError as exc:
-            raise TransportClosedError(f"cannot POST to {self.endpoint}: {exc}") from exc
+        headers = {**self._extra, "content-type": "application/json"}
+        with map_exceptions(upstream_errors(f"cannot POST to {self.endpoint}")):
+            response = await self._client.post(self.endpoint, content=frame.data, headers=headers)
         if response.status_code in (404, 410):
             raise TransportClosedError(
                 f"{self.endpoint} answered {response.status_code}: the session is gone"
             )
 
-    async def close_input(self) -> None:
+    async def send_eof(self) -> None:
         """The client has finished: close the event stream, which ends the session."""
         self._closed = True
         self._reader.cancel()
@@ -139,7 +141,7 @@ class SseUpstream(Inbox):
         return None
 
     async def aclose(self) -> None:
-        await self.close_input()
+        await self.send_eof()
 
 
 class SseTransport(NetworkFront):
@@ -147,25 +149,25 @@ class SseTransport(NetworkFront):
 
     name: ClassVar[str] = "sse"
     replay_app: ClassVar[Callable[..., Any]] = SseReplayApp
-    front_option: ClassVar[str] = "sse"
 
     def __init__(self, *, endpoint_timeout: float = ENDPOINT_TIMEOUT) -> None:
         self.endpoint_timeout = endpoint_timeout
 
     @asynccontextmanager
     async def connect(
-        self, target: Target, *, on_side_event: SideEventHandler | None = None
+        self, target: Target, options: ConnectOptions = ConnectOptions()
     ) -> AsyncIterator[Upstream]:
         if not target.url:
             raise TransportError("the sse transport needs the URL of a server's event stream")
+        timeout = options.timeout or self.endpoint_timeout
         async with upstream_client() as client:
-            upstream = SseUpstream(client, target.url)
+            upstream = SseUpstream(client, target.url, target.headers)
             try:
-                with anyio.fail_after(self.endpoint_timeout):
+                with anyio.fail_after(timeout):
                     await upstream.open()
             except TimeoutError as exc:
                 raise TransportError(
-                    f"{target.url} sent no endpoint event within {self.endpoint_timeout:g} s"
+                    f"{target.url} sent no endpoint event within {timeout:g} s"
                 ) from exc
             async with anyio.create_task_group() as tg:
                 tg.start_soon(upstream.pump)
@@ -174,21 +176,21 @@ class SseTransport(NetworkFront):
                 finally:
                     await upstream.aclose()
 
-    async def record_proxy(
-        self,
-        upstream: str,
-        tap: Tap,
-        *,
-        host: str = "127.0.0.1",
-        port: int = 0,
-        on_ready: Ready | None = None,
-        max_message_bytes: int = BODY_LIMIT,
-    ) -> None:
+    async def record_proxy(self, upstream: str, tap: Tap, options: RecordOptions) -> None:
         """Serve a recording proxy to the HTTP+SSE server whose stream is ``upstream``; a
-        POST body over ``max_message_bytes`` gets 413."""
-        proxy = SseRecordingProxy(upstream, tap, host, max_message_bytes)
+        POST body over ``options.max_message_bytes`` gets 413, and an upstream that does
+        not start answering within ``options.upstream_timeout`` seconds (default 60) 504."""
+        timeout = options.upstream_timeout or UPSTREAM_TIMEOUT
+        proxy = SseRecordingProxy(upstream, tap, options.host, options.max_message_bytes, timeout)
         try:
-            await run_app(proxy, host, port, proxy.path, on_ready, on_stop=proxy.stop_streams)
+            await run_app(
+                proxy,
+                options.host,
+                options.port,
+                proxy.path,
+                options.on_ready,
+                on_stop=proxy.stop_streams,
+            )
         finally:
             with anyio.CancelScope(shield=True):
                 await proxy.aclose()

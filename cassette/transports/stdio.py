@@ -5,14 +5,16 @@ Theory of operation
 ``connect`` spawns the server command with anyio's process API (an argv list, never a
 shell string, so quoting cannot differ between platforms) and frames its stdout into
 lines. Its stderr is read by a task of its own and reported line by line as
-``StderrLine`` side events, verbatim. When the client has finished, ``close_input``
+``StderrLine`` side events, verbatim. When the client has finished, ``send_eof``
 closes the server's stdin; the specification's shutdown order follows if it does not
 exit on its own: wait ``grace`` seconds, terminate, wait ``kill_after`` more, kill.
 Leaving the context always ends the process, shielded from cancellation, so a cancelled
 recording never leaves an orphan.
 
 ``serve`` runs the one client of a stdio server: whoever started us, on our stdin and
-stdout. stdout carries frames only; nothing else in the process may write to it.
+stdout. stdout carries frames only; nothing else in the process may write to it. A
+client line over ``ServeOptions.max_message_bytes`` is dropped as it arrives and handed
+on as an empty frame marked ``oversized``, so a replay refuses it without holding it.
 """
 
 from __future__ import annotations
@@ -28,10 +30,13 @@ from typing import ClassVar, Final
 import anyio
 import anyio.abc
 
+from cassette.core.limits import DEFAULT_MAX_BYTES
 from cassette.errors import TransportClosedError, TransportError
 from cassette.transport import (
+    ConnectOptions,
     Frame,
     Handler,
+    ServeOptions,
     SideEventHandler,
     StderrLine,
     Target,
@@ -44,7 +49,7 @@ __all__ = ["StdioClientStream", "StdioTransport", "StdioUpstream"]
 
 GRACE: Final = 5.0  # seconds a server gets to exit after its stdin closes
 KILL_AFTER: Final = 2.0  # seconds between terminate and kill
-LINE_LIMIT: Final = 64 * 1024 * 1024  # bytes of one line a replay accepts from its client
+LINE_LIMIT: Final = DEFAULT_MAX_BYTES  # bytes of one line a replay accepts from its client
 
 
 class _Framer:
@@ -115,7 +120,8 @@ class StdioUpstream:
         except (anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError):
             return b""
 
-    async def close_input(self) -> None:
+    async def send_eof(self) -> None:
+        """The client has finished: close the server's stdin."""
         if self._input_closed:
             return
         self._input_closed = True
@@ -133,7 +139,7 @@ class StdioUpstream:
     async def shutdown(self) -> None:
         """Close stdin, wait, terminate, kill: the MCP stdio shutdown sequence."""
         with anyio.CancelScope(shield=True):
-            await self.close_input()
+            await self.send_eof()
             with anyio.move_on_after(self._grace):
                 await self.process.wait()
                 return
@@ -210,12 +216,11 @@ class StdioClientStream:
         except (BrokenPipeError, ConnectionResetError) as exc:
             raise TransportClosedError("the client stopped reading our stdout") from exc
 
-    async def aclose(self) -> None:
+    async def send_eof(self) -> None:
         """End our output: the client sees end of file, as from a server that exited."""
         if self._closed:
             return
         self._closed = True
-        self._reader.restore()
         self._writer.restore()
         devnull = os.open(os.devnull, os.O_WRONLY)
         try:
@@ -224,22 +229,24 @@ class StdioClientStream:
         finally:
             os.close(devnull)
 
+    async def aclose(self) -> None:
+        """Done with the client: end our output and give stdin back its blocking mode."""
+        await self.send_eof()
+        self._reader.restore()
+
 
 class StdioTransport:
     """The ``stdio`` transport plugin."""
 
     name: ClassVar[str] = "stdio"
 
-    def __init__(
-        self, *, grace: float = GRACE, kill_after: float = KILL_AFTER, line_limit: int = LINE_LIMIT
-    ) -> None:
+    def __init__(self, *, grace: float = GRACE, kill_after: float = KILL_AFTER) -> None:
         self.grace = grace
         self.kill_after = kill_after
-        self.line_limit = line_limit  # bytes of one client line ``serve`` accepts
 
     @asynccontextmanager
     async def connect(
-        self, target: Target, *, on_side_event: SideEventHandler | None = None
+        self, target: Target, options: ConnectOptions = ConnectOptions()
     ) -> AsyncIterator[Upstream]:
         if not target.command:
             raise TransportError("the stdio transport needs a server command to run")
@@ -253,7 +260,7 @@ class StdioTransport:
                 f"cannot start server {target.command[0]!r}: {exc.strerror or exc}"
             ) from exc
         upstream = StdioUpstream(process, self.grace, self.kill_after)
-        report = on_side_event or (lambda _event: None)
+        report: SideEventHandler = options.on_side_event or (lambda _event: None)
         stderr_done = anyio.Event()
         try:
             async with anyio.create_task_group() as tg:
@@ -271,7 +278,7 @@ class StdioTransport:
             with anyio.CancelScope(shield=True):
                 await process.aclose()
 
-    async def serve(self, handler: Handler) -> None:
+    async def serve(self, handler: Handler, options: ServeOptions = ServeOptions()) -> None:
         # A replay keeps no line over the limit in memory (a recording proxy has none:
         # it must forward whatever the client sends).
-        await handler(StdioClientStream(line_limit=self.line_limit))
+        await handler(StdioClientStream(line_limit=options.max_message_bytes))

@@ -1,16 +1,18 @@
 """The ``streamable-http`` transport plugin (needs the ``http`` extra: httpx and uvicorn).
 
-Three pieces, one per way the product meets HTTP:
+One piece per capability of the contract (``cassette.transport``):
 
-* ``record_proxy``: serve ``RecordingProxy`` (a recording reverse proxy) on a local port;
-* ``serve_cassette``: serve ``HttpReplayApp`` (the replay front) on a local port; the app
-  itself can also be mounted in-process, e.g. behind ``httpx.ASGITransport``;
-* ``connect``: an ``Upstream`` that speaks to a live endpoint as a client, one POST per
-  frame (responses arrive as JSON or as an SSE stream, in any order, as the server sends
-  them), keeping the session id and protocol version the server gave; a modern-era
-  request also gets the routing headers its body implies (``modern_headers``), and
-  sending a notification or an answer returns once the server accepted it, so nothing
-  sent after it can overtake it.
+* ``RecordingFront.record_proxy``: serve ``RecordingProxy`` (a recording reverse proxy)
+  on a local port;
+* ``CassetteFront.serve_sessions``: serve ``HttpReplayApp`` (the replay front) on a local
+  port; the app itself can also be mounted in-process, e.g. behind
+  ``httpx.ASGITransport``, given ``cassette.runtime.replay_sessions(tape)``;
+* ``UpstreamConnector.connect``: an ``Upstream`` that speaks to a live endpoint as a
+  client, one POST per frame (responses arrive as JSON or as an SSE stream, in any order,
+  as the server sends them), keeping the session id and protocol version the server gave;
+  a modern-era request also gets the routing headers its body implies
+  (``modern_headers``), and sending a notification or an answer returns once the server
+  accepted it, so nothing sent after it can overtake it.
 
 Both servers bind to 127.0.0.1 unless told otherwise, refuse a foreign ``Origin`` with
 403, and stop gracefully when the surrounding task is cancelled.
@@ -22,27 +24,36 @@ import base64
 import contextlib
 import re
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import anyio
 import anyio.abc
 import httpx
 
+from cassette.core.deadlines import UPSTREAM_TIMEOUT
 from cassette.core.jsonrpc import Classified, Kind, classify, dumps_bytes, error_response
-from cassette.core.matching import MissReport, Strategy
-from cassette.core.model import Recording
-from cassette.errors import TransportClosedError, TransportError
-from cassette.transport import Frame, Handler, SideEventHandler, Tap, Target, Upstream
+from cassette.core.mcp import NAMED_PARAM, VERSION_META
+from cassette.errors import TransportClosedError, TransportError, map_exceptions
+from cassette.transport import (
+    ConnectOptions,
+    Frame,
+    RecordOptions,
+    ServeOptions,
+    Sessions,
+    Tap,
+    Target,
+    Upstream,
+)
 from cassette.transports._http import (
-    BODY_LIMIT,
     Asgi,
     HttpServer,
     Inbox,
     bind,
     is_loopback_host,
     upstream_client,
+    upstream_errors,
     url_of,
 )
 from cassette.transports._http_record import RecordingProxy
@@ -50,8 +61,6 @@ from cassette.transports._http_replay import HttpReplayApp
 from cassette.transports.sse_parser import SSEParser
 
 __all__ = ["HttpReplayApp", "HttpUpstream", "RecordingProxy", "StreamableHttpTransport"]
-
-Ready = Callable[[str], None]
 
 
 def _warn_if_exposed(host: str) -> None:
@@ -67,7 +76,7 @@ async def run_app(
     host: str,
     port: int,
     path: str,
-    on_ready: Ready | None,
+    on_ready: Callable[[str], None] | None,
     *,
     on_stop: Callable[[], None] | None = None,
 ) -> None:
@@ -103,8 +112,6 @@ async def run_app(
             shield.cancel()
 
 
-_PROTOCOL_META = "io.modelcontextprotocol/protocolVersion"
-_NAMED_PARAM = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 _HEADER_SAFE = re.compile(r"[\x20-\x7e]*")
 
 
@@ -131,12 +138,12 @@ def _routing_headers(classified: Classified) -> dict[str, str]:
     message = classified.value if classified.kind is Kind.REQUEST else None
     params = message.get("params") if isinstance(message, dict) else None
     meta = params.get("_meta") if isinstance(params, dict) else None
-    version = meta.get(_PROTOCOL_META) if isinstance(meta, dict) else None
+    version = meta.get(VERSION_META) if isinstance(meta, dict) else None
     if not isinstance(version, str) or not isinstance(params, dict) or message is None:
         return {}
     method = str(message.get("method"))
     headers = {"mcp-protocol-version": version, "mcp-method": method}
-    named = params.get(_NAMED_PARAM.get(method, ""))
+    named = params.get(NAMED_PARAM.get(method, ""))
     if isinstance(named, str):
         headers["mcp-name"] = _header_value(named)
     return headers
@@ -155,19 +162,27 @@ def _http_error(sent: Classified, status: int, content: bytes) -> bytes:
 
 
 class HttpUpstream(Inbox):
-    """A live streamable-HTTP endpoint, spoken to as a client would."""
+    """A live streamable-HTTP endpoint, spoken to as a client would. ``headers`` (a
+    client's credentials, say) go with every request."""
 
-    def __init__(self, client: httpx.AsyncClient, url: str, tg: anyio.abc.TaskGroup) -> None:
+    def __init__(
+        self,
+        client: httpx.AsyncClient,
+        url: str,
+        tg: anyio.abc.TaskGroup,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
         super().__init__()
         self._client = client
         self._url = url
         self._tg = tg
+        self._extra = dict(headers or {})
         self.session_id: str | None = None
         self.protocol_version: str | None = None
         self._closed = False
 
     def _headers(self, sent: Classified | None = None) -> dict[str, str]:
-        headers = {"accept": "application/json, text/event-stream"}
+        headers = {**self._extra, "accept": "application/json, text/event-stream"}
         headers["content-type"] = "application/json"
         if self.session_id:
             headers["mcp-session-id"] = self.session_id
@@ -193,34 +208,39 @@ class HttpUpstream(Inbox):
             await self._post(frame.data, sent)
 
     async def _post(self, body: bytes, sent: Classified) -> None:
+        """One POST and what it answers; a failure on the wire ends the stream with the
+        error, so the reader hears it instead of waiting for an answer that cannot come."""
         try:
-            async with self._client.stream(
-                "POST", self._url, content=body, headers=self._headers(sent)
-            ) as response:
-                self.session_id = response.headers.get("mcp-session-id") or self.session_id
-                if response.headers.get("content-type", "").startswith("text/event-stream"):
-                    parser = SSEParser()
-                    async for chunk in response.aiter_raw():
-                        for event in parser.feed(chunk):
-                            self._deliver(event.data.encode("utf-8"))
-                    for event in parser.close():
-                        self._deliver(event.data.encode("utf-8"))
-                else:
-                    content = await response.aread()
-                    if response.status_code >= 400 and not classify(content).is_message:
-                        content = _http_error(sent, response.status_code, content)
-                    if content.strip():
-                        self._deliver(content)
-        except httpx.TransportError as exc:
-            # Unreachable, or the connection broke: the reader hears it, instead of waiting
-            # forever for an answer that cannot come.
-            if self._error is None:
-                self._error = TransportClosedError(f"upstream {self._url}: {exc}")
-            self._send.close()
-        except httpx.HTTPError as exc:
-            sys.stderr.write(f"cassette: upstream {self._url}: {exc}\n")
+            with map_exceptions(upstream_errors(f"upstream {self._url}")):
+                await self._exchange(body, sent)
+        except TransportError as exc:
+            self._fail(exc)
 
-    def _deliver(self, data: bytes) -> None:
+    async def _exchange(self, body: bytes, sent: Classified) -> None:
+        """POST ``body``; each message of the answer becomes a frame whose ``meta`` says
+        which request's answer carried it (``in_reply_to``) and whether it came as an
+        event stream (``sse``)."""
+        origin = sent.value.get("id") if sent.kind is Kind.REQUEST else None
+        async with self._client.stream(
+            "POST", self._url, content=body, headers=self._headers(sent)
+        ) as response:
+            self.session_id = response.headers.get("mcp-session-id") or self.session_id
+            if response.headers.get("content-type", "").startswith("text/event-stream"):
+                meta = {"in_reply_to": origin, "sse": True} if origin is not None else None
+                parser = SSEParser()
+                async for chunk in response.aiter_raw():
+                    for event in parser.feed(chunk):
+                        self._deliver(event.data.encode("utf-8"), meta)
+                for event in parser.close():
+                    self._deliver(event.data.encode("utf-8"), meta)
+            else:
+                content = await response.aread()
+                if response.status_code >= 400 and not classify(content).is_message:
+                    content = _http_error(sent, response.status_code, content)
+                if content.strip():
+                    self._deliver(content, {"in_reply_to": origin} if origin is not None else None)
+
+    def _deliver(self, data: bytes, meta: Mapping[str, object] | None = None) -> None:
         classified = classify(data)
         if classified.kind is Kind.RESPONSE and isinstance(classified.value.get("result"), dict):
             version = classified.value["result"].get("protocolVersion")
@@ -228,9 +248,10 @@ class HttpUpstream(Inbox):
                 self.protocol_version = version
         if data:
             with contextlib.suppress(anyio.ClosedResourceError):  # arrived after the end
-                self._send.send_nowait(Frame(data))
+                self._send.send_nowait(Frame(data, meta))
 
-    async def close_input(self) -> None:
+    async def send_eof(self) -> None:
+        """The client has finished: end the session upstream (DELETE) and the stream."""
         if self._closed:
             return
         self._closed = True
@@ -243,70 +264,38 @@ class HttpUpstream(Inbox):
         return None
 
     async def aclose(self) -> None:
-        await self.close_input()
+        await self.send_eof()
 
 
 class NetworkFront:
-    """What the network transports share: serving a cassette with their replay app.
+    """What the network transports share: serving sessions with their replay app.
 
-    A subclass names its ``replay_app`` (constructed as ``HttpReplayApp`` is); an app with
-    a ``stop_streams`` method has its long-lived streams ended when stopping begins.
-    """
+    A subclass names its ``replay_app`` (constructed as ``HttpReplayApp`` is); its
+    ``stop_streams`` ends the long-lived streams when stopping begins."""
 
     name: ClassVar[str]
-    replay_app: ClassVar[Callable[..., Any]]
-    front_option: ClassVar[str]
+    replay_app: ClassVar[Callable[..., HttpReplayApp]]
 
-    async def serve(self, handler: Handler) -> None:
-        raise TransportError(
-            f"the {self.name} front serves cassettes, not frame handlers: use "
-            f"serve_cassette (what `cassette replay --front {self.front_option}` runs)"
-        )
-
-    async def serve_cassette(
-        self,
-        recording: Recording,
-        *,
-        strategy: str | Strategy = "default",
-        host: str = "127.0.0.1",
-        port: int = 0,
-        on_miss: Callable[[str], None] | None = None,
-        on_ready: Ready | None = None,
-        on_finish: Callable[[list[MissReport], str], None] | None = None,
-        on_warning: Callable[[str], None] | None = None,
-        answer_timeout: float = 30.0,
-        max_message_bytes: int = BODY_LIMIT,
-    ) -> None:
-        """Serve ``recording`` until cancelled; ``on_finish`` then gets every miss and
-        their summary. A request body over ``max_message_bytes`` gets 413."""
+    async def serve_sessions(self, sessions: Sessions, options: ServeOptions) -> None:
+        """Serve ``sessions`` until cancelled. A request body over
+        ``options.max_message_bytes`` gets 413."""
         app = type(self).replay_app(
-            recording,
-            strategy,
-            bound_host=host,
-            on_miss=on_miss,
-            on_warning=on_warning,
-            answer_timeout=answer_timeout,
-            max_body=max_message_bytes,
+            sessions, bound_host=options.host, max_body=options.max_message_bytes
         )
-        try:
-            await run_app(
-                app, host, port, app.path, on_ready, on_stop=getattr(app, "stop_streams", None)
-            )
-        finally:
-            if on_finish is not None:
-                on_finish(app.misses, app.summary())
+        await run_app(
+            app, options.host, options.port, app.path, options.on_ready, on_stop=app.stop_streams
+        )
 
 
 class StreamableHttpTransport(NetworkFront):
     """The ``streamable-http`` transport plugin."""
 
     name: ClassVar[str] = "streamable-http"
-    replay_app: ClassVar[Callable[..., Any]] = HttpReplayApp
-    front_option: ClassVar[str] = "http"
+    replay_app: ClassVar[Callable[..., HttpReplayApp]] = HttpReplayApp
 
     @asynccontextmanager
     async def connect(
-        self, target: Target, *, on_side_event: SideEventHandler | None = None
+        self, target: Target, options: ConnectOptions = ConnectOptions()
     ) -> AsyncIterator[Upstream]:
         if not target.url:
             raise TransportError("the streamable-http transport needs a URL to reach")
@@ -314,30 +303,21 @@ class StreamableHttpTransport(NetworkFront):
             upstream_client() as client,
             anyio.create_task_group() as tg,
         ):
-            upstream = HttpUpstream(client, target.url, tg)
+            upstream = HttpUpstream(client, target.url, tg, target.headers)
             try:
                 yield upstream
             finally:
-                await upstream.close_input()
+                await upstream.send_eof()
                 tg.cancel_scope.cancel()
 
-    async def record_proxy(
-        self,
-        upstream: str,
-        tap: Tap,
-        *,
-        host: str = "127.0.0.1",
-        port: int = 0,
-        on_ready: Ready | None = None,
-        upstream_timeout: float = 60.0,
-        max_message_bytes: int = BODY_LIMIT,
-    ) -> None:
+    async def record_proxy(self, upstream: str, tap: Tap, options: RecordOptions) -> None:
         """Serve a recording reverse proxy to ``upstream`` until cancelled; an upstream
-        that does not start answering within ``upstream_timeout`` seconds gets a 504, a
-        request body over ``max_message_bytes`` a 413."""
-        proxy = RecordingProxy(upstream, tap, host, upstream_timeout, max_message_bytes)
+        that does not start answering within ``options.upstream_timeout`` seconds (default
+        60) gets a 504, a request body over ``options.max_message_bytes`` a 413."""
+        timeout = options.upstream_timeout or UPSTREAM_TIMEOUT
+        proxy = RecordingProxy(upstream, tap, options.host, timeout, options.max_message_bytes)
         try:
-            await run_app(proxy, host, port, proxy.path, on_ready)
+            await run_app(proxy, options.host, options.port, proxy.path, options.on_ready)
         finally:
             with anyio.CancelScope(shield=True):
                 await proxy.aclose()

@@ -236,7 +236,7 @@ def test_http_upstream_speaks_to_a_live_endpoint_as_a_client() -> None:
             await upstream.send(Frame(b'{"jsonrpc":"2.0","method":"notifications/initialized"}'))
             await upstream.send(Frame(b'{"jsonrpc":"2.0","id":2,"method":"tools/list"}'))
             replies.append(json.loads((await upstream.receive()).data))
-            await upstream.close_input()
+            await upstream.send_eof()
             with anyio.fail_after(10):
                 rest = [frame async for frame in _drain(upstream)]
             assert rest == []

@@ -79,9 +79,55 @@ def test_a_session_recorded_through_the_tcp_plugin_replays_on_stdio_and_tcp(
     assert over_stdio.finish()[0] == 0
 
     with Background([PY, "-m", "cassette", "replay", str(tape), "-q", "--front", "tcp"]) as front:
-        address = front.wait_for(r"cassette-tcp: serving on (tcp://\S+)").group(1)
+        # the plugin reports its address through ServeOptions.on_ready; the CLI prints it
+        address = front.wait_for(r"cassette: serving on (tcp://\S+)").group(1)
         client = SocketClient(address)
         try:
             assert session(client) == live
         finally:
             client.close()
+
+
+def test_the_tcp_plugin_works_with_every_option_set(tmp_path: Path) -> None:
+    """A third-party plugin written to the Protocols: every option of ``record`` and of
+    ``replay`` reaches it as one value, none breaks it (``--max-message-bytes`` used to
+    crash a front written exactly to the Protocol), and new_episodes reaches its server
+    through it."""
+    tape = tmp_path / "tcp.jsonl"
+    with Background([PY, "-m", "cassette_tcp.peer"]) as peer:
+        url = peer.wait_for(r"listening on (tcp://\S+)").group(1)
+        argv = [PY, "-m", "cassette", "record", "-o", str(tape), "--transport", "tcp"]
+        argv += ["--upstream", url, "--upstream-timeout", "5", "--max-message-bytes", "1MiB"]
+        argv += ["--max-depth", "64", "--fsync", "--strategy", "default", "--redact-env", "HOME"]
+        recorder = LineClient(argv)
+        live = session(recorder)
+        code, err = recorder.finish()
+        assert code == 0, err
+
+        # new_episodes through the plugin: what the cassette lacks reaches the peer over TCP
+        argv = [PY, "-m", "cassette", "record", "-o", str(tape), "--transport", "tcp"]
+        extending = LineClient([*argv, "--upstream", url, "--mode", "new_episodes"])
+        assert session(extending) == live
+        extra = extending.request("tools/call", {"name": "echo", "arguments": {"text": "more"}})
+        code, err = extending.finish()
+        assert code == 0, err
+        assert extra["result"]["content"][0]["text"] == "more"
+        assert "appended 1 new episode(s)" in err
+
+    argv = [PY, "-m", "cassette", "replay", str(tape), "-q", "--front", "tcp", "--host"]
+    argv += ["127.0.0.1", "--port", "0", "--max-message-bytes", "2KiB", "--max-depth", "64"]
+    argv += ["--pace", "recorded", "--pace-scale", "0.1", "--pace-cap", "0.2"]
+    argv += ["--answer-timeout", "5", "--strategy", "default"]
+    with Background(argv, env=OFFLINE_ENV) as front:
+        address = front.wait_for(r"cassette: serving on (tcp://\S+)").group(1)
+        client = SocketClient(address)
+        try:
+            assert session(client) == live
+            again = client.request("tools/call", {"name": "echo", "arguments": {"text": "more"}})
+            assert again == extra  # appended, replayed offline
+            client.send({"jsonrpc": "2.0", "id": 77, "method": "ping", "params": {"p": "x" * 4096}})
+            refused = json.loads(client.lines.readline())
+        finally:
+            client.close()
+    assert refused["error"]["code"] == -32600  # over --max-message-bytes, the session goes on
+    assert "Traceback" not in front.output()

@@ -122,6 +122,18 @@ def test_mock_over_http_answers_as_the_server_did(recorded: dict[str, Any], suff
     assert "2 request(s) had no answer in the manifest:" in front.output()
 
 
+def test_mock_over_sse_answers_as_the_server_did(recorded: dict[str, Any]) -> None:
+    """One serve path: the mock is served on the legacy HTTP+SSE front like a cassette."""
+    from mcp.client.sse import sse_client
+
+    manifest = recorded["manifests"]["json"]
+    with Background(mock_command(manifest, "--front", "sse"), env=OFFLINE_ENV) as front:
+        url = front.wait_for(r"serving on (http://127\.0\.0\.1:\d+/sse)").group(1)
+        check_answers(recorded, run(lambda: session(sse_client(url), live=False)))
+        assert front.stop(signal.SIGINT) == 1  # the request the manifest had no answer for
+    assert f'cassette: miss: {manifest}: tools/call "get-sum"' in front.output()
+
+
 def test_the_lists_are_the_recorded_ones_to_the_byte(recorded: dict[str, Any]) -> None:
     tape = Cassette.load(recorded["tape"])
     sent = {m["id"]: m["method"] for m in tape.messages("c2s") if "id" in m}
@@ -213,11 +225,9 @@ def test_bad_input_is_one_line_and_a_documented_exit_code(
         f"cassette: error: {broken}:2: not valid JSON: Expecting value (column 12)\n",
     )
     assert cli("mock", str(tmp_path / "m.yaml")).returncode == 2
-    sse = cli("mock", str(recorded["manifests"]["json"]), "--front", "sse")
-    assert (sse.returncode, sse.stderr) == (
-        2,
-        "cassette: error: a mock serves on stdio or http, not on 'sse'\n",
-    )
+    nowhere = cli("mock", str(recorded["manifests"]["json"]), "--front", "nope")
+    assert nowhere.returncode == 2
+    assert nowhere.stderr.startswith("cassette: error: no transport named 'nope'; installed:")
     tape = str(recorded["tape"])
     assert cli("distill", tape, "-o", str(tmp_path / "m.json")).returncode == 2  # no --as-mock
     assert cli("distill", tape, "--as-mock", "-o", str(tmp_path / "m.yml")).returncode == 2

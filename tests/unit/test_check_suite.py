@@ -20,7 +20,7 @@ from cassette.testing import (
     check_transport,
     check_transport_sync,
 )
-from cassette.transport import Handler, SideEventHandler, Upstream
+from cassette.transport import ConnectOptions, Upstream
 from cassette.transports.memory import MemoryFrameStream, memory_pair
 
 TARGET = Target(command=("loopback",))
@@ -39,7 +39,7 @@ async def peer(stream: MemoryFrameStream) -> None:
             for line in reference.feed(frame.data):
                 await stream.send(Frame(line))
     finally:
-        await stream.close_all()  # the peer is gone, in both directions
+        await stream.aclose()  # the peer is gone, in both directions
 
 
 class Wrapped:
@@ -54,10 +54,10 @@ class Wrapped:
     async def receive(self) -> Frame:
         return await self.inner.receive()
 
-    async def aclose(self) -> None:
-        await self.inner.aclose()
+    async def send_eof(self) -> None:
+        await self.inner.send_eof()
 
-    async def close_input(self) -> None:
+    async def aclose(self) -> None:
         await self.inner.aclose()
 
     async def wait(self) -> int | None:
@@ -65,14 +65,15 @@ class Wrapped:
 
 
 class Loopback:
-    """A correct transport: ``connect`` reaches the reference peer running in a task."""
+    """A correct transport: ``connect`` reaches the reference peer running in a task (an
+    ``UpstreamConnector``, and nothing else)."""
 
     name: ClassVar[str] = "loopback"
     stream = Wrapped
 
     @asynccontextmanager
     async def connect(
-        self, target: Target, *, on_side_event: SideEventHandler | None = None
+        self, target: Target, options: ConnectOptions = ConnectOptions()
     ) -> AsyncIterator[Upstream]:
         if target != TARGET:
             raise TransportError(f"nothing answers at {target}")
@@ -83,11 +84,8 @@ class Loopback:
             try:
                 yield upstream
             finally:
-                await upstream.close_input()
+                await upstream.send_eof()
                 tg.cancel_scope.cancel()
-
-    async def serve(self, handler: Handler) -> None:
-        raise TransportError("no serving side")
 
 
 class Gluing(Wrapped):
@@ -124,7 +122,7 @@ class BrokenByCancellation(Wrapped):
         try:
             return await self.inner.receive()
         except anyio.get_cancelled_exc_class():
-            await self.inner.close_all()  # as a client that drops the connection on cancel
+            await self.inner.aclose()  # as a client that drops the connection on cancel
             raise
 
 
@@ -139,7 +137,7 @@ class NoEndOfStream(Wrapped):
 class ForeignErrors(Loopback):
     @asynccontextmanager
     async def connect(
-        self, target: Target, *, on_side_event: SideEventHandler | None = None
+        self, target: Target, options: ConnectOptions = ConnectOptions()
     ) -> AsyncIterator[Upstream]:
         if target != TARGET:
             raise ConnectionRefusedError(111, "Connection refused")
@@ -216,7 +214,7 @@ def test_the_plugins_shape_is_checked() -> None:
         name = ""
 
     class NarrowFront(Loopback):
-        async def serve_cassette(self, recording: Any, *, port: int = 0) -> None:
+        async def serve_sessions(self, recording: Any, *, port: int = 0) -> None:
             raise NotImplementedError
 
     async def both() -> tuple[CheckReport, CheckReport]:
@@ -226,7 +224,7 @@ def test_the_plugins_shape_is_checked() -> None:
 
     nameless, narrow = anyio.run(both)
     assert "`name` class attribute" in nameless.failed[0].detail
-    assert "must accept the keywords strategy, host" in narrow.failed[0].detail
+    assert "`serve_sessions` must take (sessions, options)" in narrow.failed[0].detail
     skipped = {r.property for r in nameless.skipped}
     assert skipped == set(PROPERTIES) - {"plugin", "error conversion"}
 

@@ -15,6 +15,7 @@ from cassette.core.replayer import Replayer
 from cassette.errors import CassetteFormatError
 from cassette.store.storage import Cassette
 from cassette.transports.streamable_http import HttpReplayApp
+from tests.support import front_app
 from tests.unit.test_http_front import LEGACY, MODERN
 
 HEADER = (
@@ -91,7 +92,7 @@ def test_replayer_answers_any_json_rpc_shaped_request(params: Any) -> None:
 def test_http_front_never_fails_with_a_server_error(
     method: str, body: bytes, headers: dict[str, str], modern: bool
 ) -> None:
-    app = HttpReplayApp(MODERN if modern else LEGACY)
+    app = front_app(HttpReplayApp, MODERN if modern else LEGACY)
     if method == "GET":
         headers.pop("accept", None)  # an accepted GET opens an endless stream; not this test's
 

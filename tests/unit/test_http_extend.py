@@ -1,6 +1,7 @@
-"""How ``new_episodes`` over HTTP numbers what it appends: after whatever the file holds at
-the moment of the append (another process may have appended since it was loaded), so two
-extenders of one cassette never share a stream name or a session ordinal."""
+"""How ``new_episodes`` numbers what it appends to a cassette recorded over streamable HTTP:
+after whatever the file holds at the moment of the append (another process may have
+appended since it was loaded), so two extenders of one cassette never share a stream name
+or a session ordinal."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ import anyio
 
 from cassette import Cassette, MessageEvent
 from cassette.core.model import Event, HttpEvent
-from cassette.transports._http_extend import HttpExtender, _Leg
+from cassette.modes.extend import Extension, LiveLeg
+from cassette.transport import Reply, Target
 
 HEADER = {
     "kind": "header",
@@ -46,15 +48,24 @@ def test_appends_take_the_next_free_stream_and_session_at_append_time(tmp_path: 
     tape = tmp_path / "t.jsonl"
     ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
     tape.write_text(line(**HEADER) + message(0.1, "c2s", ping, stream="post-3", session=2))
-    extender = HttpExtender(Cassette.load(tape), tape, "http://127.0.0.1:1/mcp", on_info=print)
+    extension = Extension(Cassette.load(tape), tape, Target(url="http://127.0.0.1:1/mcp"))
     with tape.open("a") as file:  # another process appended meanwhile
         file.write(message(0.2, "c2s", ping, stream="post-9", session=5))
-    mine, other = _Leg(), _Leg()
+
+    async def ignore(_reply: Reply) -> None:
+        pass
+
+    async def append(leg: LiveLeg, local: str) -> None:
+        leg.batch = exchange(local)  # a settled exchange: the request answered
+        leg.answered = [REQUEST]
+        await leg._flush_if_settled()
 
     async def go() -> None:
-        await extender._append(mine, exchange("local-1"), REQUEST)
-        await extender._append(other, exchange("local-2"), REQUEST)
-        await extender._append(mine, exchange("local-3"), REQUEST)
+        async with anyio.create_task_group() as tg:
+            mine, other = extension(ignore, tg), extension(ignore, tg)
+            await append(mine, "local-1")
+            await append(other, "local-2")
+            await append(mine, "local-3")
 
     anyio.run(go)
     events = Cassette.load(tape).events[2:]
@@ -62,7 +73,7 @@ def test_appends_take_the_next_free_stream_and_session_at_append_time(tmp_path: 
     sessions = [e.session if isinstance(e, HttpEvent) else e.meta["session"] for e in events]
     assert streams == ["post-10"] * 3 + ["post-11"] * 3 + ["post-12"] * 3
     assert sessions == [6] * 3 + [7] * 3 + [6] * 3  # a leg keeps its session
-    assert extender.appended == ['tools/call "b"'] * 3
+    assert extension.appended == ['tools/call "b"'] * 3
     first = events[2]
     assert isinstance(first, MessageEvent)
     assert dict(first.meta or {}) == {"stream": "post-10", "session": 6, "sse": True}

@@ -14,6 +14,7 @@ import pytest
 from cassette import Cassette, Header, HttpEvent, MessageEvent, RawEvent
 from cassette.core.model import Era, RecorderInfo
 from cassette.transports.streamable_http import HttpReplayApp
+from tests.support import front_app
 
 MODERN_META = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -118,7 +119,7 @@ def post(client: httpx.AsyncClient, message: Any, **headers: str) -> Awaitable[h
 
 class TestLegacy:
     def test_initialize_opens_a_session_answered_as_recorded(self) -> None:
-        app = HttpReplayApp(LEGACY)
+        app = front_app(HttpReplayApp, LEGACY)
 
         async def body(client: httpx.AsyncClient) -> None:
             first = await post(client, req(7, "initialize", {"protocolVersion": "2025-06-18"}))
@@ -133,7 +134,7 @@ class TestLegacy:
         scenario(app, body)
 
     def test_sse_events_have_stream_ids_and_the_recorded_priming_event(self) -> None:
-        app = HttpReplayApp(LEGACY)
+        app = front_app(HttpReplayApp, LEGACY)
 
         async def body(client: httpx.AsyncClient) -> None:
             init = await post(client, req(3, "initialize"))
@@ -156,7 +157,7 @@ class TestLegacy:
         scenario(app, body)
 
     def test_sessions_are_isolated_and_json_answers_stay_json(self) -> None:
-        app = HttpReplayApp(LEGACY, "strict")
+        app = front_app(HttpReplayApp, LEGACY, "strict")
 
         async def body(client: httpx.AsyncClient) -> None:
             sessions = []
@@ -172,7 +173,7 @@ class TestLegacy:
         scenario(app, body)
 
     def test_notification_gets_202(self) -> None:
-        app = HttpReplayApp(LEGACY)
+        app = front_app(HttpReplayApp, LEGACY)
 
         async def body(client: httpx.AsyncClient) -> None:
             sid = (await post(client, req(1, "initialize"))).headers["mcp-session-id"]
@@ -187,7 +188,7 @@ class TestLegacy:
         scenario(app, body)
 
     def test_unknown_session_is_404_and_delete_ends_a_session(self) -> None:
-        app = HttpReplayApp(LEGACY)
+        app = front_app(HttpReplayApp, LEGACY)
 
         async def body(client: httpx.AsyncClient) -> None:
             unknown = await post(client, req(2, "tools/list"), **{"mcp-session-id": "nope"})
@@ -201,7 +202,7 @@ class TestLegacy:
         scenario(app, body)
 
     def test_get_needs_a_session_and_protocol_version_is_checked(self) -> None:
-        app = HttpReplayApp(LEGACY)
+        app = front_app(HttpReplayApp, LEGACY)
 
         async def body(client: httpx.AsyncClient) -> None:
             stream = {"accept": "text/event-stream"}
@@ -225,7 +226,7 @@ class TestLegacy:
         scenario(app, body)
 
     def test_foreign_origin_is_403_and_local_origin_is_fine(self) -> None:
-        app = HttpReplayApp(LEGACY)
+        app = front_app(HttpReplayApp, LEGACY)
 
         async def body(client: httpx.AsyncClient) -> None:
             evil = await post(client, req(1, "initialize"), origin="http://evil.example")
@@ -240,7 +241,7 @@ class TestLegacy:
         scenario(app, body)
 
     def test_serves_at_the_recorded_path_only(self) -> None:
-        app = HttpReplayApp(LEGACY)
+        app = front_app(HttpReplayApp, LEGACY)
         assert app.path == "/api/mcp"
 
         async def body(client: httpx.AsyncClient) -> None:
@@ -251,7 +252,7 @@ class TestLegacy:
 
     def test_a_miss_is_a_json_rpc_error_on_its_post(self) -> None:
         misses: list[str] = []
-        app = HttpReplayApp(LEGACY, on_miss=misses.append)
+        app = front_app(HttpReplayApp, LEGACY, on_miss=misses.append)
 
         async def body(client: httpx.AsyncClient) -> None:
             sid = (await post(client, req(1, "initialize"))).headers["mcp-session-id"]
@@ -262,7 +263,7 @@ class TestLegacy:
         scenario(app, body)
         assert misses
         assert "prompts/list was never recorded" in misses[0]
-        assert "prompts/list" in app.summary()
+        assert "prompts/list" in app.pool.result().summary
 
 
 class TestModern:
@@ -273,7 +274,7 @@ class TestModern:
         return out
 
     def test_get_and_delete_are_405(self) -> None:
-        app = HttpReplayApp(MODERN)
+        app = front_app(HttpReplayApp, MODERN)
 
         async def body(client: httpx.AsyncClient) -> None:
             assert (await client.get("/api/mcp")).status_code == 405
@@ -282,7 +283,7 @@ class TestModern:
         scenario(app, body)
 
     def test_stateless_posts_with_matching_headers(self) -> None:
-        app = HttpReplayApp(MODERN)
+        app = front_app(HttpReplayApp, MODERN)
 
         async def body(client: httpx.AsyncClient) -> None:
             discover = await post(
@@ -299,7 +300,7 @@ class TestModern:
         scenario(app, body)
 
     def test_header_mismatch_is_400_with_32020(self) -> None:
-        app = HttpReplayApp(MODERN)
+        app = front_app(HttpReplayApp, MODERN)
 
         async def body(client: httpx.AsyncClient) -> None:
             wrong_name = await post(client, TOOL_CALL, **self.headers("tools/call", "other"))
@@ -317,7 +318,7 @@ class TestModern:
         scenario(app, body)
 
     def test_recorded_error_status_is_replayed(self) -> None:
-        app = HttpReplayApp(MODERN)
+        app = front_app(HttpReplayApp, MODERN)
 
         async def body(client: httpx.AsyncClient) -> None:
             old = req(9, "tools/call", {"name": "old", "arguments": {}, "_meta": MODERN_META})
@@ -334,7 +335,7 @@ class TestModern:
 
 @pytest.mark.parametrize("body", [b"{not json", b""])
 def test_unparsable_post_is_400(body: bytes) -> None:
-    app = HttpReplayApp(LEGACY)
+    app = front_app(HttpReplayApp, LEGACY)
 
     async def go(client: httpx.AsyncClient) -> None:
         response = await client.post("/api/mcp", content=body, headers=ACCEPT)
@@ -359,7 +360,7 @@ def test_a_listen_stream_replays_its_notifications_and_stays_open_until_closed()
         s2c(ack, "post-9", sse=True),
         s2c(changed, "post-9", sse=True),
     )
-    app = HttpReplayApp(cassette)
+    app = front_app(HttpReplayApp, cassette)
     body = json.dumps(req(6, "subscriptions/listen", listen_params)).encode()
     sent: list[dict[str, Any]] = []
     first_chunk = anyio.Event()

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from cassette.core.model import MessageEvent
 from cassette.core.recorder import Recorder
-from cassette.runtime.session import _Clock, _Sink, _SinkTap
+from cassette.runtime.sink import Clock, Sink, SinkTap
 from cassette.store.storage import Cassette, CassetteWriter
 from cassette.transports._http import LazyClient, Receive, Scope, Send
 from cassette.transports._http_record import RecordingProxy
@@ -130,8 +130,8 @@ def test_recording_proxy_never_fails_and_its_cassette_always_reads(
         tape = Path(folder) / "fuzz.jsonl"
         recorder = Recorder(transport="streamable-http", started_at="x", target={"url": UPSTREAM})
         writer = CassetteWriter(tape).open()
-        sink = _Sink(recorder, writer, _Clock())
-        proxy = RecordingProxy(UPSTREAM, _SinkTap(sink), "127.0.0.1", upstream_timeout=0.2)
+        sink = Sink(recorder, writer, Clock())
+        proxy = RecordingProxy(UPSTREAM, SinkTap(sink), "127.0.0.1", upstream_timeout=0.2)
         # The proxy's own client, reaching the upstream app in-process; an upstream that
         # crashed would answer 500, as over a network.
         to_upstream = httpx.ASGITransport(app=upstream, raise_app_exceptions=False)
@@ -166,8 +166,8 @@ def test_the_fuzz_upstream_is_reached_through_the_proxy() -> None:
         tape = Path(folder) / "t.jsonl"
         recorder = Recorder(transport="streamable-http", started_at="x", target={"url": UPSTREAM})
         writer = CassetteWriter(tape).open()
-        sink = _Sink(recorder, writer, _Clock())
-        proxy = RecordingProxy(UPSTREAM, _SinkTap(sink), "127.0.0.1")
+        sink = Sink(recorder, writer, Clock())
+        proxy = RecordingProxy(UPSTREAM, SinkTap(sink), "127.0.0.1")
         proxy._http = LazyClient(httpx.AsyncClient(transport=httpx.ASGITransport(app=upstream)))
         request: dict[str, Any] = {"jsonrpc": "2.0", "id": 1, "method": "initialize"}
 

@@ -27,13 +27,14 @@ from cassette.core.limits import (
 )
 from cassette.core.replayer import Replayer
 from cassette.errors import CassetteFormatError, UsageError
-from cassette.runtime.session import serve_replay
+from cassette.runtime import serve_replay
 from cassette.store.config import limits_for
 from cassette.store.storage import Cassette
 from cassette.transport import Frame
 from cassette.transports._http_record import RecordingProxy
 from cassette.transports._sse_replay import SseReplayApp, _Session
 from cassette.transports.streamable_http import HttpReplayApp
+from tests.support import front_app
 from tests.unit.test_hostile_input import HEADER
 from tests.unit.test_http_front import LEGACY
 from tests.unit.test_http_proxy_faults import Collect, closed_port
@@ -241,13 +242,13 @@ PING = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping", "pad": "x" * 200
 
 def test_the_http_replay_front_answers_413_over_its_limit() -> None:
     async def go() -> None:
-        refused = await post(HttpReplayApp(LEGACY, max_body=100), "/api/mcp", PING)
+        refused = await post(front_app(HttpReplayApp, LEGACY, max_body=100), "/api/mcp", PING)
         assert refused.status_code == 413
         assert refused.json()["error"] == {
             "code": -32600,
             "message": "request body over the 100 byte limit",
         }
-        taken = await post(HttpReplayApp(LEGACY, max_body=len(PING)), "/api/mcp", PING)
+        taken = await post(front_app(HttpReplayApp, LEGACY, max_body=len(PING)), "/api/mcp", PING)
         assert taken.status_code != 413
 
     anyio.run(go)
@@ -255,10 +256,10 @@ def test_the_http_replay_front_answers_413_over_its_limit() -> None:
 
 def test_the_sse_replay_front_answers_413_over_its_limit() -> None:
     async def go() -> None:
-        app = SseReplayApp(LEGACY, max_body=100)
+        app = front_app(SseReplayApp, LEGACY, max_body=100)
         async with anyio.create_task_group() as tg:
             # the session a GET on the stream would have opened
-            app.sessions["s1"] = _Session(Replayer(LEGACY), tg)
+            app.sessions["s1"] = _Session(tg)
             refused = await post(app, f"{app.post_path}?sessionId=s1", PING)
         assert refused.status_code == 413
         assert b"over the 100 byte limit" in refused.content
@@ -317,7 +318,7 @@ def test_serve_replay_hands_its_size_limit_to_the_http_front() -> None:
 
 def test_replay_refuses_a_frame_over_its_limit_on_any_frame_stream() -> None:
     """A plugin's or the in-memory transport: ``replay`` checks the size itself."""
-    from cassette.runtime.session import replay
+    from cassette.runtime import replay
     from cassette.transports.memory import memory_pair
 
     client, server = memory_pair()

@@ -115,7 +115,7 @@ _NOT_ON_THE_STDIO_REPLAY_PATH = (
     "importlib.metadata",
     "cattrs",
     "cassette.modes.runner",
-    "cassette.modes.episodes",
+    "cassette.modes.extend",
     "cassette.transports.streamable_http",
     "cassette.transports.memory",
 )
@@ -147,5 +147,5 @@ def test_a_stdio_replay_imports_nothing_it_does_not_use() -> None:
         for line in result.stderr.decode().splitlines()
         if line.startswith("import time:")
     }
-    assert "cassette.runtime.session" in imported  # the listing is read right
+    assert "cassette.runtime.serve" in imported  # the listing is read right
     assert not imported & set(_NOT_ON_THE_STDIO_REPLAY_PATH)

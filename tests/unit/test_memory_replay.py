@@ -49,18 +49,16 @@ def test_open_replay_answers_and_collects_notifications() -> None:
 
 
 def test_memory_transport_has_no_upstream() -> None:
-    async def scenario() -> None:
-        from cassette import Target, TransportError
+    from cassette import UpstreamConnector, UsageError
+    from cassette.registry import get_connector
 
-        with pytest.raises(TransportError, match="cannot reach a live server"):
-            async with MemoryTransport().connect(Target()):
-                pass
-
-    anyio.run(scenario)
+    assert not isinstance(MemoryTransport(), UpstreamConnector)  # a FrameServer only
+    with pytest.raises(UsageError, match="cannot reach a live server"):
+        get_connector(MemoryTransport())
 
 
 def test_pacing_delays_are_scaled_and_capped() -> None:
-    from cassette.runtime.session import Pacing
+    from cassette.runtime import Pacing
 
     assert Pacing(scale=0.5, cap=1.0).delay(1.0) == 0.5
     assert Pacing(scale=2.0, cap=1.0).delay(3.0) == 1.0
@@ -71,7 +69,7 @@ def test_a_paced_replay_sends_the_same_messages_in_order() -> None:
     import functools
 
     from cassette import Replayer, replay
-    from cassette.runtime.session import Pacing
+    from cassette.runtime import Pacing
     from cassette.transports.memory import memory_pair
 
     async def scenario() -> list[bytes]:

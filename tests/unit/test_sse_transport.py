@@ -20,11 +20,12 @@ import pytest
 from cassette import Cassette, Header, HttpEvent, MessageEvent, Target, TransportError
 from cassette.core.jsonrpc import REPLAY_MISS
 from cassette.core.model import RecorderInfo
-from cassette.runtime.session import record_http
+from cassette.runtime import record_http, serve_replay
 from cassette.transports._http import Scope
 from cassette.transports.sse import SseReplayApp, SseTransport
 from cassette.transports.sse_parser import SSEEvent, SSEParser
 from cassette.transports.streamable_http import run_app
+from tests.support import front_app
 from tests.unit.test_replayer import note, req, res
 
 INIT = {
@@ -177,7 +178,7 @@ async def post(app: SseReplayApp, endpoint: str, message: Any, **extra: Any) -> 
 
 
 def test_each_stream_is_a_session_with_its_own_id_endpoint_and_replayer() -> None:
-    app = SseReplayApp(SSE_TAPE)
+    app = front_app(SseReplayApp, SSE_TAPE)
     assert app.path == "/api/events"  # the recorded upstream's stream path
 
     async def body(tg: Any) -> None:
@@ -203,11 +204,11 @@ def test_each_stream_is_a_session_with_its_own_id_endpoint_and_replayer() -> Non
         assert refused.status == 400  # the status the recorded server gave that POST
 
     drive(body)
-    assert app.misses == []
+    assert list(app.pool.result().misses) == []
 
 
 def test_requests_the_endpoint_cannot_take() -> None:
-    app = SseReplayApp(SSE_TAPE)
+    app = front_app(SseReplayApp, SSE_TAPE)
 
     async def body(tg: Any) -> None:
         _stream, endpoint = await open_stream(app, tg)
@@ -241,7 +242,7 @@ def test_a_stdio_cassette_serves_over_sse_and_a_closed_stream_ends_its_session()
         s2c(note("notifications/progress", {"progressToken": 5, "progress": 1})),
         s2c(res(1, {"content": []})),
     )
-    app = SseReplayApp(stdio)
+    app = front_app(SseReplayApp, stdio)
     assert app.path == "/sse"
 
     async def body(tg: Any) -> None:
@@ -262,7 +263,7 @@ def test_a_stdio_cassette_serves_over_sse_and_a_closed_stream_ends_its_session()
 
 def test_a_miss_goes_out_on_the_stream_and_into_the_summary() -> None:
     misses: list[str] = []
-    app = SseReplayApp(SSE_TAPE, on_miss=misses.append)
+    app = front_app(SseReplayApp, SSE_TAPE, on_miss=misses.append)
 
     async def body(tg: Any) -> None:
         stream, endpoint = await open_stream(app, tg)
@@ -272,7 +273,7 @@ def test_a_miss_goes_out_on_the_stream_and_into_the_summary() -> None:
 
     drive(body)
     assert len(misses) == 1
-    assert "nope" in app.summary()
+    assert "nope" in app.pool.result().summary
 
 
 def test_a_replayed_server_request_waits_for_the_clients_answer_then_times_out() -> None:
@@ -286,7 +287,7 @@ def test_a_replayed_server_request_waits_for_the_clients_answer_then_times_out()
         s2c(res(1, {"content": [{"type": "text", "text": "sampled"}]}), stream="get-1", **ON_SSE),
         url="http://upstream.test/sse",
     )
-    app = SseReplayApp(recording, answer_timeout=0.2)
+    app = front_app(SseReplayApp, recording, answer_timeout=0.2)
 
     async def body(tg: Any) -> None:
         stream, endpoint = await open_stream(app, tg)
@@ -321,11 +322,11 @@ def test_stopping_the_front_ends_open_streams_at_once() -> None:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(
                     partial(
-                        SseTransport().serve_cassette,
+                        serve_replay,
                         SSE_TAPE,
-                        port=0,
+                        transport=SseTransport(),
                         on_ready=on_ready,
-                        on_finish=lambda _misses, summary: finished.append(summary),
+                        on_finish=lambda result: finished.append(result.summary),
                     )
                 )
                 await ready.wait()
@@ -362,6 +363,7 @@ class FakeLegacyServer:
     def __init__(self) -> None:
         self.port = 0
         self.send, self.receive = anyio.create_memory_object_stream[bytes](100)
+        self.released = anyio.Event()  # a "slow" request is answered only once this is set
 
     async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
         if scope["type"] == "lifespan":
@@ -390,6 +392,8 @@ class FakeLegacyServer:
                 break
         assert parse_qs(scope["query_string"].decode()) == {"session_id": [self.SECRET]}
         request = json.loads(body)
+        if request.get("method") == "slow":
+            await self.released.wait()
         status = 400 if request.get("method") == "bad" else 202
         await send({"type": "http.response.start", "status": status, "headers": []})
         await send({"type": "http.response.body", "body": b"Accepted" if status == 202 else b"Bad"})
@@ -486,7 +490,7 @@ def where(event: Any) -> tuple[str, str | None, str | None]:
 
 def test_the_sse_upstream_reaches_a_server_and_converts_failures() -> None:
     async def go() -> None:
-        app = SseReplayApp(SSE_TAPE)
+        app = front_app(SseReplayApp, SSE_TAPE)
         with anyio.fail_after(20):
             async with serving(partial(run_app, app, "127.0.0.1", 0, app.path)) as url:
                 async with SseTransport().connect(Target(url=url)) as upstream:
@@ -509,7 +513,7 @@ def _frame(message: Any) -> Any:
 
 
 def test_an_answer_takes_the_live_requests_id() -> None:
-    app = SseReplayApp(SSE_TAPE)
+    app = front_app(SseReplayApp, SSE_TAPE)
 
     async def body(tg: Any) -> None:
         stream, endpoint = await open_stream(app, tg)
@@ -517,3 +521,52 @@ def test_an_answer_takes_the_live_requests_id() -> None:
         assert (await stream.message())["id"] == "live-7"
 
     drive(body)
+
+
+def test_the_recording_proxy_answers_a_slow_upstream_with_504_and_records_it(
+    tmp_path: Path,
+) -> None:
+    """``record --transport sse --upstream URL --upstream-timeout S``: the option reaches
+    the SSE proxy (it used to be a TypeError there), and a POST the upstream does not
+    answer in time gets 504, recorded as a status the replay gives again."""
+    upstream = FakeLegacyServer()
+    path = tmp_path / "slow.jsonl"
+
+    async def go() -> httpx.Response:
+        async def upstream_app(on_ready: Any) -> None:
+            def ready(url: str) -> None:
+                upstream.port = int(urlsplit(url).port or 0)
+                on_ready(url)
+
+            await run_app(upstream, "127.0.0.1", 0, "/events", ready)
+
+        with anyio.fail_after(20):
+            async with serving(upstream_app) as upstream_url:
+                recorder = partial(
+                    record_http, upstream_url, path, transport="sse", port=0, upstream_timeout=0.5
+                )
+                async with (
+                    serving(recorder) as proxy_url,
+                    httpx.AsyncClient(timeout=10) as client,
+                    client.stream("GET", proxy_url) as stream,
+                ):
+                    await anext(stream.aiter_raw())  # the endpoint event
+                    endpoint = (
+                        urlsplit(proxy_url)
+                        ._replace(path="/rpc", query=f"session_id={upstream.SECRET}")
+                        .geturl()
+                    )
+                    slow = await client.post(endpoint, json=req(1, "slow"))
+                upstream.released.set()
+                upstream.send.close()
+                return slow
+
+    slow = anyio.run(go)
+    assert slow.status_code == 504
+    assert "did not answer within 0.5 s" in slow.text
+    statuses = [
+        (e.method, e.stream, e.status)
+        for e in Cassette.load(path).events
+        if isinstance(e, HttpEvent)
+    ]
+    assert ("POST", "post-2", 504) in statuses

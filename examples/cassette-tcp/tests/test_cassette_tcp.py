@@ -2,7 +2,8 @@
 
 `check_transport` runs every property of the transport contract against the plugin: here
 the `connect` side against the reference peer listening on TCP, and the `serve` side with
-a client that connects to wherever `serve` reported it listens.
+a client that connects to wherever `serve` reported it listens. Only public names are
+imported: `cassette`, `cassette.transport` and `cassette.testing`.
 """
 
 from __future__ import annotations
@@ -15,10 +16,8 @@ import anyio
 from cassette_tcp import TcpTransport, open_stream
 from cassette_tcp.peer import peer_server
 
-from cassette import Cassette, ClientConnection, Replayer, Target, record
-from cassette.runtime.session import replay
+from cassette import Cassette, ClientConnection, ServeOptions, Target, record, serve_replay
 from cassette.testing import check_transport
-from cassette.transports.memory import memory_pair
 
 INIT = {
     "protocolVersion": "2025-11-25",
@@ -52,7 +51,35 @@ async def session(connection: ClientConnection) -> list[Any]:
     answers.append(
         await connection.request("tools/call", {"name": "echo", "arguments": {"text": "over tcp"}})
     )
-    await connection.aclose()
+    await connection.aclose()  # a half-close: the server sees the end, and so do we
+    return answers
+
+
+async def record_over_tcp(tape: Path, url: str) -> list[Any]:
+    """Record the peer at ``url``, the client reaching the recorder through the plugin's
+    own ``serve``: one TCP connection, handed to ``record`` as its client stream."""
+    answers: list[Any] = []
+    connected = anyio.Event()
+    done = anyio.Event()
+
+    async def handler(stream: Any) -> None:
+        connected.set()
+        await record([], tape, client=stream, transport="tcp", url=url, passthrough_stderr=False)
+        done.set()
+
+    ready: list[str] = []
+    listening = anyio.Event()
+
+    def on_ready(address: str) -> None:
+        ready.append(address)
+        listening.set()
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(TcpTransport().serve, handler, ServeOptions(on_ready=on_ready))
+        await listening.wait()
+        answers = await session(ClientConnection(await open_stream(ready[0])))
+        await done.wait()
+        tg.cancel_scope.cancel()
     return answers
 
 
@@ -61,28 +88,22 @@ def test_a_session_recorded_over_tcp_replays_over_tcp(tmp_path: Path) -> None:
 
     async def scenario() -> tuple[list[Any], list[Any]]:
         async with peer_server() as url:
-            harness, proxy_end = memory_pair()
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(
-                    partial(
-                        record,
-                        [],
-                        tape,
-                        client=proxy_end,
-                        transport="tcp",
-                        url=url,
-                        passthrough_stderr=False,
-                    )
-                )
-                live = await session(ClientConnection(harness))
+            # The client speaks to the recorder over a plain TCP connection of its own: the
+            # recorder's client side is one served TCP stream, the server the peer.
+            live = await record_over_tcp(tape, url)
         cassette = Cassette.load(tape)
+        ready: list[str] = []
+        listening = anyio.Event()
 
-        async def handle(stream: Any) -> None:
-            await replay(stream, Replayer(cassette))
+        def on_ready(address: str) -> None:
+            ready.append(address)
+            listening.set()
 
         async with anyio.create_task_group() as tg:
-            address = await tg.start(partial(TcpTransport("127.0.0.1:0").serve, handle))
-            replayed = await session(ClientConnection(await open_stream(address)))
+            front = partial(serve_replay, cassette, transport="tcp", on_ready=on_ready)
+            tg.start_soon(front)
+            await listening.wait()
+            replayed = await session(ClientConnection(await open_stream(ready[0])))
             tg.cancel_scope.cancel()
         return live, replayed
 

@@ -4,15 +4,20 @@ Each message is one line of UTF-8 JSON ending in ``\\n``, exactly as over stdio,
 are forwarded byte for byte and a cassette recorded here replays over stdio and the other
 way round. Targets are URLs of the form ``tcp://HOST:PORT``.
 
-* ``connect`` reaches a server listening on TCP (``cassette record --transport tcp
-  --upstream tcp://HOST:PORT``: the client talks to cassette on stdio, cassette to the
-  server over TCP);
-* ``serve`` listens and runs the replay for each connection (``cassette replay TAPE
-  --front tcp``), on 127.0.0.1 and a free port unless ``CASSETTE_TCP_LISTEN=HOST:PORT``
-  says otherwise. It reports its address through ``task_status`` and on stderr.
+It implements two capabilities of the contract (``cassette.transport``):
 
-Written against the plugin contract in cassette-mcp's docs/transports.md, and checked with
-``cassette.testing.check_transport`` (see tests/).
+* ``UpstreamConnector.connect`` reaches a server listening on TCP (``cassette record
+  --transport tcp --upstream tcp://HOST:PORT``: the client talks to cassette on stdio,
+  cassette to the server over TCP);
+* ``FrameServer.serve`` listens where ``ServeOptions`` says (``cassette replay TAPE
+  --front tcp --port N``; 127.0.0.1 and a free port by default, or
+  ``CASSETTE_TCP_LISTEN=HOST:PORT``) and hands each connection to the runtime, which
+  answers it (a cassette, a mock, ``new_episodes``: whatever ``cassette`` serves). It
+  reports its address through ``options.on_ready``.
+
+Written against the plugin contract in cassette-mcp's docs/transports.md, importing
+nothing but ``cassette.transport``, and checked with ``cassette.testing.check_transport``
+(see tests/).
 """
 
 from __future__ import annotations
@@ -31,13 +36,20 @@ import anyio
 import anyio.abc
 from anyio.abc import SocketAttribute
 
-from cassette import Frame, Target, TransportClosedError, TransportError
-from cassette.transport import Handler, SideEventHandler, Upstream
+from cassette.transport import (
+    ConnectOptions,
+    Frame,
+    Handler,
+    ServeOptions,
+    Target,
+    TransportClosedError,
+    TransportError,
+    Upstream,
+)
 
 __all__ = ["TcpStream", "TcpTransport", "TcpUpstream", "open_stream"]
 
 _LISTEN_VARIABLE = "CASSETTE_TCP_LISTEN"
-_DEFAULT_LISTEN = "127.0.0.1:0"
 
 
 def parse_address(url: str) -> tuple[str, int]:
@@ -91,8 +103,8 @@ class TcpStream:
         except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError) as exc:
             raise TransportClosedError(f"the TCP peer went away: {exc}") from exc
 
-    async def aclose(self) -> None:
-        """Finish our side: the peer reads end of stream; we can still read what is left."""
+    async def send_eof(self) -> None:
+        """Half-close: the peer reads end of stream (FIN); we can still read what is left."""
         if self._sent_eof or self._closed:
             return
         self._sent_eof = True
@@ -100,8 +112,8 @@ class TcpStream:
         with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
             await self._sock.send_eof()
 
-    async def close_all(self) -> None:
-        """Drop the connection in both directions."""
+    async def aclose(self) -> None:
+        """Full close: drop the connection in both directions."""
         if not self._closed:
             self._closed = True
             await self._sock.aclose()
@@ -109,9 +121,6 @@ class TcpStream:
 
 class TcpUpstream(TcpStream):
     """A live server reached over TCP (no process: ``wait`` has no exit code to give)."""
-
-    async def close_input(self) -> None:
-        await self.aclose()
 
     async def wait(self) -> int | None:
         return None
@@ -133,11 +142,11 @@ class TcpTransport:
     name: ClassVar[str] = "tcp"
 
     def __init__(self, listen: str | None = None) -> None:
-        self.listen = listen or os.environ.get(_LISTEN_VARIABLE) or _DEFAULT_LISTEN
+        self.listen = listen or os.environ.get(_LISTEN_VARIABLE)
 
     @asynccontextmanager
     async def connect(
-        self, target: Target, *, on_side_event: SideEventHandler | None = None
+        self, target: Target, options: ConnectOptions = ConnectOptions()
     ) -> AsyncIterator[Upstream]:
         if not target.url:
             raise TransportError("the tcp transport needs a tcp://HOST:PORT URL to reach")
@@ -151,24 +160,21 @@ class TcpTransport:
             yield upstream
         finally:
             with anyio.CancelScope(shield=True):  # never leave a socket behind
-                await upstream.close_all()
+                await upstream.aclose()
 
-    async def serve(
-        self,
-        handler: Handler,
-        *,
-        task_status: anyio.abc.TaskStatus[str] = anyio.TASK_STATUS_IGNORED,
-    ) -> None:
-        host, port = parse_address(self.listen)
+    async def serve(self, handler: Handler, options: ServeOptions = ServeOptions()) -> None:
+        if self.listen is not None:
+            host, port = parse_address(self.listen)
+        else:
+            host, port = options.host, options.port
         try:
             listener = await anyio.create_tcp_listener(local_host=host, local_port=port)
         except OSError as exc:
             raise TransportError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
         bound_host, bound_port = listener.extra(SocketAttribute.local_address)[:2]  # noqa: S610
         address = f"tcp://{bound_host}:{bound_port}"
-        sys.stderr.write(f"cassette-tcp: serving on {address}\n")
-        sys.stderr.flush()
-        task_status.started(address)
+        if options.on_ready is not None:
+            options.on_ready(address)
         async with listener:
             await listener.serve(partial(_handle, handler))
 
@@ -181,4 +187,4 @@ async def _handle(handler: Handler, sock: anyio.abc.SocketStream) -> None:
         sys.stderr.write(f"cassette-tcp: connection failed: {type(exc).__name__}: {exc}\n")
     finally:
         with anyio.CancelScope(shield=True):
-            await stream.close_all()
+            await stream.aclose()

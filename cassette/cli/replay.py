@@ -1,0 +1,220 @@
+"""``cassette replay TAPE``: serve a cassette as an MCP server, on any front.
+
+The options are read once into a ``ReplayCommand`` (a ``DeliveryPolicy`` for how replies
+reach clients, ``ServeOptions`` for where the front listens), and the runtime's one serve
+path does the rest, whatever the front: stdio, streamable HTTP, SSE or a plugin's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from cassette.cli.common import (
+    EXIT_MISSES,
+    err,
+    front_name,
+    limit_options,
+    listen_options,
+    print_config,
+    run_async,
+    serving_on,
+)
+from cassette.cli.modes import add_mode_options, apply_sessions, replay_choice, run_in_mode
+from cassette.core.deadlines import Pacing
+from cassette.errors import CassetteNotFoundError, UsageError
+from cassette.modes.policy import ModeChoice, missing_cassette_message
+from cassette.runtime.conversation import DeliveryPolicy
+from cassette.transport import ServeOptions, Target
+
+__all__ = ["ReplayCommand", "add_parser", "run"]
+
+
+def add_parser(sub: Any) -> None:
+    rep = sub.add_parser(
+        "replay",
+        help="serve a cassette as an MCP server",
+        description="Answer an MCP client from TAPE, as the recorded server did. Requests "
+        "that were not recorded get a JSON-RPC error naming the closest recording.",
+    )
+    rep.add_argument("tape", metavar="TAPE", help="cassette to serve")
+    rep.add_argument(
+        "--strategy",
+        metavar="S",
+        help="strict, default or loose (default: the cassette's, else default)",
+    )
+    rep.add_argument(
+        "--front",
+        "--transport",
+        dest="transport",
+        default="stdio",
+        help="how clients reach the replay: stdio (default), http (streamable HTTP), "
+        "sse (legacy HTTP+SSE), or a plugin's front",
+    )
+    listen_options(rep, "the HTTP front")
+    limit_options(rep, "a client line (stdio) or request body (HTTP, else 413)")
+    rep.add_argument("-q", "--quiet", action="store_true", help="no start-up banner")
+    add_mode_options(rep)
+    rep.set_defaults(server=[])  # replay TAPE [options] -- COMMAND: see split_replay_command
+    rep.add_argument(
+        "--pace",
+        choices=("none", "recorded"),
+        default="none",
+        help="none (default): answer as fast as possible; recorded: reproduce the recorded "
+        "delays between server messages, on every front",
+    )
+    rep.add_argument(
+        "--pace-scale", type=float, default=1.0, metavar="X", help="multiply recorded delays by X"
+    )
+    rep.add_argument(
+        "--pace-cap", type=float, default=5.0, metavar="S", help="at most S seconds per delay"
+    )
+    rep.add_argument(
+        "--answer-timeout",
+        type=float,
+        default=30.0,
+        metavar="S",
+        help="seconds to wait for the client's answer to a replayed server request (default 30)",
+    )
+    rep.set_defaults(handler=run)
+
+
+@attrs.frozen(kw_only=True)
+class ReplayCommand:
+    """``cassette replay``'s options, validated: what to serve, where, and how."""
+
+    tape: str
+    front: str
+    strategy: str | None
+    listen: ServeOptions
+    policy: DeliveryPolicy
+    mode: ModeChoice
+    server: tuple[str, ...]
+    quiet: bool
+    report: str | None
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> ReplayCommand:
+        from cassette.cli.common import apply_limits
+        from cassette.core.matching import get_strategy
+
+        limit = apply_limits(args)
+        if args.strategy is not None:
+            get_strategy(args.strategy)
+        if args.answer_timeout <= 0:
+            raise UsageError(f"--answer-timeout must be positive, not {args.answer_timeout:g}")
+        tape = apply_sessions(args.tape, args.sessions)
+        pacing = Pacing(args.pace_scale, args.pace_cap) if args.pace == "recorded" else None
+        policy = DeliveryPolicy(
+            on_miss=_miss_reporter(args.report, tape),
+            on_warning=lambda text: err(f"warning: {text}"),
+            answer_timeout=args.answer_timeout,
+            pacing=pacing,
+            max_message_bytes=limit,
+        )
+        return cls(
+            tape=tape,
+            front=front_name(args.transport, "stdio"),
+            strategy=args.strategy,
+            listen=ServeOptions(host=args.host, port=args.port, max_message_bytes=limit),
+            policy=policy,
+            mode=replay_choice(args.mode, has_command=bool(args.server)),
+            server=tuple(args.server),
+            quiet=args.quiet,
+            report=args.report,
+        )
+
+
+def _miss_reporter(report_path: str | None, tape: str) -> Any:
+    """Each miss on stderr, and in ``--report`` when one is given."""
+    from cassette.store.report import Report
+
+    report = Report(report_path, tape)
+
+    def on_miss(text: str) -> None:
+        report.write("miss", text=text)
+        err(f"miss: {text}")
+
+    return on_miss
+
+
+def run(args: argparse.Namespace) -> int:
+    command = ReplayCommand.from_args(args)
+    if command.mode.mode != "none":
+        return _in_mode(command)
+    if not Path(command.tape).exists():
+        raise CassetteNotFoundError(missing_cassette_message(command.tape, command.mode))
+    return _serve(command)
+
+
+def _serve(command: ReplayCommand) -> int:
+    from cassette.core.matching import get_strategy
+    from cassette.core.replayer import ReplaySessions
+    from cassette.runtime.conversation import ReplayResult
+    from cassette.runtime.serve import front_of, serve
+    from cassette.store.storage import Cassette
+
+    tape = Cassette.load(command.tape)
+    for warning in tape.warnings:
+        err(f"warning: {warning}")
+    recorded = tape.header.target.get("strategy")
+    strategy = get_strategy(command.strategy or recorded or "default")
+    front = front_of(command.front)
+    path = Path(command.tape).resolve()
+    if not command.quiet:
+        _banner(path, tape, strategy.name, command.front)
+    listen = attrs.evolve(command.listen, on_ready=serving_on(path, quiet=command.quiet))
+    outcome: list[int] = []
+
+    def finished(result: ReplayResult) -> None:
+        if result.summary:
+            err(result.summary)
+        if not outcome or result.misses:
+            outcome[:] = [EXIT_MISSES if result.misses else 0]
+
+    async def go() -> int:
+        responders = ReplaySessions(tape, strategy, environ=os.environ)
+        await serve(front, responders, options=listen, policy=command.policy, on_finish=finished)
+        return outcome[0] if outcome else 0
+
+    return run_async(go, outcome)
+
+
+def _banner(path: Path, tape: Any, strategy: str, front: str) -> None:
+    header = tape.header
+    exchanges = sum(1 for m in tape.messages("c2s") if "id" in m)
+    version = header.protocol_version or "unknown protocol"
+    err(
+        f"replaying {path} ({header.transport} recording, {tape.era} era, {version}; "
+        f"{exchanges} requests; strategy {strategy}; serving on {front})"
+    )
+    if front == "stdio":
+        from cassette.cli.common import client_config
+
+        print_config(client_config(path))
+
+
+def _in_mode(command: ReplayCommand) -> int:
+    """A replay that may go live: on stdio, with the server command after ``--``."""
+    from cassette.modes.runner import ModeOptions
+
+    if command.front != "stdio":
+        raise UsageError(
+            f"mode {command.mode.mode} serves on stdio; for HTTP use "
+            f"cassette record --upstream URL --mode {command.mode.mode}"
+        )
+    if not command.server:
+        raise UsageError("this mode needs the server command after --, e.g. -- node server.js")
+    # The runner writes each miss to the report itself: here it is only told.
+    policy = attrs.evolve(command.policy, on_miss=lambda text: err(f"miss: {text}"))
+    options = ModeOptions(
+        target=Target(command=command.server),
+        strategy=command.strategy,
+        listen=command.listen,
+        policy=policy,
+    )
+    return run_in_mode(command.tape, command.mode, options, report=command.report, network=False)

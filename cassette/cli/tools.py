@@ -1,0 +1,213 @@
+"""The toolbox's commands: lint, diff, redact, show, check, verify, distill, mock.
+
+Only argument parsing lives here, so ``python -m cassette`` stays lean: a command's module
+is imported when that command runs (``dispatch``), and each is a thin wrapper over a
+plain library function of ``cassette.tools`` (``lint_cassette``, ``diff_cassettes``, ...).
+Reports go to stdout (these commands carry no protocol there), except ``mock``'s: served
+over stdio, its stdout is the protocol, so everything for people goes to stderr.
+
+Exit codes: 0 clean, 1 findings, differences, FAIL, drift or (mock) requests the manifest
+had no answer for, 2 usage or a server that cannot be reached, 3 a cassette or manifest
+that cannot be read (as everywhere in the CLI).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+from typing import Any
+
+from cassette.cli.common import limit_options, listen_options
+
+__all__ = ["add_parsers", "dispatch"]
+
+
+def _format(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--format", choices=("text", "json"), default="text", help="report as text or JSON"
+    )
+
+
+def add_parsers(sub: Any) -> None:
+    """Register lint, diff, redact, show, check, verify, distill and mock."""
+    lint = sub.add_parser(
+        "lint",
+        help="check a cassette against its own header and the format",
+        description="Check TAPE's frames against its header (era, transport), pair every "
+        "request with its answer, and look for secrets left unredacted. Exit 1 on findings.",
+    )
+    lint.add_argument("tape", metavar="TAPE")
+    _format(lint)
+    lint.set_defaults(tool="cassette.tools.lint", handler=dispatch)
+
+    diff = sub.add_parser(
+        "diff",
+        help="semantic diff of two cassettes",
+        description="Compare two recordings: requests added or removed (by fingerprint), "
+        "responses changed (JSON Pointer paths, volatile values ignored), era or protocol "
+        "version changed. Exit 1 when they differ.",
+    )
+    diff.add_argument("old", metavar="A")
+    diff.add_argument("new", metavar="B")
+    diff.add_argument(
+        "--ignore",
+        action="append",
+        default=[],
+        metavar="POINTER",
+        help="ignore response differences at or under this JSON Pointer (repeatable)",
+    )
+    _format(diff)
+    diff.set_defaults(tool="cassette.tools.diff", handler=dispatch)
+
+    redact = sub.add_parser(
+        "redact",
+        help="redact secrets in a cassette, or scan it for them",
+        description="With -o, write a copy of TAPE with the recorder's redaction rules "
+        "applied (the header's salt is kept, so placeholders stay stable). With --scan, "
+        "report secrets left in TAPE and exit 1 if there are any.",
+    )
+    redact.add_argument("tape", metavar="TAPE")
+    mode = redact.add_mutually_exclusive_group(required=True)
+    mode.add_argument("-o", "--output", metavar="OUT", help="where to write the redacted copy")
+    mode.add_argument("--scan", action="store_true", help="only report secrets found")
+    redact.add_argument("--overwrite", action="store_true", help="replace OUT if it exists")
+    _format(redact)
+    redact.set_defaults(tool="cassette.tools.redact_cmd", handler=dispatch)
+
+    show = sub.add_parser(
+        "show",
+        help="print a cassette as a timeline, or draw it as an HTML sequence diagram",
+        description="Print TAPE as a timeline (line, time, direction, method or outcome, "
+        "id, size). With --html OUT, also write one self-contained HTML page drawing the "
+        "session as a sequence diagram. With --against OTHER, replay OTHER's client "
+        "messages against TAPE under --strategy: list the misses, mark TAPE's unplayed "
+        "requests, exit 1 on misses.",
+    )
+    show.add_argument("tape", metavar="TAPE")
+    show.add_argument("--html", metavar="OUT", help="write a self-contained HTML page")
+    show.add_argument(
+        "--against", metavar="OTHER", help="a session to match against TAPE (a cassette)"
+    )
+    show.add_argument(
+        "--strategy",
+        choices=("strict", "default", "loose"),
+        help="matching strategy for --against (default: default)",
+    )
+    _format(show)
+    show.set_defaults(tool="cassette.tools.show", handler=dispatch)
+    _add_check(sub)
+    _add_verify(sub)
+    _add_distill(sub)
+    _add_mock(sub)
+
+
+def _add_check(sub: Any) -> None:
+    check = sub.add_parser(
+        "check",
+        help="connect to a live server and report its surface and problems",
+        description="Connect as a client (cassette's own, not the SDK) in the era --era "
+        "names, report server name and version, protocol, negotiated era and the counts of "
+        "tools, resources, prompts and templates, and find problems (duplicate or badly "
+        "named tools, missing descriptions, missing or invalid JSON Schemas, lists that "
+        "fail). Exit 1 on errors, 2 when the server cannot be reached.",
+    )
+    target = check.add_mutually_exclusive_group(required=True)
+    target.add_argument("--stdio", metavar="COMMAND", help='server command line, e.g. "node s.js"')
+    target.add_argument("--url", metavar="URL", help="streamable HTTP endpoint of the server")
+    check.add_argument(
+        "--timeout", type=float, default=60.0, metavar="S", help="give up after S seconds"
+    )
+    check.add_argument(
+        "--era",
+        choices=("auto", "legacy", "modern"),
+        default="auto",
+        help="auto (default): probe server/discover, fall back to initialize; legacy: "
+        "initialize only; modern: server/discover only (2026-07-28)",
+    )
+    _format(check)
+    check.set_defaults(tool="cassette.tools.check", handler=dispatch)
+
+
+def _add_verify(sub: Any) -> None:
+    verify = sub.add_parser(
+        "verify",
+        help="re-fire a cassette's requests at a live server and report drift",
+        usage="cassette verify TAPE [--ignore POINTER]... [--timeout S] [--format {text,json}] "
+        "(--upstream URL | -- COMMAND [ARG...])",
+        description="Run COMMAND as the server (or reach the streamable-HTTP endpoint URL), "
+        "replay TAPE's client requests at it in the recorded era (for real), and classify "
+        "each answer MATCH, CHANGED, ERROR-SHAPE-CHANGED or MISSING. A progress bar is drawn "
+        "on stderr when it is a terminal. Exit 1 on drift, 2 when the server cannot be run "
+        "or reached.",
+    )
+    verify.add_argument(
+        "--ignore",
+        action="append",
+        default=[],
+        metavar="POINTER",
+        help="ignore differences at or under this JSON Pointer, e.g. /result/content (repeatable)",
+    )
+    verify.add_argument("--upstream", metavar="URL", help="streamable HTTP endpoint to verify")
+    verify.add_argument(
+        "--timeout", type=float, default=30.0, metavar="S", help="wait S seconds per answer"
+    )
+    _format(verify)
+    # TAPE, options after it, and the command after --: split in verify.main, because
+    # argparse cannot take a command after a positional and options.
+    verify.add_argument("rest", nargs=argparse.REMAINDER, metavar="TAPE [options] -- COMMAND")
+    verify.set_defaults(tool="cassette.tools.verify", handler=dispatch)
+
+
+def _add_distill(sub: Any) -> None:
+    distill = sub.add_parser(
+        "distill",
+        help="turn a cassette into an editable mock manifest",
+        description="Write MANIFEST (JSON or TOML, by its suffix) from TAPE: one entry per "
+        "tool, resource, resource template and prompt, definitions from the recorded lists, "
+        "each distinct call with its recorded answer (the first of duplicates kept, "
+        "recorded errors too). Serve it with `cassette mock MANIFEST`; see docs/mock.md.",
+    )
+    distill.add_argument("tape", metavar="TAPE")
+    distill.add_argument(
+        "--as-mock", action="store_true", help="distill into a mock manifest (required)"
+    )
+    distill.add_argument(
+        "-o", "--output", required=True, metavar="MANIFEST", help="manifest to write (.json, .toml)"
+    )
+    distill.add_argument("--overwrite", action="store_true", help="replace MANIFEST if it exists")
+    _format(distill)
+    distill.set_defaults(tool="cassette.tools.distill", handler=dispatch)
+
+
+def _add_mock(sub: Any) -> None:
+    mock = sub.add_parser(
+        "mock",
+        help="serve a mock manifest as an MCP server, or --validate it",
+        description="Serve MANIFEST (JSON or TOML) as an MCP server on stdio (stdout is "
+        "the protocol; messages go to stderr) or over streamable HTTP. Calls match by "
+        "arguments; {{arguments.NAME}} in an answer is replaced by the call's argument. "
+        "A request the manifest cannot answer gets a JSON-RPC error, and the exit code "
+        "is 1. With --validate, only check MANIFEST: exit 1 on errors.",
+    )
+    mock.add_argument("manifest", metavar="MANIFEST")
+    mock.add_argument(
+        "--validate", action="store_true", help="check MANIFEST and report; serve nothing"
+    )
+    mock.add_argument(
+        "--front",
+        default="stdio",
+        help="how clients reach the mock: stdio (default), http (streamable HTTP), sse "
+        "(legacy HTTP+SSE), or a plugin's front",
+    )
+    listen_options(mock, "the HTTP front")
+    limit_options(mock, "client message the mock accepts (a stdio line, an HTTP body)")
+    mock.add_argument("-q", "--quiet", action="store_true", help="no start-up banner")
+    _format(mock)
+    mock.set_defaults(tool="cassette.cli.mock", handler=dispatch)
+
+
+def dispatch(args: argparse.Namespace) -> int:
+    """Run the command's module (imported only now): its ``main(args)``."""
+    module = importlib.import_module(args.tool)
+    code: int = module.main(args)
+    return code

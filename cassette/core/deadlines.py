@@ -1,0 +1,94 @@
+"""Time as values: how long each wait may last, and when recorded gaps are reproduced.
+
+Sans-IO like the rest of the core: the current time is passed in, never read, so the
+rules are tested with plain numbers and the runtime decides how to wait.
+
+* ``Pacing`` turns the recorded times of a reply's messages into the delays before each
+  (``cassette replay --pace recorded``);
+* ``Deadlines`` keeps the server requests a replay waits on, each with the moment the
+  client's answer is due; the runtime asks which are overdue and fails them
+  (``Replayer.expire``), so a client that never answers cannot hang a session.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Final
+
+import attrs
+
+from cassette.core.ids import IdKey, id_key
+
+__all__ = [
+    "ANSWER_TIMEOUT",
+    "HANDSHAKE_TIMEOUT",
+    "UPSTREAM_TIMEOUT",
+    "Deadlines",
+    "Pacing",
+]
+
+#: Seconds a replay waits for the client's answer to a server request before failing the
+#: request that waited (the live server would have waited too; a test must not hang).
+ANSWER_TIMEOUT: Final = 30.0
+#: Seconds an HTTP recording proxy waits for the upstream to start answering (then 504).
+UPSTREAM_TIMEOUT: Final = 60.0
+#: Seconds a live server may take to start and answer its handshake (``new_episodes``).
+HANDSHAKE_TIMEOUT: Final = 30.0
+
+
+@attrs.frozen
+class Pacing:
+    """Reproduce recorded delays between server messages: ``scale`` times each recorded gap,
+    but never more than ``cap`` seconds per gap."""
+
+    scale: float = 1.0
+    cap: float = 5.0
+
+    def delay(self, gap: float) -> float:
+        """The wait for one recorded gap (negative gaps, from clock skew, are none)."""
+        return min(max(gap, 0.0) * self.scale, self.cap)
+
+    def delays(self, times: Sequence[float], since: float) -> list[float]:
+        """The wait before each message recorded at ``times``, the first counted from
+        ``since`` (the client message they answer)."""
+        out: list[float] = []
+        last = since
+        for t in times:
+            out.append(self.delay(t - last))
+            last = t
+        return out
+
+
+class Deadlines:
+    """Server requests awaiting the client's answer, each due ``timeout`` seconds after it
+    was sent. Times are whatever clock the caller passes (the runtime: anyio's)."""
+
+    def __init__(self, timeout: float) -> None:
+        self.timeout = timeout
+        self._due: dict[IdKey, tuple[float, object]] = {}
+
+    def __len__(self) -> int:
+        return len(self._due)
+
+    def start(self, server_id: object, now: float) -> None:
+        """``server_id`` was sent at ``now``; its answer is due ``timeout`` later."""
+        self._due[id_key(server_id)] = (now + self.timeout, server_id)
+
+    def clear(self, server_id: object) -> None:
+        """``server_id`` was answered (or given up on): no deadline any more."""
+        self._due.pop(id_key(server_id), None)
+
+    def overdue(self, now: float) -> list[object]:
+        """The ids whose answer is late at ``now``, oldest first; they are forgotten."""
+        late = sorted((k for k, (due, _) in self._due.items() if due <= now), key=self._when)
+        return [self._due.pop(key)[1] for key in late]
+
+    def _when(self, key: IdKey) -> float:
+        return self._due[key][0]
+
+    def remaining(self, now: float) -> float:
+        """Seconds from ``now`` until the next deadline (``inf`` with none)."""
+        if not self._due:
+            return math.inf
+        return max(0.0, min(due for due, _ in self._due.values()) - now)

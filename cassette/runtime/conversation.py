@@ -1,0 +1,285 @@
+"""The one delivery policy: how every front answers every client, whatever answers it.
+
+Theory of operation
+-------------------
+A *responder* answers client messages, sans-IO: a cassette's ``Replayer``, a mock
+manifest's ``MockServer``, anything with the ``Responder`` interface. A *front* carries
+messages to and from clients: stdio, streamable HTTP, SSE, a plugin's. Between the two
+sits a ``Conversation`` per client session; it is the only place that decides
+
+* what a miss or a warning tells the person (``DeliveryPolicy.on_miss`` / ``on_warning``);
+* how big a client message may be (an oversized one gets ``Invalid Request`` and the
+  session goes on);
+* how long a server request may wait for the client's answer (``Deadlines``: the front
+  asks ``remaining`` and ``overdue``, and an overdue request fails with an error, so a
+  client that never answers cannot hang a session);
+* when each message of a reply goes out (``paced``: at once, or with the recorded gaps);
+* what a responder cannot answer, when a ``Fallback`` is given (``new_episodes``: the live
+  server answers, and its messages come through the front's ``emit``);
+* what is said at the end (``ReplayResult``: the misses and their summary).
+
+A front only routes: it asks the conversation for a reply and writes each message where
+its protocol puts it. So a feature added here (a pacing rule, a fault overlay) works on
+every front without touching one. ``SessionPool`` hands out conversations to a front
+(``cassette.transport.Sessions``) and gathers what they report.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import AsyncIterator, Callable, Sequence
+from typing import Any, Protocol
+
+import anyio
+import anyio.abc
+import attrs
+
+from cassette.core.deadlines import ANSWER_TIMEOUT, Deadlines, Pacing
+from cassette.core.ids import id_key
+from cassette.core.jsonrpc import INVALID_REQUEST, Classified, Kind, classify, error_response
+from cassette.core.limits import DEFAULT_MAX_BYTES
+from cassette.core.matching import MissReport
+from cassette.core.model import Recording
+from cassette.core.replayer import Reply, Responder, ResponderPool
+from cassette.errors import UsageError
+from cassette.transport import Emit, Frame, Outgoing
+
+__all__ = [
+    "Conversation",
+    "DeliveryPolicy",
+    "Fallback",
+    "FallbackFactory",
+    "ReplayResult",
+    "SessionPool",
+]
+
+Say = Callable[[str], None]
+
+
+@attrs.frozen(kw_only=True)
+class DeliveryPolicy:
+    """How replies reach a client, on every front.
+
+    ``on_miss`` hears each request nothing could answer, ``on_warning`` each thing a person
+    should know that is not a miss (a client answer that differs from the recording);
+    ``answer_timeout`` is how long a replayed server request waits for the client's answer;
+    ``pacing`` reproduces recorded gaps between server messages (``None``: none);
+    ``max_message_bytes`` is the largest client message answered.
+    """
+
+    on_miss: Say | None = None
+    on_warning: Say | None = None
+    answer_timeout: float = ANSWER_TIMEOUT
+    pacing: Pacing | None = None
+    max_message_bytes: int = DEFAULT_MAX_BYTES
+
+
+@attrs.frozen
+class ReplayResult:
+    """How a replay ended: every miss it answered with an error, and their summary."""
+
+    misses: tuple[MissReport, ...]
+    summary: str
+
+
+class Fallback(Protocol):
+    """What a session's responder cannot answer, answered live (``new_episodes``).
+
+    One per client session. ``seen`` is offered every client message first and returns
+    True for one that belongs to the live side alone (the client's answer to a request
+    the live server sent); ``take`` is offered each request the responder missed and
+    returns True when the live server will answer it: its messages then come through the
+    session's ``emit``, the response last. ``aclose`` ends the live side, if it began.
+    """
+
+    async def seen(self, frame: Frame, classified: Classified) -> bool: ...
+
+    async def take(self, request: dict[str, Any], frame: Frame) -> bool: ...
+
+    async def aclose(self) -> None: ...
+
+
+#: Makes a session's fallback, given how the session's front delivers what comes on its
+#: own, and the task group the live side may run tasks in for as long as the serving lasts.
+FallbackFactory = Callable[[Emit, anyio.abc.TaskGroup], Fallback]
+
+
+class Conversation:
+    """One client session under the delivery policy (``cassette.transport.ClientSession``)."""
+
+    def __init__(
+        self,
+        responder: Responder,
+        policy: DeliveryPolicy,
+        fallback: Fallback | None = None,
+        on_close: Callable[[Conversation], None] | None = None,
+    ) -> None:
+        self.responder = responder
+        self.policy = policy
+        self.fallback = fallback
+        self._deadlines = Deadlines(policy.answer_timeout)
+        self._on_close = on_close
+        self.changed = anyio.Event()  # set when a deadline is added (a watcher re-plans)
+        self.closed = False
+
+    # -- what the front asks ---------------------------------------------------------------
+
+    def start(self) -> Reply:
+        return self._settle(self.responder.start())
+
+    async def receive(self, frame: Frame) -> Reply:
+        refused = self._oversized(frame)
+        if refused is not None:
+            return refused
+        if self.fallback is None:
+            return self._settle(self.responder.receive_frame(frame.data))
+        return await self._receive_or_fall_back(frame, self.fallback)
+
+    def undelivered(self, server_id: object) -> Reply:
+        self._deadlines.clear(server_id)
+        return self._settle(self.responder.undelivered(server_id))
+
+    def remaining(self) -> float:
+        return self._deadlines.remaining(anyio.current_time())
+
+    def overdue(self) -> list[Reply]:
+        waiting = set(map(id_key, self.responder.waiting))
+        late = self._deadlines.overdue(anyio.current_time())
+        return [self._settle(self.responder.expire(i)) for i in late if id_key(i) in waiting]
+
+    async def paced(self, reply: Reply) -> AsyncIterator[Sequence[Outgoing]]:
+        items = _outgoing(reply)
+        if not items:
+            return
+        pacing = self.policy.pacing
+        if pacing is None or reply.since is None or len(reply.times) != len(items):
+            yield items
+            return
+        group: list[Outgoing] = []
+        for item, delay in zip(items, pacing.delays(reply.times, reply.since), strict=True):
+            if delay > 0:
+                if group:
+                    yield group
+                    group = []
+                await anyio.sleep(delay)
+            group.append(item)
+        if group:
+            yield group
+
+    async def aclose(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        try:
+            if self.fallback is not None:
+                with anyio.CancelScope(shield=True):
+                    await self.fallback.aclose()
+        finally:
+            if self._on_close is not None:
+                self._on_close(self)
+
+    def result(self) -> ReplayResult:
+        """The session's misses and their summary, for the end of the run."""
+        return ReplayResult(tuple(self.responder.misses), self.responder.summary())
+
+    # -- the policy ------------------------------------------------------------------------
+
+    def _oversized(self, frame: Frame) -> Reply | None:
+        size = frame.meta.get("oversized") if frame.meta else None
+        if len(frame.data) > self.policy.max_message_bytes:
+            size = len(frame.data)
+        if size is None:
+            return None
+        text = f"cassette-mcp: a line of {size} bytes is over the size limit"
+        return Reply((error_response(None, INVALID_REQUEST, text),), metas=(None,))
+
+    async def _receive_or_fall_back(self, frame: Frame, fallback: Fallback) -> Reply:
+        classified = classify(frame.data)
+        if await fallback.seen(frame, classified):
+            return Reply()  # the client answered the live server
+        reply = self.responder.receive_frame(frame.data)
+        if reply.miss is not None and classified.kind is Kind.REQUEST:
+            request = classified.value
+            if await fallback.take(request, frame):
+                self.responder.misses.remove(reply.miss)  # answered after all: not a miss
+                return Reply(origin=request.get("id"), pending=True)
+        return self._settle(reply)
+
+    def _settle(self, reply: Reply) -> Reply:
+        """Tell the person what the reply says, and start the clock on what it awaits."""
+        if reply.miss is not None and self.policy.on_miss is not None:
+            self.policy.on_miss(self.responder.describe(reply.miss))
+        if self.policy.on_warning is not None:
+            for warning in reply.warnings:
+                self.policy.on_warning(warning)
+        if reply.awaiting:
+            now = anyio.current_time()
+            for server_id in reply.awaiting:
+                self._deadlines.start(server_id, now)
+            self.changed.set()
+            self.changed = anyio.Event()
+        return reply
+
+
+class SessionPool:
+    """Hands conversations to a front (``cassette.transport.Sessions``), one per client
+    session, each with its own responder from ``responders``, and gathers their results.
+
+    ``tg`` is where fallbacks run their live side; it must outlive every session (the
+    serving function owns it). A pool without one serves no fallback."""
+
+    def __init__(
+        self,
+        responders: ResponderPool,
+        policy: DeliveryPolicy = DeliveryPolicy(),
+        *,
+        fallback: FallbackFactory | None = None,
+        tg: anyio.abc.TaskGroup | None = None,
+    ) -> None:
+        if fallback is not None and tg is None:
+            raise UsageError("a fallback needs the task group its live side runs in")
+        self.responders = responders
+        self.policy = policy
+        self._fallback = fallback
+        self._tg = tg
+        self._open: dict[int, Conversation] = {}
+        self._ids = itertools.count()
+        self.on_close: Callable[[Conversation], None] | None = None
+
+    @property
+    def recording(self) -> Recording:
+        return self.responders.recording
+
+    def open(self, emit: Emit) -> Conversation:
+        fallback = None
+        if self._fallback is not None:
+            assert self._tg is not None
+            fallback = self._fallback(emit, self._tg)
+        number = next(self._ids)
+        conversation = Conversation(
+            self.responders.new(),
+            self.policy,
+            fallback,
+            on_close=lambda c: self._closed(number, c),
+        )
+        self._open[number] = conversation
+        return conversation
+
+    def _closed(self, number: int, conversation: Conversation) -> None:
+        self._open.pop(number, None)
+        if self.on_close is not None:
+            self.on_close(conversation)
+
+    async def aclose(self) -> None:
+        """End every session still open (the front stopped)."""
+        for conversation in list(self._open.values()):
+            await conversation.aclose()
+
+    def result(self) -> ReplayResult:
+        """Every session's misses so far, and their summary."""
+        return ReplayResult(tuple(self.responders.misses), self.responders.summary())
+
+
+def _outgoing(reply: Reply) -> list[Outgoing]:
+    metas = reply.metas
+    return [(m, metas[i] if i < len(metas) else None) for i, m in enumerate(reply.messages)]

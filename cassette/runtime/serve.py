@@ -1,0 +1,254 @@
+"""The one serve path: any responder, on any front, under the one delivery policy.
+
+``serve(front, responders, ...)`` is the only function that puts something that answers
+clients (a cassette's replay sessions, a mock manifest, a ``new_episodes`` extension, a
+fault overlay) on a transport. It asks the plugin what it can do, never how:
+
+* a ``CassetteFront`` (streamable HTTP, SSE) gets the ``SessionPool`` and routes each
+  conversation's replies as its protocol does;
+* a ``FrameServer`` (stdio, memory, a plugin's TCP) gets a handler that runs
+  ``serve_frames`` for each client stream: one conversation, its replies written in
+  order under one lock (a live server's messages and overdue errors come from other
+  tasks), its answer deadlines watched by a task of its own.
+
+The delivery rules themselves (misses, warnings, size limits, deadlines, pacing) are the
+``Conversation``'s, so every front keeps them the same way.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Awaitable, Callable
+from functools import partial
+
+import anyio
+import anyio.abc
+import attrs
+
+from cassette.core.deadlines import Pacing
+from cassette.core.jsonrpc import dumps_bytes
+from cassette.core.matching import MissReport, Strategy
+from cassette.core.model import Recording
+from cassette.core.replayer import ReplaySessions, Reply, Responder, ResponderPool
+from cassette.errors import TransportClosedError, UsageError
+from cassette.registry import get_transport
+from cassette.runtime.conversation import (
+    Conversation,
+    DeliveryPolicy,
+    FallbackFactory,
+    ReplayResult,
+    SessionPool,
+)
+from cassette.transport import (
+    CassetteFront,
+    Frame,
+    FrameServer,
+    FrameStream,
+    ServeOptions,
+    Transport,
+)
+
+__all__ = ["replay", "replay_sessions", "serve", "serve_frames", "serve_replay"]
+
+Finish = Callable[[ReplayResult], None]
+
+
+def front_of(front: str | Transport) -> Transport:
+    """The plugin serving as a front, or a ``UsageError`` for one that serves no clients."""
+    plugin = get_transport(front) if isinstance(front, str) else front
+    if not isinstance(plugin, CassetteFront | FrameServer):
+        raise UsageError(f"transport {plugin.name!r} cannot serve clients")
+    return plugin
+
+
+async def serve(
+    front: str | Transport,
+    responders: ResponderPool,
+    *,
+    options: ServeOptions = ServeOptions(),
+    policy: DeliveryPolicy = DeliveryPolicy(),
+    fallback: FallbackFactory | None = None,
+    on_finish: Finish | None = None,
+) -> list[ReplayResult]:
+    """Serve ``responders`` on ``front`` until it has no more clients, or until cancelled.
+
+    ``on_finish`` gets each result as it is known, also when the serving ends by
+    cancellation: one per client for a frame server, one for all sessions when a network
+    front stops. The plugin is given the policy's size limit."""
+    plugin = front_of(front)
+    options = attrs.evolve(options, max_message_bytes=policy.max_message_bytes)
+    results: list[ReplayResult] = []
+
+    def finished(result: ReplayResult) -> None:
+        results.append(result)
+        if on_finish is not None:
+            on_finish(result)
+
+    async with anyio.create_task_group() as tg:
+        pool = SessionPool(responders, policy, fallback=fallback, tg=tg)
+        try:
+            if isinstance(plugin, CassetteFront):
+                await _serve_sessions(plugin, pool, options, finished)
+            else:
+                assert isinstance(plugin, FrameServer)
+                handler = partial(_serve_one, pool=pool, finished=finished)
+                await plugin.serve(handler, options)
+        finally:
+            tg.cancel_scope.cancel()  # live legs, if any, end with the serving
+    return results
+
+
+async def _serve_sessions(
+    plugin: CassetteFront, pool: SessionPool, options: ServeOptions, finished: Finish
+) -> None:
+    try:
+        await plugin.serve_sessions(pool, options)
+    finally:
+        with anyio.CancelScope(shield=True):
+            await pool.aclose()
+        finished(pool.result())
+
+
+async def _serve_one(stream: FrameStream, *, pool: SessionPool, finished: Finish) -> None:
+    finished(await serve_frames(stream, pool))
+
+
+async def serve_frames(stream: FrameStream, pool: SessionPool) -> ReplayResult:
+    """Serve one client on a frame stream until it finishes; the stream is closed at the
+    end. Replies go out in order, each group of messages as one frame."""
+    lock = anyio.Lock(fast_acquire=True)
+    # fast_acquire: an uncontended acquire does not yield to the event loop, which would
+    # cost a loop iteration on every call (writers rarely contend: only a live server's
+    # messages or an overdue error race the main loop).
+    gone = anyio.Event()
+
+    async def write(reply: Reply) -> None:
+        if gone.is_set():
+            return
+        async for group in conversation.paced(reply):
+            data = b"".join(dumps_bytes(message) + b"\n" for message, _ in group)
+            try:
+                async with lock:
+                    await stream.send(Frame(data))
+            except TransportClosedError:
+                gone.set()  # the client stopped reading: the session is over
+                return
+
+    conversation = pool.open(write)
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(_watch_deadlines, conversation, write)
+            await write(conversation.start())
+            while not gone.is_set():
+                try:
+                    frame = await stream.receive()
+                except anyio.EndOfStream:
+                    break
+                await write(await conversation.receive(frame))
+            tg.cancel_scope.cancel()
+    finally:
+        with anyio.CancelScope(shield=True):
+            await conversation.aclose()
+            await stream.aclose()
+    return conversation.result()
+
+
+async def _watch_deadlines(
+    conversation: Conversation, write: Callable[[Reply], Awaitable[None]]
+) -> None:
+    """Fail each server request the client leaves unanswered past its deadline."""
+    while True:
+        changed = conversation.changed
+        with anyio.move_on_after(conversation.remaining()):
+            await changed.wait()
+            continue
+        for reply in conversation.overdue():
+            await write(reply)
+
+
+async def replay(
+    client: FrameStream,
+    responder: Responder,
+    *,
+    on_miss: Callable[[str], None] | None = None,
+    on_warning: Callable[[str], None] | None = None,
+    answer_timeout: float | None = None,
+    pacing: Pacing | None = None,
+    max_message_bytes: int | None = None,
+) -> ReplayResult:
+    """Serve one client from ``responder`` (a ``Replayer``, a ``MockServer``) until the
+    client finishes: ``serve_frames`` for a harness that has a stream in hand."""
+    policy = _policy(on_miss, on_warning, answer_timeout, pacing, max_message_bytes)
+    pool = SessionPool(_One(responder), policy)
+    return await serve_frames(client, pool)
+
+
+def _policy(
+    on_miss: Callable[[str], None] | None,
+    on_warning: Callable[[str], None] | None,
+    answer_timeout: float | None,
+    pacing: Pacing | None,
+    max_message_bytes: int | None,
+) -> DeliveryPolicy:
+    """The keyword forms' options, as the one value the runtime takes."""
+    policy = DeliveryPolicy(on_miss=on_miss, on_warning=on_warning, pacing=pacing)
+    if answer_timeout is not None:
+        policy = attrs.evolve(policy, answer_timeout=answer_timeout)
+    if max_message_bytes is not None:
+        policy = attrs.evolve(policy, max_message_bytes=max_message_bytes)
+    return policy
+
+
+class _One:
+    """A responder pool of the one responder a harness brought."""
+
+    def __init__(self, responder: Responder) -> None:
+        self._responder = responder
+
+    @property
+    def recording(self) -> Recording:
+        raise UsageError("a single responder has no recording to serve a network front from")
+
+    def new(self) -> Responder:
+        return self._responder
+
+    @property
+    def misses(self) -> list[MissReport]:
+        return list(self._responder.misses)
+
+    def summary(self) -> str:
+        return self._responder.summary()
+
+
+def replay_sessions(
+    recording: Recording,
+    strategy: str | Strategy = "default",
+    *,
+    policy: DeliveryPolicy = DeliveryPolicy(),
+) -> SessionPool:
+    """The sessions of a cassette, as a network front serves them: what to pass to a front's
+    ASGI app to mount it in-process (``HttpReplayApp(replay_sessions(tape))``)."""
+    return SessionPool(ReplaySessions(recording, strategy, environ=os.environ), policy)
+
+
+async def serve_replay(
+    cassette: Recording,
+    *,
+    strategy: str | Strategy = "default",
+    transport: str | Transport = "stdio",
+    on_miss: Callable[[str], None] | None = None,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    on_ready: Callable[[str], None] | None = None,
+    on_finish: Finish | None = None,
+    on_warning: Callable[[str], None] | None = None,
+    answer_timeout: float | None = None,
+    pacing: Pacing | None = None,
+    max_message_bytes: int | None = None,
+) -> list[ReplayResult]:
+    """Serve a cassette on a transport until it has no more clients (the keyword form of
+    ``serve`` with the cassette's replay sessions)."""
+    policy = _policy(on_miss, on_warning, answer_timeout, pacing, max_message_bytes)
+    options = ServeOptions(host=host, port=port, on_ready=on_ready)
+    responders = ReplaySessions(cassette, strategy, environ=os.environ)
+    return await serve(transport, responders, options=options, policy=policy, on_finish=on_finish)
