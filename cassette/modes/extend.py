@@ -43,10 +43,8 @@ the request a miss, answered as in a replay, with a one-line reason.
 from __future__ import annotations
 
 import os
-import re
 import time
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import Any, Final
 
 import anyio
@@ -64,13 +62,13 @@ from cassette.core.jsonrpc import (
     dumps_bytes,
     error_response,
 )
-from cassette.core.model import Direction, Event, HttpEvent, MessageEvent, RawEvent, era_of
+from cassette.core.model import Direction, Event, MessageEvent, era_of
 from cassette.core.redaction import Redactor, redact_argv
 from cassette.errors import CassetteError, TransportClosedError, TransportError, sole_exception
+from cassette.modes.append import Appender
 from cassette.registry import get_connector
 from cassette.runtime.sink import stderr_passthrough
-from cassette.store.lock import FileLock
-from cassette.store.storage import Cassette, append_events
+from cassette.store.storage import Cassette
 from cassette.transport import (
     ConnectOptions,
     Emit,
@@ -86,10 +84,6 @@ __all__ = ["Extension", "LiveLeg", "describe_request", "redactor_of"]
 
 #: How long a live server may take to finish its output once the client is done.
 DRAIN_TIMEOUT: Final = 10.0
-# Every stream name and session ordinal in a cassette line (keys as the codec writes them);
-# a match inside a message only raises the maximum, which is harmless.
-_STREAM_NUMBER: Final = re.compile(rb'"stream":"[a-z]+-(\d+)"')
-_SESSION_NUMBER: Final = re.compile(rb'"session":(\d+)')
 # What a client's HTTP request says about its own replay session, its body or its
 # connection, not about the leg: never carried on to the live server.
 _NOT_CARRIED: Final = frozenset(
@@ -148,65 +142,6 @@ def _carried(meta: Mapping[str, Any] | None) -> dict[str, str] | None:
     return headers or None
 
 
-class _Appender:
-    """Appends live exchanges to the cassette file, each under its lock, shaped as the
-    cassette's transport records them."""
-
-    def __init__(self, cassette: Cassette, path: str | os.PathLike[str], on_info: Info) -> None:
-        self.path = Path(path)
-        self.http = cassette.header.transport == "streamable-http"
-        self.modern = era_of(cassette.header) == "modern"
-        self.on_info = on_info
-        self._lock = FileLock(self.path)
-        self._one_at_a_time = anyio.Lock()  # one FileLock, taken by one task at a time
-
-    async def append(self, events: list[Event], leg: LiveLeg) -> None:
-        async with self._one_at_a_time:
-            await self._lock.wait(on_wait=self._waiting)
-            try:
-                if self.http:
-                    events = self._numbered(events, leg)
-                append_events(self.path, events)
-            finally:
-                self._lock.release()
-
-    def _waiting(self) -> None:
-        self.on_info(f"waiting for {self.path}: another process holds it")
-
-    def _numbered(self, events: list[Event], leg: LiveLeg) -> list[Event]:
-        """Local stream names become the file's next ``post-N``, read under the lock (another
-        process may have appended since); a legacy leg keeps one session ordinal."""
-        data = self.path.read_bytes()
-        first = max((int(n) for n in _STREAM_NUMBER.findall(data)), default=0) + 1
-        if leg.ordinal is None and not self.modern:
-            sessions = _SESSION_NUMBER.findall(data)
-            leg.ordinal = max((int(n) for n in sessions), default=0) + 1
-        return renumbered(events, first, leg.ordinal)
-
-
-def renumbered(events: list[Event], first: int, session: int | None) -> list[Event]:
-    """Local stream names become ``post-<first>``, ``post-<first+1>``, ... in order of
-    appearance; ``session``, when given, is added to every event."""
-    names: dict[str, str] = {}
-
-    def name(local: str) -> str:
-        return names.setdefault(local, f"post-{first + len(names)}")
-
-    out: list[Event] = []
-    for event in events:
-        if isinstance(event, HttpEvent):
-            out.append(attrs.evolve(event, stream=name(event.stream), session=session))
-        elif isinstance(event, MessageEvent | RawEvent) and event.meta is not None:
-            meta = dict(event.meta)
-            head: dict[str, Any] = {"stream": name(str(meta.pop("stream")))}
-            if session is not None:
-                head["session"] = session
-            out.append(attrs.evolve(event, meta={**head, **meta}))
-        else:
-            out.append(event)
-    return out
-
-
 class Extension:
     """``new_episodes`` for one serving: a ``LiveLeg`` per client session (see above).
 
@@ -237,7 +172,7 @@ class Extension:
             (m for m in cassette.messages("c2s") if m.get("method") == "initialize"), None
         )
         self.redactor = redactor_of(cassette)
-        self.appender = _Appender(cassette, path, self.on_info)
+        self.appender = Appender(cassette, path, self.on_info)
         self.appended: list[str] = []
         self.started_server = False
         self._t0 = time.monotonic()

@@ -179,6 +179,27 @@ async def proxy(
     return code
 
 
+def _open(config: RecordConfig, plugin: Transport, target: Target) -> Sink:
+    """A fresh recording of ``target``: the header names it with its secrets redacted (a
+    URL, else the command line) and the transport that carried it."""
+    redactor = config.redactor
+    described: dict[str, Any]
+    if target.url is not None:
+        described = {"url": target.url if redactor is None else redactor.text(target.url)}
+    else:
+        argv = list(target.command) if redactor is None else redactor.argv(target.command)
+        described = {"command": argv}
+    return open_sink(
+        config.path,
+        plugin.name,
+        described,
+        strategy=config.strategy,
+        redactor=redactor,
+        overwrite=config.overwrite,
+        fsync=config.fsync,
+    )
+
+
 async def record_session(
     target: Target, config: RecordConfig, client: FrameStream | None = None
 ) -> RecordResult:
@@ -188,21 +209,7 @@ async def record_session(
     ``cassette record`` does). The cassette is closed cleanly on cancellation, with the
     server's exit in it."""
     plugin = get_connector(config.transport)
-    redactor = config.redactor
-    header_target: dict[str, Any] = {
-        "command": list(target.command) if redactor is None else redactor.argv(target.command)
-    }
-    if target.url is not None:
-        header_target = {"url": target.url if redactor is None else redactor.text(target.url)}
-    sink = open_sink(
-        config.path,
-        plugin.name,
-        header_target,
-        strategy=config.strategy,
-        redactor=redactor,
-        overwrite=config.overwrite,
-        fsync=config.fsync,
-    )
+    sink = _open(config, plugin, target)
     stderr_out = stderr_passthrough if config.passthrough_stderr else None
     options = ConnectOptions(on_side_event=lambda event: sink.side_event(event, stderr_out))
     code: int | None = None
@@ -287,17 +294,7 @@ async def record_proxy(
     cancelled. Point the client at the URL ``listen.on_ready`` receives; every client
     session that passes through is kept in the one cassette."""
     plugin = recording_front(config.transport)
-    redactor = config.redactor
-    header_target = {"url": upstream if redactor is None else redactor.text(upstream)}
-    sink = open_sink(
-        config.path,
-        plugin.name,
-        header_target,
-        strategy=config.strategy,
-        redactor=redactor,
-        overwrite=config.overwrite,
-        fsync=config.fsync,
-    )
+    sink = _open(config, plugin, Target(url=upstream))
     options = RecordOptions(
         host=listen.host,
         port=listen.port,

@@ -27,7 +27,7 @@ from cassette.runtime.serve import serve
 from cassette.store.storage import Cassette, CassetteWriter
 from cassette.testing._report import _Failure
 from cassette.testing._sides import ClientFactory, _Conn, _peer_handler, _ServeSide, _serving
-from cassette.testing._util import _short
+from cassette.testing._util import _Ready, _short
 from cassette.transport import (
     CassetteFront,
     ConnectOptions,
@@ -98,18 +98,12 @@ async def _record_replay_fronts(plugin: Any, name: str, target: Target, folder: 
 @asynccontextmanager
 async def _listening(start: Callable[[Callable[[str], None]], Any]) -> AsyncIterator[str]:
     """Run a network front on a free port until the block ends; yields its URL."""
-    urls: list[str] = []
-    ready = anyio.Event()
-
-    def on_ready(url: str) -> None:
-        urls.append(url)
-        ready.set()
-
+    ready = _Ready()
     async with anyio.create_task_group() as tg:
-        tg.start_soon(start, on_ready)
-        await ready.wait()
+        tg.start_soon(start, ready)
+        url = await ready.wait()
         try:
-            yield urls[0]
+            yield url
         finally:
             tg.cancel_scope.cancel()
 
@@ -131,18 +125,12 @@ async def _record_replay_serve(plugin: FrameServer, name: str, client: ClientFac
 async def _replay_through(plugin: FrameServer, cassette: Cassette, client: ClientFactory) -> Any:
     """The cassette served on the plugin by the runtime's one serve path, as
     ``cassette replay --front NAME`` serves it, reached with the author's client."""
-    addresses: list[str] = []
-    ready = anyio.Event()
-
-    def on_ready(address: str) -> None:
-        addresses.append(address)
-        ready.set()
-
-    options = ServeOptions(on_ready=on_ready)
+    ready = _Ready()
+    options = ServeOptions(on_ready=ready)
     async with anyio.create_task_group() as tg:
         tg.start_soon(partial(serve, plugin, ReplaySessions(cassette), options=options))
-        await ready.wait()
-        async with _ServeSide(client, addresses[0]).open() as conn:
+        address = await ready.wait()
+        async with _ServeSide(client, address).open() as conn:
             replayed = await _script(conn)
             await conn.finish()
         tg.cancel_scope.cancel()

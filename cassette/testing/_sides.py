@@ -19,7 +19,7 @@ import anyio
 from cassette.core.jsonrpc import Kind, classify
 from cassette.errors import TransportClosedError
 from cassette.testing._report import _Failure
-from cassette.testing._util import _short
+from cassette.testing._util import _Ready, _short
 from cassette.testing.peer import PEER_NAME, ReferencePeer
 from cassette.transport import (
     ConnectOptions,
@@ -182,24 +182,19 @@ async def _serving(
 ) -> AsyncIterator[object]:
     """Run ``plugin.serve(handler)`` until the block ends; yields the address it reported
     through ``ServeOptions.on_ready`` (the contract: once clients can connect)."""
-    reported: list[str] = []
-    ready = anyio.Event()
-
-    def on_ready(address: str) -> None:
-        reported.append(address)
-        ready.set()
-
+    ready = _Ready()
     async with anyio.create_task_group() as tg:
-        tg.start_soon(plugin.serve, handler, ServeOptions(on_ready=on_ready))
+        tg.start_soon(plugin.serve, handler, ServeOptions(on_ready=ready))
+        address = None
         with anyio.move_on_after(_READY_TIMEOUT):
-            await ready.wait()
-        if not ready.is_set():
+            address = await ready.wait()
+        if address is None:
             raise _Failure(
                 f"serve() did not call options.on_ready(address) within {_READY_TIMEOUT:g} s: "
                 "a FrameServer reports where clients reach it once they can"
             )
         try:
-            yield reported[0]
+            yield address
         finally:
             tg.cancel_scope.cancel()
 

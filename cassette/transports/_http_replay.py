@@ -41,9 +41,9 @@ from urllib.parse import urlsplit
 
 import anyio
 import attrs
-from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from anyio.streams.memory import MemoryObjectReceiveStream
 
-from cassette.core.ids import IdKey, id_key
+from cassette.core.ids import id_key
 from cassette.core.jsonrpc import (
     INVALID_REQUEST,
     PARSE_ERROR,
@@ -54,7 +54,7 @@ from cassette.core.jsonrpc import (
 )
 from cassette.core.mcp import LEGACY_VERSIONS, NAMED_PARAM, VERSION_META
 from cassette.core.model import HttpEvent, RawEvent, Recording, era_of
-from cassette.transport import ClientSession, Frame, Outgoing, Reply, Sessions
+from cassette.transport import Frame, Reply, Sessions
 from cassette.transports._http import (
     BODY_LIMIT,
     SSE_HEADERS,
@@ -66,6 +66,16 @@ from cassette.transports._http import (
     read_body,
     send_simple,
     wait_for_disconnect,
+)
+from cassette.transports._http_session import (
+    EventStream,
+    Session,
+    as_stream,
+    goes_on_post,
+    is_listen,
+    outgoing,
+    request_on_get,
+    sender,
 )
 
 __all__ = ["HttpReplayApp"]
@@ -79,37 +89,6 @@ def _error_body(code: int, message: str, msg_id: object = None) -> bytes:
 
 
 _FORBIDDEN: Final = (_error_body(INVALID_REQUEST, "Forbidden origin"), _JSON)
-
-
-class _EventStream:
-    """One SSE response of a replay session: numbers its events and keeps them for resuming.
-
-    Event ids are ``<stream>/<n>`` (``post-2/1``, ``get-1/4``): unique in the session and
-    saying which stream they belong to, so a GET with ``Last-Event-ID`` can resume it.
-    """
-
-    def __init__(self, session: _Session, kind: str) -> None:
-        session.streams += 1
-        self.name = f"{kind}-{session.streams}"
-        self.events: list[bytes] = []
-        session.history[self.name] = self.events
-
-    def _id(self) -> bytes:
-        return f"{self.name}/{len(self.events) + 1}".encode()
-
-    def message(self, message: Any) -> bytes:
-        data = b"id: " + self._id() + b"\nevent: message\ndata: " + dumps_bytes(message) + b"\n\n"
-        self.events.append(data)
-        return data
-
-    def priming(self, retry: int | None) -> bytes:
-        """The 2025-11-25 priming event (an id and empty data), and ``retry`` if recorded."""
-        data = b"id: " + self._id() + b"\n"
-        if retry is not None:
-            data += b"retry: " + str(retry).encode() + b"\n"
-        data += b"data: \n\n"
-        self.events.append(data)
-        return data
 
 
 def _decode_header_value(value: str | None) -> str | None:
@@ -129,45 +108,6 @@ class _Call:
     scope: Scope
     receive: Receive
     send: Send
-
-
-class _Session:
-    """One replay session: its conversation with the runtime, its standalone GET stream,
-    and the POST streams held open for the requests they carry."""
-
-    def __init__(self) -> None:
-        self.conversation: ClientSession
-        self.sender: MemoryObjectSendStream[Any]
-        self.receiver: MemoryObjectReceiveStream[Any]
-        self.sender, self.receiver = anyio.create_memory_object_stream[Any](float("inf"))
-        self.get_streams = 0  # standalone GET streams open right now
-        self.streams = 0  # SSE responses so far (names their events)
-        self.history: dict[str, list[bytes]] = {}  # events sent, per stream, for resuming
-        # what more arrives for a request whose POST is open, by the request's id
-        self.posts: dict[IdKey, MemoryObjectSendStream[Reply]] = {}
-
-    def push(self, messages: Sequence[Any]) -> None:
-        for message in messages:
-            try:
-                self.sender.send_nowait(message)
-            except anyio.ClosedResourceError:
-                return
-
-    def hold(self, key: IdKey) -> MemoryObjectReceiveStream[Reply]:
-        """Route what more comes for request ``key`` to its POST, from now on."""
-        sender, receiver = anyio.create_memory_object_stream[Reply](float("inf"))
-        self.posts[key] = sender
-        return receiver
-
-    def release(self, key: IdKey) -> None:
-        sender = self.posts.pop(key, None)
-        if sender is not None:
-            sender.close()
-
-    def close(self) -> None:
-        self.sender.close()
-        for key in list(self.posts):
-            self.release(key)
 
 
 class HttpReplayApp:
@@ -190,15 +130,15 @@ class HttpReplayApp:
         self.era = era_of(recording.header)
         self.path = path or _recorded_path(recording) or "/mcp"
         self.bound_host = bound_host
-        self.sessions: dict[str, _Session] = {}
+        self.sessions: dict[str, Session] = {}
         self._pool = sessions
         self._by_stream = recording.header.transport != "sse"
         self._shared = self._open()
         self._get_refused = _get_refused(recording)
         self._priming = _primed_streams(recording)
 
-    def _open(self) -> _Session:
-        session = _Session()
+    def _open(self) -> Session:
+        session = Session()
         session.conversation = self._pool.open(lambda reply: self._continue(session, reply))
         return session
 
@@ -272,7 +212,7 @@ class HttpReplayApp:
     async def _answer(
         self,
         call: _Call,
-        session: _Session,
+        session: Session,
         body: bytes,
         kind: Kind,
         value: Any,
@@ -291,7 +231,7 @@ class HttpReplayApp:
                 await send_simple(call.send, 202, b"", headers=extra)
             elif more is not None and (reply.awaiting or reply.pending) and not reply.responded:
                 await self._hold_open(call, session, reply, more, extra)
-            elif _is_listen(reply):
+            elif is_listen(reply):
                 await self._listen(call, session, reply)
             else:
                 await self._respond(call, session, reply, kind, extra)
@@ -302,7 +242,7 @@ class HttpReplayApp:
     async def _respond(
         self,
         call: _Call,
-        session: _Session,
+        session: Session,
         reply: Reply,
         kind: Kind,
         extra: list[tuple[bytes, bytes]],
@@ -310,21 +250,19 @@ class HttpReplayApp:
         """Answer a POST as it was recorded: a status, JSON, or an SSE stream."""
         send = call.send
         carries = kind in (Kind.REQUEST, Kind.BATCH)
-        on_post = _on_post(reply, carries_request=carries, by_stream=self._by_stream)
+        on_post = goes_on_post(reply, carries_request=carries, by_stream=self._by_stream)
         status = reply.exchange.status if reply.exchange is not None else None
-        posted = [out for out, here in zip(_outgoing(reply), on_post, strict=True) if here]
+        posted = [out for out, here in zip(outgoing(reply), on_post, strict=True) if here]
         if not posted:
             await self._write(session, reply, on_post)
             await send_simple(send, status or 202, b"", headers=extra)
             return
-        if _as_stream(reply, posted):
+        if as_stream(reply, posted):
             headers = [*SSE_HEADERS, *extra]
             await send({"type": "http.response.start", "status": status or 200, "headers": headers})
-            stream = _EventStream(session, "post")
+            stream = EventStream(session, "post")
             head = self._prime(stream, reply)
-            await self._write(
-                session, reply, on_post, write=_sender(send), stream=stream, head=head
-            )
+            await self._write(session, reply, on_post, write=sender(send), stream=stream, head=head)
             await send({"type": "http.response.body", "body": b""})
             return
         await self._write(session, reply, on_post)
@@ -332,12 +270,12 @@ class HttpReplayApp:
 
     async def _write(
         self,
-        session: _Session,
+        session: Session,
         reply: Reply,
         on_post: Sequence[bool],
         *,
         write: Callable[[bytes], Awaitable[None]] | None = None,
-        stream: _EventStream | None = None,
+        stream: EventStream | None = None,
         head: bytes = b"",
     ) -> None:
         """Send a reply's messages as the session paces them: those ``on_post`` as events
@@ -358,10 +296,10 @@ class HttpReplayApp:
         if head and write is not None:
             await write(head)
 
-    def _deliverable(self, session: _Session, reply: Reply) -> Reply:
+    def _deliverable(self, session: Session, reply: Reply) -> Reply:
         """A server request bound for a GET stream that is not open is dropped, as the
         live server drops it, and the replay goes on."""
-        while reply.awaiting and session.get_streams == 0 and _request_on_get(reply):
+        while reply.awaiting and session.get_streams == 0 and request_on_get(reply):
             more = session.conversation.undelivered(reply.awaiting[0])
             reply = attrs.evolve(
                 more,
@@ -372,24 +310,24 @@ class HttpReplayApp:
             )
         return reply
 
-    async def _listen(self, call: _Call, session: _Session, reply: Reply) -> None:
+    async def _listen(self, call: _Call, session: Session, reply: Reply) -> None:
         """A 2026-07-28 ``subscriptions/listen`` stream: its recorded notifications
         (the acknowledgement first), then open until the client closes it."""
         send = call.send
-        on_post = _on_post(reply, carries_request=True, by_stream=self._by_stream)
+        on_post = goes_on_post(reply, carries_request=True, by_stream=self._by_stream)
         await send({"type": "http.response.start", "status": 200, "headers": list(SSE_HEADERS)})
-        stream = _EventStream(session, "post")
-        await self._write(session, reply, on_post, write=_sender(send), stream=stream)
+        stream = EventStream(session, "post")
+        await self._write(session, reply, on_post, write=sender(send), stream=stream)
         await wait_for_disconnect(call.receive, anyio.Event())
 
-    def _prime(self, stream: _EventStream, reply: Reply) -> bytes:
+    def _prime(self, stream: EventStream, reply: Reply) -> bytes:
         """The priming event the recorded stream opened with, if it had one."""
         recorded = reply.exchange.stream if reply.exchange is not None else None
         if recorded is None or recorded not in self._priming:
             return b""
         return stream.priming(self._priming[recorded])
 
-    async def _continue(self, session: _Session, reply: Reply) -> None:
+    async def _continue(self, session: Session, reply: Reply) -> None:
         """A reply that came later (after a client answer, live, overdue): to the POST of
         the request it belongs to while that is open, else to the GET stream."""
         held = session.posts.get(id_key(reply.origin))
@@ -403,7 +341,7 @@ class HttpReplayApp:
     async def _hold_open(
         self,
         call: _Call,
-        session: _Session,
+        session: Session,
         reply: Reply,
         more: MemoryObjectReceiveStream[Reply],
         extra: list[tuple[bytes, bytes]],
@@ -415,9 +353,9 @@ class HttpReplayApp:
         status = reply.exchange.status if reply.exchange is not None else None
         headers = [*SSE_HEADERS, *extra]
         await send({"type": "http.response.start", "status": status or 200, "headers": headers})
-        stream = _EventStream(session, "post")
-        write = _sender(send)
-        on_post = _on_post(reply, carries_request=True, by_stream=self._by_stream)
+        stream = EventStream(session, "post")
+        write = sender(send)
+        on_post = goes_on_post(reply, carries_request=True, by_stream=self._by_stream)
         head = self._prime(stream, reply)
         await self._write(session, reply, on_post, write=write, stream=stream, head=head)
         while not reply.responded and (reply.awaiting or reply.pending):
@@ -426,7 +364,7 @@ class HttpReplayApp:
                     reply = self._deliverable(session, await more.receive())
                 except anyio.EndOfStream:
                     break  # the front is stopping
-                on_post = _on_post(reply, carries_request=True, by_stream=self._by_stream)
+                on_post = goes_on_post(reply, carries_request=True, by_stream=self._by_stream)
                 await self._write(session, reply, on_post, write=write, stream=stream)
                 continue
             for late in conversation.overdue():
@@ -435,7 +373,7 @@ class HttpReplayApp:
 
     # -- GET and DELETE (legacy) ----------------------------------------------------------
 
-    def _session_of(self, scope: Scope) -> tuple[int, _Session | None]:
+    def _session_of(self, scope: Scope) -> tuple[int, Session | None]:
         session_id = header(scope, b"mcp-session-id")
         if session_id is None:
             return 400, None
@@ -459,7 +397,7 @@ class HttpReplayApp:
         if resumed_post:  # a POST's stream resumed to its end: this GET ends there too
             await send({"type": "http.response.body", "body": b""})
             return
-        stream = _EventStream(session, "get")
+        stream = EventStream(session, "get")
         gone = anyio.Event()
         session.get_streams += 1
         async with anyio.create_task_group() as tg:
@@ -476,7 +414,7 @@ class HttpReplayApp:
         if not gone.is_set():
             await send({"type": "http.response.body", "body": b""})
 
-    async def _resume(self, session: _Session, last_id: str | None, send: Send) -> bool:
+    async def _resume(self, session: Session, last_id: str | None, send: Send) -> bool:
         """Resend what followed ``Last-Event-ID`` on its stream; True if it was a POST's."""
         if not last_id or "/" not in last_id:
             return False
@@ -500,61 +438,6 @@ class HttpReplayApp:
         ended.close()
         await ended.conversation.aclose()
         await send_simple(send, 200, b"")
-
-
-def _is_listen(reply: Reply) -> bool:
-    exchange = reply.exchange
-    return (
-        exchange is not None
-        and exchange.message.get("method") == "subscriptions/listen"
-        and not reply.responded
-    )
-
-
-def _request_on_get(reply: Reply) -> bool:
-    """Whether the server request the reply waits on was recorded on a GET stream."""
-    for message, meta in zip(reply.messages, reply.metas, strict=True):
-        is_request = isinstance(message, dict) and "method" in message
-        if is_request and message.get("id") == reply.awaiting[0]:
-            stream = meta.get("stream") if meta else None
-            return isinstance(stream, str) and stream.startswith("get-")
-    return False
-
-
-def _on_post(reply: Reply, *, carries_request: bool, by_stream: bool = True) -> list[bool]:
-    """For each message of a reply: whether it goes back on the POST (else the GET stream).
-
-    ``by_stream`` is off for cassettes recorded on the legacy HTTP+SSE transport, where
-    everything (responses included) travelled on the one GET stream: their streams say
-    nothing about where a streamable-HTTP client expects a message.
-    """
-    out: list[bool] = []
-    for _, meta in _outgoing(reply):
-        stream = meta.get("stream") if meta and by_stream else None
-        recorded_on_get = isinstance(stream, str) and stream.startswith("get-")
-        out.append(not (recorded_on_get or (stream is None and not carries_request)))
-    return out
-
-
-def _outgoing(reply: Reply) -> list[Outgoing]:
-    metas = reply.metas
-    return [(m, metas[i] if i < len(metas) else None) for i, m in enumerate(reply.messages)]
-
-
-def _sender(send: Send) -> Callable[[bytes], Awaitable[None]]:
-    """Write chunks of a streaming response that has more to come."""
-
-    async def write(chunk: bytes) -> None:
-        await send({"type": "http.response.body", "body": chunk, "more_body": True})
-
-    return write
-
-
-def _as_stream(reply: Reply, on_post: Sequence[Outgoing]) -> bool:
-    if any(meta and meta.get("sse") for _, meta in on_post):
-        return True
-    recorded_json = any(meta and meta.get("stream") for _, meta in on_post)
-    return not recorded_json and len(on_post) > 1 and reply.exchange is not None
 
 
 def _modern_header_problem(scope: Scope, value: Any) -> str | None:

@@ -1,0 +1,99 @@
+"""Appending live exchanges to a cassette: one write each, under the cassette's lock.
+
+``new_episodes`` (``cassette.modes.extend``) hands over each settled exchange; this module
+writes it as the cassette's transport records one. Over streamable HTTP that means
+numbered streams and sessions: each POST becomes the file's next ``post-N`` and a live leg
+the next session ordinal, *read off the file under the lock at the moment of the write*,
+since another process may have appended since this one loaded the cassette. So two
+extenders of one cassette never share a stream name or a session ordinal, and the file
+reads as a recording with more client sessions in it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Final, Protocol
+
+import anyio
+import attrs
+
+from cassette.core.model import Event, HttpEvent, MessageEvent, RawEvent, era_of
+from cassette.store.lock import FileLock
+from cassette.store.storage import Cassette, append_events
+
+__all__ = ["Appender", "Leg", "renumbered"]
+
+# Every stream name and session ordinal in a cassette line (keys as the codec writes them);
+# a match inside a message only raises the maximum, which is harmless.
+_STREAM_NUMBER: Final = re.compile(rb'"stream":"[a-z]+-(\d+)"')
+_SESSION_NUMBER: Final = re.compile(rb'"session":(\d+)')
+
+
+class Leg(Protocol):
+    """Whoever appends: a live leg keeps the session ordinal its first append fixed."""
+
+    ordinal: int | None
+
+
+class Appender:
+    """Appends live exchanges to the cassette file, each under its lock, shaped as the
+    cassette's transport records them."""
+
+    def __init__(
+        self, cassette: Cassette, path: str | os.PathLike[str], on_info: Callable[[str], None]
+    ) -> None:
+        self.path = Path(path)
+        self.http = cassette.header.transport == "streamable-http"
+        self.modern = era_of(cassette.header) == "modern"
+        self.on_info = on_info
+        self._lock = FileLock(self.path)
+        self._one_at_a_time = anyio.Lock()  # one FileLock, taken by one task at a time
+
+    async def append(self, events: list[Event], leg: Leg) -> None:
+        async with self._one_at_a_time:
+            await self._lock.wait(on_wait=self._waiting)
+            try:
+                if self.http:
+                    events = self._numbered(events, leg)
+                append_events(self.path, events)
+            finally:
+                self._lock.release()
+
+    def _waiting(self) -> None:
+        self.on_info(f"waiting for {self.path}: another process holds it")
+
+    def _numbered(self, events: list[Event], leg: Leg) -> list[Event]:
+        """Local stream names become the file's next ``post-N``, read under the lock (another
+        process may have appended since); a legacy leg keeps one session ordinal."""
+        data = self.path.read_bytes()
+        first = max((int(n) for n in _STREAM_NUMBER.findall(data)), default=0) + 1
+        if leg.ordinal is None and not self.modern:
+            sessions = _SESSION_NUMBER.findall(data)
+            leg.ordinal = max((int(n) for n in sessions), default=0) + 1
+        return renumbered(events, first, leg.ordinal)
+
+
+def renumbered(events: list[Event], first: int, session: int | None) -> list[Event]:
+    """Local stream names become ``post-<first>``, ``post-<first+1>``, ... in order of
+    appearance; ``session``, when given, is added to every event."""
+    names: dict[str, str] = {}
+
+    def name(local: str) -> str:
+        return names.setdefault(local, f"post-{first + len(names)}")
+
+    out: list[Event] = []
+    for event in events:
+        if isinstance(event, HttpEvent):
+            out.append(attrs.evolve(event, stream=name(event.stream), session=session))
+        elif isinstance(event, MessageEvent | RawEvent) and event.meta is not None:
+            meta = dict(event.meta)
+            head: dict[str, Any] = {"stream": name(str(meta.pop("stream")))}
+            if session is not None:
+                head["session"] = session
+            out.append(attrs.evolve(event, meta={**head, **meta}))
+        else:
+            out.append(event)
+    return out
