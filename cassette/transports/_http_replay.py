@@ -222,14 +222,16 @@ class HttpReplayApp:
         # Held before the reply is asked for: what a live server says for this request may
         # come through ``emit`` before the reply itself is back.
         key = id_key(value.get("id")) if kind is Kind.REQUEST else None
-        more = session.hold(key) if key is not None else None
+        if key is not None:
+            session.hold(key)
         try:
             frame = Frame(body, {"headers": call.scope["headers"]})
             reply = self._deliverable(session, await session.conversation.receive(frame))
             if kind in (Kind.RESPONSE, Kind.ERROR):  # a client answer: what it unblocked
                 await self._continue(session, reply)
                 await send_simple(call.send, 202, b"", headers=extra)
-            elif more is not None and (reply.awaiting or reply.pending) and not reply.responded:
+            elif key is not None and (reply.awaiting or reply.pending) and not reply.responded:
+                _, more = session.channel(key)
                 await self._hold_open(call, session, reply, more, extra)
             elif is_listen(reply):
                 await self._listen(call, session, reply)
@@ -330,9 +332,9 @@ class HttpReplayApp:
     async def _continue(self, session: Session, reply: Reply) -> None:
         """A reply that came later (after a client answer, live, overdue): to the POST of
         the request it belongs to while that is open, else to the GET stream."""
-        held = session.posts.get(id_key(reply.origin))
-        if held is not None:
-            held.send_nowait(reply)
+        key = id_key(reply.origin)
+        if key in session.open:
+            session.channel(key)[0].send_nowait(reply)
             return
         reply = self._deliverable(session, reply)
         async for group in session.conversation.paced(reply):

@@ -76,8 +76,12 @@ class Session:
         self.get_streams = 0  # standalone GET streams open right now
         self.streams = 0  # SSE responses so far (names their events)
         self.history: dict[str, list[bytes]] = {}  # events sent, per stream, for resuming
-        # what more arrives for a request whose POST is open, by the request's id
-        self.posts: dict[IdKey, MemoryObjectSendStream[Reply]] = {}
+        # requests whose POST is open, by id: what more arrives for one goes there (its
+        # channel is made on first use: most requests are answered at once and need none)
+        self.open: set[IdKey] = set()
+        self._channels: dict[
+            IdKey, tuple[MemoryObjectSendStream[Reply], MemoryObjectReceiveStream[Reply]]
+        ] = {}
 
     def push(self, messages: Sequence[Any]) -> None:
         for message in messages:
@@ -86,20 +90,28 @@ class Session:
             except anyio.ClosedResourceError:
                 return
 
-    def hold(self, key: IdKey) -> MemoryObjectReceiveStream[Reply]:
+    def hold(self, key: IdKey) -> None:
         """Route what more comes for request ``key`` to its POST, from now on."""
-        sender, receiver = anyio.create_memory_object_stream[Reply](float("inf"))
-        self.posts[key] = sender
-        return receiver
+        self.open.add(key)
+
+    def channel(
+        self, key: IdKey
+    ) -> tuple[MemoryObjectSendStream[Reply], MemoryObjectReceiveStream[Reply]]:
+        """Where what more comes for the open request ``key`` waits for its POST."""
+        found = self._channels.get(key)
+        if found is None:
+            found = self._channels[key] = anyio.create_memory_object_stream[Reply](float("inf"))
+        return found
 
     def release(self, key: IdKey) -> None:
-        sender = self.posts.pop(key, None)
-        if sender is not None:
-            sender.close()
+        self.open.discard(key)
+        found = self._channels.pop(key, None)
+        if found is not None:
+            found[0].close()
 
     def close(self) -> None:
         self.sender.close()
-        for key in list(self.posts):
+        for key in list(self.open):
             self.release(key)
 
 
