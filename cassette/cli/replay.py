@@ -168,7 +168,9 @@ def _serve(command: ReplayCommand) -> int:
     if not command.quiet:
         _banner(path, tape, strategy.name, command.front)
     listen = attrs.evolve(command.listen, on_ready=serving_on(path, quiet=command.quiet))
-    outcome: list[int] = []
+    # A listening front (not stdio, whose one client ends the run) is stopped by a signal,
+    # which is its normal end: it exits by what it served, 0 if it served nobody.
+    outcome: list[int] = [] if command.front == "stdio" else [0]
 
     def finished(result: ReplayResult) -> None:
         if result.summary:

@@ -10,9 +10,9 @@ being answered with a miss error:
 
 * the live server is reached on the first such request, never before, so a session the
   cassette fully answers starts (or contacts) no server at all. It is reached through the
-  transport the cassette was recorded on (``UpstreamConnector``): a command over stdio, a
-  URL over streamable HTTP or SSE. Headers the client sent to an HTTP front (its
-  credentials) go with the leg's requests; they are never written;
+  transport the mode was given (an ``UpstreamConnector``): a command over stdio, a URL over
+  streamable HTTP, SSE or a plugin's transport. Headers the client sent to an HTTP front
+  (its credentials) go with the leg's requests; they are never written;
 * a legacy-era leg gets a handshake of its own before the forwarded request: the
   client's ``initialize`` (or, if the client never sent one, the recorded one) and
   ``notifications/initialized``. Its answers are plumbing and go nowhere: the client had

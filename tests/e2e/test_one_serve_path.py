@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import json
 import signal
+import subprocess
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -147,6 +148,10 @@ def test_new_episodes_over_sse_appends_a_miss_that_then_replays_offline(tmp_path
     assert [f["method"] for f in facts if f["event"] == "episode"] == ["tools/call"]
     assert tape.read_text().startswith(recorded)
     assert not Cassette.load(tape).warnings
+    lint = subprocess.run(
+        [PY, "-m", "cassette", "lint", str(tape)], capture_output=True, text=True, check=False
+    )
+    assert lint.returncode == 0, lint.stdout + lint.stderr  # appended as a recording reads
 
     replaying, url = sse_mode(tape, upstream, "none", report)  # the server is gone
     with replaying:

@@ -131,3 +131,15 @@ def test_the_tcp_plugin_works_with_every_option_set(tmp_path: Path) -> None:
             client.close()
     assert refused["error"]["code"] == -32600  # over --max-message-bytes, the session goes on
     assert "Traceback" not in front.output()
+
+
+def test_a_listening_plugin_front_stopped_before_any_client_exits_0(tmp_path: Path) -> None:
+    """Stopping is a listener's normal end (stdio's is its client leaving): exit 0, not the
+    128+N of an interrupted session."""
+    import signal
+
+    tape = Path(__file__).resolve().parents[2] / "examples" / "everything.jsonl"
+    argv = [PY, "-m", "cassette", "replay", str(tape), "-q", "--front", "tcp"]
+    with Background(argv, env=OFFLINE_ENV) as front:
+        front.wait_for(r"cassette: serving on (tcp://\S+)")
+        assert front.stop(signal.SIGINT) == 0, front.output()
