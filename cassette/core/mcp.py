@@ -12,8 +12,10 @@ __all__ = [
     "LATEST_LEGACY",
     "LEGACY_VERSIONS",
     "LOG_LEVEL_META",
+    "META_PREFIX",
     "MODERN_VERSION",
     "NAMED_PARAM",
+    "SUBSCRIPTION_ID_META",
     "VERSION_META",
 ]
 
@@ -24,9 +26,13 @@ LEGACY_VERSIONS: Final = frozenset(
 LATEST_LEGACY: Final = max(LEGACY_VERSIONS)
 #: The stateless revision that opened the modern era (``server/discover``, no handshake).
 MODERN_VERSION: Final = "2026-07-28"
+#: The prefix of the ``_meta`` keys the specification reserves for itself.
+META_PREFIX: Final = "io.modelcontextprotocol/"
 #: Where a modern request names its protocol revision: ``params._meta[VERSION_META]``.
-VERSION_META: Final = "io.modelcontextprotocol/protocolVersion"
+VERSION_META: Final = META_PREFIX + "protocolVersion"
 #: Where a modern request names the log level it wants.
-LOG_LEVEL_META: Final = "io.modelcontextprotocol/logLevel"
+LOG_LEVEL_META: Final = META_PREFIX + "logLevel"
+#: Where a modern notification names the ``subscriptions/listen`` stream it belongs to.
+SUBSCRIPTION_ID_META: Final = META_PREFIX + "subscriptionId"
 #: The parameter that names what a request acts on (the ``Mcp-Name`` header carries it).
 NAMED_PARAM: Final = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}

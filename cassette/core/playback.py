@@ -32,7 +32,7 @@ import attrs
 from cassette.core.exchanges import Exchange, Item, progress_token
 from cassette.core.ids import id_key
 from cassette.core.jsonrpc import JSONObject
-from cassette.core.mcp import LOG_LEVEL_META
+from cassette.core.mcp import LOG_LEVEL_META, SUBSCRIPTION_ID_META
 
 __all__ = ["LOG_LEVELS", "Paused", "Playback", "Played"]
 
@@ -47,7 +47,6 @@ LOG_LEVELS: Final = (
     "alert",
     "emergency",
 )
-_SUBSCRIPTION_ID: Final = "io.modelcontextprotocol/subscriptionId"
 
 
 @attrs.define
@@ -156,13 +155,13 @@ class Playback:
         """A notification tagged with a recorded subscription carries the live one's id."""
         params = message.get("params")
         meta = params.get("_meta") if isinstance(params, dict) else None
-        tag = meta.get(_SUBSCRIPTION_ID) if isinstance(meta, dict) else None
+        tag = meta.get(SUBSCRIPTION_ID_META) if isinstance(meta, dict) else None
         live = self.subscriptions.get(id_key(tag)) if tag is not None else None
         if live is None or live == tag:
             return message
         assert isinstance(params, dict)
         assert isinstance(meta, dict)
-        return {**message, "params": {**params, "_meta": {**meta, _SUBSCRIPTION_ID: live}}}
+        return {**message, "params": {**params, "_meta": {**meta, SUBSCRIPTION_ID_META: live}}}
 
     def _loggable(self, message: JSONObject, live: JSONObject) -> bool:
         params = message.get("params")

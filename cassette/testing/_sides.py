@@ -17,6 +17,7 @@ from typing import Any, Final, Protocol
 import anyio
 
 from cassette.core.jsonrpc import Kind, classify
+from cassette.core.mcp import LATEST_LEGACY
 from cassette.errors import TransportClosedError
 from cassette.testing._report import _Failure
 from cassette.testing._util import _Ready, _short
@@ -39,7 +40,7 @@ ClientFactory = Callable[[Any], Awaitable[FrameStream]]
 _READY_TIMEOUT: Final = 10.0
 
 _INIT_PARAMS: Final = {
-    "protocolVersion": "2025-11-25",
+    "protocolVersion": LATEST_LEGACY,
     "capabilities": {},
     "clientInfo": {"name": "cassette-check", "version": "1"},
 }

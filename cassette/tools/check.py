@@ -30,16 +30,17 @@ from typing import Any
 import attrs
 
 from cassette.core.definitions import TOOL_NAME, Issue, schema_checker, schema_issues
+from cassette.core.mcp import LATEST_LEGACY, META_PREFIX, MODERN_VERSION
 from cassette.errors import CassetteError, TransportError, UsageError
 from cassette.tools._common import Caller, emit
 
 __all__ = ["TOOL_NAME", "CheckReport", "check_server", "main", "schema_checker", "schema_issues"]
 
-CLIENT_PROTOCOL = "2025-11-25"
-MODERN_PROTOCOL = "2026-07-28"
+CLIENT_PROTOCOL = LATEST_LEGACY
+MODERN_PROTOCOL = MODERN_VERSION
 ERAS = ("auto", "legacy", "modern")
 _CLIENT_INFO = {"name": "cassette-check", "version": "1"}
-_META = "io.modelcontextprotocol/"
+_META = META_PREFIX
 _UNSUPPORTED_VERSION = -32022
 _PAGES = 50  # a server that paginates forever is a finding, not a hang
 

@@ -27,6 +27,7 @@ from typing import Any, Final
 
 from cassette.core.jsondiff import same_json
 from cassette.core.matching import canonical
+from cassette.core.mcp import META_PREFIX
 from cassette.errors import UsageError
 from cassette.store.storage import Cassette
 from cassette.tools._common import emit, exchanges
@@ -34,7 +35,7 @@ from cassette.tools._common import emit, exchanges
 __all__ = ["counts", "distill_cassette", "main"]
 
 _ENVELOPE: Final = frozenset({"resultType", "cacheScope", "ttlMs"})
-_MODERN_META: Final = "io.modelcontextprotocol/"
+_MODERN_META: Final = META_PREFIX
 _SERVER_INFO: Final = _MODERN_META + "serverInfo"
 _LISTS: Final = {
     "tools/list": ("tools", "tools", "name"),
