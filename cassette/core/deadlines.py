@@ -23,6 +23,7 @@ from cassette.core.ids import IdKey, id_key
 __all__ = [
     "ANSWER_TIMEOUT",
     "HANDSHAKE_TIMEOUT",
+    "SHUTDOWN_GRACE",
     "UPSTREAM_TIMEOUT",
     "Deadlines",
     "Pacing",
@@ -35,6 +36,9 @@ ANSWER_TIMEOUT: Final = 30.0
 UPSTREAM_TIMEOUT: Final = 60.0
 #: Seconds a live server may take to start and answer its handshake (``new_episodes``).
 HANDSHAKE_TIMEOUT: Final = 30.0
+#: Seconds a recorded server gets to end by itself once its client has finished (the
+#: MCP shutdown's grace); then the proxy ends it (``Upstream.aclose``).
+SHUTDOWN_GRACE: Final = 5.0
 
 
 @attrs.frozen

@@ -24,20 +24,28 @@ keyed by direction (and by client session), never confused with the client's.
 
 An ``HttpEvent`` for a POST stream records the status the server gave that POST; it is
 kept on the exchange so an HTTP front can answer with it.
+
+A client frame that is not one JSON-RPC message (a batch, an invalid message, a line that
+is not JSON) is kept as a *raw exchange*: what the server said after it (an error with a
+null id, a batch of answers, or nothing) belongs to it, never to the exchange before it, so
+a replay answers the same frame the same way and another request never carries its
+answers. A request the recording leaves unanswered is marked with why: the client
+``cancelled`` it, or the server ``exited`` while it was open (a crash mid-call).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from typing import Any, Final, Literal
 
 import attrs
 
 from cassette.core.ids import id_key
-from cassette.core.jsonrpc import JSONObject, Kind, classify_value
-from cassette.core.model import HttpEvent, MessageEvent
+from cassette.core.jsonrpc import JSONObject, Kind, classify, classify_value
+from cassette.core.model import ExitEvent, HttpEvent, MessageEvent, RawEvent
 
-__all__ = ["Exchange", "Item", "Role", "cut"]
+__all__ = ["Exchange", "Item", "Role", "cut", "raw_key"]
 
 Role = Literal["response", "progress", "other", "request", "answer"]
 _PROGRESS: Final = "notifications/progress"
@@ -65,10 +73,18 @@ class Exchange:
     items: list[Item] = attrs.field(factory=list)
     status: int | None = None  # a recorded non-default HTTP status for this POST
     t: float = 0.0  # when the client message was recorded
+    raw: str | None = None  # a raw exchange's frame, as ``raw_key`` writes it
+    cancelled: bool = False  # the client cancelled this request while recording
+    exited: bool = False  # the server exited while this request was open
 
     @property
     def progress_token(self) -> object:
         return progress_token(self.message)
+
+    @property
+    def answered(self) -> bool:
+        """Whether the recording holds the response to this client message."""
+        return any(item.role == "response" for item in self.items)
 
     @property
     def stream(self) -> str | None:
@@ -98,6 +114,16 @@ def _id_key(stream: object, value: object) -> object:
     return (stream, *id_key(value))
 
 
+def raw_key(frame: bytes | str) -> str:
+    """How a raw client frame is recognised: its JSON in canonical form when it is JSON (key
+    order and spacing aside), else its text without surrounding whitespace."""
+    text = frame.decode("utf-8", "replace") if isinstance(frame, bytes) else frame
+    classified = classify(text)
+    if classified.kind is Kind.NOT_JSON:
+        return text.strip()
+    return json.dumps(classified.value, sort_keys=True, separators=(",", ":"))
+
+
 class _Cutter:
     def __init__(self) -> None:
         self.preamble: list[Item] = []
@@ -123,6 +149,44 @@ class _Cutter:
             token = progress_token(message)
             if token is not None:
                 self.by_token[_id_key(None, token)] = exchange
+
+    def raw_client(self, event: RawEvent) -> None:
+        """A client frame that is not one message: an exchange of its own (see above)."""
+        if event.text is None:
+            return
+        meta = event.meta
+        exchange = Exchange(len(self.exchanges), {}, event.seq, meta, t=event.t)
+        exchange.raw = raw_key(event.text)
+        self.exchanges.append(exchange)
+        self.last = exchange
+        self.last_by_session[_session(meta)] = exchange
+        stream = _meta_str(meta, "stream")
+        if stream is not None:
+            self.by_stream[stream] = exchange
+
+    def raw_server(self, event: RawEvent) -> None:
+        """A server frame that is JSON but not one message (a batch of answers) answers the
+        raw exchange before it; anything else raw is the server's chatter, not replayed."""
+        classified = classify(event.text or "")
+        if classified.kind is not Kind.BATCH or self.last is None or self.last.raw is None:
+            return
+        self.last.items.append(Item("response", classified.value, event.meta, event.t))
+
+    def cancelled(self, message: JSONObject, meta: Meta) -> None:
+        """The client cancelled a request it sent: mark it, if it is still open."""
+        params = message.get("params")
+        request_id = params.get("requestId") if isinstance(params, dict) else None
+        wanted = id_key(request_id)
+        for key, exchange in self.open.items():
+            same = key[1:] == wanted  # type: ignore[index]
+            if same and _session(exchange.meta) == _session(meta):
+                exchange.cancelled = True
+
+    def exited(self) -> None:
+        """The server process ended: every request still open never got its answer (one
+        the client cancelled needed none: the exit did not cut it short)."""
+        for exchange in self.open.values():
+            exchange.exited = not exchange.cancelled
 
     def server(self, event: MessageEvent, kind: Kind) -> None:
         owner, role = self._owner(event, kind)
@@ -191,15 +255,29 @@ def cut(events: Iterable[object]) -> tuple[list[Item], list[Exchange]]:
     client, answer, server = cutter.client, cutter.answer, cutter.server
     for event in events:
         if not isinstance(event, MessageEvent):
-            if isinstance(event, HttpEvent):
-                cutter.http(event)
+            _other(cutter, event)
             continue
         kind = classify_value(event.message)
         if event.dir == "c2s":
             if kind is Kind.REQUEST or kind is Kind.NOTIFICATION:
+                if event.message.get("method") == "notifications/cancelled":
+                    cutter.cancelled(event.message, event.meta)
                 client(event, kind)
             elif kind is Kind.RESPONSE or kind is Kind.ERROR:
                 answer(event)
         else:
             server(event, kind)
     return cutter.preamble, cutter.exchanges
+
+
+def _other(cutter: _Cutter, event: object) -> None:
+    """An event that is not a message: an HTTP status, a raw frame, the server's exit."""
+    if isinstance(event, HttpEvent):
+        cutter.http(event)
+    elif isinstance(event, RawEvent) and not (event.meta and event.meta.get("late")):
+        if event.dir == "c2s":
+            cutter.raw_client(event)
+        else:
+            cutter.raw_server(event)
+    elif isinstance(event, ExitEvent):
+        cutter.exited()

@@ -10,7 +10,10 @@ legitimately change between runs:
 * ``tools/call`` by tool name plus the canonical (sorted keys, compact) JSON of its
   arguments, so key order and whitespace never matter;
 * everything else by method plus canonical params without ``_meta`` (progress tokens,
-  modern-era envelopes) and without pagination ``cursor``.
+  modern-era envelopes). A pagination ``cursor`` is part of the fingerprint when the
+  recording handed it out (a ``nextCursor`` of a recorded answer): a second listing that
+  walks the same pages gets the same pages. A cursor the recording never saw is left out,
+  and the request takes the next page of that listing in recorded order.
 
 Recordings with one fingerprint queue up in recorded order and the first one not yet
 consumed wins. Queues only ever shrink from the front, so a lookup costs O(1) amortised
@@ -21,11 +24,15 @@ paths, unconsumed first) and the exact paths that diverged. Diagnosis runs only 
 Strategies trade strictness for tolerance and are named so a test states its choice:
 
 ``strict``   each recording answers once; a repeat of anything is an "already played" miss.
-``default``  as strict, except that a repeated list call (``*/list``) or lifecycle call
-             replays the last recorded answer once its recordings are used up.
+``default``  as strict, except that a repeated *read-only* request (lifecycle calls, lists,
+             ``prompts/get``, ``resources/read``, ``tasks/get``, ``tasks/result``,
+             ``completion/complete``) replays the last recorded answer with its fingerprint
+             once its recordings are used up: a poll keeps seeing the final status.
 ``loose``    as default, and a miss falls back to the next unconsumed recording of the same
-             method in recorded order (for ``tools/call``, of the same tool), so a test that
-             reorders calls or varies arguments still gets an answer.
+             *key* in recorded order: the method and what the request is about (the tool or
+             prompt name, the resource URI, the task id, the page), never another's, so a
+             test that reorders calls or varies arguments still gets an answer and never
+             one meant for something else.
 """
 
 from __future__ import annotations
@@ -59,9 +66,29 @@ LIFECYCLE_METHODS: Final = frozenset({"initialize", "server/discover", "ping"})
 #: Matched by method alone and replayable again: the lifecycle, and the log level, which is
 #: the live client's choice (the replay honours it when sending log messages).
 METHOD_ONLY: Final = LIFECYCLE_METHODS | {"logging/setLevel"}
-# Pagination cursors, and in a 2026-07-28 retry the client's input responses and the
-# server's echoed state: the retry must find the recording that follows the first call.
+#: Requests that change nothing on the server: asking again gets the same answer, so under
+#: ``default`` the last recording of one keeps answering once its recordings are used up
+#: (besides every ``*/list``).
+READ_ONLY: Final = frozenset(
+    {"prompts/get", "resources/read", "tasks/get", "tasks/result", "completion/complete"}
+)
+# In a 2026-07-28 retry the client's input responses and the server's echoed state: the
+# retry must find the recording that follows the first call. A pagination cursor is kept
+# apart (see ``compared_part``).
 _VOLATILE_PARAMS: Final = frozenset({"_meta", "cursor", "inputResponses", "requestState"})
+#: What a request is about, for the methods that name it: ``loose`` never crosses it.
+_SUBJECT: Final = {
+    "tools/call": "name",
+    "prompts/get": "name",
+    "resources/read": "uri",
+    "resources/subscribe": "uri",
+    "resources/unsubscribe": "uri",
+    "tasks/get": "taskId",
+    "tasks/result": "taskId",
+    "tasks/cancel": "taskId",
+}
+#: No cursor handed out: a recording whose answers never paginate.
+NO_CURSORS: Final[frozenset[str]] = frozenset()
 _DIAGNOSE_LIMIT: Final = 500  # candidates compared on a miss; keeps a miss fast on huge tapes
 _SHOWN_DIFFS: Final = 3
 
@@ -91,18 +118,28 @@ def _tool_name(params: dict[str, Any]) -> str:
     return name if isinstance(name, str) else ""
 
 
-def compared_part(message: JSONObject) -> Any:
-    """The part of a request its fingerprint depends on (what a miss diagnosis diffs)."""
+def _cursor(params: dict[str, Any]) -> str | None:
+    cursor = params.get("cursor")
+    return cursor if isinstance(cursor, str) else None
+
+
+def compared_part(message: JSONObject, cursors: frozenset[str] = NO_CURSORS) -> Any:
+    """The part of a request its fingerprint depends on (what a miss diagnosis diffs): a
+    cursor counts only when the recording handed it out (``cursors``)."""
     method = message.get("method")
     params = _params(message)
     if method in METHOD_ONLY:
         return None
     if method == "tools/call":
         return params.get("arguments", {})
-    return {k: v for k, v in params.items() if k not in _VOLATILE_PARAMS}
+    kept = {k: v for k, v in params.items() if k not in _VOLATILE_PARAMS}
+    cursor = _cursor(params)
+    if cursor is not None and cursor in cursors:
+        kept["cursor"] = cursor
+    return kept
 
 
-def fingerprint(message: JSONObject) -> Fingerprint:
+def fingerprint(message: JSONObject, cursors: frozenset[str] = NO_CURSORS) -> Fingerprint:
     """The fingerprint of a request or notification (see the module docstring)."""
     method = message.get("method")
     if not isinstance(method, str):
@@ -111,18 +148,30 @@ def fingerprint(message: JSONObject) -> Fingerprint:
         return (method, "", "")
     if method == "tools/call":
         return (method, _tool_name(_params(message)), canonical(compared_part(message)))
-    return (method, "", canonical(compared_part(message)))
+    return (method, "", canonical(compared_part(message, cursors)))
 
 
-def method_key(message: JSONObject) -> MethodKey:
-    """What ``loose`` falls back on: the method, and for ``tools/call`` also the tool."""
+def unknown_cursor(message: JSONObject, cursors: frozenset[str]) -> bool:
+    """Whether the request carries a cursor the recording never handed out."""
+    cursor = _cursor(_params(message))
+    return cursor is not None and cursor not in cursors
+
+
+def method_key(message: JSONObject, cursors: frozenset[str] = NO_CURSORS) -> MethodKey:
+    """What ``loose`` falls back on: the method and what the request is about (the tool,
+    prompt, resource or task it names; for a listing, the page a known cursor names)."""
     method = message.get("method")
     method = method if isinstance(method, str) else ""
-    return (method, _tool_name(_params(message)) if method == "tools/call" else "")
+    params = _params(message)
+    subject = params.get(_SUBJECT.get(method, ""))
+    if method.endswith("/list"):
+        cursor = _cursor(params)
+        subject = cursor if cursor is not None and cursor in cursors else None
+    return (method, subject if isinstance(subject, str) else "")
 
 
 def _repeatable(method: str) -> bool:
-    return method in METHOD_ONLY or method.endswith("/list")
+    return method in METHOD_ONLY or method in READ_ONLY or method.endswith("/list")
 
 
 @attrs.frozen
@@ -193,6 +242,20 @@ def _plain(value: Any) -> Any:
     return None if value is MISSING else value
 
 
+def _session_queue(
+    queues: dict[Any, deque[int]], shared: Mapping[Any, tuple[int, ...]], key: Any
+) -> deque[int] | None:
+    """A session's queue for ``key``, made on first use from the shared index: a session
+    (one per test, or per HTTP client) starts in constant time whatever the cassette's size."""
+    queue = queues.get(key)
+    if queue is None:
+        positions = shared.get(key)
+        if positions is None:
+            return None
+        queue = queues[key] = deque(positions)
+    return queue
+
+
 class Matcher(Protocol):
     """Picks the recording that answers a live request; raises ``ReplayMiss`` otherwise."""
 
@@ -228,18 +291,29 @@ class CandidateIndex:
     candidates: tuple[Candidate, ...]
     by_fp: Mapping[Fingerprint, tuple[int, ...]]
     by_method: Mapping[MethodKey, tuple[int, ...]]
+    #: the pagination cursors the recording handed out (``nextCursor`` of its answers)
+    cursors: frozenset[str] = NO_CURSORS
+    #: every page of each listing, whatever its cursor: where an unknown cursor goes
+    by_listing: Mapping[Fingerprint, tuple[int, ...]] = attrs.field(factory=dict)
 
     @classmethod
-    def build(cls, candidates: Sequence[Candidate]) -> CandidateIndex:
+    def build(
+        cls, candidates: Sequence[Candidate], cursors: frozenset[str] = NO_CURSORS
+    ) -> CandidateIndex:
         by_fp: dict[Fingerprint, list[int]] = {}
         by_method: dict[MethodKey, list[int]] = {}
+        by_listing: dict[Fingerprint, list[int]] = {}
         for pos, cand in enumerate(candidates):
-            by_fp.setdefault(fingerprint(cand.message), []).append(pos)
-            by_method.setdefault(method_key(cand.message), []).append(pos)
+            by_fp.setdefault(fingerprint(cand.message, cursors), []).append(pos)
+            by_method.setdefault(method_key(cand.message, cursors), []).append(pos)
+            if cursors:
+                by_listing.setdefault(fingerprint(cand.message), []).append(pos)
         return cls(
             tuple(candidates),
             {k: tuple(v) for k, v in by_fp.items()},
             {k: tuple(v) for k, v in by_method.items()},
+            cursors,
+            {k: tuple(v) for k, v in by_listing.items()},
         )
 
 
@@ -262,25 +336,14 @@ class FingerprintMatcher:
         # per test, or per HTTP client) starts in constant time whatever the cassette's size.
         self._by_fp: dict[Fingerprint, deque[int]] = {}
         self._by_method: dict[MethodKey, deque[int]] = {}
+        self._by_listing: dict[Fingerprint, deque[int]] = {}
         self._last: dict[Fingerprint, int] = {}
 
     def _queue(self, fp: Fingerprint) -> deque[int] | None:
-        queue = self._by_fp.get(fp)
-        if queue is None:
-            positions = self._index.by_fp.get(fp)
-            if positions is None:
-                return None
-            queue = self._by_fp[fp] = deque(positions)
-        return queue
+        return _session_queue(self._by_fp, self._index.by_fp, fp)
 
     def _method_queue(self, key: MethodKey) -> deque[int] | None:
-        queue = self._by_method.get(key)
-        if queue is None:
-            positions = self._index.by_method.get(key)
-            if positions is None:
-                return None
-            queue = self._by_method[key] = deque(positions)
-        return queue
+        return _session_queue(self._by_method, self._index.by_method, key)
 
     def _take(self, queue: deque[int] | None) -> int | None:
         while queue:
@@ -296,7 +359,10 @@ class FingerprintMatcher:
 
     def match(self, message: JSONObject) -> int:
         """See ``Matcher.match``."""
-        fp = fingerprint(message)
+        cursors = self._index.cursors
+        if cursors and unknown_cursor(message, cursors):
+            return self._match_listing(message)
+        fp = fingerprint(message, cursors)
         queue = self._queue(fp)
         pos = self._take(queue)
         if pos is not None:
@@ -306,9 +372,23 @@ class FingerprintMatcher:
             if last is not None:
                 return self._candidates[last].key
         if self.strategy.fallback_to_method:
-            pos = self._take(self._method_queue(method_key(message)))
+            pos = self._take(self._method_queue(method_key(message, cursors)))
             if pos is not None:
                 return self._use(fp, pos)
+        raise self._miss(message, fp, recorded=queue is not None)
+
+    def _match_listing(self, message: JSONObject) -> int:
+        """A cursor the recording never handed out: the next page of that listing in
+        recorded order, whatever its cursor (how replays matched every page before)."""
+        fp = fingerprint(message)
+        queue = _session_queue(self._by_listing, self._index.by_listing, fp)
+        pos = self._take(queue)
+        if pos is not None:
+            return self._use(fp, pos)
+        if queue is not None and self.strategy.repeat_listings:
+            last = self._last.get(fp)
+            if last is not None:
+                return self._candidates[last].key
         raise self._miss(message, fp, recorded=queue is not None)
 
     def unconsumed(self) -> list[Candidate]:

@@ -17,6 +17,15 @@ Serving the era the header names: under a legacy cassette an unrecorded
 ``server/discover`` gets ``Method not found``, exactly what a legacy server says to a
 dual-era client's probe, so the client falls back to ``initialize`` as it did live.
 
+A request whose recording has no answer is answered all the same, never left to hang:
+when the client cancelled it while recording, or the recording simply ends first, the
+replay waits for the live client to cancel it too, and otherwise (``give_up``, called by
+the runtime when its answer deadline passes) fails it with an error naming why; when the
+server exited while it was open (a crash mid-call), the replay fails it at once and the
+reply ``closes`` the session, as the live server's exit did. A client frame that is not
+one JSON-RPC message is answered as the recording answered the same frame (a raw
+exchange), or ignored if it was; only a frame never recorded gets the standard error.
+
 Server-to-client requests (``sampling/createMessage``, ``elicitation/create``,
 ``roots/list``, ``ping``) are sent at their recorded place with ids of this session's own
 server sequence; where the recording shows the client answering, the replay stops and waits
@@ -33,7 +42,7 @@ from typing import Any, Protocol
 import attrs
 
 from cassette.core._gc import paused_gc
-from cassette.core.exchanges import Exchange, Item, cut
+from cassette.core.exchanges import Exchange, Item, cut, raw_key
 from cassette.core.ids import id_key
 from cassette.core.jsondiff import Difference, differences
 from cassette.core.jsonrpc import (
@@ -101,6 +110,11 @@ class Reply:
     #: more for ``origin`` follows on its own (a live server's answer, ``new_episodes``):
     #: a front that holds the request's stream keeps it open until a reply ``responded``
     pending: bool = False
+    #: the recording has no answer for ``origin``: the runtime starts its answer deadline,
+    #: and fails it (``Responder.give_up``) unless the client cancels it first
+    unanswered: bool = False
+    #: the recorded server exited here: the front ends the session after these messages
+    closes: bool = False
 
 
 def _reply(messages: Sequence[Any], metas: Sequence[Mapping[str, Any] | None] = ()) -> Reply:
@@ -116,16 +130,39 @@ class Prepared:
     exchanges: list[Exchange]
     requests: CandidateIndex
     notifications: CandidateIndex
+    #: raw exchanges by their frame (``raw_key``), in recorded order
+    raws: Mapping[str, tuple[int, ...]] = attrs.field(factory=dict)
 
     @classmethod
     def of(cls, recording: Recording) -> Prepared:
         with paused_gc():
             preamble, exchanges = cut(recording.events)
-            requests = [Candidate(x.key, x.message, x.seq) for x in exchanges if "id" in x.message]
-            notes = [Candidate(x.key, x.message, x.seq) for x in exchanges if "id" not in x.message]
-            request_index = CandidateIndex.build(requests)
+            messages = [x for x in exchanges if x.raw is None]
+            requests = [Candidate(x.key, x.message, x.seq) for x in messages if "id" in x.message]
+            notes = [Candidate(x.key, x.message, x.seq) for x in messages if "id" not in x.message]
+            request_index = CandidateIndex.build(requests, _handed_out(exchanges))
             note_index = CandidateIndex.build(notes)
-        return cls(preamble, exchanges, request_index, note_index)
+            raws: dict[str, list[int]] = {}
+            for x in exchanges:
+                if x.raw is not None:
+                    raws.setdefault(x.raw, []).append(x.key)
+        frozen = {k: tuple(v) for k, v in raws.items()}
+        return cls(preamble, exchanges, request_index, note_index, frozen)
+
+
+def _handed_out(exchanges: Sequence[Exchange]) -> frozenset[str]:
+    """Every pagination cursor the recorded server gave (a ``nextCursor``): a request that
+    carries one of them asks for that page."""
+    cursors: set[str] = set()
+    for exchange in exchanges:
+        for item in exchange.items:
+            if item.role != "response" or not isinstance(item.message, dict):
+                continue  # a raw exchange's answer may be a batch
+            result = item.message.get("result")
+            cursor = result.get("nextCursor") if isinstance(result, dict) else None
+            if isinstance(cursor, str):
+                cursors.add(cursor)
+    return frozenset(cursors)
 
 
 class Replayer:
@@ -158,6 +195,10 @@ class Replayer:
         info = recording.header.redaction
         self._redactor = Redactor.from_header(info, _env_values(info, environ)) if info else None
         self._paused: dict[object, Paused] = {}
+        self._raws = ready.raws
+        self._raws_played: dict[str, int] = {}
+        # requests whose recording has no answer, by live id: (exchange, request, why)
+        self._no_answers: dict[object, tuple[Exchange, JSONObject, str]] = {}
         source = getattr(recording, "source", None)
         self.source: str | None = str(source) if source is not None else None
 
@@ -172,6 +213,10 @@ class Replayer:
         if not data.strip():
             return Reply()  # a blank line carries no message; real servers skip it too
         classified = classify(data)
+        if self._raws and not classified.is_message:
+            recorded = self._raw(data)
+            if recorded is not None:
+                return recorded
         if classified.kind is Kind.NOT_JSON:
             text = f"Parse error: {classified.problem}" if classified.problem else "Parse error"
             return _reply((error_response(None, PARSE_ERROR, text),))
@@ -271,6 +316,54 @@ class Replayer:
         """Live ids of server requests still waiting for the client's answer."""
         return tuple(paused.request.get("id") for paused in self._paused.values())
 
+    def _no_answer(
+        self,
+        exchange: Exchange,
+        live: JSONObject,
+        played: Played,
+        warnings: tuple[str, ...],
+        since: float,
+    ) -> Reply:
+        """What the recording shows before its missing answer, then: an error at once and
+        the session's end if the server exited here; otherwise a deadline (see above)."""
+        times = tuple(played.times)
+        if exchange.exited:
+            summary = (
+                f"{_label(live)} was never answered: the recorded server exited while it "
+                "was open, and the replay ends the session here as the server did"
+            )
+            report = MissReport("no-answer", str(live.get("method")), summary, exchange.seq)
+            failed = self._failed(live, report, exchange)
+            return Reply(
+                (*played.messages, *failed.messages),
+                report,
+                (*played.metas, None),
+                exchange,
+                live.get("id"),
+                warnings=warnings,
+                times=(*times, times[-1] if times else since),
+                responded=True,
+                since=since,
+                closes=True,
+            )
+        why = (
+            "the client cancelled it while recording"
+            if exchange.cancelled
+            else "the recording ends before the server answered it"
+        )
+        self._no_answers[id_key(live.get("id"))] = (exchange, live, why)
+        return Reply(
+            tuple(played.messages),
+            None,
+            tuple(played.metas),
+            exchange,
+            live.get("id"),
+            warnings=warnings,
+            times=times,
+            since=since,
+            unanswered=True,
+        )
+
     def _strict(self) -> bool:
         strategy = getattr(self.matcher, "strategy", None)
         return getattr(strategy, "name", None) == "strict"
@@ -289,9 +382,49 @@ class Replayer:
         return Reply((error,), report, (None,), paused.exchange, origin, responded=True)
 
     def _cancel(self, request_id: object) -> None:
+        self._no_answers.pop(id_key(request_id), None)  # cancelled: it needs no answer now
         for key, paused in list(self._paused.items()):
             if "id" in paused.live and id_key(paused.live["id"]) == id_key(request_id):
                 del self._paused[key]
+
+    def give_up(self, request_id: object) -> Reply:
+        """The request ``request_id``, which the recording leaves unanswered, is still
+        unanswered at its deadline: fail it with an error naming why (a miss)."""
+        found = self._no_answers.pop(id_key(request_id), None)
+        if found is None:  # the client cancelled it since: it is settled, with no answer
+            return Reply(origin=request_id, responded=True)
+        exchange, request, why = found
+        summary = f"{_label(request)} has no recorded answer: {why}"
+        report = MissReport("no-answer", str(request.get("method")), summary, exchange.seq)
+        return self._failed(request, report, exchange)
+
+    def _failed(self, request: JSONObject, report: MissReport, exchange: Exchange) -> Reply:
+        self.misses.append(report)
+        text = f"cassette-mcp: {_miss_line(report, self.source)}"
+        error = error_response(request.get("id"), REPLAY_MISS, text, report.as_data())
+        origin = request.get("id")
+        return Reply((error,), report, (None,), exchange, origin, responded=True)
+
+    def _raw(self, data: bytes | str) -> Reply | None:
+        """The recorded server's answer to the same raw frame (nothing, if it ignored it);
+        ``None`` when the frame was never recorded."""
+        key = raw_key(data)
+        positions = self._raws.get(key)
+        if not positions:
+            return None
+        played = self._raws_played.get(key, 0)
+        self._raws_played[key] = played + 1
+        exchange = self._exchanges[positions[min(played, len(positions) - 1)]]
+        items = exchange.items
+        return Reply(
+            tuple(i.message for i in items),
+            None,
+            tuple(i.meta for i in items),
+            exchange,
+            times=tuple(i.t for i in items),
+            responded=exchange.answered,
+            since=exchange.t,
+        )
 
     def _batch(self, batch: list[Any]) -> Reply:
         before: list[Any] = []
@@ -350,6 +483,8 @@ class Replayer:
             live_id = played.paused.request.get("id")
             self._paused[id_key(live_id)] = played.paused
             awaiting = (live_id,)
+        elif _needs_answer(exchange, live):
+            return self._no_answer(exchange, live, played, warnings, since)
         return Reply(
             tuple(played.messages),
             None,
@@ -378,6 +513,8 @@ class Responder(Protocol):
     def receive_frame(self, data: bytes | str) -> Reply: ...
 
     def expire(self, server_id: object) -> Reply: ...
+
+    def give_up(self, request_id: object) -> Reply: ...
 
     def undelivered(self, server_id: object) -> Reply: ...
 
@@ -438,6 +575,23 @@ class ReplaySessions:
     def summary(self) -> str:
         """All sessions' misses, for a person ("" when there were none)."""
         return "\n".join(s for s in (r.summary() for r in self.replayers) if s)
+
+
+def _needs_answer(exchange: Exchange, live: JSONObject) -> bool:
+    """A request whose recording holds no answer (a listen stream never has one: it stays
+    open until the client closes it)."""
+    return (
+        "id" in live
+        and exchange.raw is None
+        and not exchange.answered
+        and live.get("method") != "subscriptions/listen"
+    )
+
+
+def _label(request: JSONObject) -> str:
+    method = str(request.get("method"))
+    params = _params(request)
+    return f'{method} "{params.get("name")}"' if method == "tools/call" else method
 
 
 def _played(items: Sequence[Item]) -> Reply:

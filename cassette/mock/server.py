@@ -222,6 +222,9 @@ class MockServer:
     def undelivered(self, server_id: object) -> Reply:
         return Reply()
 
+    def give_up(self, request_id: object) -> Reply:
+        return Reply()  # a mock answers every request at once
+
     def describe(self, report: MissReport) -> str:
         return f"{self.source}: {report.summary}" if self.source else report.summary
 

@@ -10,9 +10,10 @@ sits a ``Conversation`` per client session; it is the only place that decides
 * what a miss or a warning tells the person (``DeliveryPolicy.on_miss`` / ``on_warning``);
 * how big a client message may be (an oversized one gets ``Invalid Request`` and the
   session goes on);
-* how long a server request may wait for the client's answer (``Deadlines``: the front
-  asks ``remaining`` and ``overdue``, and an overdue request fails with an error, so a
-  client that never answers cannot hang a session);
+* how long a server request may wait for the client's answer, and a client request the
+  recording never answered may wait for the client to cancel it (``Deadlines``: the front
+  asks ``remaining`` and ``overdue``, and what is overdue fails with an error, so nothing
+  can hang a session);
 * when each message of a reply goes out (``paced``: at once, or with the recorded gaps);
 * what a responder cannot answer, when a ``Fallback`` is given (``new_episodes``: the live
   server answers, and its messages come through the front's ``emit``);
@@ -104,6 +105,14 @@ class Fallback(Protocol):
 FallbackFactory = Callable[[Emit, anyio.abc.TaskGroup], Fallback]
 
 
+@attrs.frozen
+class _NoAnswer:
+    """A deadline for a client request the recording never answered (server request ids
+    are the server's own sequence: this keeps the two apart)."""
+
+    request_id: object
+
+
 class Conversation:
     """One client session under the delivery policy (``cassette.transport.ClientSession``)."""
 
@@ -144,8 +153,13 @@ class Conversation:
 
     def overdue(self) -> list[Reply]:
         waiting = set(map(id_key, self.responder.waiting))
-        late = self._deadlines.overdue(anyio.current_time())
-        return [self._settle(self.responder.expire(i)) for i in late if id_key(i) in waiting]
+        out: list[Reply] = []
+        for late in self._deadlines.overdue(anyio.current_time()):
+            if isinstance(late, _NoAnswer):
+                out.append(self._settle(self.responder.give_up(late.request_id)))
+            elif id_key(late) in waiting:
+                out.append(self._settle(self.responder.expire(late)))
+        return out
 
     async def paced(self, reply: Reply) -> AsyncIterator[Sequence[Outgoing]]:
         items = _outgoing(reply)
@@ -212,10 +226,12 @@ class Conversation:
         if self.policy.on_warning is not None:
             for warning in reply.warnings:
                 self.policy.on_warning(warning)
-        if reply.awaiting:
+        if reply.awaiting or reply.unanswered:
             now = anyio.current_time()
             for server_id in reply.awaiting:
                 self._deadlines.start(server_id, now)
+            if reply.unanswered:
+                self._deadlines.start(_NoAnswer(reply.origin), now)
             self.changed.set()
             self.changed = anyio.Event()
         return reply

@@ -27,6 +27,7 @@ from typing import Any, Literal
 import anyio
 import attrs
 
+from cassette.core.deadlines import SHUTDOWN_GRACE
 from cassette.core.redaction import Redactor
 from cassette.errors import TransportClosedError, UsageError
 from cassette.registry import get_connector, get_transport
@@ -107,6 +108,16 @@ def _warn(config: RecordConfig) -> Warn:
 # -- the frame proxy -----------------------------------------------------------------------
 
 
+async def _end_after_client(upstream: Upstream, client_done: anyio.Event) -> None:
+    """Once the client has finished, the server gets the shutdown grace to end by itself;
+    a server that ignores end of input is then ended by the transport (stdio: terminate,
+    then kill), so it never outlives its recording. Cancelled when it ends in time."""
+    await client_done.wait()
+    await anyio.sleep(SHUTDOWN_GRACE)
+    with anyio.CancelScope(shield=True):
+        await upstream.aclose()
+
+
 async def _client_to_server(
     client: FrameStream, upstream: Upstream, sink: Sink, watchdog: Watchdog | None
 ) -> None:
@@ -125,6 +136,19 @@ async def _client_to_server(
             except TransportClosedError:
                 server_gone = True  # keep recording what the client says; nobody hears it
     await upstream.send_eof()
+
+
+async def _relay_client(
+    client: FrameStream,
+    upstream: Upstream,
+    sink: Sink,
+    watchdog: Watchdog | None,
+    client_done: anyio.Event,
+) -> None:
+    try:
+        await _client_to_server(client, upstream, sink, watchdog)
+    finally:
+        client_done.set()
 
 
 async def _server_to_client(
@@ -170,8 +194,10 @@ async def proxy(
     if upstream_timeout is not None:
         warn = on_warning or (lambda text: print_err(f"cassette: warning: {text}"))
         watchdog = Watchdog(upstream_timeout, sink, client, warn)
+    client_done = anyio.Event()
     async with anyio.create_task_group() as tg:
-        tg.start_soon(_client_to_server, client, upstream, sink, watchdog)
+        tg.start_soon(_relay_client, client, upstream, sink, watchdog, client_done)
+        tg.start_soon(_end_after_client, upstream, client_done)
         if watchdog is not None:
             tg.start_soon(watchdog.run)
         code = await _server_to_client(client, upstream, sink, watchdog)

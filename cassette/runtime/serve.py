@@ -144,7 +144,10 @@ async def serve_frames(stream: FrameStream, pool: SessionPool) -> ReplayResult:
                     frame = await stream.receive()
                 except anyio.EndOfStream:
                     break
-                await write(await conversation.receive(frame))
+                reply = await conversation.receive(frame)
+                await write(reply)
+                if reply.closes:
+                    break  # the recorded server exited here: so does this session
             tg.cancel_scope.cancel()
     finally:
         with anyio.CancelScope(shield=True):

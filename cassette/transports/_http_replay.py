@@ -230,7 +230,7 @@ class HttpReplayApp:
             if kind in (Kind.RESPONSE, Kind.ERROR):  # a client answer: what it unblocked
                 await self._continue(session, reply)
                 await send_simple(call.send, 202, b"", headers=extra)
-            elif key is not None and (reply.awaiting or reply.pending) and not reply.responded:
+            elif key is not None and _incomplete(reply):
                 _, more = session.channel(key)
                 await self._hold_open(call, session, reply, more, extra)
             elif is_listen(reply):
@@ -240,6 +240,18 @@ class HttpReplayApp:
         finally:
             if key is not None:
                 session.release(key)
+        if reply.closes:
+            await self._end(session)
+
+    async def _end(self, session: Session) -> None:
+        """The recorded server exited here: its session is gone (later requests in it get
+        404, its GET stream ends), as with the live server."""
+        for session_id, known in list(self.sessions.items()):
+            if known is session:
+                del self.sessions[session_id]
+        session.close()
+        if session is not self._shared:
+            await session.conversation.aclose()
 
     async def _respond(
         self,
@@ -360,7 +372,7 @@ class HttpReplayApp:
         on_post = goes_on_post(reply, carries_request=True, by_stream=self._by_stream)
         head = self._prime(stream, reply)
         await self._write(session, reply, on_post, write=write, stream=stream, head=head)
-        while not reply.responded and (reply.awaiting or reply.pending):
+        while _incomplete(reply):
             with anyio.move_on_after(conversation.remaining()):
                 try:
                     reply = self._deliverable(session, await more.receive())
@@ -485,3 +497,9 @@ def _get_refused(recording: Recording) -> int | None:
         e.status for e in recording.events if isinstance(e, HttpEvent) and e.method == "GET"
     }
     return 405 if statuses == {405} else None
+
+
+def _incomplete(reply: Reply) -> bool:
+    """Whether more of a request's reply is still to come: the client's answer to a server
+    request, a live answer, or the end of a wait for an answer the recording lacks."""
+    return not reply.responded and bool(reply.awaiting or reply.pending or reply.unanswered)

@@ -200,7 +200,10 @@ class SseReplayApp:
             await send_simple(send, 400, b"Could not parse message", _TEXT)
             return
         reply = await session.conversation.receive(Frame(body, {"headers": scope["headers"]}))
-        if reply.since is None:
+        if reply.closes:  # the recorded server exited here: the session ends with it
+            await session.deliver(reply)
+            session.close()
+        elif reply.since is None:
             await session.deliver(reply)  # made up here (an error): nothing to pace
         else:
             # Recorded answers may be paced: the POST gets its 202 now, as live. Tasks

@@ -99,6 +99,7 @@ class StdioUpstream:
         self._grace = grace
         self._kill_after = kill_after
         self._input_closed = False
+        self._input_closed_at: float | None = None
 
     async def send(self, frame: Frame) -> None:
         stdin = self.process.stdin
@@ -125,6 +126,7 @@ class StdioUpstream:
         if self._input_closed:
             return
         self._input_closed = True
+        self._input_closed_at = anyio.current_time()
         if self.process.stdin is not None:
             # The server may already be gone; closing is all we wanted.
             with contextlib.suppress(anyio.BrokenResourceError, OSError):
@@ -137,10 +139,14 @@ class StdioUpstream:
         await self.shutdown()
 
     async def shutdown(self) -> None:
-        """Close stdin, wait, terminate, kill: the MCP stdio shutdown sequence."""
+        """Close stdin, wait, terminate, kill: the MCP stdio shutdown sequence. The grace is
+        counted from when stdin closed, so a server that ignores end of input is
+        terminated ``grace`` seconds after it, however the ending was reached."""
         with anyio.CancelScope(shield=True):
             await self.send_eof()
-            with anyio.move_on_after(self._grace):
+            closed_at = self._input_closed_at or anyio.current_time()
+            left = max(0.0, closed_at + self._grace - anyio.current_time())
+            with anyio.move_on_after(left):
                 await self.process.wait()
                 return
             _signal(self.process, signal.SIGTERM)
