@@ -108,6 +108,9 @@ _NOT_CARRIED: Final = frozenset(
 )
 
 Info = Callable[[str], None]
+#: Requests a live leg never forwards: a handshake belongs to the session that makes it,
+#: and appending a client's ``initialize`` to a modern-era cassette would break it.
+_NEVER_FORWARDED: Final = frozenset({"initialize", "server/discover"})
 
 
 def describe_request(message: JSONObject) -> str:
@@ -245,6 +248,8 @@ class LiveLeg:
         return False
 
     async def take(self, request: dict[str, Any], frame: Frame) -> bool:
+        if request.get("method") in _NEVER_FORWARDED:
+            return False  # the leg's handshake is its own: the client's stays a miss
         if self.headers is None:
             self.headers = _carried(frame.meta)
         return await self._ensure_live() and await self._forward(request)

@@ -44,8 +44,9 @@ from cassette.errors import CassetteError, CassetteNotFoundError, UsageError, so
 from cassette.modes.extend import Extension, describe_request
 from cassette.modes.policy import Action, ModeChoice, missing_cassette_message, plan
 from cassette.runtime.conversation import DeliveryPolicy, ReplayResult, SessionPool
+from cassette.runtime.frames import serve_frames
 from cassette.runtime.record import RecordConfig, RecordResult, record_proxy, record_session
-from cassette.runtime.serve import front_of, serve, serve_frames
+from cassette.runtime.serve import front_of, serve
 from cassette.store.lock import FileLock, claim_slot
 from cassette.store.report import Report
 from cassette.store.storage import Cassette, has_recording

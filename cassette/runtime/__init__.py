@@ -27,6 +27,7 @@ if TYPE_CHECKING:
         ReplayResult,
         SessionPool,
     )
+    from cassette.runtime.frames import serve_frames
     from cassette.runtime.harness import ClientConnection, open_recording, open_replay
     from cassette.runtime.record import (
         RecordConfig,
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
         record_proxy,
         record_session,
     )
-    from cassette.runtime.serve import replay, replay_sessions, serve, serve_frames, serve_replay
+    from cassette.runtime.serve import replay, replay_sessions, serve, serve_replay
 
 __all__ = [
     "ANSWER_TIMEOUT",
@@ -90,7 +91,7 @@ _LAZY: Final = {
     "replay": "cassette.runtime.serve",
     "replay_sessions": "cassette.runtime.serve",
     "serve": "cassette.runtime.serve",
-    "serve_frames": "cassette.runtime.serve",
+    "serve_frames": "cassette.runtime.frames",
     "serve_replay": "cassette.runtime.serve",
 }
 

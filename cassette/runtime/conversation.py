@@ -161,6 +161,15 @@ class Conversation:
                 out.append(self._settle(self.responder.expire(late)))
         return out
 
+    def paces(self, reply: Reply) -> bool:
+        """Whether ``paced`` will wait before some of ``reply``'s messages."""
+        return (
+            self.policy.pacing is not None
+            and reply.since is not None
+            and bool(reply.messages)
+            and len(reply.times) == len(reply.messages)
+        )
+
     async def paced(self, reply: Reply) -> AsyncIterator[Sequence[Outgoing]]:
         items = _outgoing(reply)
         if not items:

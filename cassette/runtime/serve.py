@@ -7,9 +7,7 @@ fault overlay) on a transport. It asks the plugin what it can do, never how:
 * a ``CassetteFront`` (streamable HTTP, SSE) gets the ``SessionPool`` and routes each
   conversation's replies as its protocol does;
 * a ``FrameServer`` (stdio, memory, a plugin's TCP) gets a handler that runs
-  ``serve_frames`` for each client stream: one conversation, its replies written in
-  order under one lock (a live server's messages and overdue errors come from other
-  tasks), its answer deadlines watched by a task of its own.
+  ``serve_frames`` (``cassette.runtime.frames``) for each client stream.
 
 The delivery rules themselves (misses, warnings, size limits, deadlines, pacing) are the
 ``Conversation``'s, so every front keeps them the same way.
@@ -18,7 +16,7 @@ The delivery rules themselves (misses, warnings, size limits, deadlines, pacing)
 from __future__ import annotations
 
 import os
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from functools import partial
 
 import anyio
@@ -26,22 +24,20 @@ import anyio.abc
 import attrs
 
 from cassette.core.deadlines import Pacing
-from cassette.core.jsonrpc import dumps_bytes
 from cassette.core.matching import MissReport, Strategy
 from cassette.core.model import Recording
-from cassette.core.replayer import ReplaySessions, Reply, Responder, ResponderPool
-from cassette.errors import TransportClosedError, UsageError
+from cassette.core.replayer import ReplaySessions, Responder, ResponderPool
+from cassette.errors import UsageError
 from cassette.registry import get_transport
 from cassette.runtime.conversation import (
-    Conversation,
     DeliveryPolicy,
     FallbackFactory,
     ReplayResult,
     SessionPool,
 )
+from cassette.runtime.frames import serve_frames
 from cassette.transport import (
     CassetteFront,
-    Frame,
     FrameServer,
     FrameStream,
     ServeOptions,
@@ -111,62 +107,6 @@ async def _serve_sessions(
 
 async def _serve_one(stream: FrameStream, *, pool: SessionPool, finished: Finish) -> None:
     finished(await serve_frames(stream, pool))
-
-
-async def serve_frames(stream: FrameStream, pool: SessionPool) -> ReplayResult:
-    """Serve one client on a frame stream until it finishes; the stream is closed at the
-    end. Replies go out in order, each group of messages as one frame."""
-    lock = anyio.Lock(fast_acquire=True)
-    # fast_acquire: an uncontended acquire does not yield to the event loop, which would
-    # cost a loop iteration on every call (writers rarely contend: only a live server's
-    # messages or an overdue error race the main loop).
-    gone = anyio.Event()
-
-    async def write(reply: Reply) -> None:
-        if gone.is_set():
-            return
-        async for group in conversation.paced(reply):
-            data = b"".join(dumps_bytes(message) + b"\n" for message, _ in group)
-            try:
-                async with lock:
-                    await stream.send(Frame(data))
-            except TransportClosedError:
-                gone.set()  # the client stopped reading: the session is over
-                return
-
-    conversation = pool.open(write)
-    try:
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(_watch_deadlines, conversation, write)
-            await write(conversation.start())
-            while not gone.is_set():
-                try:
-                    frame = await stream.receive()
-                except anyio.EndOfStream:
-                    break
-                reply = await conversation.receive(frame)
-                await write(reply)
-                if reply.closes:
-                    break  # the recorded server exited here: so does this session
-            tg.cancel_scope.cancel()
-    finally:
-        with anyio.CancelScope(shield=True):
-            await conversation.aclose()
-            await stream.aclose()
-    return conversation.result()
-
-
-async def _watch_deadlines(
-    conversation: Conversation, write: Callable[[Reply], Awaitable[None]]
-) -> None:
-    """Fail each server request the client leaves unanswered past its deadline."""
-    while True:
-        changed = conversation.changed
-        with anyio.move_on_after(conversation.remaining()):
-            await changed.wait()
-            continue
-        for reply in conversation.overdue():
-            await write(reply)
 
 
 async def replay(

@@ -25,7 +25,7 @@ __all__ = [
     "size_of",
 ]
 
-Severity = Literal["error", "warning"]
+Severity = Literal["error", "warning", "info"]
 _RULE = re.compile(r"\[REDACTED:([a-z-]+):")
 
 

@@ -7,7 +7,7 @@ point at (an event's ``seq + 1``; the header is line 1). The rules:
   standalone GET stream; a legacy one whose requests succeeded began with ``initialize``;
 * transport: a stdio cassette holds no HTTP facts; an HTTP one no process stderr or exit;
 * pairing: every request has an answer, no id is reused while in flight, no answer
-  answers nothing;
+  answers nothing; a request the client cancelled needs no answer (information only);
 * secrets: nothing the recorder's redaction rules would have removed is left.
 """
 
@@ -146,20 +146,27 @@ def _describe(event: MessageEvent) -> str:
     return text
 
 
+def _cancelled(events: Any) -> set[tuple[Any, str, Any]]:
+    """(session, id type, id) of every request the client cancelled."""
+    out: set[tuple[Any, str, Any]] = set()
+    for event in events:
+        if not isinstance(event, MessageEvent) or event.dir != "c2s":
+            continue
+        if event.message.get("method") != "notifications/cancelled":
+            continue
+        params = event.message.get("params")
+        request_id = params.get("requestId") if isinstance(params, dict) else None
+        out.add((_session(event), type(request_id).__name__, request_id))
+    return out
+
+
 def _pairing_findings(tape: Cassette) -> list[Finding]:
     pairs, problems = exchanges(tape.events)
+    cancelled = _cancelled(tape.events)
     out: list[Finding] = []
     for pair in pairs:
         if pair.response is None:
-            who = "client" if pair.request.dir == "s2c" else "server"
-            what = "server request" if pair.request.dir == "s2c" else "request"
-            out.append(
-                Finding(
-                    _line(pair.request),
-                    "unanswered",
-                    f"{what} {_describe(pair.request)} has no {who} answer",
-                )
-            )
+            out.append(_unanswered(pair.request, cancelled))
     for problem, event in problems:
         if problem == "duplicate":
             out.append(
@@ -179,6 +186,22 @@ def _pairing_findings(tape: Cassette) -> list[Finding]:
                 )
             )
     return out
+
+
+def _unanswered(request: MessageEvent, cancelled: set[tuple[Any, str, Any]]) -> Finding:
+    """A request with no answer: an error, unless the client cancelled it (then it needed
+    none, and a replay waits for the live client to cancel it too)."""
+    msg_id = request.message.get("id")
+    if request.dir == "c2s" and (_session(request), type(msg_id).__name__, msg_id) in cancelled:
+        return Finding(
+            _line(request),
+            "cancelled",
+            f"request {_describe(request)} was cancelled by the client: no answer expected",
+            "info",
+        )
+    who = "client" if request.dir == "s2c" else "server"
+    what = "server request" if request.dir == "s2c" else "request"
+    return Finding(_line(request), "unanswered", f"{what} {_describe(request)} has no {who} answer")
 
 
 def secret_findings(tape: Cassette) -> list[Finding]:
@@ -208,7 +231,7 @@ def render(source: str, findings: list[Finding], fmt: str) -> str:
     if fmt == "json":
         data = {
             "cassette": source,
-            "ok": not findings,
+            "ok": all(f.severity == "info" for f in findings),
             "findings": [f.as_data() for f in findings],
         }
         return json.dumps(data, indent=2)
@@ -216,9 +239,10 @@ def render(source: str, findings: list[Finding], fmt: str) -> str:
         return f"{source}: header and frames agree"
     lines = [f"{source}:{f.line}: {f.severity}: [{f.code}] {f.message}" for f in findings]
     errors = sum(f.severity == "error" for f in findings)
-    lines.append(
-        f"{source}: {len(findings)} finding(s) ({errors} errors, {len(findings) - errors} warnings)"
-    )
+    warnings = sum(f.severity == "warning" for f in findings)
+    infos = len(findings) - errors - warnings
+    counted = f"{errors} errors, {warnings} warnings" + (f", {infos} information" if infos else "")
+    lines.append(f"{source}: {len(findings)} finding(s) ({counted})")
     return "\n".join(lines)
 
 
@@ -226,4 +250,4 @@ def main(args: argparse.Namespace) -> int:
     tape = Cassette.load(args.tape)
     findings = lint_cassette(tape)
     emit(render(args.tape, findings, args.format))
-    return 1 if findings else 0
+    return 1 if any(f.severity != "info" for f in findings) else 0

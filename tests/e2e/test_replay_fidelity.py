@@ -164,6 +164,9 @@ def test_a_call_cancelled_while_recording_is_failed_after_the_answer_timeout(
     assert client.request("tools/call", {"name": "fast", "arguments": {}})["result"]
     client.finish()
     assert Cassette.load(tape).events  # recorded, the slow call never answered
+    lint = LineClient([PY, "-m", "cassette", "lint", str(tape)])
+    code, _ = lint.finish()
+    assert code == 0  # a cancelled call is information, not an error (it used to exit 1)
 
     replay = LineClient([*replay_command(tape), "-q", "--answer-timeout", "1"], env=OFFLINE_ENV)
     replay.initialize()
@@ -226,3 +229,54 @@ def test_frames_the_server_ignored_or_refused_replay_as_recorded(tmp_path: Path)
     live = edge_session(LineClient(record_command(tape, FIDELITY)))
     replayed = edge_session(LineClient([*replay_command(tape), "-q"], env=OFFLINE_ENV))
     assert replayed == live
+
+
+def concurrent_calls(client: LineClient) -> list[Any]:
+    """Send a slow call and a fast one in one write (the client does not wait between
+    them); the ids of the answers, in the order they came."""
+    client.initialize()
+    slow = req(50, "tools/call", {"name": "slow", "arguments": {"seconds": 0.6}})
+    fast = req(51, "tools/call", {"name": "fast", "arguments": {}})
+    client.send((json.dumps(slow) + "\n" + json.dumps(fast) + "\n").encode())
+    order = [client.receive()["id"], client.receive()["id"]]
+    client.finish()
+    return order
+
+
+def test_concurrent_calls_are_answered_in_the_order_the_recording_shows(tmp_path: Path) -> None:
+    tape = tmp_path / "concurrent.jsonl"
+    live = concurrent_calls(LineClient(record_command(tape, FIDELITY)))
+    assert live == [51, 50]  # the fast call first, live
+    replayed = concurrent_calls(LineClient([*replay_command(tape), "-q"], env=OFFLINE_ENV))
+    assert replayed == live  # used to be the slow call's whole exchange first
+    argv = [*replay_command(tape), "-q", "--pace", "recorded"]
+    paced = concurrent_calls(LineClient(argv, env=OFFLINE_ENV))
+    assert paced == live  # used to hold the fast call behind the slow one's recorded delay
+
+
+def test_new_episodes_with_a_legacy_client_keeps_a_modern_cassette_lint_clean(
+    tmp_path: Path,
+) -> None:
+    from tests.support import MODERN_SERVER
+
+    tape = tmp_path / "modern.jsonl"
+
+    async def modern() -> str:
+        from mcp import Client
+
+        server = stdio_params(record_command(tape, [PY, str(MODERN_SERVER)]))
+        async with Client(server) as client:
+            await client.call_tool("add", {"a": 1, "b": 2})
+            return str(client.protocol_version)
+
+    assert run(modern) == "2026-07-28"
+    argv = [*replay_command(tape), "--mode", "new_episodes", "--", PY, str(MODERN_SERVER)]
+    legacy = LineClient(argv)
+    assert legacy.initialize()["error"]["code"] == -32099  # a legacy handshake: a miss
+    legacy.request("tools/call", {"name": "add", "arguments": {"a": 2, "b": 3}})
+    legacy.finish()
+    events = [json.loads(line) for line in tape.read_text().splitlines()[1:]]
+    methods = [e["message"].get("method") for e in events if e.get("kind") == "message"]
+    assert "initialize" not in methods  # never forwarded, never appended
+    lint = LineClient([PY, "-m", "cassette", "lint", str(tape)])
+    assert lint.finish()[0] == 0

@@ -1,0 +1,163 @@
+"""One client on a frame stream: read its messages, write what the conversation replies.
+
+Theory of operation
+-------------------
+Frames are read one at a time and each is answered by the client's ``Conversation``.
+Writing follows the recording's order and clock, not only the arrival order:
+
+* a reply the policy paces (``--pace recorded``) is written by a task of its own, each
+  group of messages when its recorded gap has passed, so one slow exchange never holds
+  back the next request or another reply;
+* other replies are gathered until the reading loop next lets other tasks run (when it
+  waits for the client), then written by one writer task as one frame, their messages in
+  the order the recording shows them. A client
+  that sends several requests at once (they arrive together, before the loop waits) gets
+  the answers interleaved as the live server interleaved them; a client that waits for
+  each answer loses nothing: its reply goes out the moment the loop waits again;
+* what comes on its own (a live server's message, an error for an overdue request) is
+  written at once. One lock keeps frames whole.
+
+The loop ends when the client finishes or stops reading, or when a reply ``closes`` the
+session (the recorded server exited there): what is gathered is written first, paced
+replies are let finish, then the stream is closed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+import anyio
+import anyio.abc
+
+from cassette.core.jsonrpc import dumps_bytes
+from cassette.core.replayer import Reply
+from cassette.errors import TransportClosedError
+from cassette.runtime.conversation import Conversation, ReplayResult, SessionPool
+from cassette.transport import Frame, FrameStream
+
+__all__ = ["serve_frames"]
+
+
+class _Writer:
+    """Writes one client's replies (see the module docstring)."""
+
+    def __init__(self, stream: FrameStream) -> None:
+        self.stream = stream
+        self.conversation: Conversation
+        self.gone = anyio.Event()
+        # fast_acquire: an uncontended acquire does not yield to the event loop, which
+        # would cost a loop iteration on every call (writers rarely contend).
+        self._lock = anyio.Lock(fast_acquire=True)
+        self._gathered: list[Reply] = []
+        self._wake = anyio.Event()
+
+    async def now(self, reply: Reply) -> None:
+        """Write ``reply``, paced as the policy says, before returning."""
+        async for group in self.conversation.paced(reply):
+            await self._send([message for message, _ in group])
+
+    def submit(self, reply: Reply, tg: anyio.abc.TaskGroup) -> None:
+        """Write ``reply`` soon: paced on its own clock, or with what else is gathered."""
+        if not reply.messages or self.gone.is_set():
+            return
+        if self.conversation.paces(reply):
+            tg.start_soon(self.now, reply)
+            return
+        self._gathered.append(reply)
+        self._wake.set()
+
+    async def run(self) -> None:
+        """Write what is gathered each time the reading loop lets others run."""
+        while True:
+            await self._wake.wait()
+            self._wake = anyio.Event()
+            await self.flush()
+
+    async def flush(self) -> None:
+        """Write what is gathered, in recorded order, as one frame."""
+        replies, self._gathered = self._gathered, []
+        if replies:
+            await self._send(_in_recorded_order(replies))
+
+    async def drain(self) -> None:
+        """Write what is gathered, and wait for a write under way: the session is ending."""
+        await self.flush()
+        async with self._lock:
+            pass
+
+    async def _send(self, messages: list[object]) -> None:
+        if self.gone.is_set() or not messages:
+            return
+        data = b"".join(dumps_bytes(message) + b"\n" for message in messages)
+        try:
+            async with self._lock:
+                await self.stream.send(Frame(data))
+        except TransportClosedError:
+            self.gone.set()  # the client stopped reading: the session is over
+
+
+def _in_recorded_order(replies: list[Reply]) -> list[object]:
+    """The messages of replies gathered together, ordered as the recording shows them (by
+    recorded time; made-up messages, with no recorded time, first); ties keep arrival."""
+    keyed: list[tuple[float, int, int, object]] = []
+    for arrival, reply in enumerate(replies):
+        timed = len(reply.times) == len(reply.messages)
+        for position, message in enumerate(reply.messages):
+            when = reply.times[position] if timed else float("-inf")
+            keyed.append((when, arrival, position, message))
+    keyed.sort(key=lambda entry: entry[:3])
+    return [message for *_, message in keyed]
+
+
+async def serve_frames(stream: FrameStream, pool: SessionPool) -> ReplayResult:
+    """Serve one client on a frame stream until it finishes; the stream is closed at the
+    end (see the module docstring)."""
+    writer = _Writer(stream)
+    conversation = pool.open(writer.now)
+    writer.conversation = conversation
+    try:
+        async with anyio.create_task_group() as watchers:
+            watchers.start_soon(_watch_deadlines, conversation, writer.now)
+            watchers.start_soon(writer.run)
+            async with anyio.create_task_group() as writes:
+                await _answer(stream, conversation, writer, writes)
+            watchers.cancel_scope.cancel()
+    finally:
+        with anyio.CancelScope(shield=True):
+            await conversation.aclose()
+            await stream.aclose()
+    return conversation.result()
+
+
+async def _answer(
+    stream: FrameStream,
+    conversation: Conversation,
+    writer: _Writer,
+    writes: anyio.abc.TaskGroup,
+) -> None:
+    """The reading loop: each frame's reply submitted to the writer."""
+    writer.submit(conversation.start(), writes)
+    while not writer.gone.is_set():
+        try:
+            frame = await stream.receive()
+        except anyio.EndOfStream:
+            break
+        reply = await conversation.receive(frame)
+        writer.submit(reply, writes)
+        if reply.closes:
+            break  # the recorded server exited here: so does this session
+    await writer.drain()
+
+
+async def _watch_deadlines(
+    conversation: Conversation, write: Callable[[Reply], Awaitable[None]]
+) -> None:
+    """Fail each request the client leaves unanswered past its deadline, and each request
+    the recording never answered that the client did not cancel in time."""
+    while True:
+        changed = conversation.changed
+        with anyio.move_on_after(conversation.remaining()):
+            await changed.wait()
+            continue
+        for reply in conversation.overdue():
+            await write(reply)
