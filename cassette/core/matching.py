@@ -13,7 +13,13 @@ legitimately change between runs:
   modern-era envelopes). A pagination ``cursor`` is part of the fingerprint when the
   recording handed it out (a ``nextCursor`` of a recorded answer): a second listing that
   walks the same pages gets the same pages. A cursor the recording never saw is left out,
-  and the request takes the next page of that listing in recorded order.
+  and the request takes the next page of that listing in recorded order;
+* *absent* is *empty*: a missing ``params``, ``null`` and ``{}`` are the same request, and
+  so are a missing params member (``arguments`` above all) and one that is ``null`` or
+  ``{}``, because clients differ only in how they spell "nothing" (fastmcp leaves
+  ``prompts/get`` ``arguments`` out where other clients send ``{}``). An empty *list* or
+  string is data and stays, and so is anything *inside* the arguments: a tool may tell an
+  argument set to ``null`` from one left out.
 
 Recordings with one fingerprint queue up in recorded order and the first one not yet
 consumed wins. Queues only ever shrink from the front, so a lookup costs O(1) amortised
@@ -123,6 +129,11 @@ def _cursor(params: dict[str, Any]) -> str | None:
     return cursor if isinstance(cursor, str) else None
 
 
+def _empty(value: Any) -> bool:
+    """``null`` or ``{}``: how clients spell a member they have nothing to put in."""
+    return value is None or (isinstance(value, dict) and not value)
+
+
 def compared_part(message: JSONObject, cursors: frozenset[str] = NO_CURSORS) -> Any:
     """The part of a request its fingerprint depends on (what a miss diagnosis diffs): a
     cursor counts only when the recording handed it out (``cursors``)."""
@@ -131,8 +142,9 @@ def compared_part(message: JSONObject, cursors: frozenset[str] = NO_CURSORS) -> 
     if method in METHOD_ONLY:
         return None
     if method == "tools/call":
-        return params.get("arguments", {})
-    kept = {k: v for k, v in params.items() if k not in _VOLATILE_PARAMS}
+        arguments = params.get("arguments")
+        return {} if arguments is None else arguments
+    kept = {k: v for k, v in params.items() if k not in _VOLATILE_PARAMS and not _empty(v)}
     cursor = _cursor(params)
     if cursor is not None and cursor in cursors:
         kept["cursor"] = cursor

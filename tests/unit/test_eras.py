@@ -200,3 +200,28 @@ def test_undeclared_capability_is_a_miss_under_strict() -> None:
     reply = r.receive(req(2, "tools/call", {"name": "list_roots"}))
     assert reply.miss is not None
     assert "roots/list" in reply.miss.summary
+
+
+def test_absent_null_and_empty_spell_the_same_request() -> None:
+    from cassette.core.matching import fingerprint
+
+    bare = fingerprint(req(1, "prompts/get", {"name": "p"}))
+    assert fingerprint(req(2, "prompts/get", {"name": "p", "arguments": {}})) == bare
+    assert fingerprint(req(2, "prompts/get", {"name": "p", "arguments": None})) == bare
+    assert fingerprint(req(2, "prompts/get", {"name": "p", "arguments": {"a": "1"}})) != bare
+    call = fingerprint(req(1, "tools/call", {"name": "t"}))
+    assert fingerprint(req(2, "tools/call", {"name": "t", "arguments": {}})) == call
+    assert fingerprint(req(2, "tools/call", {"name": "t", "arguments": None})) == call
+    assert fingerprint(req(2, "tools/call", {"name": "t", "arguments": {"x": None}})) != call
+    assert fingerprint(req(1, "resources/list")) == fingerprint(req(1, "resources/list", {}))
+    assert fingerprint(req(1, "tools/list", {"x": []})) != fingerprint(req(1, "tools/list"))
+
+
+def test_fastmcp_prompt_without_arguments_replays_a_recording_with_them() -> None:
+    r = Replayer(
+        tape(
+            ("c2s", req(1, "prompts/get", {"name": "p", "arguments": {}})),
+            ("s2c", res(1, {"messages": []})),
+        )
+    )
+    assert r.receive(req(9, "prompts/get", {"name": "p"})).messages == (res(9, {"messages": []}),)
