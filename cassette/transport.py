@@ -21,6 +21,11 @@ with ``isinstance``; a plugin implements the ones that fit it:
 * ``RecordingFront``: ``record_proxy(upstream, tap, options)``, a recording proxy for such
   a network transport, reporting what passed to a ``Tap``.
 
+A ``FrameStream`` may also be ``Drainable``: it can tell when the peer has *read* what was
+sent (stdio can, from the pipe's unread bytes). The runtime then lets a client read the
+notifications that precede a response before the response is written, so a client that
+handles one read as one batch sees them first, as it did live.
+
 Options reach a plugin as one frozen value per call (``ConnectOptions``, ``ServeOptions``,
 ``RecordOptions``): a new option is a new field with a default, so it never breaks a plugin
 written before it. Streams use anyio's words: ``send_eof`` is a half-close (we finished
@@ -43,9 +48,11 @@ from cassette.errors import TransportClosedError, TransportError
 
 __all__ = [
     "DEFAULT_HOST",
+    "DRAIN_DEADLINE",
     "CassetteFront",
     "ClientSession",
     "ConnectOptions",
+    "Drainable",
     "Emit",
     "Exited",
     "Frame",
@@ -70,6 +77,10 @@ __all__ = [
     "Upstream",
     "UpstreamConnector",
 ]
+
+#: The longest a response that follows notifications waits for the client to read them
+#: (``Drainable``): a client that stops reading gets the rest anyway.
+DRAIN_DEADLINE: Final = 0.25
 
 #: Where a front or proxy listens unless told otherwise: this machine only.
 DEFAULT_HOST: Final = "127.0.0.1"
@@ -192,6 +203,21 @@ class FrameStream(Protocol):
 
     async def aclose(self) -> None:
         """Full close: both directions, and whatever the stream holds. Idempotent."""
+        ...
+
+
+@runtime_checkable
+class Drainable(FrameStream, Protocol):
+    """A frame stream that knows when the peer has read what was sent (optional).
+
+    Why: a client that handles everything one read returns as one batch (the TypeScript
+    SDK handles a response before the progress notifications that came in the same read,
+    and drops them) needs what the live server sent apart to arrive apart. Yielding to
+    the event loop between writes is not enough: the peer may not have run yet."""
+
+    async def drained(self) -> bool:
+        """Return once the peer has read every frame sent so far (``True``), or at once
+        where that cannot be known (``False``). The caller bounds the wait."""
         ...
 
 

@@ -37,9 +37,10 @@ import anyio
 import anyio.abc
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
-from cassette.core.jsonrpc import Kind, classify, dumps_bytes
+from cassette.core.jsonrpc import Kind, classify, classify_value, dumps_bytes, is_answer
 from cassette.core.model import Recording
-from cassette.transport import ClientSession, Frame, Reply, Sessions
+from cassette.transport import DRAIN_DEADLINE, ClientSession, Frame, Reply, Sessions
+from cassette.transports._drain import Counter, tcp_peer_counter, until_read
 from cassette.transports._http import (
     BODY_LIMIT,
     SSE_HEADERS,
@@ -57,6 +58,18 @@ DEFAULT_STREAM_PATH: Final = "/sse"
 DEFAULT_POST_PATH: Final = "/message"
 _SESSION_PARAM: Final = "sessionId"
 _TEXT: Final = b"text/plain; charset=utf-8"
+#: The pause before a response that follows notifications, for a client whose reading
+#: cannot be watched (``cassette.transports._drain``: one on another machine).
+DELIVERY_GAP: Final = 0.005
+
+
+async def _let_read(unread: Counter | None) -> None:
+    """Before a response that follows notifications: let the client read them first
+    (``cassette.transports._drain`` says why)."""
+    with anyio.move_on_after(DRAIN_DEADLINE):
+        if unread is not None and await until_read(unread):
+            return
+        await anyio.sleep(DELIVERY_GAP)
 
 
 def _event(message: Any) -> bytes:
@@ -67,8 +80,9 @@ class _Session:
     """One replay session: its conversation, its outgoing messages, the task group of its
     stream (paced replies are written from tasks of it)."""
 
-    def __init__(self, tg: anyio.abc.TaskGroup) -> None:
+    def __init__(self, tg: anyio.abc.TaskGroup, unread: Counter | None) -> None:
         self.tg = tg
+        self.unread = unread
         self.conversation: ClientSession
         self.closed = False
         self.sender: MemoryObjectSendStream[Any]
@@ -125,7 +139,7 @@ class SseReplayApp:
             return
         path, method = scope["path"], scope["method"]
         if method == "GET" and path == self.path:
-            await self._stream(receive, send)
+            await self._stream(scope, receive, send)
         elif method == "POST" and path == self.post_path:
             await self._post(scope, receive, send)
         elif path in (self.path, self.post_path):
@@ -136,7 +150,7 @@ class SseReplayApp:
 
     # -- the event stream ------------------------------------------------------------------
 
-    async def _stream(self, receive: Receive, send: Send) -> None:
+    async def _stream(self, scope: Scope, receive: Receive, send: Send) -> None:
         if self._stopping.is_set():
             await send_simple(send, 503, b"Shutting down", _TEXT)
             return
@@ -147,7 +161,8 @@ class SseReplayApp:
         await send({"type": "http.response.body", "body": first, "more_body": True})
         gone = False
         async with anyio.create_task_group() as tg:
-            session = self.sessions[session_id] = _Session(tg)
+            unread = tcp_peer_counter(scope.get("client"), scope.get("server"))
+            session = self.sessions[session_id] = _Session(tg, unread)
             session.conversation = self._pool.open(session.deliver)
             tg.start_soon(_close_on_disconnect, receive, session)
             try:
@@ -169,12 +184,16 @@ class SseReplayApp:
         """Write the session's messages as they come; past an answer deadline, what is
         overdue."""
         conversation = session.conversation
+        noted = False  # the last event written was a notification
         while True:
             with anyio.move_on_after(conversation.remaining()):
                 try:
                     message = await session.receiver.receive()
                 except anyio.EndOfStream:
                     return
+                if noted and is_answer(message):
+                    await _let_read(session.unread)
+                noted = classify_value(message) is Kind.NOTIFICATION
                 body = _event(message)
                 await send({"type": "http.response.body", "body": body, "more_body": True})
                 continue
