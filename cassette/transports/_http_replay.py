@@ -58,10 +58,10 @@ from cassette.transport import Frame, Reply, Sessions
 from cassette.transports._http import (
     BODY_LIMIT,
     SSE_HEADERS,
+    Guard,
     Receive,
     Scope,
     Send,
-    admitted,
     header,
     read_body,
     send_simple,
@@ -124,12 +124,14 @@ class HttpReplayApp:
         path: str | None = None,
         bound_host: str = "127.0.0.1",
         max_body: int = BODY_LIMIT,
+        allowed_origins: Sequence[str] = (),
     ) -> None:
         recording = sessions.recording
         self.max_body = max_body
         self.era = era_of(recording.header)
         self.path = path or _recorded_path(recording) or "/mcp"
-        self.bound_host = bound_host
+        methods = b"POST" if self.era == "modern" else b"GET, POST, DELETE"
+        self.guard = Guard(bound_host, _FORBIDDEN, methods, tuple(allowed_origins))
         self.sessions: dict[str, Session] = {}
         self._pool = sessions
         self._by_stream = recording.header.transport != "sse"
@@ -148,8 +150,10 @@ class HttpReplayApp:
             session.close()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if not await admitted(scope, receive, send, self.bound_host, _FORBIDDEN):
+        admitted = await self.guard.admit(scope, receive, send)
+        if admitted is None:
             return
+        send = admitted
         if scope["path"] != self.path:
             await send_simple(send, 404, b"Not Found", b"text/plain")
             return

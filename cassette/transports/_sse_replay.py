@@ -43,10 +43,10 @@ from cassette.transport import ClientSession, Frame, Reply, Sessions
 from cassette.transports._http import (
     BODY_LIMIT,
     SSE_HEADERS,
+    Guard,
     Receive,
     Scope,
     Send,
-    admitted,
     read_body,
     send_simple,
 )
@@ -103,12 +103,14 @@ class SseReplayApp:
         post_path: str = DEFAULT_POST_PATH,
         bound_host: str = "127.0.0.1",
         max_body: int = BODY_LIMIT,
+        allowed_origins: Sequence[str] = (),
     ) -> None:
         recording = sessions.recording
         self.max_body = max_body
         self.path = path or _recorded_path(recording) or DEFAULT_STREAM_PATH
         self.post_path = post_path
-        self.bound_host = bound_host
+        forbidden = (b"Forbidden origin", _TEXT)
+        self.guard = Guard(bound_host, forbidden, b"GET, POST", tuple(allowed_origins))
         self.sessions: dict[str, _Session] = {}
         self._pool = sessions
         self._own_statuses = recording.header.transport == "sse"
@@ -121,8 +123,10 @@ class SseReplayApp:
             session.close()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if not await admitted(scope, receive, send, self.bound_host, (b"Forbidden origin", _TEXT)):
+        admitted = await self.guard.admit(scope, receive, send)
+        if admitted is None:
             return
+        send = admitted
         path, method = scope["path"], scope["method"]
         if method == "GET" and path == self.path:
             await self._stream(receive, send)
