@@ -9,10 +9,11 @@ recording shows the server saying before the client spoke follows it.
 
 A POST to that endpoint is answered ``202 Accepted`` at once, as a 2024-11-05 server does;
 its replayed answers (notifications, server requests, the response, in recorded order) go
-out on the session's stream. A POST for an unknown session gets 404, one without a
-session 400, a body that is not JSON 400. A recorded POST status other than 202 is
-replayed, but only from a cassette recorded on this transport: statuses of another
-transport mean something else.
+out on the session's stream. A POST for an unknown or ended session gets 404, one without
+a session 400, and, as the reference servers answer them, a body that is not
+``application/json`` or not one JSON-RPC message (a batch, an ``id: null``) 400. A
+recorded POST status other than 202 is replayed, but only from a cassette recorded on
+this transport: statuses of another transport mean something else.
 
 Routing needs no transport facts: in this transport everything the server says travels
 on the one stream, so a cassette recorded over stdio or streamable HTTP serves here as it
@@ -37,7 +38,7 @@ import anyio
 import anyio.abc
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
-from cassette.core.jsonrpc import Kind, classify, dumps_bytes
+from cassette.core.jsonrpc import classify, dumps_bytes
 from cassette.core.model import Recording
 from cassette.transport import ClientSession, Frame, Reply, Sessions
 from cassette.transports._http import (
@@ -50,6 +51,7 @@ from cassette.transports._http import (
     read_body,
     send_simple,
 )
+from cassette.transports._http_checks import sse_post_refusal
 
 __all__ = ["DEFAULT_POST_PATH", "DEFAULT_STREAM_PATH", "SseReplayApp"]
 
@@ -200,8 +202,9 @@ class SseReplayApp:
         body = await read_body(receive, self.max_body, send=send)
         if body is None:
             return
-        if classify(body).kind is Kind.NOT_JSON:
-            await send_simple(send, 400, b"Could not parse message", _TEXT)
+        refusal = sse_post_refusal(scope["headers"], classify(body))
+        if refusal is not None:
+            await send_simple(send, refusal.status, refusal.body, refusal.content_type)
             return
         reply = await session.conversation.receive(Frame(body, {"headers": scope["headers"]}))
         if reply.since is None:
