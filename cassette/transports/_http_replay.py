@@ -41,6 +41,7 @@ answers: onto that POST's stream while it is open, else onto the GET stream.
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final
@@ -226,7 +227,11 @@ class HttpReplayApp:
             return
         extra: list[tuple[bytes, bytes]] = []
         if session_id is not None:
-            session = self.sessions[session_id]
+            found = self.sessions.get(session_id)
+            if found is None:  # ended (DELETE) while its body was being read
+                await _refuse(send, _GONE)
+                return
+            session = found
         elif opens:
             session_id = uuid.uuid4().hex
             session = self.sessions[session_id] = self._open()
@@ -462,30 +467,33 @@ class HttpReplayApp:
         await send({"type": "http.response.start", "status": 200, "headers": list(SSE_HEADERS)})
         stream = EventStream(session, "get")
         session.get_streams += 1
+        write = sender(send)
         try:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(_cancel_on_disconnect, receive, tg.cancel_scope)
-                if rest:
-                    await send({"type": "http.response.body", "body": rest, "more_body": True})
-                async for message in session.receiver:
-                    chunk = stream.message(message)
-                    await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                with contextlib.suppress(anyio.BrokenResourceError, OSError):  # client gone
+                    if rest:
+                        await write(rest)
+                    async for message in session.receiver:
+                        await write(stream.message(message))
                 tg.cancel_scope.cancel()
         finally:
             session.get_streams -= 1
             stream.finish()
-        await send({"type": "http.response.body", "body": b""})
+        await _end(send)
 
     async def _resume(self, stream: EventStream, after: int, receive: Receive, send: Send) -> None:
         """A POST's stream resumed: the events after the ``after``-th, as they come, and
         the end with the POST's (its response included: exactly what the client lacked)."""
         await send({"type": "http.response.start", "status": 200, "headers": list(SSE_HEADERS)})
+        write = sender(send)
         async with anyio.create_task_group() as tg:
             tg.start_soon(_cancel_on_disconnect, receive, tg.cancel_scope)
-            async for chunk in stream.tail(after):
-                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+            with contextlib.suppress(anyio.BrokenResourceError, OSError):  # client gone
+                async for chunk in stream.tail(after):
+                    await write(chunk)
             tg.cancel_scope.cancel()
-        await send({"type": "http.response.body", "body": b""})
+        await _end(send)
 
     async def _delete(self, scope: Scope, send: Send) -> None:
         found = self._session_of(scope)
@@ -506,6 +514,12 @@ def _opens_session(classified: Classified) -> bool:
     return classified.kind in (Kind.REQUEST, Kind.BATCH) and any(
         isinstance(v, dict) and v.get("method") == "initialize" and "id" in v for v in values
     )
+
+
+async def _end(send: Send) -> None:
+    """End a streaming response (its client may have gone away just now)."""
+    with contextlib.suppress(OSError):
+        await send({"type": "http.response.body", "body": b""})
 
 
 async def _cancel_on_disconnect(receive: Receive, scope: anyio.CancelScope) -> None:
