@@ -38,6 +38,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Any, ClassVar, Final, Literal, Protocol, runtime_checkable
+from urllib.parse import urlsplit
 
 import attrs
 
@@ -76,6 +77,7 @@ __all__ = [
     "TransportError",
     "Upstream",
     "UpstreamConnector",
+    "normalize_origin",
 ]
 
 #: The longest a response that follows notifications waits for the client to read them
@@ -134,6 +136,38 @@ SideEventHandler = Callable[[SideEvent], None]
 #: Called once a front listens, with what a client needs to reach it (a URL).
 Ready = Callable[[str], None]
 
+_DEFAULT_PORTS: Final = {"http": 80, "https": 443}
+
+
+def normalize_origin(text: str) -> str:
+    """``text`` as a browser writes it in an ``Origin`` header: ``scheme://host[:port]``,
+    lowercase, the scheme's default port left out. A front compares a request's ``Origin``
+    with ``allowed_origins`` in this form; ``ValueError`` says why ``text`` is not one."""
+    try:
+        parts = urlsplit(text.strip())
+        port = parts.port
+    except ValueError:
+        parts, port = None, None
+    if (
+        parts is None
+        or parts.scheme not in _DEFAULT_PORTS
+        or not parts.hostname
+        or parts.path not in ("", "/")
+        or parts.query
+        or parts.fragment
+        or parts.username is not None
+    ):
+        raise ValueError(
+            f"{text!r} is not an origin: give scheme://host[:port], e.g. https://app.example.com"
+        )
+    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+    shown = f":{port}" if port is not None and port != _DEFAULT_PORTS[parts.scheme] else ""
+    return f"{parts.scheme}://{host}{shown}"
+
+
+def _origins(values: Sequence[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(normalize_origin(value) for value in values))
+
 
 @attrs.frozen(kw_only=True)
 class ConnectOptions:
@@ -156,25 +190,32 @@ class ServeOptions:
     whatever a client needs to reach it (stdio, whose client is already there, need not).
     A client message over ``max_message_bytes`` is refused as early as the transport can
     (stdio drops the line as it arrives, HTTP answers 413); the runtime refuses any that
-    gets through."""
+    gets through.
+
+    ``allowed_origins`` are browser origins (as ``normalize_origin`` writes them) a network
+    front answers besides this machine's own (loopback ones), with CORS headers and
+    preflights; a page from any other ``Origin`` still gets 403. Default: none."""
 
     host: str = DEFAULT_HOST
     port: int = 0
     max_message_bytes: int = DEFAULT_MAX_BYTES
     on_ready: Ready | None = None
+    allowed_origins: tuple[str, ...] = attrs.field(default=(), converter=_origins)
 
 
 @attrs.frozen(kw_only=True)
 class RecordOptions:
-    """How a recording proxy serves its clients: as ``ServeOptions``, and
-    ``upstream_timeout``, the seconds the upstream may take to start answering a request
-    before the client gets an error in its place (``None``: the transport's default)."""
+    """How a recording proxy serves its clients: as ``ServeOptions`` (``allowed_origins``
+    included), and ``upstream_timeout``, the seconds the upstream may take to start
+    answering a request before the client gets an error in its place (``None``: the
+    transport's default)."""
 
     host: str = DEFAULT_HOST
     port: int = 0
     max_message_bytes: int = DEFAULT_MAX_BYTES
     on_ready: Ready | None = None
     upstream_timeout: float | None = None
+    allowed_origins: tuple[str, ...] = attrs.field(default=(), converter=_origins)
 
 
 # -- streams -------------------------------------------------------------------------------

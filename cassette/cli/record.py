@@ -19,7 +19,15 @@ from typing import Any
 
 import attrs
 
-from cassette.cli.common import err, front_name, limit_options, listen_options, run_async
+from cassette.cli.common import (
+    allowed_origins,
+    err,
+    front_name,
+    limit_options,
+    listen_options,
+    origin_options,
+    run_async,
+)
 from cassette.cli.modes import add_mode_options, apply_sessions, record_choice, run_in_mode
 from cassette.errors import UsageError
 from cassette.modes.policy import ModeChoice
@@ -57,6 +65,7 @@ def add_parser(sub: Any) -> None:
         "that has no proxy, the plugin reaches URL and the client talks to us on stdio",
     )
     listen_options(rec, "the recording proxy")
+    origin_options(rec, "the recording proxy")
     limit_options(rec, "an HTTP request body the proxy accepts (stdio recording forwards any)")
     rec.add_argument(
         "--overwrite", action="store_true", help="replace TAPE if it already holds a recording"
@@ -139,6 +148,8 @@ class RecordCommand:
             raise UsageError("record needs the server command after --, e.g. -- node server.js")
         default = "streamable-http" if args.upstream is not None else "stdio"
         transport = front_name(args.transport, default)
+        network = args.upstream is not None and _has_proxy(transport)
+        origins = allowed_origins(args.allow_origin, served=network)
         output = apply_sessions(args.output, args.sessions)
         config = RecordConfig(
             path=output,
@@ -153,8 +164,10 @@ class RecordCommand:
         return cls(
             target=Target(command=tuple(command), url=args.upstream),
             config=config,
-            listen=ServeOptions(host=args.host, port=args.port, max_message_bytes=limit),
-            network=args.upstream is not None and _has_proxy(transport),
+            listen=ServeOptions(
+                host=args.host, port=args.port, max_message_bytes=limit, allowed_origins=origins
+            ),
+            network=network,
             mode=mode,
             report=args.report,
         )

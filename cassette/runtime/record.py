@@ -327,6 +327,7 @@ async def record_proxy(
         max_message_bytes=listen.max_message_bytes,
         on_ready=listen.on_ready,
         upstream_timeout=config.upstream_timeout,
+        allowed_origins=listen.allowed_origins,
     )
     try:
         await plugin.record_proxy(upstream, SinkTap(sink), options)

@@ -23,7 +23,7 @@ itself, like every other header value, never reaches the cassette.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 from urllib.parse import urlsplit
 
@@ -35,11 +35,11 @@ from cassette.core.jsonrpc import Kind, classify, dumps_bytes, error_response
 from cassette.transport import Tap
 from cassette.transports._http import (
     BODY_LIMIT,
+    Guard,
     LazyClient,
     Receive,
     Scope,
     Send,
-    admitted,
     forwardable,
     header,
     read_body,
@@ -81,13 +81,15 @@ class RecordingProxy:
         bound_host: str,
         upstream_timeout: float = 60.0,
         max_body: int = BODY_LIMIT,
+        *,
+        allowed_origins: Sequence[str] = (),
     ) -> None:
         self.upstream_timeout = upstream_timeout
         self.max_body = max_body
         self.upstream = upstream
         self.path = urlsplit(upstream).path or "/"
         self.tap = tap
-        self.bound_host = bound_host
+        self.guard = Guard(bound_host, _FORBIDDEN, allowed_origins=tuple(allowed_origins))
         self._counter = itertools.count(1)
         self._sessions: dict[str, int] = {}
         self._http = LazyClient()
@@ -121,8 +123,10 @@ class RecordingProxy:
         return self._sessions[value]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if not await admitted(scope, receive, send, self.bound_host, _FORBIDDEN):
+        admitted = await self.guard.admit(scope, receive, send)
+        if admitted is None:
             return
+        send = admitted
         if scope["path"] != self.path:
             await send_simple(send, 404, b"Not Found", b"text/plain")
             return

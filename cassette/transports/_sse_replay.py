@@ -9,10 +9,11 @@ recording shows the server saying before the client spoke follows it.
 
 A POST to that endpoint is answered ``202 Accepted`` at once, as a 2024-11-05 server does;
 its replayed answers (notifications, server requests, the response, in recorded order) go
-out on the session's stream. A POST for an unknown session gets 404, one without a
-session 400, a body that is not JSON 400. A recorded POST status other than 202 is
-replayed, but only from a cassette recorded on this transport: statuses of another
-transport mean something else.
+out on the session's stream. A POST for an unknown or ended session gets 404, one without
+a session 400, and, as the reference servers answer them, a body that is not
+``application/json`` or not one JSON-RPC message (a batch, an ``id: null``) 400. A
+recorded POST status other than 202 is replayed, but only from a cassette recorded on
+this transport: statuses of another transport mean something else.
 
 Routing needs no transport facts: in this transport everything the server says travels
 on the one stream, so a cassette recorded over stdio or streamable HTTP serves here as it
@@ -44,13 +45,14 @@ from cassette.transports._drain import Counter, tcp_peer_counter, until_read
 from cassette.transports._http import (
     BODY_LIMIT,
     SSE_HEADERS,
+    Guard,
     Receive,
     Scope,
     Send,
-    admitted,
     read_body,
     send_simple,
 )
+from cassette.transports._http_checks import sse_post_refusal
 
 __all__ = ["DEFAULT_POST_PATH", "DEFAULT_STREAM_PATH", "SseReplayApp"]
 
@@ -117,12 +119,14 @@ class SseReplayApp:
         post_path: str = DEFAULT_POST_PATH,
         bound_host: str = "127.0.0.1",
         max_body: int = BODY_LIMIT,
+        allowed_origins: Sequence[str] = (),
     ) -> None:
         recording = sessions.recording
         self.max_body = max_body
         self.path = path or _recorded_path(recording) or DEFAULT_STREAM_PATH
         self.post_path = post_path
-        self.bound_host = bound_host
+        forbidden = (b"Forbidden origin", _TEXT)
+        self.guard = Guard(bound_host, forbidden, b"GET, POST", tuple(allowed_origins))
         self.sessions: dict[str, _Session] = {}
         self._pool = sessions
         self._own_statuses = recording.header.transport == "sse"
@@ -135,8 +139,10 @@ class SseReplayApp:
             session.close()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if not await admitted(scope, receive, send, self.bound_host, (b"Forbidden origin", _TEXT)):
+        admitted = await self.guard.admit(scope, receive, send)
+        if admitted is None:
             return
+        send = admitted
         path, method = scope["path"], scope["method"]
         if method == "GET" and path == self.path:
             await self._stream(scope, receive, send)
@@ -215,8 +221,9 @@ class SseReplayApp:
         body = await read_body(receive, self.max_body, send=send)
         if body is None:
             return
-        if classify(body).kind is Kind.NOT_JSON:
-            await send_simple(send, 400, b"Could not parse message", _TEXT)
+        refusal = sse_post_refusal(scope["headers"], classify(body))
+        if refusal is not None:
+            await send_simple(send, refusal.status, refusal.body, refusal.content_type)
             return
         reply = await session.conversation.receive(Frame(body, {"headers": scope["headers"]}))
         if reply.closes:  # the recorded server exited here: the session ends with it

@@ -280,7 +280,10 @@ class NetworkFront:
         """Serve ``sessions`` until cancelled. A request body over
         ``options.max_message_bytes`` gets 413."""
         app = type(self).replay_app(
-            sessions, bound_host=options.host, max_body=options.max_message_bytes
+            sessions,
+            bound_host=options.host,
+            max_body=options.max_message_bytes,
+            allowed_origins=options.allowed_origins,
         )
         await run_app(
             app, options.host, options.port, app.path, options.on_ready, on_stop=app.stop_streams
@@ -315,7 +318,14 @@ class StreamableHttpTransport(NetworkFront):
         that does not start answering within ``options.upstream_timeout`` seconds (default
         60) gets a 504, a request body over ``options.max_message_bytes`` a 413."""
         timeout = options.upstream_timeout or UPSTREAM_TIMEOUT
-        proxy = RecordingProxy(upstream, tap, options.host, timeout, options.max_message_bytes)
+        proxy = RecordingProxy(
+            upstream,
+            tap,
+            options.host,
+            timeout,
+            options.max_message_bytes,
+            allowed_origins=options.allowed_origins,
+        )
         try:
             await run_app(proxy, options.host, options.port, proxy.path, options.on_ready)
         finally:

@@ -131,6 +131,24 @@ def test_record_usage_errors(tmp_path: Path) -> None:
     assert re.search(r"installed: .*memory.*stdio", one_line_error(unknown))
 
 
+def test_allow_origin_takes_origins_for_network_fronts_only(tmp_path: Path) -> None:
+    tape = recorded(tmp_path)
+    star = cli("replay", str(tape), "--front", "http", "--allow-origin", "*")
+    assert star.returncode == 2
+    assert "'*' is not an origin: give scheme://host[:port]" in one_line_error(star)
+    path = cli("replay", str(tape), "--front", "sse", "--allow-origin", "https://a.example/app")
+    assert path.returncode == 2
+    assert "is not an origin" in one_line_error(path)
+    allow = ("--allow-origin", "https://a.example")
+    for command in (
+        ("replay", str(tape), *allow),
+        ("record", "-o", str(tmp_path / "x.jsonl"), *allow, "--", *RAW),
+    ):
+        stdio = cli(*command)
+        assert stdio.returncode == 2
+        assert "--allow-origin is for a network front or proxy" in one_line_error(stdio)
+
+
 def test_record_of_a_missing_server_command_is_a_transport_error(tmp_path: Path) -> None:
     result = cli("record", "-o", str(tmp_path / "x.jsonl"), "--", "/nonexistent/server")
     assert result.returncode == 4
