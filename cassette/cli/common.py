@@ -140,19 +140,23 @@ def limit_options(parser: argparse.ArgumentParser, what: str) -> None:
 
 
 def apply_limits(args: argparse.Namespace) -> int:
-    """Set the process's depth limit; return the size limit (the option, else the
-    project's ``[tool.cassette]``, else the default)."""
-    from cassette.core.limits import DEFAULT_MAX_BYTES, set_max_depth
+    """Set the process's size and depth limits (the options, else the project's
+    ``[tool.cassette]``, else the defaults) and return the size limit. Every command calls
+    it, so every reader of the run (cassettes and manifests too) agrees on them; a command
+    without the options takes the project's."""
+    from cassette.core.limits import DEFAULT_MAX_BYTES, set_max_depth, set_max_message_bytes
     from cassette.store.config import limits_for, load_settings
 
-    if args.max_depth is not None and args.max_depth < 1:
-        raise UsageError(f"--max-depth must be at least 1, not {args.max_depth}")
-    size, depth = limits_for(
-        load_settings(), max_message_bytes=args.max_message_bytes, max_depth=args.max_depth
-    )
+    wanted_size = getattr(args, "max_message_bytes", None)
+    wanted_depth = getattr(args, "max_depth", None)
+    if wanted_depth is not None and wanted_depth < 1:
+        raise UsageError(f"--max-depth must be at least 1, not {wanted_depth}")
+    size, depth = limits_for(load_settings(), max_message_bytes=wanted_size, max_depth=wanted_depth)
     if depth is not None:
         set_max_depth(depth)
-    return DEFAULT_MAX_BYTES if size is None else size
+    chosen = DEFAULT_MAX_BYTES if size is None else size
+    set_max_message_bytes(chosen)
+    return chosen
 
 
 def listen_options(parser: argparse.ArgumentParser, what: str) -> None:

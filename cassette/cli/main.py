@@ -24,7 +24,7 @@ from collections.abc import Sequence
 
 from cassette._version import __version__
 from cassette.cli import record, replay, tools
-from cassette.cli.common import EXIT_INTERNAL, Parser, err, exit_code
+from cassette.cli.common import EXIT_INTERNAL, Parser, apply_limits, err, exit_code
 from cassette.cli.modes import split_replay_command
 from cassette.errors import CassetteError, sole_exception
 
@@ -54,6 +54,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if command is not None:
         args.server = command
     try:
+        apply_limits(args)  # before anything is read: every reader honours the same limits
         code: int = args.handler(args)
         return code
     except Exception as raised:

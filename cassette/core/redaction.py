@@ -245,11 +245,11 @@ class Redactor:
     def from_header(cls, info: Mapping[str, Any], literals: Iterable[str] = ()) -> Redactor:
         """The redactor a cassette was written with, to redact live requests the same way."""
         return cls(
-            salt=str(info.get("salt", "")),
-            patterns=tuple(str(p) for p in info.get("patterns", ())),
-            paths=tuple(str(p) for p in info.get("paths", ())),
+            salt=str(info.get("salt") or ""),
+            patterns=tuple(str(p) for p in info.get("patterns") or ()),
+            paths=tuple(str(p) for p in info.get("paths") or ()),
             literals=tuple(literals),
-            env_names=tuple(str(n) for n in info.get("env", ())),
+            env_names=tuple(str(n) for n in info.get("env") or ()),
         )
 
 

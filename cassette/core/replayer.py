@@ -809,5 +809,5 @@ def _redacted(redactor: Redactor, message: JSONObject) -> JSONObject:
 
 def _env_values(info: Mapping[str, Any], environ: Mapping[str, str] | None) -> list[str]:
     """Values of the environment variables the recording named as secret, if set here."""
-    names = info.get("env", ())
+    names = info.get("env") or ()
     return [v for n in names if isinstance(n, str) and (v := (environ or {}).get(n))]

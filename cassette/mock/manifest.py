@@ -19,8 +19,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final, Literal
 
+from cassette.core.codec import BOMS
 from cassette.core.jsondiff import pointer, same_json
-from cassette.errors import CassetteExistsError, ManifestError, UsageError
+from cassette.core.limits import max_message_bytes
+from cassette.errors import CassetteError, CassetteExistsError, ManifestError, UsageError
+from cassette.store.files import describe_os_error, open_regular
 
 __all__ = [
     "MANIFEST_FORMAT",
@@ -53,17 +56,27 @@ def manifest_kind(path: str | os.PathLike[str]) -> Kind:
 
 
 def load_manifest(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """Read a manifest file (not yet validated: see ``validate_manifest``)."""
+    """Read a manifest file (not yet validated: see ``validate_manifest``). Only a regular
+    file is read, and no more of it than the process's message size limit: a manifest is
+    served as answers, none of which may be larger."""
     source = os.fspath(path)
     kind = manifest_kind(source)
+    limit = max_message_bytes()
     try:
-        data = Path(source).read_bytes()
-    except FileNotFoundError as exc:
-        raise ManifestError(f"{source}: no such manifest") from exc
-    except IsADirectoryError as exc:
-        raise ManifestError(f"{source}: is a directory, not a manifest") from exc
+        with open_regular(source, "manifest") as file:
+            data = file.read(limit + 1)
+    except CassetteError as exc:
+        raise ManifestError(str(exc)) from exc
     except OSError as exc:
-        raise ManifestError(f"{source}: cannot read: {exc.strerror}") from exc
+        raise ManifestError(f"{source}: cannot read: {describe_os_error(exc)}") from exc
+    if len(data) > limit:
+        raise ManifestError(
+            f"{source}: larger than {limit} bytes, the message size limit (raise it with "
+            "--max-message-bytes, or max-message-bytes in [tool.cassette])"
+        )
+    for mark, what in BOMS:
+        if data.startswith(mark):
+            raise ManifestError(f"{source}:1: the file {what}; a manifest is UTF-8 without one")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -21,10 +21,12 @@ from typing import Any
 import attrs
 
 from cassette.core._gc import paused_gc
-from cassette.core.codec import decode, encode_line
+from cassette.core.codec import decode, decode_lines, encode_line, line_too_long
+from cassette.core.limits import line_limit
 from cassette.core.model import Era, Event, Header, MessageEvent, era_of
 from cassette.core.recorder import Record
 from cassette.errors import CassetteError, CassetteExistsError, CassetteNotFoundError
+from cassette.store.files import LineTooLong, bounded_lines, describe_os_error, open_regular
 
 __all__ = ["Cassette", "CassetteWriter", "append_events", "has_recording"]
 
@@ -40,17 +42,19 @@ class Cassette:
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> Cassette:
-        """Read a cassette file; errors name ``file:line`` (see ``codec``)."""
+        """Read a cassette file; errors name ``file:line`` (see ``codec``). Only a regular
+        file is read, one line at a time, none longer than the process's ``line_limit``
+        (``cassette.store.files`` says why)."""
         source = os.fspath(path)
-        try:
-            data = Path(source).read_bytes()
-        except FileNotFoundError as exc:
-            raise CassetteNotFoundError(f"{source}: no such cassette") from exc
-        except IsADirectoryError as exc:
-            raise CassetteError(f"{source}: is a directory, not a cassette") from exc
-        except OSError as exc:
-            raise CassetteError(f"{source}: cannot read: {exc.strerror}") from exc
-        return cls.loads(data, source)
+        limit = line_limit()
+        with open_regular(source, "cassette") as file, paused_gc():
+            try:
+                decoded = decode_lines(bounded_lines(file, limit), source, limit)
+            except LineTooLong as exc:
+                raise line_too_long(source, exc.line, limit) from None
+            except OSError as exc:
+                raise CassetteError(f"{source}: cannot read: {describe_os_error(exc)}") from exc
+        return cls(decoded.header, tuple(decoded.events), source, tuple(decoded.warnings))
 
     @classmethod
     def loads(cls, data: bytes | str, source: str = "<cassette>") -> Cassette:
@@ -140,11 +144,16 @@ class CassetteWriter:
 
 
 def has_recording(path: str | os.PathLike[str]) -> bool:
-    """True when ``path`` is a file with bytes in it (an empty leftover is no recording)."""
+    """True when ``path`` is a file with bytes in it (an empty leftover is no recording).
+
+    Something that is not a file at all (a folder, a FIFO, a loop of links) counts as
+    there: whoever reads it next says what it is, rather than a recording replacing it."""
     try:
-        return Path(path).stat().st_size > 0
+        return Path(path).stat().st_size > 0 or not Path(path).is_file()
     except FileNotFoundError:
         return False
+    except OSError:
+        return True
 
 
 def append_events(path: str | os.PathLike[str], events: Sequence[Event]) -> None:
