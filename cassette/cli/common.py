@@ -12,14 +12,18 @@ import signal
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Any, Final, NoReturn
+from typing import TYPE_CHECKING, Any, Final, NoReturn
 
 from cassette.errors import PluginError, TransportError, UsageError
+
+if TYPE_CHECKING:
+    from cassette.runtime.record import RecordResult
 
 __all__ = [
     "EXIT_CASSETTE",
     "EXIT_INTERNAL",
     "EXIT_MISSES",
+    "EXIT_SERVER",
     "EXIT_TRANSPORT",
     "EXIT_USAGE",
     "FRONT_ALIASES",
@@ -34,6 +38,7 @@ __all__ = [
     "listen_options",
     "origin_options",
     "print_config",
+    "recording_exit",
     "run_async",
     "serving_on",
 ]
@@ -42,6 +47,7 @@ EXIT_MISSES: Final = 1
 EXIT_USAGE: Final = 2
 EXIT_CASSETTE: Final = 3
 EXIT_TRANSPORT: Final = 4
+EXIT_SERVER: Final = 5
 EXIT_INTERNAL: Final = 70
 
 #: Short names a person may give for a transport.
@@ -110,6 +116,25 @@ def run_async(func: Callable[[], Awaitable[int]], outcome: list[int] | None = No
         return anyio.run(guarded)
     except KeyboardInterrupt:
         return 128 + signal.SIGINT
+
+
+def recording_exit(result: RecordResult | None, *, told: bool = False) -> int:
+    """``record``'s exit code once the recording has its name, and the line that explains
+    one that is not 0: no request succeeded (4, and why: the server's exit code and last
+    stderr, where the session is kept), or the server exited by itself with an error
+    (5; its own code is named, never passed on, so it cannot pass for one of ours).
+    ``told``: the failure was said already (a record mode says it as it happens)."""
+    if result is None:
+        return 0
+    if not result.succeeded:
+        if not told:
+            err(f"error: {result.failure()}")
+        return EXIT_TRANSPORT
+    code = result.exit_code
+    if isinstance(code, int) and code > 0:
+        err(f"the recorded server exited with code {code}; the recording is in {result.path}")
+        return EXIT_SERVER
+    return 0
 
 
 def _size(text: str) -> int:

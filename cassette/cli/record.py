@@ -26,6 +26,7 @@ from cassette.cli.common import (
     limit_options,
     listen_options,
     origin_options,
+    recording_exit,
     run_async,
 )
 from cassette.cli.modes import add_mode_options, apply_sessions, record_choice, run_in_mode
@@ -205,18 +206,22 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _record_session(command: RecordCommand) -> int:
-    from cassette.runtime.record import record_session
+    from cassette.runtime.record import RecordResult, record_session
+
+    results: list[RecordResult] = []
+    config = attrs.evolve(command.config, on_result=results.append)
 
     async def go() -> int:
-        result = await record_session(command.target, command.config)
-        code = result.exit_code
-        return code if isinstance(code, int) and 0 < code < 128 else 0
+        await record_session(command.target, config)
+        return 0
 
-    return run_async(go)
+    code = run_async(go)
+    told = recording_exit(results[0] if results else None)
+    return code or told  # a signal's code wins; the line was said either way
 
 
 def _record_proxy(command: RecordCommand) -> int:
-    from cassette.runtime.record import record_proxy
+    from cassette.runtime.record import RecordResult, record_proxy
 
     upstream = command.target.url
     assert upstream is not None
@@ -226,14 +231,17 @@ def _record_proxy(command: RecordCommand) -> int:
         err(f"recording {upstream} to {path}; point your client at {url}")
 
     listen = attrs.evolve(command.listen, on_ready=ready)
+    results: list[RecordResult] = []
+    config = attrs.evolve(command.config, on_result=results.append)
     outcome: list[int] = []
 
     async def go() -> int:
         outcome.append(0)  # stopping the proxy is how a recording ends
-        await record_proxy(upstream, command.config, listen)
+        await record_proxy(upstream, config, listen)
         return 0
 
-    return run_async(go, outcome)
+    run_async(go, outcome)
+    return recording_exit(results[0] if results else None)
 
 
 def _in_mode(command: RecordCommand, choice: ModeChoice) -> int:

@@ -47,6 +47,7 @@ from cassette.runtime.conversation import DeliveryPolicy, ReplayResult, SessionP
 from cassette.runtime.frames import serve_frames
 from cassette.runtime.record import RecordConfig, RecordResult, record_proxy, record_session
 from cassette.runtime.serve import front_of, serve
+from cassette.store.destination import session_path
 from cassette.store.lock import FileLock, claim_slot
 from cassette.store.report import Report
 from cassette.store.storage import Cassette, has_recording
@@ -110,12 +111,8 @@ class ModeResult:
     summary: str = ""
     appended: tuple[str, ...] = ()
     exit_code: int | None = None
-
-
-def session_path(path: str | os.PathLike[str], number: int) -> Path:
-    """The cassette of the ``number``-th session: ``t.jsonl``, then ``t.2.jsonl``, ..."""
-    base = Path(path)
-    return base if number <= 1 else base.with_name(f"{base.stem}.{number}{base.suffix}")
+    #: how a recording went (``RECORD`` only)
+    recording: RecordResult | None = None
 
 
 def next_session_path(path: str | os.PathLike[str], sessions: str | os.PathLike[str]) -> Path:
@@ -171,15 +168,6 @@ def _load(path: str, lock: FileLock | None) -> Cassette:
             lock.release()
 
 
-def _holds_events(path: Path) -> bool:
-    """A header and at least one event: a server that never started leaves only a header."""
-    try:
-        with path.open("rb") as file:
-            return bool(file.readline()) and bool(file.readline().strip())
-    except FileNotFoundError:
-        return False
-
-
 class _Run:
     """What every action shares: the report, the person's messages, the miss callback."""
 
@@ -215,36 +203,27 @@ class _Run:
         )
         _announce(action, self.path, self.choice, self.info)
 
+    def recorded(self, result: RecordResult) -> None:
+        """A recording that never succeeded is an error of the session (it is told at
+        once: the run may be ending on a signal)."""
+        if not result.succeeded:
+            self.report.write("error", text=result.failure())
+            self.info(f"error: {result.failure()}")
+
     def failed(self, exc: BaseException) -> None:
         inner = sole_exception(exc)
         if isinstance(inner, CassetteError):
             self.report.write("error", text=str(inner))
 
     @contextlib.contextmanager
-    def recording(self, lock: FileLock | None) -> Iterator[Path]:
-        """Where a fresh recording goes, for as long as it is being made: the cassette
-        itself, or (``all``) a sibling moved over it afterwards if it holds an event. The
-        cassette's lock is let go at the end, however the recording ended."""
-        target = Path(self.path)
-        staged = target
-        if self.choice.mode == "all" and has_recording(target):
-            staged = target.with_name(f".{target.name}.recording")
+    def recording(self, lock: FileLock | None) -> Iterator[None]:
+        """The cassette's lock is let go once the recording has its name, however it
+        ended (the recording names it: ``cassette.store.destination``)."""
         try:
-            yield staged
+            yield
         finally:
-            self.promote(staged)
             if lock is not None:
                 lock.release()
-
-    def promote(self, staged: Path) -> None:
-        target = Path(self.path)
-        if staged == target:
-            return
-        if _holds_events(staged):
-            os.replace(staged, target)
-        else:
-            with contextlib.suppress(FileNotFoundError):
-                staged.unlink()
 
 
 async def run_mode(
@@ -280,24 +259,27 @@ async def run_mode(
 async def _record(
     run: _Run, lock: FileLock | None, options: ModeOptions, client: FrameStream | None
 ) -> ModeResult:
-    with run.recording(lock) as staged:
+    with run.recording(lock):
         config = RecordConfig(
-            path=staged,
+            path=run.path,
             transport=options.transport,
-            overwrite=True,
+            overwrite=run.choice.mode == "all",  # replaced once the new one succeeded
+            locked=True,
             fsync=options.fsync,
             strategy=options.strategy,
             redactor=options.redactor,
             passthrough_stderr=options.passthrough_stderr,
             upstream_timeout=options.upstream_timeout,
             on_warning=options.policy.on_warning,
+            on_info=run.info,
+            on_result=run.recorded,
         )
         if client is None and options.front != "stdio":
             result = await _record_proxy(options, config)
         else:
             result = await record_session(options.target, config, client)
     run.report.write("end", misses=0, appended=0, events=result.events)
-    return ModeResult(Action.RECORD, run.path, exit_code=result.exit_code)
+    return ModeResult(Action.RECORD, run.path, exit_code=result.exit_code, recording=result)
 
 
 async def _record_proxy(options: ModeOptions, config: RecordConfig) -> RecordResult:

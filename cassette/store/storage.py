@@ -26,7 +26,13 @@ from cassette.core.limits import line_limit
 from cassette.core.model import Era, Event, Header, MessageEvent, era_of
 from cassette.core.recorder import Record
 from cassette.errors import CassetteError, CassetteExistsError, CassetteNotFoundError
-from cassette.store.files import LineTooLong, bounded_lines, describe_os_error, open_regular
+from cassette.store.files import (
+    LineTooLong,
+    bounded_lines,
+    describe_os_error,
+    make_parent,
+    open_regular,
+)
 
 __all__ = ["Cassette", "CassetteWriter", "append_events", "has_recording"]
 
@@ -99,6 +105,7 @@ class CassetteWriter:
     def open(self) -> CassetteWriter:
         """Create the file; refuses to replace a non-empty cassette unless ``overwrite``."""
         path = self.path
+        make_parent(path)
         try:
             if path.is_dir():
                 raise CassetteError(f"{path}: is a directory, not a cassette")
@@ -107,28 +114,45 @@ class CassetteWriter:
                     f"{path}: already holds a recording; refusing to overwrite it "
                     "(pass --overwrite, or choose another path)"
                 )
-            path.parent.mkdir(parents=True, exist_ok=True)
             flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND | getattr(os, "O_BINARY", 0)
             self._fd = os.open(path, flags, 0o644)
         except OSError as exc:
             if isinstance(exc, CassetteError):
                 raise
-            raise CassetteError(f"{path}: cannot create cassette: {exc.strerror}") from exc
+            reason = describe_os_error(exc)
+            raise CassetteError(f"{path}: cannot create cassette: {reason}") from exc
         return self
 
-    def write(self, records: Iterable[Record]) -> None:
-        """Append records (a header first, then events) in one system call."""
-        data = b"".join(encode_line(r) for r in records)
-        if not data:
-            return
+    def write(self, records: Iterable[Record]) -> int:
+        """Append records (a header first, then events) in one system call; returns the
+        length of the longest line written.
+
+        A write the system refuses (a full disk, a file-size limit) is a ``CassetteError``
+        saying so; the writer then writes nothing more, so what is on disk stays a prefix
+        of the session (a line cut short by the refusal is what readers drop)."""
+        lines = [encode_line(r) for r in records]
+        if not lines:
+            return 0
         if self._fd is None:
             raise CassetteError(f"{self.path}: writer is not open")
-        view = memoryview(data)
-        while view:
-            written = os.write(self._fd, view)
-            view = view[written:]
-        if self._fsync:
-            os.fsync(self._fd)
+        view = memoryview(b"".join(lines))
+        try:
+            while view:
+                written = os.write(self._fd, view)
+                view = view[written:]
+            if self._fsync:
+                os.fsync(self._fd)
+        except OSError as exc:
+            self.close()
+            raise CassetteError(
+                f"{self.path}: cannot write: {describe_os_error(exc)}; the recording stopped "
+                "here, and every frame the client saw before is in the file"
+            ) from exc
+        return max(map(len, lines))
+
+    @property
+    def closed(self) -> bool:
+        return self._fd is None
 
     def close(self) -> None:
         """Close the file; safe to call twice."""

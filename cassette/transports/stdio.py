@@ -9,7 +9,17 @@ lines. Its stderr is read by a task of its own and reported line by line as
 closes the server's stdin; the specification's shutdown order follows if it does not
 exit on its own: wait ``grace`` seconds, terminate, wait ``kill_after`` more, kill.
 Leaving the context always ends the process, shielded from cancellation, so a cancelled
-recording never leaves an orphan.
+recording never leaves an orphan; ``hurry`` shortens the waits when the recorder itself
+was asked to stop (a signal), so the sequence ends before whoever signalled us loses
+patience.
+
+On POSIX the server leads a process group of its own, and the signals go to the group:
+what the command started (``npx`` and its ``node``, a shell and its child) ends with it,
+and a Ctrl-C in the terminal reaches the recorder alone, which ends the server in order,
+recording what it still says. Beside it runs a *keeper* (``cassette.transports._keeper``):
+if this process is killed outright (SIGKILL), before it could end the server, the keeper
+gives the server's group the same sequence. No server outlives its recorder by more than
+``grace + kill_after`` seconds.
 
 ``serve`` runs the one client of a stdio server: whoever started us, on our stdin and
 stdout. stdout carries frames only; nothing else in the process may write to it. A
@@ -20,11 +30,14 @@ on as an empty frame marked ``oversized``, so a replay refuses it without holdin
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import signal
+import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from subprocess import PIPE
+from pathlib import Path
+from subprocess import DEVNULL, PIPE
 from typing import ClassVar, Final
 
 import anyio
@@ -48,6 +61,8 @@ from cassette.transports._lines import LineBuffer, Oversized
 
 __all__ = ["StdioClientStream", "StdioTransport", "StdioUpstream"]
 
+_POSIX: Final = sys.platform != "win32"  # process groups, and so the keeper
+KEEPER: Final = str(Path(__file__).with_name("_keeper.py"))
 GRACE: Final = 5.0  # seconds a server gets to exit after its stdin closes
 KILL_AFTER: Final = 2.0  # seconds between terminate and kill
 LINE_LIMIT: Final = DEFAULT_MAX_BYTES  # bytes of one line a replay accepts from its client
@@ -94,13 +109,24 @@ class _Framer:
 class StdioUpstream:
     """A spawned server process, spoken to over its stdin and stdout."""
 
-    def __init__(self, process: anyio.abc.Process, grace: float, kill_after: float) -> None:
+    def __init__(
+        self,
+        process: anyio.abc.Process,
+        grace: float,
+        kill_after: float,
+        *,
+        group: bool = False,
+    ) -> None:
         self.process = process
         self._framer = _Framer()
         self._grace = grace
         self._kill_after = kill_after
+        self._group = group  # the server leads its own process group: signal all of it
         self._input_closed = False
         self._input_closed_at: float | None = None
+        self._hurry_at = math.inf  # when a hurried stop wants SIGTERM sent
+        self._terminated_at: float | None = None
+        self._waiting: anyio.CancelScope | None = None  # the shutdown's current wait
 
     async def send(self, frame: Frame) -> None:
         stdin = self.process.stdin
@@ -139,33 +165,59 @@ class StdioUpstream:
     async def aclose(self) -> None:
         await self.shutdown()
 
+    def hurry(self, grace: float, kill_after: float) -> None:
+        """A stop was asked for (the recorder got a signal): SIGTERM at most ``grace``
+        seconds from now, SIGKILL at most ``kill_after`` after it, sooner than usual."""
+        self._hurry_at = min(self._hurry_at, anyio.current_time() + grace)
+        self._kill_after = min(self._kill_after, kill_after)
+        if self._waiting is not None:
+            self._waiting.deadline = min(self._waiting.deadline, self._due())
+
+    def _due(self) -> float:
+        """When the shutdown's current wait ends: SIGTERM is due ``grace`` after stdin
+        closed (or when hurried), SIGKILL ``kill_after`` after SIGTERM."""
+        if self._terminated_at is not None:
+            return self._terminated_at + self._kill_after
+        closed_at = self._input_closed_at or anyio.current_time()
+        return min(closed_at + self._grace, self._hurry_at)
+
     async def shutdown(self) -> None:
         """Close stdin, wait, terminate, kill: the MCP stdio shutdown sequence. The grace is
         counted from when stdin closed, so a server that ignores end of input is
-        terminated ``grace`` seconds after it, however the ending was reached."""
+        terminated ``grace`` seconds after it, however the ending was reached; ``hurry``
+        shortens it."""
         with anyio.CancelScope(shield=True):
             await self.send_eof()
-            closed_at = self._input_closed_at or anyio.current_time()
-            left = max(0.0, closed_at + self._grace - anyio.current_time())
-            with anyio.move_on_after(left):
-                await self.process.wait()
+            if await self._exited_when_due():
                 return
-            _signal(self.process, signal.SIGTERM)
-            with anyio.move_on_after(self._kill_after):
-                await self.process.wait()
+            self._terminated_at = anyio.current_time()
+            self._signal(signal.SIGTERM)
+            if await self._exited_when_due():
                 return
-            _signal(self.process, signal.SIGKILL if hasattr(signal, "SIGKILL") else None)
+            self._signal(getattr(signal, "SIGKILL", signal.SIGTERM))
             await self.process.wait()
 
+    async def _exited_when_due(self) -> bool:
+        """Wait for the process to exit until the current step is due."""
+        with anyio.CancelScope(deadline=self._due()) as scope:
+            self._waiting = scope
+            try:
+                await self.process.wait()
+            finally:
+                self._waiting = None
+        return self.process.returncode is not None
 
-def _signal(process: anyio.abc.Process, sig: signal.Signals | None) -> None:
-    try:
-        if sig is None or sig == getattr(signal, "SIGKILL", None):
-            process.kill()
-        else:
-            process.terminate()
-    except ProcessLookupError:
-        pass  # it exited between our check and the signal
+    def _signal(self, sig: signal.Signals) -> None:
+        """Signal the server (its whole process group, where it leads one)."""
+        try:
+            if self._group:
+                os.killpg(self.process.pid, sig)
+            elif sig == signal.SIGTERM:
+                self.process.terminate()
+            else:
+                self.process.kill()
+        except (ProcessLookupError, PermissionError):
+            pass  # it exited between our check and the signal
 
 
 async def _pump_stderr(
@@ -250,6 +302,37 @@ class StdioClientStream:
         self._reader.restore()
 
 
+async def _start_keeper(
+    process: anyio.abc.Process, grace: float, kill_after: float
+) -> anyio.abc.Process | None:
+    """The keeper of ``process`` (``cassette.transports._keeper`` says why), or ``None``
+    where there are no process groups, or when it cannot start (the recording goes on:
+    the keeper is a safety net, not a condition)."""
+    if not _POSIX:
+        return None
+    argv = [sys.executable, "-I", "-S", KEEPER, str(process.pid), str(grace), str(kill_after)]
+    try:
+        return await anyio.open_process(
+            argv, stdin=PIPE, stdout=DEVNULL, stderr=DEVNULL, start_new_session=True
+        )
+    except OSError:
+        return None
+
+
+async def _dismiss_keeper(keeper: anyio.abc.Process | None) -> None:
+    """The server is gone: tell its keeper so, and reap it."""
+    if keeper is None:
+        return
+    if keeper.stdin is not None:
+        with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
+            await keeper.stdin.send(b"done\n")
+    with anyio.move_on_after(5.0):
+        await keeper.aclose()
+    if keeper.returncode is None:  # pragma: no cover  (it exits at once when told)
+        keeper.kill()
+        await keeper.wait()
+
+
 class StdioTransport:
     """The ``stdio`` transport plugin."""
 
@@ -268,15 +351,22 @@ class StdioTransport:
         env = None if target.env is None else {**os.environ, **target.env}
         try:
             process = await anyio.open_process(
-                list(target.command), stdin=PIPE, stdout=PIPE, stderr=PIPE, cwd=target.cwd, env=env
+                list(target.command),
+                stdin=PIPE,
+                stdout=PIPE,
+                stderr=PIPE,
+                cwd=target.cwd,
+                env=env,
+                start_new_session=_POSIX,
             )
         except OSError as exc:
             raise TransportError(
                 f"cannot start server {target.command[0]!r}: {exc.strerror or exc}"
             ) from exc
-        upstream = StdioUpstream(process, self.grace, self.kill_after)
+        upstream = StdioUpstream(process, self.grace, self.kill_after, group=_POSIX)
         report: SideEventHandler = options.on_side_event or (lambda _event: None)
         stderr_done = anyio.Event()
+        keeper = await _start_keeper(process, self.grace, self.kill_after)
         try:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(_pump_stderr, process, report, stderr_done)
@@ -292,6 +382,7 @@ class StdioTransport:
         finally:
             with anyio.CancelScope(shield=True):
                 await process.aclose()
+                await _dismiss_keeper(keeper)
 
     async def serve(self, handler: Handler, options: ServeOptions = ServeOptions()) -> None:
         # A replay keeps no line over the limit in memory (a recording proxy has none:
