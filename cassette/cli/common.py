@@ -63,8 +63,11 @@ class Parser(argparse.ArgumentParser):
 
 
 def err(text: str) -> None:
-    """One line for a person, on stderr, prefixed ``cassette:``."""
-    sys.stderr.write(f"cassette: {text}\n")
+    """One line for a person, on stderr, prefixed ``cassette:``; recorded text in it (a
+    miss quotes what was recorded) is shown, never obeyed (``cassette.core.text``)."""
+    from cassette.core.text import printable
+
+    sys.stderr.write(f"cassette: {printable(text, lines=True)}\n")
     sys.stderr.flush()
 
 

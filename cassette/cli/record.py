@@ -30,6 +30,7 @@ from cassette.cli.common import (
     run_async,
 )
 from cassette.cli.modes import add_mode_options, apply_sessions, record_choice, run_in_mode
+from cassette.core.urls import check_http_url
 from cassette.errors import UsageError
 from cassette.modes.policy import ModeChoice
 from cassette.runtime.record import RecordConfig
@@ -150,6 +151,10 @@ class RecordCommand:
         default = "streamable-http" if args.upstream is not None else "stdio"
         transport = front_name(args.transport, default)
         network = args.upstream is not None and _has_proxy(transport)
+        if network:
+            check_http_url(args.upstream, "--upstream")
+        elif args.upstream is not None and "://" not in args.upstream:
+            raise UsageError(f"--upstream: {args.upstream!r} is not a URL (it needs a scheme)")
         origins = allowed_origins(args.allow_origin, served=network)
         output = apply_sessions(args.output, args.sessions)
         config = RecordConfig(

@@ -177,8 +177,10 @@ class Recorder:
         return self._release()
 
     def close(self) -> list[Record]:
-        """The session ended: release anything still held (with no era if undecided)."""
-        if self._header is not None:
+        """The session ended: release anything still held (with no era if undecided). A
+        session in which nothing at all happened (a server that could not be started)
+        leaves nothing, not even a header."""
+        if self._header is not None or not self._held:
             return []
         return self._release()
 

@@ -32,7 +32,7 @@ from typing import Final
 import attrs
 
 from cassette.errors import CassetteError, CassetteExistsError
-from cassette.store.files import describe_os_error, make_parent
+from cassette.store.files import check_writable, describe_os_error, make_parent
 from cassette.store.lock import FileLock
 from cassette.store.storage import has_recording
 
@@ -79,8 +79,7 @@ class Destination:
         sibling that holds one is passed over."""
         wanted = Path(asked)
         make_parent(wanted)
-        if wanted.is_dir():
-            raise CassetteError(f"{wanted}: is a directory, not a cassette")
+        check_writable(wanted)
         if locked:
             return cls(wanted, wanted, _writing(wanted, overwrite), None)
         holder: int | None = None

@@ -37,6 +37,7 @@ from cassette.errors import CassetteError, CassetteNotFoundError
 __all__ = [
     "LineTooLong",
     "bounded_lines",
+    "check_writable",
     "describe_os_error",
     "make_parent",
     "open_regular",
@@ -91,6 +92,21 @@ def open_regular(path: str | os.PathLike[str], what: str = "cassette") -> Binary
         raise
 
 
+def check_writable(path: str | os.PathLike[str], what: str = "cassette") -> None:
+    """Refuse to write over what is not a regular file (a FIFO would block the open, a
+    device would swallow the writes), naming what it is; a missing path is fine."""
+    source = os.fspath(path)
+    try:
+        mode = os.stat(source).st_mode
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise CassetteError(f"{source}: cannot write: {describe_os_error(exc)}") from exc
+    if not stat.S_ISREG(mode):
+        kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+        raise CassetteError(f"{source}: is {kind}, not a {what}; only regular files are written")
+
+
 def bounded_lines(file: BinaryIO, limit: int) -> Iterator[bytes]:
     """The file's lines, each with its newline (the last may lack one); a line longer than
     ``limit`` ends the reading with ``LineTooLong`` once ``limit`` bytes of it are read."""
@@ -133,8 +149,7 @@ def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
     way, a path through a file); the destination is then as it was."""
     target = Path(path)
     make_parent(target)
-    if target.is_dir():
-        raise CassetteError(f"{target}: is a directory")
+    check_writable(target, "file")
     try:
         mode = stat.S_IMODE(target.stat().st_mode)
     except OSError:

@@ -29,10 +29,13 @@ from cassette.errors import CassetteError, CassetteExistsError, CassetteNotFound
 from cassette.store.files import (
     LineTooLong,
     bounded_lines,
+    check_writable,
     describe_os_error,
     make_parent,
     open_regular,
+    write_atomic,
 )
+from cassette.store.lock import FileLock
 
 __all__ = ["Cassette", "CassetteWriter", "append_events", "has_recording"]
 
@@ -75,9 +78,25 @@ class Cassette:
         return b"".join(encode_line(r) for r in (self.header, *self.events))
 
     def dump(self, path: str | os.PathLike[str], *, overwrite: bool = False) -> None:
-        """Write the cassette to ``path`` (refusing to replace a non-empty file by default)."""
-        with CassetteWriter(path, overwrite=overwrite) as writer:
-            writer.write([self.header, *self.events])
+        """Write the cassette to ``path``, whole or not at all, under the cassette's lock
+        (one writer per cassette: a recording or another dump in progress is refused,
+        naming its process); a non-empty file is replaced only with ``overwrite``."""
+        target = Path(path)
+        lock = FileLock(target)
+        if not lock.try_acquire():
+            holder = lock.holder()
+            who = f"process {holder}" if holder else "another process"
+            raise CassetteError(f"{target}: being written by {who}; try again once it is done")
+        try:
+            check_writable(target)
+            if not overwrite and has_recording(target):
+                raise CassetteExistsError(
+                    f"{target}: already holds a recording; refusing to overwrite it "
+                    "(pass --overwrite, or choose another path)"
+                )
+            write_atomic(target, self.dumps())
+        finally:
+            lock.release()
 
     @property
     def era(self) -> Era:

@@ -31,6 +31,7 @@ import attrs
 
 from cassette.core.definitions import TOOL_NAME, Issue, schema_checker, schema_issues
 from cassette.core.mcp import LATEST_LEGACY, META_PREFIX, MODERN_VERSION
+from cassette.core.urls import check_http_url
 from cassette.errors import CassetteError, TransportError, UsageError
 from cassette.tools._common import Caller, emit
 
@@ -321,6 +322,8 @@ def main(args: argparse.Namespace) -> int:
     command = shlex.split(args.stdio) if args.stdio is not None else None
     if command is not None and not command:
         raise UsageError("--stdio needs a command")
+    if args.url is not None:
+        check_http_url(args.url, "--url")
     try:
         report = anyio.run(
             lambda: check_server(

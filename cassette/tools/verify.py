@@ -37,6 +37,7 @@ import attrs
 
 from cassette.core.jsondiff import MISSING, differences
 from cassette.core.matching import show_value
+from cassette.core.urls import check_http_url
 from cassette.errors import CassetteError, TransportError, UsageError
 from cassette.store.storage import Cassette
 from cassette.tools._common import Caller, Exchange, emit, exchanges
@@ -290,8 +291,8 @@ def _check_usage(args: argparse.Namespace, tapes: list[str], command: list[str] 
         raise UsageError(_USAGE)
     if args.timeout <= 0:
         raise UsageError("verify: --timeout must be more than 0 seconds")
-    if args.upstream is not None and not args.upstream.startswith(("http://", "https://")):
-        raise UsageError(f"--upstream needs an http:// or https:// URL, not {args.upstream!r}")
+    if args.upstream is not None:
+        check_http_url(args.upstream, "--upstream")
 
 
 def main(args: argparse.Namespace) -> int:
