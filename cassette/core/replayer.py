@@ -660,12 +660,16 @@ class Responder(Protocol):
 class ResponderPool(Protocol):
     """Every session a front serves: ``ReplaySessions``, or a mock's. ``recording`` says
     how the answering server was reached (era, transport, recorded HTTP facts), so a
-    network front serves its sessions as that server did."""
+    network front serves its sessions as that server did. ``release`` is told when a
+    session has ended: what it kept for the end of the run (its misses) is taken from it,
+    and the rest let go, so a front serving a long run keeps no ended session."""
 
     @property
     def recording(self) -> Recording: ...
 
     def new(self) -> Responder: ...
+
+    def release(self, responder: Responder) -> None: ...
 
     @property
     def misses(self) -> list[MissReport]: ...
@@ -677,7 +681,9 @@ class ReplaySessions:
     """Every replay session a network front serves from one cassette.
 
     Each session gets its own ``Replayer`` (its own consumption state), all sharing the
-    cassette's ``Prepared`` work; misses are gathered across them for the end-of-run report.
+    cassette's ``Prepared`` work. A session's replayer is kept while it is open; when it
+    ends (``release``) only its misses and their summary stay, for the end-of-run report:
+    the memory a long run keeps grows with its misses, not with its sessions.
     """
 
     def __init__(
@@ -691,24 +697,44 @@ class ReplaySessions:
         self._strategy = strategy
         self._environ = environ
         self._prepared = Prepared.of(recording)
-        self.replayers: list[Replayer] = []
+        self._open: dict[int, Replayer] = {}
+        self._ended_misses: list[MissReport] = []
+        self._ended_summaries: list[str] = []
+        self.sessions = 0  # sessions opened so far
 
     def new(self) -> Replayer:
         """A fresh session."""
         replayer = Replayer(
             self.recording, self._strategy, environ=self._environ, prepared=self._prepared
         )
-        self.replayers.append(replayer)
+        self._open[id(replayer)] = replayer
+        self.sessions += 1
         return replayer
+
+    @property
+    def live(self) -> int:
+        """Sessions opened and not ended yet (each holds its replayer)."""
+        return len(self._open)
+
+    def release(self, responder: Responder) -> None:
+        """The session of ``responder`` has ended: keep its misses, let go of the rest."""
+        replayer = self._open.pop(id(responder), None)
+        if replayer is None:
+            return
+        self._ended_misses += replayer.misses
+        summary = replayer.summary()
+        if summary:
+            self._ended_summaries.append(summary)
 
     @property
     def misses(self) -> list[MissReport]:
         """Every miss of every session so far."""
-        return [m for r in self.replayers for m in r.misses]
+        return [*self._ended_misses, *(m for r in self._open.values() for m in r.misses)]
 
     def summary(self) -> str:
         """All sessions' misses, for a person ("" when there were none)."""
-        return "\n".join(s for s in (r.summary() for r in self.replayers) if s)
+        open_ = (s for s in (r.summary() for r in self._open.values()) if s)
+        return "\n".join([*self._ended_summaries, *open_])
 
 
 def _client_capabilities(message: JSONObject) -> Mapping[str, Any] | None:

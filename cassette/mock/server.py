@@ -47,7 +47,7 @@ from cassette.core.jsonrpc import (
 from cassette.core.matching import MissReport, canonical
 from cassette.core.mcp import LEGACY_VERSIONS
 from cassette.core.model import Header, RecorderInfo, Recording
-from cassette.core.replayer import Reply
+from cassette.core.replayer import Reply, Responder
 from cassette.errors import ManifestError
 from cassette.mock.template import TemplateTooLarge, render
 from cassette.mock.validate import validate_manifest
@@ -175,6 +175,9 @@ class MockServer:
     def new(self) -> MockServer:
         """A session: the same server, since a mock keeps no session state."""
         return self
+
+    def release(self, responder: Responder) -> None:
+        """A session ended: a mock kept nothing for it (its misses are the server's)."""
 
     @property
     def recording(self) -> Recording:

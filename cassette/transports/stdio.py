@@ -208,16 +208,30 @@ class StdioUpstream:
         return self.process.returncode is not None
 
     def _signal(self, sig: signal.Signals) -> None:
-        """Signal the server (its whole process group, where it leads one)."""
-        try:
-            if self._group:
-                os.killpg(self.process.pid, sig)
-            elif sig == signal.SIGTERM:
+        """Signal the server (its whole process group, where it leads one; the process
+        itself if it left the group)."""
+        if self._group and _signal_group(self.process.pid, sig):
+            return
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            if sig == signal.SIGTERM:
                 self.process.terminate()
             else:
                 self.process.kill()
-        except (ProcessLookupError, PermissionError):
-            pass  # it exited between our check and the signal
+
+    def end_stragglers(self) -> None:
+        """The server has exited: end what it started and left behind in its group (a
+        child holding its stdout would keep the recording open)."""
+        if self._group:
+            _signal_group(self.process.pid, getattr(signal, "SIGKILL", signal.SIGTERM))
+
+
+def _signal_group(group: int, sig: signal.Signals) -> bool:
+    """Signal a process group; False when there is no such group (any more)."""
+    try:
+        os.killpg(group, sig)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
 
 
 async def _pump_stderr(
@@ -375,9 +389,11 @@ class StdioTransport:
                 finally:
                     await upstream.shutdown()
                     # Let the last stderr lines arrive, but a grandchild that inherited the
-                    # pipe must not keep us waiting forever.
+                    # pipe must not keep us waiting forever: once that wait is over, what
+                    # the server left running in its group is ended.
                     with anyio.move_on_after(1.0, shield=True):
                         await stderr_done.wait()
+                    upstream.end_stragglers()
                     tg.cancel_scope.cancel()
         finally:
             with anyio.CancelScope(shield=True):
