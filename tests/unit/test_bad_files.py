@@ -195,3 +195,13 @@ def test_an_atomic_write_through_a_file_names_the_file(tmp_path: Path) -> None:
     assert str(caught.value) == (
         f"{blocker / 'x.json'}: cannot create it: {blocker} is a file, not a folder"
     )
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads a file whatever its mode")
+def test_a_file_we_may_not_read_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "secret.jsonl"
+    path.write_text(json.dumps(HEADER) + "\n")
+    path.chmod(0)
+    with pytest.raises(CassetteError) as caught:
+        Cassette.load(path)
+    assert str(caught.value) == f"{path}: cannot read: Permission denied"
