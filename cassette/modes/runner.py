@@ -96,6 +96,7 @@ class ModeOptions:
     redactor: Redactor | None = attrs.field(factory=Redactor, converter=_redactor)
     passthrough_stderr: bool = True
     upstream_timeout: float | None = None
+    era: str = "auto"  # the era a recording is made in (RecordConfig.era)
     listen: ServeOptions = ServeOptions()
     policy: DeliveryPolicy = DeliveryPolicy()
 
@@ -291,6 +292,7 @@ async def _record(
             passthrough_stderr=options.passthrough_stderr,
             upstream_timeout=options.upstream_timeout,
             on_warning=options.policy.on_warning,
+            era=options.era,
         )
         if client is None and options.front != "stdio":
             result = await _record_proxy(options, config)

@@ -272,7 +272,8 @@ def test_new_episodes_with_a_legacy_client_keeps_a_modern_cassette_lint_clean(
     assert run(modern) == "2026-07-28"
     argv = [*replay_command(tape), "--mode", "new_episodes", "--", PY, str(MODERN_SERVER)]
     legacy = LineClient(argv)
-    assert legacy.initialize()["error"]["code"] == -32099  # a legacy handshake: a miss
+    # a legacy handshake: refused as the modern-only server refuses it (-32022), a miss
+    assert legacy.initialize()["error"]["code"] == -32022
     legacy.request("tools/call", {"name": "add", "arguments": {"a": 2, "b": 3}})
     legacy.finish()
     events = [json.loads(line) for line in tape.read_text().splitlines()[1:]]
