@@ -374,7 +374,11 @@ class HttpReplayApp:
             chunk = head
             head = b""
             for message, _ in group:
-                if not on_post[index]:
+                listen = session.listen_for(message)
+                if listen is not None:  # caused here, sent on the live listen stream
+                    with contextlib.suppress(anyio.ClosedResourceError):
+                        listen.send_nowait(message)
+                elif not on_post[index]:
                     session.push((message,))
                 elif stream is not None:
                     chunk += stream.message(message)
@@ -405,10 +409,20 @@ class HttpReplayApp:
         on_post = self._route(reply, carries_request=True)
         await send({"type": "http.response.start", "status": 200, "headers": list(SSE_HEADERS)})
         stream = EventStream(session, "post")
+        write = sender(send)
+        key = id_key(reply.origin)
+        later, tagged = anyio.create_memory_object_stream[Any](float("inf"))
         try:
-            await self._write(session, reply, on_post, write=sender(send), stream=stream)
-            await wait_for_disconnect(call.receive, anyio.Event())
+            await self._write(session, reply, on_post, write=write, stream=stream)
+            session.listens[key] = later
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(_forward_events, tagged, stream, write)
+                await wait_for_disconnect(call.receive, anyio.Event())
+                tg.cancel_scope.cancel()
         finally:
+            if session.listens.get(key) is later:
+                del session.listens[key]
+            later.close()
             stream.finish()
 
     def _prime(self, stream: EventStream, reply: Reply) -> bytes:
@@ -557,6 +571,16 @@ async def _end(send: Send) -> None:
     """End a streaming response (its client may have gone away just now)."""
     with contextlib.suppress(OSError):
         await send({"type": "http.response.body", "body": b""})
+
+
+async def _forward_events(
+    messages: MemoryObjectReceiveStream[Any],
+    stream: EventStream,
+    write: Callable[[bytes], Awaitable[None]],
+) -> None:
+    """Write what other requests' replays send to a listen stream, as its events."""
+    async for message in messages:
+        await write(stream.message(message))
 
 
 def _incomplete(reply: Reply) -> bool:
