@@ -4,9 +4,9 @@
 #   bash scripts/matrix.sh [VERSION...]        (default: 3.12 3.13)
 # Each interpreter comes from pyenv (the machine image has them under
 # $PYENV_ROOT/versions), else from PATH as pythonX.Y; a missing one is one clear line and
-# exit 1. Each gets its own .venv-X.Y with the package (editable) and the pinned `portable`
-# dependency group. The whole portable subset (pytest -m portable) runs on three systems
-# in .github/workflows/ci.yml; here, it is this part of it, to keep CI short.
+# exit 1. Each gets its own .venv-X.Y with the package (editable), the pinned `portable`
+# dependency group and the example plugin. The whole portable subset (pytest -m portable)
+# runs on three systems in .github/workflows/ci.yml; here, this part of it keeps CI short.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -43,6 +43,8 @@ for version in "${VERSIONS[@]}"; do
     pip=("$venv/bin/python" -m pip install --quiet --disable-pip-version-check)
     "${pip[@]}" --upgrade 'pip>=25.1'
     "${pip[@]}" -e '.[http]' --group portable
+    # The example plugin too, so that `pytest -m portable` (all of it) collects here as well.
+    "${pip[@]}" -e examples/cassette-tcp
     echo "scripts/matrix.sh: Python $("$venv/bin/python" -c 'import platform; print(platform.python_version())') ($python)" >&2
     "$venv/bin/python" -m pytest -q -p no:cacheprovider -m portable "${SMOKE[@]}"
 done
