@@ -23,9 +23,10 @@ os.environ.pop("MCP_CASSETTE_MODE", None)
 # The portable subset (`pytest -m portable`): modules that need Python and the `portable`
 # dependency group alone (no Node.js, no browser, no import linter) and no POSIX-only call,
 # so they run on Linux, macOS and Windows; a test in them that needs a POSIX feature skips
-# on Windows by itself. scripts/matrix.sh runs it on Python 3.12 and 3.13, and
-# .github/workflows/ci.yml on three systems. One list here rather than a mark in each
-# file: porting is reviewed in one place. CONTRIBUTING.md says what it covers.
+# on Windows by itself. .github/workflows/ci.yml runs it on three systems with Python
+# 3.11-3.13; scripts/matrix.sh runs a smoke part of it on 3.12 and 3.13. One list here
+# rather than a mark in each file: porting is reviewed in one place. CONTRIBUTING.md says
+# what it covers.
 PORTABLE = frozenset(
     {
         "tests/test_examples.py",
