@@ -58,12 +58,12 @@ class _Fd:
         self.fd = fd
         self.mode: Mode = mode
         self._was_blocking = True
-        if mode == "poll":
+        if sys.platform != "win32" and mode == "poll":  # never chosen on Windows
             self._was_blocking = os.get_blocking(fd)
             os.set_blocking(fd, False)
 
     def restore(self) -> None:
-        if self.mode == "poll":
+        if sys.platform != "win32" and self.mode == "poll":
             with contextlib.suppress(OSError):  # already closed: nothing to restore
                 os.set_blocking(self.fd, self._was_blocking)
 
@@ -81,7 +81,7 @@ class FdReader(_Fd):
         super().__init__(fd, mode)
 
     async def read(self) -> bytes:
-        if self.mode == "poll":
+        if sys.platform != "win32" and self.mode == "poll":
             while True:
                 try:
                     return os.read(self.fd, _CHUNK)
@@ -145,7 +145,7 @@ class FdWriter(_Fd):
     async def write(self, data: bytes) -> None:
         view = memoryview(data)
         while view:
-            if self.mode == "poll":
+            if sys.platform != "win32" and self.mode == "poll":
                 try:
                     written = os.write(self.fd, view)
                 except BlockingIOError:
