@@ -93,6 +93,14 @@ class FdReader(_Fd):
         return await anyio.to_thread.run_sync(os.read, self.fd, _CHUNK, abandon_on_cancel=True)
 
 
+def _family(fd: int) -> int | None:
+    try:
+        with socket.socket(fileno=os.dup(fd)) as sock:
+            return int(sock.family)
+    except OSError:
+        return None
+
+
 def unread_counter(fd: int) -> Callable[[], int | None] | None:
     """A way to ask how much of what we wrote to ``fd`` its reader has not read yet;
     ``None`` where that cannot be known. Linux only: a pipe's ``FIONREAD`` counts its
@@ -108,7 +116,7 @@ def unread_counter(fd: int) -> Callable[[], int | None] | None:
     kind = _kind(fd)
     if stat.S_ISFIFO(kind):
         request = termios.FIONREAD
-    elif stat.S_ISSOCK(kind) and _is_unix_socket(fd):
+    elif stat.S_ISSOCK(kind) and _family(fd) == socket.AF_UNIX:
         request = termios.TIOCOUTQ  # SIOCOUTQ
     else:
         return None
@@ -122,14 +130,6 @@ def unread_counter(fd: int) -> Callable[[], int | None] | None:
         return unread
 
     return count
-
-
-def _is_unix_socket(fd: int) -> bool:
-    try:
-        with socket.socket(fileno=os.dup(fd)) as sock:
-            return sock.family == socket.AF_UNIX
-    except OSError:
-        return False
 
 
 class FdWriter(_Fd):
