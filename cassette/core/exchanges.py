@@ -65,6 +65,8 @@ class Exchange:
     items: list[Item] = attrs.field(factory=list)
     status: int | None = None  # a recorded non-default HTTP status for this POST
     t: float = 0.0  # when the client message was recorded
+    #: pointers of typed sentinels in ``message`` (wildcards when matching)
+    redacted: tuple[str, ...] = ()
 
     @property
     def progress_token(self) -> object:
@@ -111,7 +113,9 @@ class _Cutter:
 
     def client(self, event: MessageEvent, kind: Kind) -> None:
         meta, message = event.meta, event.message
-        exchange = Exchange(len(self.exchanges), message, event.seq, meta, t=event.t)
+        exchange = Exchange(
+            len(self.exchanges), message, event.seq, meta, t=event.t, redacted=event.redacted or ()
+        )
         self.exchanges.append(exchange)
         self.last = exchange
         self.last_by_session[_session(meta)] = exchange

@@ -58,8 +58,9 @@ from cassette.core.matching import (
 )
 from cassette.core.model import Era, Header, Recording, era_of
 from cassette.core.playback import Paused, Playback, Played
-from cassette.core.redaction import Redactor
-from cassette.errors import ReplayMiss
+from cassette.core.redaction import RedactionSession, Redactor, check_header
+from cassette.core.wildcards import mask_like
+from cassette.errors import CassetteFormatError, ReplayMiss
 
 __all__ = [
     "Exchange",
@@ -121,8 +122,16 @@ class Prepared:
     def of(cls, recording: Recording) -> Prepared:
         with paused_gc():
             preamble, exchanges = cut(recording.events)
-            requests = [Candidate(x.key, x.message, x.seq) for x in exchanges if "id" in x.message]
-            notes = [Candidate(x.key, x.message, x.seq) for x in exchanges if "id" not in x.message]
+            requests = [
+                Candidate(x.key, x.message, x.seq, x.redacted)
+                for x in exchanges
+                if "id" in x.message
+            ]
+            notes = [
+                Candidate(x.key, x.message, x.seq, x.redacted)
+                for x in exchanges
+                if "id" not in x.message
+            ]
             request_index = CandidateIndex.build(requests)
             note_index = CandidateIndex.build(notes)
         return cls(preamble, exchanges, request_index, note_index)
@@ -153,13 +162,20 @@ class Replayer:
         self.misses: list[MissReport] = []
         self.strategy_name = getattr(self.matcher, "strategy", None)
         self._playback = Playback(modern=self.era == "modern")
-        # A redacted cassette: live messages are redacted the same way before matching, so
-        # a test that sends a real token still finds its recording.
-        info = recording.header.redaction
-        self._redactor = Redactor.from_header(info, _env_values(info, environ)) if info else None
-        self._paused: dict[object, Paused] = {}
         source = getattr(recording, "source", None)
         self.source: str | None = str(source) if source is not None else None
+        # A redacted cassette: a live message is redacted with the built-in rules before
+        # it is matched and before any part of it is shown in a miss, so a live secret
+        # never reaches a log. Matching does not depend on it: redacted positions of the
+        # recording are wildcards. The header's patterns are never compiled here.
+        info = recording.header.redaction
+        self._redactor = None
+        if info is not None:
+            problems = check_header(info)
+            if problems:
+                raise CassetteFormatError(self.source or "cassette", 1, problems[0])
+            self._redactor = Redactor(literals=tuple(_env_values(info, environ))).session()
+        self._paused: dict[object, Paused] = {}
 
     # -- public API --------------------------------------------------------------------
 
@@ -234,7 +250,8 @@ class Replayer:
         paused = self._paused.pop(id_key(message.get("id")), None)
         if paused is None:
             return Reply()  # an answer to nothing we are waiting for: a real server ignores it
-        diffs = differences(_answer_part(paused.answer), _answer_part(message), limit=3)
+        live = mask_like(paused.answer, message)
+        diffs = differences(_answer_part(paused.answer), _answer_part(live), limit=3)
         if not diffs:
             return self._resume(paused, ())
         method = str(paused.request.get("method"))
@@ -479,17 +496,16 @@ def _input_responses_differ(recorded: JSONObject, live: JSONObject) -> tuple[str
     mine, theirs = _params(recorded).get("inputResponses"), _params(live).get("inputResponses")
     if mine is None and theirs is None:
         return ()
-    diffs = differences(mine, theirs, limit=3)
+    diffs = differences(mine, mask_like(mine, theirs), limit=3)
     if not diffs:
         return ()
     return (f"{live.get('method')}: inputResponses differ from the recording at {_where(diffs)}",)
 
 
-def _redacted(redactor: Redactor, message: JSONObject) -> JSONObject:
-    """A live message redacted as the recording was; ids and method names stay as sent."""
-    return {
-        k: v if k in ("jsonrpc", "id", "method") else redactor.value(v) for k, v in message.items()
-    }
+def _redacted(redactor: RedactionSession, message: JSONObject) -> JSONObject:
+    """A live message with its secrets replaced; ids, method and tool names as sent."""
+    redacted, _ = redactor.message(message)
+    return redacted
 
 
 def _env_values(info: Mapping[str, Any], environ: Mapping[str, str] | None) -> list[str]:

@@ -1,0 +1,467 @@
+"""What a secret looks like: names, shapes and free-text forms, found fast in any text.
+
+Theory of operation
+-------------------
+Every rule here is *anchored on a literal trigger*: a token prefix (``ghp_``, ``glpat-``,
+``AKIA``), a scheme (``://``), a header word (``Bearer``) or a secret-sounding name
+(``password``, ``api_key``) in ``key=value`` or ``"key": "value"`` form. Finding a secret
+is two steps: find where a trigger occurs, then run that rule's small regular expression
+*at* that position (``Pattern.match(text, pos)``). A regular expression is never run
+across a whole text, which matters because the text may be a 38 MB tool result: a search
+for literals is a ``str.find`` (C speed), and only the few places where a trigger occurs
+pay for a match.
+
+Short texts (almost all of them) are scouted with one compiled alternation of the
+triggers instead, which costs less than many ``find`` calls on a short string.
+
+The formats are public facts (documented prefixes and lengths, as gitleaks and
+detect-secrets list them); the table is ours. Rules say *where* the secret sits in their
+match (the ``secret`` group), so ``password=hunter2`` keeps ``password=`` and loses only
+``hunter2``.
+
+Everything here is pure: text in, spans out.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Callable, Iterable, Iterator
+from functools import lru_cache
+from typing import Final
+
+import attrs
+
+__all__ = [
+    "SECRET_WORDS",
+    "Span",
+    "find_spans",
+    "is_protocol_key",
+    "is_secret_key",
+    "is_secret_option",
+    "secret_header_values",
+]
+
+# -- names ---------------------------------------------------------------------------------
+
+_CAMEL: Final = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|[-_\s.]+")
+#: Last words of a name that says its value is secret (``apiKey``, ``DB_PASS``, ``pwd``).
+SECRET_WORDS: Final = frozenset(
+    {
+        "token",
+        "secret",
+        "password",
+        "passwd",
+        "passphrase",
+        "passcode",
+        "pass",
+        "pwd",
+        "pin",
+        "otp",
+        "auth",
+        "authorization",
+        "credential",
+        "credentials",
+        "apikey",
+        "cookie",
+        "signature",
+        "privatekey",
+    }
+)
+# A name ending in "key" is a secret only after one of these (apiKey, privateKey, x-api-key).
+_KEY_QUALIFIERS: Final = frozenset(
+    {"api", "private", "secret", "access", "signing", "encryption", "account", "master", "client"}
+)
+#: Protocol fields that sound like secrets and are not: redacting them breaks the session.
+_PROTOCOL_KEYS: Final = frozenset(
+    {
+        "progresstoken",
+        "maxtokens",
+        "cursor",
+        "nextcursor",
+        "requestid",
+        "protocolversion",
+    }
+)
+
+
+def _folded(key: str) -> str:
+    return key.lower().replace("-", "").replace("_", "")
+
+
+@lru_cache(maxsize=4096)
+def is_protocol_key(key: str) -> bool:
+    """A JSON-RPC or MCP field whose value a redaction must never touch."""
+    return _folded(key) in _PROTOCOL_KEYS
+
+
+@lru_cache(maxsize=4096)
+def is_secret_key(key: str) -> bool:
+    """Whether a JSON member, variable or header name says its value is a secret.
+
+    Judged by the last word, so ``maxTokens``, ``progressToken`` (protocol fields),
+    ``tokenizer`` and ``passwordPolicy`` are not secrets, and ``GITHUB_TOKEN``, ``pwd``,
+    ``client_secret`` and ``x-api-key`` are. Cached: a replay asks this of every member
+    name of every request, and messages repeat the same few names."""
+    if is_protocol_key(key):
+        return False
+    words = [w.lower() for w in _CAMEL.split(key) if w]
+    if not words:
+        return False
+    last = words[-1]
+    if last in SECRET_WORDS or "".join(words[-2:]) in ("apikey", "privatekey"):
+        return True
+    return last == "key" and len(words) > 1 and words[-2] in _KEY_QUALIFIERS
+
+
+_OPTION: Final = re.compile(r"^--?([A-Za-z0-9][A-Za-z0-9_-]*)$")
+
+
+def is_secret_option(arg: str) -> bool:
+    """``--token``, ``--api-key``, ``--secret-key``, ``--passphrase``; not ``--max-tokens``."""
+    match = _OPTION.match(arg)
+    return match is not None and is_secret_key(match.group(1))
+
+
+def secret_header_values(headers: Iterable[tuple[bytes, bytes]]) -> list[str]:
+    """The credentials in HTTP request headers: an ``Authorization`` value and its
+    credentials without the scheme, each cookie's value, any secret-named header's value."""
+    out: list[str] = []
+    for raw_name, raw_value in headers:
+        name = bytes(raw_name).decode("latin-1").lower()
+        value = bytes(raw_value).decode("latin-1").strip()
+        if not value:
+            continue
+        if name == "cookie":
+            out += [v.strip() for _, _, v in (c.partition("=") for c in value.split(";")) if v]
+        elif name in ("authorization", "proxy-authorization") or is_secret_key(name):
+            out.append(value)
+            scheme, _, credentials = value.partition(" ")
+            if credentials.strip() and scheme.isalpha():
+                out.append(credentials.strip())
+    return out
+
+
+# -- spans ---------------------------------------------------------------------------------
+
+
+@attrs.frozen(slots=True)
+class Span:
+    """A secret at ``text[start:end]``, found by ``rule``."""
+
+    start: int
+    end: int
+    rule: str
+
+
+Check = Callable[[str], bool]
+
+
+@attrs.frozen
+class _Rule:
+    name: str
+    triggers: tuple[str, ...]  # literals the match starts with (lower case when ``folded``)
+    pattern: re.Pattern[str]  # matched at a trigger's position; group "s" is the secret
+    folded: bool = False  # triggers are found case-insensitively
+    check: Check | None = None  # a last look at the secret (cheap, optional)
+    word_start: bool = False  # the trigger must not continue a lower-case word
+
+
+def _basic_credentials(secret: str) -> bool:
+    """``Basic`` is followed by base64 of ``user:password``, not by any word."""
+    try:
+        return b":" in base64.b64decode(secret + "=" * (-len(secret) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+
+
+_BODY: Final = r"[A-Za-z0-9_\-]"
+
+
+def _prefixed(name: str, prefixes: tuple[str, ...], body: str) -> _Rule:
+    alternatives = "|".join(re.escape(p) for p in prefixes)
+    return _Rule(name, prefixes, re.compile(rf"(?P<s>(?:{alternatives}){body})"))
+
+
+# A value runs to a space, a quote, a comma or a closing bracket; to "&" only where the
+# next query parameter starts ("token=abc&api_key=xyz"), since passwords hold "&" too.
+_VALUE_END: Final = r"(?:[^\s\"'&,;<>`\\)\]}]|&(?![A-Za-z0-9_.-]+=))"
+# "password=", "api_key: ", '"secret": "', "DB_PASS = ", "token\": \"" (JSON in a string).
+_ASSIGN: Final = r"(?:[-_]?(?:key|id|value|string|token))?\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
+_SCHEME: Final = r"(?:(?i:bearer|basic|token|digest)[ \t]+)?"
+_KEYWORDS: Final = (
+    "password",
+    "passwd",
+    "passphrase",
+    "passcode",
+    "pass",
+    "pwd",
+    "secret",
+    "token",
+    "apikey",
+    "api_key",
+    "api-key",
+    "access_key",
+    "accesskey",
+    "access-key",
+    "accountkey",
+    "private_key",
+    "privatekey",
+    "auth",
+    "authorization",
+    "credential",
+    "credentials",
+    "cookie",
+    "signature",
+    "pin",
+    "otp",
+)
+
+_RULES: Final[tuple[_Rule, ...]] = (
+    # scheme://user:password@host, scheme://:password@host, scheme://token@host; the
+    # userinfo runs to the last "@" before the path, so "admin:p@ss@host" loses "p@ss" too.
+    _Rule(
+        "url-credentials",
+        ("://",),
+        re.compile(r"://(?P<s>[^\s/?#@\"'<>]*(?:@[^\s/?#@\"'<>]*)*)@[^\s/?#@\"'<>]"),
+    ),
+    _Rule(
+        "bearer",
+        ("bearer",),
+        re.compile(r"bearer[ \t]+(?P<s>[A-Za-z0-9._~+/=-]{8,})", re.IGNORECASE),
+        folded=True,
+        word_start=True,
+    ),
+    _Rule(
+        "basic-auth",
+        ("basic",),
+        re.compile(r"basic[ \t]+(?P<s>[A-Za-z0-9+/]{8,}={0,2})", re.IGNORECASE),
+        folded=True,
+        check=_basic_credentials,
+        word_start=True,
+    ),
+    _Rule(
+        "assignment",
+        _KEYWORDS,
+        re.compile(
+            rf"(?:{'|'.join(re.escape(k) for k in _KEYWORDS)}){_ASSIGN}{_SCHEME}"
+            rf"(?P<s>{_VALUE_END}{{1,400}})",
+            re.IGNORECASE,
+        ),
+        folded=True,
+        word_start=True,
+    ),
+    # --secret-key VALUE, --passphrase=VALUE in a logged command line
+    _Rule(
+        "argument",
+        ("--",),
+        re.compile(
+            r"--(?:[A-Za-z0-9]+[-_])*(?i:password|passwd|passphrase|secret|token|pass|pwd|"
+            r"(?:api|secret|access|private|client)[-_]?key|auth|credentials?)"
+            rf"(?:=|[ \t]+|\\?\"[ \t]*,[ \t]*\\?\")(?P<s>(?!-){_VALUE_END}{{1,400}})"
+        ),
+    ),
+    _Rule(
+        "private-key",
+        ("-----BEGIN",),
+        re.compile(
+            r"-----BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----"
+            r"(?P<s>[\s\S]{1,20000}?)-----END[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----"
+        ),
+    ),
+    _Rule(
+        "jwt",
+        ("eyJ",),
+        re.compile(r"(?P<s>eyJ[A-Za-z0-9_-]{13,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})"),
+    ),
+    _prefixed(
+        "github",
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+        r"[A-Za-z0-9]{30,}",
+    ),
+    _prefixed("github", ("github_pat_",), r"[A-Za-z0-9_]{40,}"),
+    _prefixed(
+        "gitlab",
+        ("glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glsoat-", "glffct-", "glimt-"),
+        rf"{_BODY}{{20,}}",
+    ),
+    _prefixed(
+        "stripe",
+        ("sk_live_", "sk_test_", "rk_live_", "rk_test_", "pk_live_", "whsec_"),
+        r"[A-Za-z0-9]{16,}",
+    ),
+    _prefixed("sk-key", ("sk-",), rf"{_BODY}{{20,}}"),
+    _prefixed(
+        "slack",
+        ("xoxb-", "xoxa-", "xoxp-", "xoxo-", "xoxr-", "xoxs-", "xoxe-"),
+        r"[A-Za-z0-9-]{11,}",
+    ),
+    _prefixed("slack", ("hooks.slack.com/services/",), r"[A-Za-z0-9/_-]{20,}"),
+    _prefixed(
+        "aws-key",
+        ("AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AROA", "AIPA", "ANPA", "ANVA", "APKA"),
+        r"[A-Z0-9]{16}(?![A-Za-z0-9])",
+    ),
+    _prefixed("google-key", ("AIza",), rf"{_BODY}{{35}}"),
+    _prefixed("google-oauth", ("ya29.",), r"[A-Za-z0-9_.-]{20,}"),
+    _prefixed("google-oauth", ("GOCSPX-",), rf"{_BODY}{{20,}}"),
+    _prefixed("npm", ("npm_",), r"[A-Za-z0-9]{36}"),
+    _prefixed("huggingface", ("hf_",), r"[A-Za-z0-9]{30,}"),
+    _prefixed("huggingface", ("api_org_",), r"[A-Za-z0-9]{30,}"),
+    _prefixed("sendgrid", ("SG.",), r"[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}"),
+    _prefixed("pypi", ("pypi-AgE",), rf"{_BODY}{{50,}}"),
+    _prefixed("shopify", ("shpat_", "shpss_", "shpca_", "shppa_"), r"[A-Fa-f0-9]{32}"),
+    _prefixed("digitalocean", ("dop_v1_", "doo_v1_", "dor_v1_"), r"[a-f0-9]{64}"),
+    _prefixed("docker", ("dckr_pat_",), rf"{_BODY}{{20,}}"),
+    _prefixed("vault", ("hvs.", "hvb."), rf"{_BODY}{{20,}}"),
+    _prefixed("grafana", ("glsa_", "glc_"), r"[A-Za-z0-9_=+/]{30,}"),
+    _prefixed("age", ("AGE-SECRET-KEY-1",), r"[A-Z0-9]{50,}"),
+    _prefixed("postman", ("PMAK-",), r"[a-f0-9]{24}-[a-f0-9]{34}"),
+    _prefixed("linear", ("lin_api_",), r"[A-Za-z0-9]{30,}"),
+    _prefixed("newrelic", ("NRAK-",), r"[A-Z0-9]{27}"),
+    _prefixed("databricks", ("dapi",), r"[a-f0-9]{32}(?![a-f0-9])"),
+    _prefixed("atlassian", ("ATATT3",), rf"{_BODY}{{40,}}"),
+    _prefixed("groq", ("gsk_",), r"[A-Za-z0-9]{40,}"),
+    _prefixed("replicate", ("r8_",), r"[A-Za-z0-9]{30,}"),
+    _prefixed("perplexity", ("pplx-",), r"[A-Za-z0-9]{40,}"),
+    _prefixed("sentry", ("sntrys_", "sntryu_"), r"[A-Za-z0-9_=+/]{30,}"),
+    _prefixed("tailscale", ("tskey-",), r"[A-Za-z0-9-]{20,}"),
+    _prefixed("supabase", ("sbp_",), r"[a-f0-9]{40}"),
+    _prefixed("planetscale", ("pscale_tkn_", "pscale_pw_"), rf"{_BODY}{{30,}}"),
+    _prefixed("figma", ("figd_",), rf"{_BODY}{{30,}}"),
+    _prefixed("notion", ("ntn_",), r"[A-Za-z0-9]{40,}"),
+    _prefixed("contentful", ("CFPAT-",), rf"{_BODY}{{40,}}"),
+    _prefixed("onepassword", ("ops_eyJ",), r"[A-Za-z0-9_=+/-]{30,}"),
+)
+
+_ALL_TRIGGERS: Final = tuple(
+    (t.lower() if r.folded else t, r.folded) for r in _RULES for t in r.triggers
+)
+# One scout for short texts: where any trigger starts, case-insensitive (a false hit costs
+# one match). A look-ahead, so that triggers that overlap ("-----END ...-----" right before
+# "-----BEGIN") are all seen; the longest at a position stands for the shorter ones too.
+_SCOUT: Final = re.compile(
+    "(?=("
+    + "|".join(sorted({re.escape(t.lower()) for t, _ in _ALL_TRIGGERS}, key=len, reverse=True))
+    + "))",
+    re.IGNORECASE,
+)
+_BY_TRIGGER: Final[dict[str, list[_Rule]]] = {}
+for _rule in _RULES:
+    for _trigger in _rule.triggers:
+        _BY_TRIGGER.setdefault(_trigger.lower(), []).append(_rule)
+# The rules to try where a trigger starts: its own and those of every shorter trigger that
+# begins it ("authorization" also starts "auth"; both name the same rule, others may not).
+_AT_TRIGGER: Final[dict[str, list[_Rule]]] = {
+    trigger: [r for t in _BY_TRIGGER if trigger.startswith(t) for r in _BY_TRIGGER[t]]
+    for trigger in _BY_TRIGGER
+}
+#: Above this many characters a text is scanned trigger by trigger with ``str.find``.
+LONG_TEXT: Final = 4096
+
+
+def _hits_short(text: str) -> Iterator[tuple[int, str]]:
+    for match in _SCOUT.finditer(text):
+        yield match.start(), match.group(1).lower()
+
+
+# Long texts. A regular expression run across 38 MB costs seconds, and so do a hundred
+# ``str.find`` calls; what is cheap is a handful of C-speed passes. So:
+# * token shapes all have a long run of token characters: the text is mapped to a mask
+#   (``str.translate``), runs of 16 or more are found with one ``find`` of 16 marks, and
+#   only the text around each run is scouted like a short text;
+# * ``key=value`` forms are found on the reversed, lower-cased text by one expression
+#   whose first character is ``=`` or ``:``, so the engine skips everything else in C;
+# * the few remaining triggers (``://``, ``bearer``, ``basic``, ``--``, ``-----begin``)
+#   are found with ``str.find``.
+_RUN: Final = 16
+_TOKEN_CHARS: Final = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
+_MASK: Final = {i: (97 if chr(i) in _TOKEN_CHARS else 32) for i in range(128)}
+_RUN_MARK: Final = "a" * _RUN
+_WINDOW_BEFORE: Final = 32  # the longest prefix that may sit before a run ("AGE-SECRET-KEY-1")
+_WINDOW_AFTER: Final = 4096  # a run longer than this is data (base64); its start is scouted
+_FOUND_BY_FIND: Final = ("://", "bearer", "basic", "--", "-----begin")
+_REV_ASSIGN: Final = re.compile(
+    r"[=:][ \t]*[\"']?\\?(?:(?:yek|di|eulav|gnirts|nekot)[-_]?)?("
+    + "|".join(re.escape(k[::-1]) for k in sorted(_KEYWORDS, key=len, reverse=True))
+    + ")"
+)
+
+
+def _hits_long(text: str) -> Iterator[tuple[int, str]]:
+    folded = text.lower()
+    if len(folded) != len(text):  # a rare character lower-cases to two: no shortcuts
+        yield from _hits_short(text)
+        return
+    mask = text.translate(_MASK)
+    pos = mask.find(_RUN_MARK)
+    while pos != -1:
+        end = mask.find(" ", pos)
+        end = len(text) if end == -1 else end
+        start = max(0, pos - _WINDOW_BEFORE)
+        stop = min(end, pos + _WINDOW_AFTER)
+        for hit, trigger in _hits_short(text[start:stop]):
+            yield start + hit, trigger
+        pos = mask.find(_RUN_MARK, end)
+    reverse = folded[::-1]
+    size = len(text)
+    for match in _REV_ASSIGN.finditer(reverse):
+        keyword = match.group(1)
+        yield size - match.end(1), keyword[::-1]
+    for trigger in _FOUND_BY_FIND:
+        pos = folded.find(trigger)
+        while pos != -1:
+            yield pos, trigger
+            pos = folded.find(trigger, pos + 1)
+
+
+def _word_start(text: str, pos: int) -> bool:
+    """A name trigger starts a word, or a new word of a camelCase or SNAKE name: ``bypass``
+    and ``spin`` are not ``pass`` and ``pin``, ``dbPassword`` and ``DB_PASS`` are."""
+    if pos == 0:
+        return True
+    before = text[pos - 1]
+    return not before.isalnum() or (before.islower() and text[pos].isupper())
+
+
+def find_spans(text: str) -> list[Span]:
+    """Every secret in ``text`` as sorted, non-overlapping spans (the earliest, then the
+    longest, wins where two rules overlap)."""
+    hits = _hits_long(text) if len(text) > LONG_TEXT else _hits_short(text)
+    found: list[Span] = []
+    seen: set[tuple[int, str]] = set()
+    for pos, trigger in hits:
+        for rule in _AT_TRIGGER.get(trigger, ()):
+            if (pos, rule.name) in seen:
+                continue
+            seen.add((pos, rule.name))
+            if rule.word_start and not _word_start(text, pos):
+                continue
+            match = rule.pattern.match(text, pos)
+            if match is None:
+                continue
+            start, end = match.span("s")
+            if end <= start or (rule.check is not None and not rule.check(match.group("s"))):
+                continue
+            found.append(Span(start, end, rule.name))
+    return merge(found)
+
+
+_GENERIC: Final = frozenset({"assignment", "argument", "known"})
+
+
+def merge(spans: list[Span]) -> list[Span]:
+    """Sorted, non-overlapping spans: overlapping ones become one, named by the first."""
+    if len(spans) < 2:
+        return spans
+    spans.sort(key=lambda s: (s.start, -s.end, s.rule in _GENERIC))
+    out = [spans[0]]
+    for span in spans[1:]:
+        last = out[-1]
+        if span.start < last.end:
+            if span.end > last.end:
+                out[-1] = Span(last.start, span.end, last.rule)
+            continue
+        out.append(span)
+    return out
