@@ -366,22 +366,29 @@ def _hits_short(text: str) -> Iterator[tuple[int, str]]:
         yield match.start(), match.group(1).lower()
 
 
-# Long texts. A regular expression run across 38 MB costs seconds, and so do a hundred
-# ``str.find`` calls; what is cheap is a handful of C-speed passes. So:
+# Long texts. A regular expression tried at every position of 38 MB costs seconds, and so
+# does Python work at every URL or "=" in it; what is cheap is a handful of passes that
+# the regular expression engine makes in C. So:
 # * token shapes all have a long run of token characters: the text is mapped to a mask
 #   (``str.translate``), runs of 16 or more are found with one ``find`` of 16 marks, and
 #   only the text around each run is scouted like a short text;
+# * a rule with one literal trigger (``://``, ``--``, ``-----BEGIN``, ``bearer``,
+#   ``basic``) is searched with its own expression, which starts with that literal: the
+#   engine skips to each occurrence in C and fails there in C, so a URL without
+#   credentials costs Python nothing;
 # * ``key=value`` forms are found on the reversed, lower-cased text by one expression
-#   whose first character is ``=`` or ``:``, so the engine skips everything else in C;
-# * the few remaining triggers (``://``, ``bearer``, ``basic``, ``--``, ``-----begin``)
-#   are found with ``str.find``.
+#   whose first character is ``=`` or ``:``, so the engine skips everything else in C.
 _RUN: Final = 16
 _TOKEN_CHARS: Final = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 _MASK: Final = {i: (97 if chr(i) in _TOKEN_CHARS else 32) for i in range(128)}
 _RUN_MARK: Final = "a" * _RUN
 _WINDOW_BEFORE: Final = 32  # the longest prefix that may sit before a run ("AGE-SECRET-KEY-1")
 _WINDOW_AFTER: Final = 4096  # a run longer than this is data (base64); its start is scouted
-_FOUND_BY_FIND: Final = ("://", "bearer", "basic", "--", "-----begin")
+_SINGLE: Final = tuple(
+    (rule, re.compile(rule.pattern.pattern) if rule.folded else rule.pattern)
+    for rule in _RULES
+    if rule.name in ("url-credentials", "argument", "private-key", "bearer", "basic-auth")
+)
 _REV_ASSIGN: Final = re.compile(
     r"[=:][ \t]*[\"']?\\?(?:(?:yek|di|eulav|gnirts|nekot)[-_]?)?("
     + "|".join(re.escape(k[::-1]) for k in sorted(_KEYWORDS, key=len, reverse=True))
@@ -389,31 +396,44 @@ _REV_ASSIGN: Final = re.compile(
 )
 
 
-def _hits_long(text: str) -> Iterator[tuple[int, str]]:
+def _spans_long(text: str) -> list[Span] | None:
+    """``find_spans`` for a long text (see above); ``None`` when no shortcut applies."""
     folded = text.lower()
     if len(folded) != len(text):  # a rare character lower-cases to two: no shortcuts
-        yield from _hits_short(text)
-        return
+        return None
+    hits: list[tuple[int, str]] = []
     mask = text.translate(_MASK)
     pos = mask.find(_RUN_MARK)
     while pos != -1:
         end = mask.find(" ", pos)
         end = len(text) if end == -1 else end
         start = max(0, pos - _WINDOW_BEFORE)
-        stop = min(end, pos + _WINDOW_AFTER)
-        for hit, trigger in _hits_short(text[start:stop]):
-            yield start + hit, trigger
+        hits += [
+            (start + at, t) for at, t in _hits_short(text[start : min(end, pos + _WINDOW_AFTER)])
+        ]
         pos = mask.find(_RUN_MARK, end)
     reverse = folded[::-1]
     size = len(text)
-    for match in _REV_ASSIGN.finditer(reverse):
-        keyword = match.group(1)
-        yield size - match.end(1), keyword[::-1]
-    for trigger in _FOUND_BY_FIND:
-        pos = folded.find(trigger)
-        while pos != -1:
-            yield pos, trigger
-            pos = folded.find(trigger, pos + 1)
+    hits += [(size - m.end(1), m.group(1)[::-1]) for m in _REV_ASSIGN.finditer(reverse)]
+    found = _spans_at(text, hits)
+    for rule, pattern in _SINGLE:
+        hay = folded if rule.folded else text
+        match = pattern.search(hay)
+        while match is not None:
+            span = _accept(rule, text, match.start(), match.span("s"))
+            if span is not None:
+                found.append(span)
+            match = pattern.search(hay, match.start() + 1)
+    return found
+
+
+def _accept(rule: _Rule, text: str, pos: int, where: tuple[int, int]) -> Span | None:
+    start, end = where
+    if end <= start or (rule.word_start and not _word_start(text, pos)):
+        return None
+    if rule.check is not None and not rule.check(text[start:end]):
+        return None
+    return Span(start, end, rule.name)
 
 
 def _word_start(text: str, pos: int) -> bool:
@@ -428,7 +448,14 @@ def _word_start(text: str, pos: int) -> bool:
 def find_spans(text: str) -> list[Span]:
     """Every secret in ``text`` as sorted, non-overlapping spans (the earliest, then the
     longest, wins where two rules overlap)."""
-    hits = _hits_long(text) if len(text) > LONG_TEXT else _hits_short(text)
+    found = _spans_long(text) if len(text) > LONG_TEXT else None
+    if found is None:
+        found = _spans_at(text, _hits_short(text))
+    return merge(found)
+
+
+def _spans_at(text: str, hits: Iterable[tuple[int, str]]) -> list[Span]:
+    """The spans of the rules whose triggers occur at ``hits``."""
     found: list[Span] = []
     seen: set[tuple[int, str]] = set()
     for pos, trigger in hits:
@@ -436,16 +463,12 @@ def find_spans(text: str) -> list[Span]:
             if (pos, rule.name) in seen:
                 continue
             seen.add((pos, rule.name))
-            if rule.word_start and not _word_start(text, pos):
-                continue
             match = rule.pattern.match(text, pos)
-            if match is None:
-                continue
-            start, end = match.span("s")
-            if end <= start or (rule.check is not None and not rule.check(match.group("s"))):
-                continue
-            found.append(Span(start, end, rule.name))
-    return merge(found)
+            if match is not None:
+                span = _accept(rule, text, pos, match.span("s"))
+                if span is not None:
+                    found.append(span)
+    return found
 
 
 _GENERIC: Final = frozenset({"assignment", "argument", "known"})
