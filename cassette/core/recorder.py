@@ -161,7 +161,7 @@ class Recorder:
 
     def stderr(self, text: str, t: float) -> list[Record]:
         """The server wrote a line on stderr."""
-        kept = text if self._session is None else self._session.text(text)
+        kept = text if self._session is None else self._session.line("stderr", text)
         return self._add(StderrEvent(t=t, text=kept))
 
     def exit(self, code: int | None, t: float) -> list[Record]:
@@ -222,7 +222,7 @@ class Recorder:
     def _redact_raw(self, event: RawEvent) -> RawEvent:
         if self._session is None or event.text is None:
             return event
-        return attrs.evolve(event, text=self._session.text(event.text))
+        return attrs.evolve(event, text=self._session.line(f"raw-{event.dir}", event.text))
 
     def _release(self) -> list[Record]:
         self._header = Header(

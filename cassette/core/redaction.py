@@ -218,6 +218,7 @@ class RedactionSession:
         self._known: dict[str, str] = {}  # a secret as it may appear in text -> placeholder
         self._known_re: re.Pattern[str] | None = None
         self._pointers: list[str] = []
+        self._pem: set[str] = set()  # line streams inside a PEM private key
 
     # -- memory ------------------------------------------------------------------------
 
@@ -294,6 +295,25 @@ class RedactionSession:
         if self._known_re is None:
             self._known_re = _alternation(self._known)
         return [Span(*m.span(), "known") for m in self._known_re.finditer(value)]
+
+    def restart_lines(self) -> None:
+        """Line streams start afresh (a new read of the same session's lines)."""
+        self._pem.clear()
+
+    def line(self, stream: str, value: str) -> str:
+        """One line of a line-by-line stream (stderr, raw output): as ``text``, and a PEM
+        private key printed over several lines loses every line of its body."""
+        inside = stream in self._pem
+        if _PEM_BEGIN.search(value) and not _PEM_END.search(value):
+            self._pem.add(stream)
+            return self.text(value)
+        if not inside:
+            return self.text(value)
+        if _PEM_END.search(value):
+            self._pem.discard(stream)
+            return self.text(value)
+        body = value.strip()
+        return value.replace(body, self.learn(body, "private-key")) if body else value
 
     # -- JSON --------------------------------------------------------------------------
 
@@ -421,6 +441,8 @@ class RedactionSession:
         return out
 
 
+_PEM_BEGIN: Final = re.compile(r"-----BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----")
+_PEM_END: Final = re.compile(r"-----END[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----")
 _ENV_NAME: Final = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
 
 

@@ -70,8 +70,10 @@ def _event(session: RedactionSession, book: SchemaBook, event: Event) -> Event:
         message = mask_like(event.message, message, kept)  # sentinels already in place
         pointers = tuple(dict.fromkeys((*kept, *found))) or None
         return attrs.evolve(event, message=message, redacted=pointers)
-    if isinstance(event, RawEvent | StderrEvent) and event.text is not None:
-        return attrs.evolve(event, text=session.text(event.text))
+    if isinstance(event, RawEvent) and event.text is not None:
+        return attrs.evolve(event, text=session.line(f"raw-{event.dir}", event.text))
+    if isinstance(event, StderrEvent):
+        return attrs.evolve(event, text=session.line("stderr", event.text))
     return event
 
 
@@ -79,6 +81,7 @@ def clean(tape: Cassette) -> Cleaned:
     """Redact a cassette with the built-in rules (see the module docstring)."""
     session = _session(tape)
     for _ in range(2):  # learn, then redact with all that was learned
+        session.restart_lines()
         target = _target(session, tape.header.target)
         book = SchemaBook()
         events = tuple(_event(session, book, e) for e in tape.events)

@@ -467,3 +467,17 @@ def test_wildcards_match_any_value_where_the_recording_redacted() -> None:
     recorded = {"pin": 0, "password": "[REDACTED:key:0123456789ab]", "user": "ada"}
     live = {"pin": 4821, "password": "x", "user": "bob"}
     assert mask_like(recorded, live, ["/pin"]) == {**recorded, "user": "bob"}
+
+
+def test_a_private_key_printed_line_by_line_on_stderr_loses_every_line() -> None:
+    rec = Recorder(transport="stdio", started_at="x", redactor=Redactor())
+    pem = CORPUS["pem_private_key"].splitlines()
+    records: list[Any] = []
+    for line in ["loading key:", *pem, "ready"]:
+        records += rec.stderr(line, 0.0)
+    records += rec.close()
+    raw = b"".join(encode_line(r) for r in records)
+    for line in pem[1:-1]:
+        assert line.encode() not in raw
+    assert b"ready" in raw
+    assert b"-----BEGIN PRIVATE KEY-----" in raw  # the markers say what was there
