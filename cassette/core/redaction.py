@@ -91,6 +91,7 @@ _COMMON: Final = frozenset(
 # Rules whose finds are certain enough to be remembered at any length of 4 or more.
 _UNSURE: Final = frozenset({"assignment"})
 _MIN_KNOWN: Final = 4
+_NOT_SECRET_ENV: Final = frozenset({"PWD", "OLDPWD"})
 _SHORT_KNOWN: Final = 8  # known values shorter than this match only as whole words
 _LONG_TEXT: Final = 4096
 
@@ -205,8 +206,13 @@ class Redactor:
 
 
 def secret_environment(environ: Mapping[str, str]) -> list[str]:
-    """Values of variables whose names say they are secret (``GITHUB_TOKEN``, ``DB_PASS``)."""
-    return [v for n, v in environ.items() if is_secret_key(n) and len(v) >= _MIN_KNOWN]
+    """Values of variables whose names say they are secret (``GITHUB_TOKEN``, ``DB_PASS``);
+    not the shell's working directories (``PWD``), whose name only looks like one."""
+    return [
+        v
+        for n, v in environ.items()
+        if n not in _NOT_SECRET_ENV and is_secret_key(n) and len(v) >= _MIN_KNOWN
+    ]
 
 
 class RedactionSession:

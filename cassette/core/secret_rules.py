@@ -416,7 +416,10 @@ def _spans_long(text: str) -> list[Span] | None:
     size = len(text)
     hits += [(size - m.end(1), m.group(1)[::-1]) for m in _REV_ASSIGN.finditer(reverse)]
     found = _spans_at(text, hits)
+    no_at = "@" not in text  # URL credentials need one: a text without is spared a search
     for rule, pattern in _SINGLE:
+        if no_at and rule.name == "url-credentials":
+            continue
         hay = folded if rule.folded else text
         match = pattern.search(hay)
         while match is not None:
