@@ -52,6 +52,7 @@ from cassette.errors import EraError
 __all__ = ["MODERN_VERSION_KEY", "Record", "Recorder"]
 
 MODERN_VERSION_KEY: Final = VERSION_META
+_RAW_LIMIT: Final = 65536  # frames up to this size are pre-screened for secrets as text
 Record = Header | Event
 
 
@@ -144,7 +145,8 @@ class Recorder:
         kept, pointers = message, None
         if self._session is not None:
             schemas = self._schemas.schemas(direction, message, stream)
-            kept, found = self._session.message(message, schemas)
+            raw = line.decode("utf-8", "replace") if len(line) <= _RAW_LIMIT else None
+            kept, found = self._session.message(message, schemas, raw)
             pointers = found or None
         out = self._add(
             MessageEvent(t=t, dir=direction, message=kept, meta=meta, redacted=pointers)

@@ -45,6 +45,7 @@ import math
 import re
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
 from typing import Any, Final
 from urllib.parse import quote
 
@@ -56,6 +57,7 @@ from cassette.core.secret_rules import (
     is_protocol_key,
     is_secret_key,
     is_secret_option,
+    json_may_hold_secret,
     merge,
 )
 
@@ -327,15 +329,24 @@ class RedactionSession:
         """A JSON value with its secrets replaced; ``schemas`` maps paths inside it to the
         JSON Schema that governs them (``("params", "arguments")`` to a tool's input)."""
         self._pointers = []
-        out = self._walk(value, (), None, schemas or {}, in_schema=False)
+        out = self._walk(value, None, None, schemas or {}, False)
         for path in self.policy.paths:
             out = self._at_path(out, path)
         return out
 
     def message(
-        self, message: Mapping[str, Any], schemas: Mapping[tuple[str, ...], Any] | None = None
+        self,
+        message: dict[str, Any],
+        schemas: Mapping[tuple[str, ...], Any] | None = None,
+        raw: str | None = None,
     ) -> tuple[dict[str, Any], tuple[str, ...]]:
-        """A JSON-RPC message redacted, and the pointers of its typed sentinels."""
+        """A JSON-RPC message redacted, and the pointers of its typed sentinels.
+
+        ``raw``, the message's own JSON text when the caller has it, lets most messages
+        skip the walk: when no rule can fire on it and no known value is in it, the
+        message is returned as it is (see ``json_may_hold_secret``)."""
+        if raw is not None and self._clean(raw):
+            return message, ()
         params = message.get("params")
         name = params.get("name") if isinstance(params, dict) else None
         out: dict[str, Any] = self.value(message, schemas)
@@ -343,58 +354,69 @@ class RedactionSession:
             out["params"]["name"] = name  # a tool or prompt name is how a request is matched
         return out, tuple(self._pointers)
 
+    def _clean(self, raw: str) -> bool:
+        if self.policy.paths or self.policy._compiled or json_may_hold_secret(raw):
+            return False
+        if not self._known:
+            return True
+        if self._known_re is None:
+            self._known_re = _alternation(self._known)
+        return self._known_re.search(raw) is None
+
     def _walk(
         self,
         value: Any,
-        path: tuple[str, ...],
+        path: Path,
         schema: Any,
         schemas: Mapping[tuple[str, ...], Any],
-        *,
         in_schema: bool,
     ) -> Any:
+        # Runs on every member of every message recorded or replayed: one cached verdict
+        # per member name, a path that is a linked pair (flattened only for a pointer),
+        # and nothing built for a plain string member.
         if isinstance(value, str):
             return self.text(value)
-        if isinstance(value, dict):
-            out: dict[str, Any] = {}
-            binary = value.get("type") in ("image", "audio")
-            top = not path
-            for key, item in value.items():
-                if (
-                    (top and key in _ENVELOPE)
-                    or is_protocol_key(key)
-                    or (binary and key == "data")
-                    or key == "blob"
-                ):
-                    out[key] = item  # protocol fields; base64 bytes hold no text secrets
-                    continue
-                sub = (*path, key)
-                child = (
-                    schemas.get(sub, _property(schema, key)) if schemas else _property(schema, key)
-                )
-                if in_schema or key in _SCHEMA_KEYS:
-                    out[key] = self._walk(item, sub, None, {}, in_schema=True)
-                elif is_secret_key(key):
-                    out[key] = self._secret(item, sub, child)
-                else:
-                    out[key] = self._walk(item, sub, child, schemas, in_schema=in_schema)
-            return out
         if isinstance(value, list):
             return [
-                self._walk(v, (*path, str(i)), _item(schema, i), schemas, in_schema=in_schema)
+                self._walk(v, (path, i), _item(schema, i), schemas, in_schema)
                 for i, v in enumerate(value)
             ]
-        return value
+        if not isinstance(value, dict):
+            return value
+        out: dict[str, Any] = {}
+        binary = value.get("type") in ("image", "audio")
+        top = path is None
+        for key, item in value.items():
+            kind = _KEY_KIND_SCHEMA if in_schema else _key_kind(key)
+            if top and key in _ENVELOPE:
+                out[key] = item  # a message's own jsonrpc, id and method
+            elif kind == _KEY_KIND_PLAIN and isinstance(item, str):
+                out[key] = self.text(item)
+            elif kind == _KEY_KIND_PROTOCOL or (binary and key == "data") or key == "blob":
+                out[key] = item  # protocol fields; base64 bytes hold no text secrets
+            elif kind == _KEY_KIND_SCHEMA:
+                out[key] = self._walk(item, None, None, {}, True)
+            else:
+                sub = (path, key)
+                child = _property(schema, key) if schema is not None else None
+                if schemas:
+                    child = schemas.get(_flat(sub), child)
+                if kind == _KEY_KIND_SECRET:
+                    out[key] = self._secret(item, sub, child)
+                else:
+                    out[key] = self._walk(item, sub, child, schemas, False)
+        return out
 
-    def _secret(self, value: Any, path: tuple[str, ...], schema: Any) -> Any:
+    def _secret(self, value: Any, path: Path, schema: Any) -> Any:
         """A value held under a secret name, whatever its type, kept valid for ``schema``."""
         schema = _resolved(schema)
         if isinstance(value, dict):
             return {
-                k: v if is_protocol_key(k) else self._secret(v, (*path, k), _property(schema, k))
+                k: v if is_protocol_key(k) else self._secret(v, (path, k), _property(schema, k))
                 for k, v in value.items()
             }
         if isinstance(value, list):
-            return [self._secret(v, (*path, str(i)), _item(schema, i)) for i, v in enumerate(value)]
+            return [self._secret(v, (path, i), _item(schema, i)) for i, v in enumerate(value)]
         if isinstance(value, int | float) and not isinstance(value, bool):
             self.learn(str(value), "key")
             self._pointers.append(_pointer(path))
@@ -403,7 +425,7 @@ class RedactionSession:
             return self._secret_string(value, path, schema)
         return value  # true, false, null and "" hold no credential
 
-    def _secret_string(self, value: str, path: tuple[str, ...], schema: Any) -> str:
+    def _secret_string(self, value: str, path: Path, schema: Any) -> str:
         members = schema.get("enum") if isinstance(schema, dict) else None
         if isinstance(members, list) and value in members:
             self._pointers.append(_pointer(path))  # public by definition: not remembered
@@ -416,7 +438,10 @@ class RedactionSession:
 
     def _at_path(self, value: Any, pointer: str) -> Any:
         parts = [p.replace("~1", "/").replace("~0", "~") for p in pointer.split("/")[1:]]
-        return _replace_at(value, parts, lambda v: self._secret(v, tuple(parts), None))
+        path: Path = None
+        for part in parts:
+            path = (path, part)
+        return _replace_at(value, parts, lambda v: self._secret(v, path, None))
 
     # -- command lines -----------------------------------------------------------------
 
@@ -450,6 +475,25 @@ class RedactionSession:
 _PEM_BEGIN: Final = re.compile(r"-----BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----")
 _PEM_END: Final = re.compile(r"-----END[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----")
 _ENV_NAME: Final = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
+
+
+#: Where a value sits in a message: ``None`` at the root, else (the parent's path, the
+#: member name or list index); flattened only when a pointer or a schema needs it.
+Path = tuple[Any, str | int] | None
+_KEY_KIND_PLAIN: Final = 0
+_KEY_KIND_PROTOCOL: Final = 1
+_KEY_KIND_SECRET: Final = 2
+_KEY_KIND_SCHEMA: Final = 3
+
+
+@lru_cache(maxsize=4096)
+def _key_kind(key: str) -> int:
+    """What a member name says about its value (cached: messages repeat their names)."""
+    if key in _SCHEMA_KEYS:
+        return _KEY_KIND_SCHEMA
+    if is_protocol_key(key):
+        return _KEY_KIND_PROTOCOL
+    return _KEY_KIND_SECRET if is_secret_key(key) else _KEY_KIND_PLAIN
 
 
 def _worth_knowing(secret: str, sure: bool) -> bool:
@@ -500,8 +544,16 @@ def _overlaps(span: Span, held: list[tuple[int, int]]) -> bool:
     return any(span.start < end and start < span.end for start, end in held)
 
 
-def _pointer(path: tuple[str, ...]) -> str:
-    return "".join("/" + p.replace("~", "~0").replace("/", "~1") for p in path)
+def _flat(path: Path) -> tuple[str, ...]:
+    parts: list[str] = []
+    while path is not None:
+        path, key = path
+        parts.append(str(key))
+    return tuple(reversed(parts))
+
+
+def _pointer(path: Path) -> str:
+    return "".join("/" + p.replace("~", "~0").replace("/", "~1") for p in _flat(path))
 
 
 # -- schemas -------------------------------------------------------------------------------
@@ -533,6 +585,8 @@ def _property(schema: Any, key: str) -> Any:
 
 
 def _item(schema: Any, index: int) -> Any:
+    if schema is None:
+        return None
     schema = _resolved(schema)
     if schema is None:
         return None

@@ -58,7 +58,7 @@ from cassette.core.matching import (
 )
 from cassette.core.model import Era, Header, Recording, era_of
 from cassette.core.playback import Paused, Playback, Played
-from cassette.core.redaction import RedactionSession, Redactor, check_header
+from cassette.core.redaction import Redactor, check_header
 from cassette.core.wildcards import mask_like
 from cassette.errors import CassetteFormatError, ReplayMiss
 
@@ -191,7 +191,8 @@ class Replayer:
         if classified.kind is Kind.NOT_JSON:
             text = f"Parse error: {classified.problem}" if classified.problem else "Parse error"
             return _reply((error_response(None, PARSE_ERROR, text),))
-        return self._dispatch(classified.kind, classified.value)
+        raw = data if isinstance(data, str) else data.decode("utf-8", "replace")
+        return self._dispatch(classified.kind, classified.value, raw)
 
     def receive(self, message: Any) -> Reply:
         """Answer one decoded client message (an object, or a batch list)."""
@@ -211,9 +212,9 @@ class Replayer:
 
     # -- dispatch ----------------------------------------------------------------------
 
-    def _dispatch(self, kind: Kind, value: Any) -> Reply:
+    def _dispatch(self, kind: Kind, value: Any, raw: str | None = None) -> Reply:
         if self._redactor is not None and isinstance(value, dict):
-            value = _redacted(self._redactor, value)
+            value, _ = self._redactor.message(value, None, raw)
         if kind is Kind.REQUEST:
             return self._request(value)
         if kind is Kind.NOTIFICATION:
@@ -500,12 +501,6 @@ def _input_responses_differ(recorded: JSONObject, live: JSONObject) -> tuple[str
     if not diffs:
         return ()
     return (f"{live.get('method')}: inputResponses differ from the recording at {_where(diffs)}",)
-
-
-def _redacted(redactor: RedactionSession, message: JSONObject) -> JSONObject:
-    """A live message with its secrets replaced; ids, method and tool names as sent."""
-    redacted, _ = redactor.message(message)
-    return redacted
 
 
 def _env_values(info: Mapping[str, Any], environ: Mapping[str, str] | None) -> list[str]:

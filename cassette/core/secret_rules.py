@@ -29,7 +29,7 @@ import binascii
 import re
 from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
-from typing import Final
+from typing import Any, Final
 
 import attrs
 
@@ -40,6 +40,7 @@ __all__ = [
     "is_protocol_key",
     "is_secret_key",
     "is_secret_option",
+    "json_may_hold_secret",
     "secret_header_values",
 ]
 
@@ -338,14 +339,39 @@ _RULES: Final[tuple[_Rule, ...]] = (
 _ALL_TRIGGERS: Final = tuple(
     (t.lower() if r.folded else t, r.folded) for r in _RULES for t in r.triggers
 )
-# One scout for short texts: where any trigger starts, case-insensitive (a false hit costs
-# one match). A look-ahead, so that triggers that overlap ("-----END ...-----" right before
-# "-----BEGIN") are all seen; the longest at a position stands for the shorter ones too.
-_SCOUT: Final = re.compile(
-    "(?=("
-    + "|".join(sorted({re.escape(t.lower()) for t, _ in _ALL_TRIGGERS}, key=len, reverse=True))
-    + "))",
-    re.IGNORECASE,
+
+
+def _trie(words: Iterable[str]) -> str:
+    """One expression for many literals, factored by prefix (``a(?:kia|iza|...)|b...``):
+    the engine tries a handful of branches at a position, not every literal."""
+    tree: dict[str, Any] = {}
+    for word in words:
+        node = tree
+        for char in word:
+            node = node.setdefault(char, {})
+        node[""] = {}
+
+    def emit(node: dict[str, Any]) -> str:
+        branches = [re.escape(c) + emit(node[c]) for c in sorted(k for k in node if k)]
+        if not branches:
+            return ""
+        if "" in node:  # a word ends here: what follows is optional, as a whole
+            return "(?:" + "|".join(branches) + ")?"
+        return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+
+    return emit(tree)
+
+
+# One scout for short texts: where any trigger starts, in the lower-cased text (a false
+# hit costs one match). The search restarts one character after each hit, so triggers that
+# overlap ("-----END ...-----" right before "-----BEGIN") are all seen; the longest at a
+# position stands for the shorter ones too (see ``_AT_TRIGGER``).
+_TRIGGERS: Final = sorted({t for t, _ in _ALL_TRIGGERS} | {t.lower() for t, _ in _ALL_TRIGGERS})
+_SCOUT: Final = re.compile(_trie(t for t in _TRIGGERS if t == t.lower()))
+# The triggers of the rules that are not token shapes (their words and literals).
+_WORD_RULES: Final = ("url-credentials", "argument", "private-key")
+_WORD_SCOUT: Final = re.compile(
+    _trie(t.lower() for r in _RULES if r.folded or r.name in _WORD_RULES for t in r.triggers)
 )
 _BY_TRIGGER: Final[dict[str, list[_Rule]]] = {}
 for _rule in _RULES:
@@ -361,9 +387,52 @@ _AT_TRIGGER: Final[dict[str, list[_Rule]]] = {
 LONG_TEXT: Final = 4096
 
 
-def _hits_short(text: str) -> Iterator[tuple[int, str]]:
-    for match in _SCOUT.finditer(text):
-        yield match.start(), match.group(1).lower()
+def _may_hold_secret(text: str) -> bool:
+    """For a text with no run of 16 token characters (so no token shape): False when no
+    other rule can match either, as each needs "=", ":", "--" or a Bearer/Basic word. Most
+    strings of a message (names, short texts) are ruled out by these checks alone."""
+    if "=" in text or ":" in text or "--" in text:
+        return True
+    folded = text.lower()
+    return "bearer" in folded or "basic" in folded
+
+
+# What a JSON message needs to hold for any rule to fire, seen on its raw text: a trigger
+# of a rule with words, or a secret-sounding member name (``"apiKey":``, ``"pwd":``).
+_JSON_SCOUT: Final = re.compile(
+    _trie(
+        {t.lower() for r in _RULES if r.folded or r.name in _WORD_RULES for t in r.triggers}
+        | SECRET_WORDS
+        | {q + sep + "key" for q in _KEY_QUALIFIERS for sep in ("", "_", "-", ".", " ")}
+    )
+)
+_JSON_SCOUT_LIMIT: Final = 65536
+
+
+def json_may_hold_secret(raw: str) -> bool:
+    """False when a JSON text (a message as it was framed) certainly holds nothing any rule
+    redacts, so its decoded value need not be walked: the common case, found with a
+    few C-speed checks. Escapes (``\\u0070``) could hide a word, so a text with any
+    backslash, or a long one, is always walked."""
+    if len(raw) > _JSON_SCOUT_LIMIT or "\\" in raw or "--" in raw:
+        return True
+    if len(raw) >= _RUN and _RUN_MARK in raw.translate(_MASK):
+        return True
+    folded = raw.lower()
+    return len(folded) != len(raw) or _JSON_SCOUT.search(folded) is not None
+
+
+def _hits_short(text: str, scout: re.Pattern[str] | None = None) -> Iterator[tuple[int, str]]:
+    folded = text.lower()
+    scout = scout or _SCOUT
+    if len(folded) == len(text):
+        hay = folded
+    else:
+        scout, hay = re.compile(scout.pattern, re.IGNORECASE), text
+    match = scout.search(hay)
+    while match is not None:
+        yield match.start(), match.group(0).lower()
+        match = scout.search(hay, match.start() + 1)
 
 
 # Long texts. A regular expression tried at every position of 38 MB costs seconds, and so
@@ -451,10 +520,15 @@ def _word_start(text: str, pos: int) -> bool:
 def find_spans(text: str) -> list[Span]:
     """Every secret in ``text`` as sorted, non-overlapping spans (the earliest, then the
     longest, wins where two rules overlap)."""
-    found = _spans_long(text) if len(text) > LONG_TEXT else None
-    if found is None:
-        found = _spans_at(text, _hits_short(text))
-    return merge(found)
+    if len(text) <= LONG_TEXT:
+        if len(text) >= _RUN and _RUN_MARK in text.translate(_MASK):
+            return merge(_spans_at(text, _hits_short(text)))
+        if not _may_hold_secret(text):
+            return []  # most texts: a few checks in C say no rule can match
+        # no run of token characters: no token shape, only the rules with words
+        return merge(_spans_at(text, _hits_short(text, _WORD_SCOUT)))
+    found = _spans_long(text)
+    return merge(found if found is not None else _spans_at(text, _hits_short(text)))
 
 
 def _spans_at(text: str, hits: Iterable[tuple[int, str]]) -> list[Span]:

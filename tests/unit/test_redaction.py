@@ -481,3 +481,28 @@ def test_a_private_key_printed_line_by_line_on_stderr_loses_every_line() -> None
         assert line.encode() not in raw
     assert b"ready" in raw
     assert b"-----BEGIN PRIVATE KEY-----" in raw  # the markers say what was there
+
+
+_MEMBER = st.sampled_from(["note", "maxTokens", "progressToken", "signingKey", "DB_PASS", "x"])
+_LEAF = st.one_of(
+    st.text(max_size=12),
+    st.integers(),
+    st.sampled_from(["hello 7", "Echo: hello", "Bearer abcdefgh12", "--token x", GITHUB, "é\\\\u"]),
+)
+_JSON = st.recursive(
+    _LEAF, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_MEMBER, inner, max_size=3)
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_JSON)
+def test_the_raw_prescreen_never_changes_what_is_redacted(value: Any) -> None:
+    """Skipping the walk of a message whose raw text holds no trigger changes the speed of
+    ``message``, never its result."""
+    message = {"jsonrpc": "2.0", "id": 1, "result": {"value": value}}
+    for raw in (json.dumps(message), json.dumps(message, ensure_ascii=False)):
+        walked, walked_at = Redactor().session().message(message)
+        screened, screened_at = Redactor().session().message(message, None, raw)
+        normal = re.compile(r"(\[REDACTED:[a-z-]+):[0-9a-f]{12}\]")
+        assert normal.sub(r"\1]", json.dumps(screened)) == normal.sub(r"\1]", json.dumps(walked))
+        assert screened_at == walked_at
