@@ -91,6 +91,11 @@ CORPUS: Final[dict[str, str]] = {
     "vault": "hv" + "s." + _body(24),
     "digitalocean": "dop" + "_v1_" + _body(64, "0123456789abcdef"),
     "groq": "gs" + "k_" + _body(52),
+    "mailgun": "key" + "-" + _body(32, "0123456789abcdef"),
+    "square": "sq0" + "csp-" + _body(43, _ALNUM + "-_"),
+    "twilio": "S" + "K" + _body(32, "0123456789abcdef"),
+    "alibaba": "LT" + "AI" + _body(20),
+    "doppler": "dp.pt." + _body(43),
 }
 
 # A few derived forms, planted as they would appear.

@@ -115,6 +115,7 @@ def keys() -> str:
     names = ["github_classic", "github_oauth", "github_fine_grained", "stripe_live"]
     names += ["openai", "anthropic", "slack_bot", "aws_access_key_id", "google_api"]
     names += ["sendgrid", "pypi", "docker", "vault", "digitalocean", "groq"]
+    names += ["mailgun", "square", "twilio", "alibaba", "doppler"]
     return "\n".join(f"{name}: {CORPUS[name]}" for name in names)
 
 
