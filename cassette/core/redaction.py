@@ -388,12 +388,12 @@ class RedactionSession:
         top = path is None
         for key, item in value.items():
             kind = _KEY_KIND_SCHEMA if in_schema else _key_kind(key)
-            if top and key in _ENVELOPE:
-                out[key] = item  # a message's own jsonrpc, id and method
+            if (top and key in _ENVELOPE) or (binary and key == "data") or key == "blob":
+                out[key] = item  # a message's own fields; base64 bytes hold no text secrets
             elif kind == _KEY_KIND_PLAIN and isinstance(item, str):
                 out[key] = self.text(item)
-            elif kind == _KEY_KIND_PROTOCOL or (binary and key == "data") or key == "blob":
-                out[key] = item  # protocol fields; base64 bytes hold no text secrets
+            elif kind == _KEY_KIND_PROTOCOL:
+                out[key] = item  # progressToken, cursor, maxTokens...
             elif kind == _KEY_KIND_SCHEMA:
                 out[key] = self._walk(item, None, None, {}, True)
             else:

@@ -171,9 +171,7 @@ class Replayer:
         info = recording.header.redaction
         self._redactor = None
         if info is not None:
-            problems = check_header(info)
-            if problems:
-                raise CassetteFormatError(self.source or "cassette", 1, problems[0])
+            _check_redaction(recording)
             self._redactor = Redactor(literals=tuple(_env_values(info, environ))).session()
         self._paused: dict[object, Paused] = {}
 
@@ -434,6 +432,7 @@ class ReplaySessions:
         *,
         environ: Mapping[str, str] | None = None,
     ) -> None:
+        _check_redaction(recording)  # refused before any client is served
         self.recording = recording
         self._strategy = strategy
         self._environ = environ
@@ -501,6 +500,16 @@ def _input_responses_differ(recorded: JSONObject, live: JSONObject) -> tuple[str
     if not diffs:
         return ()
     return (f"{live.get('method')}: inputResponses differ from the recording at {_where(diffs)}",)
+
+
+def _check_redaction(recording: Recording) -> None:
+    """A header's ``redaction`` is read, never run; a malformed one is refused, as ``lint``
+    reports it (``check_header``)."""
+    info = recording.header.redaction
+    problems = [] if info is None else check_header(info)
+    if problems:
+        source = getattr(recording, "source", None)
+        raise CassetteFormatError(str(source) if source else "cassette", 1, problems[0])
 
 
 def _env_values(info: Mapping[str, Any], environ: Mapping[str, str] | None) -> list[str]:

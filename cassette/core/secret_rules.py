@@ -335,7 +335,7 @@ _RULES: Final[tuple[_Rule, ...]] = (
     _prefixed("contentful", ("CFPAT-",), rf"{_BODY}{{40,}}"),
     _prefixed("onepassword", ("ops_eyJ",), r"[A-Za-z0-9_=+/-]{30,}"),
     _prefixed("mailgun", ("key-",), r"[0-9a-f]{32}(?![0-9a-f])"),
-    _prefixed("square", ("sq0atp-", "sq0csp-", "EAAA"), rf"{_BODY}{{22,}}"),
+    _prefixed("square", ("sq0atp-", "sq0csp-"), rf"{_BODY}{{22,}}"),
     _prefixed("twilio", ("SK",), r"[0-9a-f]{32}(?![0-9a-f])"),
     _prefixed("artifactory", ("AKCp",), r"[A-Za-z0-9]{60,}"),
     _prefixed("doppler", ("dp.pt.", "dp.st.", "dp.sa.", "dp.ct."), r"[A-Za-z0-9]{40,}"),

@@ -506,3 +506,19 @@ def test_the_raw_prescreen_never_changes_what_is_redacted(value: Any) -> None:
         normal = re.compile(r"(\[REDACTED:[a-z-]+):[0-9a-f]{12}\]")
         assert normal.sub(r"\1]", json.dumps(screened)) == normal.sub(r"\1]", json.dumps(walked))
         assert screened_at == walked_at
+
+
+def test_base64_bytes_of_images_audio_and_blobs_are_left_alone() -> None:
+    data = "EAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" + "AKIA" + "B" * 16 + "=="
+    message = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "result": {
+            "content": [
+                {"type": "image", "data": data, "mimeType": "image/png"},
+                {"type": "audio", "data": data, "mimeType": "audio/wav"},
+                {"type": "resource", "resource": {"uri": "file:///x", "blob": data}},
+            ]
+        },
+    }
+    assert Redactor().session().message(message)[0] == message
