@@ -67,6 +67,7 @@ from cassette.core.jsonrpc import (
 from cassette.core.model import Direction, Event, MessageEvent, era_of
 from cassette.core.redaction import Redactor, redact_argv, redact_text
 from cassette.core.schemas import SchemaBook
+from cassette.core.secret_rules import secret_header_values
 from cassette.errors import CassetteError, TransportClosedError, TransportError, sole_exception
 from cassette.modes.append import Appender
 from cassette.registry import get_connector
@@ -258,6 +259,10 @@ class LiveLeg:
     async def take(self, request: dict[str, Any], frame: Frame) -> bool:
         if self.headers is None:
             self.headers = _carried(frame.meta)
+            raw = frame.meta.get("headers") if frame.meta else None
+            if raw and self.ext.redaction is not None:  # a live server may echo them back
+                for value in secret_header_values(raw):
+                    self.ext.redaction.learn(value, "header")
         return await self._ensure_live() and await self._forward(request)
 
     async def aclose(self) -> None:
