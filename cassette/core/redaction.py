@@ -41,7 +41,6 @@ Everything here is pure: values in, values out (a session's memory is its only s
 from __future__ import annotations
 
 import json
-import math
 import re
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
@@ -51,6 +50,13 @@ from urllib.parse import quote
 
 import attrs
 
+from cassette.core.schemas import (
+    number_sentinel,
+    resolved,
+    schema_item,
+    schema_property,
+    string_sentinel,
+)
 from cassette.core.secret_rules import (
     Span,
     find_spans,
@@ -378,7 +384,7 @@ class RedactionSession:
             return self.text(value)
         if isinstance(value, list):
             return [
-                self._walk(v, (path, i), _item(schema, i), schemas, in_schema)
+                self._walk(v, (path, i), schema_item(schema, i), schemas, in_schema)
                 for i, v in enumerate(value)
             ]
         if not isinstance(value, dict):
@@ -398,7 +404,7 @@ class RedactionSession:
                 out[key] = self._walk(item, None, None, {}, True)
             else:
                 sub = (path, key)
-                child = _property(schema, key) if schema is not None else None
+                child = schema_property(schema, key) if schema is not None else None
                 if schemas:
                     child = schemas.get(_flat(sub), child)
                 if kind == _KEY_KIND_SECRET:
@@ -409,18 +415,20 @@ class RedactionSession:
 
     def _secret(self, value: Any, path: Path, schema: Any) -> Any:
         """A value held under a secret name, whatever its type, kept valid for ``schema``."""
-        schema = _resolved(schema)
+        schema = resolved(schema)
         if isinstance(value, dict):
             return {
-                k: v if is_protocol_key(k) else self._secret(v, (path, k), _property(schema, k))
+                k: v
+                if is_protocol_key(k)
+                else self._secret(v, (path, k), schema_property(schema, k))
                 for k, v in value.items()
             }
         if isinstance(value, list):
-            return [self._secret(v, (path, i), _item(schema, i)) for i, v in enumerate(value)]
+            return [self._secret(v, (path, i), schema_item(schema, i)) for i, v in enumerate(value)]
         if isinstance(value, int | float) and not isinstance(value, bool):
             self.learn(str(value), "key")
             self._pointers.append(_pointer(path))
-            return _number_sentinel(value, schema)
+            return number_sentinel(value, schema)
         if isinstance(value, str) and value and not is_placeholder(value):
             return self._secret_string(value, path, schema)
         return value  # true, false, null and "" hold no credential
@@ -429,9 +437,9 @@ class RedactionSession:
         members = schema.get("enum") if isinstance(schema, dict) else None
         if isinstance(members, list) and value in members:
             self._pointers.append(_pointer(path))  # public by definition: not remembered
-            return _string_sentinel(value, schema)
+            return string_sentinel(value, schema)
         holder = self.learn(value, "key")
-        fixed = _string_sentinel(holder, schema)
+        fixed = string_sentinel(holder, schema)
         if fixed != holder:
             self._pointers.append(_pointer(path))
         return fixed
@@ -554,102 +562,6 @@ def _flat(path: Path) -> tuple[str, ...]:
 
 def _pointer(path: Path) -> str:
     return "".join("/" + p.replace("~", "~0").replace("/", "~1") for p in _flat(path))
-
-
-# -- schemas -------------------------------------------------------------------------------
-
-
-def _resolved(schema: Any, root: Any = None) -> Any:
-    """The schema itself, or the first ``anyOf``/``oneOf`` branch that is an object schema
-    (enough to choose a sentinel; a cassette never needs a full validator)."""
-    if not isinstance(schema, dict):
-        return None
-    for key in ("anyOf", "oneOf", "allOf"):
-        branches = schema.get(key)
-        if isinstance(branches, list):
-            for branch in branches:
-                if isinstance(branch, dict) and branch.get("type") != "null":
-                    return {**schema, **branch}
-    return schema
-
-
-def _property(schema: Any, key: str) -> Any:
-    schema = _resolved(schema)
-    if schema is None:
-        return None
-    props = schema.get("properties")
-    if isinstance(props, dict) and isinstance(props.get(key), dict):
-        return props[key]
-    extra = schema.get("additionalProperties")
-    return extra if isinstance(extra, dict) else None
-
-
-def _item(schema: Any, index: int) -> Any:
-    if schema is None:
-        return None
-    schema = _resolved(schema)
-    if schema is None:
-        return None
-    prefix = schema.get("prefixItems")
-    if isinstance(prefix, list) and index < len(prefix):
-        return prefix[index]
-    items = schema.get("items")
-    return items if isinstance(items, dict) else None
-
-
-def _number_sentinel(value: int | float, schema: Any) -> int | float:
-    """A fixed number of the same kind that the schema allows: never the secret."""
-    schema = schema if isinstance(schema, dict) else {}
-    members = [m for m in schema.get("enum", ()) if isinstance(m, int | float)]
-    if members:
-        return members[0]
-    integer = isinstance(value, int) or schema.get("type") == "integer"
-    low = schema.get("minimum")
-    exclusive = schema.get("exclusiveMinimum")
-    sentinel: float = 0
-    if isinstance(low, int | float) and not isinstance(low, bool):
-        sentinel = max(sentinel, low) if low > 0 else low
-    if isinstance(exclusive, int | float) and not isinstance(exclusive, bool):
-        sentinel = max(sentinel, exclusive + 1)
-    high = schema.get("maximum")
-    if isinstance(high, int | float) and not isinstance(high, bool) and sentinel > high:
-        sentinel = high
-    return math.ceil(sentinel) if integer else float(sentinel)
-
-
-_FORMAT_SENTINELS: Final = {
-    "email": "redacted@example.invalid",
-    "uri": "https://redacted.invalid/",
-    "url": "https://redacted.invalid/",
-    "uuid": "00000000-0000-0000-0000-000000000000",
-    "date-time": "1970-01-01T00:00:00Z",
-    "date": "1970-01-01",
-}
-
-
-def _string_sentinel(holder: str, schema: Any) -> str:
-    """The placeholder, unless the schema forbids it: then a fixed string it allows."""
-    schema = schema if isinstance(schema, dict) else {}
-    members = [m for m in schema.get("enum", ()) if isinstance(m, str)]
-    const, fmt = schema.get("const"), schema.get("format")
-    longest, shortest = schema.get("maxLength"), schema.get("minLength")
-    fixed: str | None = None
-    if members:
-        fixed = members[0]
-    elif isinstance(const, str):
-        fixed = const
-    elif isinstance(fmt, str) and fmt in _FORMAT_SENTINELS:
-        fixed = _FORMAT_SENTINELS[fmt]
-    elif (
-        schema.get("pattern") is not None
-        or isinstance(longest, int)
-        or (isinstance(shortest, int) and len(holder) < shortest)
-    ):
-        size = shortest if isinstance(shortest, int) and shortest > 0 else 1
-        if isinstance(longest, int):
-            size = min(max(size, min(len(holder), longest)), longest)
-        fixed = ("0" if schema.get("pattern") is not None else "*") * size
-    return holder if fixed is None else fixed
 
 
 def _replace_at(value: Any, parts: list[str], make: Any) -> Any:
