@@ -356,6 +356,8 @@ SSE = [
         lambda c: _sse_post(c, LIST, _elsewhere(c, "sessionId=nope"), **CT),
     ),
 ]
+
+
 #: Probed after the event stream closed (the session ended).
 def _post_once_closed(ctx: Ctx, deadline: float = 10.0) -> httpx.Response:
     """POST after the client closed its stream. The server learns of the closing on its own
