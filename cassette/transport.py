@@ -65,6 +65,7 @@ __all__ = [
     "RecordOptions",
     "RecordingFront",
     "Reply",
+    "SecretTap",
     "ServeOptions",
     "Sessions",
     "SideEvent",
@@ -207,9 +208,9 @@ class ServeOptions:
 @attrs.frozen(kw_only=True)
 class RecordOptions:
     """How a recording proxy serves its clients: as ``ServeOptions`` (``allowed_origins``
-    included), and ``upstream_timeout``, the seconds the upstream may take to start
-    answering a request before the client gets an error in its place (``None``: the
-    transport's default)."""
+    included), ``upstream_timeout``, the seconds the upstream may take to start answering
+    a request before the client gets an error in its place (``None``: the transport's
+    default), and ``era``."""
 
     host: str = DEFAULT_HOST
     port: int = 0
@@ -217,6 +218,9 @@ class RecordOptions:
     on_ready: Ready | None = None
     upstream_timeout: float | None = None
     allowed_origins: tuple[str, ...] = attrs.field(default=(), converter=_origins)
+    #: the era to record in: ``auto`` (the client chooses), ``legacy`` or ``modern`` (the
+    #: other era's opening is answered by the proxy, ``cassette.core.eras.era_refusal``)
+    era: str = "auto"
 
 
 # -- streams -------------------------------------------------------------------------------
@@ -304,6 +308,17 @@ class Tap(Protocol):
 
     def http(self, method: str, stream: str, status: int, session: int | None) -> None:
         """An HTTP exchange got a status worth recording."""
+        ...
+
+
+@runtime_checkable
+class SecretTap(Protocol):
+    """A ``Tap`` that also takes credentials a client sent in HTTP headers (an
+    ``Authorization`` value, a cookie). They are never written; a recording proxy reports
+    them so that a server echoing one back does not put it in the cassette."""
+
+    def secret(self, value: str) -> None:
+        """A value to redact wherever it appears in the session."""
         ...
 
 

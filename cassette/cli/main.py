@@ -14,6 +14,7 @@ Exit codes (stable; docs/cli.md):
        got a successful answer (the session is kept as TAPE.failed)
   5    record: the recorded server exited by itself with an error (its code on stderr)
   70   internal error (a bug: please report it)
+  78   another package is also imported as ``cassette`` (reported by ``cassette_mcp``)
   128+N  stopped by signal N (130 for Ctrl-C, 143 for SIGTERM); the cassette is closed first
 """
 

@@ -7,17 +7,19 @@ URL, the redaction rules, the HTTP stream a message travelled on), and a value o
 wrong type there would fail far from the file: a list where a stream name belongs cannot
 even be a dictionary key. So the reader checks exactly those members, once, and a
 cassette that passes is safe to hand to any of them. Unknown members are left alone.
+The ``redaction`` rules are the redaction module's to judge (``check_header``: they are
+read as a record of what was redacted, never compiled or run).
 
 Each function returns what is wrong, as ``"member: reason"``, or ``None``.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from cassette.core.matching import STRATEGIES
+from cassette.core.redaction import check_header
 
 __all__ = ["meta_problem", "redaction_problem", "target_problem"]
 
@@ -51,38 +53,10 @@ def _strategy(value: Any) -> str | None:
     return "must be one of " + ", ".join(f'"{name}"' for name in STRATEGIES)
 
 
-def _patterns(value: Any) -> str | None:
-    problem = _strings(value)
-    if problem is not None or value is None:
-        return problem
-    for index, pattern in enumerate(value):
-        try:
-            re.compile(pattern)
-        except re.error as exc:
-            return f"[{index}] is not a regular expression ({exc})"
-    return None
-
-
-def _pointers(value: Any) -> str | None:
-    problem = _strings(value)
-    if problem is not None or value is None:
-        return problem
-    for index, path in enumerate(value):
-        if path and not path.startswith("/"):
-            return f'[{index}] is not a JSON Pointer (it must start with "/")'
-    return None
-
-
 _TARGET: Final[Mapping[str, Check]] = {
     "command": _strings,
     "url": _string,
     "strategy": _strategy,
-}
-_REDACTION: Final[Mapping[str, Check]] = {
-    "salt": _string,
-    "patterns": _patterns,
-    "paths": _pointers,
-    "env": _strings,
 }
 _META: Final[Mapping[str, Check]] = {
     "stream": _string,
@@ -113,10 +87,12 @@ def target_problem(target: Mapping[str, Any]) -> str | None:
 
 
 def redaction_problem(redaction: Mapping[str, Any] | None) -> str | None:
-    """What is wrong with the header's ``redaction`` rules (``null`` lists read as none)."""
+    """What is wrong with the header's ``redaction`` field: the redaction module's own
+    rules (``check_header``: it is read, never run; ``null`` lists read as none)."""
     if redaction is None:
         return None
-    return _first_problem(redaction, _REDACTION, "redaction")
+    problems = check_header(redaction)
+    return problems[0] if problems else None
 
 
 def meta_problem(meta: Mapping[str, Any] | None) -> str | None:

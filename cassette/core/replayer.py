@@ -86,8 +86,9 @@ from cassette.core.matching import (
 from cassette.core.mcp import META_PREFIX, MODERN_VERSION
 from cassette.core.model import Era, Header, Recording, era_of
 from cassette.core.playback import Paused, Playback, Played
-from cassette.core.redaction import Redactor
-from cassette.errors import ReplayMiss
+from cassette.core.redaction import Redactor, check_header
+from cassette.core.wildcards import mask_like
+from cassette.errors import CassetteFormatError, ReplayMiss
 
 __all__ = [
     "Exchange",
@@ -154,14 +155,19 @@ class Prepared:
     #: the recorded server's own account of itself: its ``initialize`` result (legacy) or
     #: its ``server/discover`` result (modern), when the recording holds one
     handshake: JSONObject | None = None
+    #: requests the server refused for want of a session (HTTP, legacy era)
+    refused: CandidateIndex | None = None
 
     @classmethod
     def of(cls, recording: Recording) -> Prepared:
         with paused_gc():
             preamble, exchanges = cut(recording.events)
-            messages = [x for x in exchanges if x.raw is None]
-            requests = [Candidate(x.key, x.message, x.seq) for x in messages if "id" in x.message]
-            notes = [Candidate(x.key, x.message, x.seq) for x in messages if "id" not in x.message]
+            legacy = era_of(recording.header) == "legacy"
+            sessionless = [x for x in exchanges if legacy and _sessionless(x)]
+            messages = [x for x in exchanges if x.raw is None and not (legacy and _sessionless(x))]
+            requests = [_candidate(x) for x in messages if "id" in x.message]
+            notes = [_candidate(x) for x in messages if "id" not in x.message]
+            refused = [_candidate(x) for x in sessionless if "id" in x.message]
             request_index = CandidateIndex.build(requests, _handed_out(exchanges))
             note_index = CandidateIndex.build(notes)
             raws: dict[str, list[int]] = {}
@@ -170,7 +176,19 @@ class Prepared:
                     raws.setdefault(x.raw, []).append(x.key)
         frozen = {k: tuple(v) for k, v in raws.items()}
         handshake = _recorded_result(exchanges, {"initialize", "server/discover"})
-        return cls(preamble, exchanges, request_index, note_index, frozen, handshake)
+        refused_index = CandidateIndex.build(refused) if refused else None
+        return cls(preamble, exchanges, request_index, note_index, frozen, handshake, refused_index)
+
+
+def _candidate(exchange: Exchange) -> Candidate:
+    return Candidate(exchange.key, exchange.message, exchange.seq, exchange.redacted)
+
+
+def _sessionless(exchange: Exchange) -> bool:
+    """A request the recorded server refused for want of a session (HTTP, legacy era):
+    refused and sent without one. Refused in a session (or in the stateless 2026-07-28
+    era), a request is an ordinary recording: the same request is refused the same way."""
+    return exchange.rejected and not (exchange.meta or {}).get("session")
 
 
 def _recorded_result(exchanges: Sequence[Exchange], methods: set[str]) -> JSONObject | None:
@@ -222,14 +240,12 @@ class Replayer:
             self.matcher = matcher_factory(ready.requests.candidates, strategy)
         # Notifications are matched strictly and silently: a client may send any it likes.
         self._notes = FingerprintMatcher(ready.notifications, "strict")
+        # Requests the recorded server refused without a session answer only requests sent
+        # before this session's own handshake succeeded (the same refusal); ``None`` after.
+        self._refusals = FingerprintMatcher(ready.refused, "strict") if ready.refused else None
         self.misses: list[MissReport] = []
         self.strategy_name = getattr(self.matcher, "strategy", None)
         self._playback = Playback(modern=self.era == "modern")
-        # A redacted cassette: live messages are redacted the same way before matching, so
-        # a test that sends a real token still finds its recording.
-        info = recording.header.redaction
-        self._redactor = Redactor.from_header(info, _env_values(info, environ)) if info else None
-        self._paused: dict[object, Paused] = {}
         self._raws = ready.raws
         self._raws_played: dict[str, int] = {}
         self._handshake = ready.handshake
@@ -238,6 +254,16 @@ class Replayer:
         self._no_answers: dict[object, tuple[Exchange, JSONObject, str]] = {}
         source = getattr(recording, "source", None)
         self.source: str | None = str(source) if source is not None else None
+        # A redacted cassette: a live message is redacted with the built-in rules before
+        # it is matched and before any part of it is shown in a miss, so a live secret
+        # never reaches a log. Matching does not depend on it: redacted positions of the
+        # recording are wildcards. The header's patterns are never compiled here.
+        info = recording.header.redaction
+        self._redactor = None
+        if info is not None:
+            _check_redaction(recording)
+            self._redactor = Redactor(literals=tuple(_env_values(info, environ))).session()
+        self._paused: dict[object, Paused] = {}
 
     # -- public API --------------------------------------------------------------------
 
@@ -257,7 +283,8 @@ class Replayer:
         if classified.kind is Kind.NOT_JSON:
             text = f"Parse error: {classified.problem}" if classified.problem else "Parse error"
             return _reply((error_response(None, PARSE_ERROR, text),))
-        return self._dispatch(classified.kind, classified.value)
+        raw = data if isinstance(data, str) else data.decode("utf-8", "replace")
+        return self._dispatch(classified.kind, classified.value, raw)
 
     def receive(self, message: Any) -> Reply:
         """Answer one decoded client message (an object, or a batch list)."""
@@ -277,12 +304,12 @@ class Replayer:
 
     # -- dispatch ----------------------------------------------------------------------
 
-    def _dispatch(self, kind: Kind, value: Any) -> Reply:
-        return self._for_client(self._dispatch_native(kind, value))
+    def _dispatch(self, kind: Kind, value: Any, raw: str | None = None) -> Reply:
+        return self._for_client(self._dispatch_native(kind, value, raw))
 
-    def _dispatch_native(self, kind: Kind, value: Any) -> Reply:
+    def _dispatch_native(self, kind: Kind, value: Any, raw: str | None = None) -> Reply:
         if self._redactor is not None and isinstance(value, dict):
-            value = _redacted(self._redactor, value)
+            value, _ = self._redactor.message(value, None, raw)
         if kind is Kind.REQUEST:
             return self._request(value)
         if kind is Kind.NOTIFICATION:
@@ -309,6 +336,12 @@ class Replayer:
             return self._initialize_from_discover(message)
         if self.era == "legacy" and era == "modern" and method != "server/discover":
             return self._modern_on_legacy(message)
+        if method == "initialize":
+            self._refusals = None  # a session from here on: no more refusals to replay
+        elif self._refusals is not None:
+            refused = self._refused_again(message)
+            if refused is not None:
+                return refused
         try:
             key = self.matcher.match(message)
         except ReplayMiss as miss:
@@ -316,6 +349,16 @@ class Replayer:
         exchange = self._exchanges[key]
         warnings = _input_responses_differ(exchange.message, message)
         return self._play(exchange, message, warnings=warnings)
+
+    def _refused_again(self, message: JSONObject) -> Reply | None:
+        """A request sent without a session, as one the recorded server refused: the same
+        refusal (status included), once per recording."""
+        assert self._refusals is not None
+        try:
+            key = self._refusals.match(message)
+        except ReplayMiss:
+            return None
+        return self._play(self._exchanges[key], message)
 
     def _notification(self, message: JSONObject) -> Reply:
         if message.get("method") == "notifications/cancelled":
@@ -330,7 +373,8 @@ class Replayer:
         paused = self._paused.pop(id_key(message.get("id")), None)
         if paused is None:
             return Reply()  # an answer to nothing we are waiting for: a real server ignores it
-        diffs = differences(_answer_part(paused.answer), _answer_part(message), limit=3)
+        live = mask_like(paused.answer, message)
+        diffs = differences(_answer_part(paused.answer), _answer_part(live), limit=3)
         if not diffs:
             return self._resume(paused, ())
         method = str(paused.request.get("method"))
@@ -693,6 +737,7 @@ class ReplaySessions:
         *,
         environ: Mapping[str, str] | None = None,
     ) -> None:
+        _check_redaction(recording)  # refused before any client is served
         self.recording = recording
         self._strategy = strategy
         self._environ = environ
@@ -820,17 +865,20 @@ def _input_responses_differ(recorded: JSONObject, live: JSONObject) -> tuple[str
     mine, theirs = _params(recorded).get("inputResponses"), _params(live).get("inputResponses")
     if mine is None and theirs is None:
         return ()
-    diffs = differences(mine, theirs, limit=3)
+    diffs = differences(mine, mask_like(mine, theirs), limit=3)
     if not diffs:
         return ()
     return (f"{live.get('method')}: inputResponses differ from the recording at {_where(diffs)}",)
 
 
-def _redacted(redactor: Redactor, message: JSONObject) -> JSONObject:
-    """A live message redacted as the recording was; ids and method names stay as sent."""
-    return {
-        k: v if k in ("jsonrpc", "id", "method") else redactor.value(v) for k, v in message.items()
-    }
+def _check_redaction(recording: Recording) -> None:
+    """A header's ``redaction`` is read, never run; a malformed one is refused, as ``lint``
+    reports it (``check_header``)."""
+    info = recording.header.redaction
+    problems = [] if info is None else check_header(info)
+    if problems:
+        source = getattr(recording, "source", None)
+        raise CassetteFormatError(str(source) if source else "cassette", 1, problems[0])
 
 
 def _env_values(info: Mapping[str, Any], environ: Mapping[str, str] | None) -> list[str]:

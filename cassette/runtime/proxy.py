@@ -6,7 +6,9 @@ Theory of operation
 Three tasks and one host:
 
 * the client relay reads the client, records each frame and forwards it to the server;
-  at the client's end of input it closes the server's input (``send_eof``);
+  at the client's end of input it closes the server's input (``send_eof``). With an
+  ``era`` (``record --era``), a client's opening of the other era is answered here, in
+  the server's place, and recorded as the server's answer;
 * the server relay (the host) reads the server, records each frame and forwards it to the
   client, until the server's output ends; then it records the server's exit and ends the
   client's stream, exactly as the real server's exit would;
@@ -23,25 +25,59 @@ closes with it. The whole stop is bounded by the transport's hurried times.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
-from functools import partial
 
 import anyio
+import attrs
 
 from cassette.core.deadlines import SHUTDOWN_GRACE, STOP_GRACE, STOP_KILL_AFTER
+from cassette.core.eras import era_refusal
+from cassette.core.jsonrpc import classify, dumps_bytes
 from cassette.errors import TransportClosedError
 from cassette.runtime.sink import Sink
 from cassette.runtime.watchdog import Watchdog
-from cassette.transport import FrameStream, Stoppable, Upstream
+from cassette.transport import Frame, FrameStream, Stoppable, Upstream
 
 __all__ = ["proxy"]
 
 Warn = Callable[[str], None]
 
 
-async def _client_to_server(
-    client: FrameStream, upstream: Upstream, sink: Sink, watchdog: Watchdog | None
-) -> None:
+@attrs.define
+class _Relay:
+    """What both directions of a frame proxy share."""
+
+    client: FrameStream
+    upstream: Upstream
+    sink: Sink
+    watchdog: Watchdog | None
+    lock: anyio.Lock  # one frame to the client at a time
+    era: str = "auto"
+
+    async def to_client(self, frame: Frame) -> None:
+        async with self.lock:
+            await self.client.send(frame)
+
+    async def answered_here(self, frame: Frame) -> bool:
+        """Answer, in the server's place, a client request of the era not recorded (``--era``);
+        the answer is recorded as the server's."""
+        if self.era == "auto" or not (
+            b"server/discover" in frame.data or b"initialize" in frame.data
+        ):
+            return False
+        answer = era_refusal(self.era, classify(frame.data).value)
+        if answer is None:
+            return False
+        data = dumps_bytes(answer) + b"\n"
+        self.sink.frame("s2c", data)
+        with contextlib.suppress(TransportClosedError):
+            await self.to_client(Frame(data))
+        return True
+
+
+async def _client_to_server(relay: _Relay) -> None:
+    client, upstream, sink, watchdog = relay.client, relay.upstream, relay.sink, relay.watchdog
     server_gone = False
     while True:
         try:
@@ -49,6 +85,8 @@ async def _client_to_server(
         except anyio.EndOfStream:
             break
         sink.frame("c2s", frame.data)
+        if await relay.answered_here(frame):
+            continue
         if watchdog is not None:
             watchdog.client_frame(frame.data)
         if not server_gone:
@@ -59,25 +97,16 @@ async def _client_to_server(
     await upstream.send_eof()
 
 
-async def _relay_client(
-    client: FrameStream,
-    upstream: Upstream,
-    sink: Sink,
-    watchdog: Watchdog | None,
-    *,
-    done: anyio.Event,
-    scope: anyio.CancelScope,
-) -> None:
+async def _relay_client(relay: _Relay, done: anyio.Event, scope: anyio.CancelScope) -> None:
     try:
         with scope:
-            await _client_to_server(client, upstream, sink, watchdog)
+            await _client_to_server(relay)
     finally:
         done.set()
 
 
-async def _server_to_client(
-    client: FrameStream, upstream: Upstream, sink: Sink, watchdog: Watchdog | None
-) -> int | None:
+async def _server_to_client(relay: _Relay) -> int | None:
+    client, upstream, sink, watchdog = relay.client, relay.upstream, relay.sink, relay.watchdog
     client_gone = False
     while True:
         try:
@@ -89,11 +118,7 @@ async def _server_to_client(
         sink.frame("s2c", frame.data)
         if not client_gone:
             try:
-                if watchdog is None:
-                    await client.send(frame)
-                else:
-                    async with watchdog.lock:
-                        await client.send(frame)
+                await relay.to_client(frame)
             except TransportClosedError:
                 client_gone = True
     code = await upstream.wait()
@@ -139,28 +164,30 @@ async def proxy(
     *,
     upstream_timeout: float | None = None,
     on_warning: Warn | None = None,
+    era: str = "auto",
     stop: anyio.Event | None = None,
 ) -> int | None:
     """Forward both ways until the server's output ends; returns its exit code.
 
     With ``upstream_timeout``, a request the server leaves unanswered that long gets an
     error in its place (see ``cassette.runtime.watchdog``); ``on_warning`` hears about each.
+    With ``era`` (``legacy`` or ``modern``), the other era's opening is answered here.
     Setting ``stop`` ends the session gracefully (see the module docstring)."""
     watchdog = None
     if upstream_timeout is not None:
-        warn = on_warning or _print_warning
-        watchdog = Watchdog(upstream_timeout, sink, client, warn)
+        watchdog = Watchdog(upstream_timeout, sink, client, on_warning or _print_warning)
+    lock = watchdog.lock if watchdog is not None else anyio.Lock(fast_acquire=True)
+    relay = _Relay(client, upstream, sink, watchdog, lock, era)
     client_done = anyio.Event()
     stopping = stop if stop is not None else anyio.Event()
-    relay = anyio.CancelScope()
+    listening = anyio.CancelScope()
     async with anyio.create_task_group() as tg:
-        relaying = partial(_relay_client, done=client_done, scope=relay)
-        tg.start_soon(relaying, client, upstream, sink, watchdog)
+        tg.start_soon(_relay_client, relay, client_done, listening)
         tg.start_soon(_end_after_client, upstream, client_done, stopping)
-        tg.start_soon(_stop_when_asked, stopping, relay, upstream, client_done)
+        tg.start_soon(_stop_when_asked, stopping, listening, upstream, client_done)
         if watchdog is not None:
             tg.start_soon(watchdog.run)
-        code = await _server_to_client(client, upstream, sink, watchdog)
+        code = await _server_to_client(relay)
         tg.cancel_scope.cancel()  # the server is gone: stop waiting for the client
     return code
 

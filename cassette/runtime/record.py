@@ -36,7 +36,8 @@ import anyio
 import attrs
 
 from cassette.core.deadlines import STOP_BOUND
-from cassette.core.redaction import Redactor
+from cassette.core.eras import ERA_CHOICES
+from cassette.core.redaction import Redactor, secret_environment
 from cassette.core.text import printable
 from cassette.errors import UsageError, sole_exception
 from cassette.registry import get_connector, get_transport
@@ -69,9 +70,15 @@ __all__ = [
 Warn = Callable[[str], None]
 
 
+def default_redactor() -> Redactor:
+    """The built-in rules, plus the value of every variable of this process's environment
+    whose name says it is secret (the server inherits them, and may print them)."""
+    return Redactor.configured(environ=os.environ)
+
+
 def _redactor(choice: Redactor | Literal["default"] | None) -> Redactor | None:
     """Redaction is on unless the caller turned it off (``None``)."""
-    return Redactor() if choice == "default" else choice
+    return default_redactor() if choice == "default" else choice
 
 
 @attrs.frozen(kw_only=True)
@@ -93,7 +100,7 @@ class RecordConfig:
     overwrite: bool = False
     fsync: bool = False
     strategy: str | None = None
-    redactor: Redactor | None = attrs.field(factory=Redactor, converter=_redactor)
+    redactor: Redactor | None = attrs.field(factory=default_redactor, converter=_redactor)
     passthrough_stderr: bool = True
     upstream_timeout: float | None = None
     on_warning: Warn | None = None
@@ -102,6 +109,9 @@ class RecordConfig:
     #: hears how the recording went as soon as its file has its name, also when the
     #: recording was cancelled (so a stopped command can still say what it made)
     on_result: Callable[[RecordResult], None] | None = None
+    #: the era to record in (``cassette.core.eras.era_refusal``): ``auto`` lets the client
+    #: choose; ``legacy`` or ``modern`` answers the other era's opening in the server's place
+    era: str = attrs.field(default="auto", validator=attrs.validators.in_(ERA_CHOICES))
 
 
 @attrs.frozen
@@ -155,15 +165,15 @@ def _info(config: RecordConfig) -> Warn:
 
 
 def _open(config: RecordConfig, plugin: Transport, target: Target, path: Path) -> Sink:
-    """A fresh recording of ``target`` into ``path``: the header names it with its secrets
-    redacted (a URL, else the command line) and the transport that carried it."""
+    """A fresh recording of ``target`` into ``path``: the header names it (a URL, else the
+    command line; the recorder redacts it) and the transport that carried it. Secret-named
+    variables of the server's own environment are redacted wherever they appear, as ours
+    are."""
     redactor = config.redactor
+    if redactor is not None and target.env:
+        redactor = redactor.with_literals(secret_environment(target.env))
     described: dict[str, Any]
-    if target.url is not None:
-        described = {"url": target.url if redactor is None else redactor.text(target.url)}
-    else:
-        argv = list(target.command) if redactor is None else redactor.argv(target.command)
-        described = {"command": argv}
+    described = {"url": target.url} if target.url is not None else {"command": list(target.command)}
     return open_sink(
         path,
         plugin.name,
@@ -206,7 +216,8 @@ def _recording(
             if sink is not None:
                 sink.finish()
         finally:
-            failed = destination.finish(succeeded)
+            happened = sink is not None and sink.count > 1  # more than a header
+            failed = destination.finish(succeeded, happened=happened)
         if sink is not None:
             outcome.append(_result(destination, sink, failed))
             if config.on_result is not None:
@@ -291,6 +302,7 @@ def _session(
                         sink,
                         upstream_timeout=config.upstream_timeout,
                         on_warning=_warn(config),
+                        era=config.era,
                         stop=stop,
                     )
                 finally:
@@ -371,6 +383,7 @@ async def record_proxy(
         on_ready=listen.on_ready,
         upstream_timeout=config.upstream_timeout,
         allowed_origins=listen.allowed_origins,
+        era=config.era,
     )
     with _recording(config, plugin, Target(url=upstream)) as (sink, outcome):
         await plugin.record_proxy(upstream, SinkTap(sink), options)

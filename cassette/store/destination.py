@@ -99,14 +99,19 @@ class Destination:
                 )
         raise CassetteError(f"{wanted}: {_MOST_SIBLINGS} numbered siblings are taken")
 
-    def finish(self, succeeded: bool) -> Path | None:
+    def finish(self, succeeded: bool, *, happened: bool = True) -> Path | None:
         """Give the recording its name and let go of the lock: on success ``path`` holds
-        it; otherwise it is kept as ``<path>.failed``, returned (``None``: it held
-        nothing, and is gone)."""
+        it; otherwise it is kept as ``<path>.failed``, returned, unless nothing
+        ``happened`` in it (a server that could not even be started): then it is gone,
+        and ``None`` is returned."""
         try:
             if succeeded:
                 if self.writing != self.path:
                     os.replace(self.writing, self.path)
+                return None
+            if not happened:
+                with contextlib.suppress(FileNotFoundError):
+                    self.writing.unlink()
                 return None
             return _set_aside(self.writing, failed_path(self.path))
         except OSError as exc:

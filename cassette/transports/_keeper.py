@@ -31,6 +31,8 @@ POLL = 0.05  # seconds between checks that the group still has a live process
 
 
 def _alive(group: int) -> bool:
+    if sys.platform == "win32":  # never run there: no process groups to keep
+        return False
     try:
         os.killpg(group, 0)
     except ProcessLookupError:
@@ -50,11 +52,15 @@ def _gone_within(group: int, seconds: float) -> bool:
 
 
 def _signal(group: int, sig: signal.Signals) -> None:
+    if sys.platform == "win32":
+        return
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(group, sig)
 
 
 def main(argv: list[str]) -> int:
+    if sys.platform == "win32":
+        return 2  # the stdio transport starts no keeper there
     group, grace, kill_after = int(argv[1]), float(argv[2]), float(argv[3])
     for sig in (signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, signal.SIG_IGN)

@@ -61,7 +61,6 @@ from cassette.transports._lines import LineBuffer, Oversized
 
 __all__ = ["StdioClientStream", "StdioTransport", "StdioUpstream"]
 
-_POSIX: Final = sys.platform != "win32"  # process groups, and so the keeper
 KEEPER: Final = str(Path(__file__).with_name("_keeper.py"))
 GRACE: Final = 5.0  # seconds a server gets to exit after its stdin closes
 KILL_AFTER: Final = 2.0  # seconds between terminate and kill
@@ -227,6 +226,8 @@ class StdioUpstream:
 
 def _signal_group(group: int, sig: signal.Signals) -> bool:
     """Signal a process group; False when there is no such group (any more)."""
+    if sys.platform == "win32":  # no process groups of this kind
+        return False
     try:
         os.killpg(group, sig)
     except (ProcessLookupError, PermissionError):
@@ -316,13 +317,25 @@ class StdioClientStream:
         self._reader.restore()
 
 
+async def _spawn(argv: list[str], cwd: str | None, env: dict[str, str] | None) -> anyio.abc.Process:
+    """Start the server with its stdio piped to us, leading a process group of its own
+    where there are process groups (see the module docstring)."""
+    if sys.platform == "win32":
+        return await anyio.open_process(
+            argv, stdin=PIPE, stdout=PIPE, stderr=PIPE, cwd=cwd, env=env
+        )
+    return await anyio.open_process(
+        argv, stdin=PIPE, stdout=PIPE, stderr=PIPE, cwd=cwd, env=env, start_new_session=True
+    )
+
+
 async def _start_keeper(
     process: anyio.abc.Process, grace: float, kill_after: float
 ) -> anyio.abc.Process | None:
     """The keeper of ``process`` (``cassette.transports._keeper`` says why), or ``None``
     where there are no process groups, or when it cannot start (the recording goes on:
     the keeper is a safety net, not a condition)."""
-    if not _POSIX:
+    if sys.platform == "win32":
         return None
     argv = [sys.executable, "-I", "-S", KEEPER, str(process.pid), str(grace), str(kill_after)]
     try:
@@ -364,20 +377,13 @@ class StdioTransport:
             raise TransportError("the stdio transport needs a server command to run")
         env = None if target.env is None else {**os.environ, **target.env}
         try:
-            process = await anyio.open_process(
-                list(target.command),
-                stdin=PIPE,
-                stdout=PIPE,
-                stderr=PIPE,
-                cwd=target.cwd,
-                env=env,
-                start_new_session=_POSIX,
-            )
+            process = await _spawn(list(target.command), target.cwd, env)
         except OSError as exc:
             raise TransportError(
                 f"cannot start server {target.command[0]!r}: {exc.strerror or exc}"
             ) from exc
-        upstream = StdioUpstream(process, self.grace, self.kill_after, group=_POSIX)
+        group = sys.platform != "win32"  # it leads its own process group (see _spawn)
+        upstream = StdioUpstream(process, self.grace, self.kill_after, group=group)
         report: SideEventHandler = options.on_side_event or (lambda _event: None)
         stderr_done = anyio.Event()
         keeper = await _start_keeper(process, self.grace, self.kill_after)

@@ -128,11 +128,10 @@ def test_a_header_is_refused_on_line_1_or_works_everywhere(header: dict[str, Any
         ("target", {"strategy": ["default"]}, "target.strategy: must be one of"),
         ("target", {"url": ["http://x"]}, "target.url: must be a string"),
         ("target", {"command": "node server.js"}, "target.command: must be a list of strings"),
-        ("redaction", {"patterns": 3}, "redaction.patterns: must be a list of strings"),
-        ("redaction", {"patterns": ["("]}, "redaction.patterns: [0] is not a regular expression"),
-        ("redaction", {"paths": ["a/b"]}, "redaction.paths: [0] is not a JSON Pointer"),
-        ("redaction", {"salt": 7}, "redaction.salt: must be a string"),
-        ("redaction", {"env": [1]}, "redaction.env: must be a list of strings"),
+        ("redaction", {"patterns": 3}, "redaction.patterns must be a list of strings"),
+        ("redaction", {"paths": ["a/b"]}, "redaction.paths must be JSON Pointers"),
+        ("redaction", {"salt": 7}, "redaction.salt must be a hex string"),
+        ("redaction", {"env": [1]}, "redaction.env must be a list of strings"),
     ],
 )
 def test_a_bad_member_is_named_with_file_and_line(field: str, value: Any, reason: str) -> None:
