@@ -67,7 +67,11 @@ def run_case(case: Case, cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-def check_outcome(case: Case, done: subprocess.CompletedProcess[str]) -> None:
+def check_outcome(
+    case: Case, done: subprocess.CompletedProcess[str], names: str | None = None
+) -> None:
+    """The exit is documented and not 70, no traceback, and an error is one line, the
+    last; when ``names`` is given, a file error (exit 3) names that file."""
     told = f"{case.name}: exit {done.returncode}\nstderr:\n{done.stderr}"
     assert done.returncode != 70, told
     assert done.returncode in case.codes, told
@@ -76,6 +80,8 @@ def check_outcome(case: Case, done: subprocess.CompletedProcess[str]) -> None:
     if done.returncode >= 2:
         assert len(errors) == 1, told
         assert done.stderr.rstrip("\n").splitlines()[-1] == errors[0], told
+        if names is not None and done.returncode == 3:
+            assert names in errors[0], told
     else:
         assert errors == [], told
 
@@ -91,7 +97,7 @@ def test_every_bad_cassette_to_every_command(
     files: dict[str, Path], tmp_path: Path, bad: str, command: str
 ) -> None:
     case = next(c for c in cassette_cases(files[bad], tmp_path / "out") if c.name == command)
-    check_outcome(case, run_case(case, tmp_path))
+    check_outcome(case, run_case(case, tmp_path), names=files[bad].name)
 
 
 @pytest.mark.parametrize("command", _M)
@@ -100,7 +106,7 @@ def test_every_bad_manifest_to_every_command(
     files: dict[str, Path], tmp_path: Path, bad: str, command: str
 ) -> None:
     case = next(c for c in manifest_cases(files[bad]) if c.name == command)
-    check_outcome(case, run_case(case, tmp_path))
+    check_outcome(case, run_case(case, tmp_path), names=files[bad].name)
 
 
 @pytest.mark.parametrize("name", _O)

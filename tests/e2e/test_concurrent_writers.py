@@ -3,10 +3,12 @@
 An MCP client may start its configured server command twice at once. Here two and four
 plain ``cassette record -o same.jsonl`` processes, each in front of the pinned
 server-everything, run at the same time (all started before any session begins), each
-with a session of its own (an ``echo`` with its own text). Afterwards there are exactly as
-many cassettes as recorders (``same.jsonl``, ``same.2.jsonl``, ...), each one session
-whole: it reads, ``lint`` finds no error, and it holds exactly its own echo. Each run was
-told where it went.
+with a session of its own: five ``echo`` calls with its own text, each step sent to every
+recorder before any answer is read, so the recorders write at the same time. Afterwards
+there are exactly as many cassettes as recorders (``same.jsonl``, ``same.2.jsonl``, ...),
+each one session whole: it reads, ``lint`` finds no error, it holds exactly the messages
+its client sent, in order, and every answer its client got, and nothing of another
+session (0 lost or interleaved lines). Each run was told where it went.
 
 ``CASSETTE_STRESS_ROUNDS`` repeats it (the issue asks for 20 rounds of four; the regular
 suite runs two of each).
@@ -17,6 +19,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,6 +29,9 @@ from cassette.tools.lint import lint_cassette
 from tests.support import LineClient, everything_command, record_command
 
 ROUNDS = int(os.environ.get("CASSETTE_STRESS_ROUNDS", "2"))
+
+
+ECHOES = 5  # echo calls per session, sent to every recorder before any answer is read
 
 
 def _echoes(tape: Cassette) -> list[str]:
@@ -38,25 +44,60 @@ def _echoes(tape: Cassette) -> list[str]:
     ]
 
 
-def _record_at_once(folder: Path, writers: int) -> list[str]:
-    """``writers`` recorders of one path, overlapping; returns what each said on stderr."""
+def _answer(client: LineClient, wanted: int) -> dict[str, Any]:
+    """The answer to request ``wanted`` (server notifications in between are skipped)."""
+    while True:
+        reply = client.receive()
+        if reply.get("id") == wanted and "method" not in reply:
+            return reply
+
+
+def _exchange(clients: list[LineClient], step: int, method: str, params: Any) -> list[Any]:
+    """Send request ``step`` to every recorder, then read every answer: the recorders
+    write at the same time. ``params`` is a function of the session's number."""
+    for number, client in enumerate(clients):
+        client.send({"jsonrpc": "2.0", "id": step, "method": method, "params": params(number)})
+    return [_answer(client, step) for client in clients]
+
+
+def _record_at_once(folder: Path, writers: int) -> tuple[list[str], list[list[Any]]]:
+    """``writers`` recorders of one path, their sessions overlapping step by step; returns
+    what each said on stderr and the answers each client got."""
     tape = folder / "same.jsonl"
     server = everything_command()
     clients = [LineClient(record_command(tape, server)) for _ in range(writers)]
+    got: list[list[Any]] = [[] for _ in clients]
+    hello = {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "line-client", "version": "0"},
+    }
     try:
-        for number, client in enumerate(clients):
-            client.initialize()
-            said = {"name": "echo", "arguments": {"message": f"session {number}"}}
-            assert client.request("tools/call", said)["result"]["content"][0]["text"].endswith(
-                f"session {number}"
-            )
+        for number, reply in enumerate(_exchange(clients, 1, "initialize", lambda _: hello)):
+            got[number].append(reply)
+        for client in clients:
+            client.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        for step in range(2, 2 + ECHOES):
+
+            def said(number: int, step: int = step) -> dict[str, Any]:
+                return {"name": "echo", "arguments": {"message": f"session {number} {step}"}}
+
+            for number, reply in enumerate(_exchange(clients, step, "tools/call", said)):
+                assert reply["result"]["content"][0]["text"].endswith(f"session {number} {step}")
+                got[number].append(reply)
         results = [client.finish() for client in clients]
     finally:
         for client in clients:
             if client.proc.poll() is None:
                 client.kill_group()
     assert [code for code, _ in results] == [0] * writers
-    return [err for _, err in results]
+    return [err for _, err in results], got
+
+
+def _session_of(tape: Cassette) -> int:
+    numbers = {int(text.split()[1]) for text in _echoes(tape)}
+    assert len(numbers) == 1, f"sessions {sorted(numbers)} in one cassette"
+    return numbers.pop()
 
 
 @pytest.mark.parametrize("writers", [2, 4])
@@ -64,18 +105,31 @@ def _record_at_once(folder: Path, writers: int) -> list[str]:
 def test_concurrent_recorders_each_write_a_whole_cassette_of_their_own(
     tmp_path: Path, writers: int, round_: int
 ) -> None:
-    said = _record_at_once(tmp_path, writers)
+    said, got = _record_at_once(tmp_path, writers)
     names = sorted(p.name for p in tmp_path.iterdir())
     wanted = ["same.jsonl", *(f"same.{n}.jsonl" for n in range(2, writers + 1))]
     assert names == sorted(wanted)  # no lock, staging or failed file left behind
-    echoes: list[str] = []
+    sessions: list[int] = []
     for name in wanted:
         tape = Cassette.load(tmp_path / name)
         assert tape.warnings == ()  # no line cut or skipped
         assert [f for f in lint_cassette(tape) if f.severity == "error"] == []
-        assert len(_echoes(tape)) == 1  # one session's messages, none of another's
-        echoes += _echoes(tape)
-    assert sorted(echoes) == sorted(f"session {n}" for n in range(writers))
+        number = _session_of(tape)  # one session's messages, none of another's
+        sessions.append(number)
+        sent = [e.message for e in tape.events if isinstance(e, MessageEvent) and e.dir == "c2s"]
+        assert [m.get("method") for m in sent] == [
+            "initialize",
+            "notifications/initialized",
+            *["tools/call"] * ECHOES,
+        ]
+        assert _echoes(tape) == [f"session {number} {s}" for s in range(2, 2 + ECHOES)]
+        answers = [
+            e.message
+            for e in tape.events
+            if isinstance(e, MessageEvent) and e.dir == "s2c" and "method" not in e.message
+        ]
+        assert answers == got[number]  # every answer the client got, in order, no other
+    assert sorted(sessions) == list(range(writers))
     moved = [line for err in said for line in err.splitlines() if "is being recorded by" in line]
     assert len(moved) == writers - 1
     for line in moved:

@@ -13,6 +13,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+from cassette.core.model import ExitEvent
+from cassette.store.storage import Cassette
 from cassette.tools.lint import lint_cassette
 from tests.support import PY, RAW_SERVER, LineClient, record_command
 
@@ -36,8 +38,11 @@ def test_a_server_that_exits_at_once_leaves_no_cassette(tmp_path: Path) -> None:
         f"not set; the session is kept in {tape}.failed (not a cassette)"
     )
     assert not tape.exists()
-    errors = [f.code for f in lint_cassette(tmp_path / "t.jsonl.failed") if f.severity == "error"]
+    failed = tmp_path / "t.jsonl.failed"
+    errors = [f.code for f in lint_cassette(failed) if f.severity == "error"]
     assert errors == ["no-success", "unanswered"]  # the initialize it never answered
+    exits = [e for e in Cassette.load(failed).events if isinstance(e, ExitEvent)]
+    assert [e.code for e in exits] == [3]  # its exit, once (it was written twice)
 
 
 def test_once_after_a_failed_start_records_afresh(tmp_path: Path) -> None:
