@@ -37,7 +37,9 @@ from typing import Any, Literal
 
 import attrs
 
+from cassette.core.jsonrpc import Kind, classify_value
 from cassette.core.matching import MissReport, Strategy
+from cassette.core.model import MessageEvent
 from cassette.core.redaction import Redactor
 from cassette.core.replayer import ReplaySessions
 from cassette.errors import CassetteError, CassetteNotFoundError, UsageError, sole_exception
@@ -167,6 +169,16 @@ def _strategy(tape: Cassette, strategy: str | Strategy | None) -> str | Strategy
     return strategy or (stored if isinstance(stored, str) else None) or "default"
 
 
+def _any_success(tape: Cassette) -> bool:
+    """Whether the server answered some request with a result (as the recorder counts
+    success; ``lint``'s ``no-success`` also pairs each answer with its request)."""
+    return any(
+        event.dir == "s2c" and classify_value(event.message) is Kind.RESPONSE
+        for event in tape.events
+        if isinstance(event, MessageEvent)
+    )
+
+
 def _load(path: str, lock: FileLock | None) -> Cassette:
     try:
         return Cassette.load(path)
@@ -217,6 +229,23 @@ class _Run:
             self.report.write("error", text=result.failure())
             self.info(f"error: {result.failure()}")
 
+    def check_success(self, tape: Cassette, options: ModeOptions) -> None:
+        """Warn when the cassette a mode replays holds no successful answer: a failed
+        recording left by an older version (this one keeps those as ``.failed``), which
+        would make every request miss with no hint why."""
+        if _any_success(tape):
+            return
+        text = (
+            f"{self.path}: no request in it got a successful answer: a failed recording, "
+            "not a cassette (`cassette lint` says so); every request will miss. Delete it "
+            "to record afresh"
+        )
+        warn = options.policy.on_warning
+        if warn is not None:
+            warn(text)
+        else:
+            self.info(f"warning: {text}")
+
     def failed(self, exc: BaseException) -> None:
         inner = sole_exception(exc)
         if isinstance(inner, CassetteError):
@@ -255,6 +284,7 @@ async def run_mode(
         if action is Action.RECORD:
             return await _record(run, lock, options, client)
         tape = _load(run.path, lock)
+        run.check_success(tape, options)
         outcome = await _replay(run, action, tape, options, client=client, on_finish=on_finish)
         run.report.write("end", misses=len(outcome.misses), appended=len(outcome.appended))
         return outcome

@@ -65,3 +65,25 @@ def test_once_after_a_failed_start_records_afresh(tmp_path: Path) -> None:
     assert code == 0
     assert f"{tape} is missing; recording it" in err  # not "exists; replaying it"
     assert [f for f in lint_cassette(tape) if f.severity == "error"] == []
+
+
+def test_once_warns_when_it_replays_a_failed_recording_left_by_an_older_version(
+    tmp_path: Path,
+) -> None:
+    tape = tmp_path / "t.jsonl"
+    header = (
+        b'{"kind":"header","format":1,"transport":"stdio",'
+        b'"recorder":{"name":"t","version":"0"},"started_at":"2026-01-01T00:00:00Z"}\n'
+    )
+    tape.write_bytes(header)  # what a failed start used to leave under the cassette's name
+    done = subprocess.run(
+        record_command(tape, NO_TOKEN, "--mode", "once"),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0  # nothing was asked, nothing missed
+    assert f"cassette: warning: {tape}: no request in it got a successful answer" in done.stderr
+    assert tape.read_bytes() == header  # left for the person to delete
