@@ -8,7 +8,9 @@ recorder before any answer is read, so the recorders write at the same time. Aft
 there are exactly as many cassettes as recorders (``same.jsonl``, ``same.2.jsonl``, ...),
 each one session whole: it reads, ``lint`` finds no error, it holds exactly the messages
 its client sent, in order, and every answer its client got, and nothing of another
-session (0 lost or interleaved lines). Each run was told where it went.
+session (0 lost or interleaved lines). Each run was told where it went. The record modes
+(and so the pytest plugin) wait for the lock instead: a second ``--mode once`` run replays
+what the first recorded.
 
 ``CASSETTE_STRESS_ROUNDS`` repeats it (the issue asks for 20 rounds of four; the regular
 suite runs two of each).
@@ -18,6 +20,8 @@ from __future__ import annotations
 
 import os
 import re
+import selectors
+import time
 from pathlib import Path
 from typing import Any
 
@@ -138,3 +142,62 @@ def test_concurrent_recorders_each_write_a_whole_cassette_of_their_own(
             r"recorded to .*same\.\d\.jsonl",
             line,
         )
+
+
+def _stderr_line(client: LineClient, wanted: str, timeout: float = 30.0) -> str:
+    """The first line of the client's stderr holding ``wanted``, within a deadline."""
+    assert client.proc.stderr is not None
+    fd = client.proc.stderr.fileno()
+    deadline = time.monotonic() + timeout
+    seen = b""
+    with selectors.DefaultSelector() as sel:
+        sel.register(fd, selectors.EVENT_READ)
+        while True:
+            for line in seen.decode("utf-8", "replace").splitlines():
+                if wanted in line:
+                    return line
+            left = deadline - time.monotonic()
+            if left <= 0 or not sel.select(left):
+                raise TimeoutError(f"no {wanted!r} on stderr within {timeout}s: {seen!r}")
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                raise EOFError(f"stderr ended without {wanted!r}: {seen!r}")
+            seen += chunk
+
+
+def test_a_second_once_run_waits_for_the_first_then_replays_its_cassette(
+    tmp_path: Path,
+) -> None:
+    """The pytest case: two ``--mode once`` runs of one cassette (two test workers). The
+    second starts while the first records; it waits for the lock rather than recording
+    too, then finds the cassette and replays it: one session, one file."""
+    tape = tmp_path / "same.jsonl"
+    server = everything_command()
+    first = LineClient(record_command(tape, server, "--mode", "once"))
+    second: LineClient | None = None
+    try:
+        first.initialize()  # the first holds the lock: it is recording
+        said = {"name": "echo", "arguments": {"message": "only once"}}
+        live = first.request("tools/call", said)
+        second = LineClient(record_command(tape, server, "--mode", "once"))
+        waiting = _stderr_line(second, "waiting for")
+        assert waiting == f"cassette: waiting for {tape}: another process holds it"
+        second.send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}})
+        code, first_err = first.finish()
+        assert code == 0
+        assert "is missing; recording it" in first_err
+        assert second.receive()["id"] == 1  # answered once the first let go: from TAPE
+        second.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        second.send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": said})
+        assert _answer(second, 2)["result"] == live["result"]
+        code, second_err = second.finish()
+    finally:
+        for client in (first, second):
+            if client is not None and client.proc.poll() is None:
+                client.kill_group()
+    assert code == 0
+    assert f"{tape} exists; replaying it (the server is not started)" in second_err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["same.jsonl"]
+    recorded = Cassette.load(tape)
+    assert _echoes(recorded) == ["only once"]
+    assert [f for f in lint_cassette(recorded) if f.severity == "error"] == []
