@@ -1,0 +1,273 @@
+"""Re-fire a cassette's requests at a live server and say what drifted; optionally accept it.
+
+Theory of operation
+-------------------
+The cassette is a session as its client saw it. Verify plays that client against the live
+server (a command over stdio, or a URL over streamable HTTP or legacy SSE), in the era the
+header names:
+
+* **legacy**: the recorded ``initialize`` (the first; its answer must be a result) and
+  ``notifications/initialized`` open the session, then every other request follows in
+  recorded order (a dual-era client's ``server/discover`` probe before the handshake is
+  sent before it, so a legacy server answers it as it did then);
+* **modern** (2026-07-28): no handshake; each request already carries its envelope in
+  ``params._meta`` and is sent as recorded.
+
+A request the recording shows unanswered (a cancelled call, a ``subscriptions/listen``
+stream) is not sent: there is nothing to compare with, and its effects would be real.
+Each answer is classified by ``cassette.client.compare.classify``.
+
+**The server's own questions.** While a request is in flight the live server may ask
+(``sampling/createMessage``, ``elicitation/create``, ``roots/list``). Each is answered
+with the client's answer recorded for it, found the way a replay finds a client request
+(fingerprints, first unconsumed wins, under the ``default`` strategy), after the same
+redaction the recording had. A question the recording does not hold is drift, and never
+a hang: when the recording asked the same method, the closest such recording answers it
+(``SERVER-REQUEST-CHANGED``, with the paths that differ) so the call can finish; when it
+never did, the server gets an error (``UNANSWERED``).
+
+**Update.** With ``update``, each answer that drifted is written over the recorded one
+(the recorded id kept, redacted with the cassette's own salt and rules), each server
+request that changed gets the live params, and the header names the program that wrote
+the file; ``cassette.client.rewrite`` does it atomically under the cassette's lock, and
+only those lines change. What cannot be written (no live answer in time, a question the
+cassette cannot answer) is listed in ``VerifyReport.kept``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any, Final
+
+import attrs
+
+from cassette.client.compare import Ignores, classify, differing_paths, label
+from cassette.client.connection import McpClient
+from cassette.client.report import Verdict, VerifyReport
+from cassette.client.rewrite import Snapshot, rewrite_lines
+from cassette.client.target import ServerTarget
+from cassette.core.jsonrpc import JSONObject
+from cassette.core.matching import Candidate, FingerprintMatcher
+from cassette.core.model import Event, Header, MessageEvent, RecorderInfo
+from cassette.core.pairing import Exchange, exchanges
+from cassette.core.redaction import Redactor
+from cassette.errors import ReplayMiss, TransportError
+from cassette.store.storage import Cassette
+
+__all__ = ["Progress", "plan", "verify"]
+
+_HANDSHAKE: Final = frozenset({"initialize"})
+#: The error a server gets for a question the cassette cannot answer (a replay's miss code).
+NO_RECORDING: Final = -32099
+
+#: ``progress(done, total)``, called after each compared request
+Progress = Callable[[int, int], None]
+
+
+def plan(cassette: Cassette) -> tuple[list[Exchange], Exchange | None, int]:
+    """The client's requests in recorded order, the one handshake to redo (legacy: the
+    first ``initialize``), and how many answers will be compared."""
+    pairs = [p for p in exchanges(cassette.events)[0] if p.request.dir == "c2s"]
+    handshake = None
+    if cassette.era != "modern":
+        handshake = next((p for p in pairs if p.method in _HANDSHAKE), None)
+    compared = sum(p.response is not None and p.method not in _HANDSHAKE for p in pairs)
+    return pairs, handshake, compared
+
+
+def _redactor(header: Header) -> Redactor | None:
+    info = header.redaction
+    if not info:
+        return None
+    names = info.get("env", ())
+    literals = [v for n in names if isinstance(n, str) and (v := os.environ.get(n))]
+    return Redactor.from_header(info, literals)
+
+
+def _body(message: JSONObject) -> JSONObject:
+    if "error" in message:
+        return {"error": message["error"]}
+    return {"result": message.get("result")}
+
+
+class _ServerAnswers:
+    """Answers the live server's requests from the recording (see the module docstring),
+    and keeps what it had to say about them for the report and the update."""
+
+    def __init__(self, cassette: Cassette, redactor: Redactor | None) -> None:
+        self.pairs = [
+            p
+            for p in exchanges(cassette.events)[0]
+            if p.request.dir == "s2c" and p.response is not None
+        ]
+        candidates = [
+            Candidate(i, p.request.message, p.request.seq) for i, p in enumerate(self.pairs)
+        ]
+        self.matcher = FingerprintMatcher(candidates, "default")
+        self.redactor = redactor
+        self.line = 1  # the line of the client request in flight
+        self.found: list[Verdict] = []
+        self.kept: list[str] = []
+        self.changed: dict[int, JSONObject] = {}  # seq of a recorded server request: live one
+        self._borrowed: set[int] = set()
+
+    def take(self) -> list[Verdict]:
+        found, self.found = self.found, []
+        return found
+
+    async def __call__(self, request: JSONObject) -> JSONObject:
+        live = request if self.redactor is None else self.redactor.value(request)
+        try:
+            return _body(self._answer(self.matcher.match(live)))
+        except ReplayMiss as miss:
+            if request.get("method") == "ping":
+                return {"result": {}}
+            return self._closest(live, str(miss))
+
+    def _answer(self, key: int) -> JSONObject:
+        response = self.pairs[key].response
+        assert response is not None
+        return response.message
+
+    def _closest(self, live: JSONObject, why: str) -> JSONObject:
+        method = live.get("method")
+        taken = {c.key for c in self.matcher.unconsumed()} - self._borrowed
+        spare = [i for i in sorted(taken) if self.pairs[i].request.message.get("method") == method]
+        shown = f"{label(live)} (asked by the server)"
+        if not spare:
+            self.found.append(Verdict(self.line, shown, "UNANSWERED", (), why))
+            self.kept.append(
+                f"line {self.line}: the server asks {method}, which it never asked in this "
+                "recording: record the cassette again"
+            )
+            message = f"cassette: no recorded answer to {method}"
+            return {"error": {"code": NO_RECORDING, "message": message}}
+        key = spare[0]
+        self._borrowed.add(key)
+        recorded = self.pairs[key].request
+        paths = differing_paths(
+            recorded.message.get("params"), live.get("params"), prefix="/params"
+        )
+        detail = "answered with the closest recording of this request"
+        self.found.append(Verdict(recorded.seq + 1, shown, "SERVER-REQUEST-CHANGED", paths, detail))
+        self.changed[recorded.seq] = {**recorded.message, "params": live.get("params")}
+        return _body(self._answer(key))
+
+
+async def _handshake(client: McpClient, pair: Exchange, time_limit: float) -> None:
+    import anyio
+
+    live: dict[str, Any] | None = None
+    with anyio.move_on_after(time_limit) as scope:
+        live = await client.request("initialize", pair.request.message.get("params"))
+        if "error" not in live:
+            await client.notify("notifications/initialized")
+    if scope.cancelled_caught:
+        raise TransportError(f"the live server did not finish the handshake in {time_limit:g}s")
+    if live is None or "error" in live:
+        import json
+
+        raise TransportError(f"the live server refused initialize: {json.dumps(live)}")
+
+
+@attrs.define
+class _Run:
+    """One verify session's state: verdicts so far and the lines an update would write."""
+
+    cassette: Cassette
+    ignores: Ignores
+    update: bool
+    redactor: Redactor | None
+    verdicts: list[Verdict] = attrs.Factory(list)
+    events: dict[int, Event] = attrs.Factory(dict)
+    kept: list[str] = attrs.Factory(list)
+    compared: int = 0
+
+    def judge(self, pair: Exchange, live: JSONObject | None, time_limit: float) -> None:
+        assert pair.response is not None
+        recorded = pair.response
+        status, paths, detail = classify(recorded.message, live, self.ignores)
+        line = pair.request.seq + 1
+        self.compared += 1
+        self.verdicts.append(Verdict(line, label(pair.request.message), status, paths, detail))
+        if not self.update or status == "MATCH":
+            return
+        if live is None:
+            self.kept.append(
+                f"line {line}: no live answer within {time_limit:g}s; kept as recorded"
+            )
+            return
+        self.events[recorded.seq] = _rewritten(recorded, live, self.redactor)
+
+
+def _rewritten(event: MessageEvent, message: JSONObject, redactor: Redactor | None) -> MessageEvent:
+    """``event`` carrying ``message`` (its body, under the recorded id), redacted as the
+    cassette was."""
+    new: JSONObject = {"jsonrpc": "2.0", "id": event.message.get("id"), **_body(message)}
+    if "method" in message:  # a server request: the live one, recorded id kept
+        new = {**message, "id": event.message.get("id")}
+    return attrs.evolve(event, message=new if redactor is None else redactor.value(new))
+
+
+async def verify(
+    tape: Cassette | str | os.PathLike[str],
+    server: ServerTarget,
+    *,
+    ignores: Ignores = Ignores(),
+    time_limit: float = 30.0,
+    update: bool = False,
+    progress: Progress | None = None,
+) -> VerifyReport:
+    """Re-fire the recorded client requests at ``server`` in the recorded era, classify
+    every answer, and with ``update`` write the drift into the cassette (see the module
+    docstring)."""
+    import anyio
+
+    from cassette.registry import get_connector
+
+    cassette = tape if isinstance(tape, Cassette) else Cassette.load(tape)
+    source = cassette.source or "<cassette>"
+    snapshot = Snapshot.of(source) if update else None
+    pairs, handshake, total = plan(cassette)
+    redactor = _redactor(cassette.header)
+    run = _Run(cassette, ignores, update, redactor)
+    answers = _ServerAnswers(cassette, redactor)
+    async with get_connector(server.transport_name).connect(server.target()) as stream:
+        client = McpClient(stream, answers)
+        for pair in pairs:
+            answers.line = pair.request.seq + 1
+            if pair is handshake:
+                await _handshake(client, pair, time_limit)
+                run.verdicts += answers.take()
+                continue
+            if pair.response is None or pair.method in _HANDSHAKE:
+                continue  # nothing to compare with; later handshakes are other sessions'
+            live: JSONObject | None = None
+            with anyio.move_on_after(time_limit):
+                live = await client.request(pair.method, pair.request.message.get("params"))
+            run.verdicts += answers.take()
+            run.judge(pair, live, time_limit)
+            if progress is not None:
+                progress(run.compared, total)
+    return await _finish(run, answers, source, snapshot)
+
+
+async def _finish(
+    run: _Run, answers: _ServerAnswers, source: str, snapshot: Snapshot | None
+) -> VerifyReport:
+    kept = (*run.kept, *answers.kept) if run.update else ()
+    if not run.update:
+        return VerifyReport(source, tuple(run.verdicts))
+    if answers.changed:
+        by_seq = {e.seq: e for e in run.cassette.events if isinstance(e, MessageEvent)}
+        for seq, message in answers.changed.items():
+            run.events[seq] = _rewritten(by_seq[seq], message, run.redactor)
+    if not run.events:
+        return VerifyReport(source, tuple(run.verdicts), kept=kept)
+    assert snapshot is not None
+    from cassette._version import __version__
+
+    header = attrs.evolve(run.cassette.header, recorder=RecorderInfo("cassette-mcp", __version__))
+    await rewrite_lines(source, snapshot, header, run.events)
+    return VerifyReport(source, tuple(run.verdicts), updated=True, kept=kept)
