@@ -4,7 +4,8 @@ Two answers are compared after the same normalization on both sides:
 
 * keys that say nothing about what a server answered are dropped: ``_meta`` (request and
   trace ids, progress tokens), the cache hints of modern list results (``ttlMs``,
-  ``cacheScope``), and every key the user names (``--ignore-key``), at any depth;
+  ``cacheScope``), a 2026-07-28 ``requestState`` (opaque by definition), and every key the
+  user names (``--ignore-key``), at any depth;
 * ISO timestamps and UUIDs inside strings are masked;
 * a ``text`` member whose string is a JSON object or array (a tool that answers JSON as
   text, a JSON resource) is compared as JSON: a reordered key is no change, and a changed
@@ -42,8 +43,10 @@ _ISO_TIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 
 #: Keys whose values say nothing about what a server answered: ``_meta`` (request and
-#: trace ids, progress tokens) and the cache hints of modern list results (SEP-2549).
-VOLATILE_KEYS: Final = frozenset({"_meta", "ttlMs", "cacheScope"})
+#: trace ids, progress tokens), the cache hints of modern list results (SEP-2549), and the
+#: opaque ``requestState`` a 2026-07-28 server hands back with ``input_required`` (often
+#: sealed with a per-process key, so it differs on every run by design).
+VOLATILE_KEYS: Final = frozenset({"_meta", "ttlMs", "cacheScope", "requestState"})
 
 # Stands for "the JSON inside this text" in a path while diffing; rendered as "#". A NUL
 # cannot start a key a server sends in practice, and never survives into a report.

@@ -54,6 +54,7 @@ from cassette.core.pairing import Exchange, exchanges
 from cassette.core.redaction import Redactor
 from cassette.errors import ReplayMiss, TransportError
 from cassette.store.storage import Cassette
+from cassette.transport import ConnectOptions
 
 __all__ = ["Progress", "plan", "verify"]
 
@@ -183,6 +184,24 @@ class _Run:
     events: dict[int, Event] = attrs.Factory(dict)
     kept: list[str] = attrs.Factory(list)
     compared: int = 0
+    #: the live ``requestState`` of the last ``input_required`` answer, per request subject
+    states: dict[tuple[str, str], str] = attrs.Factory(dict)
+
+    def remember(self, request: JSONObject, live: JSONObject | None) -> None:
+        """Keep the state a live ``input_required`` answer hands out for the retry."""
+        result = live.get("result") if live is not None else None
+        if isinstance(result, dict) and isinstance(result.get("requestState"), str):
+            self.states[_subject(request)] = result["requestState"]
+
+    def resumed(self, request: JSONObject) -> Any:
+        """A recorded 2026-07-28 retry carries the state the server sealed in *its* run;
+        the live server gets back the state it handed out in this one, with the client's
+        recorded answers (``inputResponses``), as a client would retry."""
+        params = request.get("params")
+        state = self.states.get(_subject(request))
+        if not isinstance(params, dict) or "requestState" not in params or state is None:
+            return params
+        return {**params, "requestState": state}
 
     def judge(self, pair: Exchange, live: JSONObject | None, time_limit: float) -> None:
         assert pair.response is not None
@@ -199,6 +218,13 @@ class _Run:
             )
             return
         self.events[recorded.seq] = _rewritten(recorded, live, self.redactor)
+
+
+def _subject(request: JSONObject) -> tuple[str, str]:
+    params = request.get("params")
+    params = params if isinstance(params, dict) else {}
+    subject = params.get("name") or params.get("uri")
+    return str(request.get("method")), str(subject)
 
 
 def _rewritten(event: MessageEvent, message: JSONObject, redactor: Redactor | None) -> MessageEvent:
@@ -233,7 +259,9 @@ async def verify(
     redactor = _redactor(cassette.header)
     run = _Run(cassette, ignores, update, redactor)
     answers = _ServerAnswers(cassette, redactor)
-    async with get_connector(server.transport_name).connect(server.target()) as stream:
+    connector = get_connector(server.transport_name)
+    listening = ConnectOptions(standalone_stream=True)  # where a server may ask, unprompted
+    async with connector.connect(server.target(), listening) as stream:
         client = McpClient(stream, answers)
         for pair in pairs:
             answers.line = pair.request.seq + 1
@@ -244,8 +272,10 @@ async def verify(
             if pair.response is None or pair.method in _HANDSHAKE:
                 continue  # nothing to compare with; later handshakes are other sessions'
             live: JSONObject | None = None
+            params = run.resumed(pair.request.message)
             with anyio.move_on_after(time_limit):
-                live = await client.request(pair.method, pair.request.message.get("params"))
+                live = await client.request(pair.method, params)
+            run.remember(pair.request.message, live)
             run.verdicts += answers.take()
             run.judge(pair, live, time_limit)
             if progress is not None:
