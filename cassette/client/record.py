@@ -164,7 +164,7 @@ async def record_scenario(
     file: ScenarioFile,
     scenario: Scenario,
     *,
-    choice: ModeChoice,
+    choice: ModeChoice = ModeChoice("all", "the caller"),
     output: str | os.PathLike[str] | None = None,
     environ: Mapping[str, str] | None = None,
     tuning: RecordTuning = RecordTuning(),
@@ -279,7 +279,7 @@ async def record_scenarios(
     file: ScenarioFile,
     names: Iterable[str] = (),
     *,
-    choice: ModeChoice,
+    choice: ModeChoice = ModeChoice("all", "the caller"),
     output: str | os.PathLike[str] | None = None,
     environ: Mapping[str, str] | None = None,
     tuning: RecordTuning = RecordTuning(),
@@ -287,7 +287,8 @@ async def record_scenarios(
     on_warning: Info | None = None,
     on_result: Callable[[ScenarioResult], None] | None = None,
 ) -> list[ScenarioResult]:
-    """Run the named scenarios (all of them when none are named), one after the other."""
+    """Run the named scenarios (all of them when none are named), one after the other;
+    by default each is recorded afresh (mode ``all``)."""
     chosen = [file.scenario(n) for n in names] or list(file.scenarios)
     results = []
     for scenario in chosen:

@@ -87,7 +87,8 @@ class VerifyReport:
     ``updated``: the cassette was rewritten with the live answers (``--update``);
     ``kept`` says, one line each, what drifted but could not be written (no live answer,
     a server request the cassette cannot answer). ``recorded``: there was no cassette to
-    verify, so it was recorded instead (the pytest fixture, from a scenario).
+    verify, so it was recorded instead (the pytest fixture, from a scenario), and
+    ``problems`` are the steps that failed while recording it.
     """
 
     cassette: str
@@ -95,6 +96,7 @@ class VerifyReport:
     updated: bool = False
     kept: tuple[str, ...] = ()
     recorded: bool = False
+    problems: tuple[str, ...] = ()
     note: str = ""
 
     @property
@@ -112,7 +114,7 @@ class VerifyReport:
     @property
     def ok(self) -> bool:
         """No drift, or every bit of it written into the cassette by an update."""
-        return not self.failures and not self.kept
+        return not self.failures and not self.kept and not self.problems
 
     def text(self) -> str:
         lines = [render(self.cassette, self.verdicts)] if self.verdicts else []
@@ -120,6 +122,7 @@ class VerifyReport:
             written = len(self.drift) - len(self.kept)
             lines.append(f"{self.cassette}: updated: {written} change(s) written")
         lines += [f"{self.cassette}: not updated: {k}" for k in self.kept]
+        lines += list(self.problems)
         if self.note:
             lines.append(f"{self.cassette}: {self.note}")
         return "\n".join(lines)
@@ -131,6 +134,7 @@ class VerifyReport:
             "updated": self.updated,
             "kept": list(self.kept),
             "recorded": self.recorded,
+            "problems": list(self.problems),
             "ok": self.ok,
         }
 
@@ -142,7 +146,8 @@ class VerifyReport:
         test states "my server still answers as recorded"."""
         __tracebackhide__ = True
         if not self.ok:
-            raise AssertionError("the server drifted from its cassette:\n" + self.text())
+            heading = "recording the cassette failed" if self.recorded else "the server drifted"
+            raise AssertionError(f"{heading}:\n{self.text()}")
 
     def __str__(self) -> str:
         return self.text()

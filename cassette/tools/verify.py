@@ -1,6 +1,6 @@
 """``cassette verify TAPE (-- COMMAND | --upstream URL)``: is the recording still true?
 
-The command line over ``cassette.client.verify`` (which says how requests are re-fired,
+The command line over ``cassette.client.drift`` (which says how requests are re-fired,
 answers compared and the server's own questions answered): options read once, the
 project's ignores from ``[tool.cassette.verify]`` of pyproject.toml added to the command
 line's, and the report printed on stdout. ``--update`` writes the drift into TAPE.
@@ -17,9 +17,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from cassette.client.compare import Ignores, classify
+from cassette.client.drift import Progress, verify
 from cassette.client.report import Verdict, VerifyReport, render
+from cassette.client.snapshots import project_ignores
 from cassette.client.target import ServerTarget
-from cassette.client.verify import Progress, verify
 from cassette.errors import CassetteError, TransportError, UsageError
 from cassette.store.storage import Cassette
 from cassette.tools._common import emit
@@ -39,29 +40,6 @@ _USAGE = (
     "usage: cassette verify TAPE [--update] [--ignore POINTER]... [--ignore-key NAME]... "
     "[--timeout S] [--transport NAME] (--upstream URL | -- COMMAND [ARG...])"
 )
-_SECTION = "[tool.cassette.verify]"
-
-
-def project_ignores(settings: dict[str, Any] | None = None) -> Ignores:
-    """``ignore`` (JSON Pointers) and ``ignore-keys`` (key names) of
-    ``[tool.cassette.verify]`` in the nearest pyproject.toml; a bad value is a
-    ``UsageError`` naming it."""
-    from cassette.store.config import load_settings
-
-    section = (load_settings() if settings is None else settings).get("verify", {})
-    if not isinstance(section, dict):
-        raise UsageError(f"{_SECTION} must be a table")
-    unknown = sorted(set(section) - {"ignore", "ignore-keys"})
-    if unknown:
-        raise UsageError(f"{_SECTION}: unknown key {unknown[0]!r} (known: ignore, ignore-keys)")
-    return Ignores(_strings(section, "ignore"), _strings(section, "ignore-keys"))
-
-
-def _strings(section: dict[str, Any], key: str) -> list[str]:
-    value = section.get(key, [])
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise UsageError(f"{_SECTION} {key} must be a list of strings")
-    return list(value)
 
 
 def progress_bar(done: int, total: int, width: int = 20) -> str:
@@ -100,7 +78,7 @@ async def verify_cassette(
 ) -> list[Verdict]:
     """Re-fire the recorded client requests at ``command`` (stdio) or ``upstream`` (a URL,
     streamable HTTP unless ``transport`` says ``sse``) and classify every answer; the
-    verdicts (``cassette.client.verify.verify`` gives the whole report)."""
+    verdicts (``cassette.client.drift.verify`` gives the whole report)."""
     if (command is None) == (upstream is None):
         raise UsageError("verify needs either a server command (-- COMMAND) or --upstream URL")
     server = ServerTarget(command=tuple(command or ()), url=upstream, transport=transport)

@@ -37,7 +37,7 @@ cassette cannot answer) is listed in ``VerifyReport.kept``.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 import attrs
@@ -238,20 +238,22 @@ def _rewritten(event: MessageEvent, message: JSONObject, redactor: Redactor | No
 
 async def verify(
     tape: Cassette | str | os.PathLike[str],
-    server: ServerTarget,
+    server: ServerTarget | Sequence[str] | str,
     *,
     ignores: Ignores = Ignores(),
     time_limit: float = 30.0,
     update: bool = False,
     progress: Progress | None = None,
 ) -> VerifyReport:
-    """Re-fire the recorded client requests at ``server`` in the recorded era, classify
-    every answer, and with ``update`` write the drift into the cassette (see the module
-    docstring)."""
+    """Re-fire the recorded client requests at ``server`` (a ``ServerTarget``, a command
+    line, or a streamable-HTTP URL) in the recorded era, classify every answer, and with
+    ``update`` write the drift into the cassette (see the module docstring)."""
     import anyio
 
     from cassette.registry import get_connector
 
+    if not isinstance(server, ServerTarget):
+        server = ServerTarget.of(server)
     cassette = tape if isinstance(tape, Cassette) else Cassette.load(tape)
     source = cassette.source or "<cassette>"
     snapshot = Snapshot.of(source) if update else None
