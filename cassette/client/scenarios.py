@@ -217,13 +217,16 @@ class ScenarioFile:
         env = os.environ if environ is None else environ
         where = f"{self.path}:{self.target_line}"
         spec = {k: _expand(v, env, where) for k, v in self.target.items() if k != "era"}
-        cwd = spec.get("cwd")
+        command = tuple(spec.get("command") or ())
+        # A command runs in the file's folder unless told otherwise, so the paths it names
+        # mean the same from wherever the file is run (a CI job, a test, a person's shell).
+        cwd = (self.path.parent / spec.get("cwd", ".")).resolve() if command else None
         return ServerTarget(
-            command=tuple(spec.get("command") or ()),
+            command=command,
             url=spec.get("url"),
             transport=_transport(spec.get("transport")),
             env=spec.get("env"),
-            cwd=str((self.path.parent / cwd).resolve()) if isinstance(cwd, str) else None,
+            cwd=None if cwd is None else str(cwd),
             headers=spec.get("headers"),
         )
 

@@ -267,3 +267,11 @@ def test_the_schema_refuses_the_steps_the_reader_refuses(
     assert not validator.is_valid(tomllib.loads(text))
     with pytest.raises(ScenarioError):
         load_scenarios(write(tmp_path, tomli_w.dumps(tomllib.loads(text))))
+
+
+def test_a_command_runs_in_the_files_folder_unless_told(tmp_path: Path) -> None:
+    text = TARGET + SCENARIO.format(step='{ list = "prompts" }')
+    server = load_scenarios(write(tmp_path, text)).server({})
+    assert server.cwd == str(tmp_path.resolve())
+    url = text.replace('command = ["x"]', 'url = "http://127.0.0.1:9/mcp"')
+    assert load_scenarios(write(tmp_path, url)).server({}).cwd is None
