@@ -41,6 +41,8 @@ def _check(args: argparse.Namespace) -> None:
     for attr, option in _NOT_WITH_SCENARIOS:
         if getattr(args, attr, None):
             raise UsageError(f"--scenarios cannot be combined with {option}")
+    if getattr(args, "era", "auto") != "auto":
+        raise UsageError("--scenarios takes the era from the file's [target] era, not --era")
     if args.scenario and not args.scenarios:
         raise UsageError("--scenario NAME picks from a scenarios file: give --scenarios FILE")
 
