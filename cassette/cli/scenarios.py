@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from cassette.cli.common import err, run_async
+from cassette.cli.common import apply_limits, err, run_async
 from cassette.cli.modes import record_choice
 from cassette.errors import CassetteExistsError, UsageError
 from cassette.modes.policy import ModeChoice
@@ -70,6 +70,7 @@ def run_scenarios(args: argparse.Namespace) -> int:
     from cassette.client.scenarios import load_scenarios
 
     _check(args)
+    limit = apply_limits(args)  # --max-depth (and the project's) for every message read
     file = load_scenarios(args.scenarios)
     chosen = [file.scenario(n) for n in args.scenario] or list(file.scenarios)
     output = Path(args.output) if args.output else None
@@ -88,6 +89,7 @@ def run_scenarios(args: argparse.Namespace) -> int:
         strategy=args.strategy,
         fsync=args.fsync,
         upstream_timeout=args.upstream_timeout,
+        max_message_bytes=limit,
     )
     failed: list[bool] = []
 

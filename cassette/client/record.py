@@ -62,12 +62,15 @@ class RecordTuning:
     """How the cassettes are written, as for ``cassette record``: ``redactor`` (``"project"``:
     the project's rules plus every ``${VAR}`` of the target; ``None``: off), the strategy
     stored in the header, ``fsync``, and ``upstream_timeout`` (seconds the server may take
-    to answer before the request gets an error in its place, recorded)."""
+    to answer before the request gets an error in its place, recorded), and
+    ``max_message_bytes`` as ``record --max-message-bytes`` takes it."""
 
     redactor: Redactor | Literal["project"] | None = "project"
     strategy: str | None = None
     fsync: bool = False
     upstream_timeout: float | None = None
+    #: the largest request body a URL target's recording proxy accepts (default 64 MiB)
+    max_message_bytes: int | None = None
 
 
 @attrs.frozen
@@ -203,6 +206,8 @@ async def record_scenario(
         if network:
             ready = _Ready()
             listen = ServeOptions(on_ready=ready.set)
+            if tuning.max_message_bytes is not None:
+                listen = attrs.evolve(listen, max_message_bytes=tuning.max_message_bytes)
             mode = attrs.evolve(options, listen=listen)
             tg.start_soon(_serve_until_cancelled, path, choice, mode, on_info)
             url = await ready.wait()
@@ -222,6 +227,23 @@ async def record_scenario(
                 await ours.send_eof()
     steps, error = outcome[0] if outcome else ([], "the session did not run")
     return ScenarioResult(scenario.name, os.fspath(path), action, tuple(steps), error)
+
+
+async def _reachable(url: str, seconds: float) -> None:
+    """A server that cannot be reached is one error before anything is recorded, not a
+    cassette per scenario holding the proxy's 502s: connecting touches nothing."""
+    from urllib.parse import urlsplit
+
+    import anyio
+
+    parts = urlsplit(url)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        with anyio.fail_after(seconds):
+            stream = await anyio.connect_tcp(parts.hostname or "", port)
+    except (OSError, TimeoutError) as exc:
+        raise TransportError(f"{url} cannot be reached: {exc or 'no answer'}") from exc
+    await stream.aclose()
 
 
 def _network(server: ServerTarget) -> bool:
@@ -290,6 +312,13 @@ async def record_scenarios(
     """Run the named scenarios (all of them when none are named), one after the other;
     by default each is recorded afresh (mode ``all``)."""
     chosen = [file.scenario(n) for n in names] or list(file.scenarios)
+    server = file.server(environ)
+    records = any(
+        plan(choice.mode, has_recording(file.cassette_path(s.name, output))) is Action.RECORD
+        for s in chosen
+    )
+    if server.url is not None and records:
+        await _reachable(server.url, file.timeout)
     results = []
     for scenario in chosen:
         result = await record_scenario(

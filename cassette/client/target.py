@@ -26,6 +26,10 @@ def _argv(value: Sequence[str]) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _transport(name: str | None) -> str | None:
+    return "streamable-http" if name == "http" else name  # the short name people type
+
+
 def _env(value: Mapping[str, str] | None) -> Mapping[str, str] | None:
     return None if value is None else dict(value)
 
@@ -39,7 +43,7 @@ class ServerTarget:
 
     command: tuple[str, ...] = attrs.field(default=(), converter=_argv)
     url: str | None = None
-    transport: str | None = None
+    transport: str | None = attrs.field(default=None, converter=_transport)
     env: Mapping[str, str] | None = attrs.field(default=None, converter=_env)
     cwd: str | None = None
     headers: Mapping[str, str] | None = attrs.field(default=None, converter=_env)

@@ -137,7 +137,7 @@ def _option(args: argparse.Namespace, item: str, rest: list[str]) -> bool:
     elif (value := _take_value("--upstream", item, rest)) is not None:
         args.upstream = value
     elif (value := _take_value("--transport", item, rest)) is not None:
-        args.transport = value
+        args.transport = "streamable-http" if value == "http" else value
     elif (value := _take_value("--timeout", item, rest)) is not None:
         try:
             args.timeout = float(value)
