@@ -15,20 +15,25 @@ header names:
 
 A request the recording shows unanswered (a cancelled call, a ``subscriptions/listen``
 stream) is not sent: there is nothing to compare with, and its effects would be real.
-Each answer is classified by ``cassette.client.compare.classify``.
+Each live answer is first redacted as the cassette is (``_Secrets``: its rules and the
+built-in ones; a redacted position of the recording matches any live value), so a secret
+neither shows in the report nor counts as drift, then classified by
+``cassette.client.compare.classify``.
 
 **The server's own questions.** While a request is in flight the live server may ask
 (``sampling/createMessage``, ``elicitation/create``, ``roots/list``). Each is answered
 with the client's answer recorded for it, found the way a replay finds a client request
-(fingerprints, first unconsumed wins, under the ``default`` strategy), after the same
-redaction the recording had. A question the recording does not hold is drift, and never
+(fingerprints, first unconsumed wins, under the ``default`` strategy; a redacted position
+of the recording matches any live value). A question the recording does not hold is
+drift, and never
 a hang: when the recording asked the same method, the closest such recording answers it
 (``SERVER-REQUEST-CHANGED``, with the paths that differ) so the call can finish; when it
 never did, the server gets an error (``UNANSWERED``).
 
 **Update.** With ``update``, each answer that drifted is written over the recorded one
-(the recorded id kept, redacted with the cassette's own salt and rules), each server
-request that changed gets the live params, and the header names the program that wrote
+(the recorded id kept, redacted as above, its placeholders kept where the recording had
+them), each server request that changed gets the live params, and the header names the
+program that wrote
 the file; ``cassette.client.rewrite`` does it atomically under the cassette's lock, and
 only those lines change. What cannot be written (no live answer in time, a question the
 cassette cannot answer) is listed in ``VerifyReport.kept``.
@@ -51,7 +56,8 @@ from cassette.core.jsonrpc import JSONObject
 from cassette.core.matching import Candidate, FingerprintMatcher
 from cassette.core.model import Event, Header, MessageEvent, RecorderInfo
 from cassette.core.pairing import Exchange, exchanges
-from cassette.core.redaction import Redactor
+from cassette.core.redaction import RedactionSession, Redactor
+from cassette.core.wildcards import mask_like
 from cassette.errors import ReplayMiss, TransportError
 from cassette.store.storage import Cassette
 from cassette.transport import ConnectOptions
@@ -77,13 +83,35 @@ def plan(cassette: Cassette) -> tuple[list[Exchange], Exchange | None, int]:
     return pairs, handshake, compared
 
 
-def _redactor(header: Header) -> Redactor | None:
-    info = header.redaction
-    if not info:
-        return None
-    names = info.get("env", ())
-    literals = [v for n in names if isinstance(n, str) and (v := os.environ.get(n))]
-    return Redactor.from_header(info, literals)
+class _Secrets:
+    """Live messages as the cassette would hold them: redacted with its rules (its paths
+    and named variables, their values taken from here) and the built-in ones, through one
+    session so a secret keeps one placeholder for the whole run, and with every position
+    the recording redacted (a placeholder, a typed sentinel) taken from the recording,
+    since those match any live value. A cassette recorded without redaction is compared,
+    and updated, as it is."""
+
+    def __init__(self, header: Header) -> None:
+        info = header.redaction
+        self.session: RedactionSession | None = None
+        if info:
+            names = info.get("env", ())
+            literals = [v for n in names if isinstance(n, str) and (v := os.environ.get(n))]
+            self.session = Redactor.from_header(info, literals).session()
+
+    def redacted(self, live: JSONObject) -> tuple[JSONObject, tuple[str, ...]]:
+        if self.session is None:
+            return live, ()
+        return self.session.message(live)
+
+    def like(self, recorded: MessageEvent, live: JSONObject) -> tuple[JSONObject, tuple[str, ...]]:
+        """``live`` redacted, the recording's redacted positions taken from it, and the
+        pointers of the typed sentinels it now holds."""
+        out, pointers = self.redacted(live)
+        if self.session is None:
+            return out, pointers
+        masked: JSONObject = mask_like(recorded.message, out, recorded.redacted or ())
+        return masked, tuple(dict.fromkeys((*(recorded.redacted or ()), *pointers)))
 
 
 def _body(message: JSONObject) -> JSONObject:
@@ -96,21 +124,22 @@ class _ServerAnswers:
     """Answers the live server's requests from the recording (see the module docstring),
     and keeps what it had to say about them for the report and the update."""
 
-    def __init__(self, cassette: Cassette, redactor: Redactor | None) -> None:
+    def __init__(self, cassette: Cassette, secrets: _Secrets) -> None:
         self.pairs = [
             p
             for p in exchanges(cassette.events)[0]
             if p.request.dir == "s2c" and p.response is not None
         ]
         candidates = [
-            Candidate(i, p.request.message, p.request.seq) for i, p in enumerate(self.pairs)
+            Candidate(i, p.request.message, p.request.seq, p.request.redacted or ())
+            for i, p in enumerate(self.pairs)
         ]
         self.matcher = FingerprintMatcher(candidates, "default")
-        self.redactor = redactor
+        self.secrets = secrets
         self.line = 1  # the line of the client request in flight
         self.found: list[Verdict] = []
         self.kept: list[str] = []
-        self.changed: dict[int, JSONObject] = {}  # seq of a recorded server request: live one
+        self.changed: dict[int, Event] = {}  # seq of a recorded server request: as it is now
         self._borrowed: set[int] = set()
 
     def take(self) -> list[Verdict]:
@@ -118,13 +147,12 @@ class _ServerAnswers:
         return found
 
     async def __call__(self, request: JSONObject) -> JSONObject:
-        live = request if self.redactor is None else self.redactor.value(request)
-        try:
-            return _body(self._answer(self.matcher.match(live)))
+        try:  # the recording's redacted positions match any live value
+            return _body(self._answer(self.matcher.match(request)))
         except ReplayMiss as miss:
             if request.get("method") == "ping":
                 return {"result": {}}
-            return self._closest(live, str(miss))
+            return self._closest(request, str(miss))
 
     def _answer(self, key: int) -> JSONObject:
         response = self.pairs[key].response
@@ -135,24 +163,25 @@ class _ServerAnswers:
         method = live.get("method")
         taken = {c.key for c in self.matcher.unconsumed()} - self._borrowed
         spare = [i for i in sorted(taken) if self.pairs[i].request.message.get("method") == method]
-        shown = f"{label(live)} (asked by the server)"
         if not spare:
+            shown = f"{label(self.secrets.redacted(live)[0])} (asked by the server)"
             self.found.append(Verdict(self.line, shown, "UNANSWERED", (), why))
             self.kept.append(
                 f"line {self.line}: the server asks {method}, which it never asked in this "
                 "recording: record the cassette again"
             )
-            message = f"cassette: no recorded answer to {method}"
-            return {"error": {"code": NO_RECORDING, "message": message}}
+            refusal = f"cassette: no recorded answer to {method}"
+            return {"error": {"code": NO_RECORDING, "message": refusal}}
         key = spare[0]
         self._borrowed.add(key)
         recorded = self.pairs[key].request
-        paths = differing_paths(
-            recorded.message.get("params"), live.get("params"), prefix="/params"
-        )
+        now, pointers = self.secrets.like(recorded, live)
+        paths = differing_paths(recorded.message.get("params"), now.get("params"), prefix="/params")
         detail = "answered with the closest recording of this request"
+        shown = f"{label(now)} (asked by the server)"
         self.found.append(Verdict(recorded.seq + 1, shown, "SERVER-REQUEST-CHANGED", paths, detail))
-        self.changed[recorded.seq] = {**recorded.message, "params": live.get("params")}
+        asked: JSONObject = {**recorded.message, "params": now.get("params")}
+        self.changed[recorded.seq] = _as_recorded(recorded, asked, pointers)
         return _body(self._answer(key))
 
 
@@ -179,7 +208,7 @@ class _Run:
     cassette: Cassette
     ignores: Ignores
     update: bool
-    redactor: Redactor | None
+    secrets: _Secrets
     verdicts: list[Verdict] = attrs.Factory(list)
     events: dict[int, Event] = attrs.Factory(dict)
     kept: list[str] = attrs.Factory(list)
@@ -206,18 +235,25 @@ class _Run:
     def judge(self, pair: Exchange, live: JSONObject | None, time_limit: float) -> None:
         assert pair.response is not None
         recorded = pair.response
-        status, paths, detail = classify(recorded.message, live, self.ignores)
+        now, pointers = (None, ()) if live is None else self.secrets.like(recorded, live)
+        status, paths, detail = classify(recorded.message, now, self.ignores)
         line = pair.request.seq + 1
         self.compared += 1
         self.verdicts.append(Verdict(line, label(pair.request.message), status, paths, detail))
         if not self.update or status == "MATCH":
             return
-        if live is None:
+        if now is None:
             self.kept.append(
                 f"line {line}: no live answer within {time_limit:g}s; kept as recorded"
             )
             return
-        self.events[recorded.seq] = _rewritten(recorded, live, self.redactor)
+        answer = {"jsonrpc": "2.0", "id": recorded.message.get("id"), **_body(now)}
+        self.events[recorded.seq] = _as_recorded(recorded, answer, pointers)
+
+
+def _as_recorded(event: MessageEvent, message: JSONObject, pointers: tuple[str, ...]) -> Event:
+    """``event`` (its line, time and transport facts) now carrying ``message``."""
+    return attrs.evolve(event, message=message, redacted=pointers or None)
 
 
 def _subject(request: JSONObject) -> tuple[str, str]:
@@ -225,15 +261,6 @@ def _subject(request: JSONObject) -> tuple[str, str]:
     params = params if isinstance(params, dict) else {}
     subject = params.get("name") or params.get("uri")
     return str(request.get("method")), str(subject)
-
-
-def _rewritten(event: MessageEvent, message: JSONObject, redactor: Redactor | None) -> MessageEvent:
-    """``event`` carrying ``message`` (its body, under the recorded id), redacted as the
-    cassette was."""
-    new: JSONObject = {"jsonrpc": "2.0", "id": event.message.get("id"), **_body(message)}
-    if "method" in message:  # a server request: the live one, recorded id kept
-        new = {**message, "id": event.message.get("id")}
-    return attrs.evolve(event, message=new if redactor is None else redactor.value(new))
 
 
 async def verify(
@@ -258,9 +285,9 @@ async def verify(
     source = cassette.source or "<cassette>"
     snapshot = Snapshot.of(source) if update else None
     pairs, handshake, total = plan(cassette)
-    redactor = _redactor(cassette.header)
-    run = _Run(cassette, ignores, update, redactor)
-    answers = _ServerAnswers(cassette, redactor)
+    secrets = _Secrets(cassette.header)
+    run = _Run(cassette, ignores, update, secrets)
+    answers = _ServerAnswers(cassette, secrets)
     connector = get_connector(server.transport_name)
     listening = ConnectOptions(standalone_stream=True)  # where a server may ask, unprompted
     async with connector.connect(server.target(), listening) as stream:
@@ -291,10 +318,7 @@ async def _finish(
     kept = (*run.kept, *answers.kept) if run.update else ()
     if not run.update:
         return VerifyReport(source, tuple(run.verdicts))
-    if answers.changed:
-        by_seq = {e.seq: e for e in run.cassette.events if isinstance(e, MessageEvent)}
-        for seq, message in answers.changed.items():
-            run.events[seq] = _rewritten(by_seq[seq], message, run.redactor)
+    run.events.update(answers.changed)
     if not run.events:
         return VerifyReport(source, tuple(run.verdicts), kept=kept)
     assert snapshot is not None

@@ -182,3 +182,39 @@ def test_verify_and_update_over_http(tmp_path: Path) -> None:
         assert "    /result/content/0/text#/tempC: 4 -> 5" in drift.stdout
         assert cassette_cli(*check, "--update", cwd=tmp_path).returncode == 0
         assert cassette_cli(*check, cwd=tmp_path).returncode == 0
+
+
+def test_a_secret_in_an_answer_is_redacted_matched_and_never_printed(tmp_path: Path) -> None:
+    recording_token = "wx_live_4f9a1c7e2b8d6a3f5c1e"
+    ci_token = "wx_live_9b2e7d4c1a6f3e8b0d5a"
+    target = f'{STDIO}\nenv = {{ WEATHER_TOKEN = "${{WEATHER_TOKEN}}" }}'
+    text = SCENARIOS.format(target=target, era="legacy").replace(
+        '{ read = "weather://stations" },',
+        '{ read = "weather://stations" },\n  { call = "account" },',
+    )
+    (tmp_path / "weather.toml").write_text(text)
+    result = cassette_cli(
+        "record",
+        "--scenarios",
+        "weather.toml",
+        cwd=tmp_path,
+        env={"WEATHER_TOKEN": recording_token},
+    )
+    assert result.returncode == 0, result.stderr
+    tape = tmp_path / "weather.jsonl"
+    assert recording_token not in tape.read_text()
+    assert "signed in with [REDACTED:" in tape.read_text()
+
+    # another machine's token: the recorded placeholder matches it, and it is never shown
+    check = ("--ignore-key", "generatedAt")
+    other = verify(tape, *check, env={"WEATHER_TOKEN": ci_token})
+    assert other.returncode == 0, other.stdout + other.stderr
+    drift = verify(tape, *check, env={"WEATHER_TOKEN": ci_token, "DRIFT": "1"})
+    assert drift.returncode == 1
+    assert "tools/call account" in drift.stdout
+    assert ci_token not in drift.stdout + drift.stderr
+    update = verify(tape, *check, "--update", env={"WEATHER_TOKEN": ci_token, "DRIFT": "1"})
+    assert update.returncode == 0, update.stdout + update.stderr
+    assert ci_token not in tape.read_text()
+    again = verify(tape, *check, env={"WEATHER_TOKEN": recording_token, "DRIFT": "1"})
+    assert again.returncode == 0, again.stdout

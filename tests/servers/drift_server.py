@@ -13,7 +13,7 @@ In both versions ``forecast`` carries ``generatedAt`` (the wall clock, so every 
 differs: a volatile field to ignore by key), and ``summarize`` asks the client's model
 (``sampling/createMessage``; in 2026-07-28 sessions as an ``input_required`` round trip)
 before answering, so a verify must answer the server. ``DRIFT_PROMPT=1`` changes the
-wording of that question.
+wording of that question. ``account`` echoes ``WEATHER_TOKEN``: a secret in an answer.
 
     drift_server.py                 stdio (both eras: the SDK serves legacy and 2026-07-28)
     drift_server.py http PORT       streamable HTTP
@@ -93,6 +93,12 @@ def summarize(text: str, summary: Annotated[CreateMessageResult, Resolve(ask_mod
     content = summary.content
     said = content.text if isinstance(content, TextContent) else str(content)
     return f"Summary: {said}"
+
+
+@app.tool()
+def account() -> str:
+    """Who the server is signed in as: echoes its credential, as careless servers do."""
+    return f"signed in with {os.environ.get('WEATHER_TOKEN', 'no token')}{'!' if DRIFT else ''}"
 
 
 @app.resource("weather://stations")
