@@ -36,7 +36,9 @@ them), each server request that changed gets the live params, and the header nam
 program that wrote
 the file; ``cassette.client.rewrite`` does it atomically under the cassette's lock, and
 only those lines change. What cannot be written (no live answer in time, a question the
-cassette cannot answer) is listed in ``VerifyReport.kept``.
+cassette cannot answer, and the answer to a call during which such a question was
+refused, since that answer is the refusal's artefact) is listed in
+``VerifyReport.kept``.
 """
 
 from __future__ import annotations
@@ -232,7 +234,12 @@ class _Run:
             return params
         return {**params, "requestState": state}
 
-    def judge(self, pair: Exchange, live: JSONObject | None, time_limit: float) -> None:
+    def judge(
+        self, pair: Exchange, live: JSONObject | None, time_limit: float, *, refused: bool = False
+    ) -> None:
+        """Classify the live answer; under update, keep it for the rewrite unless it is
+        an artefact of this run (``refused``: the server was refused a question the
+        cassette cannot answer, so its answer is not what a real client would get)."""
         assert pair.response is not None
         recorded = pair.response
         now, pointers = (None, ()) if live is None else self.secrets.like(recorded, live)
@@ -245,6 +252,12 @@ class _Run:
         if now is None:
             self.kept.append(
                 f"line {line}: no live answer within {time_limit:g}s; kept as recorded"
+            )
+            return
+        if refused:
+            self.kept.append(
+                f"line {line}: answered after a question the cassette cannot answer; kept "
+                "as recorded"
             )
             return
         answer = {"jsonrpc": "2.0", "id": recorded.message.get("id"), **_body(now)}
@@ -305,8 +318,10 @@ async def verify(
             with anyio.move_on_after(time_limit):
                 live = await client.request(pair.method, params)
             run.remember(pair.request.message, live)
-            run.verdicts += answers.take()
-            run.judge(pair, live, time_limit)
+            asked = answers.take()
+            run.verdicts += asked
+            refused = any(v.status == "UNANSWERED" for v in asked)
+            run.judge(pair, live, time_limit, refused=refused)
             if progress is not None:
                 progress(run.compared, total)
     return await _finish(run, answers, source, snapshot)

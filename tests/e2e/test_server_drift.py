@@ -50,7 +50,7 @@ ERAS = ["legacy", "2026-07-28"]
 def cassette_cli(
     *args: str, cwd: Path, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    clean = {k: v for k, v in os.environ.items() if k not in ("DRIFT", "DRIFT_PROMPT")}
+    clean = {k: v for k, v in os.environ.items() if k not in ("DRIFT", "DRIFT_PROMPT", "DRIFT_ASK")}
     return subprocess.run(
         [PY, "-m", "cassette", *args],
         capture_output=True,
@@ -147,6 +147,40 @@ def test_a_changed_question_from_the_server_is_drift_and_update_accepts_it(
         assert f"    /result/inputRequests/__main__:ask_model/params{wording}" in asked.stdout
     assert verify(tape, "--update", env=reworded).returncode == 0
     assert verify(tape, env=reworded).returncode == 0
+
+
+def test_a_question_the_cassette_never_saw_is_drift_not_a_hang(tmp_path: Path) -> None:
+    """A legacy session: the changed ``greet`` asks the client's model mid-call, and the
+    recording (which never asked anything) has no answer: the server gets an error at once,
+    the report says ``UNANSWERED``, and an update refuses to pretend it accepted that."""
+    (tmp_path / "greet.toml").write_text(
+        f'format = 1\n[target]\n{STDIO}\nera = "legacy"\n\n[answers]\nsampling = "Warmly."\n\n'
+        '[[scenarios]]\nname = "greet"\n'
+        'steps = [{ call = "greet", arguments = { name = "Ada" } }]\n'
+    )
+    assert cassette_cli("record", "--scenarios", "greet.toml", cwd=tmp_path).returncode == 0
+    tape = tmp_path / "greet.jsonl"
+    assert verify(tape).returncode == 0
+
+    asks = {"DRIFT_ASK": "1"}
+    asked = verify(tape, env=asks)
+    assert asked.returncode == 1, asked.stdout + asked.stderr
+    lines = asked.stdout.splitlines()
+    assert lines[0].startswith("UNANSWERED          sampling/createMessage {")
+    assert lines[0].endswith("(asked by the server)  (greet.jsonl:5)")  # during line 5's call
+    assert lines[1] == "    sampling/createMessage was never recorded (recorded: none)"
+    assert lines[-1] == "greet.jsonl: 1 ERROR-SHAPE-CHANGED, 1 UNANSWERED"  # greet, refused
+
+    update = verify(tape, "--update", env=asks)
+    assert update.returncode == 1, update.stdout + update.stderr
+    assert (
+        "greet.jsonl: not updated: line 5: the server asks sampling/createMessage, which it "
+        "never asked in this recording: record the cassette again" in update.stdout
+    ), update.stdout
+    assert "greet.jsonl: not updated: line 5: answered after a question" in update.stdout
+    assert "greet.jsonl: updated:" not in update.stdout  # nothing was written
+    assert "sampling/createMessage" not in tape.read_text()  # no answer was invented
+    assert verify(tape, env=asks).returncode == 1  # still drift: nothing pretended it away
 
 
 def test_a_recording_a_server_rejects_still_says_which_step_failed(tmp_path: Path) -> None:

@@ -13,7 +13,9 @@ In both versions ``forecast`` carries ``generatedAt`` (the wall clock, so every 
 differs: a volatile field to ignore by key), and ``summarize`` asks the client's model
 (``sampling/createMessage``; in 2026-07-28 sessions as an ``input_required`` round trip)
 before answering, so a verify must answer the server. ``DRIFT_PROMPT=1`` changes the
-wording of that question. ``account`` echoes ``WEATHER_TOKEN``: a secret in an answer.
+wording of that question; ``DRIFT_ASK=1`` makes ``greet`` ask the model too, a question
+no recording of the unchanged server holds. ``account`` echoes ``WEATHER_TOKEN``: a
+secret in an answer.
 
     drift_server.py                 stdio (both eras: the SDK serves legacy and 2026-07-28)
     drift_server.py http PORT       streamable HTTP
@@ -36,10 +38,24 @@ DRIFT = os.environ.get("DRIFT") == "1"
 app = MCPServer("weather", version="2.0.0" if DRIFT else "1.0.0")
 
 
-@app.tool()
-def greet(name: str) -> str:
-    """Greet someone."""
-    return f"Hello, {name}{'!' if DRIFT else '.'}"
+def ask_mood(name: str) -> Sample:
+    text = TextContent(type="text", text=f"How should I greet {name}?")
+    return Sample([SamplingMessage(role="user", content=text)], max_tokens=10)
+
+
+if os.environ.get("DRIFT_ASK") == "1":
+
+    @app.tool()
+    def greet(name: str, mood: Annotated[CreateMessageResult, Resolve(ask_mood)]) -> str:
+        """Greet someone, in the mood the client's model suggests."""
+        return f"Hello, {name}{'!' if DRIFT else '.'}"
+
+else:
+
+    @app.tool()
+    def greet(name: str) -> str:  # type: ignore[misc]
+        """Greet someone."""
+        return f"Hello, {name}{'!' if DRIFT else '.'}"
 
 
 @app.tool(structured_output=False)  # JSON as text, as many servers answer
