@@ -1,7 +1,8 @@
 """Scenarios against the pinned reference server: one file, no client code, recorded over
 stdio, streamable HTTP and legacy SSE; the server's sampling, elicitation and roots
-requests answered from the file; and every cassette replayed to the official SDK client
-with the server gone."""
+requests answered from the file; every cassette replayed to the official SDK client
+with the server gone; and the SSE one verified against the live server, its three
+questions answered from the cassette."""
 
 from __future__ import annotations
 
@@ -226,9 +227,21 @@ def test_scenarios_over_legacy_sse(tmp_path: Path) -> None:
     with server:
         scenarios = write_scenarios(tmp_path, f'url = "{upstream}"\ntransport = "sse"')
         result = record(scenarios, "--scenario", "asks")
-    assert result.returncode == 0, result.stderr
+        assert result.returncode == 0, result.stderr
+        tape = tmp_path / "tapes" / "asks.jsonl"
+        # verify over SSE: the server's three questions answered from the cassette
+        check = [PY, "-m", "cassette", "verify", str(tape), "--transport", "sse"]
+        verified = subprocess.run(
+            [*check, "--upstream", upstream],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    # the auto era's server/discover probe, tools/list and the three calls that ask
+    assert verified.stdout.splitlines()[-1] == f"{tape}: 5 MATCH"
     assert not (tmp_path / "tapes" / "tour.jsonl").exists()  # only the one asked for
-    tape = tmp_path / "tapes" / "asks.jsonl"
     assert Cassette.load(tape).header.transport == "sse"
     replay = stdio_params(replay_command(tape), OFFLINE_ENV)
     check_asks(tape, run(lambda: sdk_asks(replay)))
