@@ -30,11 +30,13 @@ sys.path.insert(0, str(ROOT))
 from tests.catalogue import (  # noqa: E402  (the repository root must be on the path first)
     CASSETTES,
     MANIFESTS,
+    SCENARIOS,
     Case,
     cassette_cases,
     make_files,
     manifest_cases,
     other_cases,
+    scenarios_cases,
 )
 
 
@@ -55,6 +57,8 @@ def all_cases(folder: Path, port: int) -> list[tuple[str, Case]]:
         out += [(bad, case) for case in cassette_cases(files[bad], folder / "out")]
     for bad in MANIFESTS:
         out += [(bad, case) for case in manifest_cases(files[bad])]
+    for bad in SCENARIOS:
+        out += [(bad, case) for case in scenarios_cases(files[bad], folder / "out")]
     out += [("option", case) for case in other_cases(folder, port)]
     return out
 

@@ -9,9 +9,10 @@ folder, a FIFO, a loop of links, a link to ``/dev/zero``, a sparse gigabyte with
 newline, byte order marks, binary, text), and cassettes that are wrong in one way each (a
 header only, no successful exchange, a bad strategy, bad redaction rules, lists in the
 target, a newer format, nesting too deep, NaN, a header cut off, bytes that are not
-UTF-8). Manifests get the same treatment, plus NaN and wrong types. Each *command* takes a
-file's path where it reads (or writes) one; the rest are bad option values and servers
-that cannot be run or reached.
+UTF-8). Manifests get the same treatment, plus NaN and wrong types; scenarios files
+(``record --scenarios``) the manifests' files, plus NaN and a TOML date in a step. Each
+*command* takes a file's path where it reads (or writes) one; the rest are bad option
+values and servers that cannot be run or reached.
 """
 
 from __future__ import annotations
@@ -112,10 +113,25 @@ MANIFESTS: Final[dict[str, bytes | Callable[[Path], None] | None]] = {
 }
 
 
+_SCENARIO: Final = (
+    'format = 1\n[target]\ncommand = ["python3", "-c", "pass"]\n[[scenarios]]\nname = "n"\n'
+    'steps = [{ call = "echo", arguments = { text = %s } }]\n'
+)
+
+#: Scenarios files (``record --scenarios``): the manifests' bad files (the same kinds, with
+#: the suffixes a scenarios file takes), and scenarios holding what JSON cannot carry.
+SCENARIOS: Final[dict[str, bytes | Callable[[Path], None] | None]] = {
+    **MANIFESTS,
+    "nan-scenario.toml": (_SCENARIO % "nan").encode(),
+    "date-scenario.toml": (_SCENARIO % "1979-05-27").encode(),
+    "nan-scenario.json": b'{"format": 1, "scenarios": [{"name": "n", "steps": [{"x": NaN}]}]}',
+}
+
+
 def make_files(folder: Path) -> dict[str, Path]:
     """Every catalogued file, made in ``folder``; returns name -> path."""
     out: dict[str, Path] = {}
-    for table in (CASSETTES, MANIFESTS):
+    for table in (CASSETTES, SCENARIOS):
         for name, content in table.items():
             path = folder / name
             if isinstance(content, bytes):
@@ -167,6 +183,13 @@ def manifest_cases(path: Path) -> list[Case]:
     return [
         Case("mock", ("mock", str(path), "-q"), frozenset({0, 1, 2, 3})),
         Case("mock-validate", ("mock", "--validate", str(path)), frozenset({0, 1, 2, 3})),
+    ]
+
+
+def scenarios_cases(path: Path, out: Path) -> list[Case]:
+    """``record --scenarios``, given ``path`` as its scenarios file."""
+    return [
+        Case("record-scenarios", ("record", "--scenarios", str(path), "-o", str(out)), READS),
     ]
 
 

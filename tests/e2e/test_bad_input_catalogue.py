@@ -25,11 +25,13 @@ import pytest
 from tests.catalogue import (
     CASSETTES,
     MANIFESTS,
+    SCENARIOS,
     Case,
     cassette_cases,
     make_files,
     manifest_cases,
     other_cases,
+    scenarios_cases,
 )
 
 ADDRESS_SPACE = 2 << 30
@@ -107,6 +109,15 @@ def test_every_bad_manifest_to_every_command(
 ) -> None:
     case = next(c for c in manifest_cases(files[bad]) if c.name == command)
     check_outcome(case, run_case(case, tmp_path), names=files[bad].name)
+
+
+@pytest.mark.parametrize("bad", list(SCENARIOS))
+def test_every_bad_scenarios_file_to_record(
+    files: dict[str, Path], tmp_path: Path, bad: str
+) -> None:
+    (case,) = scenarios_cases(files[bad], tmp_path / "out")
+    check_outcome(case, run_case(case, tmp_path), names=files[bad].name)
+    assert not (tmp_path / "out").exists()  # refused before anything was recorded
 
 
 @pytest.mark.parametrize("name", _O)

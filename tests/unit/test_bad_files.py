@@ -16,8 +16,15 @@ from pathlib import Path
 
 import pytest
 
+from cassette.client.scenarios import load_scenarios
 from cassette.core.limits import DEFAULT_MAX_BYTES, line_limit, set_max_message_bytes
-from cassette.errors import CassetteError, CassetteFormatError, CassetteNotFoundError, ManifestError
+from cassette.errors import (
+    CassetteError,
+    CassetteFormatError,
+    CassetteNotFoundError,
+    ManifestError,
+    ScenarioError,
+)
 from cassette.mock.manifest import load_manifest
 from cassette.store.files import LineTooLong, bounded_lines, write_atomic
 from cassette.store.storage import Cassette
@@ -205,3 +212,31 @@ def test_a_file_we_may_not_read_is_named(tmp_path: Path) -> None:
     with pytest.raises(CassetteError) as caught:
         Cassette.load(path)
     assert str(caught.value) == f"{path}: cannot read: Permission denied"
+
+
+def test_a_scenarios_file_must_be_a_regular_file(tmp_path: Path) -> None:
+    fifo = tmp_path / "s.toml"
+    os.mkfifo(fifo)
+    with pytest.raises(ScenarioError, match=r"is a FIFO \(named pipe\), not a scenarios file"):
+        load_scenarios(fifo)  # at once: a FIFO would block the read forever
+
+
+@pytest.mark.parametrize(
+    ("value", "reason"),
+    [
+        ("nan", "nan is not a JSON number (JSON has no NaN or Infinity)"),
+        ("-inf", "-inf is not a JSON number (JSON has no NaN or Infinity)"),
+        ("1979-05-27", "a TOML date or time has no JSON form; quote it"),
+    ],
+)
+def test_a_scenario_value_json_cannot_carry_is_refused_where_it_is(
+    tmp_path: Path, value: str, reason: str
+) -> None:
+    path = tmp_path / "s.toml"
+    path.write_text(
+        'format = 1\n[target]\ncommand = ["x"]\n[[scenarios]]\nname = "n"\n'
+        f'steps = [{{ call = "echo", arguments = {{ text = {value} }} }}]\n'
+    )
+    with pytest.raises(ScenarioError) as caught:
+        load_scenarios(path)
+    assert str(caught.value) == f"{path}: /scenarios/0/steps/0/arguments/text: {reason}"
