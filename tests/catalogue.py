@@ -174,6 +174,7 @@ def cassette_cases(path: Path, out: Path) -> list[Case]:
         Case("replay", ("replay", p, "-q"), frozenset({0, 1, 2, 3})),
         Case("replay-once", ("replay", p, "-q", *once), frozenset({0, 1, 3, 4})),
         Case("verify", ("verify", p, *server), frozenset({0, 1, 2, 3})),
+        Case("verify-update", ("verify", p, "--update", *server), frozenset({0, 1, 2, 3})),
         Case("record-to", ("record", "-o", p, *server), frozenset({2, 3, 4})),
     ]
 
