@@ -29,6 +29,8 @@ __all__ = [
     "client_config",
     "err",
     "exit_code",
+    "fault_options",
+    "fault_policy",
     "front_name",
     "limit_options",
     "listen_options",
@@ -153,6 +155,29 @@ def apply_limits(args: argparse.Namespace) -> int:
     if depth is not None:
         set_max_depth(depth)
     return DEFAULT_MAX_BYTES if size is None else size
+
+
+def fault_options(parser: argparse.ArgumentParser) -> None:
+    """``--faults FILE``: a fault plan laid over what answers (docs/faults.md)."""
+    parser.add_argument(
+        "--faults",
+        metavar="FILE",
+        help="inject the faults FILE (TOML or JSON) plans: delays, timeouts, errors, "
+        "malformed frames, disconnects, exits; the cassette is not changed (docs/faults.md)",
+    )
+
+
+def fault_policy(policy: Any, path: str | None) -> Any:
+    """``policy`` (a ``DeliveryPolicy``) with the plan in ``path``, each injected fault told
+    on stderr; unchanged without one."""
+    if path is None:
+        return policy
+    import attrs
+
+    from cassette.store.faults import load_fault_plan
+
+    plan = load_fault_plan(path)
+    return attrs.evolve(policy, faults=plan, on_fault=lambda text: err(f"fault: {text}"))
 
 
 def listen_options(parser: argparse.ArgumentParser, what: str) -> None:

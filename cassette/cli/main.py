@@ -26,7 +26,7 @@ from cassette._version import __version__
 from cassette.cli import record, replay, tools
 from cassette.cli.common import EXIT_INTERNAL, Parser, err, exit_code
 from cassette.cli.modes import split_replay_command
-from cassette.errors import CassetteError, sole_exception
+from cassette.errors import CassetteError, FaultExit, sole_exception
 
 __all__ = ["main"]
 
@@ -58,6 +58,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
     except Exception as raised:
         exc = sole_exception(raised)
+        if isinstance(exc, FaultExit):
+            err(f"{exc}")
+            return exc.code
         if isinstance(exc, CassetteError):
             err(f"error: {exc}")
             return exit_code(exc)

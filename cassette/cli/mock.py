@@ -45,6 +45,11 @@ def _serve(args: argparse.Namespace, manifest: dict[str, object]) -> int:
     from cassette.tools.distill import counts
 
     max_message_bytes = apply_limits(args)
+    plan = None
+    if args.faults is not None:
+        from cassette.store.faults import load_fault_plan
+
+        plan = load_fault_plan(args.faults)
     check_front(args.front)  # before the banner: a front it cannot serve is a usage error
     origins = allowed_origins(args.allow_origin, served=args.front != "stdio")
     server = MockServer(manifest, source=args.manifest)
@@ -78,6 +83,8 @@ def _serve(args: argparse.Namespace, manifest: dict[str, object]) -> int:
             on_finish=finished,
             max_message_bytes=max_message_bytes,
             allowed_origins=origins,
+            faults=plan,
+            on_fault=lambda text: err(f"fault: {text}"),
         )
         return outcome[0] if outcome else 0
 

@@ -22,6 +22,8 @@ import attrs
 from cassette.cli.common import (
     allowed_origins,
     err,
+    fault_options,
+    fault_policy,
     front_name,
     limit_options,
     listen_options,
@@ -108,6 +110,7 @@ def add_parser(sub: Any) -> None:
         metavar="NAME",
         help="also redact the value of this environment variable wherever it appears",
     )
+    fault_options(rec)
     add_mode_options(rec)
     rec.add_argument("server", nargs=argparse.REMAINDER, metavar="-- COMMAND [ARG...]")
     rec.set_defaults(handler=run)
@@ -124,6 +127,7 @@ class RecordCommand:
     network: bool
     mode: ModeChoice | None
     report: str | None
+    faults: str | None = None
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> RecordCommand:
@@ -141,6 +145,11 @@ class RecordCommand:
             raise UsageError(
                 "--report needs a mode (--mode, or MCP_CASSETTE_MODE): a plain recording "
                 "has nothing to report"
+            )
+        if mode is None and args.faults is not None:
+            raise UsageError(
+                "--faults needs a mode (--mode once, none or new_episodes): faults are laid "
+                "over a replay, never over a recording"
             )
         if args.upstream is not None and command:
             raise UsageError("give either --upstream URL or a server command, not both")
@@ -170,6 +179,7 @@ class RecordCommand:
             network=network,
             mode=mode,
             report=args.report,
+            faults=args.faults,
         )
 
 
@@ -259,10 +269,13 @@ def _in_mode(command: RecordCommand, choice: ModeChoice) -> int:
         redactor=command.config.redactor,
         upstream_timeout=command.config.upstream_timeout,
         listen=listen,
-        policy=DeliveryPolicy(
-            on_miss=lambda text: err(f"miss: {text}"),
-            on_warning=lambda text: err(f"warning: {text}"),
-            max_message_bytes=listen.max_message_bytes,
+        policy=fault_policy(
+            DeliveryPolicy(
+                on_miss=lambda text: err(f"miss: {text}"),
+                on_warning=lambda text: err(f"warning: {text}"),
+                max_message_bytes=listen.max_message_bytes,
+            ),
+            command.faults,
         ),
     )
     return run_in_mode(path, choice, options, report=command.report, network=command.network)

@@ -18,6 +18,8 @@ from cassette.cli.common import (
     EXIT_MISSES,
     allowed_origins,
     err,
+    fault_options,
+    fault_policy,
     front_name,
     limit_options,
     listen_options,
@@ -61,6 +63,7 @@ def add_parser(sub: Any) -> None:
     origin_options(rep, "the HTTP front")
     limit_options(rep, "a client line (stdio) or request body (HTTP, else 413)")
     rep.add_argument("-q", "--quiet", action="store_true", help="no start-up banner")
+    fault_options(rep)
     add_mode_options(rep)
     rep.set_defaults(server=[])  # replay TAPE [options] -- COMMAND: see split_replay_command
     rep.add_argument(
@@ -121,6 +124,7 @@ class ReplayCommand:
             pacing=pacing,
             max_message_bytes=limit,
         )
+        policy = fault_policy(policy, args.faults)
         return cls(
             tape=tape,
             front=front,

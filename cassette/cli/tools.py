@@ -17,7 +17,7 @@ import argparse
 import importlib
 from typing import Any
 
-from cassette.cli.common import limit_options, listen_options, origin_options
+from cassette.cli.common import fault_options, limit_options, listen_options, origin_options
 
 __all__ = ["add_parsers", "dispatch"]
 
@@ -203,6 +203,7 @@ def _add_mock(sub: Any) -> None:
     origin_options(mock, "the HTTP front")
     limit_options(mock, "client message the mock accepts (a stdio line, an HTTP body)")
     mock.add_argument("-q", "--quiet", action="store_true", help="no start-up banner")
+    fault_options(mock)
     _format(mock)
     mock.set_defaults(tool="cassette.cli.mock", handler=dispatch)
 

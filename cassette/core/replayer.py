@@ -134,6 +134,9 @@ class Reply:
     unanswered: bool = False
     #: the recorded server exited here: the front ends the session after these messages
     closes: bool = False
+    #: drop the client's connection here, without an answer (a fault plan's disconnect):
+    #: a frame stream closes as for ``closes``, an HTTP front cuts the request's connection
+    drops: bool = False
 
 
 def _reply(messages: Sequence[Any], metas: Sequence[Mapping[str, Any] | None] = ()) -> Reply:

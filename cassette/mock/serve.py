@@ -13,6 +13,7 @@ from typing import Any, Final
 
 import attrs
 
+from cassette.core.faults import FaultPlan
 from cassette.core.limits import DEFAULT_MAX_BYTES
 from cassette.mock.server import MockServer
 from cassette.runtime.conversation import DeliveryPolicy, ReplayResult
@@ -41,6 +42,8 @@ async def serve_mock(
     on_finish: Callable[[ReplayResult], None] | None = None,
     max_message_bytes: int | None = None,
     allowed_origins: Sequence[str] = (),
+    faults: FaultPlan | None = None,
+    on_fault: Callable[[str], None] | None = None,
 ) -> list[ReplayResult]:
     """Serve a manifest until its stdio client leaves, or (a network front) until cancelled.
 
@@ -49,10 +52,11 @@ async def serve_mock(
     when the serving ends, also by cancellation. A client message over
     ``max_message_bytes`` (default 64 MiB) is refused as by a replay: ``-32600`` on stdio,
     413 over HTTP. ``allowed_origins`` are web pages' origins a network front admits
-    besides this machine's (``ServeOptions.allowed_origins``).
+    besides this machine's (``ServeOptions.allowed_origins``). ``faults`` is a fault plan
+    laid over the mock (docs/faults.md); ``on_fault`` hears each fault injected.
     """
     server = manifest if isinstance(manifest, MockServer) else MockServer(manifest, source=source)
-    policy = DeliveryPolicy(on_miss=on_miss)
+    policy = DeliveryPolicy(on_miss=on_miss, faults=faults, on_fault=on_fault)
     policy = attrs.evolve(policy, max_message_bytes=max_message_bytes or DEFAULT_MAX_BYTES)
     options = ServeOptions(
         host=host, port=port, on_ready=on_ready, allowed_origins=tuple(allowed_origins)

@@ -40,7 +40,13 @@ import attrs
 from cassette.core.matching import MissReport, Strategy
 from cassette.core.redaction import Redactor
 from cassette.core.replayer import ReplaySessions
-from cassette.errors import CassetteError, CassetteNotFoundError, UsageError, sole_exception
+from cassette.errors import (
+    CassetteError,
+    CassetteNotFoundError,
+    FaultExit,
+    UsageError,
+    sole_exception,
+)
 from cassette.modes.extend import Extension, describe_request
 from cassette.modes.policy import Action, ModeChoice, missing_cassette_message, plan
 from cassette.runtime.conversation import DeliveryPolicy, ReplayResult, SessionPool
@@ -206,6 +212,14 @@ class _Run:
 
         return attrs.evolve(options.policy, on_miss=on_miss)
 
+    def no_faults_while_recording(self) -> UsageError:
+        """Faults are laid over a replay: a recording must hold what the server said."""
+        why = "records it again" if self.choice.mode == "all" else "would record it now"
+        return UsageError(
+            f"{self.path}: a fault plan is laid over a replay, and {self.choice.describe()} "
+            f"{why}; record it without faults first (or share a recorded cassette)"
+        )
+
     def missing(self) -> CassetteNotFoundError:
         return CassetteNotFoundError(missing_cassette_message(self.path, self.choice))
 
@@ -217,7 +231,9 @@ class _Run:
 
     def failed(self, exc: BaseException) -> None:
         inner = sole_exception(exc)
-        if isinstance(inner, CassetteError):
+        if isinstance(inner, FaultExit):
+            self.report.write("end", misses=0, appended=0, exit=inner.code)
+        elif isinstance(inner, CassetteError):
             self.report.write("error", text=str(inner))
 
     @contextlib.contextmanager
@@ -265,6 +281,10 @@ async def run_mode(
         action, lock = await decide(run.path, choice, run.info)
         if action is Action.MISSING:
             raise run.missing()
+        if action is Action.RECORD and options.policy.faults is not None:
+            if lock is not None:
+                lock.release()
+            raise run.no_faults_while_recording()
         run.started(action)
         if action is Action.RECORD:
             return await _record(run, lock, options, client)
@@ -369,6 +389,8 @@ async def _serve_client(
             results.append(await serve_frames(client, pool))
         finally:
             tg.cancel_scope.cancel()
+    if pool.exit_code is not None:
+        raise FaultExit(pool.exit_code)
     return results[0]
 
 

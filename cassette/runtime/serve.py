@@ -27,7 +27,7 @@ from cassette.core.deadlines import Pacing
 from cassette.core.matching import MissReport, Strategy
 from cassette.core.model import Recording
 from cassette.core.replayer import ReplaySessions, Responder, ResponderPool
-from cassette.errors import UsageError
+from cassette.errors import FaultExit, UsageError
 from cassette.registry import get_transport
 from cassette.runtime.conversation import (
     DeliveryPolicy,
@@ -83,15 +83,25 @@ async def serve(
     async with anyio.create_task_group() as tg:
         pool = SessionPool(responders, policy, fallback=fallback, tg=tg)
         try:
-            if isinstance(plugin, CassetteFront):
-                await _serve_sessions(plugin, pool, options, finished)
-            else:
-                assert isinstance(plugin, FrameServer)
-                handler = partial(_serve_one, pool=pool, finished=finished)
-                await plugin.serve(handler, options)
+            with anyio.CancelScope() as serving:
+                tg.start_soon(_stop_on_exit, pool, serving)
+                if isinstance(plugin, CassetteFront):
+                    await _serve_sessions(plugin, pool, options, finished)
+                else:
+                    assert isinstance(plugin, FrameServer)
+                    handler = partial(_serve_one, pool=pool, finished=finished)
+                    await plugin.serve(handler, options)
         finally:
             tg.cancel_scope.cancel()  # live legs, if any, end with the serving
+    if pool.exit_code is not None:
+        raise FaultExit(pool.exit_code)
     return results
+
+
+async def _stop_on_exit(pool: SessionPool, serving: anyio.CancelScope) -> None:
+    """A fault plan's ``exit``: the front stops, as the server process would have."""
+    await pool.exited.wait()
+    serving.cancel()
 
 
 async def _serve_sessions(
@@ -123,7 +133,10 @@ async def replay(
     client finishes: ``serve_frames`` for a harness that has a stream in hand."""
     policy = _policy(on_miss, on_warning, answer_timeout, pacing, max_message_bytes)
     pool = SessionPool(_One(responder), policy)
-    return await serve_frames(client, pool)
+    result = await serve_frames(client, pool)
+    if pool.exit_code is not None:
+        raise FaultExit(pool.exit_code)
+    return result
 
 
 def _policy(
