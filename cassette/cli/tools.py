@@ -93,6 +93,12 @@ def add_parsers(sub: Any) -> None:
         choices=("strict", "default", "loose"),
         help="matching strategy for --against (default: default)",
     )
+    show.add_argument(
+        "--faults",
+        metavar="PLAN",
+        help="dry run: list the recorded requests the fault plan PLAN would fault for a "
+        "client making the recorded calls (docs/faults.md)",
+    )
     _format(show)
     show.set_defaults(tool="cassette.tools.show", handler=dispatch)
     _add_check(sub)

@@ -24,6 +24,7 @@ import anyio.abc
 import attrs
 
 from cassette.core.deadlines import Pacing
+from cassette.core.faults import FaultPlan
 from cassette.core.matching import MissReport, Strategy
 from cassette.core.model import Recording
 from cassette.core.replayer import ReplaySessions, Responder, ResponderPool
@@ -128,10 +129,13 @@ async def replay(
     answer_timeout: float | None = None,
     pacing: Pacing | None = None,
     max_message_bytes: int | None = None,
+    faults: FaultPlan | None = None,
 ) -> ReplayResult:
     """Serve one client from ``responder`` (a ``Replayer``, a ``MockServer``) until the
-    client finishes: ``serve_frames`` for a harness that has a stream in hand."""
+    client finishes: ``serve_frames`` for a harness that has a stream in hand. With
+    ``faults``, the plan is laid over it; an ``exit`` fault raises ``FaultExit``."""
     policy = _policy(on_miss, on_warning, answer_timeout, pacing, max_message_bytes)
+    policy = attrs.evolve(policy, faults=faults)
     pool = SessionPool(_One(responder), policy)
     result = await serve_frames(client, pool)
     if pool.exit_code is not None:
@@ -201,10 +205,13 @@ async def serve_replay(
     answer_timeout: float | None = None,
     pacing: Pacing | None = None,
     max_message_bytes: int | None = None,
+    faults: FaultPlan | None = None,
 ) -> list[ReplayResult]:
     """Serve a cassette on a transport until it has no more clients (the keyword form of
-    ``serve`` with the cassette's replay sessions)."""
+    ``serve`` with the cassette's replay sessions), with the fault plan ``faults`` laid
+    over it, if one is given."""
     policy = _policy(on_miss, on_warning, answer_timeout, pacing, max_message_bytes)
+    policy = attrs.evolve(policy, faults=faults)
     options = ServeOptions(host=host, port=port, on_ready=on_ready)
     responders = ReplaySessions(cassette, strategy, environ=os.environ)
     return await serve(transport, responders, options=options, policy=policy, on_finish=on_finish)

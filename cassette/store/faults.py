@@ -30,7 +30,7 @@ from cassette.errors import CassetteNotFoundError, UsageError
 
 __all__ = ["load_fault_plan"]
 
-_TABLE: Final = re.compile(rb"^\s*\[\[\s*faults?\s*\]\]", re.MULTILINE)
+_TABLE: Final = re.compile(rb"^[ \t]*\[\[[ \t]*faults?[ \t]*\]\]", re.MULTILINE)
 _RULE_NUMBER: Final = re.compile(r"^fault (\d+): ")
 
 
