@@ -32,6 +32,8 @@ __all__ = [
     "fault_options",
     "fault_policy",
     "front_name",
+    "ignore_options",
+    "ignore_params",
     "limit_options",
     "listen_options",
     "origin_options",
@@ -155,6 +157,29 @@ def apply_limits(args: argparse.Namespace) -> int:
     if depth is not None:
         set_max_depth(depth)
     return DEFAULT_MAX_BYTES if size is None else size
+
+
+def ignore_options(parser: argparse.ArgumentParser) -> None:
+    """``--ignore-param POINTER`` (repeatable): params a replay never matches on."""
+    parser.add_argument(
+        "--ignore-param",
+        action="append",
+        default=[],
+        metavar="POINTER",
+        help="never match on the request's value at this JSON Pointer, e.g. "
+        "/params/arguments/timestamp (repeatable; with [tool.cassette] ignore-params)",
+    )
+
+
+def ignore_params(args: argparse.Namespace) -> tuple[str, ...]:
+    """The project's ``ignore-params`` and the command line's, each checked."""
+    from cassette.core.matching import check_ignore_pointer
+    from cassette.store.config import ignore_params_for, load_settings
+
+    pointers = ignore_params_for(load_settings(), args.ignore_param)
+    for pointer in pointers:
+        check_ignore_pointer(pointer)
+    return pointers
 
 
 def fault_options(parser: argparse.ArgumentParser) -> None:

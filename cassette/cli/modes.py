@@ -53,6 +53,9 @@ def add_mode_options(parser: argparse.ArgumentParser) -> None:
         "only), all or rewrite (record again), new_episodes (replay; what TAPE lacks goes "
         f"to the server and is appended). Default: {default}; see docs/cli.md",
     )
+    # Who chose --mode, when a supervisor passes it on (the pytest plugin): messages then
+    # name the one source a person set, not this command line they never wrote.
+    parser.add_argument("--mode-source", help=argparse.SUPPRESS)
     parser.add_argument(
         "--report",
         metavar="FILE",
@@ -96,10 +99,13 @@ def _environment() -> tuple[str, str | None]:
     return (ENV_VAR, os.environ.get(ENV_VAR))
 
 
-def record_choice(mode: str | None, *, overwrite: bool) -> ModeChoice | None:
-    """The mode ``record`` runs in; ``None`` for a plain recording."""
+def record_choice(
+    mode: str | None, *, overwrite: bool, source: str | None = None
+) -> ModeChoice | None:
+    """The mode ``record`` runs in; ``None`` for a plain recording. ``source`` names who
+    chose ``mode`` (``--mode-source``; default ``--mode``)."""
     if mode is not None:
-        choice = resolve_mode(("--mode", mode))
+        choice = resolve_mode((source or "--mode", mode))
         if overwrite and choice.mode != "all":
             raise UsageError(f"--overwrite records again (mode all); it contradicts --mode {mode}")
         return choice

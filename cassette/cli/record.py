@@ -25,6 +25,8 @@ from cassette.cli.common import (
     fault_options,
     fault_policy,
     front_name,
+    ignore_options,
+    ignore_params,
     limit_options,
     listen_options,
     origin_options,
@@ -111,6 +113,7 @@ def add_parser(sub: Any) -> None:
         help="also redact the value of this environment variable wherever it appears",
     )
     fault_options(rec)
+    ignore_options(rec)
     add_mode_options(rec)
     rec.add_argument("server", nargs=argparse.REMAINDER, metavar="-- COMMAND [ARG...]")
     rec.set_defaults(handler=run)
@@ -128,6 +131,7 @@ class RecordCommand:
     mode: ModeChoice | None
     report: str | None
     faults: str | None = None
+    ignore: tuple[str, ...] = ()
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> RecordCommand:
@@ -140,7 +144,7 @@ class RecordCommand:
         if args.strategy is not None:
             get_strategy(args.strategy)
         limit = apply_limits(args)
-        mode = record_choice(args.mode, overwrite=args.overwrite)
+        mode = record_choice(args.mode, overwrite=args.overwrite, source=args.mode_source)
         if mode is None and args.report is not None:
             raise UsageError(
                 "--report needs a mode (--mode, or MCP_CASSETTE_MODE): a plain recording "
@@ -180,6 +184,7 @@ class RecordCommand:
             mode=mode,
             report=args.report,
             faults=args.faults,
+            ignore=ignore_params(args),
         )
 
 
@@ -269,6 +274,7 @@ def _in_mode(command: RecordCommand, choice: ModeChoice) -> int:
         redactor=command.config.redactor,
         upstream_timeout=command.config.upstream_timeout,
         listen=listen,
+        ignore=command.ignore,
         policy=fault_policy(
             DeliveryPolicy(
                 on_miss=lambda text: err(f"miss: {text}"),

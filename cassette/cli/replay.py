@@ -21,6 +21,8 @@ from cassette.cli.common import (
     fault_options,
     fault_policy,
     front_name,
+    ignore_options,
+    ignore_params,
     limit_options,
     listen_options,
     origin_options,
@@ -51,6 +53,7 @@ def add_parser(sub: Any) -> None:
         metavar="S",
         help="strict, default or loose (default: the cassette's, else default)",
     )
+    ignore_options(rep)
     rep.add_argument(
         "--front",
         "--transport",
@@ -102,6 +105,7 @@ class ReplayCommand:
     server: tuple[str, ...]
     quiet: bool
     report: str | None
+    ignore: tuple[str, ...] = ()
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> ReplayCommand:
@@ -140,6 +144,7 @@ class ReplayCommand:
             server=tuple(args.server),
             quiet=args.quiet,
             report=args.report,
+            ignore=ignore_params(args),
         )
 
 
@@ -176,7 +181,7 @@ def _serve(command: ReplayCommand) -> int:
     for warning in tape.warnings:
         err(f"warning: {warning}")
     recorded = tape.header.target.get("strategy")
-    strategy = get_strategy(command.strategy or recorded or "default")
+    strategy = get_strategy(command.strategy or recorded or "default").ignoring(command.ignore)
     front = front_of(command.front)
     path = Path(command.tape).resolve()
     if not command.quiet:
@@ -232,5 +237,6 @@ def _in_mode(command: ReplayCommand) -> int:
         strategy=command.strategy,
         listen=command.listen,
         policy=policy,
+        ignore=command.ignore,
     )
     return run_in_mode(command.tape, command.mode, options, report=command.report, network=False)

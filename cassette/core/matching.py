@@ -27,6 +27,12 @@ whatever the cassette's size. When nothing matches, the matcher raises a ``Repla
 that carries a ``MissReport``: what kind of miss, the closest recording (fewest differing
 paths, unconsumed first) and the exact paths that diverged. Diagnosis runs only on a miss.
 
+*Ignored params* (``Strategy.ignore``: JSON Pointers into the request, such as
+``/params/arguments/requestId``; ``--ignore-param``, a marker's ``ignore=``,
+``[tool.cassette] ignore-params``) are removed from both sides before fingerprinting, so
+a volatile value (a timestamp, a nonce) never causes a miss; a miss that happens for
+another reason still shows them in its diagnostics, marked ``(ignored)``.
+
 Strategies trade strictness for tolerance and are named so a test states its choice:
 
 ``strict``   each recording answers once; a repeat of anything is an "already played" miss.
@@ -64,8 +70,10 @@ __all__ = [
     "MissReport",
     "Strategy",
     "canonical",
+    "check_ignore_pointer",
     "fingerprint",
     "get_strategy",
+    "without_ignored",
 ]
 
 LIFECYCLE_METHODS: Final = frozenset({"initialize", "server/discover", "ping"})
@@ -188,11 +196,70 @@ def _repeatable(method: str) -> bool:
 
 @attrs.frozen
 class Strategy:
-    """A named matching policy (see the module docstring for the three built-ins)."""
+    """A named matching policy (see the module docstring for the three built-ins), and the
+    params it never matches on (``ignore``: JSON Pointers into the request)."""
 
     name: str
     repeat_listings: bool
     fallback_to_method: bool
+    ignore: tuple[str, ...] = ()
+
+    def ignoring(self, pointers: Sequence[str]) -> Strategy:
+        """This strategy, also ignoring ``pointers`` (each checked: a ``UsageError`` says
+        what a pointer must look like)."""
+        for pointer in pointers:
+            check_ignore_pointer(pointer)
+        if not pointers:
+            return self
+        return attrs.evolve(self, ignore=tuple(dict.fromkeys([*self.ignore, *pointers])))
+
+
+def check_ignore_pointer(pointer: str) -> None:
+    """An ignore pointer is a JSON Pointer (RFC 6901) into the request's params."""
+    if not pointer.startswith("/params/"):
+        raise UsageError(
+            f"ignore pointer {pointer!r}: give a JSON Pointer into the request's params, "
+            "e.g. /params/arguments/timestamp or /params/uri"
+        )
+
+
+def _steps(pointer: str) -> list[str]:
+    return [part.replace("~1", "/").replace("~0", "~") for part in pointer.split("/")[1:]]
+
+
+def _drop(value: Any, steps: Sequence[str]) -> Any:
+    """``value`` without what ``steps`` lead to; only the containers on the way are copied."""
+    if not steps:
+        return value
+    head, rest = steps[0], steps[1:]
+    if isinstance(value, dict) and head in value:
+        copy = dict(value)
+        if rest:
+            copy[head] = _drop(value[head], rest)
+        else:
+            del copy[head]
+        return copy
+    if isinstance(value, list) and head.isdigit() and int(head) < len(value):
+        items = list(value)
+        if rest:
+            items[int(head)] = _drop(items[int(head)], rest)
+        else:
+            items[int(head)] = None
+        return items
+    return value
+
+
+def without_ignored(message: JSONObject, ignore: Sequence[str]) -> JSONObject:
+    """``message`` with the ignored params removed (what fingerprints are made of)."""
+    for pointer in ignore:
+        message = _drop(message, _steps(pointer))
+    return message
+
+
+def _ignored_paths(message: JSONObject, ignore: Sequence[str]) -> tuple[str, ...]:
+    """The ignore pointers as paths into ``compared_part`` (what a miss diagnosis diffs)."""
+    prefix = "/params/arguments" if message.get("method") == "tools/call" else "/params"
+    return tuple(p[len(prefix) :] for p in ignore if p.startswith(prefix + "/"))
 
 
 STRATEGIES: Final = {
@@ -307,25 +374,32 @@ class CandidateIndex:
     cursors: frozenset[str] = NO_CURSORS
     #: every page of each listing, whatever its cursor: where an unknown cursor goes
     by_listing: Mapping[Fingerprint, tuple[int, ...]] = attrs.field(factory=dict)
+    #: the params fingerprints leave out (``Strategy.ignore``)
+    ignore: tuple[str, ...] = ()
 
     @classmethod
     def build(
-        cls, candidates: Sequence[Candidate], cursors: frozenset[str] = NO_CURSORS
+        cls,
+        candidates: Sequence[Candidate],
+        cursors: frozenset[str] = NO_CURSORS,
+        ignore: Sequence[str] = (),
     ) -> CandidateIndex:
         by_fp: dict[Fingerprint, list[int]] = {}
         by_method: dict[MethodKey, list[int]] = {}
         by_listing: dict[Fingerprint, list[int]] = {}
         for pos, cand in enumerate(candidates):
-            by_fp.setdefault(fingerprint(cand.message, cursors), []).append(pos)
-            by_method.setdefault(method_key(cand.message, cursors), []).append(pos)
+            message = without_ignored(cand.message, ignore) if ignore else cand.message
+            by_fp.setdefault(fingerprint(message, cursors), []).append(pos)
+            by_method.setdefault(method_key(message, cursors), []).append(pos)
             if cursors:
-                by_listing.setdefault(fingerprint(cand.message), []).append(pos)
+                by_listing.setdefault(fingerprint(message), []).append(pos)
         return cls(
             tuple(candidates),
             {k: tuple(v) for k, v in by_fp.items()},
             {k: tuple(v) for k, v in by_method.items()},
             cursors,
             {k: tuple(v) for k, v in by_listing.items()},
+            tuple(ignore),
         )
 
 
@@ -336,11 +410,13 @@ class FingerprintMatcher:
         self, candidates: Sequence[Candidate] | CandidateIndex, strategy: str | Strategy = "default"
     ):
         self.strategy = get_strategy(strategy)
-        index = (
-            candidates
-            if isinstance(candidates, CandidateIndex)
-            else CandidateIndex.build(candidates)
-        )
+        ignore = self.strategy.ignore
+        if not isinstance(candidates, CandidateIndex):
+            index = CandidateIndex.build(candidates, ignore=ignore)
+        elif candidates.ignore != ignore:  # prepared without this strategy's ignore rules
+            index = CandidateIndex.build(candidates.candidates, candidates.cursors, ignore)
+        else:
+            index = candidates
         self._index = index
         self._candidates = index.candidates
         self._consumed = [False] * len(self._candidates)
@@ -371,6 +447,11 @@ class FingerprintMatcher:
 
     def match(self, message: JSONObject) -> int:
         """See ``Matcher.match``."""
+        if not self._index.ignore:
+            return self._match(message, message)
+        return self._match(without_ignored(message, self._index.ignore), message)
+
+    def _match(self, message: JSONObject, original: JSONObject) -> int:
         cursors = self._index.cursors
         if cursors and unknown_cursor(message, cursors):
             return self._match_listing(message)
@@ -387,7 +468,7 @@ class FingerprintMatcher:
             pos = self._take(self._method_queue(method_key(message, cursors)))
             if pos is not None:
                 return self._use(fp, pos)
-        raise self._miss(message, fp, recorded=queue is not None)
+        raise self._miss(original, fp, recorded=queue is not None)
 
     def _match_listing(self, message: JSONObject) -> int:
         """A cursor the recording never handed out: the next page of that listing in
@@ -452,16 +533,25 @@ class FingerprintMatcher:
         consumed = {c.key for c, used in zip(self._candidates, self._consumed, strict=True) if used}
         pool = sorted(pool, key=lambda c: c.key in consumed)[:_DIAGNOSE_LIMIT]
         received = compared_part(message)
-        best: tuple[Candidate, list[Difference]] | None = None
+        best: tuple[Candidate, list[Difference], int] | None = None
+        ignored = _ignored_paths(message, self._index.ignore)
         for cand in pool:
             diffs = differences(compared_part(cand.message), received)
-            if best is None or len(diffs) < len(best[1]):
-                best = (cand, diffs)
+            counted = [d for d in diffs if not any(d.path.startswith(p) for p in ignored)]
+            if best is None or len(counted) < best[2]:
+                best = (cand, diffs, len(counted))
         assert best is not None
-        cand, diffs = best
+        cand, diffs, _ = best
         what = "arguments" if message.get("method") == "tools/call" else "params"
+        ignored = _ignored_paths(message, self._index.ignore)
+
+        def is_ignored(path: str) -> bool:
+            return any(path == p or path.startswith(p + "/") for p in ignored)
+
+        diffs.sort(key=lambda d: is_ignored(d.path))  # what caused the miss comes first
         shown = "; ".join(
             f"{d.path or '/'}: recorded {show_value(d.recorded)}, received {show_value(d.received)}"
+            + (" (ignored)" if is_ignored(d.path) else "")
             for d in diffs[:_SHOWN_DIFFS]
         )
         more = f" (and {len(diffs) - _SHOWN_DIFFS} more)" if len(diffs) > _SHOWN_DIFFS else ""

@@ -75,12 +75,14 @@ from cassette.core.jsonrpc import (
     error_response,
 )
 from cassette.core.matching import (
+    STRATEGIES,
     Candidate,
     CandidateIndex,
     FingerprintMatcher,
     Matcher,
     MissReport,
     Strategy,
+    get_strategy,
     show_value,
 )
 from cassette.core.mcp import META_PREFIX, MODERN_VERSION
@@ -98,6 +100,9 @@ __all__ = [
     "Responder",
     "ResponderPool",
 ]
+
+#: notifications are matched strictly and silently, with the session's ignore rules
+STRICT = STRATEGIES["strict"]
 
 
 @attrs.frozen(slots=True)
@@ -159,14 +164,15 @@ class Prepared:
     handshake: JSONObject | None = None
 
     @classmethod
-    def of(cls, recording: Recording) -> Prepared:
+    def of(cls, recording: Recording, ignore: Sequence[str] = ()) -> Prepared:
+        """``ignore``: the params fingerprints leave out (``Strategy.ignore``)."""
         with paused_gc():
             preamble, exchanges = cut(recording.events)
             messages = [x for x in exchanges if x.raw is None]
             requests = [Candidate(x.key, x.message, x.seq) for x in messages if "id" in x.message]
             notes = [Candidate(x.key, x.message, x.seq) for x in messages if "id" not in x.message]
-            request_index = CandidateIndex.build(requests, _handed_out(exchanges))
-            note_index = CandidateIndex.build(notes)
+            request_index = CandidateIndex.build(requests, _handed_out(exchanges), ignore)
+            note_index = CandidateIndex.build(notes, ignore=ignore)
             raws: dict[str, list[int]] = {}
             for x in exchanges:
                 if x.raw is not None:
@@ -217,14 +223,15 @@ class Replayer:
     ) -> None:
         self.header: Header = recording.header
         self.era: Era = era_of(recording.header)
-        ready = prepared if prepared is not None else Prepared.of(recording)
+        ignore = get_strategy(strategy).ignore
+        ready = prepared if prepared is not None else Prepared.of(recording, ignore)
         self._preamble, self._exchanges = ready.preamble, ready.exchanges
         if matcher_factory is None:
             self.matcher: Matcher = FingerprintMatcher(ready.requests, strategy)
         else:
             self.matcher = matcher_factory(ready.requests.candidates, strategy)
         # Notifications are matched strictly and silently: a client may send any it likes.
-        self._notes = FingerprintMatcher(ready.notifications, "strict")
+        self._notes = FingerprintMatcher(ready.notifications, STRICT.ignoring(ignore))
         self.misses: list[MissReport] = []
         self.strategy_name = getattr(self.matcher, "strategy", None)
         self._playback = Playback(modern=self.era == "modern")
@@ -693,7 +700,7 @@ class ReplaySessions:
         self.recording = recording
         self._strategy = strategy
         self._environ = environ
-        self._prepared = Prepared.of(recording)
+        self._prepared = Prepared.of(recording, get_strategy(strategy).ignore)
         self.replayers: list[Replayer] = []
 
     def new(self) -> Replayer:

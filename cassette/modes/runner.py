@@ -37,7 +37,8 @@ from typing import Any, Literal
 
 import attrs
 
-from cassette.core.matching import MissReport, Strategy
+from cassette.core.faults import FaultPlan
+from cassette.core.matching import MissReport, Strategy, get_strategy
 from cassette.core.redaction import Redactor
 from cassette.core.replayer import ReplaySessions
 from cassette.errors import (
@@ -104,6 +105,8 @@ class ModeOptions:
     upstream_timeout: float | None = None
     listen: ServeOptions = ServeOptions()
     policy: DeliveryPolicy = DeliveryPolicy()
+    #: params a replay never matches on (JSON Pointers; ``Strategy.ignore``)
+    ignore: tuple[str, ...] = ()
 
 
 @attrs.frozen
@@ -164,9 +167,12 @@ def _announce(action: Action, path: str, choice: ModeChoice, info: Info) -> None
     info(f"{choice.describe()}: {text}")
 
 
-def _strategy(tape: Cassette, strategy: str | Strategy | None) -> str | Strategy:
+def _strategy(
+    tape: Cassette, strategy: str | Strategy | None, ignore: Sequence[str] = ()
+) -> Strategy:
     stored = tape.header.target.get("strategy")
-    return strategy or (stored if isinstance(stored, str) else None) or "default"
+    name = strategy or (stored if isinstance(stored, str) else None) or "default"
+    return get_strategy(name).ignoring(ignore)
 
 
 def _load(path: str, lock: FileLock | None) -> Cassette:
@@ -343,7 +349,8 @@ async def _replay(
     client: FrameStream | None,
     on_finish: Callable[[ReplayResult], None] | None,
 ) -> ModeResult:
-    responders = ReplaySessions(tape, _strategy(tape, options.strategy), environ=os.environ)
+    strategy = _strategy(tape, options.strategy, options.ignore)
+    responders = ReplaySessions(tape, strategy, environ=os.environ)
     policy = run.policy(options)
     network = client is None and isinstance(front_of(options.front), CassetteFront)
     extension = None
@@ -429,6 +436,7 @@ async def run_stdio(
     passthrough_stderr: bool = True,
     redactor: Any = "default",
     max_message_bytes: int | None = None,
+    ignore: Sequence[str] = (),
 ) -> ModeResult:
     """One session with ``client`` (default: this process's stdin and stdout), the live
     server being ``command`` over ``transport``. A replay refuses a client line over
@@ -444,6 +452,7 @@ async def run_stdio(
         redactor=redactor,
         passthrough_stderr=passthrough_stderr,
         policy=policy,
+        ignore=tuple(ignore),
     )
     return await run_mode(path, choice, options, client=client, report=report, on_info=on_info)
 
@@ -465,11 +474,17 @@ async def run_http(
     redactor: Any = "default",
     max_message_bytes: int | None = None,
     transport: str = "streamable-http",
+    ignore: Sequence[str] = (),
+    faults: FaultPlan | None = None,
+    on_fault: Info | None = None,
 ) -> Action:
     """Serve a network endpoint in a mode until cancelled: a replay front or a recording
     proxy in front of ``upstream``, or (``new_episodes``) a replay front whose misses
-    ``upstream`` answers, appended to the cassette."""
-    policy = DeliveryPolicy(on_miss=on_miss, on_warning=_warning(on_info))
+    ``upstream`` answers, appended to the cassette. ``faults`` is a plan laid over the
+    replay (docs/faults.md); ``ignore`` the params it never matches on."""
+    policy = DeliveryPolicy(
+        on_miss=on_miss, on_warning=_warning(on_info), faults=faults, on_fault=on_fault
+    )
     listen = ServeOptions(host=host, port=port, on_ready=on_ready)
     if max_message_bytes is not None:
         policy = attrs.evolve(policy, max_message_bytes=max_message_bytes)
@@ -483,6 +498,7 @@ async def run_http(
         redactor=redactor,
         listen=listen,
         policy=policy,
+        ignore=tuple(ignore),
     )
     result = await run_mode(
         path, choice, options, report=report, on_info=on_info, on_finish=on_finish
