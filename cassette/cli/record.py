@@ -112,6 +112,13 @@ def add_parser(sub: Any) -> None:
         metavar="NAME",
         help="also redact the value of this environment variable wherever it appears",
     )
+    rec.add_argument(
+        "--before-record",
+        metavar="MODULE:FUNCTION",
+        help="call FUNCTION(message, direction) on each message before it is written; it "
+        "returns what to write, or None to drop it; redaction runs after it (also "
+        "before-record in [tool.cassette]; module:function or path/file.py:function)",
+    )
     fault_options(rec)
     ignore_options(rec)
     add_mode_options(rec)
@@ -173,6 +180,7 @@ class RecordCommand:
             redactor=_redactor(args, output),
             upstream_timeout=args.upstream_timeout,
             on_warning=lambda text: err(f"warning: {text}"),
+            before_record=_before_record(args.before_record),
         )
         return cls(
             target=Target(command=tuple(command), url=args.upstream),
@@ -186,6 +194,21 @@ class RecordCommand:
             faults=args.faults,
             ignore=ignore_params(args),
         )
+
+
+def _before_record(spec: str | None) -> Any:
+    """The hook the option names, else the project's ``before-record``, else none."""
+    from cassette.store.config import find_pyproject, load_hook, load_settings
+
+    if spec is None:
+        configured = load_settings().get("before-record")
+        if configured is None:
+            return None
+        if not isinstance(configured, str):
+            raise UsageError('[tool.cassette] before-record must be "module:function"')
+        found = find_pyproject()
+        return load_hook(configured, found.parent if found is not None else None)
+    return load_hook(spec)
 
 
 def _has_proxy(transport: str) -> bool:
@@ -275,6 +298,7 @@ def _in_mode(command: RecordCommand, choice: ModeChoice) -> int:
         upstream_timeout=command.config.upstream_timeout,
         listen=listen,
         ignore=command.ignore,
+        before_record=command.config.before_record,
         policy=fault_policy(
             DeliveryPolicy(
                 on_miss=lambda text: err(f"miss: {text}"),

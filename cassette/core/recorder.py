@@ -24,7 +24,8 @@ successes (a ``ping`` before anything else) decide nothing.
 from __future__ import annotations
 
 import base64
-from collections.abc import Mapping
+import copy
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 import attrs
@@ -48,10 +49,13 @@ from cassette.core.model import (
 from cassette.core.redaction import Redactor
 from cassette.errors import EraError
 
-__all__ = ["MODERN_VERSION_KEY", "Record", "Recorder"]
+__all__ = ["MODERN_VERSION_KEY", "BeforeRecord", "Record", "Recorder"]
 
 MODERN_VERSION_KEY: Final = VERSION_META
 Record = Header | Event
+#: A ``before_record`` hook: a message (a copy) and its direction in, what to keep out
+#: (``None``: keep nothing).
+BeforeRecord = Callable[[JSONObject, Direction], JSONObject | None]
 
 
 def _modern_version(request: JSONObject) -> str | None:
@@ -89,6 +93,10 @@ class Recorder:
     protocol_version: str | None = None
     #: secrets are replaced before anything is kept; ``None`` turns redaction off
     redactor: Redactor | None = None
+    #: sees each message (a copy) before it is kept, and returns what to keep, or ``None``
+    #: to keep nothing; redaction runs after it. Protocol bookkeeping (the era, open
+    #: requests) follows what passed, whatever the hook keeps.
+    before_record: BeforeRecord | None = None
     _held: list[Event] = attrs.field(factory=list, init=False)
     _header: Header | None = attrs.field(default=None, init=False)
     # open client requests by (stream, id), with the client session that sent each
@@ -115,8 +123,16 @@ class Recorder:
         if not classified.is_message:
             return self._add(self._redact_raw(_raw(direction, line, t, meta)))
         message: JSONObject = classified.value
-        kept = message if self.redactor is None else self.redactor.value(message)
-        out = self._add(MessageEvent(t=t, dir=direction, message=kept, meta=meta))
+        kept: JSONObject | None = message
+        if self.before_record is not None:
+            kept = self.before_record(copy.deepcopy(message), direction)
+        if kept is not None and self.redactor is not None:
+            kept = self.redactor.value(kept)
+        out = (
+            []
+            if kept is None
+            else self._add(MessageEvent(t=t, dir=direction, message=kept, meta=meta))
+        )
         stream = meta.get("stream") if meta else None
         session = meta.get("session") if meta else None
         if direction == "c2s" and classified.kind is Kind.REQUEST:

@@ -42,6 +42,7 @@ the request a miss, answered as in a replay, with a one-line reason.
 
 from __future__ import annotations
 
+import copy
 import os
 import time
 from collections.abc import Callable, Mapping
@@ -63,6 +64,7 @@ from cassette.core.jsonrpc import (
     error_response,
 )
 from cassette.core.model import Direction, Event, MessageEvent, era_of
+from cassette.core.recorder import BeforeRecord
 from cassette.core.redaction import Redactor, redact_argv
 from cassette.errors import CassetteError, TransportClosedError, TransportError, sole_exception
 from cassette.modes.append import Appender
@@ -162,8 +164,10 @@ class Extension:
         on_info: Info | None = None,
         on_appended: Callable[[JSONObject], None] | None = None,
         passthrough_stderr: bool = True,
+        before_record: BeforeRecord | None = None,
     ) -> None:
         self.cassette = cassette
+        self.before_record = before_record
         self.target = target
         self.transport = transport
         self.on_info: Info = on_info or (lambda _text: None)
@@ -510,6 +514,12 @@ class LiveLeg:
         meta: Mapping[str, Any] | None = None,
     ) -> None:
         redactor = self.ext.redactor
+        hook = self.ext.before_record
+        if hook is not None:
+            hooked = hook(copy.deepcopy(message), direction)
+            if hooked is None:
+                return  # the hook dropped it: what passed is unchanged, only not kept
+            message = hooked
         kept = message if redactor is None else redactor.value(message)
         shown: dict[str, Any] | None = None
         if stream is not None:

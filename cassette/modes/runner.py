@@ -38,7 +38,14 @@ from typing import Any, Literal
 import attrs
 
 from cassette.core.faults import FaultPlan
-from cassette.core.matching import MissReport, Strategy, get_strategy
+from cassette.core.matching import (
+    LIFECYCLE_METHODS,
+    FingerprintMatcher,
+    MissReport,
+    Strategy,
+    get_strategy,
+)
+from cassette.core.recorder import BeforeRecord
 from cassette.core.redaction import Redactor
 from cassette.core.replayer import ReplaySessions
 from cassette.errors import (
@@ -107,6 +114,8 @@ class ModeOptions:
     policy: DeliveryPolicy = DeliveryPolicy()
     #: params a replay never matches on (JSON Pointers; ``Strategy.ignore``)
     ignore: tuple[str, ...] = ()
+    #: sees each message before a recording or an extension writes it
+    before_record: BeforeRecord | None = None
 
 
 @attrs.frozen
@@ -230,8 +239,18 @@ class _Run:
         return CassetteNotFoundError(missing_cassette_message(self.path, self.choice))
 
     def started(self, action: Action) -> None:
+        """Said first: the action, and (an extension) the cassette's size before anything is
+        appended, so a supervisor can take back what a failing test appended."""
+        size = None
+        if action is Action.EXTEND:
+            with contextlib.suppress(OSError):
+                size = os.path.getsize(self.path)
         self.report.write(
-            "session", action=action.value, mode=self.choice.mode, source=self.choice.source
+            "session",
+            action=action.value,
+            mode=self.choice.mode,
+            source=self.choice.source,
+            size=size,
         )
         _announce(action, self.path, self.choice, self.info)
 
@@ -317,6 +336,7 @@ async def _record(
             passthrough_stderr=options.passthrough_stderr,
             upstream_timeout=options.upstream_timeout,
             on_warning=options.policy.on_warning,
+            before_record=options.before_record,
         )
         if client is None and options.front != "stdio":
             result = await _record_proxy(options, config)
@@ -371,6 +391,7 @@ async def _replay(
             on_finish=on_finish,
         )
     misses = tuple(m for r in results for m in r.misses)
+    run.report.write("unplayed", requests=_unplayed(responders))
     summary = "\n".join(r.summary for r in results if r.summary)
     appended: tuple[str, ...] = ()
     if extension is not None:
@@ -401,6 +422,26 @@ async def _serve_client(
     return results[0]
 
 
+def _unplayed(responders: ReplaySessions) -> list[dict[str, Any]]:
+    """The recorded requests no session of this serving played (line and request), for a
+    supervisor that fails tests leaving recordings unused. Lifecycle calls are left out: a
+    client's handshake is not a call a test forgets."""
+    unplayed: set[int] | None = None
+    candidates = {}
+    for replayer in responders.replayers:
+        matcher = replayer.matcher
+        if not isinstance(matcher, FingerprintMatcher):
+            return []
+        left = {c.seq for c in matcher.unconsumed()}
+        candidates.update({c.seq: c.message for c in matcher.unconsumed()})
+        unplayed = left if unplayed is None else unplayed & left
+    return [
+        {"line": seq + 1, "request": describe_request(candidates[seq])}
+        for seq in sorted(unplayed or ())
+        if candidates[seq].get("method") not in LIFECYCLE_METHODS
+    ]
+
+
 def _extension(run: _Run, tape: Cassette, options: ModeOptions, *, network: bool) -> Extension:
     def appended(request: dict[str, Any]) -> None:
         run.report.write("episode", method=request.get("method"))
@@ -415,6 +456,7 @@ def _extension(run: _Run, tape: Cassette, options: ModeOptions, *, network: bool
         on_info=run.info,
         on_appended=appended,
         passthrough_stderr=options.passthrough_stderr,
+        before_record=options.before_record,
     )
 
 
@@ -477,6 +519,7 @@ async def run_http(
     ignore: Sequence[str] = (),
     faults: FaultPlan | None = None,
     on_fault: Info | None = None,
+    before_record: BeforeRecord | None = None,
 ) -> Action:
     """Serve a network endpoint in a mode until cancelled: a replay front or a recording
     proxy in front of ``upstream``, or (``new_episodes``) a replay front whose misses
@@ -499,6 +542,7 @@ async def run_http(
         listen=listen,
         policy=policy,
         ignore=tuple(ignore),
+        before_record=before_record,
     )
     result = await run_mode(
         path, choice, options, report=report, on_info=on_info, on_finish=on_finish

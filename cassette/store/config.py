@@ -47,6 +47,7 @@ __all__ = [
     "find_pyproject",
     "ignore_params_for",
     "limits_for",
+    "load_hook",
     "load_settings",
     "pytest_settings",
     "redactor_for",
@@ -210,3 +211,35 @@ def pytest_settings(start: Path | None = None) -> PytestSettings:
         ignore_params=ignore_params_for(settings, start=start),
         before_record=hook,
     )
+
+
+def load_hook(spec: str, root: Path | None = None) -> Any:
+    """The callable ``spec`` names: ``package.module:function``, or ``path/to/file.py:function``
+    (relative to ``root``, default the working directory). A ``UsageError`` says why it
+    cannot be had."""
+    import importlib
+    import importlib.util
+
+    module_name, sep, attribute = spec.rpartition(":")
+    if not sep or not module_name or not attribute:
+        raise UsageError(f"before-record {spec!r}: give module:function or file.py:function")
+    try:
+        if module_name.endswith(".py"):
+            path = Path(module_name)
+            if not path.is_absolute():
+                path = (root or Path.cwd()) / path
+            loaded = importlib.util.spec_from_file_location(f"_cassette_hook_{path.stem}", path)
+            if loaded is None or loaded.loader is None:
+                raise ImportError(f"cannot load {path}")
+            module = importlib.util.module_from_spec(loaded)
+            loaded.loader.exec_module(module)
+        else:
+            module = importlib.import_module(module_name)
+        found: Any = module
+        for part in attribute.split("."):
+            found = getattr(found, part)
+    except (ImportError, AttributeError, OSError) as exc:
+        raise UsageError(f"before-record {spec!r}: {exc}") from None
+    if not callable(found):
+        raise UsageError(f"before-record {spec!r} is not callable")
+    return found
