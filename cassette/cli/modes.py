@@ -53,6 +53,13 @@ def add_mode_options(parser: argparse.ArgumentParser) -> None:
         "only), all or rewrite (record again), new_episodes (replay; what TAPE lacks goes "
         f"to the server and is appended). Default: {default}; see docs/cli.md",
     )
+    parser.add_argument(
+        "--prime",
+        action="store_true",
+        help="new_episodes: before the first request the cassette lacks, send the fresh "
+        "server the session's earlier requests (answers dropped), so a stateful server "
+        "answers from the state the recording had",
+    )
     # Who chose --mode, when a supervisor passes it on (the pytest plugin): messages then
     # name the one source a person set, not this command line they never wrote.
     parser.add_argument("--mode-source", help=argparse.SUPPRESS)

@@ -139,6 +139,7 @@ class RecordCommand:
     report: str | None
     faults: str | None = None
     ignore: tuple[str, ...] = ()
+    prime: bool = False
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> RecordCommand:
@@ -193,6 +194,7 @@ class RecordCommand:
             report=args.report,
             faults=args.faults,
             ignore=ignore_params(args),
+            prime=args.prime,
         )
 
 
@@ -299,6 +301,7 @@ def _in_mode(command: RecordCommand, choice: ModeChoice) -> int:
         listen=listen,
         ignore=command.ignore,
         before_record=command.config.before_record,
+        prime=command.prime,
         policy=fault_policy(
             DeliveryPolicy(
                 on_miss=lambda text: err(f"miss: {text}"),

@@ -106,6 +106,7 @@ class ReplayCommand:
     quiet: bool
     report: str | None
     ignore: tuple[str, ...] = ()
+    prime: bool = False
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> ReplayCommand:
@@ -145,6 +146,7 @@ class ReplayCommand:
             quiet=args.quiet,
             report=args.report,
             ignore=ignore_params(args),
+            prime=args.prime,
         )
 
 
@@ -238,5 +240,6 @@ def _in_mode(command: ReplayCommand) -> int:
         listen=command.listen,
         policy=policy,
         ignore=command.ignore,
+        prime=command.prime,
     )
     return run_in_mode(command.tape, command.mode, options, report=command.report, network=False)

@@ -113,6 +113,8 @@ Info = Callable[[str], None]
 #: Requests a live leg never forwards: a handshake belongs to the session that makes it,
 #: and appending a client's ``initialize`` to a modern-era cassette would break it.
 _NEVER_FORWARDED: Final = frozenset({"initialize", "server/discover"})
+#: what --prime never replays: the handshake is the leg's own, and a ping changes nothing
+_LIFECYCLE: Final = _NEVER_FORWARDED | {"ping"}
 
 
 def describe_request(message: JSONObject) -> str:
@@ -165,9 +167,12 @@ class Extension:
         on_appended: Callable[[JSONObject], None] | None = None,
         passthrough_stderr: bool = True,
         before_record: BeforeRecord | None = None,
+        prime: bool = False,
     ) -> None:
         self.cassette = cassette
         self.before_record = before_record
+        #: replay the session's earlier requests to the fresh server before the missed one
+        self.prime = prime
         self.target = target
         self.transport = transport
         self.on_info: Info = on_info or (lambda _text: None)
@@ -235,6 +240,8 @@ class LiveLeg:
         self.open = 0  # exchanges in flight: forwarded requests plus server requests
         self.batch: list[Event] = []
         self.answered: list[JSONObject] = []  # forwarded requests of ``batch``, answered
+        self.history: list[JSONObject] = []  # the client's requests so far, for priming
+        self.missed: JSONObject | None = None  # the request that started the live side
 
     # -- what the conversation offers ------------------------------------------------------
 
@@ -242,6 +249,8 @@ class LiveLeg:
         message = classified.value
         if classified.kind is Kind.REQUEST and message.get("method") == "initialize":
             self.client_init = message
+        elif classified.kind is Kind.REQUEST and message.get("method") not in _LIFECYCLE:
+            self.history.append(message)
         elif classified.kind in (Kind.RESPONSE, Kind.ERROR):
             key = id_key(message.get("id"))
             if self.live is not None and key in self.server_requests:
@@ -256,6 +265,8 @@ class LiveLeg:
             return False  # the leg's handshake is its own: the client's stays a miss
         if self.headers is None:
             self.headers = _carried(frame.meta)
+        if self.live is None:
+            self.missed = request
         return await self._ensure_live() and await self._forward(request)
 
     async def aclose(self) -> None:
@@ -334,6 +345,8 @@ class LiveLeg:
                 tg.start_soon(self._pump_live, upstream)
                 with anyio.fail_after(HANDSHAKE_TIMEOUT):
                     await self._handshake(upstream)
+                if self.ext.prime:
+                    await self._prime(upstream)
                 self.live = upstream
                 task_status.started()
                 await self.client_done.wait()
@@ -369,6 +382,25 @@ class LiveLeg:
                 f"the cassette was recorded at {recorded}"
             )
         await upstream.send(_frame({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+
+    async def _prime(self, upstream: Upstream) -> None:
+        """``--prime``: a fresh server never saw what the client did earlier in this session
+        (the cassette answered it), so a stateful server would answer the missed request
+        from the wrong state. Send it the session's earlier requests first, in order; their
+        answers are waited for and dropped (never appended, never shown to the client)."""
+        earlier: list[JSONObject] = []
+        for request in self.history:
+            if request is self.missed:
+                break
+            earlier.append(request)
+        for request in earlier:
+            ours = self._new_id()
+            pending = self.pending[ours] = _Pending(handshake=True)
+            await upstream.send(_frame({**request, "id": ours}))
+            with anyio.fail_after(HANDSHAKE_TIMEOUT):
+                await pending.done.wait()
+        if earlier:
+            self.ext.on_info(f"primed the server with {len(earlier)} earlier request(s)")
 
     async def _forward(self, message: JSONObject) -> bool:
         ours = self._new_id()

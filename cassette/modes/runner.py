@@ -116,6 +116,8 @@ class ModeOptions:
     ignore: tuple[str, ...] = ()
     #: sees each message before a recording or an extension writes it
     before_record: BeforeRecord | None = None
+    #: an extension's fresh server first gets the session's earlier requests (``--prime``)
+    prime: bool = False
 
 
 @attrs.frozen
@@ -457,6 +459,7 @@ def _extension(run: _Run, tape: Cassette, options: ModeOptions, *, network: bool
         on_appended=appended,
         passthrough_stderr=options.passthrough_stderr,
         before_record=options.before_record,
+        prime=options.prime,
     )
 
 
