@@ -23,6 +23,7 @@ __all__ = [
     "EXIT_TRANSPORT",
     "EXIT_USAGE",
     "FRONT_ALIASES",
+    "TAKES_COMMAND",
     "Parser",
     "allowed_origins",
     "apply_limits",
@@ -47,6 +48,9 @@ EXIT_USAGE: Final = 2
 EXIT_CASSETTE: Final = 3
 EXIT_TRANSPORT: Final = 4
 EXIT_INTERNAL: Final = 70
+
+#: Commands that take a server command after ``--``.
+TAKES_COMMAND: Final = frozenset({"replay", "check", "record", "verify"})
 
 #: Short names a person may give for a transport.
 FRONT_ALIASES: Final = {"http": "streamable-http"}
@@ -240,13 +244,14 @@ def allowed_origins(values: Sequence[str], *, served: bool) -> tuple[str, ...]:
         raise UsageError(f"--allow-origin: {exc}") from None
 
 
-def client_config(tape: Path, command: str = "replay") -> dict[str, Any]:
-    """The ``mcpServers`` block that runs ``cassette COMMAND TAPE`` (replay, mock)."""
+def client_config(tape: Path, command: str = "replay", extra: Sequence[str] = ()) -> dict[str, Any]:
+    """The ``mcpServers`` block that runs ``cassette COMMAND TAPE`` (replay, mock) with the
+    options ``extra`` that change its behaviour: pasted, it serves exactly this."""
     return {
         "mcpServers": {
             tape.stem.replace(".", "-") or "cassette": {
                 "command": sys.executable,
-                "args": ["-m", "cassette", command, str(tape)],
+                "args": ["-m", "cassette", command, str(tape), *extra],
             }
         }
     }

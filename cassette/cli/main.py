@@ -24,7 +24,7 @@ from collections.abc import Sequence
 
 from cassette._version import __version__
 from cassette.cli import record, replay, tools
-from cassette.cli.common import EXIT_INTERNAL, Parser, err, exit_code
+from cassette.cli.common import EXIT_INTERNAL, TAKES_COMMAND, Parser, err, exit_code
 from cassette.cli.modes import split_replay_command
 from cassette.errors import CassetteError, FaultExit, sole_exception
 
@@ -50,7 +50,13 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``python -m cassette`` and the ``cassette`` script."""
     argv, command = split_replay_command(sys.argv[1:] if argv is None else argv)
-    args = parser().parse_args(argv)
+    top = parser()
+    args, extra = top.parse_known_args(argv)
+    if extra:
+        hint = ""
+        if getattr(args, "command", None) in TAKES_COMMAND:
+            hint = " (a server command goes after --, e.g. -- node server.js)"
+        top.error(f"unrecognized arguments: {' '.join(extra)}{hint}")
     if command is not None:
         args.server = command
     try:

@@ -38,6 +38,18 @@ def main(args: argparse.Namespace) -> int:
     return _serve(args, manifest)
 
 
+def _behaviour(args: argparse.Namespace) -> list[str]:
+    """The options given that change what the mock does, for its client configuration."""
+    out: list[str] = []
+    if args.faults is not None:
+        out += ["--faults", str(Path(args.faults).resolve())]
+    if args.max_message_bytes is not None:
+        out += ["--max-message-bytes", str(args.max_message_bytes)]
+    if args.max_depth is not None:
+        out += ["--max-depth", str(args.max_depth)]
+    return out
+
+
 def _serve(args: argparse.Namespace, manifest: dict[str, object]) -> int:
     from cassette.mock.serve import check_front, serve_mock
     from cassette.mock.server import MockServer
@@ -64,7 +76,7 @@ def _serve(args: argparse.Namespace, manifest: dict[str, object]) -> int:
             f"serving on {args.front})"
         )
         if args.front == "stdio":
-            print_config(client_config(path, "mock"))
+            print_config(client_config(path, "mock", _behaviour(args)))
     outcome: list[int] = []
 
     def finished(result: ReplayResult) -> None:

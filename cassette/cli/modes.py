@@ -83,11 +83,12 @@ def add_mode_options(parser: argparse.ArgumentParser) -> None:
 
 
 def split_replay_command(argv: Sequence[str]) -> tuple[list[str], list[str] | None]:
-    """``replay TAPE [options] -- COMMAND...``: argparse cannot take a command after an
-    optional positional, so the part after the first ``--`` is cut off first."""
+    """``replay TAPE [options] -- COMMAND...`` (and ``check [options] -- COMMAND...``):
+    argparse cannot take a command after an optional positional, so the part after the
+    first ``--`` is cut off first."""
     args = list(argv)
     first = next((i for i, a in enumerate(args) if not a.startswith("-")), None)
-    if first is None or args[first] != "replay" or "--" not in args[first:]:
+    if first is None or args[first] not in ("replay", "check") or "--" not in args[first:]:
         return args, None
     cut = args.index("--", first)
     return args[:cut], args[cut + 1 :]

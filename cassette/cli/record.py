@@ -245,11 +245,20 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _record_session(command: RecordCommand) -> int:
+    """A plain recording with this process's stdin/stdout as the client: a banner first and
+    a summary at the end, on stderr (stdout is the protocol)."""
     from cassette.runtime.record import record_session
+
+    path = os.fspath(command.config.path)
+    target = command.target.url or " ".join(command.target.command)
+    redaction = "on" if command.config.redactor is not None else "OFF"
+    err(f"recording {target} to {path} ({command.config.transport}; redaction {redaction})")
 
     async def go() -> int:
         result = await record_session(command.target, command.config)
         code = result.exit_code
+        ended = "" if code is None else f"; the server exited with code {code}"
+        err(f"wrote {result.events} line(s) to {path}{ended}")
         return code if isinstance(code, int) and 0 < code < 128 else 0
 
     return run_async(go)

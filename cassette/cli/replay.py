@@ -107,6 +107,8 @@ class ReplayCommand:
     report: str | None
     ignore: tuple[str, ...] = ()
     prime: bool = False
+    #: the options that change what the replay does, for the client configuration it prints
+    behaviour: tuple[str, ...] = ()
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> ReplayCommand:
@@ -147,7 +149,31 @@ class ReplayCommand:
             report=args.report,
             ignore=ignore_params(args),
             prime=args.prime,
+            behaviour=behaviour_args(args),
         )
+
+
+def behaviour_args(args: argparse.Namespace) -> tuple[str, ...]:
+    """The options given that change what the replay answers or how: a client
+    configuration that leaves one out would quietly serve something else (paths made
+    absolute, so the configuration works from anywhere)."""
+    out: list[str] = []
+    if args.strategy is not None:
+        out += ["--strategy", args.strategy]
+    for pointer in args.ignore_param:
+        out += ["--ignore-param", pointer]
+    if args.faults is not None:
+        out += ["--faults", str(Path(args.faults).resolve())]
+    if args.pace != "none":
+        out += ["--pace", args.pace, "--pace-scale", f"{args.pace_scale:g}"]
+        out += ["--pace-cap", f"{args.pace_cap:g}"]
+    if args.answer_timeout != 30.0:
+        out += ["--answer-timeout", f"{args.answer_timeout:g}"]
+    if args.max_message_bytes is not None:
+        out += ["--max-message-bytes", str(args.max_message_bytes)]
+    if args.max_depth is not None:
+        out += ["--max-depth", str(args.max_depth)]
+    return tuple(out)
 
 
 def _miss_reporter(report_path: str | None, tape: str) -> Any:
@@ -187,7 +213,7 @@ def _serve(command: ReplayCommand) -> int:
     front = front_of(command.front)
     path = Path(command.tape).resolve()
     if not command.quiet:
-        _banner(path, tape, strategy.name, command.front)
+        _banner(path, tape, strategy.name, command.front, command.behaviour)
     listen = attrs.evolve(command.listen, on_ready=serving_on(path, quiet=command.quiet))
     # A listening front (not stdio, whose one client ends the run) is stopped by a signal,
     # which is its normal end: it exits by what it served, 0 if it served nobody.
@@ -207,7 +233,7 @@ def _serve(command: ReplayCommand) -> int:
     return run_async(go, outcome)
 
 
-def _banner(path: Path, tape: Any, strategy: str, front: str) -> None:
+def _banner(path: Path, tape: Any, strategy: str, front: str, behaviour: tuple[str, ...]) -> None:
     header = tape.header
     exchanges = sum(1 for m in tape.messages("c2s") if "id" in m)
     version = header.protocol_version or "unknown protocol"
@@ -218,7 +244,7 @@ def _banner(path: Path, tape: Any, strategy: str, front: str) -> None:
     if front == "stdio":
         from cassette.cli.common import client_config
 
-        print_config(client_config(path))
+        print_config(client_config(path, extra=behaviour))
 
 
 def _in_mode(command: ReplayCommand) -> int:

@@ -116,9 +116,16 @@ def _add_check(sub: Any) -> None:
         "tools, resources, prompts and templates, and find problems (duplicate or badly "
         "named tools, missing descriptions, missing or invalid JSON Schemas, lists that "
         "fail). Exit 1 on errors, 2 when the server cannot be reached.",
+        usage="cassette check [options] (-- COMMAND [ARG...] | --stdio COMMAND | --url URL)",
     )
-    target = check.add_mutually_exclusive_group(required=True)
-    target.add_argument("--stdio", metavar="COMMAND", help='server command line, e.g. "node s.js"')
+    check.set_defaults(server=[])  # check [options] -- COMMAND: cut off by the main parser
+    target = check.add_mutually_exclusive_group()
+    target.add_argument(
+        "--stdio",
+        metavar="COMMAND",
+        help='server command line as one string, e.g. "node s.js" (or give it after --, as '
+        "record and verify take it)",
+    )
     target.add_argument("--url", metavar="URL", help="streamable HTTP endpoint of the server")
     check.add_argument(
         "--timeout", type=float, default=60.0, metavar="S", help="give up after S seconds"

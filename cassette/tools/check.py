@@ -321,6 +321,13 @@ def main(args: argparse.Namespace) -> int:
     command = shlex.split(args.stdio) if args.stdio is not None else None
     if command is not None and not command:
         raise UsageError("--stdio needs a command")
+    after = list(getattr(args, "server", None) or [])
+    given = sum(x is not None for x in (command, args.url)) + bool(after)
+    if given != 1:
+        raise UsageError(
+            'check needs one server: -- COMMAND [ARG...], --stdio "COMMAND" or --url URL'
+        )
+    command = command or after or None
     try:
         report = anyio.run(
             lambda: check_server(
