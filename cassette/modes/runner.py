@@ -468,7 +468,7 @@ def _extension(run: _Run, tape: Cassette, options: ModeOptions, *, network: bool
 
 async def run_stdio(
     path: str | os.PathLike[str],
-    command: Sequence[str],
+    command: Sequence[str | os.PathLike[str]],
     *,
     choice: ModeChoice,
     client: FrameStream | None = None,
@@ -490,7 +490,7 @@ async def run_stdio(
     if max_message_bytes is not None:
         policy = attrs.evolve(policy, max_message_bytes=max_message_bytes)
     options = ModeOptions(
-        target=Target(command=tuple(command)),
+        target=Target(command=tuple(os.fspath(arg) for arg in command)),
         transport=transport,
         strategy=strategy,
         fsync=fsync,

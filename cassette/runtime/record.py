@@ -300,7 +300,7 @@ async def record_session(
 
 
 async def record(
-    command: Sequence[str],
+    command: Sequence[str | os.PathLike[str]],
     path: str | os.PathLike[str],
     *,
     client: FrameStream | None = None,
@@ -333,7 +333,8 @@ async def record(
         on_warning=on_warning,
         before_record=before_record,
     )
-    return await record_session(Target(command=tuple(command), url=url), config, client)
+    argv = tuple(os.fspath(arg) for arg in command)
+    return await record_session(Target(command=argv, url=url), config, client)
 
 
 # -- the network proxy ---------------------------------------------------------------------

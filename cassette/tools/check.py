@@ -23,8 +23,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 import attrs
@@ -278,7 +280,7 @@ async def _session(conn: Any, era: str = "auto") -> CheckReport:
 
 async def check_server(
     *,
-    command: list[str] | None = None,
+    command: Sequence[str | os.PathLike[str]] | None = None,
     url: str | None = None,
     time_limit: float = 60.0,
     era: str = "auto",
@@ -295,7 +297,8 @@ async def check_server(
     if (command is None) == (url is None):
         raise UsageError("give either a server command (--stdio) or a URL (--url)")
     if command is not None:
-        transport, target = get_connector("stdio"), Target(command=tuple(command))
+        argv = tuple(os.fspath(arg) for arg in command)
+        transport, target = get_connector("stdio"), Target(command=argv)
     else:
         transport, target = get_connector("streamable-http"), Target(url=url)
     try:

@@ -311,13 +311,13 @@ def _summary(row: Row, unplayed: bool = False) -> str:
 
 def render_html(
     tape: Cassette | str | os.PathLike[str],
-    source: str | None = None,
+    source: str | os.PathLike[str] | None = None,
     against: Against | None = None,
 ) -> str:
     """One self-contained HTML page drawing the session as a sequence diagram (with
     ``against``, unplayed recordings marked and the other session's misses listed)."""
     cassette = tape if isinstance(tape, Cassette) else Cassette.load(tape)
-    name = source or cassette.source or "cassette"
+    name = os.fspath(source) if source is not None else cassette.source or "cassette"
     unplayed = against.unplayed if against is not None else frozenset()
     out = [
         "<!DOCTYPE html>",

@@ -29,8 +29,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import attrs
@@ -174,8 +175,8 @@ async def _handshake(conn: Caller, pair: Exchange, time_limit: float) -> None:
 
 
 async def verify_cassette(
-    tape: Cassette | str,
-    command: list[str] | None = None,
+    tape: Cassette | str | os.PathLike[str],
+    command: Sequence[str | os.PathLike[str]] | None = None,
     *,
     upstream: str | None = None,
     ignore: tuple[str, ...] | list[str] = (),
@@ -189,10 +190,11 @@ async def verify_cassette(
     from cassette.runtime.harness import ClientConnection
 
     cassette = tape if isinstance(tape, Cassette) else Cassette.load(tape)
+    argv = None if command is None else [os.fspath(arg) for arg in command]
     pairs, handshake, total = _plan(cassette)
     skip = tuple(ignore)
     verdicts: list[Verdict] = []
-    async with _connection(command, upstream) as stream:
+    async with _connection(argv, upstream) as stream:
         conn = Caller(ClientConnection(stream))
         for pair in pairs:
             if pair is handshake:
