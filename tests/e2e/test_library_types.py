@@ -64,19 +64,14 @@ def doc_examples() -> list[str]:
     text = (ROOT / "docs" / "library.md").read_text(encoding="utf-8")
     out = []
     for block in re.findall(r"```python\n(.*?)```", text, re.S):
+        source = block
         if re.search(r"^(await |async with |.*= await )", block, re.M):
             lines = block.splitlines()
             head = [line for line in lines if line.startswith(("import ", "from "))]
-            body = [line for line in lines if not line.startswith(("import ", "from "))]
-            block = "\n".join(
-                [
-                    *head,
-                    "",
-                    "async def example() -> None:",
-                    textwrap.indent("\n".join(body), "    "),
-                ]
-            )
-        out.append(block + "\n")
+            rest = [line for line in lines if not line.startswith(("import ", "from "))]
+            body = textwrap.indent("\n".join(rest), "    ")
+            source = "\n".join([*head, "", "async def example() -> None:", body])
+        out.append(source + "\n")
     return out
 
 
