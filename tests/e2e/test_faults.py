@@ -329,3 +329,55 @@ def test_show_lists_the_recorded_requests_a_plan_would_fault(tape: Path, tmp_pat
     assert recorded["params"] == {"name": "echo", "arguments": ECHO}
     assert hits[0]["rule"] == 1
     assert hits[0]["fault"].startswith("error -32050")
+
+
+# -- other responders and fronts: the overlay is the runtime's, not a front's ----------------
+
+
+def test_a_plan_over_a_mock_manifest(tmp_path: Path) -> None:
+    """The same overlay over a mock: the first echo errs, the next is the manifest's."""
+    from tests.support import ROOT
+
+    manifest = ROOT / "examples" / "everything.mock.toml"
+    argv = [PY, "-m", "cassette", "mock", str(manifest), "-q"]
+    argv += ["--faults", str(plan_file(tmp_path, "error"))]
+    args = {"message": "hello from a cassette"}
+
+    async def calls() -> list[Any]:
+        from mcp import Client, MCPError
+
+        out: list[Any] = []
+        async with Client(stdio_params(argv)) as client:
+            for _ in range(2):
+                try:
+                    out.append((await client.call_tool("echo", args)).content[0].text)
+                except MCPError as exc:
+                    out.append(exc.error.code)
+        return out
+
+    assert run(calls, timeout=LONG) == [-32050, "Echo: hello from a cassette"]
+
+
+def test_a_plan_over_the_sse_front(tape: Path, tmp_path: Path) -> None:
+    """Legacy HTTP+SSE: the error reaches the Python SDK's SSE client, the retry replays."""
+    process = Background(replay_argv(tape, plan_file(tmp_path, "error"), "--front", "sse"))
+    url = process.wait_for(r"serving on (http://\S+)").group(1)
+
+    async def calls() -> list[Any]:
+        from mcp import ClientSession, MCPError
+        from mcp.client.sse import sse_client
+
+        out: list[Any] = []
+        async with sse_client(url) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            for _ in range(2):
+                try:
+                    out.append((await session.call_tool("echo", ECHO)).content[0].text)
+                except MCPError as exc:
+                    out.append((exc.error.code, exc.error.data))
+        return out
+
+    try:
+        assert run(calls, timeout=LONG) == [(-32050, {"retryAfter": 7}), ECHOED]
+    finally:
+        process.stop()
