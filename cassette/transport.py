@@ -206,9 +206,9 @@ class ServeOptions:
 @attrs.frozen(kw_only=True)
 class RecordOptions:
     """How a recording proxy serves its clients: as ``ServeOptions`` (``allowed_origins``
-    included), and ``upstream_timeout``, the seconds the upstream may take to start
-    answering a request before the client gets an error in its place (``None``: the
-    transport's default)."""
+    included), ``upstream_timeout``, the seconds the upstream may take to start answering
+    a request before the client gets an error in its place (``None``: the transport's
+    default), and ``era``."""
 
     host: str = DEFAULT_HOST
     port: int = 0
@@ -216,6 +216,9 @@ class RecordOptions:
     on_ready: Ready | None = None
     upstream_timeout: float | None = None
     allowed_origins: tuple[str, ...] = attrs.field(default=(), converter=_origins)
+    #: the era to record in: ``auto`` (the client chooses), ``legacy`` or ``modern`` (the
+    #: other era's opening is answered by the proxy, ``cassette.core.eras.era_refusal``)
+    era: str = "auto"
 
 
 # -- streams -------------------------------------------------------------------------------

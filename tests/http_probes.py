@@ -356,8 +356,24 @@ SSE = [
         lambda c: _sse_post(c, LIST, _elsewhere(c, "sessionId=nope"), **CT),
     ),
 ]
+
+
 #: Probed after the event stream closed (the session ended).
-SSE_CLOSED = Probe("POST after the stream closed", lambda c: _sse_post(c, LIST, **CT))
+def _post_once_closed(ctx: Ctx, deadline: float = 10.0) -> httpx.Response:
+    """POST after the client closed its stream. The server learns of the closing on its own
+    time (the stream's connection and the POST's are separate), so a 202 that comes before
+    it has is retried until the deadline: the probe reports the answer once it has."""
+    import time
+
+    end = time.monotonic() + deadline
+    while True:
+        response = _sse_post(ctx, LIST, **CT)
+        if response.status_code != 202 or time.monotonic() > end:
+            return response
+        time.sleep(0.05)
+
+
+SSE_CLOSED = Probe("POST after the stream closed", _post_once_closed)
 SSE_UNANSWERED = frozenset(
     {"POST without a sessionId", "POST with an unknown sessionId", SSE_CLOSED.name}
 )

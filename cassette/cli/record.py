@@ -87,6 +87,15 @@ def add_parser(sub: Any) -> None:
         "over stdio a JSON-RPC error, default none (a tool call may rightly take minutes)",
     )
     rec.add_argument(
+        "--era",
+        choices=("auto", "legacy", "modern"),
+        default="auto",
+        help="the protocol era to record in: auto (default) lets the client choose; legacy "
+        "answers a dual-era client's server/discover probe with -32601 as a legacy server "
+        "would, so it falls back to initialize (a cassette for initialize-only clients); "
+        "modern refuses initialize with -32022 (see docs/matching.md)",
+    )
+    rec.add_argument(
         "--no-redact",
         action="store_true",
         help="write secrets as they are (warned about); redaction is on by default",
@@ -169,6 +178,10 @@ class RecordCommand:
             raise UsageError("record needs the server command after --, e.g. -- node server.js")
         default = "streamable-http" if args.upstream is not None else "stdio"
         transport = front_name(args.transport, default)
+        if args.era == "modern" and transport == "sse":
+            raise UsageError(
+                "--era modern: the legacy HTTP+SSE transport carries legacy sessions only"
+            )
         network = args.upstream is not None and _has_proxy(transport)
         origins = allowed_origins(args.allow_origin, served=network)
         output = apply_sessions(args.output, args.sessions)
@@ -182,6 +195,7 @@ class RecordCommand:
             upstream_timeout=args.upstream_timeout,
             on_warning=lambda text: err(f"warning: {text}"),
             before_record=_before_record(args.before_record),
+            era=args.era,
         )
         return cls(
             target=Target(command=tuple(command), url=args.upstream),
@@ -307,6 +321,7 @@ def _in_mode(command: RecordCommand, choice: ModeChoice) -> int:
         fsync=command.config.fsync,
         redactor=command.config.redactor,
         upstream_timeout=command.config.upstream_timeout,
+        era=command.config.era,
         listen=listen,
         ignore=command.ignore,
         before_record=command.config.before_record,

@@ -33,19 +33,24 @@ Sans-IO: values in, values out.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, Final
 
-from cassette.core.jsonrpc import JSONObject, error_response
+from cassette.core.jsonrpc import METHOD_NOT_FOUND, JSONObject, error_response
 from cassette.core.mcp import LEGACY_VERSIONS, META_PREFIX, MODERN_VERSION, VERSION_META
 from cassette.core.model import Era
 
 __all__ = [
+    "ERA_CHOICES",
     "MODERN_ONLY_MEMBERS",
     "UNSUPPORTED_VERSION",
     "client_era",
+    "era_refusal",
     "initialize_from_discover",
     "legacy_shape",
     "legacy_versions",
+    "recorded_handshake",
+    "served_clients",
     "unsupported_version",
 ]
 
@@ -66,6 +71,30 @@ def client_era(message: JSONObject) -> Era | None:
     meta = params.get("_meta") if isinstance(params, dict) else None
     if isinstance(meta, dict) and meta.get(VERSION_META) == MODERN_VERSION:
         return "modern"
+    return None
+
+
+#: What ``cassette record --era`` accepts: ``auto`` lets the client choose.
+ERA_CHOICES: Final = ("auto", "legacy", "modern")
+
+
+def era_refusal(era: str, message: object) -> JSONObject | None:
+    """How a server of only ``era`` answers a client request that belongs to the other era
+    (``None``: forward it). ``cassette record --era`` answers with it in the server's place,
+    so a dual-era client settles in the era a later client of the cassette needs: under
+    ``legacy`` the ``server/discover`` probe gets ``-32601`` Method not found, as from a
+    legacy server, and the client falls back to ``initialize``; under ``modern`` an
+    ``initialize`` gets ``-32022`` naming the 2026-07-28 revision."""
+    if not isinstance(message, dict) or "id" not in message:
+        return None
+    method = message.get("method")
+    if era == "legacy" and method == "server/discover":
+        return error_response(message["id"], METHOD_NOT_FOUND, "Method not found")
+    if era == "modern" and method == "initialize":
+        params = message.get("params")
+        requested = params.get("protocolVersion") if isinstance(params, dict) else None
+        hint = "this recording is 2026-07-28 only (cassette record --era modern)"
+        return unsupported_version(message["id"], requested, [MODERN_VERSION], hint)
     return None
 
 
@@ -137,3 +166,30 @@ def is_input_required(message: Any) -> bool:
     """Whether a recorded response asks the client for input (2026-07-28 only)."""
     result = message.get("result") if isinstance(message, dict) else None
     return isinstance(result, dict) and result.get("resultType") == "input_required"
+
+
+def recorded_handshake(events: Iterable[object]) -> JSONObject | None:
+    """The recorded server's own account of itself: the result of the first successful
+    ``initialize`` (legacy) or ``server/discover`` (2026-07-28) in ``events``."""
+    asked: set[object] = set()
+    for event in events:
+        message = getattr(event, "message", None)
+        if not isinstance(message, dict):
+            continue
+        direction = getattr(event, "dir", None)
+        if direction == "c2s" and message.get("method") in ("initialize", "server/discover"):
+            asked.add(repr(message.get("id")))
+        elif direction == "s2c" and "method" not in message and repr(message.get("id")) in asked:
+            result = message.get("result")
+            if isinstance(result, dict):
+                return result
+    return None
+
+
+def served_clients(era: Era, handshake: JSONObject | None) -> str:
+    """Which clients a cassette serves, for the banner and ``show`` (see the table above)."""
+    if era == "legacy":
+        return "serves legacy clients, and dual-era ones (they fall back to initialize)"
+    if handshake is not None and legacy_versions(handshake):
+        return "serves 2026-07-28 and legacy clients"
+    return "serves 2026-07-28 and dual-era clients; legacy-only clients need --era legacy"

@@ -162,15 +162,20 @@ class Prepared:
     #: the recorded server's own account of itself: its ``initialize`` result (legacy) or
     #: its ``server/discover`` result (modern), when the recording holds one
     handshake: JSONObject | None = None
+    #: requests the server refused for want of a session (HTTP, legacy era)
+    refused: CandidateIndex | None = None
 
     @classmethod
     def of(cls, recording: Recording, ignore: Sequence[str] = ()) -> Prepared:
         """``ignore``: the params fingerprints leave out (``Strategy.ignore``)."""
         with paused_gc():
             preamble, exchanges = cut(recording.events)
-            messages = [x for x in exchanges if x.raw is None]
+            legacy = era_of(recording.header) == "legacy"
+            sessionless = [x for x in exchanges if legacy and _sessionless(x)]
+            messages = [x for x in exchanges if x.raw is None and not (legacy and _sessionless(x))]
             requests = [Candidate(x.key, x.message, x.seq) for x in messages if "id" in x.message]
             notes = [Candidate(x.key, x.message, x.seq) for x in messages if "id" not in x.message]
+            refused = [Candidate(x.key, x.message, x.seq) for x in sessionless if "id" in x.message]
             request_index = CandidateIndex.build(requests, _handed_out(exchanges), ignore)
             note_index = CandidateIndex.build(notes, ignore=ignore)
             raws: dict[str, list[int]] = {}
@@ -179,7 +184,15 @@ class Prepared:
                     raws.setdefault(x.raw, []).append(x.key)
         frozen = {k: tuple(v) for k, v in raws.items()}
         handshake = _recorded_result(exchanges, {"initialize", "server/discover"})
-        return cls(preamble, exchanges, request_index, note_index, frozen, handshake)
+        refused_index = CandidateIndex.build(refused) if refused else None
+        return cls(preamble, exchanges, request_index, note_index, frozen, handshake, refused_index)
+
+
+def _sessionless(exchange: Exchange) -> bool:
+    """A request the recorded server refused for want of a session (HTTP, legacy era):
+    refused and sent without one. Refused in a session (or in the stateless 2026-07-28
+    era), a request is an ordinary recording: the same request is refused the same way."""
+    return exchange.rejected and not (exchange.meta or {}).get("session")
 
 
 def _recorded_result(exchanges: Sequence[Exchange], methods: set[str]) -> JSONObject | None:
@@ -232,6 +245,9 @@ class Replayer:
             self.matcher = matcher_factory(ready.requests.candidates, strategy)
         # Notifications are matched strictly and silently: a client may send any it likes.
         self._notes = FingerprintMatcher(ready.notifications, STRICT.ignoring(ignore))
+        # Requests the recorded server refused without a session answer only requests sent
+        # before this session's own handshake succeeded (the same refusal); ``None`` after.
+        self._refusals = FingerprintMatcher(ready.refused, "strict") if ready.refused else None
         self.misses: list[MissReport] = []
         self.strategy_name = getattr(self.matcher, "strategy", None)
         self._playback = Playback(modern=self.era == "modern")
@@ -319,6 +335,12 @@ class Replayer:
             return self._initialize_from_discover(message)
         if self.era == "legacy" and era == "modern" and method != "server/discover":
             return self._modern_on_legacy(message)
+        if method == "initialize":
+            self._refusals = None  # a session from here on: no more refusals to replay
+        elif self._refusals is not None:
+            refused = self._refused_again(message)
+            if refused is not None:
+                return refused
         try:
             key = self.matcher.match(message)
         except ReplayMiss as miss:
@@ -326,6 +348,16 @@ class Replayer:
         exchange = self._exchanges[key]
         warnings = _input_responses_differ(exchange.message, message)
         return self._play(exchange, message, warnings=warnings)
+
+    def _refused_again(self, message: JSONObject) -> Reply | None:
+        """A request sent without a session, as one the recorded server refused: the same
+        refusal (status included), once per recording."""
+        assert self._refusals is not None
+        try:
+            key = self._refusals.match(message)
+        except ReplayMiss:
+            return None
+        return self._play(self._exchanges[key], message)
 
     def _notification(self, message: JSONObject) -> Reply:
         if message.get("method") == "notifications/cancelled":

@@ -110,6 +110,7 @@ class ModeOptions:
     redactor: Redactor | None = attrs.field(factory=Redactor, converter=_redactor)
     passthrough_stderr: bool = True
     upstream_timeout: float | None = None
+    era: str = "auto"  # the era a recording is made in (RecordConfig.era)
     listen: ServeOptions = ServeOptions()
     policy: DeliveryPolicy = DeliveryPolicy()
     #: params a replay never matches on (JSON Pointers; ``Strategy.ignore``)
@@ -339,6 +340,7 @@ async def _record(
             upstream_timeout=options.upstream_timeout,
             on_warning=options.policy.on_warning,
             before_record=options.before_record,
+            era=options.era,
         )
         if client is None and options.front != "stdio":
             result = await _record_proxy(options, config)

@@ -58,12 +58,12 @@ class _Fd:
         self.fd = fd
         self.mode: Mode = mode
         self._was_blocking = True
-        if mode == "poll":
+        if sys.platform != "win32" and mode == "poll":  # never chosen on Windows
             self._was_blocking = os.get_blocking(fd)
             os.set_blocking(fd, False)
 
     def restore(self) -> None:
-        if self.mode == "poll":
+        if sys.platform != "win32" and self.mode == "poll":
             with contextlib.suppress(OSError):  # already closed: nothing to restore
                 os.set_blocking(self.fd, self._was_blocking)
 
@@ -81,7 +81,7 @@ class FdReader(_Fd):
         super().__init__(fd, mode)
 
     async def read(self) -> bytes:
-        if self.mode == "poll":
+        if sys.platform != "win32" and self.mode == "poll":
             while True:
                 try:
                     return os.read(self.fd, _CHUNK)
@@ -91,6 +91,14 @@ class FdReader(_Fd):
             await anyio.lowlevel.checkpoint()
             return os.read(self.fd, _CHUNK)
         return await anyio.to_thread.run_sync(os.read, self.fd, _CHUNK, abandon_on_cancel=True)
+
+
+def _family(fd: int) -> int | None:
+    try:
+        with socket.socket(fileno=os.dup(fd)) as sock:
+            return int(sock.family)
+    except OSError:
+        return None
 
 
 def unread_counter(fd: int) -> Callable[[], int | None] | None:
@@ -108,7 +116,7 @@ def unread_counter(fd: int) -> Callable[[], int | None] | None:
     kind = _kind(fd)
     if stat.S_ISFIFO(kind):
         request = termios.FIONREAD
-    elif stat.S_ISSOCK(kind) and _is_unix_socket(fd):
+    elif stat.S_ISSOCK(kind) and _family(fd) == socket.AF_UNIX:
         request = termios.TIOCOUTQ  # SIOCOUTQ
     else:
         return None
@@ -124,14 +132,6 @@ def unread_counter(fd: int) -> Callable[[], int | None] | None:
     return count
 
 
-def _is_unix_socket(fd: int) -> bool:
-    try:
-        with socket.socket(fileno=os.dup(fd)) as sock:
-            return sock.family == socket.AF_UNIX
-    except OSError:
-        return False
-
-
 class FdWriter(_Fd):
     """Writes all of a buffer to a descriptor."""
 
@@ -145,7 +145,7 @@ class FdWriter(_Fd):
     async def write(self, data: bytes) -> None:
         view = memoryview(data)
         while view:
-            if self.mode == "poll":
+            if sys.platform != "win32" and self.mode == "poll":
                 try:
                     written = os.write(self.fd, view)
                 except BlockingIOError:

@@ -31,6 +31,7 @@ import anyio
 import attrs
 import httpx
 
+from cassette.core.eras import era_refusal
 from cassette.core.jsonrpc import Kind, classify, dumps_bytes, error_response
 from cassette.transport import Tap
 from cassette.transports._http import (
@@ -83,8 +84,10 @@ class RecordingProxy:
         max_body: int = BODY_LIMIT,
         *,
         allowed_origins: Sequence[str] = (),
+        era: str = "auto",
     ) -> None:
         self.upstream_timeout = upstream_timeout
+        self.era = era
         self.max_body = max_body
         self.upstream = upstream
         self.path = urlsplit(upstream).path or "/"
@@ -145,6 +148,8 @@ class RecordingProxy:
         body_kind = classify(body).kind if body else Kind.NOT_JSON
         if method == "POST" and body:
             self.tap.frame("c2s", body, dict(meta))
+            if await self._answered_here(send, body, _Pass(method, stream, meta, body_kind)):
+                return
         url = self.upstream + (
             f"?{scope['query_string'].decode()}" if scope["query_string"] else ""
         )
@@ -162,6 +167,24 @@ class RecordingProxy:
             await self._respond(send, receive, response, _Pass(method, stream, meta, body_kind))
         finally:
             await response.aclose()
+
+    async def _answered_here(self, send: Send, body: bytes, ex: _Pass) -> bool:
+        """``--era``: the other era's opening answered here, as a server of the named era
+        answers it (``cassette.core.eras.era_refusal``), and recorded as the server's: the
+        ``server/discover`` probe gets 200 with ``-32601``, an ``initialize`` 400 with
+        ``-32022``."""
+        if self.era == "auto":
+            return False
+        answer = era_refusal(self.era, classify(body).value)
+        if answer is None:
+            return False
+        status = 400 if self.era == "modern" else 200
+        if status != _default_status(ex.body_kind):
+            self.tap.http(ex.method, ex.stream, status, ex.meta.get("session"))
+        data = dumps_bytes(answer)
+        self.tap.frame("s2c", data, ex.meta)
+        await send_simple(send, status, data, b"application/json")
+        return True
 
     async def _respond(
         self, send: Send, receive: Receive, response: httpx.Response, ex: _Pass

@@ -50,6 +50,7 @@ import anyio
 import attrs
 from anyio.streams.memory import MemoryObjectReceiveStream
 
+from cassette.core.eras import initialize_from_discover, recorded_handshake
 from cassette.core.ids import id_key
 from cassette.core.jsonrpc import INVALID_REQUEST, Classified, Kind, classify, dumps_bytes
 from cassette.core.model import era_of
@@ -147,6 +148,10 @@ class HttpReplayApp:
         self._versions = modern_versions(recording)
         self._sessionless = sessionless_methods(recording)
         self._resumed = resumed_streams(recording)
+        # A legacy client on a modern cassette is served when the recorded discovery lists
+        # a legacy revision (``cassette.core.eras``); its sessions are legacy ones.
+        handshake = recorded_handshake(recording.events) or {}
+        self._serves_legacy = initialize_from_discover(handshake, None) is not None
 
     def _open(self) -> Session:
         session = Session()
@@ -169,7 +174,7 @@ class HttpReplayApp:
         method = scope["method"]
         if method == "POST":
             await self._post(scope, receive, send)
-        elif self.era == "modern":
+        elif self.era == "modern" and header(scope, b"mcp-session-id") not in self.sessions:
             await send_simple(send, 405, b"", headers=[(b"allow", b"POST")])
         elif method == "GET":
             await self._get(scope, receive, send)
@@ -189,14 +194,21 @@ class HttpReplayApp:
     # -- POST ------------------------------------------------------------------------------
 
     async def _post(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if self.era == "legacy" and not await self._known_session(scope, send):
+        # A session id means a legacy client: on a modern cassette too, where it opened one
+        legacy = self.era == "legacy" or header(scope, b"mcp-session-id") is not None
+        if legacy and not await self._known_session(scope, send):
             return
         body = await read_body(receive, self.max_body, send=send)
         if body is None:
             return
         classified = classify(body)
         call = _Call(scope, receive, send)
-        if self.era == "modern":
+        if not legacy and _opens_session(classified):  # a legacy client, modern cassette
+            if not self._serves_legacy:
+                await self._refuse_legacy(call, body)
+                return
+            legacy = True
+        if not legacy:
             refusal = modern_post_refusal(scope["headers"], classified, self._versions)
             if refusal is not None:
                 await _refuse(send, refusal)
@@ -205,6 +217,19 @@ class HttpReplayApp:
             await self._answer(call, self._shared, body, kind, value, extra=[])
             return
         await self._legacy_post(call, body, classified)
+
+    async def _refuse_legacy(self, call: _Call, body: bytes) -> None:
+        """A legacy client's ``initialize`` on a modern cassette whose recorded server
+        listed no legacy revision: the replay's ``-32022`` (a miss, with the hint to
+        record for that client), at 400 as a modern-only server answers, and no session."""
+        session = self._open()
+        try:
+            frame = Frame(body, {"headers": call.scope["headers"]})
+            reply = await session.conversation.receive(frame)
+        finally:
+            await session.conversation.aclose()
+        answer = reply.messages[0] if reply.messages else None
+        await send_simple(call.send, 400, dumps_bytes(answer), _JSON)
 
     async def _known_session(self, scope: Scope, send: Send) -> bool:
         """A session id this front never gave, or ended, gets 404 before anything else."""
@@ -352,7 +377,11 @@ class HttpReplayApp:
             chunk = head
             head = b""
             for message, _ in group:
-                if not on_post[index]:
+                listen = session.listen_for(message)
+                if listen is not None:  # caused here, sent on the live listen stream
+                    with contextlib.suppress(anyio.ClosedResourceError):
+                        listen.send_nowait(message)
+                elif not on_post[index]:
                     session.push((message,))
                 elif stream is not None:
                     chunk += stream.message(message)
@@ -383,10 +412,20 @@ class HttpReplayApp:
         on_post = self._route(reply, carries_request=True)
         await send({"type": "http.response.start", "status": 200, "headers": list(SSE_HEADERS)})
         stream = EventStream(session, "post")
+        write = sender(send)
+        key = id_key(reply.origin)
+        later, tagged = anyio.create_memory_object_stream[Any](float("inf"))
         try:
-            await self._write(session, reply, on_post, write=sender(send), stream=stream)
-            await wait_for_disconnect(call.receive, anyio.Event())
+            await self._write(session, reply, on_post, write=write, stream=stream)
+            session.listens[key] = later
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(_forward_events, tagged, stream, write)
+                await wait_for_disconnect(call.receive, anyio.Event())
+                tg.cancel_scope.cancel()
         finally:
+            if session.listens.get(key) is later:
+                del session.listens[key]
+            later.close()
             stream.finish()
 
     def _prime(self, stream: EventStream, reply: Reply) -> bytes:
@@ -544,6 +583,16 @@ async def _end(send: Send) -> None:
     """End a streaming response (its client may have gone away just now)."""
     with contextlib.suppress(OSError):
         await send({"type": "http.response.body", "body": b""})
+
+
+async def _forward_events(
+    messages: MemoryObjectReceiveStream[Any],
+    stream: EventStream,
+    write: Callable[[bytes], Awaitable[None]],
+) -> None:
+    """Write what other requests' replays send to a listen stream, as its events."""
+    async for message in messages:
+        await write(stream.message(message))
 
 
 def _incomplete(reply: Reply) -> bool:

@@ -16,8 +16,9 @@ from typing import Any
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
-from cassette.core.ids import IdKey
+from cassette.core.ids import IdKey, id_key
 from cassette.core.jsonrpc import dumps_bytes
+from cassette.core.mcp import SUBSCRIPTION_ID_META
 from cassette.transport import ClientSession, Outgoing, Reply
 from cassette.transports._http import Send
 
@@ -108,9 +109,21 @@ class Session:
         # requests whose POST is open, by id: what more arrives for one goes there (its
         # channel is made on first use: most requests are answered at once and need none)
         self.open: set[IdKey] = set()
+        # open 2026-07-28 listen streams, by the live listen request's id: notifications
+        # tagged with it go there, whichever request's replay sends them
+        self.listens: dict[IdKey, MemoryObjectSendStream[Any]] = {}
         self._channels: dict[
             IdKey, tuple[MemoryObjectSendStream[Reply], MemoryObjectReceiveStream[Reply]]
         ] = {}
+
+    def listen_for(self, message: Any) -> MemoryObjectSendStream[Any] | None:
+        """The open listen stream a notification is tagged for, if any."""
+        if not self.listens or not isinstance(message, dict) or "id" in message:
+            return None
+        params = message.get("params")
+        meta = params.get("_meta") if isinstance(params, dict) else None
+        tag = meta.get(SUBSCRIPTION_ID_META) if isinstance(meta, dict) else None
+        return self.listens.get(id_key(tag)) if tag is not None else None
 
     def push(self, messages: Sequence[Any]) -> None:
         for message in messages:

@@ -82,7 +82,7 @@ class _Session:
     """One replay session: its conversation, its outgoing messages, the task group of its
     stream (paced replies are written from tasks of it)."""
 
-    def __init__(self, tg: anyio.abc.TaskGroup, unread: Counter | None) -> None:
+    def __init__(self, tg: anyio.abc.TaskGroup, unread: Counter | None = None) -> None:
         self.tg = tg
         self.unread = unread
         self.conversation: ClientSession

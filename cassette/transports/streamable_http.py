@@ -325,6 +325,7 @@ class StreamableHttpTransport(NetworkFront):
             timeout,
             options.max_message_bytes,
             allowed_origins=options.allowed_origins,
+            era=options.era,
         )
         try:
             await run_app(proxy, options.host, options.port, proxy.path, options.on_ready)

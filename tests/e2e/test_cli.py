@@ -7,6 +7,7 @@ import os
 import re
 import signal
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -230,6 +231,12 @@ def test_replay_exits_1_and_summarises_misses(tmp_path: Path) -> None:
     assert "1 request(s) had no recording" in result.stderr
 
 
+POSIX_SIGNALS = pytest.mark.skipif(
+    sys.platform == "win32", reason="POSIX signals: Windows has no SIGTERM delivery or SIGKILL"
+)
+
+
+@POSIX_SIGNALS
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_signal_ends_the_server_and_closes_the_cassette(
     tmp_path: Path, sig: signal.Signals
@@ -251,6 +258,7 @@ def test_signal_ends_the_server_and_closes_the_cassette(
     assert isinstance(cassette.events[-1], ExitEvent)  # the server's end was seen and recorded
 
 
+@POSIX_SIGNALS
 def test_sigkill_mid_session_leaves_a_readable_prefix(tmp_path: Path) -> None:
     tape = tmp_path / "killed.jsonl"
     client = LineClient(record_command(tape, RAW))

@@ -225,3 +225,29 @@ def test_fastmcp_prompt_without_arguments_replays_a_recording_with_them() -> Non
         )
     )
     assert r.receive(req(9, "prompts/get", {"name": "p"})).messages == (res(9, {"messages": []}),)
+
+
+def test_era_refusal_answers_the_other_eras_opening() -> None:
+    from cassette.core.eras import era_refusal
+
+    probe = era_refusal("legacy", modern_req(1, "server/discover"))
+    assert probe is not None
+    assert probe["error"]["code"] == -32601
+    init = era_refusal("modern", req(2, "initialize", {"protocolVersion": "2025-06-18"}))
+    assert init is not None
+    assert init["error"]["code"] == -32022
+    assert init["error"]["data"] == {"supported": ["2026-07-28"], "requested": "2025-06-18"}
+    assert era_refusal("auto", req(3, "initialize")) is None
+    assert era_refusal("legacy", req(3, "initialize")) is None
+    assert era_refusal("modern", modern_req(4, "server/discover")) is None
+    assert era_refusal("legacy", note("server/discover")) is None  # not a request
+
+
+def test_served_clients_follows_the_table() -> None:
+    from cassette.core.eras import recorded_handshake, served_clients
+
+    events = modern_tape().events
+    assert recorded_handshake(events) == DISCOVER
+    assert "legacy clients" in served_clients("modern", DISCOVER)
+    assert "need --era legacy" in served_clients("modern", {"supportedVersions": ["2026-07-28"]})
+    assert "dual-era" in served_clients("legacy", None)
