@@ -65,6 +65,7 @@ __all__ = [
     "RecordOptions",
     "RecordingFront",
     "Reply",
+    "SecretTap",
     "ServeOptions",
     "Sessions",
     "SideEvent",
@@ -292,6 +293,17 @@ class Tap(Protocol):
 
     def http(self, method: str, stream: str, status: int, session: int | None) -> None:
         """An HTTP exchange got a status worth recording."""
+        ...
+
+
+@runtime_checkable
+class SecretTap(Protocol):
+    """A ``Tap`` that also takes credentials a client sent in HTTP headers (an
+    ``Authorization`` value, a cookie). They are never written; a recording proxy reports
+    them so that a server echoing one back does not put it in the cassette."""
+
+    def secret(self, value: str) -> None:
+        """A value to redact wherever it appears in the session."""
         ...
 
 

@@ -33,6 +33,7 @@ from cassette.cli.common import (
     run_async,
 )
 from cassette.cli.modes import add_mode_options, apply_sessions, record_choice, run_in_mode
+from cassette.core.redaction import redact_text
 from cassette.errors import UsageError
 from cassette.modes.policy import ModeChoice
 from cassette.runtime.record import RecordConfig
@@ -286,7 +287,7 @@ def _record_proxy(command: RecordCommand) -> int:
     path = os.fspath(command.config.path)
 
     def ready(url: str) -> None:
-        err(f"recording {upstream} to {path}; point your client at {url}")
+        err(f"recording {redact_text(upstream)} to {path}; point your client at {url}")
 
     listen = attrs.evolve(command.listen, on_ready=ready)
     outcome: list[int] = []
@@ -309,7 +310,7 @@ def _in_mode(command: RecordCommand, choice: ModeChoice) -> int:
         upstream = command.target.url
 
         def ready(url: str) -> None:
-            err(f"serving {path} for {upstream}; point your client at {url}")
+            err(f"serving {path} for {redact_text(str(upstream))}; point your client at {url}")
 
         listen = attrs.evolve(listen, on_ready=ready)
     transport = front_name(str(command.config.transport), "stdio")

@@ -91,6 +91,9 @@ class Exchange:
         """The server refused this request at the HTTP level (a status of 400 or more)."""
         return self.status is not None and self.status >= _REJECTED
 
+    #: pointers of typed sentinels in ``message`` (wildcards when matching)
+    redacted: tuple[str, ...] = ()
+
     @property
     def progress_token(self) -> object:
         return progress_token(self.message)
@@ -152,7 +155,9 @@ class _Cutter:
 
     def client(self, event: MessageEvent, kind: Kind) -> None:
         meta, message = event.meta, event.message
-        exchange = Exchange(len(self.exchanges), message, event.seq, meta, t=event.t)
+        exchange = Exchange(
+            len(self.exchanges), message, event.seq, meta, t=event.t, redacted=event.redacted or ()
+        )
         self.exchanges.append(exchange)
         self.last = exchange
         self.last_by_session[_session(meta)] = exchange

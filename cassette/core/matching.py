@@ -21,6 +21,11 @@ legitimately change between runs:
   string is data and stays, and so is anything *inside* the arguments: a tool may tell an
   argument set to ``null`` from one left out.
 
+A redacted position of a recording (a placeholder, or a typed sentinel its event lists)
+matches any live value there (``cassette.core.wildcards``): a recording that holds one is
+a *template*, tried in recorded order when no fingerprint matches, so a live request
+whose secret differs from the recorded one still finds its recording.
+
 Recordings with one fingerprint queue up in recorded order and the first one not yet
 consumed wins. Queues only ever shrink from the front, so a lookup costs O(1) amortised
 whatever the cassette's size. When nothing matches, the matcher raises a ``ReplayMiss``
@@ -58,6 +63,7 @@ import attrs
 
 from cassette.core.jsondiff import MISSING, Difference, differences
 from cassette.core.jsonrpc import JSONObject, dumps
+from cassette.core.wildcards import has_wildcards, mask_like
 from cassette.errors import AlreadyPlayedError, NotRecordedError, ReplayMiss, UsageError
 
 __all__ = [
@@ -287,6 +293,12 @@ class Candidate:
     key: int  # the caller's handle for it (the replayer uses its exchange index)
     message: JSONObject
     seq: int  # file position, for diagnostics (line = seq + 1)
+    wildcards: tuple[str, ...] = ()  # pointers of typed sentinels (see the module docstring)
+
+    def masked(self, live: JSONObject) -> JSONObject:
+        """``live`` with the positions this recording redacted taken from the recording."""
+        masked: JSONObject = mask_like(self.message, live, self.wildcards)
+        return masked
 
 
 @attrs.frozen
@@ -374,6 +386,8 @@ class CandidateIndex:
     cursors: frozenset[str] = NO_CURSORS
     #: every page of each listing, whatever its cursor: where an unknown cursor goes
     by_listing: Mapping[Fingerprint, tuple[int, ...]] = attrs.field(factory=dict)
+    #: recordings with redacted positions, by method key, in recorded order
+    templates: Mapping[MethodKey, tuple[tuple[int, Fingerprint], ...]] = attrs.field(factory=dict)
     #: the params fingerprints leave out (``Strategy.ignore``)
     ignore: tuple[str, ...] = ()
 
@@ -387,18 +401,24 @@ class CandidateIndex:
         by_fp: dict[Fingerprint, list[int]] = {}
         by_method: dict[MethodKey, list[int]] = {}
         by_listing: dict[Fingerprint, list[int]] = {}
+        templates: dict[MethodKey, list[tuple[int, Fingerprint]]] = {}
         for pos, cand in enumerate(candidates):
             message = without_ignored(cand.message, ignore) if ignore else cand.message
-            by_fp.setdefault(fingerprint(message, cursors), []).append(pos)
-            by_method.setdefault(method_key(message, cursors), []).append(pos)
+            fp = fingerprint(message, cursors)
+            by_fp.setdefault(fp, []).append(pos)
+            key = method_key(message, cursors)
+            by_method.setdefault(key, []).append(pos)
             if cursors:
                 by_listing.setdefault(fingerprint(message), []).append(pos)
+            if fp[2] and has_wildcards(compared_part(message), cand.wildcards):
+                templates.setdefault(key, []).append((pos, fp))
         return cls(
             tuple(candidates),
             {k: tuple(v) for k, v in by_fp.items()},
             {k: tuple(v) for k, v in by_method.items()},
             cursors,
             {k: tuple(v) for k, v in by_listing.items()},
+            {k: tuple(v) for k, v in templates.items()},
             tuple(ignore),
         )
 
@@ -460,10 +480,20 @@ class FingerprintMatcher:
         pos = self._take(queue)
         if pos is not None:
             return self._use(fp, pos)
-        if queue is not None and self.strategy.repeat_listings and _repeatable(fp[0]):
-            last = self._last.get(fp)
-            if last is not None:
-                return self._candidates[last].key
+        templates = self._index.templates.get(method_key(message, cursors), ())
+        fits = [(p, t_fp) for p, t_fp in templates if self._fits(p, t_fp, message)]
+        for p, t_fp in fits:
+            if not self._consumed[p]:
+                self._consumed[p] = True
+                return self._use(t_fp, p)
+        if self.strategy.repeat_listings and _repeatable(fp[0]):
+            for last_fp in [fp] * (queue is not None) + [t_fp for _, t_fp in fits]:
+                last = self._last.get(last_fp)
+                if last is not None:
+                    return self._candidates[last].key
+        if fits:
+            queue = self._queue(fits[0][1])
+            fp = fits[0][1]
         if self.strategy.fallback_to_method:
             pos = self._take(self._method_queue(method_key(message, cursors)))
             if pos is not None:
@@ -483,6 +513,10 @@ class FingerprintMatcher:
             if last is not None:
                 return self._candidates[last].key
         raise self._miss(message, fp, recorded=queue is not None)
+
+    def _fits(self, pos: int, fp: Fingerprint, message: JSONObject) -> bool:
+        """Whether a template recording matches ``message``, its wildcards matching anything."""
+        return fingerprint(self._candidates[pos].masked(message), self._index.cursors) == fp
 
     def unconsumed(self) -> list[Candidate]:
         """Recordings never played: what a test may have forgotten to exercise."""
@@ -532,10 +566,10 @@ class FingerprintMatcher:
     def _closest(self, message: JSONObject, label: str, pool: list[Candidate]) -> MissReport:
         consumed = {c.key for c, used in zip(self._candidates, self._consumed, strict=True) if used}
         pool = sorted(pool, key=lambda c: c.key in consumed)[:_DIAGNOSE_LIMIT]
-        received = compared_part(message)
         best: tuple[Candidate, list[Difference], int] | None = None
         ignored = _ignored_paths(message, self._index.ignore)
         for cand in pool:
+            received = compared_part(cand.masked(message))
             diffs = differences(compared_part(cand.message), received)
             counted = [d for d in diffs if not any(d.path.startswith(p) for p in ignored)]
             if best is None or len(counted) < best[2]:

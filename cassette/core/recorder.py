@@ -46,12 +46,14 @@ from cassette.core.model import (
     RecorderInfo,
     StderrEvent,
 )
-from cassette.core.redaction import Redactor
+from cassette.core.redaction import RedactionSession, Redactor
+from cassette.core.schemas import SchemaBook
 from cassette.errors import EraError
 
 __all__ = ["MODERN_VERSION_KEY", "BeforeRecord", "Record", "Recorder"]
 
 MODERN_VERSION_KEY: Final = VERSION_META
+_RAW_LIMIT: Final = 65536  # frames up to this size are pre-screened for secrets as text
 Record = Header | Event
 #: A ``before_record`` hook: a message (a copy) and its direction in, what to keep out
 #: (``None``: keep nothing).
@@ -95,13 +97,36 @@ class Recorder:
     redactor: Redactor | None = None
     #: sees each message (a copy) before it is kept, and returns what to keep, or ``None``
     #: to keep nothing; redaction runs after it. Protocol bookkeeping (the era, open
-    #: requests) follows what passed, whatever the hook keeps.
+    #: requests, the schemas redaction keeps to) follows what passed, whatever it keeps.
     before_record: BeforeRecord | None = None
+    _session: RedactionSession | None = attrs.field(default=None, init=False)
+    # what the server said its tools take and give, to keep redaction within the schemas
+    _schemas: SchemaBook = attrs.field(factory=SchemaBook, init=False)
     _held: list[Event] = attrs.field(factory=list, init=False)
     _header: Header | None = attrs.field(default=None, init=False)
     # open client requests by (stream, id), with the client session that sent each
     _open_requests: dict[object, tuple[JSONObject, object]] = attrs.field(factory=dict, init=False)
     _seq: int = attrs.field(default=0, init=False)
+
+    def __attrs_post_init__(self) -> None:
+        if self.redactor is None:
+            return
+        # One session per recording: its placeholders and its memory of secrets start
+        # with the command line or URL, so a secret there is redacted wherever it recurs.
+        session = self._session = self.redactor.session()
+        target = dict(self.target)
+        command = target.get("command")
+        if isinstance(command, list | tuple):
+            target["command"] = session.argv([str(c) for c in command])
+        if isinstance(target.get("url"), str):
+            target["url"] = session.text(target["url"])
+        self.target = target
+
+    def secret(self, value: str) -> None:
+        """A value known to be secret that is never recorded itself (a credential the
+        client sent in an HTTP header): redacted wherever it appears from now on."""
+        if self._session is not None and value:
+            self._session.learn(value, "header")
 
     @property
     def header(self) -> Header | None:
@@ -123,18 +148,25 @@ class Recorder:
         if not classified.is_message:
             return self._add(self._redact_raw(_raw(direction, line, t, meta)))
         message: JSONObject = classified.value
+        stream = meta.get("stream") if meta else None
+        session = meta.get("session") if meta else None
         kept: JSONObject | None = message
         if self.before_record is not None:
             kept = self.before_record(copy.deepcopy(message), direction)
-        if kept is not None and self.redactor is not None:
-            kept = self.redactor.value(kept)
-        out = (
-            []
-            if kept is None
-            else self._add(MessageEvent(t=t, dir=direction, message=kept, meta=meta))
-        )
-        stream = meta.get("stream") if meta else None
-        session = meta.get("session") if meta else None
+        pointers = None
+        if self._session is not None:
+            schemas = self._schemas.schemas(direction, message, stream)
+            # the line's own text lets a clean message skip the walk: only if unchanged
+            unchanged = self.before_record is None and len(line) <= _RAW_LIMIT
+            raw = line.decode("utf-8", "replace") if unchanged else None
+            if kept is not None:
+                kept, found = self._session.message(kept, schemas, raw)
+                pointers = found or None
+        out: list[Record] = []
+        if kept is not None:
+            out = self._add(
+                MessageEvent(t=t, dir=direction, message=kept, meta=meta, redacted=pointers)
+            )
         if direction == "c2s" and classified.kind is Kind.REQUEST:
             self._open_requests[_key(stream, message["id"])] = (message, session)
         elif direction == "s2c" and classified.kind in (Kind.RESPONSE, Kind.ERROR):
@@ -147,7 +179,7 @@ class Recorder:
 
     def stderr(self, text: str, t: float) -> list[Record]:
         """The server wrote a line on stderr."""
-        kept = text if self.redactor is None else self.redactor.text(text)
+        kept = text if self._session is None else self._session.line("stderr", text)
         return self._add(StderrEvent(t=t, text=kept))
 
     def exit(self, code: int | None, t: float) -> list[Record]:
@@ -206,9 +238,9 @@ class Recorder:
         return found[0] if found is not None else None
 
     def _redact_raw(self, event: RawEvent) -> RawEvent:
-        if self.redactor is None or event.text is None:
+        if self._session is None or event.text is None:
             return event
-        return attrs.evolve(event, text=self.redactor.text(event.text))
+        return attrs.evolve(event, text=self._session.line(f"raw-{event.dir}", event.text))
 
     def _release(self) -> list[Record]:
         self._header = Header(

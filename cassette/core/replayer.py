@@ -88,8 +88,9 @@ from cassette.core.matching import (
 from cassette.core.mcp import META_PREFIX, MODERN_VERSION
 from cassette.core.model import Era, Header, Recording, era_of
 from cassette.core.playback import Paused, Playback, Played
-from cassette.core.redaction import Redactor
-from cassette.errors import ReplayMiss
+from cassette.core.redaction import Redactor, check_header
+from cassette.core.wildcards import mask_like
+from cassette.errors import CassetteFormatError, ReplayMiss
 
 __all__ = [
     "Exchange",
@@ -173,9 +174,9 @@ class Prepared:
             legacy = era_of(recording.header) == "legacy"
             sessionless = [x for x in exchanges if legacy and _sessionless(x)]
             messages = [x for x in exchanges if x.raw is None and not (legacy and _sessionless(x))]
-            requests = [Candidate(x.key, x.message, x.seq) for x in messages if "id" in x.message]
-            notes = [Candidate(x.key, x.message, x.seq) for x in messages if "id" not in x.message]
-            refused = [Candidate(x.key, x.message, x.seq) for x in sessionless if "id" in x.message]
+            requests = [_candidate(x) for x in messages if "id" in x.message]
+            notes = [_candidate(x) for x in messages if "id" not in x.message]
+            refused = [_candidate(x) for x in sessionless if "id" in x.message]
             request_index = CandidateIndex.build(requests, _handed_out(exchanges), ignore)
             note_index = CandidateIndex.build(notes, ignore=ignore)
             raws: dict[str, list[int]] = {}
@@ -186,6 +187,10 @@ class Prepared:
         handshake = _recorded_result(exchanges, {"initialize", "server/discover"})
         refused_index = CandidateIndex.build(refused) if refused else None
         return cls(preamble, exchanges, request_index, note_index, frozen, handshake, refused_index)
+
+
+def _candidate(exchange: Exchange) -> Candidate:
+    return Candidate(exchange.key, exchange.message, exchange.seq, exchange.redacted)
 
 
 def _sessionless(exchange: Exchange) -> bool:
@@ -251,11 +256,6 @@ class Replayer:
         self.misses: list[MissReport] = []
         self.strategy_name = getattr(self.matcher, "strategy", None)
         self._playback = Playback(modern=self.era == "modern")
-        # A redacted cassette: live messages are redacted the same way before matching, so
-        # a test that sends a real token still finds its recording.
-        info = recording.header.redaction
-        self._redactor = Redactor.from_header(info, _env_values(info, environ)) if info else None
-        self._paused: dict[object, Paused] = {}
         self._raws = ready.raws
         self._raws_played: dict[str, int] = {}
         self._handshake = ready.handshake
@@ -264,6 +264,16 @@ class Replayer:
         self._no_answers: dict[object, tuple[Exchange, JSONObject, str]] = {}
         source = getattr(recording, "source", None)
         self.source: str | None = str(source) if source is not None else None
+        # A redacted cassette: a live message is redacted with the built-in rules before
+        # it is matched and before any part of it is shown in a miss, so a live secret
+        # never reaches a log. Matching does not depend on it: redacted positions of the
+        # recording are wildcards. The header's patterns are never compiled here.
+        info = recording.header.redaction
+        self._redactor = None
+        if info is not None:
+            _check_redaction(recording)
+            self._redactor = Redactor(literals=tuple(_env_values(info, environ))).session()
+        self._paused: dict[object, Paused] = {}
 
     # -- public API --------------------------------------------------------------------
 
@@ -283,7 +293,8 @@ class Replayer:
         if classified.kind is Kind.NOT_JSON:
             text = f"Parse error: {classified.problem}" if classified.problem else "Parse error"
             return _reply((error_response(None, PARSE_ERROR, text),))
-        return self._dispatch(classified.kind, classified.value)
+        raw = data if isinstance(data, str) else data.decode("utf-8", "replace")
+        return self._dispatch(classified.kind, classified.value, raw)
 
     def receive(self, message: Any) -> Reply:
         """Answer one decoded client message (an object, or a batch list)."""
@@ -303,12 +314,12 @@ class Replayer:
 
     # -- dispatch ----------------------------------------------------------------------
 
-    def _dispatch(self, kind: Kind, value: Any) -> Reply:
-        return self._for_client(self._dispatch_native(kind, value))
+    def _dispatch(self, kind: Kind, value: Any, raw: str | None = None) -> Reply:
+        return self._for_client(self._dispatch_native(kind, value, raw))
 
-    def _dispatch_native(self, kind: Kind, value: Any) -> Reply:
+    def _dispatch_native(self, kind: Kind, value: Any, raw: str | None = None) -> Reply:
         if self._redactor is not None and isinstance(value, dict):
-            value = _redacted(self._redactor, value)
+            value, _ = self._redactor.message(value, None, raw)
         if kind is Kind.REQUEST:
             return self._request(value)
         if kind is Kind.NOTIFICATION:
@@ -372,7 +383,8 @@ class Replayer:
         paused = self._paused.pop(id_key(message.get("id")), None)
         if paused is None:
             return Reply()  # an answer to nothing we are waiting for: a real server ignores it
-        diffs = differences(_answer_part(paused.answer), _answer_part(message), limit=3)
+        live = mask_like(paused.answer, message)
+        diffs = differences(_answer_part(paused.answer), _answer_part(live), limit=3)
         if not diffs:
             return self._resume(paused, ())
         method = str(paused.request.get("method"))
@@ -729,6 +741,7 @@ class ReplaySessions:
         *,
         environ: Mapping[str, str] | None = None,
     ) -> None:
+        _check_redaction(recording)  # refused before any client is served
         self.recording = recording
         self._strategy = strategy
         self._environ = environ
@@ -836,17 +849,20 @@ def _input_responses_differ(recorded: JSONObject, live: JSONObject) -> tuple[str
     mine, theirs = _params(recorded).get("inputResponses"), _params(live).get("inputResponses")
     if mine is None and theirs is None:
         return ()
-    diffs = differences(mine, theirs, limit=3)
+    diffs = differences(mine, mask_like(mine, theirs), limit=3)
     if not diffs:
         return ()
     return (f"{live.get('method')}: inputResponses differ from the recording at {_where(diffs)}",)
 
 
-def _redacted(redactor: Redactor, message: JSONObject) -> JSONObject:
-    """A live message redacted as the recording was; ids and method names stay as sent."""
-    return {
-        k: v if k in ("jsonrpc", "id", "method") else redactor.value(v) for k, v in message.items()
-    }
+def _check_redaction(recording: Recording) -> None:
+    """A header's ``redaction`` is read, never run; a malformed one is refused, as ``lint``
+    reports it (``check_header``)."""
+    info = recording.header.redaction
+    problems = [] if info is None else check_header(info)
+    if problems:
+        source = getattr(recording, "source", None)
+        raise CassetteFormatError(str(source) if source else "cassette", 1, problems[0])
 
 
 def _env_values(info: Mapping[str, Any], environ: Mapping[str, str] | None) -> list[str]:

@@ -59,7 +59,13 @@ from cassette.modes.extend import Extension, describe_request
 from cassette.modes.policy import Action, ModeChoice, missing_cassette_message, plan
 from cassette.runtime.conversation import DeliveryPolicy, ReplayResult, SessionPool
 from cassette.runtime.frames import serve_frames
-from cassette.runtime.record import RecordConfig, RecordResult, record_proxy, record_session
+from cassette.runtime.record import (
+    RecordConfig,
+    RecordResult,
+    default_redactor,
+    record_proxy,
+    record_session,
+)
 from cassette.runtime.serve import front_of, serve
 from cassette.store.lock import FileLock, claim_slot
 from cassette.store.report import Report
@@ -88,7 +94,7 @@ Info = Callable[[str], None]
 
 
 def _redactor(choice: Redactor | Literal["default"] | None) -> Redactor | None:
-    return Redactor() if choice == "default" else choice
+    return default_redactor() if choice == "default" else choice
 
 
 @attrs.frozen(kw_only=True)
@@ -107,7 +113,7 @@ class ModeOptions:
     front: str = "stdio"
     strategy: str | None = None
     fsync: bool = False
-    redactor: Redactor | None = attrs.field(factory=Redactor, converter=_redactor)
+    redactor: Redactor | None = attrs.field(factory=default_redactor, converter=_redactor)
     passthrough_stderr: bool = True
     upstream_timeout: float | None = None
     era: str = "auto"  # the era a recording is made in (RecordConfig.era)

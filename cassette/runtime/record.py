@@ -33,7 +33,7 @@ from cassette.core.deadlines import SHUTDOWN_GRACE
 from cassette.core.eras import ERA_CHOICES, era_refusal
 from cassette.core.jsonrpc import classify, dumps_bytes
 from cassette.core.recorder import BeforeRecord
-from cassette.core.redaction import Redactor
+from cassette.core.redaction import Redactor, secret_environment
 from cassette.errors import TransportClosedError, UsageError
 from cassette.registry import get_connector, get_transport
 from cassette.runtime.sink import Sink, SinkTap, open_sink, stderr_passthrough
@@ -64,9 +64,15 @@ __all__ = [
 Warn = Callable[[str], None]
 
 
+def default_redactor() -> Redactor:
+    """The built-in rules, plus the value of every variable of this process's environment
+    whose name says it is secret (the server inherits them, and may print them)."""
+    return Redactor.configured(environ=os.environ)
+
+
 def _redactor(choice: Redactor | Literal["default"] | None) -> Redactor | None:
     """Redaction is on unless the caller turned it off (``None``)."""
-    return Redactor() if choice == "default" else choice
+    return default_redactor() if choice == "default" else choice
 
 
 @attrs.frozen(kw_only=True)
@@ -86,7 +92,7 @@ class RecordConfig:
     overwrite: bool = False
     fsync: bool = False
     strategy: str | None = None
-    redactor: Redactor | None = attrs.field(factory=Redactor, converter=_redactor)
+    redactor: Redactor | None = attrs.field(factory=default_redactor, converter=_redactor)
     passthrough_stderr: bool = True
     upstream_timeout: float | None = None
     on_warning: Warn | None = None
@@ -245,15 +251,17 @@ async def proxy(
 
 
 def _open(config: RecordConfig, plugin: Transport, target: Target) -> Sink:
-    """A fresh recording of ``target``: the header names it with its secrets redacted (a
-    URL, else the command line) and the transport that carried it."""
+    """A fresh recording of ``target``: the header names it (a URL, else the command line;
+    the recorder redacts it) and the transport that carried it. Secret-named variables of
+    the server's own environment are redacted wherever they appear, as ours are."""
     redactor = config.redactor
+    if redactor is not None and target.env:
+        redactor = redactor.with_literals(secret_environment(target.env))
     described: dict[str, Any]
     if target.url is not None:
-        described = {"url": target.url if redactor is None else redactor.text(target.url)}
+        described = {"url": target.url}
     else:
-        argv = portable_argv(target.command)
-        described = {"command": argv if redactor is None else redactor.argv(argv)}
+        described = {"command": portable_argv(target.command)}
     return open_sink(
         config.path,
         plugin.name,

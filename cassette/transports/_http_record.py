@@ -33,7 +33,9 @@ import httpx
 
 from cassette.core.eras import era_refusal
 from cassette.core.jsonrpc import Kind, classify, dumps_bytes, error_response
-from cassette.transport import Tap
+from cassette.core.redaction import redact_text
+from cassette.core.secret_rules import secret_header_values
+from cassette.transport import SecretTap, Tap
 from cassette.transports._http import (
     BODY_LIMIT,
     Guard,
@@ -115,7 +117,8 @@ class RecordingProxy:
         self.tap.http(ex.method, ex.stream, status, session)
         parsed = classify(body)
         msg_id = parsed.value.get("id") if parsed.kind is Kind.REQUEST else None
-        error = error_response(msg_id, -32000, f"cassette-mcp: upstream {self.upstream} {why}")
+        shown = redact_text(self.upstream)  # the client's error may end up in a log
+        error = error_response(msg_id, -32000, f"cassette-mcp: upstream {shown} {why}")
         await send_simple(send, status, dumps_bytes(error), b"application/json")
 
     def _session(self, value: str | None) -> int | None:
@@ -146,6 +149,9 @@ class RecordingProxy:
         if session is not None:
             meta["session"] = session
         body_kind = classify(body).kind if body else Kind.NOT_JSON
+        if isinstance(self.tap, SecretTap):
+            for value in secret_header_values(scope["headers"]):
+                self.tap.secret(value)
         if method == "POST" and body:
             self.tap.frame("c2s", body, dict(meta))
             if await self._answered_here(send, body, _Pass(method, stream, meta, body_kind)):

@@ -35,6 +35,7 @@ import httpx
 from cassette.core.deadlines import UPSTREAM_TIMEOUT
 from cassette.core.jsonrpc import Classified, Kind, classify, dumps_bytes, error_response
 from cassette.core.mcp import NAMED_PARAM, VERSION_META
+from cassette.core.redaction import redact_text
 from cassette.errors import TransportClosedError, TransportError, map_exceptions
 from cassette.transport import (
     ConnectOptions,
@@ -211,7 +212,7 @@ class HttpUpstream(Inbox):
         """One POST and what it answers; a failure on the wire ends the stream with the
         error, so the reader hears it instead of waiting for an answer that cannot come."""
         try:
-            with map_exceptions(upstream_errors(f"upstream {self._url}")):
+            with map_exceptions(upstream_errors(f"upstream {redact_text(self._url)}")):
                 await self._exchange(body, sent)
         except TransportError as exc:
             self._fail(exc)
