@@ -49,31 +49,3 @@ def test_record_everything_example_reproduces_the_committed_cassette(tmp_path: P
     result = run(PY, str(EXAMPLES / "record_everything.py"), str(tape))
     assert result.returncode == 0, result.stderr.decode()
     assert replay_readme_requests(tape) == replay_readme_requests(EXAMPLES / "everything.jsonl")
-
-
-def test_the_agent_example_runs_offline_without_a_key() -> None:
-    """examples/agent: the model through committed pytest-recording cassettes, the MCP
-    server through committed cassette-mcp ones. No key, no network (pytest-recording's
-    --block-network, and a proxy that goes nowhere for anything that slipped past), and
-    MCP_CASSETTE_MODE=none so a missing MCP cassette fails instead of starting a server."""
-    import os
-
-    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
-    env |= {
-        "MCP_CASSETTE_MODE": "none",
-        "HTTPS_PROXY": "http://127.0.0.1:9",
-        "HTTP_PROXY": "http://127.0.0.1:9",
-    }
-    argv = [PY, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--block-network"]
-    result = subprocess.run(
-        [*argv, str(EXAMPLES / "agent" / "tests")],
-        capture_output=True,
-        timeout=120,
-        check=False,
-        cwd=ROOT,
-        env=env,
-    )
-    out = result.stdout.decode()
-    assert result.returncode == 0, out + result.stderr.decode()
-    assert "2 passed" in out
-    assert "mcp-cassette: sessions: 2 replayed" in out
