@@ -284,16 +284,18 @@ def test_before_record_changes_what_is_written_not_what_passes(suite: Suite) -> 
     assert "live:a" not in written
 
 
-def test_a_project_before_record_hook_drops_messages(suite: Suite) -> None:
+def test_a_project_before_record_hook_changes_and_drops_messages(suite: Suite) -> None:
     (suite.pytester.path / "hooks.py").write_text(
-        "def drop_logs(message, direction):\n"
-        "    return None if message.get('method') == 'notifications/message' else message\n"
         "def mark(message, direction):\n"
-        "    message.setdefault('params', {})\n"
+        "    if message.get('method') == 'notifications/initialized':\n"
+        "        return None\n"
         "    return message if direction == 's2c' else {**message, 'x-marked': True}\n"
     )
     suite.pytester.makepyprojecttoml('[tool.cassette]\nbefore-record = "hooks.py:mark"\n')
     suite.write("test_project_hook", ECHO)
     suite.run().assert_outcomes(passed=1)
-    tape = tape_of(suite, "test_project_hook")
-    assert all(m.get("x-marked") for m in tape.messages("c2s"))
+    sent = tape_of(suite, "test_project_hook").messages("c2s")
+    assert [m.get("method") for m in sent] == ["initialize", "tools/call"]  # one dropped
+    assert all(m.get("x-marked") for m in sent)
+    # what was written still replays: the hook changed the cassette, not the session
+    suite.run(MCP_CASSETTE_MODE="none", TAG="gone").assert_outcomes(passed=1)
