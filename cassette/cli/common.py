@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Final, NoReturn
 
 from cassette.errors import PluginError, TransportError, UsageError
+from cassette.registry import ALIASES
 
 __all__ = [
     "EXIT_CASSETTE",
@@ -52,8 +53,8 @@ EXIT_INTERNAL: Final = 70
 #: Commands that take a server command after ``--``.
 TAKES_COMMAND: Final = frozenset({"replay", "check", "record", "verify"})
 
-#: Short names a person may give for a transport.
-FRONT_ALIASES: Final = {"http": "streamable-http"}
+#: Short names a person may give for a transport (the registry's one table).
+FRONT_ALIASES: Final = ALIASES
 
 
 class Parser(argparse.ArgumentParser):

@@ -9,25 +9,24 @@ under the same delivery policy (misses reported, size limits, the summary at the
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Final
+from typing import Any
 
 import attrs
 
 from cassette.core.faults import FaultPlan
 from cassette.core.limits import DEFAULT_MAX_BYTES
 from cassette.mock.server import MockServer
+from cassette.registry import canonical
 from cassette.runtime.conversation import DeliveryPolicy, ReplayResult
 from cassette.runtime.serve import front_of, serve
 from cassette.transport import ServeOptions, Transport
 
 __all__ = ["check_front", "serve_mock"]
 
-_ALIASES: Final = {"http": "streamable-http"}
-
 
 def check_front(front: str) -> Transport:
     """The plugin a mock serves on, or an error for one that serves no clients."""
-    return front_of(_ALIASES.get(front, front))
+    return front_of(canonical(front))
 
 
 async def serve_mock(

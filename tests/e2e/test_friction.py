@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from cassette import Cassette
-from tests.support import PY, ROOT, LineClient
+from tests.support import PY, ROOT, Background, LineClient, run
 
 pytestmark = pytest.mark.e2e
 
@@ -125,3 +125,39 @@ def test_stdio_record_says_what_it_records_and_what_it_wrote(tmp_path: Path) -> 
         lines[-1] == f"cassette: wrote {written} line(s) to {path}; the server exited with code 0"
     )
     assert json.loads(result.stdout)["id"] == 1  # stdout stays the protocol's
+
+
+def test_record_takes_http_for_streamable_http_as_replay_does(tmp_path: Path) -> None:
+    """``record --transport http`` records a streamable-HTTP endpoint (here, a replay of
+    a notes cassette on ``--front http``): the same short name ``replay`` takes."""
+    import signal
+
+    from mcp import Client
+
+    tape = tmp_path / "notes.jsonl"
+    client = LineClient([PY, "-m", "cassette", "record", "-o", str(tape), "--", *NOTES])
+    try:
+        client.initialize()
+        client.request("tools/list", {})  # the SDK lists tools to check a call's result
+        client.request("tools/call", {"name": "add_note", "arguments": {"text": "a"}})
+        assert client.finish()[0] == 0
+    finally:
+        client.kill_group()
+    url = r"(http://127\.0\.0\.1:\d+/\S*)"
+    out = tmp_path / "over-http.jsonl"
+    with Background([PY, "-m", "cassette", "replay", str(tape), "--front", "http"]) as upstream:
+        endpoint = upstream.wait_for(r"serving on " + url).group(1)
+        argv = [PY, "-m", "cassette", "record", "-o", str(out), "--transport", "http"]
+        with Background([*argv, "--upstream", endpoint, "--port", "0"]) as proxy:
+            front = proxy.wait_for(r"point your client at " + url).group(1)
+
+            async def add_note() -> str:
+                async with Client(front) as client:
+                    result = await client.call_tool("add_note", {"text": "a"})
+                    return str(result.content[0].text)  # type: ignore[union-attr]
+
+            answer = run(add_note)
+            assert proxy.stop(signal.SIGINT) == 0, proxy.output()
+    recorded = Cassette.load(out)
+    assert recorded.header.transport == "streamable-http"
+    assert answer in json.dumps(list(recorded.messages("s2c")))
