@@ -231,6 +231,15 @@ def _flag(marker: Any, option: bool | None, project: bool) -> bool:
     return bool(option) or project
 
 
+def _keep_source(marker: Any, option: bool | None) -> str:
+    """Where ``record_on_failure`` came from, for the report that says it was honoured."""
+    if marker is not None:
+        return f"@pytest.mark.{MARKER}(record_on_failure=True)"
+    if option:
+        return KEEP_OPTION
+    return "record-on-failure in [tool.cassette.pytest]"
+
+
 def _rule_data(rule: Any) -> dict[str, Any]:
     import attrs
 
@@ -275,6 +284,9 @@ class MCPCassette:
             settings.get("record_on_failure"),
             item.config.getoption(_KEEP_DEST),
             project.record_on_failure,
+        )
+        self._keep_source = _keep_source(
+            settings.get("record_on_failure"), item.config.getoption(_KEEP_DEST)
         )
         self._hook = project.before_record
         marker_path = settings.get("path")
@@ -580,7 +592,7 @@ class MCPCassette:
             kept = [self._shown(Path(c)) for c in [*recorded, *grown]]
             return (
                 f"mcp-cassette: the test failed; kept what it recorded ({', '.join(kept)}), "
-                "as record_on_failure asks"
+                f"as {self._keep_source} asks"
             )
         lines = ["mcp-cassette: the test failed, so what it recorded was taken back:"]
         for cassette in recorded:

@@ -245,8 +245,37 @@ def test_a_test_that_fails_while_recording_leaves_no_cassette(suite: Suite) -> N
     assert not (suite.pytester.path / "cassettes" / "test_fail" / "test_echo.jsonl").exists()
     kept = suite.run("--mcp-cassette-record-on-failure", SEND="a")
     kept.assert_outcomes(failed=1)
-    kept.stdout.fnmatch_lines(["*the test failed; kept what it recorded*"])
+    kept.stdout.fnmatch_lines(
+        [
+            "*the test failed; kept what it recorded (cassettes/test_fail/test_echo.jsonl), "
+            "as --mcp-cassette-record-on-failure asks*"
+        ]
+    )
     assert "live:a" in "".join(texts(tape_of(suite, "test_fail")))
+
+
+def test_record_on_failure_from_the_marker_and_the_project_says_which(suite: Suite) -> None:
+    marked = "pytestmark = pytest.mark.mcp_cassette(record_on_failure=True)\n" + FAILS
+    suite.write("test_fail", marked)
+    kept = suite.run(SEND="a")
+    kept.assert_outcomes(failed=1)
+    kept.stdout.fnmatch_lines(["*as @pytest.mark.mcp_cassette(record_on_failure=True) asks*"])
+    assert "live:a" in "".join(texts(tape_of(suite, "test_fail")))
+
+    suite.write("test_project", FAILS)
+    suite.pytester.makepyprojecttoml("[tool.cassette.pytest]\nrecord-on-failure = true\n")
+    kept = suite.run("test_project.py", SEND="b")
+    kept.assert_outcomes(failed=1)
+    kept.stdout.fnmatch_lines(["*as record-on-failure in [[]tool.cassette.pytest[]] asks*"])
+    assert "live:b" in "".join(texts(tape_of(suite, "test_project")))
+
+    # the marker's False beats the project's True: taken back
+    unmarked = "pytestmark = pytest.mark.mcp_cassette(record_on_failure=False)\n" + FAILS
+    suite.write("test_marked_off", unmarked)
+    dropped = suite.run("test_marked_off.py", SEND="c")
+    dropped.assert_outcomes(failed=1)
+    dropped.stdout.fnmatch_lines(["*the test failed, so what it recorded was taken back:*"])
+    assert not list((suite.pytester.path / "cassettes" / "test_marked_off").glob("*.jsonl"))
 
 
 def test_a_failing_new_episodes_test_takes_back_what_it_appended(suite: Suite) -> None:
