@@ -55,11 +55,15 @@ def _tool_spec(server: str, tool: Any) -> dict[str, Any]:
 
 
 async def _call(
-    client: Client, name: str, arguments: dict[str, Any], trace: list[str], seconds: float
+    client: Client,
+    name: str,
+    arguments: dict[str, Any],
+    trace: list[str],
+    timeouts: tuple[float, float],
 ) -> str:
-    """One tool call with one retry after a timeout (``seconds``); a failure becomes the
-    result text."""
-    for attempt in (1, 2):
+    """One tool call, and one retry after a timeout (``timeouts``: the first attempt's
+    seconds, then the retry's); a failure becomes the result text."""
+    for attempt, seconds in enumerate(timeouts, 1):
         try:
             result = await client.call_tool(name, arguments, read_timeout_seconds=seconds)
         except MCPError as exc:
@@ -79,9 +83,15 @@ async def run_agent(
     *,
     api_key: str,
     tool_timeout: float = 10.0,
+    retry_timeout: float | None = None,
     max_turns: int = 6,
 ) -> Answer:
-    """Answer ``question`` with the MCP servers ``servers`` (name -> command line)."""
+    """Answer ``question`` with the MCP servers ``servers`` (name -> command line).
+
+    A tool call gets ``tool_timeout`` seconds; one that times out is tried again with
+    ``retry_timeout`` (default: the same), since a server that was slow once may need
+    longer the second time."""
+    timeouts = (tool_timeout, tool_timeout if retry_timeout is None else retry_timeout)
     trace: list[str] = []
     async with contextlib.AsyncExitStack() as stack:
         clients: dict[str, Client] = {}
@@ -111,7 +121,7 @@ async def run_agent(
             for call in calls:
                 server, _, tool = call["function"]["name"].partition("__")
                 arguments = json.loads(call["function"]["arguments"] or "{}")
-                text = await _call(clients[server], tool, arguments, trace, tool_timeout)
+                text = await _call(clients[server], tool, arguments, trace, timeouts)
                 messages.append({"role": "tool", "tool_call_id": call["id"], "content": text})
     return Answer("I could not finish in time.", trace)
 

@@ -51,8 +51,11 @@ def test_the_agent_answers_with_the_forecast(mcp_cassette: MCPCassette) -> None:
 )
 def test_the_agent_recovers_when_the_server_times_out(mcp_cassette: MCPCassette) -> None:
     servers = {"weather": mcp_cassette.server_command(SERVER)}
-    # The faulted call never answers; a one-second timeout is far from the recorded
-    # answer's milliseconds, so the outcome does not depend on the machine's speed.
-    answer = anyio.run(lambda: run_agent(QUESTION, servers, api_key=KEY, tool_timeout=1.0))
+    # The faulted call never answers, so its half-second timeout always fires; the retry
+    # gets a minute for the recorded answer's milliseconds. Neither outcome depends on
+    # the machine's speed.
+    answer = anyio.run(
+        lambda: run_agent(QUESTION, servers, api_key=KEY, tool_timeout=0.5, retry_timeout=60)
+    )
     assert "light rain" in answer.text
     assert answer.trace == ["forecast: timed out, retrying", "forecast: ok"]
