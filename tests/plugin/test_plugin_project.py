@@ -44,6 +44,28 @@ def test_none_in_the_environment_beats_a_once_marker_and_starts_nothing(suite: S
     assert not (suite.pytester.path / "cassettes").exists()
 
 
+def test_none_from_the_option_beats_a_once_marker_on_server_url_too(suite: Suite) -> None:
+    suite.write(
+        "test_ci_url",
+        """
+        @pytest.mark.mcp_cassette(mode="once")
+        def test_url(mcp_cassette):
+            mcp_cassette.server_url("http://127.0.0.1:9/mcp")
+            raise AssertionError("server_url returned under mode none")
+        """,
+    )
+    result = suite.run("--mcp-cassette-mode=none")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*mcp-cassette: cassettes/test_ci_url/test_url.jsonl: no such cassette, and "
+            "mode none (from --mcp-cassette-mode) only replays, so nothing was started*"
+        ]
+    )
+    assert "server_url returned" not in result.stdout.str()
+    assert not (suite.pytester.path / "cassettes").exists()
+
+
 def test_the_report_names_one_source_of_the_mode(suite: Suite) -> None:
     suite.write("test_src", ECHO)
     suite.run().assert_outcomes(passed=1)
