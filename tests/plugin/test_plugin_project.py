@@ -79,6 +79,38 @@ def test_the_report_names_one_source_of_the_mode(suite: Suite) -> None:
 # -- project configuration ------------------------------------------------------------------
 
 
+def test_a_recorded_cassette_names_the_server_by_paths_relative_to_the_project(
+    suite: Suite,
+) -> None:
+    """A committed cassette is the same on every machine: the server command in its
+    header has the project's paths relative to the project (pyproject.toml's folder)."""
+    import shutil
+    import sys
+
+    from cassette.runtime.record import portable_argv
+    from tests.plugin.test_plugin import SERVER
+
+    root = suite.pytester.path
+    suite.pytester.makepyprojecttoml("[tool.cassette]\n")
+    (root / "servers").mkdir()
+    shutil.copy(SERVER, root / "servers" / "episode.py")
+    suite.write(
+        "test_paths",
+        """
+        def test_echo(mcp_cassette):
+            here = os.path.abspath(".")
+            argv = [sys.executable, os.path.join(here, "servers", "episode.py"),
+                    "--log", os.path.join(here, "starts.log")]
+            assert talk(mcp_cassette.server_command(argv), "a") == ["live:a"]
+        """,
+    )
+    suite.run().assert_outcomes(passed=1)
+    command = tape_of(suite, "test_paths").header.target["command"]
+    python = portable_argv([sys.executable], root)[0]
+    assert command == [python, "servers/episode.py", "--log", "starts.log"]
+    assert suite.starts == 1
+
+
 def test_project_config_sets_folder_mode_and_strategy(suite: Suite) -> None:
     suite.pytester.makepyprojecttoml(
         """
