@@ -48,6 +48,7 @@ __all__ = [
     "PluginError",
     "PluginLoadError",
     "ReplayMiss",
+    "ScenarioError",
     "TransportClosedError",
     "TransportError",
     "UnknownTransportError",
@@ -94,6 +95,10 @@ class UsageError(CassetteError, ValueError):
 class ManifestError(CassetteError, ValueError):
     """A mock manifest cannot be read (the message names ``file:line`` where it can) or has
     errors that keep it from being served."""
+
+
+class ScenarioError(CassetteError, ValueError):
+    """A scenarios file cannot be read or is wrong; the message names ``file:line``."""
 
 
 class ReplayMiss(CassetteError, LookupError):

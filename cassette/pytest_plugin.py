@@ -43,13 +43,13 @@ import json
 import os
 import re
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 import pytest
 
-from cassette.errors import CassetteError
+from cassette.errors import CassetteError, sole_exception
 from cassette.errors import UsageError as CassetteUsageError
 from cassette.modes.policy import (
     ENV_VAR,
@@ -66,6 +66,10 @@ if TYPE_CHECKING:
 if TYPE_CHECKING:
     from anyio.abc import TaskStatus
     from anyio.from_thread import BlockingPortal
+
+    from cassette.client.report import VerifyReport
+    from cassette.client.scenarios import Scenario, ScenarioFile
+    from cassette.client.target import ServerTarget
 
 __all__ = ["MCPCassette"]
 
@@ -84,6 +88,8 @@ _MARKER_ARGS: Final = (
     "faults",
     "fail_on_unused",
     "record_on_failure",
+    "scenarios",
+    "scenario",
 )
 _CONFIG_MODE: Final = "[tool.cassette.pytest] mode"
 _STARTUP_TIMEOUT: Final = 60.0
@@ -130,10 +136,12 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
         f"{MARKER}(path=None, *, mode=None, strategy=None, ignore=(), faults=None, "
-        "fail_on_unused=None, record_on_failure=None): the cassette the mcp_cassette "
-        "fixture uses (a path relative to the test file), its record mode, matching "
-        "strategy, params never matched on, fault plan, and what happens to unused "
-        "recordings and to a failing test's recording (cassette-mcp; docs/pytest.md)",
+        "fail_on_unused=None, record_on_failure=None, scenarios=None, scenario=None): the "
+        "cassette the mcp_cassette fixture uses (a path relative to the test file), its record "
+        "mode, matching strategy, params never matched on, fault plan, and what happens to "
+        "unused recordings and to a failing test's recording; for mcp_cassette.verify, a "
+        "scenarios file (relative to the test file) and the scenario whose cassette it "
+        "verifies (cassette-mcp; docs/pytest.md)",
     )
     config.pluginmanager.register(_Totals(), "cassette-mcp-totals")
     try:  # a typo must stop the run before anything goes live
@@ -289,6 +297,8 @@ class MCPCassette:
             settings.get("record_on_failure"), item.config.getoption(_KEEP_DEST)
         )
         self._hook = project.before_record
+        self._scenarios_file = settings.get("scenarios")
+        self._scenario = settings.get("scenario")
         marker_path = settings.get("path")
         if marker_path is None:
             self.path = default_path(item).resolve()
@@ -379,6 +389,77 @@ class MCPCassette:
         local = front.start()
         self._fronts.append(front)
         return local
+
+    def verify(
+        self,
+        server: Sequence[str | os.PathLike[str]] | str | None = None,
+        *,
+        ignore: Sequence[str] = (),
+        ignore_keys: Sequence[str] = (),
+        name: str | None = None,
+        scenario: str | None = None,
+        transport: str | None = None,
+        timeout: float = 30.0,
+    ) -> VerifyReport:
+        """Run the test's cassette against the live ``server`` (a command line, or a URL)
+        and return what drifted; ``report.assert_ok()`` fails the test with the diff.
+
+        With a scenarios file in the marker, the cassette is that of ``scenario`` (the
+        marker's, or the file's only one), the server defaults to the file's target, and a
+        missing cassette is recorded from the scenario. Under mode ``all`` the drift is
+        written into the cassette instead (``cassette verify --update``). See
+        docs/test-your-server.md."""
+        from cassette.client.report import VerifyReport as Report
+
+        plan = self._verify_plan(server, name, scenario, transport)
+        report = _in_thread(lambda: _snapshot(self, plan, ignore, ignore_keys, timeout))
+        assert isinstance(report, Report)
+        action = "record" if report.recorded else ("update" if report.updated else "verify")
+        self._facts.append({"event": "session", "action": action})
+        return report
+
+    def _verify_plan(
+        self,
+        server: Sequence[str | os.PathLike[str]] | str | None,
+        name: str | None,
+        scenario: str | None,
+        transport: str | None,
+    ) -> _VerifyPlan:
+        try:
+            return self._plan_of(server, name, scenario, transport)
+        except (CassetteError, ValueError) as exc:
+            problem = str(exc)
+        pytest.fail(f"mcp-cassette: {problem}", pytrace=False)  # outside: no chained context
+
+    def _plan_of(
+        self,
+        server: Sequence[str | os.PathLike[str]] | str | None,
+        name: str | None,
+        scenario: str | None,
+        transport: str | None,
+    ) -> _VerifyPlan:
+        from cassette.client.scenarios import load_scenarios
+        from cassette.client.target import ServerTarget
+
+        target = None if server is None else ServerTarget.of(server, transport=transport)
+        if self._scenarios_file is None:
+            if target is None:
+                raise ValueError(
+                    "mcp_cassette.verify needs the server (its command line or URL), "
+                    f"or a scenarios file: @pytest.mark.{MARKER}(scenarios=...)"
+                )
+            return _VerifyPlan(self.cassette_path(name), target, None)
+        file = load_scenarios(Path(self._item.path).parent / os.fspath(self._scenarios_file))
+        chosen = scenario or self._scenario
+        if chosen is None and len(file.scenarios) == 1:
+            chosen = file.scenarios[0].name
+        if chosen is None:
+            raise ValueError(
+                f"{file.path} has several scenarios ({', '.join(file.names)}): "
+                "say which, verify(scenario=...) or the marker's scenario="
+            )
+        picked = file.scenario(chosen)
+        return _VerifyPlan(file.cassette_path(chosen), target, (file, picked))
 
     @property
     def misses(self) -> list[str]:
@@ -621,6 +702,50 @@ class MCPCassette:
             self._item.user_properties.append(("mcp_cassette", totals))
 
 
+class _VerifyPlan(NamedTuple):
+    """What ``verify`` works on: the cassette, the server, and the scenario, if any."""
+
+    path: Path
+    server: ServerTarget | None
+    scenario: tuple[ScenarioFile, Scenario] | None
+
+
+async def _snapshot(
+    owner: MCPCassette,
+    plan: _VerifyPlan,
+    ignore: Sequence[str],
+    ignore_keys: Sequence[str],
+    seconds: float,
+) -> VerifyReport:
+    from cassette.client.snapshots import project_ignores, snapshot
+
+    ignores = project_ignores().merged(ignore, ignore_keys)
+    return await snapshot(
+        plan.path,
+        owner.choice,
+        plan.server,
+        scenario=plan.scenario,
+        ignores=ignores,
+        time_limit=seconds,
+    )
+
+
+def _in_thread(func: Callable[[], Awaitable[Any]]) -> Any:
+    """Run ``func`` on an event loop of its own thread, so a test may call it whether or
+    not it runs in an event loop itself; a ``CassetteError`` fails the test in one line."""
+    from anyio.from_thread import start_blocking_portal
+
+    try:
+        with start_blocking_portal() as portal:
+            return portal.call(func)
+    except Exception as exc:
+        inner = sole_exception(exc)
+        if not isinstance(inner, CassetteError):
+            raise
+        problem = str(inner)
+    pytest.fail(f"mcp-cassette: {problem}", pytrace=False)  # outside: no chained context
+
+
 class _HttpFront:
     """A recording proxy or a replay front for one ``server_url``, in a thread."""
 
@@ -755,7 +880,13 @@ class _Totals:
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         totals = self.counts
-        words = {"record": "recorded", "replay": "replayed", "extend": "extended"}
+        words = {
+            "record": "recorded",
+            "replay": "replayed",
+            "extend": "extended",
+            "verify": "verified",
+            "update": "updated",
+        }
         parts = [f"{totals[k]} {w}" for k, w in words.items() if totals.get(k)]
         if totals.get("episodes"):
             parts.append(f"{totals['episodes']} new episode(s) appended")

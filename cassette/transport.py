@@ -176,10 +176,15 @@ class ConnectOptions:
 
     ``on_side_event`` hears what the server says outside the protocol (stderr lines, its
     exit) as it happens; ``timeout`` bounds how long reaching it may take (``None``: the
-    transport's own default)."""
+    transport's own default). ``standalone_stream`` asks a transport whose server may
+    speak outside any request (streamable HTTP's GET stream) to listen there once a
+    session exists, as SDK clients do, so the server's own requests sent there (a
+    ``roots/list`` after the handshake) reach the client; a plugin without such a stream
+    ignores it."""
 
     on_side_event: SideEventHandler | None = None
     timeout: float | None = None
+    standalone_stream: bool = False
 
 
 @attrs.frozen(kw_only=True)

@@ -28,6 +28,8 @@ WHEEL_REQUIRED = {
     "cassette/py.typed",
     "cassette/cli/main.py",
     "cassette/pytest_plugin.py",
+    "cassette/schema/cassette-v1.schema.json",
+    "cassette/schema/scenarios-v1.schema.json",
     "cassette_mcp/__init__.py",
     "cassette_mcp/py.typed",
 }
@@ -50,6 +52,8 @@ SDIST_REQUIRED = {
     "docs/cli.md",
     "examples/everything.jsonl",
     "examples/cassette-tcp/pyproject.toml",
+    "examples/server-testing/scenarios.toml",
+    "examples/server-testing/cassettes/forecast.jsonl",
     "scripts/test.sh",
     ".ci/run",
     ".github/workflows/ci.yml",

@@ -48,9 +48,29 @@ def add_parser(sub: Any) -> None:
         help="record a live server through a transparent proxy",
         description="Run COMMAND as an MCP server and proxy this process's stdin/stdout to "
         "it, writing every frame to TAPE as it passes. Point your client at this command "
-        "instead of the server.",
+        "instead of the server. With --scenarios FILE, cassette is the client: each "
+        "scenario of FILE is run against the server FILE names and recorded to "
+        "DIR/NAME.jsonl.",
     )
-    rec.add_argument("-o", "--output", required=True, metavar="TAPE", help="cassette to write")
+    rec.add_argument(
+        "-o",
+        "--output",
+        metavar="TAPE",
+        help="cassette to write (with --scenarios: the folder for the cassettes, default "
+        "the file's cassettes setting, beside it)",
+    )
+    rec.add_argument(
+        "--scenarios",
+        metavar="FILE",
+        help="record the scenarios of FILE (TOML or JSON; docs/scenarios.md), no client needed",
+    )
+    rec.add_argument(
+        "--scenario",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="with --scenarios: record only this scenario (repeatable)",
+    )
     rec.add_argument(
         "--strategy",
         metavar="S",
@@ -251,6 +271,12 @@ def _redactor(args: argparse.Namespace, output: str) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.scenarios is not None or args.scenario:
+        from cassette.cli.scenarios import run_scenarios
+
+        return run_scenarios(args)
+    if args.output is None:
+        raise UsageError("record needs -o TAPE, the cassette to write (or --scenarios FILE)")
     command = RecordCommand.from_args(args)
     if command.mode is not None:
         return _in_mode(command, command.mode)

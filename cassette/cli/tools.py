@@ -145,13 +145,15 @@ def _add_verify(sub: Any) -> None:
     verify = sub.add_parser(
         "verify",
         help="re-fire a cassette's requests at a live server and report drift",
-        usage="cassette verify TAPE [--ignore POINTER]... [--timeout S] [--format {text,json}] "
+        usage="cassette verify TAPE [--update] [--ignore POINTER]... [--ignore-key NAME]... "
+        "[--timeout S] [--format {text,json}] [--transport NAME] "
         "(--upstream URL | -- COMMAND [ARG...])",
-        description="Run COMMAND as the server (or reach the streamable-HTTP endpoint URL), "
-        "replay TAPE's client requests at it in the recorded era (for real), and classify "
-        "each answer MATCH, CHANGED, ERROR-SHAPE-CHANGED or MISSING. A progress bar is drawn "
-        "on stderr when it is a terminal. Exit 1 on drift, 2 when the server cannot be run "
-        "or reached.",
+        description="Run COMMAND as the server (or reach the endpoint URL), replay TAPE's "
+        "client requests at it in the recorded era (for real), answer the server's own "
+        "requests from TAPE, and classify each answer MATCH, CHANGED, ERROR-SHAPE-CHANGED, "
+        "MISSING, SERVER-REQUEST-CHANGED or UNANSWERED. With --update, write the new answers "
+        "into TAPE. A progress bar is drawn on stderr when it is a terminal. Exit 1 on drift "
+        "(0 once --update wrote it), 2 when the server cannot be run or reached.",
     )
     verify.add_argument(
         "--ignore",
@@ -160,7 +162,26 @@ def _add_verify(sub: Any) -> None:
         metavar="POINTER",
         help="ignore differences at or under this JSON Pointer, e.g. /result/content (repeatable)",
     )
-    verify.add_argument("--upstream", metavar="URL", help="streamable HTTP endpoint to verify")
+    verify.add_argument(
+        "--ignore-key",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="ignore the values of keys with this name at any depth, JSON inside text "
+        "included (repeatable)",
+    )
+    verify.add_argument(
+        "--update",
+        action="store_true",
+        help="write the live answers that drifted into TAPE (atomically, redacted)",
+    )
+    verify.add_argument("--upstream", metavar="URL", help="HTTP endpoint to verify")
+    verify.add_argument(
+        "--transport",
+        metavar="NAME",
+        help="how to reach the server: stdio for a command; streamable-http (default) or "
+        "sse for --upstream",
+    )
     verify.add_argument(
         "--timeout", type=float, default=30.0, metavar="S", help="wait S seconds per answer"
     )

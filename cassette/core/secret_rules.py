@@ -479,7 +479,7 @@ _SINGLE: Final = tuple(
 )
 _REV_ASSIGN: Final = re.compile(
     r"[=:][ \t]*[\"']?\\?(?:(?:yek|di|eulav|gnirts|nekot)[-_]?)?("
-    + "|".join(re.escape(k[::-1]) for k in sorted(_KEYWORDS, key=len, reverse=True))
+    + _trie(k[::-1] for k in _KEYWORDS)  # a trie: one branch per character at an anchor
     + ")"
 )
 

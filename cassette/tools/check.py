@@ -31,19 +31,27 @@ from typing import Any
 
 import attrs
 
+from cassette.client.connection import McpClient
+from cassette.client.opening import ERAS, Opening, open_session, speaks_modern
 from cassette.core.definitions import TOOL_NAME, Issue, schema_checker, schema_issues
-from cassette.core.mcp import LATEST_LEGACY, META_PREFIX, MODERN_VERSION
+from cassette.core.mcp import LATEST_LEGACY, MODERN_VERSION
 from cassette.errors import CassetteError, TransportError, UsageError
-from cassette.tools._common import Caller, emit
+from cassette.tools._common import emit
 
-__all__ = ["TOOL_NAME", "CheckReport", "check_server", "main", "schema_checker", "schema_issues"]
+__all__ = [
+    "ERAS",
+    "TOOL_NAME",
+    "CheckReport",
+    "check_server",
+    "main",
+    "schema_checker",
+    "schema_issues",
+    "speaks_modern",
+]
 
 CLIENT_PROTOCOL = LATEST_LEGACY
 MODERN_PROTOCOL = MODERN_VERSION
-ERAS = ("auto", "legacy", "modern")
 _CLIENT_INFO = {"name": "cassette-check", "version": "1"}
-_META = META_PREFIX
-_UNSUPPORTED_VERSION = -32022
 _PAGES = 50  # a server that paginates forever is a finding, not a hang
 
 
@@ -122,25 +130,15 @@ def _tool_issues(tools: list[Any], jsonschema: Any) -> list[Issue]:
     return out
 
 
-def _envelope(params: dict[str, Any] | None = None) -> dict[str, Any]:
-    """A modern request's params: what it asks, plus who asks and in which revision."""
-    meta = {
-        _META + "protocolVersion": MODERN_PROTOCOL,
-        _META + "clientCapabilities": {},
-        _META + "clientInfo": dict(_CLIENT_INFO),
-    }
-    return {**(params or {}), "_meta": meta}
-
-
 async def _list_all(
-    conn: Any, method: str, key: str, *, modern: bool = False
+    conn: Any, method: str, key: str, opening: Opening
 ) -> tuple[list[Any], str | None]:
     """Every item of a paginated list, or the error that stopped it."""
     items: list[Any] = []
     cursor: str | None = None
     for _ in range(_PAGES):
         params = {"cursor": cursor} if cursor else None
-        reply = await conn.request(method, _envelope(params) if modern else params)
+        reply = await conn.request(method, opening.params(params))
         if "error" in reply:
             error = reply["error"] if isinstance(reply["error"], dict) else {}
             return items, f"{error.get('code')} {error.get('message', '')}".strip()
@@ -155,98 +153,9 @@ async def _list_all(
     return items, f"still paginating after {_PAGES} pages"
 
 
-@attrs.frozen
-class _Opening:
-    """What the era's opening told us: the server, its capabilities, the version."""
-
-    era: str
-    protocol: str | None
-    server: dict[str, Any]
-    capabilities: dict[str, Any]
-    missing_name: str  # the warning when the server gives no name
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-async def _initialize(conn: Any) -> _Opening:
-    reply = await conn.request(
-        "initialize",
-        {"protocolVersion": CLIENT_PROTOCOL, "capabilities": {}, "clientInfo": _CLIENT_INFO},
-    )
-    if "error" in reply or not isinstance(reply.get("result"), dict):
-        raise TransportError(f"the server refused initialize: {json.dumps(reply.get('error'))}")
-    init = reply["result"]
-    await conn.notify("notifications/initialized")
-    protocol = init.get("protocolVersion")
-    return _Opening(
-        "legacy",
-        protocol if isinstance(protocol, str) else None,
-        _dict(init.get("serverInfo")),
-        _dict(init.get("capabilities")),
-        "initialize result has no serverInfo.name",
-    )
-
-
-def _only_other_modern(error: dict[str, Any]) -> bool:
-    """A -32022 whose ``supported`` list has no version we speak, and no legacy one
-    either: a modern-only server of another revision, which no fallback can reach."""
-    supported = _dict(error.get("data")).get("supported")
-    if error.get("code") != _UNSUPPORTED_VERSION or not isinstance(supported, list):
-        return False
-    # revisions are dates: every legacy one sorts before the first modern one
-    return MODERN_PROTOCOL not in supported and all(str(v) >= MODERN_PROTOCOL for v in supported)
-
-
-def speaks_modern(reply: dict[str, Any], era: str) -> bool:
-    """Whether a ``server/discover`` reply opens a modern session (``False``: fall back to
-    ``initialize``, under ``auto`` only); a ``TransportError`` when neither era can work."""
-    error, result = reply.get("error"), reply.get("result")
-    if isinstance(error, dict) or not isinstance(result, dict):
-        if era == "auto" and not (isinstance(error, dict) and _only_other_modern(error)):
-            return False
-        raise TransportError(f"the server refused server/discover: {json.dumps(error)}")
-    versions = result.get("supportedVersions")
-    if not isinstance(versions, list) or MODERN_PROTOCOL not in versions:
-        if era == "auto":
-            return False  # it answers discover but advertises no revision we speak
-        raise TransportError(
-            f"server/discover lists no protocol version check speaks ({MODERN_PROTOCOL}): "
-            f"{json.dumps(versions)}"
-        )
-    return True
-
-
-async def _discover(conn: Any, era: str) -> _Opening | None:
-    """The modern opening, or ``None`` (auto only) when the answer says "legacy server"."""
-    reply = await conn.request("server/discover", _envelope())
-    if not speaks_modern(reply, era):
-        return None
-    result = reply["result"]
-    return _Opening(
-        "modern",
-        MODERN_PROTOCOL,
-        _dict(_dict(result.get("_meta")).get(_META + "serverInfo")),
-        _dict(result.get("capabilities")),
-        "server/discover result has no serverInfo in _meta",
-    )
-
-
-async def _open(conn: Any, era: str) -> _Opening:
-    if era not in ERAS:
-        raise UsageError(f"unknown era {era!r}; choose one of: {', '.join(ERAS)}")
-    if era != "legacy":
-        opening = await _discover(conn, era)
-        if opening is not None:
-            return opening
-    return await _initialize(conn)
-
-
 async def _session(conn: Any, era: str = "auto") -> CheckReport:
-    opening = await _open(conn, era)
+    opening = await open_session(conn, era, client_info=_CLIENT_INFO)
     caps, server = opening.capabilities, opening.server
-    modern = opening.era == "modern"
     issues: list[Issue] = []
     counts = {"tools": 0, "resources": 0, "prompts": 0, "templates": 0}
     jsonschema = schema_checker()
@@ -267,7 +176,7 @@ async def _session(conn: Any, era: str = "auto") -> CheckReport:
     for capability, method, key, counted in surfaces:
         if capability not in caps:
             continue
-        items, failure = await _list_all(conn, method, key, modern=modern)
+        items, failure = await _list_all(conn, method, key, opening)
         counts[counted] = len(items)
         if failure is not None:
             issues.append(Issue("error", f"{capability} advertised but {method} failed: {failure}"))
@@ -291,7 +200,6 @@ async def check_server(
 
     from cassette.errors import sole_exception
     from cassette.registry import get_connector
-    from cassette.runtime.harness import ClientConnection
     from cassette.transport import Target
 
     if (command is None) == (url is None):
@@ -304,7 +212,7 @@ async def check_server(
     try:
         with anyio.fail_after(time_limit):
             async with transport.connect(target) as upstream:
-                return await _session(Caller(ClientConnection(upstream)), era)
+                return await _session(McpClient(upstream), era)
     except Exception as raised:
         exc = sole_exception(raised)  # task groups wrap the one error that matters
         if isinstance(exc, TimeoutError):

@@ -12,38 +12,26 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 from collections import defaultdict
-from typing import Any, Final
+from typing import Any
 
 import attrs
 
+from cassette.client.compare import VOLATILE_KEYS, label, normalize
 from cassette.core.jsondiff import MISSING, differences
 from cassette.core.matching import Fingerprint, fingerprint, show_value
 from cassette.store.storage import Cassette
 from cassette.tools._common import Exchange, emit, exchanges
 
-__all__ = ["CassetteDiff", "Change", "diff_cassettes", "main", "normalize"]
-
-_ISO_TIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?")
-_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
-
-
-#: Keys whose values say nothing about what a server answered: ``_meta`` (request and
-#: trace ids, progress tokens) and the cache hints of modern list results (SEP-2549).
-VOLATILE_KEYS: Final = frozenset({"_meta", "ttlMs", "cacheScope"})
-
-
-def normalize(value: Any) -> Any:
-    """A copy with volatile values replaced: ``_meta`` and cache hints (``ttlMs``,
-    ``cacheScope``) dropped, timestamps and UUIDs masked."""
-    if isinstance(value, dict):
-        return {k: normalize(v) for k, v in value.items() if k not in VOLATILE_KEYS}
-    if isinstance(value, list):
-        return [normalize(v) for v in value]
-    if isinstance(value, str):
-        return _UUID.sub("<uuid>", _ISO_TIME.sub("<time>", value))
-    return value
+__all__ = [
+    "VOLATILE_KEYS",
+    "CassetteDiff",
+    "Change",
+    "diff_cassettes",
+    "label",
+    "main",
+    "normalize",
+]
 
 
 @attrs.frozen(slots=True)
@@ -99,15 +87,6 @@ def _absent(a: Any, b: Any) -> str | None:
     if b is MISSING:
         return "b"
     return None
-
-
-def label(message: dict[str, Any]) -> str:
-    """A request as a person reads it: method, tool name and compact arguments."""
-    method, name, args = fingerprint(message)
-    text = f"{method} {name}".rstrip()
-    if args and args not in ("{}", "null"):
-        text += " " + (args if len(args) <= 80 else args[:77] + "...")
-    return text
 
 
 def _answer(pair: Exchange) -> Any:

@@ -162,6 +162,11 @@ def _http_error(sent: Classified, status: int, content: bytes) -> bytes:
     return dumps_bytes(error_response(sent.value["id"], -32000, message))
 
 
+def _method(sent: Classified) -> str | None:
+    method = sent.value.get("method") if isinstance(sent.value, dict) else None
+    return method if isinstance(method, str) else None
+
+
 class HttpUpstream(Inbox):
     """A live streamable-HTTP endpoint, spoken to as a client would. ``headers`` (a
     client's credentials, say) go with every request."""
@@ -172,6 +177,8 @@ class HttpUpstream(Inbox):
         url: str,
         tg: anyio.abc.TaskGroup,
         headers: Mapping[str, str] | None = None,
+        *,
+        listen: bool = False,
     ) -> None:
         super().__init__()
         self._client = client
@@ -181,6 +188,7 @@ class HttpUpstream(Inbox):
         self.session_id: str | None = None
         self.protocol_version: str | None = None
         self._closed = False
+        self._listen = listen  # open the GET stream once the session is initialized
 
     def _headers(self, sent: Classified | None = None) -> dict[str, str]:
         headers = {**self._extra, "accept": "application/json, text/event-stream"}
@@ -207,6 +215,24 @@ class HttpUpstream(Inbox):
             # notifications/initialized must not overtake it (server-everything registers
             # tools when it processes initialized).
             await self._post(frame.data, sent)
+            if self._listen and self.session_id and _method(sent) == "notifications/initialized":
+                self._listen = False
+                self._tg.start_soon(self._standalone_stream)
+
+    async def _standalone_stream(self) -> None:
+        """The session's GET stream, where a legacy server sends what belongs to no request
+        (its own requests, list changes). Optional by the specification: a server that
+        refuses it (405), or a stream that breaks, only means nothing comes that way."""
+        headers = {k: v for k, v in self._headers().items() if k != "content-type"}
+        headers["accept"] = "text/event-stream"
+        with contextlib.suppress(httpx.HTTPError, TransportError):
+            async with self._client.stream("GET", self._url, headers=headers) as response:
+                if response.status_code != 200:
+                    return
+                parser = SSEParser()
+                async for chunk in response.aiter_raw():
+                    for event in parser.feed(chunk):
+                        self._deliver(event.data.encode("utf-8"), {"sse": True})
 
     async def _post(self, body: bytes, sent: Classified) -> None:
         """One POST and what it answers; a failure on the wire ends the stream with the
@@ -307,7 +333,9 @@ class StreamableHttpTransport(NetworkFront):
             upstream_client() as client,
             anyio.create_task_group() as tg,
         ):
-            upstream = HttpUpstream(client, target.url, tg, target.headers)
+            upstream = HttpUpstream(
+                client, target.url, tg, target.headers, listen=options.standalone_stream
+            )
             try:
                 yield upstream
             finally:

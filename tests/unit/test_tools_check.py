@@ -93,7 +93,7 @@ def test_which_discover_replies_open_a_modern_session() -> None:
     assert not speaks_modern(not_found, "auto")
     with pytest.raises(TransportError, match="refused server/discover"):
         speaks_modern(not_found, "modern")
-    with pytest.raises(TransportError, match=r"lists no protocol version check speaks"):
+    with pytest.raises(TransportError, match=r"lists no protocol version cassette speaks"):
         speaks_modern(legacy_only, "modern")
     # -32022 naming legacy revisions too: fall back; naming only other modern ones: give up
     mixed = {"supported": ["2025-11-25", "2027-01-01"], "requested": "2026-07-28"}
