@@ -271,6 +271,7 @@ class MCPCassette:
         settings = _marker_settings(item)
         project = _settings(item.config)
         self.strategy: str | None = settings.get("strategy", project.strategy)
+        problem = None
         try:
             self.choice = _resolve(settings.get("mode"), item.config)
             if self.strategy is not None:
@@ -280,7 +281,9 @@ class MCPCassette:
             self.ignore = _ignore(project.ignore_params, settings.get("ignore", ()))
             self.faults = self._plan(settings.get("faults"))
         except CassetteError as exc:
-            pytest.fail(str(exc), pytrace=False)
+            problem = str(exc)
+        if problem is not None:  # failed outside the handler: one line, no chained report
+            pytest.fail(problem, pytrace=False)
         #: fail the test when its cassette holds recordings it never played
         self.fail_on_unused: bool = _flag(
             settings.get("fail_on_unused"),
@@ -522,7 +525,8 @@ class MCPCassette:
         try:
             return self._plan(value)
         except CassetteError as exc:
-            pytest.fail(f"mcp-cassette: faults: {exc}", pytrace=False)
+            problem = f"mcp-cassette: faults: {exc}"
+        pytest.fail(problem, pytrace=False)  # outside the handler: one line, nothing chained
 
     def _plan_file(self, plan: FaultPlan) -> Path:
         """The plan as a JSON file the server command's process reads (``--faults``)."""
@@ -561,8 +565,10 @@ class MCPCassette:
         try:
             found: Callable[..., Any] = load_hook(spec, _settings(self._item.config).root)
         except CassetteError as exc:
-            pytest.fail(f"mcp-cassette: {exc}", pytrace=False)
-        return found
+            problem = f"mcp-cassette: {exc}"
+        else:
+            return found
+        pytest.fail(problem, pytrace=False)  # outside the handler: one line, nothing chained
 
     def _shown(self, path: Path) -> str:
         with contextlib.suppress(ValueError):

@@ -218,6 +218,9 @@ def test_an_unknown_marker_mode_errors_that_test_only(suite: Suite) -> None:
         ],
         consecutive=False,
     )
+    # one line each: no second report of the error the message was made from
+    assert "During handling of the above exception" not in result.stdout.str()
+    assert result.stdout.str().count("unknown record mode 'sometimes'") == 2  # error + summary
 
 
 def test_a_miss_fails_the_test_that_caused_it_with_the_diagnostics(suite: Suite) -> None:
