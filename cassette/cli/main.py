@@ -25,9 +25,9 @@ from collections.abc import Sequence
 
 from cassette._version import __version__
 from cassette.cli import record, replay, tools
-from cassette.cli.common import EXIT_INTERNAL, Parser, err, exit_code
+from cassette.cli.common import EXIT_INTERNAL, TAKES_COMMAND, Parser, err, exit_code
 from cassette.cli.modes import split_replay_command
-from cassette.errors import CassetteError, sole_exception
+from cassette.errors import CassetteError, FaultExit, sole_exception
 
 __all__ = ["main"]
 
@@ -51,7 +51,13 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``python -m cassette`` and the ``cassette`` script."""
     argv, command = split_replay_command(sys.argv[1:] if argv is None else argv)
-    args = parser().parse_args(argv)
+    top = parser()
+    args, extra = top.parse_known_args(argv)
+    if extra:
+        hint = ""
+        if getattr(args, "command", None) in TAKES_COMMAND:
+            hint = " (a server command goes after --, e.g. -- node server.js)"
+        top.error(f"unrecognized arguments: {' '.join(extra)}{hint}")
     if command is not None:
         args.server = command
     try:
@@ -59,6 +65,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
     except Exception as raised:
         exc = sole_exception(raised)
+        if isinstance(exc, FaultExit):
+            err(f"{exc}")
+            return exc.code
         if isinstance(exc, CassetteError):
             err(f"error: {exc}")
             return exit_code(exc)

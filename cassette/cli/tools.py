@@ -17,7 +17,7 @@ import argparse
 import importlib
 from typing import Any
 
-from cassette.cli.common import limit_options, listen_options, origin_options
+from cassette.cli.common import fault_options, limit_options, listen_options, origin_options
 
 __all__ = ["add_parsers", "dispatch"]
 
@@ -93,6 +93,12 @@ def add_parsers(sub: Any) -> None:
         choices=("strict", "default", "loose"),
         help="matching strategy for --against (default: default)",
     )
+    show.add_argument(
+        "--faults",
+        metavar="PLAN",
+        help="dry run: list the recorded requests the fault plan PLAN would fault for a "
+        "client making the recorded calls (docs/faults.md)",
+    )
     _format(show)
     show.set_defaults(tool="cassette.tools.show", handler=dispatch)
     _add_check(sub)
@@ -110,9 +116,16 @@ def _add_check(sub: Any) -> None:
         "tools, resources, prompts and templates, and find problems (duplicate or badly "
         "named tools, missing descriptions, missing or invalid JSON Schemas, lists that "
         "fail). Exit 1 on errors, 2 when the server cannot be reached.",
+        usage="cassette check [options] (-- COMMAND [ARG...] | --stdio COMMAND | --url URL)",
     )
-    target = check.add_mutually_exclusive_group(required=True)
-    target.add_argument("--stdio", metavar="COMMAND", help='server command line, e.g. "node s.js"')
+    check.set_defaults(server=[])  # check [options] -- COMMAND: cut off by the main parser
+    target = check.add_mutually_exclusive_group()
+    target.add_argument(
+        "--stdio",
+        metavar="COMMAND",
+        help='server command line as one string, e.g. "node s.js" (or give it after --, as '
+        "record and verify take it)",
+    )
     target.add_argument("--url", metavar="URL", help="streamable HTTP endpoint of the server")
     check.add_argument(
         "--timeout", type=float, default=60.0, metavar="S", help="give up after S seconds"
@@ -224,6 +237,7 @@ def _add_mock(sub: Any) -> None:
     origin_options(mock, "the HTTP front")
     limit_options(mock, "client message the mock accepts (a stdio line, an HTTP body)")
     mock.add_argument("-q", "--quiet", action="store_true", help="no start-up banner")
+    fault_options(mock)
     _format(mock)
     mock.set_defaults(tool="cassette.cli.mock", handler=dispatch)
 

@@ -21,6 +21,7 @@ __all__ = [
     "Classified",
     "JSONObject",
     "Kind",
+    "RawFrame",
     "classify",
     "classify_value",
     "dumps",
@@ -132,9 +133,26 @@ def dumps(value: Any) -> str:
     return _encode(value)
 
 
+class RawFrame:
+    """Bytes a front writes as they are, where a message would go: what a fault plan's
+    ``malformed`` frame sends (a JSON-RPC message cannot be malformed). It classifies as
+    ``Kind.INVALID``."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    def __repr__(self) -> str:
+        return f"RawFrame({self.data!r})"
+
+
 def dumps_bytes(value: Any) -> bytes:
     """``dumps`` as UTF-8; a lone surrogate (legal in a JSON escape, not in UTF-8) is kept
-    as its ``\\uXXXX`` escape instead, so what was read is exactly what reads back."""
+    as its ``\\uXXXX`` escape instead, so what was read is exactly what reads back. A
+    ``RawFrame`` is its bytes, unchanged."""
+    if isinstance(value, RawFrame):
+        return value.data
     text = _encode(value)
     try:
         return text.encode("utf-8")

@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, Literal
 
 import anyio
@@ -31,6 +32,7 @@ import attrs
 from cassette.core.deadlines import SHUTDOWN_GRACE
 from cassette.core.eras import ERA_CHOICES, era_refusal
 from cassette.core.jsonrpc import classify, dumps_bytes
+from cassette.core.recorder import BeforeRecord
 from cassette.core.redaction import Redactor, secret_environment
 from cassette.errors import TransportClosedError, UsageError
 from cassette.registry import get_connector, get_transport
@@ -77,7 +79,8 @@ def _redactor(choice: Redactor | Literal["default"] | None) -> Redactor | None:
 class RecordConfig:
     """What a recording is, decided once by its caller (the CLI, a mode, a harness).
 
-    ``redactor`` is on by default; ``None`` writes secrets as they are. ``strategy`` is
+    ``redactor`` is on by default; ``None`` writes secrets as they are; ``before_record``
+    is a hook that sees each message first. ``strategy`` is
     stored in the header for replays to use by default. ``upstream_timeout`` (seconds)
     answers a request the server leaves unanswered that long with an error, recorded
     (stdio: none by default, since a tool call may rightly take minutes; HTTP: the
@@ -93,6 +96,9 @@ class RecordConfig:
     passthrough_stderr: bool = True
     upstream_timeout: float | None = None
     on_warning: Warn | None = None
+    #: sees each message before it is written; may change it or drop it (``None``);
+    #: redaction runs after it (``cassette.core.recorder.BeforeRecord``)
+    before_record: BeforeRecord | None = None
     #: the era to record in (``cassette.core.eras.era_refusal``): ``auto`` lets the client
     #: choose; ``legacy`` or ``modern`` answers the other era's opening in the server's place
     era: str = attrs.field(default="auto", validator=attrs.validators.in_(ERA_CHOICES))
@@ -252,7 +258,10 @@ def _open(config: RecordConfig, plugin: Transport, target: Target) -> Sink:
     if redactor is not None and target.env:
         redactor = redactor.with_literals(secret_environment(target.env))
     described: dict[str, Any]
-    described = {"url": target.url} if target.url is not None else {"command": list(target.command)}
+    if target.url is not None:
+        described = {"url": target.url}
+    else:
+        described = {"command": portable_argv(target.command)}
     return open_sink(
         config.path,
         plugin.name,
@@ -261,7 +270,32 @@ def _open(config: RecordConfig, plugin: Transport, target: Target) -> Sink:
         redactor=redactor,
         overwrite=config.overwrite,
         fsync=config.fsync,
+        before_record=config.before_record,
     )
+
+
+def portable_argv(argv: Sequence[str], root: Path | None = None) -> list[str]:
+    """``argv`` as a committed cassette should show it, the same on every machine: a path
+    under the project (``root``: the folder of the nearest pyproject.toml, else the working
+    directory) relative to it, one under the home folder as ``~/...``."""
+    from cassette.store.config import find_pyproject
+
+    if root is None:
+        found = find_pyproject()
+        root = found.parent if found is not None else Path.cwd()
+    home = Path.home()
+    out = []
+    for arg in argv:
+        path = Path(arg)
+        if not path.is_absolute():
+            out.append(arg)
+        elif path.is_relative_to(root):
+            out.append(path.relative_to(root).as_posix() or ".")
+        elif path.is_relative_to(home):
+            out.append("~/" + path.relative_to(home).as_posix())
+        else:
+            out.append(arg)
+    return out
 
 
 async def record_session(
@@ -308,7 +342,7 @@ async def record_session(
 
 
 async def record(
-    command: Sequence[str],
+    command: Sequence[str | os.PathLike[str]],
     path: str | os.PathLike[str],
     *,
     client: FrameStream | None = None,
@@ -321,9 +355,11 @@ async def record(
     url: str | None = None,
     upstream_timeout: float | None = None,
     on_warning: Warn | None = None,
+    before_record: BeforeRecord | None = None,
 ) -> RecordResult:
     """Record a live server through a transparent proxy (the keyword form of
-    ``record_session``, for harnesses).
+    ``record_session``, for harnesses). ``before_record`` sees each message before it is
+    written and returns what to write (``None``: nothing); redaction runs after it.
 
     ``url`` is for frame transports that reach their server by address (a plugin's, such
     as a TCP one): it is the target instead of a command."""
@@ -337,8 +373,10 @@ async def record(
         passthrough_stderr=passthrough_stderr,
         upstream_timeout=upstream_timeout,
         on_warning=on_warning,
+        before_record=before_record,
     )
-    return await record_session(Target(command=tuple(command), url=url), config, client)
+    argv = tuple(os.fspath(arg) for arg in command)
+    return await record_session(Target(command=argv, url=url), config, client)
 
 
 # -- the network proxy ---------------------------------------------------------------------
