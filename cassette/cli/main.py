@@ -29,7 +29,7 @@ from cassette.cli.common import EXIT_INTERNAL, Parser, err, exit_code
 from cassette.cli.modes import split_replay_command
 from cassette.errors import CassetteError, sole_exception
 
-__all__ = ["main"]
+__all__ = ["execute", "main", "parse"]
 
 
 def parser() -> argparse.ArgumentParser:
@@ -49,11 +49,22 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``python -m cassette`` and the ``cassette`` script."""
+    """The command line, in this process: parse ``argv`` (default: ``sys.argv``), run the
+    command, return its exit code (``python -m cassette`` runs ``cassette.cli.process``)."""
+    return execute(parse(argv))
+
+
+def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The command and its options (argparse exits on a usage error or ``--help``)."""
     argv, command = split_replay_command(sys.argv[1:] if argv is None else argv)
     args = parser().parse_args(argv)
     if command is not None:
         args.server = command
+    return args
+
+
+def execute(args: argparse.Namespace) -> int:
+    """Run a parsed command; every anticipated error becomes its one line and exit code."""
     try:
         code: int = args.handler(args)
         return code

@@ -120,7 +120,7 @@ def add_parser(sub: Any) -> None:
     )
     add_mode_options(rec)
     rec.add_argument("server", nargs=argparse.REMAINDER, metavar="-- COMMAND [ARG...]")
-    rec.set_defaults(handler=run)
+    rec.set_defaults(handler=run, serves=True)
 
 
 @attrs.frozen(kw_only=True)

@@ -83,7 +83,7 @@ def add_parser(sub: Any) -> None:
         metavar="S",
         help="seconds to wait for the client's answer to a replayed server request (default 30)",
     )
-    rep.set_defaults(handler=run)
+    rep.set_defaults(handler=run, serves=True)
 
 
 @attrs.frozen(kw_only=True)

@@ -204,7 +204,7 @@ def _add_mock(sub: Any) -> None:
     limit_options(mock, "client message the mock accepts (a stdio line, an HTTP body)")
     mock.add_argument("-q", "--quiet", action="store_true", help="no start-up banner")
     _format(mock)
-    mock.set_defaults(tool="cassette.cli.mock", handler=dispatch)
+    mock.set_defaults(tool="cassette.cli.mock", handler=dispatch, serves=True)
 
 
 def dispatch(args: argparse.Namespace) -> int:
