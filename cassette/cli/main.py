@@ -19,12 +19,12 @@ Exit codes (stable; docs/cli.md):
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from collections.abc import Sequence
 
 from cassette._version import __version__
-from cassette.cli import record, replay, tools
 from cassette.cli.common import EXIT_INTERNAL, Parser, err, exit_code
 from cassette.cli.modes import split_replay_command
 from cassette.errors import CassetteError, sole_exception
@@ -32,8 +32,22 @@ from cassette.errors import CassetteError, sole_exception
 __all__ = ["execute", "main", "parse"]
 
 
-def parser() -> argparse.ArgumentParser:
-    """Every command's parser; each sets the ``handler`` that runs it."""
+#: Each command and the module that registers its parser, in the order ``--help`` lists
+#: them. Only the module of the command being run is imported: ``record`` brings the
+#: recorder and redaction with it, which a replay never uses.
+_COMMANDS: dict[str, str] = {
+    "record": "cassette.cli.record",
+    "replay": "cassette.cli.replay",
+    **dict.fromkeys(
+        ("lint", "diff", "redact", "show", "check", "verify", "distill", "mock"),
+        "cassette.cli.tools",
+    ),
+}
+
+
+def parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser, with every command, or only the command ``only`` (the
+    one being run); each command sets the ``handler`` that runs it."""
     top = Parser(
         prog="cassette",
         description="Record real MCP sessions and replay them as a server.",
@@ -42,10 +56,18 @@ def parser() -> argparse.ArgumentParser:
     )
     top.add_argument("--version", action="version", version=f"cassette-mcp {__version__}")
     sub = top.add_subparsers(dest="command", required=True, parser_class=Parser)
-    record.add_parser(sub)
-    replay.add_parser(sub)
-    tools.add_parsers(sub)
+    done: set[str] = set()
+    for name, module in _COMMANDS.items():
+        if (only is None or name == only) and module not in done:
+            done.add(module)
+            importlib.import_module(module).add_parsers(sub, only)
     return top
+
+
+def _chosen(argv: Sequence[str]) -> str | None:
+    """The command ``argv`` runs, when its first word names one; ``None`` otherwise (no
+    command, an option first, a typo), and then the full parser answers as it always did."""
+    return argv[0] if argv and argv[0] in _COMMANDS else None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -57,7 +79,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     """The command and its options (argparse exits on a usage error or ``--help``)."""
     argv, command = split_replay_command(sys.argv[1:] if argv is None else argv)
-    args = parser().parse_args(argv)
+    args = parser(_chosen(argv)).parse_args(argv)
     if command is not None:
         args.server = command
     return args
