@@ -7,6 +7,7 @@ Everything for people goes to stderr: in stdio modes stdout belongs to the proto
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import signal
 import sys
@@ -42,6 +43,7 @@ __all__ = [
     "print_config",
     "run_async",
     "serving_on",
+    "startup_over",
 ]
 
 EXIT_MISSES: Final = 1
@@ -86,6 +88,25 @@ def exit_code(exc: BaseException) -> int:
     return EXIT_CASSETTE
 
 
+_paused = [False]  # the entry point paused the collector, and it has not resumed yet
+
+
+def paused_at_entry() -> None:
+    """The entry point turned the cyclic collector off for start-up
+    (``cassette.cli.process`` says why); ``startup_over`` turns it back on."""
+    _paused[0] = True
+
+
+def startup_over() -> None:
+    """What the process serves is in memory: collect cycles again, but never through what
+    start-up made (frozen). Does nothing unless the entry point paused the collector, so a
+    command run in-process leaves its caller's collector alone."""
+    if _paused[0]:
+        _paused[0] = False
+        gc.freeze()
+        gc.enable()
+
+
 def run_async(func: Callable[[], Awaitable[int]], outcome: list[int] | None = None) -> int:
     """Run ``func`` under anyio, turning SIGINT/SIGTERM into a clean, coded exit.
 
@@ -97,6 +118,7 @@ def run_async(func: Callable[[], Awaitable[int]], outcome: list[int] | None = No
     caught: list[int] = []
 
     async def guarded() -> int:
+        startup_over()  # the event loop is up; loading and preparing pause it themselves
         async with anyio.create_task_group() as tg:
 
             async def watch() -> None:

@@ -39,10 +39,11 @@ from cassette.modes.policy import ModeChoice
 from cassette.runtime.record import RecordConfig
 from cassette.transport import ServeOptions, Target
 
-__all__ = ["RecordCommand", "add_parser", "run"]
+__all__ = ["RecordCommand", "add_parsers", "run"]
 
 
-def add_parser(sub: Any) -> None:
+def add_parsers(sub: Any, only: str | None = None) -> None:
+    """Register ``record`` (its module registers nothing else, so ``only`` changes nothing)."""
     rec = sub.add_parser(
         "record",
         help="record a live server through a transparent proxy",
@@ -153,7 +154,7 @@ def add_parser(sub: Any) -> None:
     ignore_options(rec)
     add_mode_options(rec)
     rec.add_argument("server", nargs=argparse.REMAINDER, metavar="-- COMMAND [ARG...]")
-    rec.set_defaults(handler=run)
+    rec.set_defaults(handler=run, serves=True)
 
 
 @attrs.frozen(kw_only=True)

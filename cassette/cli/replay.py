@@ -37,10 +37,11 @@ from cassette.modes.policy import ModeChoice, missing_cassette_message
 from cassette.runtime.conversation import DeliveryPolicy
 from cassette.transport import ServeOptions, Target
 
-__all__ = ["ReplayCommand", "add_parser", "run"]
+__all__ = ["ReplayCommand", "add_parsers", "run"]
 
 
-def add_parser(sub: Any) -> None:
+def add_parsers(sub: Any, only: str | None = None) -> None:
+    """Register ``replay`` (its module registers nothing else, so ``only`` changes nothing)."""
     rep = sub.add_parser(
         "replay",
         help="serve a cassette as an MCP server",
@@ -89,7 +90,7 @@ def add_parser(sub: Any) -> None:
         metavar="S",
         help="seconds to wait for the client's answer to a replayed server request (default 30)",
     )
-    rep.set_defaults(handler=run)
+    rep.set_defaults(handler=run, serves=True)
 
 
 @attrs.frozen(kw_only=True)
