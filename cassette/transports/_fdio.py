@@ -119,6 +119,8 @@ class FdReader(_Fd):
 
     async def _read_on(self, loop: asyncio.AbstractEventLoop) -> bytes:
         """The next chunk, read by ``_on_readable`` when the loop finds fd readable."""
+        if sys.platform == "win32":  # ``read`` takes this path on POSIX only
+            raise NotImplementedError("add_reader needs a selector event loop")
         if self._loop is not loop:
             self._unregister()
             loop.add_reader(self.fd, self._on_readable)
