@@ -163,45 +163,87 @@ async def drive(url: str, sessions: int, requests: int) -> dict[str, Any]:
     }
 
 
+#: A raw ASGI app under uvicorn answering the same requests with the same JSON shape: the
+#: floor an HTTP front on uvicorn can reach (``run_raw``). Prints the line ``run`` waits for.
+RAW_ASGI = """
+import json, socket, sys
+import uvicorn
+
+async def app(scope, receive, send):
+    if scope["type"] == "lifespan":
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+    body = b""
+    while True:
+        message = await receive()
+        body += message.get("body", b"")
+        if not message.get("more_body"):
+            break
+    request = json.loads(body)
+    if request.get("method") == "initialize":
+        result = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}}
+    else:
+        text = request["params"]["arguments"]["text"]
+        result = {"content": [{"type": "text", "text": text}]}
+    answer = json.dumps({"jsonrpc": "2.0", "id": request["id"], "result": result}).encode()
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(answer)).encode()),
+        (b"mcp-session-id", b"raw"),
+    ]
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    await send({"type": "http.response.body", "body": answer})
+
+sock = socket.socket()  # as cassette's front binds it (cassette.transports._http.bind)
+sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+sock.bind(("127.0.0.1", 0))
+sock.listen(128)
+print(f"serving on http://127.0.0.1:{sock.getsockname()[1]}/mcp", file=sys.stderr, flush=True)
+config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False)
+uvicorn.Server(config).run(sockets=[sock])
+"""
+
+
 def run(sessions: int, requests: int) -> dict[str, Any]:
+    """The cassette's HTTP replay front under load."""
     with tempfile.TemporaryDirectory() as tmp:
         tape = Path(tmp) / "load.jsonl"
         build_cassette(sessions, requests).dump(tape)
-        proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "cassette",
-                "replay",
-                str(tape),
-                "--front",
-                "http",
-                "--port",
-                "0",
-                "-q",
-                "--strategy",
-                "loose",
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
+        argv = [sys.executable, "-m", "cassette", "replay", str(tape), "--front", "http"]
+        return _serve_and_drive(
+            [*argv, "--port", "0", "-q", "--strategy", "loose"], sessions, requests
         )
-        try:
-            assert proc.stderr is not None
-            url = None
-            deadline = time.monotonic() + 30
-            while url is None and time.monotonic() < deadline:
-                line = proc.stderr.readline()
-                if not line:
-                    raise RuntimeError("the replay front exited before serving")
-                match = re.search(r"serving on (http://\S+)", line)
-                url = match.group(1) if match else None
-            if url is None:
-                raise RuntimeError("the replay front did not start within 30 s")
-            return anyio.run(drive, url, sessions, requests)
-        finally:
-            proc.terminate()
-            proc.wait(timeout=20)
+
+
+def run_raw(sessions: int, requests: int) -> dict[str, Any]:
+    """The same load on ``RAW_ASGI``."""
+    return _serve_and_drive([sys.executable, "-c", RAW_ASGI], sessions, requests)
+
+
+def _serve_and_drive(argv: list[str], sessions: int, requests: int) -> dict[str, Any]:
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stderr is not None
+        url = None
+        deadline = time.monotonic() + 30
+        while url is None and time.monotonic() < deadline:
+            line = proc.stderr.readline()
+            if not line:
+                raise RuntimeError("the HTTP server exited before serving")
+            match = re.search(r"serving on (http://\S+)", line)
+            url = match.group(1) if match else None
+        if url is None:
+            raise RuntimeError("the HTTP server did not start within 30 s")
+        return anyio.run(drive, url, sessions, requests)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
 
 
 def main() -> int:

@@ -125,7 +125,9 @@ def _kill_all_children() -> None:
 class RawClient:
     """A stdlib JSON-lines client on a child's pipes, every read under a deadline."""
 
-    def __init__(self, name: str, argv: list[str], stderr_path: Path) -> None:
+    def __init__(
+        self, name: str, argv: list[str], stderr_path: Path, env: dict[str, str] | None = None
+    ) -> None:
         self.name = name
         self.argv = argv
         self.stderr_path = stderr_path
@@ -143,6 +145,7 @@ class RawClient:
             stderr=self._stderr,
             bufsize=0,
             start_new_session=True,  # so the whole group (node under the recorder) dies
+            env=env,
         )
         _CHILDREN.append(self.proc)
         assert self.proc.stdin is not None
@@ -284,10 +287,16 @@ class RawClient:
 
 
 def run_session(
-    name: str, argv: list[str], calls: int, stderr_path: Path, timeout: float
+    name: str,
+    argv: list[str],
+    calls: int,
+    stderr_path: Path,
+    timeout: float,
+    *,
+    env: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """One full client session: spawn, initialize, M echo calls, clean exit."""
-    client = RawClient(name, argv, stderr_path)
+    client = RawClient(name, argv, stderr_path, env)
     try:
         init = client.initialize(timeout)
         times = client.echo_calls(calls, timeout)
@@ -301,8 +310,8 @@ def run_session(
         raise BenchError(f"{name}: exit code {code}{client._stderr_tail()}")
     return {
         "init_s": init,
-        "call_mean_s": statistics.fmean(times),
-        "call_median_s": statistics.median(times),
+        "call_mean_s": statistics.fmean(times) if times else float("nan"),
+        "call_median_s": statistics.median(times) if times else float("nan"),
         "call_times_s": times,
         "exit_code": code,
         "skipped_lines": client.skipped_lines,

@@ -18,6 +18,7 @@ from cassette._lazy import lazy_exports
 from cassette._version import __version__
 
 if TYPE_CHECKING:
+    from cassette.core.faults import FaultPlan, FaultRule
     from cassette.core.matching import STRATEGIES, FingerprintMatcher, Matcher, MissReport, Strategy
     from cassette.core.model import (
         FORMAT_VERSION,
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
         CassetteVersionError,
         DuplicateTransportError,
         EraError,
+        FaultExit,
         NotRecordedError,
         PluginError,
         PluginLoadError,
@@ -86,6 +88,9 @@ _LAZY: dict[str, str] = {
     "Event": "cassette.core.model",
     "ExitEvent": "cassette.core.model",
     "FORMAT_VERSION": "cassette.core.model",
+    "FaultExit": "cassette.errors",
+    "FaultPlan": "cassette.core.faults",
+    "FaultRule": "cassette.core.faults",
     "FingerprintMatcher": "cassette.core.matching",
     "Frame": "cassette.transport",
     "FrameStream": "cassette.transport",
@@ -154,6 +159,9 @@ __all__ = [
     "EraError",
     "Event",
     "ExitEvent",
+    "FaultExit",
+    "FaultPlan",
+    "FaultRule",
     "FingerprintMatcher",
     "Frame",
     "FrameServer",

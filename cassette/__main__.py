@@ -1,7 +1,10 @@
 """``python -m cassette``."""
 
-import sys
+import gc
 
-from cassette.cli import main
+_collecting = gc.isenabled()
+gc.disable()  # until start-up is over: see cassette.cli.process
 
-sys.exit(main())
+from cassette.cli.process import run  # noqa: E402
+
+run(paused_gc=_collecting)

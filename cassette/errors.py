@@ -11,6 +11,7 @@
     ├── ReplayMiss (LookupError)              a live request has no recording to answer it
     │   ├── NotRecordedError                  nothing like it was recorded
     │   └── AlreadyPlayedError                it was recorded, and every recording is used up
+    ├── FaultExit                             a fault plan made the server exit (its .code)
     ├── TransportError (OSError)              a transport failed to reach or serve a peer
     │   └── TransportClosedError              the peer went away
     └── PluginError (LookupError)
@@ -41,6 +42,7 @@ __all__ = [
     "CassetteVersionError",
     "DuplicateTransportError",
     "EraError",
+    "FaultExit",
     "ManifestError",
     "NotRecordedError",
     "PluginError",
@@ -117,6 +119,15 @@ class NotRecordedError(ReplayMiss):
 
 class AlreadyPlayedError(ReplayMiss):
     """The request was recorded, but every recording of it has been played already."""
+
+
+class FaultExit(CassetteError):
+    """A fault plan made the served server exit with ``code`` (an ``exit`` fault): the
+    serving stopped, as the server would have; the command line exits with ``code``."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(f"the fault plan made the server exit with code {code}")
+        self.code = code
 
 
 class TransportError(CassetteError, OSError):

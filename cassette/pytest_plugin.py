@@ -50,13 +50,18 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple
 import pytest
 
 from cassette.errors import CassetteError, sole_exception
+from cassette.errors import UsageError as CassetteUsageError
 from cassette.modes.policy import (
     ENV_VAR,
     ModeChoice,
     env_value,
     missing_cassette_message,
-    resolve_mode,
+    resolve_test_mode,
 )
+
+if TYPE_CHECKING:
+    from cassette.core.faults import FaultPlan
+    from cassette.store.config import PytestSettings
 
 if TYPE_CHECKING:
     from anyio.abc import TaskStatus
@@ -70,12 +75,28 @@ __all__ = ["MCPCassette"]
 
 MARKER: Final = "mcp_cassette"
 OPTION: Final = "--mcp-cassette-mode"
+UNUSED_OPTION: Final = "--mcp-cassette-fail-on-unused"
+KEEP_OPTION: Final = "--mcp-cassette-record-on-failure"
 _DEST: Final = "cassette_mcp_mode"  # unlikely to be any other plugin's dest
-_MARKER_ARGS: Final = ("path", "mode", "strategy", "scenarios", "scenario")
+_UNUSED_DEST: Final = "cassette_mcp_fail_on_unused"
+_KEEP_DEST: Final = "cassette_mcp_record_on_failure"
+_MARKER_ARGS: Final = (
+    "path",
+    "mode",
+    "strategy",
+    "ignore",
+    "faults",
+    "fail_on_unused",
+    "record_on_failure",
+    "scenarios",
+    "scenario",
+)
+_CONFIG_MODE: Final = "[tool.cassette.pytest] mode"
 _STARTUP_TIMEOUT: Final = 60.0
 _STOP_TIMEOUT: Final = 30.0
 
 _FIXTURE: Final = pytest.StashKey["MCPCassette"]()
+_SETTINGS: Final = pytest.StashKey["PytestSettings"]()
 
 
 # -- registration --------------------------------------------------------------------------
@@ -91,28 +112,64 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="once (default): record missing cassettes, replay the others; none: replay "
         "only, a missing cassette fails its test (for CI); all (or rewrite): record every "
         "cassette again; new_episodes: replay, and record what the cassettes lack. "
-        f"Overrides ${ENV_VAR}; a test's @pytest.mark.{MARKER}(mode=...) overrides both.",
+        f"Overrides ${ENV_VAR}; a test's @pytest.mark.{MARKER}(mode=...) overrides both, "
+        "except none: none here or in the environment is a ceiling no marker lifts.",
+    )
+    group.addoption(
+        UNUSED_OPTION,
+        dest=_UNUSED_DEST,
+        action="store_true",
+        default=None,
+        help="fail a test whose cassette holds recordings it never played, listing them",
+    )
+    group.addoption(
+        KEEP_OPTION,
+        dest=_KEEP_DEST,
+        action="store_true",
+        default=None,
+        help="keep what a test recorded (or appended) even when the test fails; by default "
+        "it is discarded, so once does not replay a failing run forever",
     )
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        f"{MARKER}(path=None, *, mode=None, strategy=None, scenarios=None, scenario=None): "
-        "the cassette the mcp_cassette fixture uses (a path relative to the test file), its "
-        "record mode and its matching strategy; for mcp_cassette.verify, a scenarios file "
-        "(relative to the test file) and the scenario whose cassette it verifies (cassette-mcp)",
+        f"{MARKER}(path=None, *, mode=None, strategy=None, ignore=(), faults=None, "
+        "fail_on_unused=None, record_on_failure=None, scenarios=None, scenario=None): the "
+        "cassette the mcp_cassette fixture uses (a path relative to the test file), its record "
+        "mode, matching strategy, params never matched on, fault plan, and what happens to "
+        "unused recordings and to a failing test's recording; for mcp_cassette.verify, a "
+        "scenarios file (relative to the test file) and the scenario whose cassette it "
+        "verifies (cassette-mcp; docs/pytest.md)",
     )
     config.pluginmanager.register(_Totals(), "cassette-mcp-totals")
     try:  # a typo must stop the run before anything goes live
+        from cassette.store.config import pytest_settings
+
+        config.stash[_SETTINGS] = pytest_settings(config.rootpath)
         _resolve(None, config)
     except CassetteError as exc:
         raise pytest.UsageError(str(exc)) from None
 
 
+def _settings(config: pytest.Config) -> PytestSettings:
+    found = config.stash.get(_SETTINGS, None)
+    if found is None:
+        from cassette.store.config import PytestSettings
+
+        return PytestSettings()
+    return found
+
+
 def _resolve(marker_mode: str | None, config: pytest.Config) -> ModeChoice:
-    return resolve_mode(
-        (f"@pytest.mark.{MARKER}", marker_mode), (OPTION, config.getoption(_DEST)), env_value()
+    """Marker, option, environment, project config, once; none from the option or the
+    environment is a ceiling (``resolve_test_mode``)."""
+    return resolve_test_mode(
+        (f"@pytest.mark.{MARKER}", marker_mode),
+        (OPTION, config.getoption(_DEST)),
+        env_value(),
+        (_CONFIG_MODE, _settings(config).mode),
     )
 
 
@@ -131,10 +188,12 @@ def file_safe(name: str) -> str:
 
 
 def default_path(item: pytest.Item) -> Path:
-    """``cassettes/<test module>/<test name>.jsonl`` beside the test file."""
+    """``cassettes/<test module>/<test name>.jsonl`` beside the test file, or under the
+    project's ``cassette-dir`` (``[tool.cassette.pytest]``) when it names one."""
     test_file = Path(item.path)
     name = ".".join(item.nodeid.split("::")[1:]) or item.name
-    return test_file.parent / "cassettes" / test_file.stem / f"{file_safe(name)}.jsonl"
+    folder = _settings(item.config).cassette_dir or test_file.parent / "cassettes"
+    return folder / test_file.stem / f"{file_safe(name)}.jsonl"
 
 
 def _marker_settings(item: pytest.Item) -> dict[str, Any]:
@@ -145,9 +204,9 @@ def _marker_settings(item: pytest.Item) -> dict[str, Any]:
         unknown = sorted(set(marker.kwargs) - set(_MARKER_ARGS))
         if unknown or len(marker.args) > 1:
             pytest.fail(
-                f"@pytest.mark.{MARKER} takes a path and the keywords path, mode and "
-                f"strategy; got {', '.join(unknown) or 'several positional arguments'} "
-                "(for mcp_cassette.verify it also takes scenarios and scenario)",
+                f"@pytest.mark.{MARKER} takes a path and the keywords "
+                f"{', '.join(_MARKER_ARGS)}; got "
+                f"{', '.join(unknown) or 'several positional arguments'}",
                 pytrace=False,
             )
         if marker.args:
@@ -155,6 +214,44 @@ def _marker_settings(item: pytest.Item) -> dict[str, Any]:
         for key, value in marker.kwargs.items():
             settings.setdefault(key, value)
     return settings
+
+
+FaultsArg = Any  # a plan file's path, a list of rule tables, a FaultPlan, or None
+
+
+def _ignore(project: Sequence[str], marker: Any) -> tuple[str, ...]:
+    """The project's ignore pointers and the marker's (a string or a list), checked."""
+    from cassette.core.matching import check_ignore_pointer
+
+    given = [marker] if isinstance(marker, str) else list(marker or ())
+    if not all(isinstance(p, str) for p in given):
+        raise CassetteUsageError(f"@pytest.mark.{MARKER}(ignore=...) takes JSON Pointers")
+    pointers = tuple(dict.fromkeys([*project, *given]))
+    for pointer in pointers:
+        check_ignore_pointer(pointer)
+    return pointers
+
+
+def _flag(marker: Any, option: bool | None, project: bool) -> bool:
+    """The marker's, else the option's (only ever on), else the project's."""
+    if marker is not None:
+        return bool(marker)
+    return bool(option) or project
+
+
+def _keep_source(marker: Any, option: bool | None) -> str:
+    """Where ``record_on_failure`` came from, for the report that says it was honoured."""
+    if marker is not None:
+        return f"@pytest.mark.{MARKER}(record_on_failure=True)"
+    if option:
+        return KEEP_OPTION
+    return "record-on-failure in [tool.cassette.pytest]"
+
+
+def _rule_data(rule: Any) -> dict[str, Any]:
+    import attrs
+
+    return {k: v for k, v in attrs.asdict(rule).items() if v is not None}
 
 
 # -- the fixture ---------------------------------------------------------------------------
@@ -172,16 +269,37 @@ class MCPCassette:
     def __init__(self, item: pytest.Item, side_dir: Path) -> None:
         self._item = item
         settings = _marker_settings(item)
+        project = _settings(item.config)
+        self.strategy: str | None = settings.get("strategy", project.strategy)
+        problem = None
         try:
             self.choice = _resolve(settings.get("mode"), item.config)
-            strategy = settings.get("strategy")
-            if strategy is not None:
+            if self.strategy is not None:
                 from cassette.core.matching import get_strategy
 
-                get_strategy(strategy)
+                get_strategy(self.strategy)
+            self.ignore = _ignore(project.ignore_params, settings.get("ignore", ()))
+            self.faults = self._plan(settings.get("faults"))
         except CassetteError as exc:
-            pytest.fail(str(exc), pytrace=False)
-        self.strategy: str | None = strategy
+            problem = str(exc)
+        if problem is not None:  # failed outside the handler: one line, no chained report
+            pytest.fail(problem, pytrace=False)
+        #: fail the test when its cassette holds recordings it never played
+        self.fail_on_unused: bool = _flag(
+            settings.get("fail_on_unused"),
+            item.config.getoption(_UNUSED_DEST),
+            project.fail_on_unused,
+        )
+        #: keep what the test recorded even when it fails
+        self.record_on_failure: bool = _flag(
+            settings.get("record_on_failure"),
+            item.config.getoption(_KEEP_DEST),
+            project.record_on_failure,
+        )
+        self._keep_source = _keep_source(
+            settings.get("record_on_failure"), item.config.getoption(_KEEP_DEST)
+        )
+        self._hook = project.before_record
         self._scenarios_file = settings.get("scenarios")
         self._scenario = settings.get("scenario")
         marker_path = settings.get("path")
@@ -189,6 +307,7 @@ class MCPCassette:
             self.path = default_path(item).resolve()
         else:
             self.path = (Path(item.path).parent / os.fspath(marker_path)).resolve()
+        self._side = side_dir
         self._report = side_dir / "report.jsonl"
         self._sessions = side_dir / "sessions"
         self._fronts: list[_HttpFront] = []
@@ -196,6 +315,10 @@ class MCPCassette:
         self._problems: list[tuple[str, str, str]] = []  # (kind, cassette, text), unreported
         self._all_problems: list[tuple[str, str, str]] = []
         self._facts: list[dict[str, Any]] = []
+        self._plans = 0
+        self.test_failed = False
+        self._settled = False
+        self._reported_unused: set[str] = set()
 
     @property
     def mode(self) -> str:
@@ -213,32 +336,59 @@ class MCPCassette:
         return self.path.with_name(f"{self.path.stem}.{file_safe(name)}{self.path.suffix}")
 
     def server_command(
-        self, argv: Sequence[str | os.PathLike[str]], *, name: str | None = None
+        self,
+        argv: Sequence[str | os.PathLike[str]],
+        *,
+        name: str | None = None,
+        faults: FaultsArg = None,
+        before_record: Callable[..., Any] | str | None = None,
     ) -> list[str]:
         """The command to start instead of the stdio server ``argv``.
 
         Give ``name`` to keep a second server of the same test in a cassette of its own
-        (otherwise sessions are numbered in start order).
+        (otherwise sessions are numbered in start order); ``faults`` to lay a fault plan
+        over this server's replay (a plan file, rule tables or a ``FaultPlan``; default:
+        the marker's); ``before_record`` for a hook that sees each message before it is
+        written (a module-level function, or ``module:function``).
         """
         command = [os.fspath(a) for a in argv]
         if not command:
             raise ValueError("server_command needs the server's command line")
         path = self.cassette_path(name)
-        self._require(path)
+        plan = self._faults_for(faults)
+        self._require(path, faulted=plan is not None)
         out = [sys.executable, "-m", "cassette", "record", "-o", str(path), "--mode", self.mode]
+        out += [f"--mode-source={self.mode_source}"]
         out += ["--report", str(self._report), "--sessions", str(self._sessions)]
         if self.strategy is not None:
             out += ["--strategy", self.strategy]
+        for pointer in self.ignore:
+            out += ["--ignore-param", pointer]
+        if plan is not None:
+            out += ["--faults", str(self._plan_file(plan))]
+        hook = self._hook_spec(before_record)
+        if hook is not None:
+            out += ["--before-record", hook]
         return [*out, "--", *command]
 
-    def server_url(self, url: str, *, name: str | None = None) -> str:
+    def server_url(
+        self,
+        url: str,
+        *,
+        name: str | None = None,
+        faults: FaultsArg = None,
+        before_record: Callable[..., Any] | str | None = None,
+    ) -> str:
         """A local URL to use instead of the streamable-HTTP server at ``url``: a recording
-        proxy in front of it, or a replay front, serving until the test ends."""
+        proxy in front of it, or a replay front, serving until the test ends. ``faults``
+        and ``before_record`` as for ``server_command``."""
         from cassette.modes.runner import next_session_path
 
         path = next_session_path(self.cassette_path(name), self._sessions)
-        self._require(path)
-        front = _HttpFront(path, url, self)
+        plan = self._faults_for(faults)
+        self._require(path, faulted=plan is not None)
+        hook = self._hook_callable(before_record)
+        front = _HttpFront(path, url, self, plan, hook)
         local = front.start()
         self._fronts.append(front)
         return local
@@ -319,17 +469,106 @@ class MCPCassette:
         self._read()
         return [text for kind, _, text in self._all_problems if kind == "miss"]
 
+    @property
+    def unplayed(self) -> list[str]:
+        """The recorded requests the test's replayed sessions never played, so far
+        (``cassette:line: request``): what a test that stopped making a call leaves."""
+        self._read()
+        out: list[str] = []
+        for fact in self._facts:
+            if fact.get("event") == "unplayed":
+                shown = self._shown(Path(str(fact.get("cassette"))))
+                out += [f"{shown}:{r['line']}: {r['request']}" for r in fact.get("requests", [])]
+        return out
+
     # -- internals -------------------------------------------------------------------------
 
-    def _require(self, path: Path) -> None:
-        """Mode none: a missing cassette fails the test now, before anything starts."""
+    def _require(self, path: Path, *, faulted: bool = False) -> None:
+        """Mode none: a missing cassette fails the test now, before anything starts. A
+        fault plan needs a replay: a session that would record fails now too."""
+        from cassette.modes.policy import Action, plan
         from cassette.store.storage import has_recording
 
-        if self.mode == "none" and not has_recording(path):
+        exists = has_recording(path)
+        if self.mode == "none" and not exists:
             pytest.fail(
                 "mcp-cassette: " + missing_cassette_message(self._shown(path), self.choice),
                 pytrace=False,
             )
+        if faulted and plan(self.choice.mode, exists) is Action.RECORD:
+            why = "records it again" if self.mode == "all" else "would record it now"
+            pytest.fail(
+                f"mcp-cassette: {self._shown(path)}: a fault plan is laid over a replay, and "
+                f"{self.choice.describe()} {why}; record it from a test without faults "
+                "first, or point this test at a recorded cassette (path=...)",
+                pytrace=False,
+            )
+
+    def _plan(self, value: FaultsArg) -> FaultPlan | None:
+        """A marker's or a call's ``faults``: a plan file (relative to the test file),
+        rule tables, or a ``FaultPlan``."""
+        if value is None:
+            return None
+        from cassette.core.faults import FaultPlan
+
+        if isinstance(value, FaultPlan):
+            return value
+        if isinstance(value, str | os.PathLike):
+            from cassette.store.faults import load_fault_plan
+
+            return load_fault_plan(Path(self._item.path).parent / os.fspath(value))
+        return FaultPlan.of(value)
+
+    def _faults_for(self, value: FaultsArg) -> FaultPlan | None:
+        if value is None:
+            return self.faults
+        try:
+            return self._plan(value)
+        except CassetteError as exc:
+            problem = f"mcp-cassette: faults: {exc}"
+        pytest.fail(problem, pytrace=False)  # outside the handler: one line, nothing chained
+
+    def _plan_file(self, plan: FaultPlan) -> Path:
+        """The plan as a JSON file the server command's process reads (``--faults``)."""
+        self._plans += 1
+        path = self._side / f"faults-{self._plans}.json"
+        rules = [_rule_data(rule) for rule in plan.rules]
+        path.write_text(json.dumps({"seed": plan.seed, "fault": rules}), encoding="utf-8")
+        return path
+
+    def _hook_spec(self, hook: Callable[..., Any] | str | None) -> str | None:
+        """``--before-record`` for the server command's process: a function by its file
+        (the test module need not be importable there), a string as given, else the
+        project's ``before-record`` made absolute."""
+        if hook is None:
+            spec = self._hook
+            project = _settings(self._item.config).root
+            if spec is None or project is None:
+                return spec
+            module, _, function = spec.rpartition(":")
+            return f"{project / module}:{function}" if module.endswith(".py") else spec
+        if isinstance(hook, str):
+            return hook
+        import inspect
+
+        source = inspect.getsourcefile(hook)
+        if source is None or "<locals>" in hook.__qualname__:
+            raise ValueError("before_record must be a module-level function (or module:function)")
+        return f"{source}:{hook.__qualname__}"
+
+    def _hook_callable(self, hook: Callable[..., Any] | str | None) -> Callable[..., Any] | None:
+        spec = hook if hook is not None else self._hook_spec(None)
+        if spec is None or callable(spec):
+            return spec
+        from cassette.store.config import load_hook
+
+        try:
+            found: Callable[..., Any] = load_hook(spec, _settings(self._item.config).root)
+        except CassetteError as exc:
+            problem = f"mcp-cassette: {exc}"
+        else:
+            return found
+        pytest.fail(problem, pytrace=False)  # outside the handler: one line, nothing chained
 
     def _shown(self, path: Path) -> str:
         with contextlib.suppress(ValueError):
@@ -378,7 +617,7 @@ class MCPCassette:
             lines.append(f"mcp-cassette: a session of {self._shown(Path(cassette))} failed: {text}")
         return "\n".join(lines)
 
-    def _finish(self) -> str:
+    def _stop_fronts(self) -> list[str]:
         errors: list[str] = []
         for front in self._fronts:
             try:
@@ -386,9 +625,76 @@ class MCPCassette:
             except Exception as exc:  # every front is stopped; each failure is reported
                 errors.append(f"mcp-cassette: stopping the HTTP front failed: {exc!r}")
         self._fronts.clear()
+        return errors
+
+    def _finish(self) -> str:
+        errors = self._stop_fronts()
+        if self.test_failed and not self._settled:
+            self.settle_failure()
         text = self.take_problems()
+        unused = self._unused() if not self.test_failed else ""
         self._tally()
-        return "\n".join([*errors, text] if text else errors)
+        return "\n".join(t for t in [*errors, text, unused] if t)
+
+    def _unused(self) -> str:
+        """With ``fail_on_unused``: the recordings the test never played (and not reported
+        yet), as a failure. Stdio sessions have said so when the test function returns;
+        an HTTP front says so when it stops, at teardown."""
+        unplayed = [u for u in self.unplayed if u not in self._reported_unused]
+        if not self.fail_on_unused or not unplayed:
+            return ""
+        self._reported_unused.update(unplayed)
+        lines = [f"mcp-cassette: {len(unplayed)} recording(s) were never played by this test:"]
+        lines += [f"  - {entry}" for entry in unplayed]
+        lines.append(
+            f"  Record the cassette again ({OPTION}=all) to drop them, or let them be "
+            f"(fail_on_unused=False)."
+        )
+        return "\n".join(lines)
+
+    def settle_failure(self) -> str:
+        """The test failed: what it recorded under once, or appended under new_episodes,
+        is taken back unless ``record_on_failure``; the text says which, for the report."""
+        self._settled = True
+        self._stop_fronts()
+        self._read()
+        recorded: list[str] = []
+        extended: dict[str, tuple[int, int]] = {}  # cassette -> (size before, episodes)
+        for fact in self._facts:
+            cassette = str(fact.get("cassette"))
+            if fact.get("event") == "session" and fact.get("action") == "record":
+                if fact.get("mode") != "all":
+                    recorded.append(cassette)
+            elif fact.get("event") == "session" and fact.get("action") == "extend":
+                size = fact.get("size")
+                if isinstance(size, int):
+                    extended.setdefault(cassette, (size, 0))
+            elif fact.get("event") == "episode" and cassette in extended:
+                size, count = extended[cassette]
+                extended[cassette] = (size, count + 1)
+        grown = {c: v for c, v in extended.items() if v[1]}
+        if not recorded and not grown:
+            return ""
+        if self.record_on_failure:
+            kept = [self._shown(Path(c)) for c in [*recorded, *grown]]
+            return (
+                f"mcp-cassette: the test failed; kept what it recorded ({', '.join(kept)}), "
+                f"as {self._keep_source} asks"
+            )
+        lines = ["mcp-cassette: the test failed, so what it recorded was taken back:"]
+        for cassette in recorded:
+            with contextlib.suppress(FileNotFoundError):
+                Path(cassette).unlink()
+            lines.append(f"  - {self._shown(Path(cassette))}: removed (recorded by this test)")
+        for cassette, (size, count) in grown.items():
+            with contextlib.suppress(FileNotFoundError), open(cassette, "r+b") as file:
+                file.truncate(size)
+            lines.append(f"  - {self._shown(Path(cassette))}: {count} appended episode(s) removed")
+        lines.append(
+            f"  Keep it with @pytest.mark.{MARKER}(record_on_failure=True), {KEEP_OPTION}, "
+            "or record-on-failure = true in [tool.cassette.pytest]."
+        )
+        return "\n".join(lines)
 
     def _tally(self) -> None:
         totals: dict[str, int] = {}
@@ -449,10 +755,19 @@ def _in_thread(func: Callable[[], Awaitable[Any]]) -> Any:
 class _HttpFront:
     """A recording proxy or a replay front for one ``server_url``, in a thread."""
 
-    def __init__(self, path: Path, upstream: str, owner: MCPCassette) -> None:
+    def __init__(
+        self,
+        path: Path,
+        upstream: str,
+        owner: MCPCassette,
+        plan: FaultPlan | None = None,
+        hook: Callable[..., Any] | None = None,
+    ) -> None:
         self.path = path
         self.upstream = upstream
         self.owner = owner
+        self.plan = plan
+        self.hook = hook
         self.info: list[str] = []
         self._portal_cm: Any = None
         self._future: concurrent.futures.Future[Any] | None = None
@@ -476,17 +791,25 @@ class _HttpFront:
         return str(url)
 
     async def _serve(self, *, task_status: TaskStatus[str]) -> None:
+        from cassette.errors import FaultExit
         from cassette.modes.runner import Report, run_http
 
-        await run_http(
-            self.path,
-            self.upstream,
-            choice=self.owner.choice,
-            strategy=self.owner.strategy,
-            report=Report(self.owner._report, self.path),
-            on_ready=task_status.started,
-            on_info=self.info.append,
-        )
+        try:
+            await run_http(
+                self.path,
+                self.upstream,
+                choice=self.owner.choice,
+                strategy=self.owner.strategy,
+                report=Report(self.owner._report, self.path),
+                on_ready=task_status.started,
+                on_info=self.info.append,
+                ignore=self.owner.ignore,
+                faults=self.plan,
+                on_fault=self.info.append,
+                before_record=self.hook,
+            )
+        except FaultExit as exc:  # the plan stopped the front, as it was asked to
+            self.info.append(str(exc))
 
     def stop(self) -> None:
         if self._portal_cm is None:
@@ -530,12 +853,18 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
         result = yield
     except BaseException:
         fixture = item.stash.get(_FIXTURE, None)
-        text = fixture.take_problems() if fixture is not None else ""
+        texts: list[str] = []
+        if fixture is not None:
+            fixture.test_failed = True
+            texts = [fixture.take_problems(), fixture.settle_failure()]
+        text = "\n".join(t for t in texts if t)
         if text:
             item.add_report_section("call", "mcp-cassette", text)
         raise
     fixture = item.stash.get(_FIXTURE, None)
-    text = fixture.take_problems() if fixture is not None else ""
+    text = ""
+    if fixture is not None:
+        text = "\n".join(t for t in (fixture.take_problems(), fixture._unused()) if t)
     if text:
         pytest.fail(text, pytrace=False)
     return result

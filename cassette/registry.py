@@ -33,9 +33,29 @@ from cassette.transport import Transport, UpstreamConnector
 if TYPE_CHECKING:
     from importlib.metadata import EntryPoint
 
-__all__ = ["GROUP", "available", "get_connector", "get_transport", "load_transport"]
+__all__ = [
+    "ALIASES",
+    "GROUP",
+    "available",
+    "canonical",
+    "get_connector",
+    "get_transport",
+    "load_transport",
+]
 
 GROUP: Final = "cassette.transports"
+
+#: Short names a person may use for a transport, everywhere a name is taken (the CLI's
+#: ``--front``/``--transport``, ``serve_replay(transport=...)``, ``record(transport=...)``,
+#: ``serve_mock(front=...)``): ``http`` is what people call streamable HTTP. Resolved
+#: before the lookup, so a plugin registering one of these names is never chosen by it.
+ALIASES: Final = {"http": "streamable-http"}
+
+
+def canonical(name: str) -> str:
+    """The registered name ``name`` stands for (an alias resolved, anything else as is)."""
+    return ALIASES.get(name, name)
+
 
 #: What to install when a built-in transport's optional dependencies are missing.
 _INSTALL_HINTS: Final = {
@@ -131,7 +151,8 @@ def _quick_load(name: str) -> type[Transport] | None:
 
 
 def load_transport(name: str) -> type[Transport]:
-    """Import and return the plugin class registered as ``name``."""
+    """Import and return the plugin class registered as ``name`` (or an alias of it)."""
+    name = canonical(name)
     quick = _quick_load(name)
     if quick is not None:
         return quick

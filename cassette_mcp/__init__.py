@@ -18,6 +18,7 @@ with ``EXIT_CONFLICT``. Looking costs a few ``stat`` calls and no
 
 from __future__ import annotations
 
+import gc
 import importlib.util
 import os
 import sys
@@ -96,14 +97,18 @@ def _stop_on_conflict() -> None:
 
 
 def main() -> int:
-    """The ``cassette`` script: the command line, once ``cassette`` is known to be ours."""
+    """The ``cassette`` script: the command line, once ``cassette`` is known to be ours.
+    It owns the process: the collector is off until start-up is over, and a serving
+    command ends the process itself (``cassette.cli.process``)."""
+    collecting = gc.isenabled()
+    gc.disable()
     problem = conflict()
     if problem is not None:
         print(problem, file=sys.stderr)
         return EXIT_CONFLICT
-    from cassette.cli import main as cli
+    from cassette.cli.process import run
 
-    return cli()
+    run(paused_gc=collecting)
 
 
 def __getattr__(name: str) -> ModuleType:

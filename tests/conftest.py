@@ -1,6 +1,7 @@
 """Suite-wide settings: Hypothesis runs without per-example deadlines, because CI machines
 are shared and noisy and no test here may depend on timing to pass."""
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -15,6 +16,14 @@ settings.load_profile("fuzz" if os.environ.get("CASSETTE_FUZZ") else "cassette")
 # pytester drives the pytest plugin black-box (tests/plugin). pytest accepts
 # ``pytest_plugins`` only in a top-level conftest, so it is enabled here.
 pytest_plugins = ["pytester"]
+
+# pytester's in-process runs drop every module first imported during the inner run. httpx
+# caches the httpcore exception classes it maps on first use; if httpcore was first
+# imported inside an inner run (a server_url front), a later import makes new classes
+# that cache no longer knows, and an httpcore.ConnectError escapes unmapped. Importing it
+# here keeps one httpcore for the whole session.
+with contextlib.suppress(ImportError):
+    import httpcore  # noqa: F401
 
 # A developer's or CI's record mode must not change what this suite's own commands do;
 # the tests that are about MCP_CASSETTE_MODE set it themselves.

@@ -29,7 +29,7 @@ as an exception value, as it would over stdio). A replay is therefore the very r
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from types import TracebackType
 from typing import Any, Final
@@ -37,6 +37,7 @@ from typing import Any, Final
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
+from cassette.core.faults import FaultPlan, FaultRule
 from cassette.core.matching import Strategy
 from cassette.errors import PluginLoadError, TransportClosedError
 from cassette.modes.policy import ModeChoice, env_value, resolve_mode
@@ -56,6 +57,10 @@ __all__ = ["CassetteTransport", "cassette_transport", "record_transport", "repla
 #: How long leaving the transport waits for the session to finish (a recording winds its
 #: server down: 5 s for it to exit, then a signal, then 2 s more) before cancelling it.
 SHUTDOWN_TIMEOUT: Final = 15.0
+
+#: What ``replay_transport(faults=...)`` takes: a plan, its rules (or their tables, as in
+#: a plan file), or a plan file's path; ``None`` for no faults.
+Faults = FaultPlan | Sequence[FaultRule | Mapping[str, Any]] | str | os.PathLike[str] | None
 
 SessionRun = Callable[[FrameStream], Awaitable[Any]]
 Streams = tuple[
@@ -182,22 +187,44 @@ def replay_transport(
     cassette: Cassette | str | os.PathLike[str],
     *,
     strategy: str | Strategy | None = None,
+    faults: Faults = None,
 ) -> CassetteTransport:
     """Replay ``cassette`` to the SDK; nothing is started, nothing is written.
 
-    The cassette is read now, so a missing or malformed one fails here, not mid-session.
+    ``faults`` lays a fault plan over the replay (docs/faults.md): a ``FaultPlan``, rule
+    tables, or a plan file's path. The SDK meets each fault as it meets the real one
+    in-process: a ``timeout`` times out, an ``error`` is an ``MCPError``, a
+    ``disconnect`` ends its stream; an ``exit`` also raises ``FaultExit`` (with the
+    plan's code) when the transport is left, as a crashed server is an error.
+
+    The cassette and the plan are read now, so a missing or malformed one fails here, not
+    mid-session.
     """
     from cassette.core.replayer import Replayer
     from cassette.runtime.serve import replay
 
     tape = _load(cassette)
+    plan = _fault_plan(faults)
     stored = tape.header.target.get("strategy")
     chosen = strategy or (stored if isinstance(stored, str) else None) or "default"
 
     async def run(side: FrameStream, transport: CassetteTransport) -> Any:
-        return await replay(side, Replayer(tape, chosen), on_miss=transport._miss)
+        return await replay(side, Replayer(tape, chosen), on_miss=transport._miss, faults=plan)
 
     return CassetteTransport(run)
+
+
+def _fault_plan(
+    faults: Faults,
+) -> FaultPlan | None:
+    """A plan from what a caller may hand over: a plan, rule tables or a file's path."""
+    if faults is None or isinstance(faults, FaultPlan):
+        return faults
+    if isinstance(faults, str | os.PathLike):
+        from cassette.store.faults import load_fault_plan
+
+        return load_fault_plan(faults)
+    return FaultPlan.of(faults)
 
 
 def record_transport(

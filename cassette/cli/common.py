@@ -7,6 +7,7 @@ Everything for people goes to stderr: in stdio modes stdout belongs to the proto
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import signal
 import sys
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, NoReturn
 
 from cassette.errors import PluginError, TransportError, UsageError
+from cassette.registry import ALIASES
 
 if TYPE_CHECKING:
     from cassette.runtime.record import RecordResult
@@ -27,13 +29,18 @@ __all__ = [
     "EXIT_TRANSPORT",
     "EXIT_USAGE",
     "FRONT_ALIASES",
+    "TAKES_COMMAND",
     "Parser",
     "allowed_origins",
     "apply_limits",
     "client_config",
     "err",
     "exit_code",
+    "fault_options",
+    "fault_policy",
     "front_name",
+    "ignore_options",
+    "ignore_params",
     "limit_options",
     "listen_options",
     "origin_options",
@@ -41,6 +48,7 @@ __all__ = [
     "recording_exit",
     "run_async",
     "serving_on",
+    "startup_over",
 ]
 
 EXIT_MISSES: Final = 1
@@ -50,8 +58,11 @@ EXIT_TRANSPORT: Final = 4
 EXIT_SERVER: Final = 5
 EXIT_INTERNAL: Final = 70
 
-#: Short names a person may give for a transport.
-FRONT_ALIASES: Final = {"http": "streamable-http"}
+#: Commands that take a server command after ``--``.
+TAKES_COMMAND: Final = frozenset({"replay", "check", "record", "verify"})
+
+#: Short names a person may give for a transport (the registry's one table).
+FRONT_ALIASES: Final = ALIASES
 
 
 class Parser(argparse.ArgumentParser):
@@ -86,6 +97,25 @@ def exit_code(exc: BaseException) -> int:
     return EXIT_CASSETTE
 
 
+_paused = [False]  # the entry point paused the collector, and it has not resumed yet
+
+
+def paused_at_entry() -> None:
+    """The entry point turned the cyclic collector off for start-up
+    (``cassette.cli.process`` says why); ``startup_over`` turns it back on."""
+    _paused[0] = True
+
+
+def startup_over() -> None:
+    """What the process serves is in memory: collect cycles again, but never through what
+    start-up made (frozen). Does nothing unless the entry point paused the collector, so a
+    command run in-process leaves its caller's collector alone."""
+    if _paused[0]:
+        _paused[0] = False
+        gc.freeze()
+        gc.enable()
+
+
 def run_async(func: Callable[[], Awaitable[int]], outcome: list[int] | None = None) -> int:
     """Run ``func`` under anyio, turning SIGINT/SIGTERM into a clean, coded exit.
 
@@ -97,6 +127,7 @@ def run_async(func: Callable[[], Awaitable[int]], outcome: list[int] | None = No
     caught: list[int] = []
 
     async def guarded() -> int:
+        startup_over()  # the event loop is up; loading and preparing pause it themselves
         async with anyio.create_task_group() as tg:
 
             async def watch() -> None:
@@ -187,6 +218,52 @@ def apply_limits(args: argparse.Namespace) -> int:
     return chosen
 
 
+def ignore_options(parser: argparse.ArgumentParser) -> None:
+    """``--ignore-param POINTER`` (repeatable): params a replay never matches on."""
+    parser.add_argument(
+        "--ignore-param",
+        action="append",
+        default=[],
+        metavar="POINTER",
+        help="never match on the request's value at this JSON Pointer, e.g. "
+        "/params/arguments/timestamp (repeatable; with [tool.cassette] ignore-params)",
+    )
+
+
+def ignore_params(args: argparse.Namespace) -> tuple[str, ...]:
+    """The project's ``ignore-params`` and the command line's, each checked."""
+    from cassette.core.matching import check_ignore_pointer
+    from cassette.store.config import ignore_params_for, load_settings
+
+    pointers = ignore_params_for(load_settings(), args.ignore_param)
+    for pointer in pointers:
+        check_ignore_pointer(pointer)
+    return pointers
+
+
+def fault_options(parser: argparse.ArgumentParser) -> None:
+    """``--faults FILE``: a fault plan laid over what answers (docs/faults.md)."""
+    parser.add_argument(
+        "--faults",
+        metavar="FILE",
+        help="inject the faults FILE (TOML or JSON) plans: delays, timeouts, errors, "
+        "malformed frames, disconnects, exits; the cassette is not changed (docs/faults.md)",
+    )
+
+
+def fault_policy(policy: Any, path: str | None) -> Any:
+    """``policy`` (a ``DeliveryPolicy``) with the plan in ``path``, each injected fault told
+    on stderr; unchanged without one."""
+    if path is None:
+        return policy
+    import attrs
+
+    from cassette.store.faults import load_fault_plan
+
+    plan = load_fault_plan(path)
+    return attrs.evolve(policy, faults=plan, on_fault=lambda text: err(f"fault: {text}"))
+
+
 def listen_options(parser: argparse.ArgumentParser, what: str) -> None:
     """``--host`` and ``--port``."""
     parser.add_argument(
@@ -222,13 +299,14 @@ def allowed_origins(values: Sequence[str], *, served: bool) -> tuple[str, ...]:
         raise UsageError(f"--allow-origin: {exc}") from None
 
 
-def client_config(tape: Path, command: str = "replay") -> dict[str, Any]:
-    """The ``mcpServers`` block that runs ``cassette COMMAND TAPE`` (replay, mock)."""
+def client_config(tape: Path, command: str = "replay", extra: Sequence[str] = ()) -> dict[str, Any]:
+    """The ``mcpServers`` block that runs ``cassette COMMAND TAPE`` (replay, mock) with the
+    options ``extra`` that change its behaviour: pasted, it serves exactly this."""
     return {
         "mcpServers": {
             tape.stem.replace(".", "-") or "cassette": {
                 "command": sys.executable,
-                "args": ["-m", "cassette", command, str(tape)],
+                "args": ["-m", "cassette", command, str(tape), *extra],
             }
         }
     }

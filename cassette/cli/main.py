@@ -21,21 +21,35 @@ Exit codes (stable; docs/cli.md):
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from collections.abc import Sequence
 
 from cassette._version import __version__
-from cassette.cli import record, replay, tools
-from cassette.cli.common import EXIT_INTERNAL, Parser, apply_limits, err, exit_code
+from cassette.cli.common import EXIT_INTERNAL, TAKES_COMMAND, Parser, apply_limits, err, exit_code
 from cassette.cli.modes import split_replay_command
-from cassette.errors import CassetteError, sole_exception
+from cassette.errors import CassetteError, FaultExit, sole_exception
 
-__all__ = ["main"]
+__all__ = ["execute", "main", "parse"]
 
 
-def parser() -> argparse.ArgumentParser:
-    """Every command's parser; each sets the ``handler`` that runs it."""
+#: Each command and the module that registers its parser, in the order ``--help`` lists
+#: them. Only the module of the command being run is imported: ``record`` brings the
+#: recorder and redaction with it, which a replay never uses.
+_COMMANDS: dict[str, str] = {
+    "record": "cassette.cli.record",
+    "replay": "cassette.cli.replay",
+    **dict.fromkeys(
+        ("lint", "diff", "redact", "show", "check", "verify", "distill", "mock"),
+        "cassette.cli.tools",
+    ),
+}
+
+
+def parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser, with every command, or only the command ``only`` (the
+    one being run); each command sets the ``handler`` that runs it."""
     top = Parser(
         prog="cassette",
         description="Record real MCP sessions and replay them as a server.",
@@ -45,24 +59,52 @@ def parser() -> argparse.ArgumentParser:
     )
     top.add_argument("--version", action="version", version=f"cassette-mcp {__version__}")
     sub = top.add_subparsers(dest="command", required=True, parser_class=Parser)
-    record.add_parser(sub)
-    replay.add_parser(sub)
-    tools.add_parsers(sub)
+    done: set[str] = set()
+    for name, module in _COMMANDS.items():
+        if (only is None or name == only) and module not in done:
+            done.add(module)
+            importlib.import_module(module).add_parsers(sub, only)
     return top
 
 
+def _chosen(argv: Sequence[str]) -> str | None:
+    """The command ``argv`` runs, when its first word names one; ``None`` otherwise (no
+    command, an option first, a typo), and then the full parser answers as it always did."""
+    return argv[0] if argv and argv[0] in _COMMANDS else None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``python -m cassette`` and the ``cassette`` script."""
+    """The command line, in this process: parse ``argv`` (default: ``sys.argv``), run the
+    command, return its exit code (``python -m cassette`` runs ``cassette.cli.process``)."""
+    return execute(parse(argv))
+
+
+def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The command and its options (argparse exits on a usage error or ``--help``)."""
     argv, command = split_replay_command(sys.argv[1:] if argv is None else argv)
-    args = parser().parse_args(argv)
+    top = parser(_chosen(argv))
+    args, extra = top.parse_known_args(argv)
+    if extra:
+        hint = ""
+        if getattr(args, "command", None) in TAKES_COMMAND:
+            hint = " (a server command goes after --, e.g. -- node server.js)"
+        top.error(f"unrecognized arguments: {' '.join(extra)}{hint}")
     if command is not None:
         args.server = command
+    return args
+
+
+def execute(args: argparse.Namespace) -> int:
+    """Run a parsed command; every anticipated error becomes its one line and exit code."""
     try:
         apply_limits(args)  # before anything is read: every reader honours the same limits
         code: int = args.handler(args)
         return code
     except Exception as raised:
         exc = sole_exception(raised)
+        if isinstance(exc, FaultExit):
+            err(f"{exc}")
+            return exc.code
         if isinstance(exc, CassetteError):
             err(f"error: {exc}")
             return exit_code(exc)

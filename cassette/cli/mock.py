@@ -38,6 +38,18 @@ def main(args: argparse.Namespace) -> int:
     return _serve(args, manifest)
 
 
+def _behaviour(args: argparse.Namespace) -> list[str]:
+    """The options given that change what the mock does, for its client configuration."""
+    out: list[str] = []
+    if args.faults is not None:
+        out += ["--faults", str(Path(args.faults).resolve())]
+    if args.max_message_bytes is not None:
+        out += ["--max-message-bytes", str(args.max_message_bytes)]
+    if args.max_depth is not None:
+        out += ["--max-depth", str(args.max_depth)]
+    return out
+
+
 def _serve(args: argparse.Namespace, manifest: dict[str, object]) -> int:
     from cassette.mock.serve import check_front, serve_mock
     from cassette.mock.server import MockServer
@@ -45,6 +57,11 @@ def _serve(args: argparse.Namespace, manifest: dict[str, object]) -> int:
     from cassette.tools.distill import counts
 
     max_message_bytes = apply_limits(args)
+    plan = None
+    if args.faults is not None:
+        from cassette.store.faults import load_fault_plan
+
+        plan = load_fault_plan(args.faults)
     check_front(args.front)  # before the banner: a front it cannot serve is a usage error
     origins = allowed_origins(args.allow_origin, served=args.front != "stdio")
     server = MockServer(manifest, source=args.manifest)
@@ -59,7 +76,7 @@ def _serve(args: argparse.Namespace, manifest: dict[str, object]) -> int:
             f"serving on {args.front})"
         )
         if args.front == "stdio":
-            print_config(client_config(path, "mock"))
+            print_config(client_config(path, "mock", _behaviour(args)))
     outcome: list[int] = []
 
     def finished(result: ReplayResult) -> None:
@@ -78,6 +95,8 @@ def _serve(args: argparse.Namespace, manifest: dict[str, object]) -> int:
             on_finish=finished,
             max_message_bytes=max_message_bytes,
             allowed_origins=origins,
+            faults=plan,
+            on_fault=lambda text: err(f"fault: {text}"),
         )
         return outcome[0] if outcome else 0
 

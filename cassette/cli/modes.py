@@ -54,6 +54,16 @@ def add_mode_options(parser: argparse.ArgumentParser) -> None:
         f"to the server and is appended). Default: {default}; see docs/cli.md",
     )
     parser.add_argument(
+        "--prime",
+        action="store_true",
+        help="new_episodes: before the first request the cassette lacks, send the fresh "
+        "server the session's earlier requests (answers dropped), so a stateful server "
+        "answers from the state the recording had",
+    )
+    # Who chose --mode, when a supervisor passes it on (the pytest plugin): messages then
+    # name the one source a person set, not this command line they never wrote.
+    parser.add_argument("--mode-source", help=argparse.SUPPRESS)
+    parser.add_argument(
         "--report",
         metavar="FILE",
         help="append one JSON line per fact of the session (misses, appended episodes, "
@@ -73,11 +83,12 @@ def add_mode_options(parser: argparse.ArgumentParser) -> None:
 
 
 def split_replay_command(argv: Sequence[str]) -> tuple[list[str], list[str] | None]:
-    """``replay TAPE [options] -- COMMAND...``: argparse cannot take a command after an
-    optional positional, so the part after the first ``--`` is cut off first."""
+    """``replay TAPE [options] -- COMMAND...`` (and ``check [options] -- COMMAND...``):
+    argparse cannot take a command after an optional positional, so the part after the
+    first ``--`` is cut off first."""
     args = list(argv)
     first = next((i for i, a in enumerate(args) if not a.startswith("-")), None)
-    if first is None or args[first] != "replay" or "--" not in args[first:]:
+    if first is None or args[first] not in ("replay", "check") or "--" not in args[first:]:
         return args, None
     cut = args.index("--", first)
     return args[:cut], args[cut + 1 :]
@@ -96,10 +107,13 @@ def _environment() -> tuple[str, str | None]:
     return (ENV_VAR, os.environ.get(ENV_VAR))
 
 
-def record_choice(mode: str | None, *, overwrite: bool) -> ModeChoice | None:
-    """The mode ``record`` runs in; ``None`` for a plain recording."""
+def record_choice(
+    mode: str | None, *, overwrite: bool, source: str | None = None
+) -> ModeChoice | None:
+    """The mode ``record`` runs in; ``None`` for a plain recording. ``source`` names who
+    chose ``mode`` (``--mode-source``; default ``--mode``)."""
     if mode is not None:
-        choice = resolve_mode(("--mode", mode))
+        choice = resolve_mode((source or "--mode", mode))
         if overwrite and choice.mode != "all":
             raise UsageError(f"--overwrite records again (mode all); it contradicts --mode {mode}")
         return choice

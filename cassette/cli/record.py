@@ -22,7 +22,11 @@ import attrs
 from cassette.cli.common import (
     allowed_origins,
     err,
+    fault_options,
+    fault_policy,
     front_name,
+    ignore_options,
+    ignore_params,
     limit_options,
     listen_options,
     origin_options,
@@ -37,10 +41,11 @@ from cassette.modes.policy import ModeChoice
 from cassette.runtime.record import RecordConfig
 from cassette.transport import ServeOptions, Target
 
-__all__ = ["RecordCommand", "add_parser", "run"]
+__all__ = ["RecordCommand", "add_parsers", "run"]
 
 
-def add_parser(sub: Any) -> None:
+def add_parsers(sub: Any, only: str | None = None) -> None:
+    """Register ``record`` (its module registers nothing else, so ``only`` changes nothing)."""
     rec = sub.add_parser(
         "record",
         help="record a live server through a transparent proxy",
@@ -140,9 +145,18 @@ def add_parser(sub: Any) -> None:
         metavar="NAME",
         help="also redact the value of this environment variable wherever it appears",
     )
+    rec.add_argument(
+        "--before-record",
+        metavar="MODULE:FUNCTION",
+        help="call FUNCTION(message, direction) on each message before it is written; it "
+        "returns what to write, or None to drop it; redaction runs after it (also "
+        "before-record in [tool.cassette]; module:function or path/file.py:function)",
+    )
+    fault_options(rec)
+    ignore_options(rec)
     add_mode_options(rec)
     rec.add_argument("server", nargs=argparse.REMAINDER, metavar="-- COMMAND [ARG...]")
-    rec.set_defaults(handler=run)
+    rec.set_defaults(handler=run, serves=True)
 
 
 @attrs.frozen(kw_only=True)
@@ -156,6 +170,9 @@ class RecordCommand:
     network: bool
     mode: ModeChoice | None
     report: str | None
+    faults: str | None = None
+    ignore: tuple[str, ...] = ()
+    prime: bool = False
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> RecordCommand:
@@ -168,11 +185,16 @@ class RecordCommand:
         if args.strategy is not None:
             get_strategy(args.strategy)
         limit = apply_limits(args)
-        mode = record_choice(args.mode, overwrite=args.overwrite)
+        mode = record_choice(args.mode, overwrite=args.overwrite, source=args.mode_source)
         if mode is None and args.report is not None:
             raise UsageError(
                 "--report needs a mode (--mode, or MCP_CASSETTE_MODE): a plain recording "
                 "has nothing to report"
+            )
+        if mode is None and args.faults is not None:
+            raise UsageError(
+                "--faults needs a mode (--mode once, none or new_episodes): faults are laid "
+                "over a replay, never over a recording"
             )
         if args.upstream is not None and command:
             raise UsageError("give either --upstream URL or a server command, not both")
@@ -200,6 +222,7 @@ class RecordCommand:
             redactor=_redactor(args, output),
             upstream_timeout=args.upstream_timeout,
             on_warning=lambda text: err(f"warning: {text}"),
+            before_record=_before_record(args.before_record),
             era=args.era,
         )
         return cls(
@@ -211,7 +234,25 @@ class RecordCommand:
             network=network,
             mode=mode,
             report=args.report,
+            faults=args.faults,
+            ignore=ignore_params(args),
+            prime=args.prime,
         )
+
+
+def _before_record(spec: str | None) -> Any:
+    """The hook the option names, else the project's ``before-record``, else none."""
+    from cassette.store.config import find_pyproject, load_hook, load_settings
+
+    if spec is None:
+        configured = load_settings().get("before-record")
+        if configured is None:
+            return None
+        if not isinstance(configured, str):
+            raise UsageError('[tool.cassette] before-record must be "module:function"')
+        found = find_pyproject()
+        return load_hook(configured, found.parent if found is not None else None)
+    return load_hook(spec)
 
 
 def _has_proxy(transport: str) -> bool:
@@ -252,17 +293,30 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _record_session(command: RecordCommand) -> int:
+    """A plain recording with this process's stdin/stdout as the client: a banner first and
+    a summary at the end, on stderr (stdout is the protocol)."""
     from cassette.runtime.record import RecordResult, record_session
 
     results: list[RecordResult] = []
     config = attrs.evolve(command.config, on_result=results.append)
+
+    path = os.fspath(command.config.path)
+    target = command.target.url or " ".join(command.target.command)
+    redaction = "on" if command.config.redactor is not None else "OFF"
+    err(f"recording {target} to {path} ({command.config.transport}; redaction {redaction})")
 
     async def go() -> int:
         await record_session(command.target, config)
         return 0
 
     code = run_async(go)
-    told = recording_exit(results[0] if results else None)
+    result = results[0] if results else None
+    if result is not None and result.succeeded:  # a failure is told by recording_exit
+        ended = (
+            "" if result.exit_code is None else f"; the server exited with code {result.exit_code}"
+        )
+        err(f"wrote {result.events} line(s) to {result.path}{ended}")
+    told = recording_exit(result)
     return code or told  # a signal's code wins; the line was said either way
 
 
@@ -314,10 +368,16 @@ def _in_mode(command: RecordCommand, choice: ModeChoice) -> int:
         upstream_timeout=command.config.upstream_timeout,
         era=command.config.era,
         listen=listen,
-        policy=DeliveryPolicy(
-            on_miss=lambda text: err(f"miss: {text}"),
-            on_warning=lambda text: err(f"warning: {text}"),
-            max_message_bytes=listen.max_message_bytes,
+        ignore=command.ignore,
+        before_record=command.config.before_record,
+        prime=command.prime,
+        policy=fault_policy(
+            DeliveryPolicy(
+                on_miss=lambda text: err(f"miss: {text}"),
+                on_warning=lambda text: err(f"warning: {text}"),
+                max_message_bytes=listen.max_message_bytes,
+            ),
+            command.faults,
         ),
     )
     return run_in_mode(path, choice, options, report=command.report, network=command.network)

@@ -18,7 +18,11 @@ from cassette.cli.common import (
     EXIT_MISSES,
     allowed_origins,
     err,
+    fault_options,
+    fault_policy,
     front_name,
+    ignore_options,
+    ignore_params,
     limit_options,
     listen_options,
     origin_options,
@@ -34,10 +38,11 @@ from cassette.runtime.conversation import DeliveryPolicy
 from cassette.store.storage import has_recording
 from cassette.transport import ServeOptions, Target
 
-__all__ = ["ReplayCommand", "add_parser", "run"]
+__all__ = ["ReplayCommand", "add_parsers", "run"]
 
 
-def add_parser(sub: Any) -> None:
+def add_parsers(sub: Any, only: str | None = None) -> None:
+    """Register ``replay`` (its module registers nothing else, so ``only`` changes nothing)."""
     rep = sub.add_parser(
         "replay",
         help="serve a cassette as an MCP server",
@@ -50,6 +55,7 @@ def add_parser(sub: Any) -> None:
         metavar="S",
         help="strict, default or loose (default: the cassette's, else default)",
     )
+    ignore_options(rep)
     rep.add_argument(
         "--front",
         "--transport",
@@ -62,6 +68,7 @@ def add_parser(sub: Any) -> None:
     origin_options(rep, "the HTTP front")
     limit_options(rep, "a client line (stdio) or request body (HTTP, else 413)")
     rep.add_argument("-q", "--quiet", action="store_true", help="no start-up banner")
+    fault_options(rep)
     add_mode_options(rep)
     rep.set_defaults(server=[])  # replay TAPE [options] -- COMMAND: see split_replay_command
     rep.add_argument(
@@ -84,7 +91,7 @@ def add_parser(sub: Any) -> None:
         metavar="S",
         help="seconds to wait for the client's answer to a replayed server request (default 30)",
     )
-    rep.set_defaults(handler=run)
+    rep.set_defaults(handler=run, serves=True)
 
 
 @attrs.frozen(kw_only=True)
@@ -100,6 +107,10 @@ class ReplayCommand:
     server: tuple[str, ...]
     quiet: bool
     report: str | None
+    ignore: tuple[str, ...] = ()
+    prime: bool = False
+    #: the options that change what the replay does, for the client configuration it prints
+    behaviour: tuple[str, ...] = ()
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> ReplayCommand:
@@ -122,6 +133,7 @@ class ReplayCommand:
             pacing=pacing,
             max_message_bytes=limit,
         )
+        policy = fault_policy(policy, args.faults)
         return cls(
             tape=tape,
             front=front,
@@ -137,7 +149,33 @@ class ReplayCommand:
             server=tuple(args.server),
             quiet=args.quiet,
             report=args.report,
+            ignore=ignore_params(args),
+            prime=args.prime,
+            behaviour=behaviour_args(args),
         )
+
+
+def behaviour_args(args: argparse.Namespace) -> tuple[str, ...]:
+    """The options given that change what the replay answers or how: a client
+    configuration that leaves one out would quietly serve something else (paths made
+    absolute, so the configuration works from anywhere)."""
+    out: list[str] = []
+    if args.strategy is not None:
+        out += ["--strategy", args.strategy]
+    for pointer in args.ignore_param:
+        out += ["--ignore-param", pointer]
+    if args.faults is not None:
+        out += ["--faults", str(Path(args.faults).resolve())]
+    if args.pace != "none":
+        out += ["--pace", args.pace, "--pace-scale", f"{args.pace_scale:g}"]
+        out += ["--pace-cap", f"{args.pace_cap:g}"]
+    if args.answer_timeout != 30.0:
+        out += ["--answer-timeout", f"{args.answer_timeout:g}"]
+    if args.max_message_bytes is not None:
+        out += ["--max-message-bytes", str(args.max_message_bytes)]
+    if args.max_depth is not None:
+        out += ["--max-depth", str(args.max_depth)]
+    return tuple(out)
 
 
 def _miss_reporter(report_path: str | None, tape: str) -> Any:
@@ -174,11 +212,11 @@ def _serve(command: ReplayCommand) -> int:
     for warning in tape.warnings:
         err(f"warning: {warning}")
     recorded = tape.header.target.get("strategy")
-    strategy = get_strategy(command.strategy or recorded or "default")
+    strategy = get_strategy(command.strategy or recorded or "default").ignoring(command.ignore)
     front = front_of(command.front)
     path = Path(command.tape).resolve()
     if not command.quiet:
-        _banner(path, tape, strategy.name, command.front)
+        _banner(path, tape, strategy.name, command.front, command.behaviour)
     listen = attrs.evolve(command.listen, on_ready=serving_on(path, quiet=command.quiet))
     # A listening front (not stdio, whose one client ends the run) is stopped by a signal,
     # which is its normal end: it exits by what it served, 0 if it served nobody.
@@ -198,7 +236,7 @@ def _serve(command: ReplayCommand) -> int:
     return run_async(go, outcome)
 
 
-def _banner(path: Path, tape: Any, strategy: str, front: str) -> None:
+def _banner(path: Path, tape: Any, strategy: str, front: str, behaviour: tuple[str, ...]) -> None:
     header = tape.header
     exchanges = sum(1 for m in tape.messages("c2s") if "id" in m)
     from cassette.core.eras import recorded_handshake, served_clients
@@ -212,7 +250,7 @@ def _banner(path: Path, tape: Any, strategy: str, front: str) -> None:
     if front == "stdio":
         from cassette.cli.common import client_config
 
-        print_config(client_config(path))
+        print_config(client_config(path, extra=behaviour))
 
 
 def _in_mode(command: ReplayCommand) -> int:
@@ -233,5 +271,7 @@ def _in_mode(command: ReplayCommand) -> int:
         strategy=command.strategy,
         listen=command.listen,
         policy=policy,
+        ignore=command.ignore,
+        prime=command.prime,
     )
     return run_in_mode(command.tape, command.mode, options, report=command.report, network=False)

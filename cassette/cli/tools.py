@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import argparse
 import importlib
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Final
 
-from cassette.cli.common import limit_options, listen_options, origin_options
+from cassette.cli.common import fault_options, limit_options, listen_options, origin_options
 
-__all__ = ["add_parsers", "dispatch"]
+__all__ = ["NAMES", "add_parsers", "dispatch"]
 
 
 def _format(parser: argparse.ArgumentParser) -> None:
@@ -28,8 +29,16 @@ def _format(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_parsers(sub: Any) -> None:
-    """Register lint, diff, redact, show, check, verify, distill and mock."""
+def add_parsers(sub: Any, only: str | None = None) -> None:
+    """Register lint, diff, redact, show, check, verify, distill and mock, or only the
+    one named ``only`` (the command being run: its siblings' parsers would be built for
+    nothing)."""
+    for name, add in _ADDERS.items():
+        if only is None or name == only:
+            add(sub)
+
+
+def _add_lint(sub: Any) -> None:
     lint = sub.add_parser(
         "lint",
         help="check a cassette against its own header and the format",
@@ -40,6 +49,8 @@ def add_parsers(sub: Any) -> None:
     _format(lint)
     lint.set_defaults(tool="cassette.tools.lint", handler=dispatch)
 
+
+def _add_diff(sub: Any) -> None:
     diff = sub.add_parser(
         "diff",
         help="semantic diff of two cassettes",
@@ -59,6 +70,8 @@ def add_parsers(sub: Any) -> None:
     _format(diff)
     diff.set_defaults(tool="cassette.tools.diff", handler=dispatch)
 
+
+def _add_redact(sub: Any) -> None:
     redact = sub.add_parser(
         "redact",
         help="redact secrets in a cassette, or scan it for them",
@@ -74,6 +87,8 @@ def add_parsers(sub: Any) -> None:
     _format(redact)
     redact.set_defaults(tool="cassette.tools.redact_cmd", handler=dispatch)
 
+
+def _add_show(sub: Any) -> None:
     show = sub.add_parser(
         "show",
         help="print a cassette as a timeline, or draw it as an HTML sequence diagram",
@@ -93,12 +108,14 @@ def add_parsers(sub: Any) -> None:
         choices=("strict", "default", "loose"),
         help="matching strategy for --against (default: default)",
     )
+    show.add_argument(
+        "--faults",
+        metavar="PLAN",
+        help="dry run: list the recorded requests the fault plan PLAN would fault for a "
+        "client making the recorded calls (docs/faults.md)",
+    )
     _format(show)
     show.set_defaults(tool="cassette.tools.show", handler=dispatch)
-    _add_check(sub)
-    _add_verify(sub)
-    _add_distill(sub)
-    _add_mock(sub)
 
 
 def _add_check(sub: Any) -> None:
@@ -110,9 +127,16 @@ def _add_check(sub: Any) -> None:
         "tools, resources, prompts and templates, and find problems (duplicate or badly "
         "named tools, missing descriptions, missing or invalid JSON Schemas, lists that "
         "fail). Exit 1 on errors, 2 when the server cannot be reached.",
+        usage="cassette check [options] (-- COMMAND [ARG...] | --stdio COMMAND | --url URL)",
     )
-    target = check.add_mutually_exclusive_group(required=True)
-    target.add_argument("--stdio", metavar="COMMAND", help='server command line, e.g. "node s.js"')
+    check.set_defaults(server=[])  # check [options] -- COMMAND: cut off by the main parser
+    target = check.add_mutually_exclusive_group()
+    target.add_argument(
+        "--stdio",
+        metavar="COMMAND",
+        help='server command line as one string, e.g. "node s.js" (or give it after --, as '
+        "record and verify take it)",
+    )
     target.add_argument("--url", metavar="URL", help="streamable HTTP endpoint of the server")
     check.add_argument(
         "--timeout", type=float, default=60.0, metavar="S", help="give up after S seconds"
@@ -224,8 +248,23 @@ def _add_mock(sub: Any) -> None:
     origin_options(mock, "the HTTP front")
     limit_options(mock, "client message the mock accepts (a stdio line, an HTTP body)")
     mock.add_argument("-q", "--quiet", action="store_true", help="no start-up banner")
+    fault_options(mock)
     _format(mock)
-    mock.set_defaults(tool="cassette.cli.mock", handler=dispatch)
+    mock.set_defaults(tool="cassette.cli.mock", handler=dispatch, serves=True)
+
+
+#: Each tool's name and what registers its parser, in the order ``--help`` lists them.
+_ADDERS: dict[str, Callable[[Any], None]] = {
+    "lint": _add_lint,
+    "diff": _add_diff,
+    "redact": _add_redact,
+    "show": _add_show,
+    "check": _add_check,
+    "verify": _add_verify,
+    "distill": _add_distill,
+    "mock": _add_mock,
+}
+NAMES: Final = tuple(_ADDERS)
 
 
 def dispatch(args: argparse.Namespace) -> int:

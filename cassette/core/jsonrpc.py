@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import enum
 import json
+import os
+from collections.abc import Callable
 from typing import Any, Final
 
 import attrs
@@ -21,11 +23,13 @@ __all__ = [
     "Classified",
     "JSONObject",
     "Kind",
+    "RawFrame",
     "classify",
     "classify_value",
     "dumps",
     "dumps_bytes",
     "error_response",
+    "fast_json",
     "is_request_id",
     "loads",
 ]
@@ -132,9 +136,26 @@ def dumps(value: Any) -> str:
     return _encode(value)
 
 
+class RawFrame:
+    """Bytes a front writes as they are, where a message would go: what a fault plan's
+    ``malformed`` frame sends (a JSON-RPC message cannot be malformed). It classifies as
+    ``Kind.INVALID``."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    def __repr__(self) -> str:
+        return f"RawFrame({self.data!r})"
+
+
 def dumps_bytes(value: Any) -> bytes:
     """``dumps`` as UTF-8; a lone surrogate (legal in a JSON escape, not in UTF-8) is kept
-    as its ``\\uXXXX`` escape instead, so what was read is exactly what reads back."""
+    as its ``\\uXXXX`` escape instead, so what was read is exactly what reads back. A
+    ``RawFrame`` is its bytes, unchanged."""
+    if isinstance(value, RawFrame):
+        return value.data
     text = _encode(value)
     try:
         return text.encode("utf-8")
@@ -144,9 +165,54 @@ def dumps_bytes(value: Any) -> bytes:
 
 def loads(text: str | bytes, depth_limit: int | None = None) -> Any:
     """Strict JSON: ``NaN`` and ``Infinity`` are refused (``ValueError``), and so is
-    nesting deeper than ``depth_limit`` (default: the process's; ``TooDeepError``)."""
+    nesting deeper than ``depth_limit`` (default: the process's; ``TooDeepError``).
+
+    With the ``fast`` extra installed, bytes are parsed by orjson where its answer is
+    exactly the standard library's (``fast_json``); everything else takes the standard
+    library's path, with its errors."""
     check_depth(text, depth_limit)
-    return _decode(text.decode("utf-8") if isinstance(text, bytes) else text)
+    if isinstance(text, bytes):
+        fast = _fast[0] if _fast else _find_fast()
+        if fast is not None and _NINETEEN_DIGITS not in text.translate(_DIGITS_ONLY):
+            try:
+                return fast(text)
+            except ValueError:
+                pass  # a lone surrogate, infinity, not JSON: the stdlib decides, and says why
+        return _decode(text.decode("utf-8"))
+    return _decode(text)
+
+
+#: A run of 19 digits: an integer that may not fit in 64 bits, which orjson would turn
+#: into a float where the standard library keeps it exact. Anywhere in the line (inside a
+#: string too): a false alarm only costs the standard library's parse. Looked for by
+#: mapping every digit to ``0`` and everything else to a space, then a plain substring
+#: search: two passes in C (a regular expression cost more than orjson saved).
+_DIGITS_ONLY: Final = bytes(48 if 48 <= i <= 57 else 32 for i in range(256))
+_NINETEEN_DIGITS: Final = b"0" * 19
+_fast: list[Callable[[bytes], Any] | None] = []  # orjson.loads or None, once looked up
+
+
+def _find_fast() -> Callable[[bytes], Any] | None:
+    """orjson's parser when the ``fast`` extra is installed and not turned off
+    (``CASSETTE_FAST_JSON=0``). orjson refuses what the standard library would give
+    differently (a lone surrogate, NaN, a number past a double), keeps the last of
+    duplicate keys at the first one's place as the standard library does (a test holds
+    that), and makes a float of a big integer: ``_NINETEEN_DIGITS`` keeps those from it."""
+    fast: Callable[[bytes], Any] | None = None
+    if os.environ.get("CASSETTE_FAST_JSON", "1") != "0":
+        try:
+            import orjson
+        except ImportError:
+            pass
+        else:
+            fast = orjson.loads
+    _fast[:] = [fast]
+    return fast
+
+
+def fast_json() -> bool:
+    """Whether cassettes are parsed by orjson (the ``fast`` extra)."""
+    return (_fast[0] if _fast else _find_fast()) is not None
 
 
 def error_response(

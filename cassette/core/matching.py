@@ -32,6 +32,12 @@ whatever the cassette's size. When nothing matches, the matcher raises a ``Repla
 that carries a ``MissReport``: what kind of miss, the closest recording (fewest differing
 paths, unconsumed first) and the exact paths that diverged. Diagnosis runs only on a miss.
 
+*Ignored params* (``Strategy.ignore``: JSON Pointers into the request, such as
+``/params/arguments/requestId``; ``--ignore-param``, a marker's ``ignore=``,
+``[tool.cassette] ignore-params``) are removed from both sides before fingerprinting, so
+a volatile value (a timestamp, a nonce) never causes a miss; a miss that happens for
+another reason still shows them in its diagnostics, marked ``(ignored)``.
+
 Strategies trade strictness for tolerance and are named so a test states its choice:
 
 ``strict``   each recording answers once; a repeat of anything is an "already played" miss.
@@ -70,8 +76,10 @@ __all__ = [
     "MissReport",
     "Strategy",
     "canonical",
+    "check_ignore_pointer",
     "fingerprint",
     "get_strategy",
+    "without_ignored",
 ]
 
 LIFECYCLE_METHODS: Final = frozenset({"initialize", "server/discover", "ping"})
@@ -194,11 +202,70 @@ def _repeatable(method: str) -> bool:
 
 @attrs.frozen
 class Strategy:
-    """A named matching policy (see the module docstring for the three built-ins)."""
+    """A named matching policy (see the module docstring for the three built-ins), and the
+    params it never matches on (``ignore``: JSON Pointers into the request)."""
 
     name: str
     repeat_listings: bool
     fallback_to_method: bool
+    ignore: tuple[str, ...] = ()
+
+    def ignoring(self, pointers: Sequence[str]) -> Strategy:
+        """This strategy, also ignoring ``pointers`` (each checked: a ``UsageError`` says
+        what a pointer must look like)."""
+        for pointer in pointers:
+            check_ignore_pointer(pointer)
+        if not pointers:
+            return self
+        return attrs.evolve(self, ignore=tuple(dict.fromkeys([*self.ignore, *pointers])))
+
+
+def check_ignore_pointer(pointer: str) -> None:
+    """An ignore pointer is a JSON Pointer (RFC 6901) into the request's params."""
+    if not pointer.startswith("/params/"):
+        raise UsageError(
+            f"ignore pointer {pointer!r}: give a JSON Pointer into the request's params, "
+            "e.g. /params/arguments/timestamp or /params/uri"
+        )
+
+
+def _steps(pointer: str) -> list[str]:
+    return [part.replace("~1", "/").replace("~0", "~") for part in pointer.split("/")[1:]]
+
+
+def _drop(value: Any, steps: Sequence[str]) -> Any:
+    """``value`` without what ``steps`` lead to; only the containers on the way are copied."""
+    if not steps:
+        return value
+    head, rest = steps[0], steps[1:]
+    if isinstance(value, dict) and head in value:
+        copy = dict(value)
+        if rest:
+            copy[head] = _drop(value[head], rest)
+        else:
+            del copy[head]
+        return copy
+    if isinstance(value, list) and head.isdigit() and int(head) < len(value):
+        items = list(value)
+        if rest:
+            items[int(head)] = _drop(items[int(head)], rest)
+        else:
+            items[int(head)] = None
+        return items
+    return value
+
+
+def without_ignored(message: JSONObject, ignore: Sequence[str]) -> JSONObject:
+    """``message`` with the ignored params removed (what fingerprints are made of)."""
+    for pointer in ignore:
+        message = _drop(message, _steps(pointer))
+    return message
+
+
+def _ignored_paths(message: JSONObject, ignore: Sequence[str]) -> tuple[str, ...]:
+    """The ignore pointers as paths into ``compared_part`` (what a miss diagnosis diffs)."""
+    prefix = "/params/arguments" if message.get("method") == "tools/call" else "/params"
+    return tuple(p[len(prefix) :] for p in ignore if p.startswith(prefix + "/"))
 
 
 STRATEGIES: Final = {
@@ -321,23 +388,29 @@ class CandidateIndex:
     by_listing: Mapping[Fingerprint, tuple[int, ...]] = attrs.field(factory=dict)
     #: recordings with redacted positions, by method key, in recorded order
     templates: Mapping[MethodKey, tuple[tuple[int, Fingerprint], ...]] = attrs.field(factory=dict)
+    #: the params fingerprints leave out (``Strategy.ignore``)
+    ignore: tuple[str, ...] = ()
 
     @classmethod
     def build(
-        cls, candidates: Sequence[Candidate], cursors: frozenset[str] = NO_CURSORS
+        cls,
+        candidates: Sequence[Candidate],
+        cursors: frozenset[str] = NO_CURSORS,
+        ignore: Sequence[str] = (),
     ) -> CandidateIndex:
         by_fp: dict[Fingerprint, list[int]] = {}
         by_method: dict[MethodKey, list[int]] = {}
         by_listing: dict[Fingerprint, list[int]] = {}
         templates: dict[MethodKey, list[tuple[int, Fingerprint]]] = {}
         for pos, cand in enumerate(candidates):
-            fp = fingerprint(cand.message, cursors)
+            message = without_ignored(cand.message, ignore) if ignore else cand.message
+            fp = fingerprint(message, cursors)
             by_fp.setdefault(fp, []).append(pos)
-            key = method_key(cand.message, cursors)
+            key = method_key(message, cursors)
             by_method.setdefault(key, []).append(pos)
             if cursors:
-                by_listing.setdefault(fingerprint(cand.message), []).append(pos)
-            if fp[2] and has_wildcards(compared_part(cand.message), cand.wildcards):
+                by_listing.setdefault(fingerprint(message), []).append(pos)
+            if fp[2] and has_wildcards(compared_part(message), cand.wildcards):
                 templates.setdefault(key, []).append((pos, fp))
         return cls(
             tuple(candidates),
@@ -346,6 +419,7 @@ class CandidateIndex:
             cursors,
             {k: tuple(v) for k, v in by_listing.items()},
             {k: tuple(v) for k, v in templates.items()},
+            tuple(ignore),
         )
 
 
@@ -356,11 +430,13 @@ class FingerprintMatcher:
         self, candidates: Sequence[Candidate] | CandidateIndex, strategy: str | Strategy = "default"
     ):
         self.strategy = get_strategy(strategy)
-        index = (
-            candidates
-            if isinstance(candidates, CandidateIndex)
-            else CandidateIndex.build(candidates)
-        )
+        ignore = self.strategy.ignore
+        if not isinstance(candidates, CandidateIndex):
+            index = CandidateIndex.build(candidates, ignore=ignore)
+        elif candidates.ignore != ignore:  # prepared without this strategy's ignore rules
+            index = CandidateIndex.build(candidates.candidates, candidates.cursors, ignore)
+        else:
+            index = candidates
         self._index = index
         self._candidates = index.candidates
         self._consumed = [False] * len(self._candidates)
@@ -391,6 +467,11 @@ class FingerprintMatcher:
 
     def match(self, message: JSONObject) -> int:
         """See ``Matcher.match``."""
+        if not self._index.ignore:
+            return self._match(message, message)
+        return self._match(without_ignored(message, self._index.ignore), message)
+
+    def _match(self, message: JSONObject, original: JSONObject) -> int:
         cursors = self._index.cursors
         if cursors and unknown_cursor(message, cursors):
             return self._match_listing(message)
@@ -417,7 +498,7 @@ class FingerprintMatcher:
             pos = self._take(self._method_queue(method_key(message, cursors)))
             if pos is not None:
                 return self._use(fp, pos)
-        raise self._miss(message, fp, recorded=queue is not None)
+        raise self._miss(original, fp, recorded=queue is not None)
 
     def _match_listing(self, message: JSONObject) -> int:
         """A cursor the recording never handed out: the next page of that listing in
@@ -485,17 +566,26 @@ class FingerprintMatcher:
     def _closest(self, message: JSONObject, label: str, pool: list[Candidate]) -> MissReport:
         consumed = {c.key for c, used in zip(self._candidates, self._consumed, strict=True) if used}
         pool = sorted(pool, key=lambda c: c.key in consumed)[:_DIAGNOSE_LIMIT]
-        best: tuple[Candidate, list[Difference]] | None = None
+        best: tuple[Candidate, list[Difference], int] | None = None
+        ignored = _ignored_paths(message, self._index.ignore)
         for cand in pool:
             received = compared_part(cand.masked(message))
             diffs = differences(compared_part(cand.message), received)
-            if best is None or len(diffs) < len(best[1]):
-                best = (cand, diffs)
+            counted = [d for d in diffs if not any(d.path.startswith(p) for p in ignored)]
+            if best is None or len(counted) < best[2]:
+                best = (cand, diffs, len(counted))
         assert best is not None
-        cand, diffs = best
+        cand, diffs, _ = best
         what = "arguments" if message.get("method") == "tools/call" else "params"
+        ignored = _ignored_paths(message, self._index.ignore)
+
+        def is_ignored(path: str) -> bool:
+            return any(path == p or path.startswith(p + "/") for p in ignored)
+
+        diffs.sort(key=lambda d: is_ignored(d.path))  # what caused the miss comes first
         shown = "; ".join(
             f"{d.path or '/'}: recorded {show_value(d.recorded)}, received {show_value(d.received)}"
+            + (" (ignored)" if is_ignored(d.path) else "")
             for d in diffs[:_SHOWN_DIFFS]
         )
         more = f" (and {len(diffs) - _SHOWN_DIFFS} more)" if len(diffs) > _SHOWN_DIFFS else ""

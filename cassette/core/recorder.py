@@ -24,7 +24,8 @@ successes (a ``ping`` before anything else) decide nothing.
 from __future__ import annotations
 
 import base64
-from collections.abc import Mapping
+import copy
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 import attrs
@@ -49,11 +50,14 @@ from cassette.core.redaction import RedactionSession, Redactor
 from cassette.core.schemas import SchemaBook
 from cassette.errors import EraError
 
-__all__ = ["MODERN_VERSION_KEY", "Record", "Recorder"]
+__all__ = ["MODERN_VERSION_KEY", "BeforeRecord", "Record", "Recorder"]
 
 MODERN_VERSION_KEY: Final = VERSION_META
 _RAW_LIMIT: Final = 65536  # frames up to this size are pre-screened for secrets as text
 Record = Header | Event
+#: A ``before_record`` hook: a message (a copy) and its direction in, what to keep out
+#: (``None``: keep nothing).
+BeforeRecord = Callable[[JSONObject, Direction], JSONObject | None]
 
 
 def _modern_version(request: JSONObject) -> str | None:
@@ -91,6 +95,10 @@ class Recorder:
     protocol_version: str | None = None
     #: secrets are replaced before anything is kept; ``None`` turns redaction off
     redactor: Redactor | None = None
+    #: sees each message (a copy) before it is kept, and returns what to keep, or ``None``
+    #: to keep nothing; redaction runs after it. Protocol bookkeeping (the era, open
+    #: requests, the schemas redaction keeps to) follows what passed, whatever it keeps.
+    before_record: BeforeRecord | None = None
     _session: RedactionSession | None = attrs.field(default=None, init=False)
     # what the server said its tools take and give, to keep redaction within the schemas
     _schemas: SchemaBook = attrs.field(factory=SchemaBook, init=False)
@@ -144,15 +152,23 @@ class Recorder:
         message: JSONObject = classified.value
         stream = meta.get("stream") if meta else None
         session = meta.get("session") if meta else None
-        kept, pointers = message, None
+        kept: JSONObject | None = message
+        if self.before_record is not None:
+            kept = self.before_record(copy.deepcopy(message), direction)
+        pointers = None
         if self._session is not None:
             schemas = self._schemas.schemas(direction, message, stream)
-            raw = line.decode("utf-8", "replace") if len(line) <= _RAW_LIMIT else None
-            kept, found = self._session.message(message, schemas, raw)
-            pointers = found or None
-        out = self._add(
-            MessageEvent(t=t, dir=direction, message=kept, meta=meta, redacted=pointers)
-        )
+            # the line's own text lets a clean message skip the walk: only if unchanged
+            unchanged = self.before_record is None and len(line) <= _RAW_LIMIT
+            raw = line.decode("utf-8", "replace") if unchanged else None
+            if kept is not None:
+                kept, found = self._session.message(kept, schemas, raw)
+                pointers = found or None
+        out: list[Record] = []
+        if kept is not None:
+            out = self._add(
+                MessageEvent(t=t, dir=direction, message=kept, meta=meta, redacted=pointers)
+            )
         if direction == "c2s" and classified.kind is Kind.REQUEST:
             self._open_requests[_key(stream, message["id"])] = (message, session)
         elif direction == "s2c" and classified.kind in (Kind.RESPONSE, Kind.ERROR):

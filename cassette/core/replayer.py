@@ -75,12 +75,14 @@ from cassette.core.jsonrpc import (
     error_response,
 )
 from cassette.core.matching import (
+    STRATEGIES,
     Candidate,
     CandidateIndex,
     FingerprintMatcher,
     Matcher,
     MissReport,
     Strategy,
+    get_strategy,
     show_value,
 )
 from cassette.core.mcp import META_PREFIX, MODERN_VERSION
@@ -99,6 +101,9 @@ __all__ = [
     "Responder",
     "ResponderPool",
 ]
+
+#: notifications are matched strictly and silently, with the session's ignore rules
+STRICT = STRATEGIES["strict"]
 
 
 @attrs.frozen(slots=True)
@@ -135,6 +140,9 @@ class Reply:
     unanswered: bool = False
     #: the recorded server exited here: the front ends the session after these messages
     closes: bool = False
+    #: drop the client's connection here, without an answer (a fault plan's disconnect):
+    #: a frame stream closes as for ``closes``, an HTTP front cuts the request's connection
+    drops: bool = False
 
 
 def _reply(messages: Sequence[Any], metas: Sequence[Mapping[str, Any] | None] = ()) -> Reply:
@@ -159,7 +167,8 @@ class Prepared:
     refused: CandidateIndex | None = None
 
     @classmethod
-    def of(cls, recording: Recording) -> Prepared:
+    def of(cls, recording: Recording, ignore: Sequence[str] = ()) -> Prepared:
+        """``ignore``: the params fingerprints leave out (``Strategy.ignore``)."""
         with paused_gc():
             preamble, exchanges = cut(recording.events)
             legacy = era_of(recording.header) == "legacy"
@@ -168,8 +177,8 @@ class Prepared:
             requests = [_candidate(x) for x in messages if "id" in x.message]
             notes = [_candidate(x) for x in messages if "id" not in x.message]
             refused = [_candidate(x) for x in sessionless if "id" in x.message]
-            request_index = CandidateIndex.build(requests, _handed_out(exchanges))
-            note_index = CandidateIndex.build(notes)
+            request_index = CandidateIndex.build(requests, _handed_out(exchanges), ignore)
+            note_index = CandidateIndex.build(notes, ignore=ignore)
             raws: dict[str, list[int]] = {}
             for x in exchanges:
                 if x.raw is not None:
@@ -232,14 +241,15 @@ class Replayer:
     ) -> None:
         self.header: Header = recording.header
         self.era: Era = era_of(recording.header)
-        ready = prepared if prepared is not None else Prepared.of(recording)
+        ignore = get_strategy(strategy).ignore
+        ready = prepared if prepared is not None else Prepared.of(recording, ignore)
         self._preamble, self._exchanges = ready.preamble, ready.exchanges
         if matcher_factory is None:
             self.matcher: Matcher = FingerprintMatcher(ready.requests, strategy)
         else:
             self.matcher = matcher_factory(ready.requests.candidates, strategy)
         # Notifications are matched strictly and silently: a client may send any it likes.
-        self._notes = FingerprintMatcher(ready.notifications, "strict")
+        self._notes = FingerprintMatcher(ready.notifications, STRICT.ignoring(ignore))
         # Requests the recorded server refused without a session answer only requests sent
         # before this session's own handshake succeeded (the same refusal); ``None`` after.
         self._refusals = FingerprintMatcher(ready.refused, "strict") if ready.refused else None
@@ -741,10 +751,13 @@ class ReplaySessions:
         self.recording = recording
         self._strategy = strategy
         self._environ = environ
-        self._prepared = Prepared.of(recording)
+        self._prepared = Prepared.of(recording, get_strategy(strategy).ignore)
         self._open: dict[int, Replayer] = {}
         self._ended_misses: list[MissReport] = []
         self._ended_summaries: list[str] = []
+        #: what the ended sessions left unplayed, folded as each ends (``unplayed``)
+        self._ended_unplayed: dict[int, JSONObject] | None = None
+        self._unplayed_unknown = False
         self.sessions = 0  # sessions opened so far
 
     def new(self) -> Replayer:
@@ -770,6 +783,31 @@ class ReplaySessions:
         summary = replayer.summary()
         if summary:
             self._ended_summaries.append(summary)
+        self._ended_unplayed = self._fold(self._ended_unplayed, replayer)
+
+    def _fold(
+        self, unplayed: dict[int, JSONObject] | None, replayer: Replayer
+    ) -> dict[int, JSONObject] | None:
+        """``unplayed`` narrowed to what ``replayer`` left unplayed too (at most the
+        cassette's requests, however many sessions are folded in)."""
+        matcher = replayer.matcher
+        if not isinstance(matcher, FingerprintMatcher):
+            self._unplayed_unknown = True
+            return unplayed
+        left = {c.seq: c.message for c in matcher.unconsumed()}
+        if unplayed is None:
+            return left
+        return {seq: message for seq, message in unplayed.items() if seq in left}
+
+    def unplayed(self) -> list[tuple[int, JSONObject]]:
+        """The recorded requests no session played, as (event index, message) in order;
+        empty when a session's matcher cannot tell (not a fingerprint matcher)."""
+        unplayed = self._ended_unplayed
+        for replayer in self._open.values():
+            unplayed = self._fold(unplayed, replayer)
+        if self._unplayed_unknown:
+            return []
+        return sorted((unplayed or {}).items())
 
     @property
     def misses(self) -> list[MissReport]:

@@ -9,24 +9,24 @@ under the same delivery policy (misses reported, size limits, the summary at the
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Final
+from typing import Any
 
 import attrs
 
+from cassette.core.faults import FaultPlan
 from cassette.core.limits import DEFAULT_MAX_BYTES
 from cassette.mock.server import MockServer
+from cassette.registry import canonical
 from cassette.runtime.conversation import DeliveryPolicy, ReplayResult
 from cassette.runtime.serve import front_of, serve
 from cassette.transport import ServeOptions, Transport
 
 __all__ = ["check_front", "serve_mock"]
 
-_ALIASES: Final = {"http": "streamable-http"}
-
 
 def check_front(front: str) -> Transport:
     """The plugin a mock serves on, or an error for one that serves no clients."""
-    return front_of(_ALIASES.get(front, front))
+    return front_of(canonical(front))
 
 
 async def serve_mock(
@@ -41,6 +41,8 @@ async def serve_mock(
     on_finish: Callable[[ReplayResult], None] | None = None,
     max_message_bytes: int | None = None,
     allowed_origins: Sequence[str] = (),
+    faults: FaultPlan | None = None,
+    on_fault: Callable[[str], None] | None = None,
 ) -> list[ReplayResult]:
     """Serve a manifest until its stdio client leaves, or (a network front) until cancelled.
 
@@ -49,10 +51,11 @@ async def serve_mock(
     when the serving ends, also by cancellation. A client message over
     ``max_message_bytes`` (default 64 MiB) is refused as by a replay: ``-32600`` on stdio,
     413 over HTTP. ``allowed_origins`` are web pages' origins a network front admits
-    besides this machine's (``ServeOptions.allowed_origins``).
+    besides this machine's (``ServeOptions.allowed_origins``). ``faults`` is a fault plan
+    laid over the mock (docs/faults.md); ``on_fault`` hears each fault injected.
     """
     server = manifest if isinstance(manifest, MockServer) else MockServer(manifest, source=source)
-    policy = DeliveryPolicy(on_miss=on_miss)
+    policy = DeliveryPolicy(on_miss=on_miss, faults=faults, on_fault=on_fault)
     policy = attrs.evolve(policy, max_message_bytes=max_message_bytes or DEFAULT_MAX_BYTES)
     options = ServeOptions(
         host=host, port=port, on_ready=on_ready, allowed_origins=tuple(allowed_origins)

@@ -44,6 +44,7 @@ the request a miss, answered as in a replay, with a one-line reason.
 
 from __future__ import annotations
 
+import copy
 import os
 import time
 from collections.abc import Callable, Mapping
@@ -65,6 +66,7 @@ from cassette.core.jsonrpc import (
     error_response,
 )
 from cassette.core.model import Direction, Event, MessageEvent, era_of
+from cassette.core.recorder import BeforeRecord
 from cassette.core.redaction import Redactor, redact_argv, redact_text
 from cassette.core.schemas import SchemaBook
 from cassette.core.secret_rules import secret_header_values
@@ -115,6 +117,8 @@ Info = Callable[[str], None]
 #: Requests a live leg never forwards: a handshake belongs to the session that makes it,
 #: and appending a client's ``initialize`` to a modern-era cassette would break it.
 _NEVER_FORWARDED: Final = frozenset({"initialize", "server/discover"})
+#: what --prime never replays: the handshake is the leg's own, and a ping changes nothing
+_LIFECYCLE: Final = _NEVER_FORWARDED | {"ping"}
 
 
 def describe_request(message: JSONObject) -> str:
@@ -167,8 +171,13 @@ class Extension:
         on_info: Info | None = None,
         on_appended: Callable[[JSONObject], None] | None = None,
         passthrough_stderr: bool = True,
+        before_record: BeforeRecord | None = None,
+        prime: bool = False,
     ) -> None:
         self.cassette = cassette
+        self.before_record = before_record
+        #: replay the session's earlier requests to the fresh server before the missed one
+        self.prime = prime
         self.target = target
         self.transport = transport
         self.on_info: Info = on_info or (lambda _text: None)
@@ -243,6 +252,8 @@ class LiveLeg:
         self.open = 0  # exchanges in flight: forwarded requests plus server requests
         self.batch: list[Event] = []
         self.answered: list[JSONObject] = []  # forwarded requests of ``batch``, answered
+        self.history: list[JSONObject] = []  # the client's requests so far, for priming
+        self.missed: JSONObject | None = None  # the request that started the live side
 
     # -- what the conversation offers ------------------------------------------------------
 
@@ -250,6 +261,8 @@ class LiveLeg:
         message = classified.value
         if classified.kind is Kind.REQUEST and message.get("method") == "initialize":
             self.client_init = message
+        elif classified.kind is Kind.REQUEST and message.get("method") not in _LIFECYCLE:
+            self.history.append(message)
         elif classified.kind in (Kind.RESPONSE, Kind.ERROR):
             key = id_key(message.get("id"))
             if self.live is not None and key in self.server_requests:
@@ -268,6 +281,8 @@ class LiveLeg:
             if raw and self.ext.redaction is not None:  # a live server may echo them back
                 for value in secret_header_values(raw):
                     self.ext.redaction.learn(value, "header")
+        if self.live is None:
+            self.missed = request
         return await self._ensure_live() and await self._forward(request)
 
     async def aclose(self) -> None:
@@ -346,6 +361,8 @@ class LiveLeg:
                 tg.start_soon(self._pump_live, upstream)
                 with anyio.fail_after(HANDSHAKE_TIMEOUT):
                     await self._handshake(upstream)
+                if self.ext.prime:
+                    await self._prime(upstream)
                 self.live = upstream
                 task_status.started()
                 await self.client_done.wait()
@@ -381,6 +398,25 @@ class LiveLeg:
                 f"the cassette was recorded at {recorded}"
             )
         await upstream.send(_frame({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+
+    async def _prime(self, upstream: Upstream) -> None:
+        """``--prime``: a fresh server never saw what the client did earlier in this session
+        (the cassette answered it), so a stateful server would answer the missed request
+        from the wrong state. Send it the session's earlier requests first, in order; their
+        answers are waited for and dropped (never appended, never shown to the client)."""
+        earlier: list[JSONObject] = []
+        for request in self.history:
+            if request is self.missed:
+                break
+            earlier.append(request)
+        for request in earlier:
+            ours = self._new_id()
+            pending = self.pending[ours] = _Pending(handshake=True)
+            await upstream.send(_frame({**request, "id": ours}))
+            with anyio.fail_after(HANDSHAKE_TIMEOUT):
+                await pending.done.wait()
+        if earlier:
+            self.ext.on_info(f"primed the server with {len(earlier)} earlier request(s)")
 
     async def _forward(self, message: JSONObject) -> bool:
         ours = self._new_id()
@@ -526,9 +562,17 @@ class LiveLeg:
         meta: Mapping[str, Any] | None = None,
     ) -> None:
         session = self.ext.redaction
+        schemas = None
+        if session is not None:  # learnt from what passed, whatever the hook keeps
+            schemas = self.ext.schemas.schemas(direction, message, stream)
+        hook = self.ext.before_record
+        if hook is not None:
+            hooked = hook(copy.deepcopy(message), direction)
+            if hooked is None:
+                return  # the hook dropped it: what passed is unchanged, only not kept
+            message = hooked
         kept, pointers = message, None
         if session is not None:
-            schemas = self.ext.schemas.schemas(direction, message, stream)
             kept, found = session.message(message, schemas)
             pointers = found or None
         shown: dict[str, Any] | None = None

@@ -12,9 +12,11 @@ questions here and act on the answers themselves.
 
 ``rewrite`` is accepted as a synonym of ``all``. A mode comes from the first place that
 names one, in an order the caller gives (the pytest plugin: marker, then the
-``--mcp-cassette-mode`` option, then the ``MCP_CASSETTE_MODE`` environment variable), and
-is ``once`` when nothing does. An unknown name is a ``UsageError`` that lists the valid
-ones, wherever it came from: a typo in CI must never quietly go live.
+``--mcp-cassette-mode`` option, then the ``MCP_CASSETTE_MODE`` environment variable, then
+the project's config; ``none`` from the option or the environment is a ceiling no marker
+lifts: ``resolve_test_mode``), and is ``once`` when nothing does. An unknown name is a
+``UsageError`` that lists the valid ones, wherever it came from: a typo in CI must never
+quietly go live.
 
 A cassette "exists" when its file has bytes in it. An empty file is what a recording
 killed before its first successful exchange leaves behind, and counts as missing.
@@ -43,6 +45,7 @@ __all__ = [
     "missing_cassette_message",
     "plan",
     "resolve_mode",
+    "resolve_test_mode",
 ]
 
 Mode = Literal["once", "none", "all", "new_episodes"]
@@ -105,6 +108,24 @@ def resolve_mode(*candidates: tuple[str, str | None], default: Mode = DEFAULT_MO
         if chosen is None:
             chosen = ModeChoice(mode, source)
     return chosen or ModeChoice(default)
+
+
+def resolve_test_mode(
+    marker: tuple[str, str | None],
+    option: tuple[str, str | None],
+    env: tuple[str, str | None],
+    config: tuple[str, str | None] = ("[tool.cassette.pytest] mode", None),
+) -> ModeChoice:
+    """A test's mode: the marker, else the option, else the environment, else the project's
+    config, else ``once``; but ``none`` from the option or the environment is a ceiling
+    that no marker lifts. That is what CI relies on: ``MCP_CASSETTE_MODE=none`` must turn
+    a missing cassette into a red build, never into a live call, whatever a test says.
+    The choice names the one source whose value is in force."""
+    chosen = resolve_mode(marker, option, env, config)  # checks every value given
+    for source, value in (option, env):
+        if value is not None and value.strip() and get_mode(value, source) == "none":
+            return ModeChoice("none", source)
+    return chosen
 
 
 def env_value(environ: Mapping[str, str] | None = None) -> tuple[str, str | None]:

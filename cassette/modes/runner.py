@@ -37,12 +37,25 @@ from typing import Any, Literal
 
 import attrs
 
+from cassette.core.faults import FaultPlan
 from cassette.core.jsonrpc import Kind, classify_value
-from cassette.core.matching import MissReport, Strategy
+from cassette.core.matching import (
+    LIFECYCLE_METHODS,
+    MissReport,
+    Strategy,
+    get_strategy,
+)
 from cassette.core.model import MessageEvent
+from cassette.core.recorder import BeforeRecord
 from cassette.core.redaction import Redactor
 from cassette.core.replayer import ReplaySessions
-from cassette.errors import CassetteError, CassetteNotFoundError, UsageError, sole_exception
+from cassette.errors import (
+    CassetteError,
+    CassetteNotFoundError,
+    FaultExit,
+    UsageError,
+    sole_exception,
+)
 from cassette.modes.extend import Extension, describe_request
 from cassette.modes.policy import Action, ModeChoice, missing_cassette_message, plan
 from cassette.runtime.conversation import DeliveryPolicy, ReplayResult, SessionPool
@@ -108,6 +121,12 @@ class ModeOptions:
     era: str = "auto"  # the era a recording is made in (RecordConfig.era)
     listen: ServeOptions = ServeOptions()
     policy: DeliveryPolicy = DeliveryPolicy()
+    #: params a replay never matches on (JSON Pointers; ``Strategy.ignore``)
+    ignore: tuple[str, ...] = ()
+    #: sees each message before a recording or an extension writes it
+    before_record: BeforeRecord | None = None
+    #: an extension's fresh server first gets the session's earlier requests (``--prime``)
+    prime: bool = False
 
 
 @attrs.frozen
@@ -164,9 +183,12 @@ def _announce(action: Action, path: str, choice: ModeChoice, info: Info) -> None
     info(f"{choice.describe()}: {text}")
 
 
-def _strategy(tape: Cassette, strategy: str | Strategy | None) -> str | Strategy:
+def _strategy(
+    tape: Cassette, strategy: str | Strategy | None, ignore: Sequence[str] = ()
+) -> Strategy:
     stored = tape.header.target.get("strategy")
-    return strategy or (stored if isinstance(stored, str) else None) or "default"
+    name = strategy or (stored if isinstance(stored, str) else None) or "default"
+    return get_strategy(name).ignoring(ignore)
 
 
 def _any_success(tape: Cassette) -> bool:
@@ -213,12 +235,30 @@ class _Run:
 
         return attrs.evolve(options.policy, on_miss=on_miss)
 
+    def no_faults_while_recording(self) -> UsageError:
+        """Faults are laid over a replay: a recording must hold what the server said."""
+        why = "records it again" if self.choice.mode == "all" else "would record it now"
+        return UsageError(
+            f"{self.path}: a fault plan is laid over a replay, and {self.choice.describe()} "
+            f"{why}; record it without faults first (or share a recorded cassette)"
+        )
+
     def missing(self) -> CassetteNotFoundError:
         return CassetteNotFoundError(missing_cassette_message(self.path, self.choice))
 
     def started(self, action: Action) -> None:
+        """Said first: the action, and (an extension) the cassette's size before anything is
+        appended, so a supervisor can take back what a failing test appended."""
+        size = None
+        if action is Action.EXTEND:
+            with contextlib.suppress(OSError):
+                size = os.path.getsize(self.path)
         self.report.write(
-            "session", action=action.value, mode=self.choice.mode, source=self.choice.source
+            "session",
+            action=action.value,
+            mode=self.choice.mode,
+            source=self.choice.source,
+            size=size,
         )
         _announce(action, self.path, self.choice, self.info)
 
@@ -248,7 +288,9 @@ class _Run:
 
     def failed(self, exc: BaseException) -> None:
         inner = sole_exception(exc)
-        if isinstance(inner, CassetteError):
+        if isinstance(inner, FaultExit):
+            self.report.write("end", misses=0, appended=0, exit=inner.code)
+        elif isinstance(inner, CassetteError):
             self.report.write("error", text=str(inner))
 
     @contextlib.contextmanager
@@ -280,6 +322,10 @@ async def run_mode(
         action, lock = await decide(run.path, choice, run.info)
         if action is Action.MISSING:
             raise run.missing()
+        if action is Action.RECORD and options.policy.faults is not None:
+            if lock is not None:
+                lock.release()
+            raise run.no_faults_while_recording()
         run.started(action)
         if action is Action.RECORD:
             return await _record(run, lock, options, client)
@@ -310,6 +356,7 @@ async def _record(
             on_warning=options.policy.on_warning,
             on_info=run.info,
             on_result=run.recorded,
+            before_record=options.before_record,
             era=options.era,
         )
         if client is None and options.front != "stdio":
@@ -343,7 +390,8 @@ async def _replay(
     client: FrameStream | None,
     on_finish: Callable[[ReplayResult], None] | None,
 ) -> ModeResult:
-    responders = ReplaySessions(tape, _strategy(tape, options.strategy), environ=os.environ)
+    strategy = _strategy(tape, options.strategy, options.ignore)
+    responders = ReplaySessions(tape, strategy, environ=os.environ)
     policy = run.policy(options)
     network = client is None and isinstance(front_of(options.front), CassetteFront)
     extension = None
@@ -364,6 +412,7 @@ async def _replay(
             on_finish=on_finish,
         )
     misses = tuple(m for r in results for m in r.misses)
+    run.report.write("unplayed", requests=_unplayed(responders))
     summary = "\n".join(r.summary for r in results if r.summary)
     appended: tuple[str, ...] = ()
     if extension is not None:
@@ -389,7 +438,21 @@ async def _serve_client(
             results.append(await serve_frames(client, pool))
         finally:
             tg.cancel_scope.cancel()
+    if pool.exit_code is not None:
+        raise FaultExit(pool.exit_code)
     return results[0]
+
+
+def _unplayed(responders: ReplaySessions) -> list[dict[str, Any]]:
+    """The recorded requests no session of this serving played (line and request), for a
+    supervisor that fails tests leaving recordings unused. Lifecycle calls are left out: a
+    client's handshake is not a call a test forgets. (The pool folds each session's
+    unplayed requests in as it ends, so it need not keep ended sessions.)"""
+    return [
+        {"line": seq + 1, "request": describe_request(message)}
+        for seq, message in responders.unplayed()
+        if message.get("method") not in LIFECYCLE_METHODS
+    ]
 
 
 def _extension(run: _Run, tape: Cassette, options: ModeOptions, *, network: bool) -> Extension:
@@ -406,6 +469,8 @@ def _extension(run: _Run, tape: Cassette, options: ModeOptions, *, network: bool
         on_info=run.info,
         on_appended=appended,
         passthrough_stderr=options.passthrough_stderr,
+        before_record=options.before_record,
+        prime=options.prime,
     )
 
 
@@ -414,7 +479,7 @@ def _extension(run: _Run, tape: Cassette, options: ModeOptions, *, network: bool
 
 async def run_stdio(
     path: str | os.PathLike[str],
-    command: Sequence[str],
+    command: Sequence[str | os.PathLike[str]],
     *,
     choice: ModeChoice,
     client: FrameStream | None = None,
@@ -427,6 +492,7 @@ async def run_stdio(
     passthrough_stderr: bool = True,
     redactor: Any = "default",
     max_message_bytes: int | None = None,
+    ignore: Sequence[str] = (),
 ) -> ModeResult:
     """One session with ``client`` (default: this process's stdin and stdout), the live
     server being ``command`` over ``transport``. A replay refuses a client line over
@@ -435,13 +501,14 @@ async def run_stdio(
     if max_message_bytes is not None:
         policy = attrs.evolve(policy, max_message_bytes=max_message_bytes)
     options = ModeOptions(
-        target=Target(command=tuple(command)),
+        target=Target(command=tuple(os.fspath(arg) for arg in command)),
         transport=transport,
         strategy=strategy,
         fsync=fsync,
         redactor=redactor,
         passthrough_stderr=passthrough_stderr,
         policy=policy,
+        ignore=tuple(ignore),
     )
     return await run_mode(path, choice, options, client=client, report=report, on_info=on_info)
 
@@ -463,11 +530,18 @@ async def run_http(
     redactor: Any = "default",
     max_message_bytes: int | None = None,
     transport: str = "streamable-http",
+    ignore: Sequence[str] = (),
+    faults: FaultPlan | None = None,
+    on_fault: Info | None = None,
+    before_record: BeforeRecord | None = None,
 ) -> Action:
     """Serve a network endpoint in a mode until cancelled: a replay front or a recording
     proxy in front of ``upstream``, or (``new_episodes``) a replay front whose misses
-    ``upstream`` answers, appended to the cassette."""
-    policy = DeliveryPolicy(on_miss=on_miss, on_warning=_warning(on_info))
+    ``upstream`` answers, appended to the cassette. ``faults`` is a plan laid over the
+    replay (docs/faults.md); ``ignore`` the params it never matches on."""
+    policy = DeliveryPolicy(
+        on_miss=on_miss, on_warning=_warning(on_info), faults=faults, on_fault=on_fault
+    )
     listen = ServeOptions(host=host, port=port, on_ready=on_ready)
     if max_message_bytes is not None:
         policy = attrs.evolve(policy, max_message_bytes=max_message_bytes)
@@ -481,6 +555,8 @@ async def run_http(
         redactor=redactor,
         listen=listen,
         policy=policy,
+        ignore=tuple(ignore),
+        before_record=before_record,
     )
     result = await run_mode(
         path, choice, options, report=report, on_info=on_info, on_finish=on_finish

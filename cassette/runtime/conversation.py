@@ -35,14 +35,14 @@ import anyio
 import anyio.abc
 import attrs
 
-from cassette.core.deadlines import ANSWER_TIMEOUT, Deadlines, Pacing
+from cassette.core.deadlines import Deadlines
 from cassette.core.ids import id_key
 from cassette.core.jsonrpc import INVALID_REQUEST, Classified, Kind, classify, error_response
-from cassette.core.limits import DEFAULT_MAX_BYTES
-from cassette.core.matching import MissReport
 from cassette.core.model import Recording
 from cassette.core.replayer import Reply, Responder, ResponderPool
 from cassette.errors import UsageError
+from cassette.runtime.faults import FaultedSession, ServedSession
+from cassette.runtime.policy import DeliveryPolicy, ReplayResult
 from cassette.transport import Emit, Frame, Outgoing
 
 __all__ = [
@@ -53,34 +53,6 @@ __all__ = [
     "ReplayResult",
     "SessionPool",
 ]
-
-Say = Callable[[str], None]
-
-
-@attrs.frozen(kw_only=True)
-class DeliveryPolicy:
-    """How replies reach a client, on every front.
-
-    ``on_miss`` hears each request nothing could answer, ``on_warning`` each thing a person
-    should know that is not a miss (a client answer that differs from the recording);
-    ``answer_timeout`` is how long a replayed server request waits for the client's answer;
-    ``pacing`` reproduces recorded gaps between server messages (``None``: none);
-    ``max_message_bytes`` is the largest client message answered.
-    """
-
-    on_miss: Say | None = None
-    on_warning: Say | None = None
-    answer_timeout: float = ANSWER_TIMEOUT
-    pacing: Pacing | None = None
-    max_message_bytes: int = DEFAULT_MAX_BYTES
-
-
-@attrs.frozen
-class ReplayResult:
-    """How a replay ended: every miss it answered with an error, and their summary."""
-
-    misses: tuple[MissReport, ...]
-    summary: str
 
 
 class Fallback(Protocol):
@@ -270,12 +242,16 @@ class SessionPool:
         self._open: dict[int, Conversation] = {}
         self._ids = itertools.count()
         self.on_close: Callable[[Conversation], None] | None = None
+        #: set when a fault plan made the server exit, with its code
+        self.exit_code: int | None = None
+        self.exited = anyio.Event()
 
     @property
     def recording(self) -> Recording:
         return self.responders.recording
 
-    def open(self, emit: Emit) -> Conversation:
+    def open(self, emit: Emit) -> ServedSession:
+        """A new client session; with a fault plan in the policy, the plan laid over it."""
         fallback = None
         if self._fallback is not None:
             assert self._tg is not None
@@ -288,7 +264,24 @@ class SessionPool:
             on_close=lambda c: self._closed(number, c),
         )
         self._open[number] = conversation
-        return conversation
+        plan = self.policy.faults
+        if plan is None:
+            return conversation
+        return FaultedSession(
+            conversation,
+            plan.injector(),
+            emit,
+            tg=self._tg,
+            on_fault=self.policy.on_fault,
+            on_exit=self._exit,
+            exited=self.exited,
+        )
+
+    def _exit(self, code: int) -> None:
+        """An ``exit`` fault: whoever serves the pool stops serving (see ``exit_code``)."""
+        if self.exit_code is None:
+            self.exit_code = code
+        self.exited.set()
 
     def _closed(self, number: int, conversation: Conversation) -> None:
         self._open.pop(number, None)
@@ -303,7 +296,8 @@ class SessionPool:
 
     def result(self) -> ReplayResult:
         """Every session's misses so far, and their summary."""
-        return ReplayResult(tuple(self.responders.misses), self.responders.summary())
+        misses = tuple(self.responders.misses)
+        return ReplayResult(misses, self.responders.summary(), self.exit_code)
 
 
 def _outgoing(reply: Reply) -> list[Outgoing]:

@@ -40,7 +40,9 @@ import anyio.abc
 from cassette.core.jsonrpc import Kind, classify_value, dumps_bytes, is_answer
 from cassette.core.replayer import Reply
 from cassette.errors import TransportClosedError
-from cassette.runtime.conversation import Conversation, ReplayResult, SessionPool
+from cassette.runtime.conversation import SessionPool
+from cassette.runtime.faults import ServedSession
+from cassette.runtime.policy import ReplayResult
 from cassette.transport import DRAIN_DEADLINE, Drainable, Frame, FrameStream
 
 __all__ = ["serve_frames"]
@@ -51,7 +53,7 @@ class _Writer:
 
     def __init__(self, stream: FrameStream) -> None:
         self.stream = stream
-        self.conversation: Conversation
+        self.conversation: ServedSession
         self.gone = anyio.Event()
         # fast_acquire: an uncontended acquire does not yield to the event loop, which
         # would cost a loop iteration on every call (writers rarely contend).
@@ -145,7 +147,7 @@ async def serve_frames(stream: FrameStream, pool: SessionPool) -> ReplayResult:
 
 async def _answer(
     stream: FrameStream,
-    conversation: Conversation,
+    conversation: ServedSession,
     writer: _Writer,
     writes: anyio.abc.TaskGroup,
 ) -> None:
@@ -158,13 +160,13 @@ async def _answer(
             break
         reply = await conversation.receive(frame)
         writer.submit(reply, writes)
-        if reply.closes:
-            break  # the recorded server exited here: so does this session
+        if reply.closes or reply.drops:
+            break  # the recorded server exited here (or a fault cut it): so does this session
     await writer.drain()
 
 
 async def _watch_deadlines(
-    conversation: Conversation, write: Callable[[Reply], Awaitable[None]]
+    conversation: ServedSession, write: Callable[[Reply], Awaitable[None]]
 ) -> None:
     """Fail each request the client leaves unanswered past its deadline, and each request
     the recording never answered that the client did not cancel in time."""

@@ -83,7 +83,7 @@ class ClientConnection:
 
 @asynccontextmanager
 async def open_recording(
-    command: Sequence[str],
+    command: Sequence[str | os.PathLike[str]],
     path: str | os.PathLike[str],
     *,
     overwrite: bool = False,
@@ -99,7 +99,11 @@ async def open_recording(
     result: list[RecordResult] = []
 
     async def run() -> None:
-        result.append(await record_session(Target(command=tuple(command)), config, proxy_end))
+        result.append(
+            await record_session(
+                Target(command=tuple(os.fspath(arg) for arg in command)), config, proxy_end
+            )
+        )
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(run)

@@ -37,6 +37,7 @@ import attrs
 
 from cassette.core.deadlines import STOP_BOUND
 from cassette.core.eras import ERA_CHOICES
+from cassette.core.recorder import BeforeRecord
 from cassette.core.redaction import Redactor, secret_environment
 from cassette.core.text import printable
 from cassette.errors import UsageError, sole_exception
@@ -85,7 +86,8 @@ def _redactor(choice: Redactor | Literal["default"] | None) -> Redactor | None:
 class RecordConfig:
     """What a recording is, decided once by its caller (the CLI, a mode, a harness).
 
-    ``redactor`` is on by default; ``None`` writes secrets as they are. ``strategy`` is
+    ``redactor`` is on by default; ``None`` writes secrets as they are; ``before_record``
+    is a hook that sees each message first. ``strategy`` is
     stored in the header for replays to use by default. ``upstream_timeout`` (seconds)
     answers a request the server leaves unanswered that long with an error, recorded
     (stdio: none by default, since a tool call may rightly take minutes; HTTP: the
@@ -109,6 +111,9 @@ class RecordConfig:
     #: hears how the recording went as soon as its file has its name, also when the
     #: recording was cancelled (so a stopped command can still say what it made)
     on_result: Callable[[RecordResult], None] | None = None
+    #: sees each message before it is written; may change it or drop it (``None``);
+    #: redaction runs after it (``cassette.core.recorder.BeforeRecord``)
+    before_record: BeforeRecord | None = None
     #: the era to record in (``cassette.core.eras.era_refusal``): ``auto`` lets the client
     #: choose; ``legacy`` or ``modern`` answers the other era's opening in the server's place
     era: str = attrs.field(default="auto", validator=attrs.validators.in_(ERA_CHOICES))
@@ -173,7 +178,10 @@ def _open(config: RecordConfig, plugin: Transport, target: Target, path: Path) -
     if redactor is not None and target.env:
         redactor = redactor.with_literals(secret_environment(target.env))
     described: dict[str, Any]
-    described = {"url": target.url} if target.url is not None else {"command": list(target.command)}
+    if target.url is not None:
+        described = {"url": target.url}
+    else:
+        described = {"command": portable_argv(target.command)}
     return open_sink(
         path,
         plugin.name,
@@ -183,6 +191,7 @@ def _open(config: RecordConfig, plugin: Transport, target: Target, path: Path) -
         overwrite=True,  # the destination decided what may be replaced
         fsync=config.fsync,
         on_warning=_warn(config),
+        before_record=config.before_record,
     )
 
 
@@ -233,6 +242,30 @@ def _result(destination: Destination, sink: Sink, failed: Path | None) -> Record
         failed=None if failed is None else os.fspath(failed),
         stderr_tail=tuple(sink.stderr_tail),
     )
+
+
+def portable_argv(argv: Sequence[str], root: Path | None = None) -> list[str]:
+    """``argv`` as a committed cassette should show it, the same on every machine: a path
+    under the project (``root``: the folder of the nearest pyproject.toml, else the working
+    directory) relative to it, one under the home folder as ``~/...``."""
+    from cassette.store.config import find_pyproject
+
+    if root is None:
+        found = find_pyproject()
+        root = found.parent if found is not None else Path.cwd()
+    home = Path.home()
+    out = []
+    for arg in argv:
+        path = Path(arg)
+        if not path.is_absolute():
+            out.append(arg)
+        elif path.is_relative_to(root):
+            out.append(path.relative_to(root).as_posix() or ".")
+        elif path.is_relative_to(home):
+            out.append("~/" + path.relative_to(home).as_posix())
+        else:
+            out.append(arg)
+    return out
 
 
 async def record_session(
@@ -325,7 +358,7 @@ def _stdio_client() -> FrameStream:
 
 
 async def record(
-    command: Sequence[str],
+    command: Sequence[str | os.PathLike[str]],
     path: str | os.PathLike[str],
     *,
     client: FrameStream | None = None,
@@ -338,9 +371,11 @@ async def record(
     url: str | None = None,
     upstream_timeout: float | None = None,
     on_warning: Warn | None = None,
+    before_record: BeforeRecord | None = None,
 ) -> RecordResult:
     """Record a live server through a transparent proxy (the keyword form of
-    ``record_session``, for harnesses).
+    ``record_session``, for harnesses). ``before_record`` sees each message before it is
+    written and returns what to write (``None``: nothing); redaction runs after it.
 
     ``url`` is for frame transports that reach their server by address (a plugin's, such
     as a TCP one): it is the target instead of a command."""
@@ -354,8 +389,10 @@ async def record(
         passthrough_stderr=passthrough_stderr,
         upstream_timeout=upstream_timeout,
         on_warning=on_warning,
+        before_record=before_record,
     )
-    return await record_session(Target(command=tuple(command), url=url), config, client)
+    argv = tuple(os.fspath(arg) for arg in command)
+    return await record_session(Target(command=argv, url=url), config, client)
 
 
 # -- the network proxy ---------------------------------------------------------------------

@@ -24,10 +24,11 @@ import anyio.abc
 import attrs
 
 from cassette.core.deadlines import Pacing
+from cassette.core.faults import FaultPlan
 from cassette.core.matching import MissReport, Strategy
 from cassette.core.model import Recording
 from cassette.core.replayer import ReplaySessions, Responder, ResponderPool
-from cassette.errors import UsageError
+from cassette.errors import FaultExit, UsageError
 from cassette.registry import get_transport
 from cassette.runtime.conversation import (
     DeliveryPolicy,
@@ -83,15 +84,25 @@ async def serve(
     async with anyio.create_task_group() as tg:
         pool = SessionPool(responders, policy, fallback=fallback, tg=tg)
         try:
-            if isinstance(plugin, CassetteFront):
-                await _serve_sessions(plugin, pool, options, finished)
-            else:
-                assert isinstance(plugin, FrameServer)
-                handler = partial(_serve_one, pool=pool, finished=finished)
-                await plugin.serve(handler, options)
+            with anyio.CancelScope() as serving:
+                tg.start_soon(_stop_on_exit, pool, serving)
+                if isinstance(plugin, CassetteFront):
+                    await _serve_sessions(plugin, pool, options, finished)
+                else:
+                    assert isinstance(plugin, FrameServer)
+                    handler = partial(_serve_one, pool=pool, finished=finished)
+                    await plugin.serve(handler, options)
         finally:
             tg.cancel_scope.cancel()  # live legs, if any, end with the serving
+    if pool.exit_code is not None:
+        raise FaultExit(pool.exit_code)
     return results
+
+
+async def _stop_on_exit(pool: SessionPool, serving: anyio.CancelScope) -> None:
+    """A fault plan's ``exit``: the front stops, as the server process would have."""
+    await pool.exited.wait()
+    serving.cancel()
 
 
 async def _serve_sessions(
@@ -118,12 +129,18 @@ async def replay(
     answer_timeout: float | None = None,
     pacing: Pacing | None = None,
     max_message_bytes: int | None = None,
+    faults: FaultPlan | None = None,
 ) -> ReplayResult:
     """Serve one client from ``responder`` (a ``Replayer``, a ``MockServer``) until the
-    client finishes: ``serve_frames`` for a harness that has a stream in hand."""
+    client finishes: ``serve_frames`` for a harness that has a stream in hand. With
+    ``faults``, the plan is laid over it; an ``exit`` fault raises ``FaultExit``."""
     policy = _policy(on_miss, on_warning, answer_timeout, pacing, max_message_bytes)
+    policy = attrs.evolve(policy, faults=faults)
     pool = SessionPool(_One(responder), policy)
-    return await serve_frames(client, pool)
+    result = await serve_frames(client, pool)
+    if pool.exit_code is not None:
+        raise FaultExit(pool.exit_code)
+    return result
 
 
 def _policy(
@@ -191,10 +208,13 @@ async def serve_replay(
     answer_timeout: float | None = None,
     pacing: Pacing | None = None,
     max_message_bytes: int | None = None,
+    faults: FaultPlan | None = None,
 ) -> list[ReplayResult]:
     """Serve a cassette on a transport until it has no more clients (the keyword form of
-    ``serve`` with the cassette's replay sessions)."""
+    ``serve`` with the cassette's replay sessions), with the fault plan ``faults`` laid
+    over it, if one is given."""
     policy = _policy(on_miss, on_warning, answer_timeout, pacing, max_message_bytes)
+    policy = attrs.evolve(policy, faults=faults)
     options = ServeOptions(host=host, port=port, on_ready=on_ready)
     responders = ReplaySessions(cassette, strategy, environ=os.environ)
     return await serve(transport, responders, options=options, policy=policy, on_finish=on_finish)

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from typing import Any, Final, Literal
 
 from cassette.core.limits import line_limit
-from cassette.core.recorder import Record, Recorder
+from cassette.core.recorder import BeforeRecord, Record, Recorder
 from cassette.core.redaction import Redactor
 from cassette.store.storage import CassetteWriter
 from cassette.transport import Exited, SideEvent, StderrLine
@@ -152,6 +152,7 @@ def open_sink(
     overwrite: bool,
     fsync: bool,
     on_warning: Callable[[str], None] | None = None,
+    before_record: BeforeRecord | None = None,
 ) -> Sink:
     """A fresh recording's recorder and writer: the header names what was recorded
     (``target``, already redacted) and the strategy a replay should use by default."""
@@ -159,7 +160,11 @@ def open_sink(
     if strategy is not None:
         header_target["strategy"] = strategy
     recorder = Recorder(
-        transport=transport, started_at=now_iso(), target=header_target, redactor=redactor
+        transport=transport,
+        started_at=now_iso(),
+        target=header_target,
+        redactor=redactor,
+        before_record=before_record,
     )
     writer = CassetteWriter(path, overwrite=overwrite, fsync=fsync).open()
     return Sink(recorder, writer, Clock(), on_warning)

@@ -12,7 +12,18 @@ Redaction and the input limits are configured here::
     max-message-bytes = "16MiB"           # one stdio line or HTTP body (default 64MiB)
     max-depth = 128                       # JSON nesting (default 256; see cassette.core.limits)
 
-A command-line option wins over the file.
+    ignore-params = ["/params/arguments/requestId"]   # never matched on (docs/matching.md)
+    before-record = "tests/hooks.py:scrub"            # sees each message before it is written
+
+    [tool.cassette.pytest]                # the pytest plugin (docs/pytest.md)
+    cassette-dir = "tests/cassettes"      # where cassettes live (default: beside each test)
+    mode = "once"                         # the default record mode
+    strategy = "default"                  # the default matching strategy
+    fail-on-unused = true                 # a test that leaves recordings unplayed fails
+    record-on-failure = false             # keep what a failing test recorded
+
+A command-line option wins over the file. A mistake is one line naming the file and the
+line of the key.
 
 The file is found by walking up from the working directory, as most Python tools do.
 """
@@ -23,13 +34,24 @@ import os
 import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
+
+import attrs
 
 from cassette.core.limits import parse_size
 from cassette.core.redaction import Redactor
 from cassette.errors import UsageError
 
-__all__ = ["find_pyproject", "limits_for", "load_settings", "redactor_for"]
+__all__ = [
+    "PytestSettings",
+    "find_pyproject",
+    "ignore_params_for",
+    "limits_for",
+    "load_hook",
+    "load_settings",
+    "pytest_settings",
+    "redactor_for",
+]
 
 
 def find_pyproject(start: Path | None = None) -> Path | None:
@@ -105,3 +127,119 @@ def limits_for(
         if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
             raise UsageError("[tool.cassette] max-depth must be a whole number of at least 1")
     return size, depth
+
+
+def _key_line(path: Path, key: str) -> int:
+    """The line ``key = ...`` is on in ``path`` (the first; 1 when it cannot be found)."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return 1
+    for number, line in enumerate(lines, 1):
+        if line.strip().startswith(key) and line.split("=", 1)[0].strip() in (key, f'"{key}"'):
+            return number
+    return 1
+
+
+def _wrong(start: Path | None, section: str, key: str, text: str) -> UsageError:
+    path = find_pyproject(start)
+    where = f"{path}:{_key_line(path, key)}: " if path is not None else ""
+    return UsageError(f"{where}[{section}] {key} {text}")
+
+
+def ignore_params_for(
+    settings: Mapping[str, Any], given: Sequence[str] = (), start: Path | None = None
+) -> tuple[str, ...]:
+    """The JSON Pointers never matched on: the project's ``ignore-params``, then ``given``
+    (the command line's, a marker's), each once."""
+    value = settings.get("ignore-params", [])
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise _wrong(start, "tool.cassette", "ignore-params", "must be a list of JSON Pointers")
+    return tuple(dict.fromkeys([*value, *given]))
+
+
+_PYTEST_KEYS: Final = {
+    "cassette-dir": str,
+    "mode": str,
+    "strategy": str,
+    "fail-on-unused": bool,
+    "record-on-failure": bool,
+}
+
+
+@attrs.frozen
+class PytestSettings:
+    """``[tool.cassette.pytest]``, checked, plus the project-wide keys the plugin uses."""
+
+    root: Path | None = None
+    cassette_dir: Path | None = None
+    mode: str | None = None
+    strategy: str | None = None
+    fail_on_unused: bool = False
+    record_on_failure: bool = False
+    ignore_params: tuple[str, ...] = ()
+    before_record: str | None = None
+
+
+def pytest_settings(start: Path | None = None) -> PytestSettings:
+    """The plugin's project settings from the pyproject.toml nearest ``start``; a bad key
+    or value is a ``UsageError`` naming ``file:line``."""
+    settings = load_settings(start)
+    path = find_pyproject(start)
+    section = settings.get("pytest", {})
+    if not isinstance(section, dict):
+        raise _wrong(start, "tool.cassette", "pytest", "must be a table")
+    for key, value in section.items():
+        wanted = _PYTEST_KEYS.get(key)
+        if wanted is None:
+            known = ", ".join(_PYTEST_KEYS)
+            raise _wrong(start, "tool.cassette.pytest", key, f"is not a setting; use {known}")
+        if not isinstance(value, wanted):
+            raise _wrong(start, "tool.cassette.pytest", key, f"must be a {wanted.__name__}")
+    hook = settings.get("before-record")
+    if hook is not None and not isinstance(hook, str):
+        raise _wrong(start, "tool.cassette", "before-record", 'must be "module:function"')
+    root = path.parent if path is not None else None
+    folder = section.get("cassette-dir")
+    return PytestSettings(
+        root=root,
+        cassette_dir=None if folder is None or root is None else root / folder,
+        mode=section.get("mode"),
+        strategy=section.get("strategy"),
+        fail_on_unused=section.get("fail-on-unused", False),
+        record_on_failure=section.get("record-on-failure", False),
+        ignore_params=ignore_params_for(settings, start=start),
+        before_record=hook,
+    )
+
+
+def load_hook(spec: str, root: Path | None = None) -> Any:
+    """The callable ``spec`` names: ``package.module:function``, or ``path/to/file.py:function``
+    (relative to ``root``, default the working directory). A ``UsageError`` says why it
+    cannot be had."""
+    import importlib
+    import importlib.util
+
+    module_name, sep, attribute = spec.rpartition(":")
+    if not sep or not module_name or not attribute:
+        raise UsageError(f"before-record {spec!r}: give module:function or file.py:function")
+    try:
+        if module_name.endswith(".py"):
+            path = Path(module_name)
+            if not path.is_absolute():
+                path = (root or Path.cwd()) / path
+            loaded = importlib.util.spec_from_file_location(f"_cassette_hook_{path.stem}", path)
+            if loaded is None or loaded.loader is None:
+                raise ImportError(f"cannot load {path}")
+            module = importlib.util.module_from_spec(loaded)
+            loaded.loader.exec_module(module)
+        else:
+            module = importlib.import_module(module_name)
+        found: Any = module
+        for part in attribute.split("."):
+            found = getattr(found, part)
+    except (ImportError, AttributeError, OSError) as exc:
+        raise UsageError(f"before-record {spec!r}: {exc}") from None
+    if not callable(found):
+        raise UsageError(f"before-record {spec!r} is not callable")
+    return found

@@ -23,8 +23,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 import attrs
@@ -188,7 +190,7 @@ async def _session(conn: Any, era: str = "auto") -> CheckReport:
 
 async def check_server(
     *,
-    command: list[str] | None = None,
+    command: Sequence[str | os.PathLike[str]] | None = None,
     url: str | None = None,
     time_limit: float = 60.0,
     era: str = "auto",
@@ -204,7 +206,8 @@ async def check_server(
     if (command is None) == (url is None):
         raise UsageError("give either a server command (--stdio) or a URL (--url)")
     if command is not None:
-        transport, target = get_connector("stdio"), Target(command=tuple(command))
+        argv = tuple(os.fspath(arg) for arg in command)
+        transport, target = get_connector("stdio"), Target(command=argv)
     else:
         transport, target = get_connector("streamable-http"), Target(url=url)
     try:
@@ -230,8 +233,15 @@ def main(args: argparse.Namespace) -> int:
     command = shlex.split(args.stdio) if args.stdio is not None else None
     if command is not None and not command:
         raise UsageError("--stdio needs a command")
+    after = list(getattr(args, "server", None) or [])
+    given = sum(x is not None for x in (command, args.url)) + bool(after)
+    if given != 1:
+        raise UsageError(
+            'check needs one server: -- COMMAND [ARG...], --stdio "COMMAND" or --url URL'
+        )
     if args.url is not None:
         check_http_url(args.url, "--url")
+    command = command or after or None
     try:
         report = anyio.run(
             lambda: check_server(

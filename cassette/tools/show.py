@@ -34,6 +34,7 @@ from typing import Any
 import attrs
 
 from cassette.core.eras import recorded_handshake, served_clients
+from cassette.core.faults import FaultPlan, preview
 from cassette.core.jsonrpc import Kind
 from cassette.core.matching import FingerprintMatcher, get_strategy
 from cassette.core.model import Event, ExitEvent, HttpEvent, MessageEvent, RawEvent, StderrEvent
@@ -216,6 +217,38 @@ def misses_against(
     return Against(source, chosen, tuple(misses), frozenset(unplayed), len(every))
 
 
+@attrs.frozen
+class FaultHit:
+    """A recorded request a fault plan would fault, for a client making the recorded calls."""
+
+    line: int
+    what: str
+    rule: int  # 1-based, as a person counts the plan's [[fault]] entries
+    fault: str
+
+    def as_data(self) -> dict[str, Any]:
+        return {"line": self.line, "request": self.what, "rule": self.rule, "fault": self.fault}
+
+
+def faults_preview(tape: Cassette | str | os.PathLike[str], plan: FaultPlan) -> list[FaultHit]:
+    """A dry run of ``plan`` over ``tape``: each recorded client request (in each session,
+    in recorded order) the plan would fault, and how. The cassette is only read."""
+    cassette = tape if isinstance(tape, Cassette) else Cassette.load(tape)
+    sessions: dict[Any, list[tuple[int, dict[str, Any]]]] = {}
+    for event in cassette.events:
+        if not isinstance(event, MessageEvent) or event.dir != "c2s":
+            continue
+        if "method" in event.message and "id" in event.message:
+            sessions.setdefault(_session_of(event), []).append((event.seq + 1, event.message))
+    labels = {line: request_label(m) for requests in sessions.values() for line, m in requests}
+    hits = [
+        FaultHit(line, labels[line], index + 1, plan.rules[index].describe())
+        for requests in sessions.values()
+        for line, index in preview(plan, requests)
+    ]
+    return sorted(hits, key=lambda hit: hit.line)
+
+
 def timeline(tape: Cassette | str | os.PathLike[str]) -> list[Row]:
     """The cassette's events as timeline rows, in file order."""
     cassette = tape if isinstance(tape, Cassette) else Cassette.load(tape)
@@ -296,13 +329,13 @@ def _summary(row: Row, unplayed: bool = False) -> str:
 
 def render_html(
     tape: Cassette | str | os.PathLike[str],
-    source: str | None = None,
+    source: str | os.PathLike[str] | None = None,
     against: Against | None = None,
 ) -> str:
     """One self-contained HTML page drawing the session as a sequence diagram (with
     ``against``, unplayed recordings marked and the other session's misses listed)."""
     cassette = tape if isinstance(tape, Cassette) else Cassette.load(tape)
-    name = source or cassette.source or "cassette"
+    name = os.fspath(source) if source is not None else cassette.source or "cassette"
     unplayed = against.unplayed if against is not None else frozenset()
     out = [
         "<!DOCTYPE html>",
@@ -350,6 +383,8 @@ def main(args: argparse.Namespace) -> int:
     if strategy is not None and other is None:
         raise UsageError("--strategy needs --against OTHER (the session to match against TAPE)")
     cassette = Cassette.load(args.tape)
+    if getattr(args, "faults", None) is not None:
+        return _show_faults(cassette, args)
     against = misses_against(cassette, other, strategy or "default") if other else None
     rows = timeline(cassette)
     if args.html:
@@ -369,3 +404,18 @@ def main(args: argparse.Namespace) -> int:
         if args.html:
             emit(f"wrote {args.html}")
     return 1 if against is not None and against.misses else 0
+
+
+def _show_faults(cassette: Cassette, args: argparse.Namespace) -> int:
+    """``show TAPE --faults PLAN``: the dry run, as text or JSON; exit 0."""
+    from cassette.store.faults import load_fault_plan
+
+    hits = faults_preview(cassette, load_fault_plan(args.faults))
+    if args.format == "json":
+        data = {"cassette": args.tape, "faults": args.faults, "hits": [h.as_data() for h in hits]}
+        emit(json.dumps(data, indent=2))
+        return 0
+    lines = [f"{args.tape}: {len(hits)} recorded request(s) the plan {args.faults} would fault"]
+    lines += [f"  line {h.line}: {h.what}: {h.fault} (fault {h.rule})" for h in hits]
+    emit("\n".join(lines))
+    return 0

@@ -12,6 +12,7 @@ again, and a warning on stderr says so.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -66,8 +67,8 @@ def terminal_progress(stream: Any = None) -> Progress | None:
 
 
 async def verify_cassette(
-    tape: Cassette | str,
-    command: Sequence[str] | None = None,
+    tape: Cassette | str | os.PathLike[str],
+    command: Sequence[str | os.PathLike[str]] | None = None,
     *,
     upstream: str | None = None,
     ignore: Sequence[str] = (),
@@ -82,7 +83,8 @@ async def verify_cassette(
     verdicts (``cassette.client.drift.verify`` gives the whole report)."""
     if (command is None) == (upstream is None):
         raise UsageError("verify needs either a server command (-- COMMAND) or --upstream URL")
-    server = ServerTarget(command=tuple(command or ()), url=upstream, transport=transport)
+    argv = tuple(os.fspath(arg) for arg in command or ())
+    server = ServerTarget(command=argv, url=upstream, transport=transport)
     report = await verify(
         tape,
         server,

@@ -14,6 +14,7 @@ stderr shares its pipe, because Python's own stderr writes do not expect ``EAGAI
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import socket
@@ -69,7 +70,17 @@ class _Fd:
 
 
 class FdReader(_Fd):
-    """Reads chunks from a descriptor; ``b""`` means end of file."""
+    """Reads chunks from a descriptor; ``b""`` means end of file.
+
+    On asyncio the descriptor stays registered with the event loop from one wait to the
+    next, and the loop's callback reads the chunk for the waiting task: a replay waits
+    for stdin once per call, and ``anyio.wait_readable`` registers and unregisters the
+    descriptor (two ``epoll_ctl`` calls, an event, a cancel scope) on every wait. The
+    callback reads only while a task waits; called with none (the client wrote while we
+    were busy) it unregisters, so a level-triggered loop does not call it again on every
+    iteration, and the next wait registers afresh. Other backends use
+    ``anyio.wait_readable``.
+    """
 
     def __init__(self, fd: int) -> None:
         if _pollable(fd):
@@ -79,18 +90,83 @@ class FdReader(_Fd):
         else:
             mode = "thread"
         super().__init__(fd, mode)
+        self._loop: asyncio.AbstractEventLoop | None = None  # where fd is registered
+        self._waiter: asyncio.Future[bytes] | None = None  # the task waiting for a chunk
+        self._pending: asyncio.Future[bytes] | None = None  # read for a waiter cancelled
 
     async def read(self) -> bytes:
+        if self._pending is not None:
+            pending, self._pending = self._pending, None
+            return pending.result()
         if sys.platform != "win32" and self.mode == "poll":
+            try:
+                return os.read(self.fd, _CHUNK)
+            except BlockingIOError:
+                pass
+            loop = _running_asyncio_loop()
+            if loop is not None:
+                return await self._read_on(loop)
             while True:
+                await anyio.wait_readable(self.fd)
                 try:
                     return os.read(self.fd, _CHUNK)
                 except BlockingIOError:
-                    await anyio.wait_readable(self.fd)
+                    continue
         if self.mode == "direct":
             await anyio.lowlevel.checkpoint()
             return os.read(self.fd, _CHUNK)
         return await anyio.to_thread.run_sync(os.read, self.fd, _CHUNK, abandon_on_cancel=True)
+
+    async def _read_on(self, loop: asyncio.AbstractEventLoop) -> bytes:
+        """The next chunk, read by ``_on_readable`` when the loop finds fd readable."""
+        if sys.platform == "win32":  # ``read`` takes this path on POSIX only
+            raise NotImplementedError("add_reader needs a selector event loop")
+        if self._loop is not loop:
+            self._unregister()
+            loop.add_reader(self.fd, self._on_readable)
+            self._loop = loop
+        waiter: asyncio.Future[bytes] = loop.create_future()
+        self._waiter = waiter
+        try:
+            return await waiter
+        except BaseException:
+            # Cancelled after the chunk was read for us: the next read returns it.
+            if waiter.done() and not waiter.cancelled():
+                self._pending = waiter
+            raise
+        finally:
+            self._waiter = None
+
+    def _on_readable(self) -> None:
+        waiter = self._waiter
+        if waiter is None or waiter.done():
+            self._unregister()
+            return
+        try:
+            chunk = os.read(self.fd, _CHUNK)
+        except BlockingIOError:
+            return  # a readiness the waiting task already consumed
+        except OSError as exc:
+            waiter.set_exception(exc)
+            return
+        waiter.set_result(chunk)
+
+    def _unregister(self) -> None:
+        loop, self._loop = self._loop, None
+        if loop is not None and not loop.is_closed():
+            loop.remove_reader(self.fd)
+
+    def restore(self) -> None:
+        self._unregister()
+        super().restore()
+
+
+def _running_asyncio_loop() -> asyncio.AbstractEventLoop | None:
+    """The running asyncio loop, when the current backend is asyncio."""
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
 
 
 def _family(fd: int) -> int | None:

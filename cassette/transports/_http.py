@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import ipaddress
+import logging
 import socket
 import sys
 from collections.abc import Awaitable, Callable, Collection, Iterable, Iterator, MutableMapping
@@ -30,6 +31,7 @@ __all__ = [
     "HOP_BY_HOP",
     "SSE_HEADERS",
     "Asgi",
+    "DropConnection",
     "Guard",
     "HttpServer",
     "Inbox",
@@ -386,11 +388,23 @@ def url_of(sock: socket.socket, path: str) -> str:
     return f"http://{shown}:{port}{path}"
 
 
+class DropConnection(Exception):
+    """Raised by an app, after its response started, to cut the client's connection: the
+    only way ASGI has. ``HttpServer`` keeps uvicorn from logging it as a failure."""
+
+
+def _not_a_drop(record: logging.LogRecord) -> bool:
+    exc = record.exc_info[1] if record.exc_info else None
+    return not isinstance(exc, DropConnection)
+
+
 class HttpServer:
     """Runs an ASGI app with uvicorn on a socket we own, until ``stop`` is called."""
 
     def __init__(self, app: Asgi, sock: socket.socket) -> None:
         import uvicorn
+
+        logging.getLogger("uvicorn.error").addFilter(_not_a_drop)  # once: same filter
 
         class _Server(uvicorn.Server):
             @contextlib.contextmanager

@@ -67,6 +67,7 @@ from cassette.transport import Frame, Reply, Sessions
 from cassette.transports._http import (
     BODY_LIMIT,
     SSE_HEADERS,
+    DropConnection,
     Guard,
     Receive,
     Scope,
@@ -336,6 +337,8 @@ class HttpReplayApp:
         try:
             frame = Frame(body, {"headers": call.scope["headers"]})
             reply = self._deliverable(session, await session.conversation.receive(frame))
+            if reply.drops:
+                await _drop(call.send, extra)
             if kind in (Kind.RESPONSE, Kind.ERROR):  # a client answer: what it unblocked
                 await self._continue(session, reply)
                 await send_simple(call.send, 202, b"", headers=extra)
@@ -604,6 +607,15 @@ def _opens_session(classified: Classified) -> bool:
     return classified.kind in (Kind.REQUEST, Kind.BATCH) and any(
         isinstance(v, dict) and v.get("method") == "initialize" and "id" in v for v in values
     )
+
+
+async def _drop(send: Send, extra: list[tuple[bytes, bytes]]) -> None:
+    """Cut the connection without an answer (a fault plan's disconnect): the response
+    starts as an event stream, as a server that died mid-answer leaves it, and ends
+    unterminated."""
+    headers = [*SSE_HEADERS, *extra]
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    raise DropConnection
 
 
 async def _end(send: Send) -> None:

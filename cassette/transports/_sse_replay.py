@@ -226,7 +226,7 @@ class SseReplayApp:
             await send_simple(send, refusal.status, refusal.body, refusal.content_type)
             return
         reply = await session.conversation.receive(Frame(body, {"headers": scope["headers"]}))
-        if reply.closes:  # the recorded server exited here: the session ends with it
+        if reply.closes or reply.drops:  # the server exited (or a fault cut it): so does this
             await session.deliver(reply)
             session.close()
         elif reply.since is None:

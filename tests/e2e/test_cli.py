@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from cassette import Cassette, ExitEvent, RawEvent, StderrEvent
-from tests.support import PY, RAW_SERVER, LineClient, record_command, replay_command
+from tests.support import PY, RAW_SERVER, ROOT, LineClient, record_command, replay_command
 
 pytestmark = pytest.mark.e2e
 RAW = [PY, str(RAW_SERVER)]
@@ -61,7 +61,12 @@ def test_record_keeps_everything_the_session_showed(tmp_path: Path) -> None:
     tape = recorded(tmp_path)
     cassette = Cassette.load(tape)
     assert cassette.header.era == "legacy"
-    assert cassette.header.target["command"] == RAW
+    # The command line, with paths under the project relative to it: the same on every
+    # machine (the interpreter of a venv in the checkout becomes .venv/bin/python).
+    from cassette.runtime.record import portable_argv
+
+    assert cassette.header.target["command"] == portable_argv(RAW, ROOT)
+    assert not any(str(ROOT) in arg for arg in cassette.header.target["command"])
     kinds = [type(e) for e in cassette.events]
     assert StderrEvent in kinds
     assert RawEvent in kinds

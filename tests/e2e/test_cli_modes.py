@@ -146,7 +146,7 @@ def test_replay_with_a_command_defaults_to_once_and_extends_in_new_episodes(
     assert code == 0
     assert "appended 1 new episode(s)" in err
     facts = [json.loads(line) for line in report.read_text().splitlines()]
-    assert [f["event"] for f in facts] == ["session", "episode", "end"]
+    assert [f["event"] for f in facts] == ["session", "episode", "unplayed", "end"]
     assert facts[0]["action"] == "extend"
     assert facts[1]["method"] == "tools/call"
     assert starts(log) == 2

@@ -129,3 +129,75 @@ def test_new_episodes_in_the_modern_era_needs_no_handshake(tmp_path: Path) -> No
     methods = [m.get("method") for m in Cassette.load(tape).messages("c2s")]
     assert "initialize" not in methods
     assert run(lambda: add("none", 1, 2), timeout=60) == ("2026-07-28", {"result": 3})
+
+
+ECHO = {"message": "hello from a cassette"}
+ECHOED = "Echo: hello from a cassette"
+
+
+def faulted_calls(kind: str, **params: Any) -> tuple[list[Any], Any]:
+    """Two echo calls through ``replay_transport(..., faults=...)``, the first faulted:
+    each call's text or the error it raised, and what leaving the transport raised."""
+    from mcp import Client
+
+    from cassette.adapters.mcp_sdk import replay_transport
+
+    rule = {"kind": kind, "method": "tools/call", "name": "echo", "nth": 1, **params}
+    transport = replay_transport(EVERYTHING, faults=[rule])
+    outcomes: list[Any] = []
+
+    async def scenario() -> None:
+        async with Client(transport) as client:
+            # far from any delay in the plan: only a stalled machine could change it
+            for seconds in (0.5 if kind == "timeout" else 60.0, 60.0):
+                try:
+                    result = await client.session.call_tool(
+                        "echo", ECHO, read_timeout_seconds=seconds
+                    )
+                    outcomes.append(result.content[0].text)
+                except Exception as exc:
+                    outcomes.append(exc)
+
+    try:
+        run(scenario, timeout=120)
+    except Exception as exc:
+        return outcomes, exc
+    return outcomes, None
+
+
+def code_of(outcome: Any) -> int:
+    from mcp import MCPError
+
+    assert isinstance(outcome, MCPError), f"expected the SDK's MCPError, got {outcome!r}"
+    return outcome.error.code
+
+
+def test_a_fault_plan_in_process_timeout_and_error_reach_the_caller() -> None:
+    from mcp.types import REQUEST_TIMEOUT
+
+    (first, retry), left = faulted_calls("timeout")
+    assert code_of(first) == REQUEST_TIMEOUT
+    assert retry == ECHOED  # the faulted call left its recording for the retry
+    assert left is None
+
+    (first, retry), left = faulted_calls("error", code=-32050, message="quota", data={"n": 7})
+    assert code_of(first) == -32050
+    assert (first.error.message, first.error.data) == ("quota", {"n": 7})
+    assert retry == ECHOED
+    assert left is None
+
+
+def test_a_fault_plan_in_process_disconnect_and_exit_close_the_connection() -> None:
+    from mcp.types import CONNECTION_CLOSED
+
+    from cassette.errors import FaultExit
+
+    for kind in ("disconnect", "exit"):
+        (first, retry), left = faulted_calls(kind, **({"exit-code": 3} if kind == "exit" else {}))
+        assert code_of(first) == CONNECTION_CLOSED, kind
+        assert code_of(retry) == CONNECTION_CLOSED, kind  # the session is gone
+        if kind == "exit":  # a crashed server is an error when the transport is left
+            assert isinstance(left, FaultExit)
+            assert left.code == 3
+        else:
+            assert left is None

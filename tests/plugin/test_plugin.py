@@ -132,14 +132,14 @@ def test_new_episodes_appends_what_the_cassette_lacks(suite: Suite) -> None:
     assert suite.starts == 2
 
 
-def test_marker_beats_option_beats_environment(suite: Suite) -> None:
+def test_marker_beats_option_beats_environment_but_none_is_a_ceiling(suite: Suite) -> None:
     suite.write(
         "test_precedence",
         """
         @pytest.mark.mcp_cassette(mode="once")
         def test_marker(mcp_cassette):
-            assert (mcp_cassette.mode, mcp_cassette.mode_source) == (
-                "once", "@pytest.mark.mcp_cassette")
+            assert (mcp_cassette.mode, mcp_cassette.mode_source) == tuple(
+                os.environ["MARKED"].split("|"))
 
         def test_unmarked(mcp_cassette):
             assert (mcp_cassette.mode, mcp_cassette.mode_source) == tuple(
@@ -147,10 +147,25 @@ def test_marker_beats_option_beats_environment(suite: Suite) -> None:
         """,
     )
     suite.run(
-        "--mcp-cassette-mode=all", MCP_CASSETTE_MODE="none", WANT="all|--mcp-cassette-mode"
+        "--mcp-cassette-mode=all",
+        MARKED="once|@pytest.mark.mcp_cassette",
+        WANT="all|--mcp-cassette-mode",
     ).assert_outcomes(passed=2)
-    suite.run(MCP_CASSETTE_MODE="none", WANT="none|MCP_CASSETTE_MODE").assert_outcomes(passed=2)
-    suite.run(WANT="once|default").assert_outcomes(passed=2)
+    # none from the environment (or the option) wins over the option and the marker alike
+    suite.run(
+        "--mcp-cassette-mode=all",
+        MCP_CASSETTE_MODE="none",
+        MARKED="none|MCP_CASSETTE_MODE",
+        WANT="none|MCP_CASSETTE_MODE",
+    ).assert_outcomes(passed=2)
+    suite.run(
+        "--mcp-cassette-mode=none",
+        MARKED="none|--mcp-cassette-mode",
+        WANT="none|--mcp-cassette-mode",
+    ).assert_outcomes(passed=2)
+    suite.run(MARKED="once|@pytest.mark.mcp_cassette", WANT="once|default").assert_outcomes(
+        passed=2
+    )
 
 
 def test_marker_mode_none_wins_over_an_option_that_would_record(suite: Suite) -> None:
@@ -198,10 +213,14 @@ def test_an_unknown_marker_mode_errors_that_test_only(suite: Suite) -> None:
     result.stdout.fnmatch_lines(
         [
             "*unknown record mode 'sometimes' (from @pytest.mark.mcp_cassette)*",
-            "*takes a path and the keywords path, mode and strategy; got tape*",
+            "*takes a path and the keywords path, mode, strategy, ignore, faults, "
+            "fail_on_unused, record_on_failure, scenarios, scenario; got tape*",
         ],
         consecutive=False,
     )
+    # one line each: no second report of the error the message was made from
+    assert "During handling of the above exception" not in result.stdout.str()
+    assert result.stdout.str().count("unknown record mode 'sometimes'") == 2  # error + summary
 
 
 def test_a_miss_fails_the_test_that_caused_it_with_the_diagnostics(suite: Suite) -> None:

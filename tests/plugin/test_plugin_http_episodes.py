@@ -163,3 +163,40 @@ def test_new_episodes_over_http_never_contacts_the_server_when_nothing_misses(
         with pytest.raises(BlockingIOError):
             trap.accept()  # nobody ever connected
     assert tape.read_bytes() == recorded
+
+
+FAULTED_HTTP = """
+import os
+import anyio
+from mcp import Client, MCPError
+
+
+@pytest.mark.mcp_cassette("cassettes/test_agent/test_http.jsonl")
+def test_faulted(mcp_cassette):
+    plan = [{"kind": "error", "name": "shout", "nth": 1, "code": -32050, "message": "busy"}]
+    url = mcp_cassette.server_url(os.environ["SERVER_URL"], faults=plan)
+
+    async def go():
+        with anyio.fail_after(60):
+            async with Client(url) as client:
+                try:
+                    await client.call_tool("shout", {"text": "é modern"})
+                except MCPError as exc:
+                    first = exc.error.code
+                retry = await client.call_tool("shout", {"text": "é modern"})
+                return first, retry.content[0].text
+
+    assert anyio.run(go) == (-32050, "É MODERN")
+"""
+
+
+def test_server_url_lays_a_fault_plan_over_its_replay(suite: Suite) -> None:
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/mcp"
+    with SERVERS[1].running(port):
+        suite.run(SERVER_URL=url, CALLS="shout").assert_outcomes(passed=1)
+    suite.pytester.makepyfile(test_faulted="import pytest\n" + FAULTED_HTTP)
+    # the server is gone: the faulted run replays, in-process, under the plan
+    faulted = suite.run("test_faulted.py", SERVER_URL=url, **OFFLINE_ENV)
+    faulted.assert_outcomes(passed=1)
+    faulted.stdout.fnmatch_lines(["mcp-cassette: sessions: 1 replayed"])

@@ -259,7 +259,7 @@ def test_the_sse_replay_front_answers_413_over_its_limit() -> None:
         app = front_app(SseReplayApp, LEGACY, max_body=100)
         async with anyio.create_task_group() as tg:
             # the session a GET on the stream would have opened
-            app.sessions["s1"] = _Session(tg, None)
+            app.sessions["s1"] = _Session(tg, None)  # no unread-byte counter: not stdio
             refused = await post(app, f"{app.post_path}?sessionId=s1", PING)
         assert refused.status_code == 413
         assert b"over the 100 byte limit" in refused.content

@@ -107,8 +107,12 @@ def test_paused_gc_restores_it_on_an_error_too() -> None:
 
 #: Modules a stdio replay has no use for: HTTP libraries, entry-point metadata (the
 #: registry reads entry_points.txt as text), the converter (well-formed cassettes are built
-#: directly) and the mode machinery (a plain replay has no mode to run).
+#: directly), the mode machinery (a plain replay has no mode to run), and the other
+#: commands' modules (only the chosen command's parser is built), with the recorder.
 _NOT_ON_THE_STDIO_REPLAY_PATH = (
+    "cassette.cli.record",
+    "cassette.cli.tools",
+    "cassette.runtime.record",
     "httpx",
     "uvicorn",
     "starlette",
@@ -119,6 +123,22 @@ _NOT_ON_THE_STDIO_REPLAY_PATH = (
     "cassette.transports.streamable_http",
     "cassette.transports.memory",
 )
+
+
+#: Runs ``python -m cassette`` with ``os._exit`` (how a serving command ends) listing every
+#: module in ``sys.modules`` on stderr first: unlike ``-X importtime``, this also sees
+#: modules imported with ``importlib.import_module``.
+_LIST_MODULES_AT_EXIT = """
+import os, runpy, sys
+leave = os._exit
+def listing_exit(code):
+    sys.stderr.write("".join(f"module: {name}\\n" for name in sys.modules))
+    sys.stderr.flush()
+    leave(code)
+os._exit = listing_exit
+sys.argv = ["cassette", *sys.argv[1:]]
+runpy.run_module("cassette", run_name="__main__", alter_sys=True)
+"""
 
 
 def test_a_stdio_replay_imports_nothing_it_does_not_use() -> None:
@@ -134,7 +154,7 @@ def test_a_stdio_replay_imports_nothing_it_does_not_use() -> None:
     }
     tape = str(ROOT / "examples" / "everything.jsonl")
     result = subprocess.run(
-        [PY, "-X", "importtime", "-m", "cassette", "replay", "-q", tape],
+        [PY, "-c", _LIST_MODULES_AT_EXIT, "replay", "-q", tape],
         input=json.dumps(initialize).encode() + b"\n",
         capture_output=True,
         timeout=60,
@@ -143,9 +163,10 @@ def test_a_stdio_replay_imports_nothing_it_does_not_use() -> None:
     assert result.returncode == 0, result.stderr.decode()[-2000:]
     assert json.loads(result.stdout.splitlines()[0])["id"] == 1
     imported = {
-        line.rpartition("|")[2].strip()
+        line.removeprefix("module: ")
         for line in result.stderr.decode().splitlines()
-        if line.startswith("import time:")
+        if line.startswith("module: ")
     }
-    assert "cassette.runtime.serve" in imported  # the listing is read right
+    # the listing is read right, and a serving command ended through os._exit
+    assert {"cassette.runtime.serve", "cassette.cli.replay"} <= imported
     assert not imported & set(_NOT_ON_THE_STDIO_REPLAY_PATH)

@@ -106,3 +106,16 @@ def test_an_unknown_name_lists_what_is_installed() -> None:
         registry.load_transport("carrier-pigeon")
     listed = str(raised.value).split("installed: ", 1)[1].split(", ")
     assert {"memory", "sse", "stdio", "streamable-http"} <= set(listed)
+
+
+def test_http_is_short_for_streamable_http_wherever_a_name_is_taken() -> None:
+    """One alias table in the registry, so the library (``serve_replay(transport=...)``,
+    ``record(transport=...)``) takes ``http`` exactly as the command line does."""
+    from cassette.mock.serve import check_front
+    from cassette.runtime.serve import front_of
+
+    assert registry.load_transport("http") is registry.load_transport("streamable-http")
+    assert registry.get_transport("http").name == "streamable-http"
+    assert registry.get_connector("http").name == "streamable-http"
+    assert front_of("http").name == "streamable-http"
+    assert check_front("http").name == "streamable-http"

@@ -10,6 +10,7 @@ import pytest
 from cassette.core.model import ExitEvent, Header, MessageEvent, RawEvent, StderrEvent
 from cassette.core.recorder import Record, Recorder
 from cassette.errors import EraError
+from cassette.store.storage import Cassette
 
 MODERN_META = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -224,3 +225,74 @@ def test_http_probe_then_initialize_records_as_legacy() -> None:
     assert isinstance(header, Header)
     assert (header.era, header.protocol_version) == ("legacy", "2025-11-25")
     assert len(out) == 6  # the header, then the probe, its status and failure, and the handshake
+
+
+# -- before_record ------------------------------------------------------------------------------
+
+INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}
+INIT_OK = {"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": "2025-11-25"}}
+LOG = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"data": "noise"}}
+
+
+def hooked(hook: Any) -> bytes:
+    """A short session recorded with the default redaction and ``hook``, as written."""
+    from cassette.core.codec import encode_line
+    from cassette.core.redaction import Redactor
+
+    rec = Recorder(transport="stdio", started_at="x", redactor=Redactor(), before_record=hook)
+    call = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "echo", "arguments": {"text": "hi"}},
+    }
+    answer = {"jsonrpc": "2.0", "id": 2, "result": {"content": [{"type": "text", "text": "hi"}]}}
+    frames = [("c2s", INIT), ("s2c", INIT_OK), ("s2c", LOG), ("c2s", call), ("s2c", answer)]
+    records = feed(rec, *frames) + rec.close()
+    return b"".join(encode_line(r) for r in records)
+
+
+def test_redaction_runs_after_the_hook_so_a_secret_it_adds_is_never_written() -> None:
+    def add_password(message: dict[str, Any], direction: str) -> dict[str, Any]:
+        if message.get("method") == "tools/call":
+            message["params"]["arguments"]["password"] = "hook-added-sunshine"
+        return message
+
+    written = hooked(add_password)
+    assert b'"password"' in written  # the hook's change is kept ...
+    assert b"hook-added-sunshine" not in written  # ... and redacted after it
+
+
+def test_a_hook_that_returns_none_drops_the_message_and_the_era_still_follows() -> None:
+    seen: list[tuple[str, str]] = []
+
+    def drop_logs(message: dict[str, Any], direction: str) -> dict[str, Any] | None:
+        seen.append((direction, str(message.get("method", message.get("id")))))
+        return None if message.get("method") == "notifications/message" else message
+
+    written = hooked(drop_logs)
+    cassette = Cassette.loads(written)
+    assert b"noise" not in written
+    assert [m.get("method") for m in cassette.messages("s2c")] == [None, None]
+    assert cassette.header.era == "legacy"  # decided from what passed, not what was kept
+    # the hook saw every message, in order, with its direction
+    assert seen == [
+        ("c2s", "initialize"),
+        ("s2c", "1"),
+        ("s2c", "notifications/message"),
+        ("c2s", "tools/call"),
+        ("s2c", "2"),
+    ]
+
+
+def test_the_hook_gets_a_copy_so_dropping_the_initialize_keeps_the_era() -> None:
+    def drop_initialize(message: dict[str, Any], direction: str) -> dict[str, Any] | None:
+        if message.get("method") == "initialize":
+            message.clear()  # scribbling on the copy changes nothing the recorder relies on
+            return None
+        return message
+
+    cassette = Cassette.loads(hooked(drop_initialize))
+    assert cassette.header.era == "legacy"
+    assert cassette.header.protocol_version == "2025-11-25"
+    assert [m.get("method") for m in cassette.messages("c2s")] == ["tools/call"]

@@ -3,6 +3,7 @@ and the plugin registry."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -127,3 +128,35 @@ def test_line_buffer_with_a_limit_keeps_every_short_line(chunks: list[bytes], da
             assert got.size == len(want)
         else:
             assert got == want
+
+
+def test_a_recorded_command_is_the_same_on_every_machine(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Paths in the project become relative to it, paths elsewhere in the home folder
+    ``~/...``; flags and paths outside both stay as given. The project usually lies in
+    the home folder too: the project wins."""
+    from cassette.runtime.record import portable_argv
+
+    home = tmp_path / "home" / "ada"
+    project = home / "src" / "agent"
+    monkeypatch.setattr(Path, "home", lambda: home)
+    elsewhere = str(tmp_path / "opt" / "server")
+    argv = [
+        str(project / ".venv" / "bin" / "python"),
+        str(home / ".local" / "bin" / "uvx"),
+        "-m",
+        "tools.server",
+        "relative/config.toml",
+        elsewhere,
+        str(project),
+    ]
+    assert portable_argv(argv, project) == [
+        ".venv/bin/python",
+        "~/.local/bin/uvx",
+        "-m",
+        "tools.server",
+        "relative/config.toml",
+        elsewhere,
+        ".",
+    ]

@@ -1,0 +1,53 @@
+"""The delivery policy's values: how replies reach a client, and how a serving ended.
+
+Kept apart from ``cassette.runtime.conversation`` so the fault overlay
+(``cassette.runtime.faults``), which the conversation's pool applies, can name them
+without importing the conversation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import attrs
+
+from cassette.core.deadlines import ANSWER_TIMEOUT, Pacing
+from cassette.core.faults import FaultPlan
+from cassette.core.limits import DEFAULT_MAX_BYTES
+from cassette.core.matching import MissReport
+
+__all__ = ["DeliveryPolicy", "ReplayResult", "Say"]
+
+Say = Callable[[str], None]
+
+
+@attrs.frozen(kw_only=True)
+class DeliveryPolicy:
+    """How replies reach a client, on every front.
+
+    ``on_miss`` hears each request nothing could answer, ``on_warning`` each thing a person
+    should know that is not a miss (a client answer that differs from the recording);
+    ``answer_timeout`` is how long a replayed server request waits for the client's answer;
+    ``pacing`` reproduces recorded gaps between server messages (``None``: none);
+    ``max_message_bytes`` is the largest client message answered. ``faults`` is a fault
+    plan laid over whatever answers (docs/faults.md), and ``on_fault`` hears each fault
+    as it is injected: a test that fails because of one can say which.
+    """
+
+    on_miss: Say | None = None
+    on_warning: Say | None = None
+    answer_timeout: float = ANSWER_TIMEOUT
+    pacing: Pacing | None = None
+    max_message_bytes: int = DEFAULT_MAX_BYTES
+    faults: FaultPlan | None = None
+    on_fault: Say | None = None
+
+
+@attrs.frozen
+class ReplayResult:
+    """How a replay ended: every miss it answered with an error, and their summary.
+    ``exit_code`` is set when a fault plan made the server exit."""
+
+    misses: tuple[MissReport, ...]
+    summary: str
+    exit_code: int | None = None
