@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import httpx
 
+from cassette.core.replayer import ReplaySessions
 from cassette.runtime import replay_sessions
+from cassette.store.storage import Cassette
 from cassette.transports.streamable_http import HttpReplayApp
-from tests.support import front_app
+from tests.support import ROOT, front_app
 from tests.unit.test_http_front import LEGACY, post, req, scenario
 
 VERSION = {"mcp-protocol-version": "2025-11-25"}
@@ -80,3 +82,23 @@ def test_a_session_with_an_open_stream_is_never_idle() -> None:
         session.get_streams -= 1
 
     scenario(app, body)
+
+
+def test_what_no_session_played_outlives_the_sessions() -> None:
+    """The unused-recordings report needs the requests no session played; the pool folds
+    each session's in as it ends instead of keeping the session."""
+    pool = ReplaySessions(Cassette.load(ROOT / "examples" / "everything.jsonl"))
+    hello = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t"}}
+    played = [
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        {"jsonrpc": "2.0", "id": 5, "method": "prompts/get", "params": {"name": "simple-prompt"}},
+    ]
+    for request in played:
+        session = pool.new()
+        assert session.receive(req(1, "initialize", hello)).miss is None
+        assert session.receive(request).miss is None
+        pool.release(session)
+    assert pool.live == 0
+    unplayed = [(seq, m["method"]) for seq, m in pool.unplayed()]
+    # each session played the handshake and one request: only what both left stays
+    assert unplayed == [(8, "tools/call"), (10, "tools/call")]
