@@ -71,6 +71,7 @@ __all__ = [
     "SideEvent",
     "SideEventHandler",
     "StderrLine",
+    "Stoppable",
     "Tap",
     "Target",
     "Transport",
@@ -278,6 +279,20 @@ class Upstream(FrameStream, Protocol):
 
     async def wait(self) -> int | None:
         """Wait until the server is gone; its exit code where there is one."""
+        ...
+
+
+@runtime_checkable
+class Stoppable(Upstream, Protocol):
+    """An upstream whose ending can be hurried (optional).
+
+    Why: a recorder asked to stop (SIGTERM, Ctrl-C) must end its server before whoever
+    asked loses patience (the TypeScript SDK kills a server 2 s after SIGTERM), yet still
+    record what the server says meanwhile. ``aclose`` then ends the server within the
+    hurried times instead of the usual grace."""
+
+    def hurry(self, grace: float, kill_after: float) -> None:
+        """End within ``grace`` seconds from now by asking, then ``kill_after`` by force."""
         ...
 
 

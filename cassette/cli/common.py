@@ -13,15 +13,19 @@ import signal
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Any, Final, NoReturn
+from typing import TYPE_CHECKING, Any, Final, NoReturn
 
 from cassette.errors import PluginError, TransportError, UsageError
 from cassette.registry import ALIASES
+
+if TYPE_CHECKING:
+    from cassette.runtime.record import RecordResult
 
 __all__ = [
     "EXIT_CASSETTE",
     "EXIT_INTERNAL",
     "EXIT_MISSES",
+    "EXIT_SERVER",
     "EXIT_TRANSPORT",
     "EXIT_USAGE",
     "FRONT_ALIASES",
@@ -41,6 +45,7 @@ __all__ = [
     "listen_options",
     "origin_options",
     "print_config",
+    "recording_exit",
     "run_async",
     "serving_on",
     "startup_over",
@@ -50,6 +55,7 @@ EXIT_MISSES: Final = 1
 EXIT_USAGE: Final = 2
 EXIT_CASSETTE: Final = 3
 EXIT_TRANSPORT: Final = 4
+EXIT_SERVER: Final = 5
 EXIT_INTERNAL: Final = 70
 
 #: Commands that take a server command after ``--``.
@@ -68,8 +74,11 @@ class Parser(argparse.ArgumentParser):
 
 
 def err(text: str) -> None:
-    """One line for a person, on stderr, prefixed ``cassette:``."""
-    sys.stderr.write(f"cassette: {text}\n")
+    """One line for a person, on stderr, prefixed ``cassette:``; recorded text in it (a
+    miss quotes what was recorded) is shown, never obeyed (``cassette.core.text``)."""
+    from cassette.core.text import printable
+
+    sys.stderr.write(f"cassette: {printable(text, lines=True)}\n")
     sys.stderr.flush()
 
 
@@ -143,6 +152,25 @@ def run_async(func: Callable[[], Awaitable[int]], outcome: list[int] | None = No
         return 128 + signal.SIGINT
 
 
+def recording_exit(result: RecordResult | None, *, told: bool = False) -> int:
+    """``record``'s exit code once the recording has its name, and the line that explains
+    one that is not 0: no request succeeded (4, and why: the server's exit code and last
+    stderr, where the session is kept), or the server exited by itself with an error
+    (5; its own code is named, never passed on, so it cannot pass for one of ours).
+    ``told``: the failure was said already (a record mode says it as it happens)."""
+    if result is None:
+        return 0
+    if not result.succeeded:
+        if not told:
+            err(f"error: {result.failure()}")
+        return EXIT_TRANSPORT
+    code = result.exit_code
+    if isinstance(code, int) and code > 0:
+        err(f"the recorded server exited with code {code}; the recording is in {result.path}")
+        return EXIT_SERVER
+    return 0
+
+
 def _size(text: str) -> int:
     from cassette.core.limits import parse_size
 
@@ -171,19 +199,23 @@ def limit_options(parser: argparse.ArgumentParser, what: str) -> None:
 
 
 def apply_limits(args: argparse.Namespace) -> int:
-    """Set the process's depth limit; return the size limit (the option, else the
-    project's ``[tool.cassette]``, else the default)."""
-    from cassette.core.limits import DEFAULT_MAX_BYTES, set_max_depth
+    """Set the process's size and depth limits (the options, else the project's
+    ``[tool.cassette]``, else the defaults) and return the size limit. Every command calls
+    it, so every reader of the run (cassettes and manifests too) agrees on them; a command
+    without the options takes the project's."""
+    from cassette.core.limits import DEFAULT_MAX_BYTES, set_max_depth, set_max_message_bytes
     from cassette.store.config import limits_for, load_settings
 
-    if args.max_depth is not None and args.max_depth < 1:
-        raise UsageError(f"--max-depth must be at least 1, not {args.max_depth}")
-    size, depth = limits_for(
-        load_settings(), max_message_bytes=args.max_message_bytes, max_depth=args.max_depth
-    )
+    wanted_size = getattr(args, "max_message_bytes", None)
+    wanted_depth = getattr(args, "max_depth", None)
+    if wanted_depth is not None and wanted_depth < 1:
+        raise UsageError(f"--max-depth must be at least 1, not {wanted_depth}")
+    size, depth = limits_for(load_settings(), max_message_bytes=wanted_size, max_depth=wanted_depth)
     if depth is not None:
         set_max_depth(depth)
-    return DEFAULT_MAX_BYTES if size is None else size
+    chosen = DEFAULT_MAX_BYTES if size is None else size
+    set_max_message_bytes(chosen)
+    return chosen
 
 
 def ignore_options(parser: argparse.ArgumentParser) -> None:

@@ -8,12 +8,14 @@ Exit codes (stable; docs/cli.md):
   1    replay: the session ended with at least one miss
        lint, diff, redact --scan, check, verify: findings, differences or drift
   2    usage error (bad arguments or option values)
-  3    cassette error (missing, malformed, newer format, refusing to overwrite)
-  4    transport error (the server could not be started or reached)
+  3    cassette error (missing, not a regular file, malformed, newer format, refusing to
+       overwrite, cannot be written: disk full, file too large)
+  4    transport error (the server could not be started or reached); record: no request
+       got a successful answer (the session is kept as TAPE.failed)
+  5    record: the recorded server exited by itself with an error (its code on stderr)
   70   internal error (a bug: please report it)
   78   another package is also imported as ``cassette`` (reported by ``cassette_mcp``)
   128+N  stopped by signal N (130 for Ctrl-C, 143 for SIGTERM); the cassette is closed first
-  record otherwise exits with the recorded server's own exit code when it exited by itself.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import sys
 from collections.abc import Sequence
 
 from cassette._version import __version__
-from cassette.cli.common import EXIT_INTERNAL, TAKES_COMMAND, Parser, err, exit_code
+from cassette.cli.common import EXIT_INTERNAL, TAKES_COMMAND, Parser, apply_limits, err, exit_code
 from cassette.cli.modes import split_replay_command
 from cassette.errors import CassetteError, FaultExit, sole_exception
 
@@ -52,7 +54,8 @@ def parser(only: str | None = None) -> argparse.ArgumentParser:
         prog="cassette",
         description="Record real MCP sessions and replay them as a server.",
         epilog="Exit codes: 0 ok, 1 replay misses or tool findings, 2 usage, 3 cassette, "
-        "4 transport, 128+N signal. See docs/cli.md.",
+        "4 transport (record: nothing succeeded), 5 record: the server exited with an "
+        "error, 128+N signal. See docs/cli.md.",
     )
     top.add_argument("--version", action="version", version=f"cassette-mcp {__version__}")
     sub = top.add_subparsers(dest="command", required=True, parser_class=Parser)
@@ -94,6 +97,7 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
 def execute(args: argparse.Namespace) -> int:
     """Run a parsed command; every anticipated error becomes its one line and exit code."""
     try:
+        apply_limits(args)  # before anything is read: every reader honours the same limits
         code: int = args.handler(args)
         return code
     except Exception as raised:

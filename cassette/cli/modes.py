@@ -20,7 +20,7 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from cassette.cli.common import err, run_async
+from cassette.cli.common import err, recording_exit, run_async
 from cassette.errors import UsageError
 from cassette.modes.policy import ENV_VAR, Action, ModeChoice, resolve_mode
 
@@ -139,11 +139,10 @@ def replay_choice(mode: str | None, *, has_command: bool) -> ModeChoice:
 
 
 def exit_for(result: ModeResult) -> int:
-    """A recording exits with its server's own code when it exited by itself; a replay or
-    an extension with 1 when something had no answer."""
+    """A recording exits as a plain one does (``recording_exit``); a replay or an
+    extension with 1 when something had no answer."""
     if result.action is Action.RECORD:
-        code = result.exit_code
-        return code if isinstance(code, int) and 0 < code < 128 else 0
+        return recording_exit(result.recording, told=True)
     return 1 if result.misses else 0
 
 

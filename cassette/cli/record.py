@@ -30,10 +30,12 @@ from cassette.cli.common import (
     limit_options,
     listen_options,
     origin_options,
+    recording_exit,
     run_async,
 )
 from cassette.cli.modes import add_mode_options, apply_sessions, record_choice, run_in_mode
 from cassette.core.redaction import redact_text
+from cassette.core.urls import check_http_url
 from cassette.errors import UsageError
 from cassette.modes.policy import ModeChoice
 from cassette.runtime.record import RecordConfig
@@ -205,6 +207,10 @@ class RecordCommand:
                 "--era modern: the legacy HTTP+SSE transport carries legacy sessions only"
             )
         network = args.upstream is not None and _has_proxy(transport)
+        if network:
+            check_http_url(args.upstream, "--upstream")
+        elif args.upstream is not None and "://" not in args.upstream:
+            raise UsageError(f"--upstream: {args.upstream!r} is not a URL (it needs a scheme)")
         origins = allowed_origins(args.allow_origin, served=network)
         output = apply_sessions(args.output, args.sessions)
         config = RecordConfig(
@@ -289,7 +295,10 @@ def run(args: argparse.Namespace) -> int:
 def _record_session(command: RecordCommand) -> int:
     """A plain recording with this process's stdin/stdout as the client: a banner first and
     a summary at the end, on stderr (stdout is the protocol)."""
-    from cassette.runtime.record import record_session
+    from cassette.runtime.record import RecordResult, record_session
+
+    results: list[RecordResult] = []
+    config = attrs.evolve(command.config, on_result=results.append)
 
     path = os.fspath(command.config.path)
     target = command.target.url or " ".join(command.target.command)
@@ -297,17 +306,22 @@ def _record_session(command: RecordCommand) -> int:
     err(f"recording {target} to {path} ({command.config.transport}; redaction {redaction})")
 
     async def go() -> int:
-        result = await record_session(command.target, command.config)
-        code = result.exit_code
-        ended = "" if code is None else f"; the server exited with code {code}"
-        err(f"wrote {result.events} line(s) to {path}{ended}")
-        return code if isinstance(code, int) and 0 < code < 128 else 0
+        await record_session(command.target, config)
+        return 0
 
-    return run_async(go)
+    code = run_async(go)
+    result = results[0] if results else None
+    if result is not None and result.succeeded:  # a failure is told by recording_exit
+        ended = (
+            "" if result.exit_code is None else f"; the server exited with code {result.exit_code}"
+        )
+        err(f"wrote {result.events} line(s) to {result.path}{ended}")
+    told = recording_exit(result)
+    return code or told  # a signal's code wins; the line was said either way
 
 
 def _record_proxy(command: RecordCommand) -> int:
-    from cassette.runtime.record import record_proxy
+    from cassette.runtime.record import RecordResult, record_proxy
 
     upstream = command.target.url
     assert upstream is not None
@@ -317,14 +331,17 @@ def _record_proxy(command: RecordCommand) -> int:
         err(f"recording {redact_text(upstream)} to {path}; point your client at {url}")
 
     listen = attrs.evolve(command.listen, on_ready=ready)
+    results: list[RecordResult] = []
+    config = attrs.evolve(command.config, on_result=results.append)
     outcome: list[int] = []
 
     async def go() -> int:
         outcome.append(0)  # stopping the proxy is how a recording ends
-        await record_proxy(upstream, command.config, listen)
+        await record_proxy(upstream, config, listen)
         return 0
 
-    return run_async(go, outcome)
+    run_async(go, outcome)
+    return recording_exit(results[0] if results else None)
 
 
 def _in_mode(command: RecordCommand, choice: ModeChoice) -> int:

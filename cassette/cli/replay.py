@@ -35,6 +35,7 @@ from cassette.core.deadlines import Pacing
 from cassette.errors import CassetteNotFoundError, UsageError
 from cassette.modes.policy import ModeChoice, missing_cassette_message
 from cassette.runtime.conversation import DeliveryPolicy
+from cassette.store.storage import has_recording
 from cassette.transport import ServeOptions, Target
 
 __all__ = ["ReplayCommand", "add_parsers", "run"]
@@ -194,7 +195,8 @@ def run(args: argparse.Namespace) -> int:
     command = ReplayCommand.from_args(args)
     if command.mode.mode != "none":
         return _in_mode(command)
-    if not Path(command.tape).exists():
+    if command.mode.source != "default" and not has_recording(command.tape):
+        # a mode named on purpose: say what it means that there is nothing to replay
         raise CassetteNotFoundError(missing_cassette_message(command.tape, command.mode))
     return _serve(command)
 

@@ -35,6 +35,7 @@ secrets.
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import tomllib
@@ -45,9 +46,13 @@ from typing import Any, Final
 import attrs
 
 from cassette.client.target import ServerTarget
+from cassette.core.codec import BOMS
+from cassette.core.jsondiff import pointer
 from cassette.core.jsonrpc import JSONObject
+from cassette.core.limits import max_message_bytes
 from cassette.core.mcp import LEGACY_VERSIONS, MODERN_VERSION
-from cassette.errors import ScenarioError
+from cassette.errors import CassetteError, ScenarioError
+from cassette.store.files import describe_os_error, open_regular
 
 __all__ = [
     "FORMAT",
@@ -258,16 +263,32 @@ def _expand(value: Any, environ: Mapping[str, str], where: str) -> Any:
 
 
 def load_scenarios(path: str | os.PathLike[str]) -> ScenarioFile:
-    """Read and check a scenarios file (``.toml`` or ``.json``)."""
+    """Read and check a scenarios file (``.toml`` or ``.json``). As with a cassette or a
+    manifest, only a regular file is read (a FIFO would hang the read, ``/dev/zero``
+    fill memory), and no more of it than the message size limit."""
     source = Path(path)
+    limit = max_message_bytes()
     try:
-        text = source.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ScenarioError(f"{source}: no such scenarios file") from None
+        with open_regular(source, "scenarios file") as file:
+            data = file.read(limit + 1)
+    except CassetteError as exc:
+        raise ScenarioError(str(exc)) from None
+    except OSError as exc:
+        raise ScenarioError(f"{source}: cannot read: {describe_os_error(exc)}") from exc
+    if len(data) > limit:
+        raise ScenarioError(
+            f"{source}: larger than {limit} bytes, the message size limit (raise it with "
+            "--max-message-bytes, or max-message-bytes in [tool.cassette])"
+        )
+    for mark, what in BOMS:
+        if data.startswith(mark):
+            raise ScenarioError(
+                f"{source}:1: the file {what}; a scenarios file is UTF-8 without one"
+            )
+    try:
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise ScenarioError(f"{source}:1: not UTF-8 text") from None
-    except OSError as exc:
-        raise ScenarioError(f"{source}: cannot read: {exc.strerror}") from exc
     return loads_scenarios(text, source)
 
 
@@ -279,6 +300,31 @@ def loads_scenarios(text: str, path: str | os.PathLike[str]) -> ScenarioFile:
 
 
 def _parse(text: str, source: Path) -> Any:
+    """The file's data, every value one JSON can carry: what a step sends goes out as
+    JSON, and NaN, Infinity or a TOML date would fail only then, as an internal error."""
+    return _json_only(_syntax(text, source), (), source)
+
+
+def _json_only(value: Any, at: tuple[str | int, ...], source: Path) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ScenarioError(
+            f"{source}: {pointer(at) or '/'}: {value} is not a JSON number (JSON has no NaN "
+            "or Infinity)"
+        )
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _json_only(item, (*at, key), source)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _json_only(item, (*at, index), source)
+    elif not (value is None or isinstance(value, str | int | float | bool)):
+        raise ScenarioError(
+            f"{source}: {pointer(at) or '/'}: a TOML date or time has no JSON form; quote it"
+        )
+    return value
+
+
+def _syntax(text: str, source: Path) -> Any:
     suffix = source.suffix.lower()
     if suffix == ".toml":
         try:
@@ -290,12 +336,17 @@ def _parse(text: str, source: Path) -> Any:
             raise ScenarioError(f"{source}:{line}: not valid TOML: {reason}") from None
     if suffix == ".json":
         try:
-            return json.loads(text)
+            return json.loads(text, parse_constant=_no_constant)
         except json.JSONDecodeError as exc:
             raise ScenarioError(f"{source}:{exc.lineno}: not valid JSON: {exc.msg}") from None
     raise ScenarioError(
         f"{source}: a scenarios file is .toml or .json, not {suffix or 'no suffix'!r}"
     )
+
+
+def _no_constant(name: str) -> Any:
+    """NaN and Infinity are read as JSON by Python alone: refused here, where found."""
+    raise json.JSONDecodeError(f"{name} is not a JSON number", name, 0)
 
 
 class _Locator:

@@ -27,12 +27,13 @@ the converter's checked way, so both ways accept and refuse the same things.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Any, Final, Literal, TypeGuard, cast, get_args, get_origin
 
+from cassette.core.fields import meta_problem, redaction_problem, target_problem
 from cassette.core.jsonrpc import dumps, dumps_bytes, loads
-from cassette.core.limits import TooDeepError, max_depth
+from cassette.core.limits import TooDeepError, line_limit, max_depth
 from cassette.core.model import (
     FORMAT_VERSION,
     Direction,
@@ -52,7 +53,24 @@ if TYPE_CHECKING:
     import cattrs
 
 # ``converter`` is public too, built on first access (the module's ``__getattr__``).
-__all__ = ["EVENT_TYPES", "Decoded", "decode", "encode", "encode_line"]
+__all__ = [
+    "BOMS",
+    "EVENT_TYPES",
+    "Decoded",
+    "decode",
+    "decode_lines",
+    "encode",
+    "encode_line",
+    "line_too_long",
+    "split_lines",
+]
+
+#: Byte order marks, and what a file that starts with one is (a cassette has none).
+BOMS: Final = (
+    (b"\xef\xbb\xbf", "starts with a UTF-8 byte order mark (U+FEFF)"),
+    (b"\xff\xfe", "is UTF-16 text (it starts with a UTF-16 byte order mark)"),
+    (b"\xfe\xff", "is UTF-16 text (it starts with a UTF-16 byte order mark)"),
+)
 
 EVENT_TYPES: Final[dict[str, type[Event]]] = {
     cls.kind: cls for cls in (MessageEvent, RawEvent, StderrEvent, ExitEvent, HttpEvent)
@@ -212,9 +230,14 @@ def _header(obj: Any, source: str) -> Header:
             f"cassette format {fmt} is newer than this cassette-mcp reads (up to "
             f"{FORMAT_VERSION}); upgrade: pip install --upgrade cassette-mcp",
         )
-    fast = _plain_header(obj)
-    if fast is not None:
-        return fast
+    header = _plain_header(obj) or _converted_header(obj, source)
+    problem = target_problem(header.target) or redaction_problem(header.redaction)
+    if problem is not None:
+        raise CassetteFormatError(source, 1, f"bad header: {problem}")
+    return header
+
+
+def _converted_header(obj: dict[str, Any], source: str) -> Header:
     conv = _converter()
     import cattrs
 
@@ -260,7 +283,7 @@ def _event(obj: Any, source: str, lineno: int, warnings: list[str]) -> Event | N
     if plain is not None:
         fast = plain(obj, lineno - 1)
         if fast is not None:
-            return fast
+            return _checked_meta(fast, source, lineno)
     cls = EVENT_TYPES.get(kind) if isinstance(kind, str) else None
     if cls is None:
         if not isinstance(kind, str):
@@ -276,7 +299,17 @@ def _event(obj: Any, source: str, lineno: int, warnings: list[str]) -> Event | N
         event: Event = conv.structure(obj, cls)
     except (cattrs.BaseValidationError, TypeError, ValueError, KeyError) as exc:
         raise CassetteFormatError(source, lineno, f"bad {kind} event: {_describe(exc)}") from exc
-    return _stamp_seq(event, lineno - 1)
+    return _checked_meta(_stamp_seq(event, lineno - 1), source, lineno)
+
+
+def _checked_meta(event: Event, source: str, lineno: int) -> Event:
+    """The event, if the ``meta`` members readers rely on have their types (``fields``)."""
+    meta = getattr(event, "meta", None)
+    if meta:
+        problem = meta_problem(meta)
+        if problem is not None:
+            raise CassetteFormatError(source, lineno, f"bad {event.kind} event: {problem}")
+    return event
 
 
 _DIRECTIONS: Final = frozenset(("c2s", "s2c"))
@@ -339,27 +372,51 @@ def _stamp_seq(event: Event, seq: int) -> Event:
 
 def decode(data: bytes, source: str) -> Decoded:
     """Read a whole cassette from bytes; ``source`` names it in errors and warnings."""
-    lines = data.split(b"\n")
-    complete = data.endswith(b"\n")
-    if complete:
-        lines.pop()
-    if not lines or not lines[0].strip():
+    return decode_lines(split_lines(data), source)
+
+
+def split_lines(data: bytes) -> list[bytes]:
+    """``data``'s lines, each with its newline (the last may lack one); only ``\\n`` ends
+    a line, as a file's ``readline`` sees it."""
+    parts = data.split(b"\n")
+    lines = [part + b"\n" for part in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return lines
+
+
+def _first_line(raw: bytes | None, source: str) -> Header:
+    """The header line, or why it is not one."""
+    if raw is None or not raw.strip():
         raise CassetteFormatError(source, 1, "empty cassette: no header line")
-    warnings: list[str] = []
-    last = len(lines)
+    for mark, what in BOMS:
+        if raw.startswith(mark):
+            reason = f"the file {what}; a cassette is UTF-8 without one"
+            raise CassetteFormatError(source, 1, reason)
     try:
-        first = _parse_json(lines[0], source, 1)
+        first = _parse_json(raw, source, 1)
     except CassetteFormatError:
-        if last == 1 and not complete:
+        if not raw.endswith(b"\n"):
             raise CassetteFormatError(
                 source, 1, "the header line is cut off: the recorder stopped while writing it"
             ) from None
         raise
-    header = _header(first, source)
+    return _header(first, source)
+
+
+def decode_lines(lines: Iterable[bytes], source: str, limit: int | None = None) -> Decoded:
+    """Read a cassette line by line (each line with its newline; only the last may lack
+    it). A line longer than ``limit`` bytes (default: ``line_limit()``) is an error naming
+    it: the reader holds one line at a time, so memory is bounded by the limit."""
+    bound = line_limit() if limit is None else limit
+    warnings: list[str] = []
     events: list[Event] = []
-    for index in range(1, last):
-        raw = lines[index]
-        lineno = index + 1
+    numbered = enumerate(lines, start=1)
+    first = next(numbered, (1, None))[1]
+    _check_length(first, bound, source, 1)
+    header = _first_line(first, source)
+    for lineno, raw in numbered:
+        _check_length(raw, bound, source, lineno)
         if not raw.strip():
             continue
         try:
@@ -367,7 +424,7 @@ def decode(data: bytes, source: str) -> Decoded:
         except CassetteFormatError:
             # One write carries a whole line and its newline, so only a write cut short by
             # a crash leaves an unterminated last line; complete JSON there is no cut-off.
-            if lineno == last and not complete:
+            if not raw.endswith(b"\n"):
                 warnings.append(
                     f"{source}:{lineno}: dropped a last line cut off mid-write "
                     "(the recorder was stopped while writing it)"
@@ -378,3 +435,18 @@ def decode(data: bytes, source: str) -> Decoded:
         if event is not None:
             events.append(event)
     return Decoded(header, events, warnings)
+
+
+def _check_length(raw: bytes | None, limit: int, source: str, lineno: int) -> None:
+    if raw is not None and len(raw) > limit:
+        raise line_too_long(source, lineno, limit)
+
+
+def line_too_long(source: str, lineno: int, limit: int) -> CassetteFormatError:
+    """The error for a line over the reader's limit, saying how to raise it."""
+    return CassetteFormatError(
+        source,
+        lineno,
+        f"line longer than {limit} bytes, the limit for one message and its event "
+        "(raise it with --max-message-bytes, or max-message-bytes in [tool.cassette])",
+    )

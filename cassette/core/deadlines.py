@@ -24,6 +24,9 @@ __all__ = [
     "ANSWER_TIMEOUT",
     "HANDSHAKE_TIMEOUT",
     "SHUTDOWN_GRACE",
+    "STOP_BOUND",
+    "STOP_GRACE",
+    "STOP_KILL_AFTER",
     "UPSTREAM_TIMEOUT",
     "Deadlines",
     "Pacing",
@@ -39,6 +42,14 @@ HANDSHAKE_TIMEOUT: Final = 30.0
 #: Seconds a recorded server gets to end by itself once its client has finished (the
 #: MCP shutdown's grace); then the proxy ends it (``Upstream.aclose``).
 SHUTDOWN_GRACE: Final = 5.0
+#: Seconds a recorded server gets to end by itself once the recorder was asked to stop
+#: (SIGTERM, Ctrl-C, a harness giving up), then after SIGTERM before SIGKILL: short enough
+#: to be done before whoever asked gives up on us (the TypeScript SDK kills 2 s after its
+#: SIGTERM), with the server's exit recorded.
+STOP_GRACE: Final = 1.0
+STOP_KILL_AFTER: Final = 0.5
+#: The longest a stop may take, its server's last words and exit recorded included.
+STOP_BOUND: Final = STOP_GRACE + STOP_KILL_AFTER + 1.0
 
 
 @attrs.frozen

@@ -13,10 +13,13 @@ matching, encoding). 256 is above what the official Python SDK accepts (pydantic
 stops past 200 levels), so no message an SDK peer could exchange is refused; serde_json
 stops at 128, Go's encoding/json at 10000, JavaScript's JSON.parse only at its stack.
 
-The depth limit is the process's, not a session's: every reader in the process (the
-recorder, the replayer, the fronts, the cassette reader) must agree, or a recorder could
-write a message its own reader then refuses. ``set_max_depth`` changes it (the command line
-does, from its option or the project's settings).
+Both limits are the process's, not a session's: every reader in the process (the
+recorder, the replayer, the fronts, the cassette and manifest readers) must agree, or a
+recorder could write a message its own reader then refuses. ``set_max_depth`` and
+``set_max_message_bytes`` change them (the command line does, from its options or the
+project's settings). A cassette line holds one message and the event around it, so a
+reader accepts ``line_limit()`` bytes per line: the size limit plus ``LINE_OVERHEAD``; it
+stops reading a longer line there, so no file can make it hold more.
 
 The depth check is cheap on the hot path: a message shorter than the limit cannot be too
 deep; otherwise two ``count`` calls (C speed) bound the depth by the number of ``[`` and
@@ -36,18 +39,25 @@ from cassette.errors import UsageError
 __all__ = [
     "DEFAULT_MAX_BYTES",
     "DEFAULT_MAX_DEPTH",
+    "LINE_OVERHEAD",
     "TooDeepError",
     "check_depth",
+    "line_limit",
     "max_depth",
+    "max_message_bytes",
     "nesting_depth",
     "parse_size",
     "set_max_depth",
+    "set_max_message_bytes",
 ]
 
 DEFAULT_MAX_BYTES: Final = 64 * 1024 * 1024
 DEFAULT_MAX_DEPTH: Final = 256
+#: Bytes a cassette line may hold beyond its message: the event's own fields (``kind``,
+#: ``t``, ``dir``, ``meta``), generously.
+LINE_OVERHEAD: Final = 64 * 1024
 
-_state = {"depth": DEFAULT_MAX_DEPTH}
+_state = {"depth": DEFAULT_MAX_DEPTH, "bytes": DEFAULT_MAX_BYTES}
 
 
 class TooDeepError(ValueError):
@@ -61,6 +71,23 @@ class TooDeepError(ValueError):
 def max_depth() -> int:
     """The process's nesting limit for JSON from outside."""
     return _state["depth"]
+
+
+def max_message_bytes() -> int:
+    """The process's size limit for one message from outside (a line, a body, a file)."""
+    return _state["bytes"]
+
+
+def line_limit() -> int:
+    """The longest cassette line a reader accepts: one message and its event's fields."""
+    return _state["bytes"] + LINE_OVERHEAD
+
+
+def set_max_message_bytes(limit: int) -> None:
+    """Change the size limit for the whole process (see the module docstring)."""
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise UsageError(f"the size limit must be a whole number of bytes, not {limit!r}")
+    _state["bytes"] = limit
 
 
 def set_max_depth(limit: int) -> None:

@@ -107,6 +107,8 @@ class Recorder:
     # open client requests by (stream, id), with the client session that sent each
     _open_requests: dict[object, tuple[JSONObject, object]] = attrs.field(factory=dict, init=False)
     _seq: int = attrs.field(default=0, init=False)
+    #: whether some request got a successful answer: a session that never did is no cassette
+    succeeded: bool = attrs.field(default=False, init=False)
 
     def __attrs_post_init__(self) -> None:
         if self.redactor is None:
@@ -171,6 +173,8 @@ class Recorder:
             self._open_requests[_key(stream, message["id"])] = (message, session)
         elif direction == "s2c" and classified.kind in (Kind.RESPONSE, Kind.ERROR):
             request = self._answered(stream, session, message.get("id"))
+            if request is not None and classified.kind is Kind.RESPONSE:
+                self.succeeded = True
             if request is not None and classified.kind is Kind.RESPONSE and self._header is None:
                 verdict = decide(request, message.get("result"))
                 if verdict is not None:
@@ -181,6 +185,10 @@ class Recorder:
         """The server wrote a line on stderr."""
         kept = text if self._session is None else self._session.line("stderr", text)
         return self._add(StderrEvent(t=t, text=kept))
+
+    def redacted(self, text: str) -> str:
+        """``text`` as the cassette keeps it (for a person, the same as in the file)."""
+        return text if self.redactor is None else self.redactor.text(text)
 
     def exit(self, code: int | None, t: float) -> list[Record]:
         """The server process ended."""

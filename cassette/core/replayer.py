@@ -714,12 +714,16 @@ class Responder(Protocol):
 class ResponderPool(Protocol):
     """Every session a front serves: ``ReplaySessions``, or a mock's. ``recording`` says
     how the answering server was reached (era, transport, recorded HTTP facts), so a
-    network front serves its sessions as that server did."""
+    network front serves its sessions as that server did. ``release`` is told when a
+    session has ended: what it kept for the end of the run (its misses) is taken from it,
+    and the rest let go, so a front serving a long run keeps no ended session."""
 
     @property
     def recording(self) -> Recording: ...
 
     def new(self) -> Responder: ...
+
+    def release(self, responder: Responder) -> None: ...
 
     @property
     def misses(self) -> list[MissReport]: ...
@@ -731,7 +735,9 @@ class ReplaySessions:
     """Every replay session a network front serves from one cassette.
 
     Each session gets its own ``Replayer`` (its own consumption state), all sharing the
-    cassette's ``Prepared`` work; misses are gathered across them for the end-of-run report.
+    cassette's ``Prepared`` work. A session's replayer is kept while it is open; when it
+    ends (``release``) only its misses and their summary stay, for the end-of-run report:
+    the memory a long run keeps grows with its misses, not with its sessions.
     """
 
     def __init__(
@@ -746,24 +752,72 @@ class ReplaySessions:
         self._strategy = strategy
         self._environ = environ
         self._prepared = Prepared.of(recording, get_strategy(strategy).ignore)
-        self.replayers: list[Replayer] = []
+        self._open: dict[int, Replayer] = {}
+        self._ended_misses: list[MissReport] = []
+        self._ended_summaries: list[str] = []
+        #: what the ended sessions left unplayed, folded as each ends (``unplayed``)
+        self._ended_unplayed: dict[int, JSONObject] | None = None
+        self._unplayed_unknown = False
+        self.sessions = 0  # sessions opened so far
 
     def new(self) -> Replayer:
         """A fresh session."""
         replayer = Replayer(
             self.recording, self._strategy, environ=self._environ, prepared=self._prepared
         )
-        self.replayers.append(replayer)
+        self._open[id(replayer)] = replayer
+        self.sessions += 1
         return replayer
+
+    @property
+    def live(self) -> int:
+        """Sessions opened and not ended yet (each holds its replayer)."""
+        return len(self._open)
+
+    def release(self, responder: Responder) -> None:
+        """The session of ``responder`` has ended: keep its misses, let go of the rest."""
+        replayer = self._open.pop(id(responder), None)
+        if replayer is None:
+            return
+        self._ended_misses += replayer.misses
+        summary = replayer.summary()
+        if summary:
+            self._ended_summaries.append(summary)
+        self._ended_unplayed = self._fold(self._ended_unplayed, replayer)
+
+    def _fold(
+        self, unplayed: dict[int, JSONObject] | None, replayer: Replayer
+    ) -> dict[int, JSONObject] | None:
+        """``unplayed`` narrowed to what ``replayer`` left unplayed too (at most the
+        cassette's requests, however many sessions are folded in)."""
+        matcher = replayer.matcher
+        if not isinstance(matcher, FingerprintMatcher):
+            self._unplayed_unknown = True
+            return unplayed
+        left = {c.seq: c.message for c in matcher.unconsumed()}
+        if unplayed is None:
+            return left
+        return {seq: message for seq, message in unplayed.items() if seq in left}
+
+    def unplayed(self) -> list[tuple[int, JSONObject]]:
+        """The recorded requests no session played, as (event index, message) in order;
+        empty when a session's matcher cannot tell (not a fingerprint matcher)."""
+        unplayed = self._ended_unplayed
+        for replayer in self._open.values():
+            unplayed = self._fold(unplayed, replayer)
+        if self._unplayed_unknown:
+            return []
+        return sorted((unplayed or {}).items())
 
     @property
     def misses(self) -> list[MissReport]:
         """Every miss of every session so far."""
-        return [m for r in self.replayers for m in r.misses]
+        return [*self._ended_misses, *(m for r in self._open.values() for m in r.misses)]
 
     def summary(self) -> str:
         """All sessions' misses, for a person ("" when there were none)."""
-        return "\n".join(s for s in (r.summary() for r in self.replayers) if s)
+        open_ = (s for s in (r.summary() for r in self._open.values()) if s)
+        return "\n".join([*self._ended_summaries, *open_])
 
 
 def _client_capabilities(message: JSONObject) -> Mapping[str, Any] | None:
@@ -867,5 +921,5 @@ def _check_redaction(recording: Recording) -> None:
 
 def _env_values(info: Mapping[str, Any], environ: Mapping[str, str] | None) -> list[str]:
     """Values of the environment variables the recording named as secret, if set here."""
-    names = info.get("env", ())
+    names = info.get("env") or ()
     return [v for n in names if isinstance(n, str) and (v := (environ or {}).get(n))]

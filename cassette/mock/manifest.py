@@ -8,19 +8,31 @@ TOML dates and times have no JSON form and are refused when reading (quote them)
 
 Reading TOML needs nothing (stdlib ``tomllib``); writing it needs ``tomli-w`` (the ``toml``
 extra). Errors name the file, and the line where the parser gives one.
+
+A manifest's values are JSON values, in either spelling: ``nan`` and ``inf`` (which TOML
+has, and Python's JSON reader takes) are refused when reading, naming where they are,
+since no JSON answer can carry them. A lone UTF-16 surrogate in a recorded answer (legal
+as a JSON escape) is written as that escape in JSON, so it reads back exact; TOML cannot
+hold one at all, so there it is written as the six characters of its escape, and the
+caller is told (``notes``). Files are written whole or not at all (``write_atomic``).
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final, Literal
 
+from cassette.core.codec import BOMS
 from cassette.core.jsondiff import pointer, same_json
-from cassette.errors import CassetteExistsError, ManifestError, UsageError
+from cassette.core.limits import max_message_bytes
+from cassette.core.text import has_surrogates, surrogates_escaped
+from cassette.errors import CassetteError, CassetteExistsError, ManifestError, UsageError
+from cassette.store.files import describe_os_error, open_regular, write_atomic
 
 __all__ = [
     "MANIFEST_FORMAT",
@@ -53,17 +65,27 @@ def manifest_kind(path: str | os.PathLike[str]) -> Kind:
 
 
 def load_manifest(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """Read a manifest file (not yet validated: see ``validate_manifest``)."""
+    """Read a manifest file (not yet validated: see ``validate_manifest``). Only a regular
+    file is read, and no more of it than the process's message size limit: a manifest is
+    served as answers, none of which may be larger."""
     source = os.fspath(path)
     kind = manifest_kind(source)
+    limit = max_message_bytes()
     try:
-        data = Path(source).read_bytes()
-    except FileNotFoundError as exc:
-        raise ManifestError(f"{source}: no such manifest") from exc
-    except IsADirectoryError as exc:
-        raise ManifestError(f"{source}: is a directory, not a manifest") from exc
+        with open_regular(source, "manifest") as file:
+            data = file.read(limit + 1)
+    except CassetteError as exc:
+        raise ManifestError(str(exc)) from exc
     except OSError as exc:
-        raise ManifestError(f"{source}: cannot read: {exc.strerror}") from exc
+        raise ManifestError(f"{source}: cannot read: {describe_os_error(exc)}") from exc
+    if len(data) > limit:
+        raise ManifestError(
+            f"{source}: larger than {limit} bytes, the message size limit (raise it with "
+            "--max-message-bytes, or max-message-bytes in [tool.cassette])"
+        )
+    for mark, what in BOMS:
+        if data.startswith(mark):
+            raise ManifestError(f"{source}:1: the file {what}; a manifest is UTF-8 without one")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -83,7 +105,9 @@ def loads_manifest(text: str, kind: Kind = "json", source: str = "<manifest>") -
         value = _from_toml(value, (), source)
     else:
         try:
-            value = json.loads(text)
+            value = json.loads(text, parse_constant=_no_constant)
+        except _NotJson as exc:
+            raise ManifestError(f"{source}: {exc}") from exc
         except json.JSONDecodeError as exc:
             raise ManifestError(
                 f"{source}:{exc.lineno}: not valid JSON: {exc.msg} (column {exc.colno})"
@@ -93,31 +117,46 @@ def loads_manifest(text: str, kind: Kind = "json", source: str = "<manifest>") -
     return value
 
 
-def dumps_manifest(manifest: Mapping[str, Any], kind: Kind = "json") -> str:
-    """The manifest as JSON (indented, UTF-8) or TOML text."""
+def dumps_manifest(
+    manifest: Mapping[str, Any], kind: Kind = "json", notes: list[str] | None = None
+) -> str:
+    """The manifest as JSON (indented, UTF-8) or TOML text; ``notes`` hears of values
+    TOML cannot hold exactly (see the module docstring)."""
     if kind == "json":
-        return json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
+        return surrogates_escaped(json.dumps(manifest, indent=2, ensure_ascii=False)) + "\n"
     try:
         import tomli_w
     except ImportError:
         raise UsageError(
             "writing TOML needs tomli-w: pip install 'cassette-mcp[toml]', or write a .json path"
         ) from None
-    value = _to_toml(manifest, ())
+    changed: list[str] = []
+    value = _to_toml(manifest, (), changed)
+    if notes is not None:
+        notes += [
+            f"{where}: a lone surrogate, which TOML cannot hold, is written as the text of "
+            "its escape (write a .json manifest to keep it exact)"
+            for where in changed
+        ]
     text = tomli_w.dumps(value, multiline_strings=True)
-    plain = json.loads(json.dumps(manifest))
-    if not same_json(loads_manifest(text, "toml"), plain):  # multi-line strings lose a "\r"
+    plain = _to_toml(json.loads(json.dumps(manifest)), (), [])
+    if not same_json(_to_toml(loads_manifest(text, "toml"), (), []), plain):  # a lost "\r"
         text = tomli_w.dumps(value)
     return text
 
 
 def write_manifest(
-    manifest: Mapping[str, Any], path: str | os.PathLike[str], *, overwrite: bool = False
+    manifest: Mapping[str, Any],
+    path: str | os.PathLike[str],
+    *,
+    overwrite: bool = False,
+    notes: list[str] | None = None,
 ) -> None:
-    """Write ``manifest`` to ``path`` as its suffix says; refuses to replace a non-empty
-    file unless ``overwrite`` (a manifest is meant to be edited by hand)."""
+    """Write ``manifest`` to ``path`` as its suffix says, whole or not at all; refuses to
+    replace a non-empty file unless ``overwrite`` (a manifest is meant to be edited by
+    hand). ``notes`` hears of values TOML cannot hold exactly."""
     target = Path(path)
-    text = dumps_manifest(manifest, manifest_kind(target))
+    text = dumps_manifest(manifest, manifest_kind(target), notes)
     if target.is_dir():
         raise ManifestError(f"{target}: is a directory")
     if not overwrite and target.exists() and target.stat().st_size > 0:
@@ -126,10 +165,9 @@ def write_manifest(
             "choose another path)"
         )
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise ManifestError(f"{target}: cannot write: {exc.strerror}") from exc
+        write_atomic(target, text.encode("utf-8"))
+    except CassetteError as exc:
+        raise ManifestError(str(exc)) from exc
 
 
 def json_type(value: Any) -> str:
@@ -148,7 +186,20 @@ def _toml_error(source: str, exc: Exception) -> str:
     return f"{source}:{line or 1}: not valid TOML: {message}"
 
 
+class _NotJson(ValueError):
+    """A value JSON cannot carry (NaN, Infinity)."""
+
+
+def _no_constant(name: str) -> Any:
+    raise _NotJson(f"{name} is not a JSON number (JSON has no NaN or Infinity)")
+
+
 def _from_toml(value: Any, at: tuple[str | int, ...], source: str) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ManifestError(
+            f"{source}: {pointer(at) or '/'}: {value} is not a JSON number (JSON has no NaN "
+            "or Infinity)"
+        )
     if isinstance(value, dict):
         if same_json(value, TOML_NULL):
             return None
@@ -162,16 +213,26 @@ def _from_toml(value: Any, at: tuple[str | int, ...], source: str) -> Any:
     )
 
 
-def _to_toml(value: Any, at: tuple[str | int, ...]) -> Any:
+def _to_toml(value: Any, at: tuple[str | int, ...], changed: list[str]) -> Any:
     if value is None:
         return dict(TOML_NULL)
+    if isinstance(value, str) and has_surrogates(value):
+        changed.append(pointer(at) or "/")
+        return surrogates_escaped(value)
     if isinstance(value, Mapping):
         if same_json(dict(value), TOML_NULL):
             raise ManifestError(
                 f"{pointer(at) or '/'}: the object {json.dumps(TOML_NULL)} is how TOML "
                 "spells null here; write this manifest as .json"
             )
-        return {k: _to_toml(v, (*at, k)) for k, v in value.items()}
+        return {_key(k, changed, at): _to_toml(v, (*at, k), changed) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [_to_toml(v, (*at, i)) for i, v in enumerate(value)]
+        return [_to_toml(v, (*at, i), changed) for i, v in enumerate(value)]
     return value
+
+
+def _key(key: str, changed: list[str], at: tuple[str | int, ...]) -> str:
+    if has_surrogates(key):
+        changed.append(pointer((*at, key)))
+        return surrogates_escaped(key)
+    return key

@@ -47,9 +47,9 @@ from cassette.core.jsonrpc import (
 from cassette.core.matching import MissReport, canonical
 from cassette.core.mcp import LEGACY_VERSIONS
 from cassette.core.model import Header, RecorderInfo, Recording
-from cassette.core.replayer import Reply
+from cassette.core.replayer import Reply, Responder
 from cassette.errors import ManifestError
-from cassette.mock.template import render
+from cassette.mock.template import TemplateTooLarge, render
 from cassette.mock.validate import validate_manifest
 
 __all__ = ["MockServer"]
@@ -82,11 +82,13 @@ class _Miss(Exception):
 
 
 class _Refused(Exception):
-    """A JSON-RPC error the request earns (bad params, or an error the manifest gives)."""
+    """A JSON-RPC error the request earns (bad params, or an error the manifest gives);
+    ``warning`` is for the person running the mock, when there is something to tell."""
 
-    def __init__(self, error: dict[str, Any]) -> None:
+    def __init__(self, error: dict[str, Any], warning: str | None = None) -> None:
         super().__init__(error.get("message"))
         self.error = error
+        self.warning = warning
 
 
 def _listing(names: list[str]) -> str:
@@ -174,6 +176,9 @@ class MockServer:
         """A session: the same server, since a mock keeps no session state."""
         return self
 
+    def release(self, responder: Responder) -> None:
+        """A session ended: a mock kept nothing for it (its misses are the server's)."""
+
     @property
     def recording(self) -> Recording:
         """How a network front serves a mock: as a legacy-era server recorded over stdio
@@ -249,7 +254,10 @@ class MockServer:
                 raise _Refused(_invalid("params must be an object"))
             result = handler(params)
         except _Refused as refused:
-            return _reply({"jsonrpc": "2.0", "id": msg_id, "error": refused.error})
+            reply = _reply({"jsonrpc": "2.0", "id": msg_id, "error": refused.error})
+            if refused.warning is not None:
+                reply = attrs.evolve(reply, warnings=(refused.warning,))
+            return reply
         except _Miss as miss:
             self.misses.append(miss.report)
             text = f"cassette-mcp: {miss.report.summary}"
@@ -349,7 +357,14 @@ def _answer(
             f'{has} (add a call with these arguments, or one without "arguments" to answer '
             "any call)",
         )
-    if "error" in entry:
-        raise _Refused(render(entry["error"], arguments))
-    result: dict[str, Any] = render(entry["result"], arguments)
+    try:
+        if "error" in entry:
+            raise _Refused(render(entry["error"], arguments))
+        result: dict[str, Any] = render(entry["result"], arguments)
+    except TemplateTooLarge as exc:
+        why = (
+            f"{label}: the manifest's answer {exc} with these arguments (its "
+            "{{arguments...}} placeholders repeat them); it was not sent"
+        )
+        raise _Refused(_invalid(why), why) from exc
     return result

@@ -38,13 +38,14 @@ from typing import Any, Literal
 import attrs
 
 from cassette.core.faults import FaultPlan
+from cassette.core.jsonrpc import Kind, classify_value
 from cassette.core.matching import (
     LIFECYCLE_METHODS,
-    FingerprintMatcher,
     MissReport,
     Strategy,
     get_strategy,
 )
+from cassette.core.model import MessageEvent
 from cassette.core.recorder import BeforeRecord
 from cassette.core.redaction import Redactor
 from cassette.core.replayer import ReplaySessions
@@ -67,6 +68,7 @@ from cassette.runtime.record import (
     record_session,
 )
 from cassette.runtime.serve import front_of, serve
+from cassette.store.destination import session_path
 from cassette.store.lock import FileLock, claim_slot
 from cassette.store.report import Report
 from cassette.store.storage import Cassette, has_recording
@@ -137,12 +139,8 @@ class ModeResult:
     summary: str = ""
     appended: tuple[str, ...] = ()
     exit_code: int | None = None
-
-
-def session_path(path: str | os.PathLike[str], number: int) -> Path:
-    """The cassette of the ``number``-th session: ``t.jsonl``, then ``t.2.jsonl``, ..."""
-    base = Path(path)
-    return base if number <= 1 else base.with_name(f"{base.stem}.{number}{base.suffix}")
+    #: how a recording went (``RECORD`` only)
+    recording: RecordResult | None = None
 
 
 def next_session_path(path: str | os.PathLike[str], sessions: str | os.PathLike[str]) -> Path:
@@ -193,21 +191,22 @@ def _strategy(
     return get_strategy(name).ignoring(ignore)
 
 
+def _any_success(tape: Cassette) -> bool:
+    """Whether the server answered some request with a result (as the recorder counts
+    success; ``lint``'s ``no-success`` also pairs each answer with its request)."""
+    return any(
+        event.dir == "s2c" and classify_value(event.message) is Kind.RESPONSE
+        for event in tape.events
+        if isinstance(event, MessageEvent)
+    )
+
+
 def _load(path: str, lock: FileLock | None) -> Cassette:
     try:
         return Cassette.load(path)
     finally:
         if lock is not None:
             lock.release()
-
-
-def _holds_events(path: Path) -> bool:
-    """A header and at least one event: a server that never started leaves only a header."""
-    try:
-        with path.open("rb") as file:
-            return bool(file.readline()) and bool(file.readline().strip())
-    except FileNotFoundError:
-        return False
 
 
 class _Run:
@@ -263,6 +262,30 @@ class _Run:
         )
         _announce(action, self.path, self.choice, self.info)
 
+    def recorded(self, result: RecordResult) -> None:
+        """A recording that never succeeded is an error of the session (it is told at
+        once: the run may be ending on a signal)."""
+        if not result.succeeded:
+            self.report.write("error", text=result.failure())
+            self.info(f"error: {result.failure()}")
+
+    def check_success(self, tape: Cassette, options: ModeOptions) -> None:
+        """Warn when the cassette a mode replays holds no successful answer: a failed
+        recording left by an older version (this one keeps those as ``.failed``), which
+        would make every request miss with no hint why."""
+        if _any_success(tape):
+            return
+        text = (
+            f"{self.path}: no request in it got a successful answer: a failed recording, "
+            "not a cassette (`cassette lint` says so); every request will miss. Delete it "
+            "to record afresh"
+        )
+        warn = options.policy.on_warning
+        if warn is not None:
+            warn(text)
+        else:
+            self.info(f"warning: {text}")
+
     def failed(self, exc: BaseException) -> None:
         inner = sole_exception(exc)
         if isinstance(inner, FaultExit):
@@ -271,30 +294,14 @@ class _Run:
             self.report.write("error", text=str(inner))
 
     @contextlib.contextmanager
-    def recording(self, lock: FileLock | None) -> Iterator[Path]:
-        """Where a fresh recording goes, for as long as it is being made: the cassette
-        itself, or (``all``) a sibling moved over it afterwards if it holds an event. The
-        cassette's lock is let go at the end, however the recording ended."""
-        target = Path(self.path)
-        staged = target
-        if self.choice.mode == "all" and has_recording(target):
-            staged = target.with_name(f".{target.name}.recording")
+    def recording(self, lock: FileLock | None) -> Iterator[None]:
+        """The cassette's lock is let go once the recording has its name, however it
+        ended (the recording names it: ``cassette.store.destination``)."""
         try:
-            yield staged
+            yield
         finally:
-            self.promote(staged)
             if lock is not None:
                 lock.release()
-
-    def promote(self, staged: Path) -> None:
-        target = Path(self.path)
-        if staged == target:
-            return
-        if _holds_events(staged):
-            os.replace(staged, target)
-        else:
-            with contextlib.suppress(FileNotFoundError):
-                staged.unlink()
 
 
 async def run_mode(
@@ -323,6 +330,7 @@ async def run_mode(
         if action is Action.RECORD:
             return await _record(run, lock, options, client)
         tape = _load(run.path, lock)
+        run.check_success(tape, options)
         outcome = await _replay(run, action, tape, options, client=client, on_finish=on_finish)
         run.report.write("end", misses=len(outcome.misses), appended=len(outcome.appended))
         return outcome
@@ -334,17 +342,20 @@ async def run_mode(
 async def _record(
     run: _Run, lock: FileLock | None, options: ModeOptions, client: FrameStream | None
 ) -> ModeResult:
-    with run.recording(lock) as staged:
+    with run.recording(lock):
         config = RecordConfig(
-            path=staged,
+            path=run.path,
             transport=options.transport,
-            overwrite=True,
+            overwrite=run.choice.mode == "all",  # replaced once the new one succeeded
+            locked=True,
             fsync=options.fsync,
             strategy=options.strategy,
             redactor=options.redactor,
             passthrough_stderr=options.passthrough_stderr,
             upstream_timeout=options.upstream_timeout,
             on_warning=options.policy.on_warning,
+            on_info=run.info,
+            on_result=run.recorded,
             before_record=options.before_record,
             era=options.era,
         )
@@ -353,7 +364,7 @@ async def _record(
         else:
             result = await record_session(options.target, config, client)
     run.report.write("end", misses=0, appended=0, events=result.events)
-    return ModeResult(Action.RECORD, run.path, exit_code=result.exit_code)
+    return ModeResult(Action.RECORD, run.path, exit_code=result.exit_code, recording=result)
 
 
 async def _record_proxy(options: ModeOptions, config: RecordConfig) -> RecordResult:
@@ -435,20 +446,12 @@ async def _serve_client(
 def _unplayed(responders: ReplaySessions) -> list[dict[str, Any]]:
     """The recorded requests no session of this serving played (line and request), for a
     supervisor that fails tests leaving recordings unused. Lifecycle calls are left out: a
-    client's handshake is not a call a test forgets."""
-    unplayed: set[int] | None = None
-    candidates = {}
-    for replayer in responders.replayers:
-        matcher = replayer.matcher
-        if not isinstance(matcher, FingerprintMatcher):
-            return []
-        left = {c.seq for c in matcher.unconsumed()}
-        candidates.update({c.seq: c.message for c in matcher.unconsumed()})
-        unplayed = left if unplayed is None else unplayed & left
+    client's handshake is not a call a test forgets. (The pool folds each session's
+    unplayed requests in as it ends, so it need not keep ended sessions.)"""
     return [
-        {"line": seq + 1, "request": describe_request(candidates[seq])}
-        for seq in sorted(unplayed or ())
-        if candidates[seq].get("method") not in LIFECYCLE_METHODS
+        {"line": seq + 1, "request": describe_request(message)}
+        for seq, message in responders.unplayed()
+        if message.get("method") not in LIFECYCLE_METHODS
     ]
 
 

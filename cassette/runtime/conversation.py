@@ -287,6 +287,7 @@ class SessionPool:
         self._open.pop(number, None)
         if self.on_close is not None:
             self.on_close(conversation)
+        self.responders.release(conversation.responder)
 
     async def aclose(self) -> None:
         """End every session still open (the front stopped)."""

@@ -3,9 +3,9 @@
 Two shapes, chosen by what the transport can do (``cassette.transport``):
 
 * a frame transport that reaches its server (``UpstreamConnector``: stdio, or a plugin
-  such as TCP) records with ``record``: the client is a frame stream (by default our own
-  stdin and stdout), the server the transport's ``Upstream``, and ``proxy`` relays both
-  ways;
+  such as TCP) records with ``record_session``: the client is a frame stream (by default
+  our own stdin and stdout), the server the transport's ``Upstream``, and ``proxy``
+  (``cassette.runtime.proxy``) relays both ways;
 * a network transport with a ``RecordingFront`` (streamable HTTP, SSE) records with
   ``record_proxy``: the plugin serves the proxy and reports what passed to a ``Tap``.
 
@@ -15,32 +15,38 @@ Ordering rules that make a recording trustworthy:
   other side has seen is on disk when a kill arrives;
 * the proxy forwards frames byte for byte; the recorder only reads them;
 * when the client finishes, the server gets end of input (``send_eof``) and time to exit;
-  when the server finishes, its exit is recorded and the client sees end of stream.
+  when the server finishes, its exit is recorded and the client sees end of stream;
+* cancelling a recording (a signal, a harness giving up) stops it gracefully: the server
+  is ended in order, sooner than usual, and what it says meanwhile is still recorded
+  (bounded by ``STOP_BOUND``);
+* the cassette's file is claimed under its lock and named at the end
+  (``cassette.store.destination``): one writer per cassette, and a session in which no
+  request succeeded is set aside as ``<cassette>.failed``, never left as a cassette.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 import anyio
 import attrs
 
-from cassette.core.deadlines import SHUTDOWN_GRACE
-from cassette.core.eras import ERA_CHOICES, era_refusal
-from cassette.core.jsonrpc import classify, dumps_bytes
+from cassette.core.deadlines import STOP_BOUND
+from cassette.core.eras import ERA_CHOICES
 from cassette.core.recorder import BeforeRecord
 from cassette.core.redaction import Redactor, secret_environment
-from cassette.errors import TransportClosedError, UsageError
+from cassette.core.text import printable
+from cassette.errors import UsageError, sole_exception
 from cassette.registry import get_connector, get_transport
+from cassette.runtime.proxy import proxy
 from cassette.runtime.sink import Sink, SinkTap, open_sink, stderr_passthrough
-from cassette.runtime.watchdog import Watchdog
+from cassette.store.destination import Destination
 from cassette.transport import (
     ConnectOptions,
-    Frame,
     FrameStream,
     RecordingFront,
     RecordOptions,
@@ -48,6 +54,7 @@ from cassette.transport import (
     Target,
     Transport,
     Upstream,
+    UpstreamConnector,
 )
 
 __all__ = [
@@ -84,7 +91,10 @@ class RecordConfig:
     stored in the header for replays to use by default. ``upstream_timeout`` (seconds)
     answers a request the server leaves unanswered that long with an error, recorded
     (stdio: none by default, since a tool call may rightly take minutes; HTTP: the
-    transport's 60 s); ``on_warning`` hears about each.
+    transport's 60 s); ``on_warning`` hears about each. ``locked``: the caller holds the
+    cassette's lock already (a record mode), so the recording takes ``path`` as it is;
+    otherwise a cassette another process is recording makes this one take the next
+    numbered sibling, told to ``on_info``.
     """
 
     path: str | os.PathLike[str]
@@ -96,6 +106,11 @@ class RecordConfig:
     passthrough_stderr: bool = True
     upstream_timeout: float | None = None
     on_warning: Warn | None = None
+    on_info: Warn | None = None
+    locked: bool = False
+    #: hears how the recording went as soon as its file has its name, also when the
+    #: recording was cancelled (so a stopped command can still say what it made)
+    on_result: Callable[[RecordResult], None] | None = None
     #: sees each message before it is written; may change it or drop it (``None``);
     #: redaction runs after it (``cassette.core.recorder.BeforeRecord``)
     before_record: BeforeRecord | None = None
@@ -106,11 +121,37 @@ class RecordConfig:
 
 @attrs.frozen
 class RecordResult:
-    """How a recording ended."""
+    """How a recording ended: the cassette it made (``path``), the server's exit code
+    (``None``: unknown, or a network upstream), how many records were written, whether any
+    request succeeded; when none did, where the session was kept instead (``failed``,
+    ``None`` if it held nothing) and the last lines of the server's stderr, for the person
+    finding out why."""
 
     path: str
     exit_code: int | None
     events: int
+    succeeded: bool = True
+    failed: str | None = None
+    stderr_tail: tuple[str, ...] = ()
+
+    def failure(self) -> str:
+        """One line saying why there is no cassette: what became of the server, what it
+        last said on stderr, where the session is kept."""
+        parts = [f"no request got a successful answer, so nothing was recorded as {self.path}"]
+        if self.exit_code is not None:
+            parts.append(_ending(self.exit_code))
+        if self.stderr_tail:
+            said = " / ".join(printable(line) for line in self.stderr_tail)
+            parts.append(f"its last stderr: {said}")
+        if self.failed is not None:
+            parts.append(f"the session is kept in {self.failed} (not a cassette)")
+        return "; ".join(parts)
+
+
+def _ending(code: int) -> str:
+    if code < 0:
+        return f"the server was ended by signal {-code}"
+    return f"the server exited with code {code}"
 
 
 def print_err(text: str) -> None:
@@ -124,136 +165,15 @@ def _warn(config: RecordConfig) -> Warn:
     return config.on_warning or (lambda text: print_err(f"cassette: warning: {text}"))
 
 
-# -- the frame proxy -----------------------------------------------------------------------
+def _info(config: RecordConfig) -> Warn:
+    return config.on_info or (lambda text: print_err(f"cassette: {text}"))
 
 
-async def _end_after_client(upstream: Upstream, client_done: anyio.Event) -> None:
-    """Once the client has finished, the server gets the shutdown grace to end by itself;
-    a server that ignores end of input is then ended by the transport (stdio: terminate,
-    then kill), so it never outlives its recording. Cancelled when it ends in time."""
-    await client_done.wait()
-    await anyio.sleep(SHUTDOWN_GRACE)
-    with anyio.CancelScope(shield=True):
-        await upstream.aclose()
-
-
-@attrs.define
-class _Relay:
-    """What both directions of a frame proxy share."""
-
-    client: FrameStream
-    upstream: Upstream
-    sink: Sink
-    watchdog: Watchdog | None
-    lock: anyio.Lock  # one frame to the client at a time
-    era: str = "auto"
-
-    async def to_client(self, frame: Frame) -> None:
-        async with self.lock:
-            await self.client.send(frame)
-
-    async def answered_here(self, frame: Frame) -> bool:
-        """Answer, in the server's place, a client request of the era not recorded (``--era``);
-        the answer is recorded as the server's."""
-        if self.era == "auto" or not (
-            b"server/discover" in frame.data or b"initialize" in frame.data
-        ):
-            return False
-        answer = era_refusal(self.era, classify(frame.data).value)
-        if answer is None:
-            return False
-        data = dumps_bytes(answer) + b"\n"
-        self.sink.frame("s2c", data)
-        with contextlib.suppress(TransportClosedError):
-            await self.to_client(Frame(data))
-        return True
-
-
-async def _client_to_server(relay: _Relay) -> None:
-    client, upstream, sink, watchdog = relay.client, relay.upstream, relay.sink, relay.watchdog
-    server_gone = False
-    while True:
-        try:
-            frame = await client.receive()
-        except anyio.EndOfStream:
-            break
-        sink.frame("c2s", frame.data)
-        if await relay.answered_here(frame):
-            continue
-        if watchdog is not None:
-            watchdog.client_frame(frame.data)
-        if not server_gone:
-            try:
-                await upstream.send(frame)
-            except TransportClosedError:
-                server_gone = True  # keep recording what the client says; nobody hears it
-    await upstream.send_eof()
-
-
-async def _relay_client(relay: _Relay, client_done: anyio.Event) -> None:
-    try:
-        await _client_to_server(relay)
-    finally:
-        client_done.set()
-
-
-async def _server_to_client(relay: _Relay) -> int | None:
-    client, upstream, sink, watchdog = relay.client, relay.upstream, relay.sink, relay.watchdog
-    client_gone = False
-    while True:
-        try:
-            frame = await upstream.receive()
-        except anyio.EndOfStream:
-            break
-        if watchdog is not None and watchdog.late_answer(frame.data):
-            continue  # the client was answered in the server's place; this came too late
-        sink.frame("s2c", frame.data)
-        if not client_gone:
-            try:
-                await relay.to_client(frame)
-            except TransportClosedError:
-                client_gone = True
-    code = await upstream.wait()
-    sink.exit(code)
-    await client.send_eof()
-    return code
-
-
-async def proxy(
-    client: FrameStream,
-    upstream: Upstream,
-    sink: Sink,
-    *,
-    upstream_timeout: float | None = None,
-    on_warning: Warn | None = None,
-    era: str = "auto",
-) -> int | None:
-    """Forward both ways until the server's output ends; returns its exit code.
-
-    With ``upstream_timeout``, a request the server leaves unanswered that long gets an
-    error in its place (see ``cassette.runtime.watchdog``); ``on_warning`` hears about each.
-    With ``era`` (``legacy`` or ``modern``), the other era's opening is answered here."""
-    watchdog = None
-    if upstream_timeout is not None:
-        warn = on_warning or (lambda text: print_err(f"cassette: warning: {text}"))
-        watchdog = Watchdog(upstream_timeout, sink, client, warn)
-    lock = watchdog.lock if watchdog is not None else anyio.Lock(fast_acquire=True)
-    relay = _Relay(client, upstream, sink, watchdog, lock, era)
-    client_done = anyio.Event()
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(_relay_client, relay, client_done)
-        tg.start_soon(_end_after_client, upstream, client_done)
-        if watchdog is not None:
-            tg.start_soon(watchdog.run)
-        code = await _server_to_client(relay)
-        tg.cancel_scope.cancel()  # the server is gone: stop waiting for the client
-    return code
-
-
-def _open(config: RecordConfig, plugin: Transport, target: Target) -> Sink:
-    """A fresh recording of ``target``: the header names it (a URL, else the command line;
-    the recorder redacts it) and the transport that carried it. Secret-named variables of
-    the server's own environment are redacted wherever they appear, as ours are."""
+def _open(config: RecordConfig, plugin: Transport, target: Target, path: Path) -> Sink:
+    """A fresh recording of ``target`` into ``path``: the header names it (a URL, else the
+    command line; the recorder redacts it) and the transport that carried it. Secret-named
+    variables of the server's own environment are redacted wherever they appear, as ours
+    are."""
     redactor = config.redactor
     if redactor is not None and target.env:
         redactor = redactor.with_literals(secret_environment(target.env))
@@ -263,14 +183,64 @@ def _open(config: RecordConfig, plugin: Transport, target: Target) -> Sink:
     else:
         described = {"command": portable_argv(target.command)}
     return open_sink(
-        config.path,
+        path,
         plugin.name,
         described,
         strategy=config.strategy,
         redactor=redactor,
-        overwrite=config.overwrite,
+        overwrite=True,  # the destination decided what may be replaced
         fsync=config.fsync,
+        on_warning=_warn(config),
         before_record=config.before_record,
+    )
+
+
+def _claim(config: RecordConfig) -> Destination:
+    """The cassette's file, under its lock; a person is told when it is busy."""
+    destination = Destination.claim(config.path, overwrite=config.overwrite, locked=config.locked)
+    if destination.busy is not None:
+        holder = f"process {destination.busy}" if destination.busy else "another process"
+        _info(config)(
+            f"{destination.asked} is being recorded by {holder}; this session is "
+            f"recorded to {destination.path}"
+        )
+    return destination
+
+
+@contextlib.contextmanager
+def _recording(
+    config: RecordConfig, plugin: Transport, target: Target
+) -> Iterator[tuple[Sink, list[RecordResult]]]:
+    """A sink writing to the claimed destination; at the end the file gets its name and
+    the result (how the session went, where it is) is appended to the list yielded."""
+    destination = _claim(config)
+    sink: Sink | None = None
+    outcome: list[RecordResult] = []
+    try:
+        sink = _open(config, plugin, target, destination.writing)
+        yield sink, outcome
+    finally:
+        succeeded = sink is not None and sink.succeeded
+        try:
+            if sink is not None:
+                sink.finish()
+        finally:
+            happened = sink is not None and sink.count > 1  # more than a header
+            failed = destination.finish(succeeded, happened=happened)
+        if sink is not None:
+            outcome.append(_result(destination, sink, failed))
+            if config.on_result is not None:
+                config.on_result(outcome[0])
+
+
+def _result(destination: Destination, sink: Sink, failed: Path | None) -> RecordResult:
+    return RecordResult(
+        os.fspath(destination.path),
+        sink.exit_code,
+        sink.count,
+        succeeded=sink.succeeded,
+        failed=None if failed is None else os.fspath(failed),
+        stderr_tail=tuple(sink.stderr_tail),
     )
 
 
@@ -304,41 +274,87 @@ async def record_session(
     """Record the live server at ``target`` through a frame proxy, to ``config.path``.
 
     ``client`` is the stream to the client; by default, our own stdin and stdout (what
-    ``cassette record`` does). The cassette is closed cleanly on cancellation, with the
-    server's exit in it."""
+    ``cassette record`` does). Cancelling it stops it gracefully (see the module
+    docstring); the cassette is then complete, with the server's exit in it."""
     plugin = get_connector(config.transport)
-    sink = _open(config, plugin, target)
+    with _recording(config, plugin, target) as (sink, outcome):
+        await _stoppable(_session(plugin, target, config, sink, client))
+    return outcome[0]
+
+
+async def _stoppable(session: Callable[[anyio.Event], Awaitable[None]]) -> None:
+    """Run ``session`` so that cancelling it from outside sets its stop event instead of
+    cutting it off: it then has ``STOP_BOUND`` seconds to end gracefully, after which it
+    is cancelled after all. The cancellation is delivered once it has ended."""
+    stop = anyio.Event()
+    bound = anyio.CancelScope(shield=True)
+
+    async def stop_on_cancel() -> None:
+        try:
+            await anyio.sleep_forever()
+        finally:
+            if not stop.is_set():
+                stop.set()
+                bound.deadline = anyio.current_time() + STOP_BOUND
+
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(stop_on_cancel)
+            with bound:
+                await session(stop)
+            tg.cancel_scope.cancel()
+    except BaseExceptionGroup as group:
+        inner = sole_exception(group)  # this group is ours: its caller sees the error itself
+        if inner is group:
+            raise
+        inner.__suppress_context__ = True  # its own cause is kept
+        raise inner from inner.__cause__
+
+
+def _session(
+    plugin: UpstreamConnector,
+    target: Target,
+    config: RecordConfig,
+    sink: Sink,
+    client: FrameStream | None,
+) -> Callable[[anyio.Event], Awaitable[None]]:
+    """One recorded session through ``plugin``, as ``_stoppable`` runs it."""
     stderr_out = stderr_passthrough if config.passthrough_stderr else None
     options = ConnectOptions(on_side_event=lambda event: sink.side_event(event, stderr_out))
-    code: int | None = None
-    reached: list[Upstream] = []
-    try:
-        async with plugin.connect(target, options) as upstream:
-            reached.append(upstream)
-            if client is None:
-                from cassette.transports.stdio import StdioClientStream
 
-                client = StdioClientStream()
-            try:
-                code = await proxy(
-                    client,
-                    upstream,
-                    sink,
-                    upstream_timeout=config.upstream_timeout,
-                    on_warning=_warn(config),
-                    era=config.era,
-                )
-            finally:
-                with anyio.CancelScope(shield=True):
-                    await client.aclose()
-    finally:
-        # Cancelled (a signal, a harness giving up): the transport has ended the server by
-        # now; its exit still belongs in the cassette.
-        if reached and not sink.exit_recorded:
-            with anyio.CancelScope(shield=True), anyio.move_on_after(1.0):
-                sink.exit(await reached[0].wait())
-        sink.finish()
-    return RecordResult(os.fspath(config.path), code, sink.count)
+    async def run(stop: anyio.Event) -> None:
+        reached: list[Upstream] = []
+        try:
+            async with plugin.connect(target, options) as upstream:
+                reached.append(upstream)
+                stream = client if client is not None else _stdio_client()
+                try:
+                    await proxy(
+                        stream,
+                        upstream,
+                        sink,
+                        upstream_timeout=config.upstream_timeout,
+                        on_warning=_warn(config),
+                        era=config.era,
+                        stop=stop,
+                    )
+                finally:
+                    with anyio.CancelScope(shield=True):
+                        await stream.aclose()
+        finally:
+            # Cut off (a stop past its bound, a failed write): the transport has ended
+            # the server by now; its exit still belongs in the cassette.
+            if reached and not sink.exit_recorded and not sink.writer.closed:
+                with anyio.CancelScope(shield=True), anyio.move_on_after(1.0):
+                    sink.exit(await reached[0].wait())
+
+    return run
+
+
+def _stdio_client() -> FrameStream:
+    from cassette.transports.stdio import StdioClientStream
+
+    return StdioClientStream()
 
 
 async def record(
@@ -397,7 +413,6 @@ async def record_proxy(
     cancelled. Point the client at the URL ``listen.on_ready`` receives; every client
     session that passes through is kept in the one cassette."""
     plugin = recording_front(config.transport)
-    sink = _open(config, plugin, Target(url=upstream))
     options = RecordOptions(
         host=listen.host,
         port=listen.port,
@@ -407,11 +422,9 @@ async def record_proxy(
         allowed_origins=listen.allowed_origins,
         era=config.era,
     )
-    try:
+    with _recording(config, plugin, Target(url=upstream)) as (sink, outcome):
         await plugin.record_proxy(upstream, SinkTap(sink), options)
-    finally:
-        sink.finish()
-    return RecordResult(os.fspath(config.path), None, sink.count)
+    return outcome[0]
 
 
 async def record_http(

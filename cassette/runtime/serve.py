@@ -172,6 +172,9 @@ class _One:
     def new(self) -> Responder:
         return self._responder
 
+    def release(self, responder: Responder) -> None:
+        """The harness's one responder is its own: nothing to let go of."""
+
     @property
     def misses(self) -> list[MissReport]:
         return list(self._responder.misses)

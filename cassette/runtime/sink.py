@@ -11,17 +11,21 @@ from __future__ import annotations
 import contextlib
 import os
 import time
+from collections import deque
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
-from cassette.core.model import ExitEvent
+from cassette.core.limits import line_limit
 from cassette.core.recorder import BeforeRecord, Record, Recorder
 from cassette.core.redaction import Redactor
 from cassette.store.storage import CassetteWriter
 from cassette.transport import Exited, SideEvent, StderrLine
 
-__all__ = ["Clock", "Sink", "SinkTap", "open_sink", "stderr_passthrough"]
+__all__ = ["STDERR_TAIL", "Clock", "Sink", "SinkTap", "open_sink", "stderr_passthrough"]
+
+#: Lines of the server's stderr kept to explain a session that never succeeded.
+STDERR_TAIL: Final = 5
 
 
 def now_iso() -> str:
@@ -40,21 +44,49 @@ class Clock:
 
 
 class Sink:
-    """Recorder plus writer: observe, then append, in one step."""
+    """Recorder plus writer: observe, then append, in one step.
 
-    def __init__(self, recorder: Recorder, writer: CassetteWriter, clock: Clock) -> None:
+    It also keeps what a person needs when the session went wrong: whether any request
+    succeeded, the server's exit code and the last lines of its stderr."""
+
+    def __init__(
+        self,
+        recorder: Recorder,
+        writer: CassetteWriter,
+        clock: Clock,
+        on_warning: Callable[[str], None] | None = None,
+    ) -> None:
         self.recorder = recorder
         self.writer = writer
         self.clock = clock
         self.count = 0
         self.exit_recorded = False
+        self.exit_code: int | None = None
+        self.stderr_tail: deque[str] = deque(maxlen=STDERR_TAIL)
+        self._on_warning = on_warning
+        self._told_long = False
+
+    @property
+    def succeeded(self) -> bool:
+        """Whether some request got a successful answer (else this is no cassette)."""
+        return self.recorder.succeeded
 
     def put(self, records: list[Record]) -> None:
         """Append what the recorder made (nothing: no write)."""
         if records:
             self.count += len(records)
-            self.exit_recorded = self.exit_recorded or isinstance(records[-1], ExitEvent)
-            self.writer.write(records)
+            longest = self.writer.write(records)
+            if longest > line_limit() and not self._told_long:
+                self._tell_long(longest)
+
+    def _tell_long(self, size: int) -> None:
+        self._told_long = True
+        if self._on_warning is not None:
+            self._on_warning(
+                f"{self.writer.path}: a line of {size} bytes is over the {line_limit()}-byte "
+                "limit readers apply; replay and lint will refuse it unless max-message-bytes "
+                "is raised (--max-message-bytes, or [tool.cassette])"
+            )
 
     def frame(
         self, direction: Literal["c2s", "s2c"], data: bytes, meta: Mapping[str, Any] | None = None
@@ -68,18 +100,29 @@ class Sink:
             if passthrough is not None:
                 passthrough(event.data)
             text = event.data.decode("utf-8", "replace").rstrip("\n")
-            self.put(self.recorder.stderr(text, self.clock()))
+            records = self.recorder.stderr(text, self.clock())
+            self.stderr_tail.append(self.recorder.redacted(text))
+            self.put(records)
         elif isinstance(event, Exited):
             self.exit(event.code)
 
     def exit(self, code: int | None) -> None:
-        """The server is gone, with ``code``."""
+        """The server is gone, with ``code``. Recorded once, however many ways it is told
+        (the records of a session with no success yet are still held in memory then)."""
+        if self.exit_recorded:
+            return
+        self.exit_recorded = True
+        self.exit_code = code
         self.put(self.recorder.exit(code, self.clock()))
 
     def finish(self) -> None:
-        """The session is over: flush what the recorder still holds, close the file."""
-        self.put(self.recorder.close())
-        self.writer.close()
+        """The session is over: flush what the recorder still holds, close the file. After
+        a failed write nothing more is written (the file keeps its prefix)."""
+        try:
+            if not self.writer.closed:
+                self.put(self.recorder.close())
+        finally:
+            self.writer.close()
 
 
 class SinkTap:
@@ -108,6 +151,7 @@ def open_sink(
     redactor: Redactor | None,
     overwrite: bool,
     fsync: bool,
+    on_warning: Callable[[str], None] | None = None,
     before_record: BeforeRecord | None = None,
 ) -> Sink:
     """A fresh recording's recorder and writer: the header names what was recorded
@@ -123,7 +167,7 @@ def open_sink(
         before_record=before_record,
     )
     writer = CassetteWriter(path, overwrite=overwrite, fsync=fsync).open()
-    return Sink(recorder, writer, Clock())
+    return Sink(recorder, writer, Clock(), on_warning)
 
 
 def stderr_passthrough(data: bytes) -> None:

@@ -13,7 +13,10 @@ deleted while a newcomer creates and locks a fresh file), closed the classic way
 locking, the lock is only held if the path still names the inode we locked; otherwise
 we let go and try again. On Windows an open file cannot be deleted, so the file stays.
 
-The kernel drops a lock when its holder dies, so a killed recorder never blocks anyone.
+The holder writes its process id into the lock file, so a process that finds the lock
+taken can say who holds it (``holder``): a person can then tell a test run from a stray
+recorder. The kernel drops a lock when its holder dies, so a killed recorder never blocks
+anyone.
 Locks conflict between open files even within one process (``flock`` semantics), which is
 what lets two threads of a test process exclude each other too.
 
@@ -31,6 +34,8 @@ from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 
+from cassette.store.files import make_parent
+
 __all__ = ["FileLock", "claim_slot"]
 
 
@@ -38,8 +43,8 @@ class FileLock:
     """An exclusive lock guarding one cassette (see the module docstring)."""
 
     def __init__(self, cassette: str | os.PathLike[str]) -> None:
-        target = Path(cassette)
-        self.path = target.with_name(f".{target.name}.lock")
+        self.cassette = Path(cassette)
+        self.path = self.cassette.with_name(f".{self.cassette.name}.lock")
         self._fd: int | None = None
 
     @property
@@ -50,7 +55,7 @@ class FileLock:
         """Take the lock if nobody holds it; never waits."""
         if self._fd is not None:
             raise RuntimeError(f"{self.path}: already held by this FileLock")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        make_parent(self.cassette)  # a file in the way is named, for the cassette
         while True:
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
             if not _lock(fd):
@@ -58,6 +63,7 @@ class FileLock:
                 return False
             if sys.platform == "win32" or _same_file(fd, self.path):
                 self._fd = fd
+                _write_holder(fd)
                 return True
             os.close(fd)  # the previous holder deleted it under us: lock the new one
 
@@ -95,6 +101,14 @@ class FileLock:
                 told = True
             await anyio.sleep(poll)
 
+    def holder(self) -> int | None:
+        """The process id of whoever holds the lock now, as it wrote it (``None``: unknown)."""
+        try:
+            text = self.path.read_text(encoding="ascii", errors="replace").strip()
+        except OSError:
+            return None
+        return int(text) if text.isdigit() else None
+
     def release(self) -> None:
         """Let go (safe to call when not held)."""
         fd, self._fd = self._fd, None
@@ -117,6 +131,14 @@ class FileLock:
         _tb: TracebackType | None,
     ) -> None:
         self.release()
+
+
+def _write_holder(fd: int) -> None:
+    if sys.platform == "win32":  # pragma: no cover  (the locked byte cannot be written there)
+        return
+    with contextlib.suppress(OSError):  # only a courtesy: the lock holds without it
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
 
 
 def _same_file(fd: int, path: Path) -> bool:

@@ -12,6 +12,8 @@ import json
 import os
 from typing import Any
 
+from cassette.core.text import surrogates_escaped
+
 __all__ = ["Report"]
 
 
@@ -29,7 +31,9 @@ class Report:
         if self.path is None:
             return
         record = {"event": event, "cassette": self.cassette, "pid": os.getpid(), **fields}
-        data = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
+        # a lone surrogate from a recording stays a JSON escape: UTF-8 cannot carry it
+        text = surrogates_escaped(json.dumps(record, ensure_ascii=False))
+        data = (text + "\n").encode("utf-8")
         with contextlib.suppress(OSError):  # a report must never break the session it reports
             fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
             try:

@@ -21,10 +21,21 @@ from typing import Any
 import attrs
 
 from cassette.core._gc import paused_gc
-from cassette.core.codec import decode, encode_line
+from cassette.core.codec import decode, decode_lines, encode_line, line_too_long
+from cassette.core.limits import line_limit
 from cassette.core.model import Era, Event, Header, MessageEvent, era_of
 from cassette.core.recorder import Record
 from cassette.errors import CassetteError, CassetteExistsError, CassetteNotFoundError
+from cassette.store.files import (
+    LineTooLong,
+    bounded_lines,
+    check_writable,
+    describe_os_error,
+    make_parent,
+    open_regular,
+    write_atomic,
+)
+from cassette.store.lock import FileLock
 
 __all__ = ["Cassette", "CassetteWriter", "append_events", "has_recording"]
 
@@ -40,17 +51,19 @@ class Cassette:
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> Cassette:
-        """Read a cassette file; errors name ``file:line`` (see ``codec``)."""
+        """Read a cassette file; errors name ``file:line`` (see ``codec``). Only a regular
+        file is read, one line at a time, none longer than the process's ``line_limit``
+        (``cassette.store.files`` says why)."""
         source = os.fspath(path)
-        try:
-            data = Path(source).read_bytes()
-        except FileNotFoundError as exc:
-            raise CassetteNotFoundError(f"{source}: no such cassette") from exc
-        except IsADirectoryError as exc:
-            raise CassetteError(f"{source}: is a directory, not a cassette") from exc
-        except OSError as exc:
-            raise CassetteError(f"{source}: cannot read: {exc.strerror}") from exc
-        return cls.loads(data, source)
+        limit = line_limit()
+        with open_regular(source, "cassette") as file, paused_gc():
+            try:
+                decoded = decode_lines(bounded_lines(file, limit), source, limit)
+            except LineTooLong as exc:
+                raise line_too_long(source, exc.line, limit) from None
+            except OSError as exc:
+                raise CassetteError(f"{source}: cannot read: {describe_os_error(exc)}") from exc
+        return cls(decoded.header, tuple(decoded.events), source, tuple(decoded.warnings))
 
     @classmethod
     def loads(cls, data: bytes | str, source: str = "<cassette>") -> Cassette:
@@ -65,9 +78,25 @@ class Cassette:
         return b"".join(encode_line(r) for r in (self.header, *self.events))
 
     def dump(self, path: str | os.PathLike[str], *, overwrite: bool = False) -> None:
-        """Write the cassette to ``path`` (refusing to replace a non-empty file by default)."""
-        with CassetteWriter(path, overwrite=overwrite) as writer:
-            writer.write([self.header, *self.events])
+        """Write the cassette to ``path``, whole or not at all, under the cassette's lock
+        (one writer per cassette: a recording or another dump in progress is refused,
+        naming its process); a non-empty file is replaced only with ``overwrite``."""
+        target = Path(path)
+        lock = FileLock(target)
+        if not lock.try_acquire():
+            holder = lock.holder()
+            who = f"process {holder}" if holder else "another process"
+            raise CassetteError(f"{target}: being written by {who}; try again once it is done")
+        try:
+            check_writable(target)
+            if not overwrite and has_recording(target):
+                raise CassetteExistsError(
+                    f"{target}: already holds a recording; refusing to overwrite it "
+                    "(pass --overwrite, or choose another path)"
+                )
+            write_atomic(target, self.dumps())
+        finally:
+            lock.release()
 
     @property
     def era(self) -> Era:
@@ -95,6 +124,7 @@ class CassetteWriter:
     def open(self) -> CassetteWriter:
         """Create the file; refuses to replace a non-empty cassette unless ``overwrite``."""
         path = self.path
+        make_parent(path)
         try:
             if path.is_dir():
                 raise CassetteError(f"{path}: is a directory, not a cassette")
@@ -103,28 +133,45 @@ class CassetteWriter:
                     f"{path}: already holds a recording; refusing to overwrite it "
                     "(pass --overwrite, or choose another path)"
                 )
-            path.parent.mkdir(parents=True, exist_ok=True)
             flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND | getattr(os, "O_BINARY", 0)
             self._fd = os.open(path, flags, 0o644)
         except OSError as exc:
             if isinstance(exc, CassetteError):
                 raise
-            raise CassetteError(f"{path}: cannot create cassette: {exc.strerror}") from exc
+            reason = describe_os_error(exc)
+            raise CassetteError(f"{path}: cannot create cassette: {reason}") from exc
         return self
 
-    def write(self, records: Iterable[Record]) -> None:
-        """Append records (a header first, then events) in one system call."""
-        data = b"".join(encode_line(r) for r in records)
-        if not data:
-            return
+    def write(self, records: Iterable[Record]) -> int:
+        """Append records (a header first, then events) in one system call; returns the
+        length of the longest line written.
+
+        A write the system refuses (a full disk, a file-size limit) is a ``CassetteError``
+        saying so; the writer then writes nothing more, so what is on disk stays a prefix
+        of the session (a line cut short by the refusal is what readers drop)."""
+        lines = [encode_line(r) for r in records]
+        if not lines:
+            return 0
         if self._fd is None:
             raise CassetteError(f"{self.path}: writer is not open")
-        view = memoryview(data)
-        while view:
-            written = os.write(self._fd, view)
-            view = view[written:]
-        if self._fsync:
-            os.fsync(self._fd)
+        view = memoryview(b"".join(lines))
+        try:
+            while view:
+                written = os.write(self._fd, view)
+                view = view[written:]
+            if self._fsync:
+                os.fsync(self._fd)
+        except OSError as exc:
+            self.close()
+            raise CassetteError(
+                f"{self.path}: cannot write: {describe_os_error(exc)}; the recording stopped "
+                "here, and every frame the client saw before is in the file"
+            ) from exc
+        return max(map(len, lines))
+
+    @property
+    def closed(self) -> bool:
+        return self._fd is None
 
     def close(self) -> None:
         """Close the file; safe to call twice."""
@@ -140,11 +187,16 @@ class CassetteWriter:
 
 
 def has_recording(path: str | os.PathLike[str]) -> bool:
-    """True when ``path`` is a file with bytes in it (an empty leftover is no recording)."""
+    """True when ``path`` is a file with bytes in it (an empty leftover is no recording).
+
+    Something that is not a file at all (a folder, a FIFO, a loop of links) counts as
+    there: whoever reads it next says what it is, rather than a recording replacing it."""
     try:
-        return Path(path).stat().st_size > 0
+        return Path(path).stat().st_size > 0 or not Path(path).is_file()
     except FileNotFoundError:
         return False
+    except OSError:
+        return True
 
 
 def append_events(path: str | os.PathLike[str], events: Sequence[Event]) -> None:

@@ -10,6 +10,7 @@ import attrs
 
 from cassette.core.model import Event, MessageEvent
 from cassette.core.pairing import Exchange, exchanges, kind_of, same_json_id
+from cassette.core.text import printable
 
 __all__ = [
     "Exchange",
@@ -40,12 +41,16 @@ class Finding:
 def size_of(event: Event) -> int:
     """Bytes the event's payload takes as compact JSON (or text)."""
     if isinstance(event, MessageEvent):
-        return len(json.dumps(event.message, separators=(",", ":"), ensure_ascii=False).encode())
+        text = json.dumps(event.message, separators=(",", ":"), ensure_ascii=False)
+        return len(text.encode("utf-8", "surrogatepass"))
     text = getattr(event, "text", None) or getattr(event, "b64", None) or ""
-    return len(str(text).encode())
+    return len(str(text).encode("utf-8", "surrogatepass"))
 
 
 def emit(text: str) -> None:
-    """Reports go to stdout: these commands carry no protocol there."""
-    sys.stdout.write(text if text.endswith("\n") or not text else text + "\n")
+    """Reports go to stdout: these commands carry no protocol there. What a recording
+    holds is shown, never obeyed: control characters (terminal escapes) and lone
+    surrogates are written as their escapes (``cassette.core.text``)."""
+    shown = printable(text, lines=True)
+    sys.stdout.write(shown if shown.endswith("\n") or not shown else shown + "\n")
     sys.stdout.flush()

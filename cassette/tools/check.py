@@ -35,6 +35,7 @@ from cassette.client.connection import McpClient
 from cassette.client.opening import ERAS, Opening, open_session, speaks_modern
 from cassette.core.definitions import TOOL_NAME, Issue, schema_checker, schema_issues
 from cassette.core.mcp import LATEST_LEGACY, MODERN_VERSION
+from cassette.core.urls import check_http_url
 from cassette.errors import CassetteError, TransportError, UsageError
 from cassette.tools._common import emit
 
@@ -238,6 +239,8 @@ def main(args: argparse.Namespace) -> int:
         raise UsageError(
             'check needs one server: -- COMMAND [ARG...], --stdio "COMMAND" or --url URL'
         )
+    if args.url is not None:
+        check_http_url(args.url, "--url")
     command = command or after or None
     try:
         report = anyio.run(

@@ -256,7 +256,7 @@ def main(args: argparse.Namespace) -> int:
     manifest_kind(args.output)  # a wrong suffix is a usage error before anything is read
     notes: list[str] = []
     manifest = distill_cassette(args.tape, notes=notes)
-    write_manifest(manifest, args.output, overwrite=args.overwrite)
+    write_manifest(manifest, args.output, overwrite=args.overwrite, notes=notes)
     found = counts(manifest)
     if args.format == "json":
         data = {"cassette": args.tape, "manifest": args.output, "counts": found, "notes": notes}

@@ -8,9 +8,15 @@ point at (an event's ``seq + 1``; the header is line 1). The rules:
 * transport: a stdio cassette holds no HTTP facts; an HTTP one no process stderr or exit;
 * pairing: every request has an answer, no id is reused while in flight, no answer
   answers nothing; a request the client cancelled needs no answer (information only);
-* redaction: the header's ``redaction`` field is well formed (what a replay refuses);
+* redaction: the header's ``redaction`` field is well formed (what a replay refuses; the
+  reader refuses a file whose header is not, so this finding is for a ``Cassette`` built in
+  memory);
 * secrets: nothing the recorder's redaction rules would have removed is left (the one
-  detector of ``cassette.tools._secrets``).
+  detector of ``cassette.tools._secrets``);
+* success: some request got a successful answer. A session in which none did is a failed
+  start (a typo in the command, a missing token), not a cassette: replaying it would only
+  miss. The recorder keeps such a session as ``<cassette>.failed``; lint says so of one
+  found under a cassette's name.
 """
 
 from __future__ import annotations
@@ -44,6 +50,7 @@ def lint_cassette(tape: Cassette | str | os.PathLike[str]) -> list[Finding]:
     """Every finding in a cassette (a path or a loaded ``Cassette``), in line order."""
     cassette = tape if isinstance(tape, Cassette) else Cassette.load(tape)
     findings = [
+        *_success_findings(cassette),
         *_era_findings(cassette),
         *_transport_findings(cassette),
         *_pairing_findings(cassette),
@@ -51,6 +58,27 @@ def lint_cassette(tape: Cassette | str | os.PathLike[str]) -> list[Finding]:
         *secret_findings(cassette),
     ]
     return sorted(findings, key=lambda f: (f.line, f.code))
+
+
+def _success_findings(tape: Cassette) -> list[Finding]:
+    pairs, _ = exchanges(tape.events)
+    for pair in pairs:
+        answer = pair.response
+        if (
+            pair.request.dir != "c2s"
+            or answer is None
+            or kind_of(answer.message) is not Kind.RESPONSE
+        ):
+            continue
+        return []
+    return [
+        Finding(
+            1,
+            "no-success",
+            "no request got a successful answer: a failed recording (the server did not "
+            "start, or refused every request), not a cassette; record it again",
+        )
+    ]
 
 
 def _line(event: Event) -> int:

@@ -7,7 +7,11 @@ marked, because they are what a request/response view of MCP hides.
 
 The HTML page is self-contained (inline CSS, no script, no network): two lanes, client
 and server, with an arrow per message across them; every message is a ``<details>``
-element whose body is the pretty-printed JSON.
+element whose body is the pretty-printed JSON. It is written whole or not at all.
+
+Recorded text is shown, never obeyed: in the timeline, the JSON and the page alike,
+control characters (a server's terminal escapes), bidirectional overrides and lone
+surrogates appear as their escapes (``cassette.core.text``).
 
 ``--against OTHER [--strategy S]`` answers "would this cassette serve that session?":
 OTHER's client messages (another recording of the same test, say after a code change)
@@ -25,7 +29,6 @@ import html
 import json
 import os
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 import attrs
@@ -36,7 +39,9 @@ from cassette.core.jsonrpc import Kind
 from cassette.core.matching import FingerprintMatcher, get_strategy
 from cassette.core.model import Event, ExitEvent, HttpEvent, MessageEvent, RawEvent, StderrEvent
 from cassette.core.replayer import Prepared, Replayer
-from cassette.errors import CassetteError, UsageError
+from cassette.core.text import printable
+from cassette.errors import UsageError
+from cassette.store.files import write_atomic
 from cassette.store.storage import Cassette
 from cassette.tools._common import emit, kind_of, size_of
 from cassette.tools.diff import label as request_label
@@ -90,7 +95,14 @@ def _message_row(event: MessageEvent) -> Row:
     if what == "tools/call" and isinstance(message.get("params"), dict):
         what += f" {message['params'].get('name')}"
     return Row(
-        event.seq + 1, event.t, event.dir, role, what, message.get("id"), size_of(event), event
+        event.seq + 1,
+        event.t,
+        event.dir,
+        role,
+        printable(what),
+        message.get("id"),
+        size_of(event),
+        event,
     )
 
 
@@ -105,16 +117,20 @@ def _row(event: Event) -> Row:
             text = "(SSE event with no data)" if sse else "(empty line)"
         else:
             text = event.text.strip()
-        what = text if len(text) <= 60 else text[:57] + "..."
+        what = _cut(printable(text))
         return Row(event.seq + 1, event.t, event.dir, "raw", what, None, size_of(event), event)
     if isinstance(event, StderrEvent):
-        what = event.text if len(event.text) <= 60 else event.text[:57] + "..."
+        what = _cut(printable(event.text))
         return Row(event.seq + 1, event.t, "", "stderr", what, None, size_of(event), event)
     if isinstance(event, ExitEvent):
         return Row(event.seq + 1, event.t, "", "exit", f"exit {event.code}", None, 0, event)
     assert isinstance(event, HttpEvent)
-    what = f"HTTP {event.method} {event.stream} {event.status}"
+    what = printable(f"HTTP {event.method} {event.stream} {event.status}")
     return Row(event.seq + 1, event.t, "", "http", what, None, 0, event)
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 @attrs.frozen(slots=True)
@@ -246,7 +262,7 @@ def _size(n: int) -> str:
 def _title(cassette: Cassette, source: str) -> str:
     h = cassette.header
     clients = served_clients(cassette.era, recorded_handshake(cassette.events))
-    return (
+    return printable(
         f"{source}: {h.transport} recording, {cassette.era} era, "
         f"{h.protocol_version or 'unknown protocol'}, started {h.started_at}; {clients}"
     )
@@ -338,7 +354,7 @@ def render_html(
                 if isinstance(row.event, MessageEvent)
                 else (row.event.text or row.event.b64 or "")
             )
-            shown = html.escape(body, quote=False)
+            shown = html.escape(printable(body, lines=True), quote=False)
             extra = " unplayed" if row.line in unplayed else ""
             cell = (
                 f'<details class="msg {row.dir} {row.role}{extra}" data-line="{row.line}">'
@@ -355,7 +371,7 @@ def render_html(
         out.append(f'<div class="misses"><p>{html.escape(against.text(name).splitlines()[0])}</p>')
         out.append("<ul>")
         for m in against.misses:
-            text = html.escape(f"{against.source}:{m.line}: {m.summary}")
+            text = html.escape(printable(f"{against.source}:{m.line}: {m.summary}"))
             out.append(f'<li data-line="{m.line}">{text}</li>')
         out.append("</ul></div>")
     out += ["</body></html>", ""]
@@ -373,10 +389,7 @@ def main(args: argparse.Namespace) -> int:
     rows = timeline(cassette)
     if args.html:
         page = render_html(cassette, args.tape, against)
-        try:
-            Path(args.html).write_text(page, encoding="utf-8")
-        except OSError as exc:
-            raise CassetteError(f"{args.html}: cannot write: {exc.strerror}") from exc
+        write_atomic(args.html, page.encode("utf-8"))
     if args.format == "json":
         data: dict[str, Any] = {
             "cassette": args.tape,

@@ -22,6 +22,7 @@ from cassette.client.drift import Progress, verify
 from cassette.client.report import Verdict, VerifyReport, render
 from cassette.client.snapshots import project_ignores
 from cassette.client.target import ServerTarget
+from cassette.core.urls import check_http_url
 from cassette.errors import CassetteError, TransportError, UsageError
 from cassette.store.storage import Cassette
 from cassette.tools._common import emit
@@ -167,8 +168,8 @@ def _check_usage(args: argparse.Namespace, tapes: list[str], command: list[str] 
         raise UsageError(_USAGE)
     if args.timeout <= 0:
         raise UsageError("verify: --timeout must be more than 0 seconds")
-    if args.upstream is not None and not args.upstream.startswith(("http://", "https://")):
-        raise UsageError(f"--upstream needs an http:// or https:// URL, not {args.upstream!r}")
+    if args.upstream is not None:
+        check_http_url(args.upstream, "--upstream")
     if args.transport is not None:
         _check_transport(args.transport, url=args.upstream is not None)
 

@@ -24,6 +24,13 @@ it gets exactly the events it had not received, those still to come included (th
 response too), and the GET ends with the POST's stream. A recorded GET that resumed a
 POST's stream is served as part of that POST.
 
+Memory follows the open sessions, not the sessions served: a session ended by DELETE, or
+by the recorded server's exit, is dropped at once (the runtime keeps only its misses), and
+one a client abandoned (no request and no open stream for ``idle_timeout`` seconds, 10
+minutes by default) is ended as if deleted: a request in it later gets 404, which the
+specification tells a client to answer by opening a new session. The check runs as
+requests arrive, at most once a second, so a front nobody talks to does nothing.
+
 A POST is answered as it was recorded: the recorded status, JSON or an SSE stream. Server
 messages recorded on the POST's own stream come back on it; those recorded on a GET stream
 go to the session's GET stream. A cassette recorded over stdio has no such facts: a request
@@ -42,6 +49,8 @@ answers: onto that POST's stream while it is open, else onto the GET stream.
 from __future__ import annotations
 
 import contextlib
+import math
+import time
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final
@@ -102,6 +111,9 @@ _FORBIDDEN: Final = (json_refusal(403, INVALID_REQUEST, "Forbidden origin").body
 _NO_SESSION: Final = json_refusal(400, -32000, "Bad Request: Server not initialized")
 _GONE: Final = json_refusal(404, -32001, "Session not found")
 _LEGACY_METHODS: Final = b"GET, POST, DELETE"
+#: Seconds a session may go without a request or an open stream before it is ended.
+IDLE_TIMEOUT: Final = 600.0
+_SWEEP_EVERY: Final = 1.0  # seconds between looks for abandoned sessions
 
 
 async def _refuse(send: Send, refusal: Refusal) -> None:
@@ -132,8 +144,13 @@ class HttpReplayApp:
         bound_host: str = "127.0.0.1",
         max_body: int = BODY_LIMIT,
         allowed_origins: Sequence[str] = (),
+        idle_timeout: float = IDLE_TIMEOUT,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         recording = sessions.recording
+        self.idle_timeout = idle_timeout
+        self._clock = clock  # for idle sessions; a test may bring its own
+        self._swept_at = -math.inf
         self.max_body = max_body
         self.era = era_of(recording.header)
         self.path = path or recorded_path(recording) or "/mcp"
@@ -154,7 +171,7 @@ class HttpReplayApp:
         self._serves_legacy = initialize_from_discover(handshake, None) is not None
 
     def _open(self) -> Session:
-        session = Session()
+        session = Session(self._clock())
         session.conversation = self._pool.open(lambda reply: self._continue(session, reply))
         return session
 
@@ -167,11 +184,13 @@ class HttpReplayApp:
         admitted = await self.guard.admit(scope, receive, send)
         if admitted is None:
             return
+        await self._sweep()
         send = admitted
         if scope["path"] != self.path:
             await send_simple(send, 404, b"Not Found", b"text/plain")
             return
         method = scope["method"]
+        self._touch(scope)
         if method == "POST":
             await self._post(scope, receive, send)
         elif self.era == "modern" and header(scope, b"mcp-session-id") not in self.sessions:
@@ -184,6 +203,26 @@ class HttpReplayApp:
             refusal = json_refusal(405, -32000, "Method not allowed.")
             allow = [(b"allow", _LEGACY_METHODS)]
             await send_simple(send, 405, refusal.body, refusal.content_type, allow)
+
+    async def _sweep(self) -> None:
+        """End the sessions a client abandoned (see the module docstring)."""
+        now = self._clock()
+        if now - self._swept_at < _SWEEP_EVERY:
+            return
+        self._swept_at = now
+        idle = [
+            session
+            for session in self.sessions.values()
+            if session.idle_since(now) > self.idle_timeout
+        ]
+        for session in idle:
+            await self._end(session)
+
+    def _touch(self, scope: Scope) -> None:
+        """A request names its session: it is in use."""
+        found = self.sessions.get(header(scope, b"mcp-session-id") or "")
+        if found is not None:
+            found.used_at = self._clock()
 
     def _route(self, reply: Reply, *, carries_request: bool) -> list[bool]:
         """For each message of ``reply``: whether it goes back on the POST."""

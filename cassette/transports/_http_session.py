@@ -98,7 +98,7 @@ class Session:
     """One replay session: its conversation with the runtime, its standalone GET stream,
     and the POST streams held open for the requests they carry."""
 
-    def __init__(self) -> None:
+    def __init__(self, now: float) -> None:
         self.conversation: ClientSession
         self.sender: MemoryObjectSendStream[Any]
         self.receiver: MemoryObjectReceiveStream[Any]
@@ -115,6 +115,13 @@ class Session:
         self._channels: dict[
             IdKey, tuple[MemoryObjectSendStream[Reply], MemoryObjectReceiveStream[Reply]]
         ] = {}
+        self.used_at = now  # when a request last named it
+
+    def idle_since(self, now: float) -> float:
+        """Seconds nothing has used the session (0 while a stream or a POST is open)."""
+        if self.get_streams or self.open:
+            return 0.0
+        return now - self.used_at
 
     def listen_for(self, message: Any) -> MemoryObjectSendStream[Any] | None:
         """The open listen stream a notification is tagged for, if any."""

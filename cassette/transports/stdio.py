@@ -9,7 +9,17 @@ lines. Its stderr is read by a task of its own and reported line by line as
 closes the server's stdin; the specification's shutdown order follows if it does not
 exit on its own: wait ``grace`` seconds, terminate, wait ``kill_after`` more, kill.
 Leaving the context always ends the process, shielded from cancellation, so a cancelled
-recording never leaves an orphan.
+recording never leaves an orphan; ``hurry`` shortens the waits when the recorder itself
+was asked to stop (a signal), so the sequence ends before whoever signalled us loses
+patience.
+
+On POSIX the server leads a process group of its own, and the signals go to the group:
+what the command started (``npx`` and its ``node``, a shell and its child) ends with it,
+and a Ctrl-C in the terminal reaches the recorder alone, which ends the server in order,
+recording what it still says. Beside it runs a *keeper* (``cassette.transports._keeper``):
+if this process is killed outright (SIGKILL), before it could end the server, the keeper
+gives the server's group the same sequence. No server outlives its recorder by more than
+``grace + kill_after`` seconds.
 
 ``serve`` runs the one client of a stdio server: whoever started us, on our stdin and
 stdout. stdout carries frames only; nothing else in the process may write to it. A
@@ -20,11 +30,14 @@ on as an empty frame marked ``oversized``, so a replay refuses it without holdin
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import signal
+import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from subprocess import PIPE
+from pathlib import Path
+from subprocess import DEVNULL, PIPE
 from typing import ClassVar, Final
 
 import anyio
@@ -48,6 +61,7 @@ from cassette.transports._lines import LineBuffer, Oversized
 
 __all__ = ["StdioClientStream", "StdioTransport", "StdioUpstream"]
 
+KEEPER: Final = str(Path(__file__).with_name("_keeper.py"))
 GRACE: Final = 5.0  # seconds a server gets to exit after its stdin closes
 KILL_AFTER: Final = 2.0  # seconds between terminate and kill
 LINE_LIMIT: Final = DEFAULT_MAX_BYTES  # bytes of one line a replay accepts from its client
@@ -94,13 +108,24 @@ class _Framer:
 class StdioUpstream:
     """A spawned server process, spoken to over its stdin and stdout."""
 
-    def __init__(self, process: anyio.abc.Process, grace: float, kill_after: float) -> None:
+    def __init__(
+        self,
+        process: anyio.abc.Process,
+        grace: float,
+        kill_after: float,
+        *,
+        group: bool = False,
+    ) -> None:
         self.process = process
         self._framer = _Framer()
         self._grace = grace
         self._kill_after = kill_after
+        self._group = group  # the server leads its own process group: signal all of it
         self._input_closed = False
         self._input_closed_at: float | None = None
+        self._hurry_at = math.inf  # when a hurried stop wants SIGTERM sent
+        self._terminated_at: float | None = None
+        self._waiting: anyio.CancelScope | None = None  # the shutdown's current wait
 
     async def send(self, frame: Frame) -> None:
         stdin = self.process.stdin
@@ -139,33 +164,75 @@ class StdioUpstream:
     async def aclose(self) -> None:
         await self.shutdown()
 
+    def hurry(self, grace: float, kill_after: float) -> None:
+        """A stop was asked for (the recorder got a signal): SIGTERM at most ``grace``
+        seconds from now, SIGKILL at most ``kill_after`` after it, sooner than usual."""
+        self._hurry_at = min(self._hurry_at, anyio.current_time() + grace)
+        self._kill_after = min(self._kill_after, kill_after)
+        if self._waiting is not None:
+            self._waiting.deadline = min(self._waiting.deadline, self._due())
+
+    def _due(self) -> float:
+        """When the shutdown's current wait ends: SIGTERM is due ``grace`` after stdin
+        closed (or when hurried), SIGKILL ``kill_after`` after SIGTERM."""
+        if self._terminated_at is not None:
+            return self._terminated_at + self._kill_after
+        closed_at = self._input_closed_at or anyio.current_time()
+        return min(closed_at + self._grace, self._hurry_at)
+
     async def shutdown(self) -> None:
         """Close stdin, wait, terminate, kill: the MCP stdio shutdown sequence. The grace is
         counted from when stdin closed, so a server that ignores end of input is
-        terminated ``grace`` seconds after it, however the ending was reached."""
+        terminated ``grace`` seconds after it, however the ending was reached; ``hurry``
+        shortens it."""
         with anyio.CancelScope(shield=True):
             await self.send_eof()
-            closed_at = self._input_closed_at or anyio.current_time()
-            left = max(0.0, closed_at + self._grace - anyio.current_time())
-            with anyio.move_on_after(left):
-                await self.process.wait()
+            if await self._exited_when_due():
                 return
-            _signal(self.process, signal.SIGTERM)
-            with anyio.move_on_after(self._kill_after):
-                await self.process.wait()
+            self._terminated_at = anyio.current_time()
+            self._signal(signal.SIGTERM)
+            if await self._exited_when_due():
                 return
-            _signal(self.process, signal.SIGKILL if hasattr(signal, "SIGKILL") else None)
+            self._signal(getattr(signal, "SIGKILL", signal.SIGTERM))
             await self.process.wait()
 
+    async def _exited_when_due(self) -> bool:
+        """Wait for the process to exit until the current step is due."""
+        with anyio.CancelScope(deadline=self._due()) as scope:
+            self._waiting = scope
+            try:
+                await self.process.wait()
+            finally:
+                self._waiting = None
+        return self.process.returncode is not None
 
-def _signal(process: anyio.abc.Process, sig: signal.Signals | None) -> None:
+    def _signal(self, sig: signal.Signals) -> None:
+        """Signal the server (its whole process group, where it leads one; the process
+        itself if it left the group)."""
+        if self._group and _signal_group(self.process.pid, sig):
+            return
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            if sig == signal.SIGTERM:
+                self.process.terminate()
+            else:
+                self.process.kill()
+
+    def end_stragglers(self) -> None:
+        """The server has exited: end what it started and left behind in its group (a
+        child holding its stdout would keep the recording open)."""
+        if self._group:
+            _signal_group(self.process.pid, getattr(signal, "SIGKILL", signal.SIGTERM))
+
+
+def _signal_group(group: int, sig: signal.Signals) -> bool:
+    """Signal a process group; False when there is no such group (any more)."""
+    if sys.platform == "win32":  # no process groups of this kind
+        return False
     try:
-        if sig is None or sig == getattr(signal, "SIGKILL", None):
-            process.kill()
-        else:
-            process.terminate()
-    except ProcessLookupError:
-        pass  # it exited between our check and the signal
+        os.killpg(group, sig)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
 
 
 async def _pump_stderr(
@@ -250,6 +317,49 @@ class StdioClientStream:
         self._reader.restore()
 
 
+async def _spawn(argv: list[str], cwd: str | None, env: dict[str, str] | None) -> anyio.abc.Process:
+    """Start the server with its stdio piped to us, leading a process group of its own
+    where there are process groups (see the module docstring)."""
+    if sys.platform == "win32":
+        return await anyio.open_process(
+            argv, stdin=PIPE, stdout=PIPE, stderr=PIPE, cwd=cwd, env=env
+        )
+    return await anyio.open_process(
+        argv, stdin=PIPE, stdout=PIPE, stderr=PIPE, cwd=cwd, env=env, start_new_session=True
+    )
+
+
+async def _start_keeper(
+    process: anyio.abc.Process, grace: float, kill_after: float
+) -> anyio.abc.Process | None:
+    """The keeper of ``process`` (``cassette.transports._keeper`` says why), or ``None``
+    where there are no process groups, or when it cannot start (the recording goes on:
+    the keeper is a safety net, not a condition)."""
+    if sys.platform == "win32":
+        return None
+    argv = [sys.executable, "-I", "-S", KEEPER, str(process.pid), str(grace), str(kill_after)]
+    try:
+        return await anyio.open_process(
+            argv, stdin=PIPE, stdout=DEVNULL, stderr=DEVNULL, start_new_session=True
+        )
+    except OSError:
+        return None
+
+
+async def _dismiss_keeper(keeper: anyio.abc.Process | None) -> None:
+    """The server is gone: tell its keeper so, and reap it."""
+    if keeper is None:
+        return
+    if keeper.stdin is not None:
+        with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
+            await keeper.stdin.send(b"done\n")
+    with anyio.move_on_after(5.0):
+        await keeper.aclose()
+    if keeper.returncode is None:  # pragma: no cover  (it exits at once when told)
+        keeper.kill()
+        await keeper.wait()
+
+
 class StdioTransport:
     """The ``stdio`` transport plugin."""
 
@@ -267,16 +377,16 @@ class StdioTransport:
             raise TransportError("the stdio transport needs a server command to run")
         env = None if target.env is None else {**os.environ, **target.env}
         try:
-            process = await anyio.open_process(
-                list(target.command), stdin=PIPE, stdout=PIPE, stderr=PIPE, cwd=target.cwd, env=env
-            )
+            process = await _spawn(list(target.command), target.cwd, env)
         except OSError as exc:
             raise TransportError(
                 f"cannot start server {target.command[0]!r}: {exc.strerror or exc}"
             ) from exc
-        upstream = StdioUpstream(process, self.grace, self.kill_after)
+        group = sys.platform != "win32"  # it leads its own process group (see _spawn)
+        upstream = StdioUpstream(process, self.grace, self.kill_after, group=group)
         report: SideEventHandler = options.on_side_event or (lambda _event: None)
         stderr_done = anyio.Event()
+        keeper = await _start_keeper(process, self.grace, self.kill_after)
         try:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(_pump_stderr, process, report, stderr_done)
@@ -285,13 +395,16 @@ class StdioTransport:
                 finally:
                     await upstream.shutdown()
                     # Let the last stderr lines arrive, but a grandchild that inherited the
-                    # pipe must not keep us waiting forever.
+                    # pipe must not keep us waiting forever: once that wait is over, what
+                    # the server left running in its group is ended.
                     with anyio.move_on_after(1.0, shield=True):
                         await stderr_done.wait()
+                    upstream.end_stragglers()
                     tg.cancel_scope.cancel()
         finally:
             with anyio.CancelScope(shield=True):
                 await process.aclose()
+                await _dismiss_keeper(keeper)
 
     async def serve(self, handler: Handler, options: ServeOptions = ServeOptions()) -> None:
         # A replay keeps no line over the limit in memory (a recording proxy has none:

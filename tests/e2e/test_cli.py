@@ -95,7 +95,9 @@ def test_record_is_transparent_byte_for_byte(tmp_path: Path) -> None:
     assert lines[0] == lines[1]
 
 
-def test_record_passes_stderr_through_and_mirrors_server_exit_code(tmp_path: Path) -> None:
+def test_record_passes_stderr_through_and_names_the_server_exit_code(tmp_path: Path) -> None:
+    """The server's own code is named on stderr, and record exits 5: passed on, a 3 or a 4
+    would read as one of cassette's own errors."""
     tape = tmp_path / "crash.jsonl"
     client = LineClient(record_command(tape, RAW))
     client.initialize()
@@ -109,8 +111,11 @@ def test_record_passes_stderr_through_and_mirrors_server_exit_code(tmp_path: Pat
     )
     assert client.readline() == b""  # the client sees end of file, as from the real server
     code, err = client.finish()
-    assert code == 7
+    assert code == 5
     assert "raw-server: crashing on request" in err
+    assert err.endswith(
+        f"cassette: the recorded server exited with code 7; the recording is in {tape}\n"
+    )
     last = Cassette.load(tape).events[-1]
     assert isinstance(last, ExitEvent)
     assert last.code == 7

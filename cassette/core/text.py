@@ -1,0 +1,50 @@
+"""Recorded text made safe to show: what a server sent never acts on the reader's screen.
+
+A cassette holds whatever the recorded server said, and a server may say anything: raw
+terminal escape sequences (which recolour, retitle or rewrite a terminal), carriage
+returns that hide a line behind another, bidirectional overrides that make text read
+otherwise than it is, and lone UTF-16 surrogates (legal as JSON escapes, impossible to
+encode as UTF-8, so printing one crashes the printer). Every tool that prints recorded
+text (``show``, ``lint``, ``diff``, the messages of ``record``) passes it through
+``printable``, which writes each such character as the JSON escape that names it
+(``\\u001b``, ``\\ud800``): visible, unambiguous, and what the cassette file itself holds.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+__all__ = ["has_surrogates", "printable", "surrogates_escaped"]
+
+# C0 controls, DEL and C1 controls, line and paragraph separators, bidirectional
+# embeddings, overrides and isolates, and every surrogate (only a lone one survives
+# decoding into a Python string).
+_UNSAFE: Final = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
+_UNSAFE_KEEP_LINES: Final = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group(0)):04x}"
+
+
+def printable(text: str, *, lines: bool = False) -> str:
+    """``text`` with every character that could act on a screen written as its escape;
+    ``lines`` keeps newlines and tabs (for a multi-line block)."""
+    pattern = _UNSAFE_KEEP_LINES if lines else _UNSAFE
+    return pattern.sub(_escape, text) if pattern.search(text) else text
+
+
+def has_surrogates(text: str) -> bool:
+    """Whether ``text`` holds a lone surrogate (which UTF-8 cannot encode)."""
+    return _SURROGATE.search(text) is not None
+
+
+def surrogates_escaped(text: str) -> str:
+    """``text`` with each lone surrogate written as its escape, the rest untouched."""
+    return _SURROGATE.sub(_escape, text)

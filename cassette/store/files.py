@@ -1,0 +1,169 @@
+"""Reading and writing files a person hands us, without being fooled by what they are.
+
+Theory of operation
+-------------------
+A path named on the command line may be anything: a FIFO (opening it to read blocks
+until someone writes), a symbolic link to ``/dev/zero`` (reading never ends), a loop of
+links, a folder, a sparse file of a gigabyte of zeros with no newline. So:
+
+* ``open_regular`` opens with ``O_NONBLOCK`` (a FIFO cannot block the open) and then
+  asks the opened descriptor, not the path, what it is (nothing can swap the file between
+  the check and the read); anything but a regular file is refused, with one line saying
+  what it is instead;
+* ``bounded_lines`` reads a line at a time and never more than ``limit`` bytes of one
+  (``readline`` with a size, in C), so a file without newlines costs the limit, not the
+  file;
+* ``write_atomic`` writes a derived file (a manifest, an HTML page, a redacted copy)
+  beside its destination and renames it into place, so a failure half-way (a full disk,
+  a crash) leaves the old file or none, never a truncated one.
+
+Every failure is a ``CassetteError`` (``CassetteNotFoundError`` for a missing file) whose
+message starts with the path: the command line prints it as its one line.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import stat
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import BinaryIO, Final
+
+from cassette.errors import CassetteError, CassetteNotFoundError
+
+__all__ = [
+    "LineTooLong",
+    "bounded_lines",
+    "check_writable",
+    "describe_os_error",
+    "make_parent",
+    "open_regular",
+    "write_atomic",
+]
+
+_KINDS: Final = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def describe_os_error(exc: OSError) -> str:
+    """What went wrong with a path, in words (the errno's text, made clearer where the
+    usual one misleads)."""
+    if exc.errno == errno.ELOOP:
+        return "a loop of symbolic links (too many levels to follow)"
+    if exc.errno == errno.ENOTDIR:
+        return "a part of the path is a file, not a folder"
+    if exc.errno == errno.ENOSPC:
+        return "no space left on the device"
+    if exc.errno == errno.EFBIG:
+        return "file too large (over the file-size limit, see `ulimit -f`)"
+    if exc.errno == errno.EDQUOT:
+        return "disk quota exceeded"
+    return exc.strerror or str(exc)
+
+
+def open_regular(path: str | os.PathLike[str], what: str = "cassette") -> BinaryIO:
+    """Open ``path`` to read, only if it is a regular file (see the module docstring)."""
+    source = os.fspath(path)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(source, flags)
+    except FileNotFoundError as exc:
+        raise CassetteNotFoundError(f"{source}: no such {what}") from exc
+    except OSError as exc:
+        raise CassetteError(f"{source}: cannot read: {describe_os_error(exc)}") from exc
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+            if kind == "a directory":
+                raise CassetteError(f"{source}: is a directory, not a {what}")
+            raise CassetteError(f"{source}: is {kind}, not a {what}; only regular files are read")
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def check_writable(path: str | os.PathLike[str], what: str = "cassette") -> None:
+    """Refuse to write over what is not a regular file (a FIFO would block the open, a
+    device would swallow the writes), naming what it is; a missing path is fine."""
+    source = os.fspath(path)
+    try:
+        mode = os.stat(source).st_mode
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise CassetteError(f"{source}: cannot write: {describe_os_error(exc)}") from exc
+    if not stat.S_ISREG(mode):
+        kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+        raise CassetteError(f"{source}: is {kind}, not a {what}; only regular files are written")
+
+
+def bounded_lines(file: BinaryIO, limit: int) -> Iterator[bytes]:
+    """The file's lines, each with its newline (the last may lack one); a line longer than
+    ``limit`` ends the reading with ``LineTooLong`` once ``limit`` bytes of it are read."""
+    number = 0
+    while True:
+        line = file.readline(limit + 1)
+        if not line:
+            return
+        number += 1
+        if len(line) > limit:
+            raise LineTooLong(number, limit)
+        yield line
+
+
+class LineTooLong(Exception):
+    """A line over the limit (the caller knows the file and says so)."""
+
+    def __init__(self, line: int, limit: int) -> None:
+        super().__init__(f"line {line} is longer than {limit} bytes")
+        self.line = line
+        self.limit = limit
+
+
+def make_parent(target: Path) -> None:
+    """Create ``target``'s folder (and its parents); a file in the way is named."""
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError) as exc:
+        blocker = next((p for p in target.parents if p.exists() and not p.is_dir()), None)
+        where = f"{blocker} is a file, not a folder" if blocker else describe_os_error(exc)
+        raise CassetteError(f"{target}: cannot create it: {where}") from exc
+    except OSError as exc:
+        raise CassetteError(f"{target}: cannot create it: {describe_os_error(exc)}") from exc
+
+
+def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
+    """Write ``data`` to ``path`` all at once: beside it first, then renamed over it.
+
+    Raises ``CassetteError`` naming ``path`` and the reason (a full disk, a folder in the
+    way, a path through a file); the destination is then as it was."""
+    target = Path(path)
+    make_parent(target)
+    check_writable(target, "file")
+    try:
+        mode = stat.S_IMODE(target.stat().st_mode)
+    except OSError:
+        mode = 0o644
+    try:
+        fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    except OSError as exc:
+        raise CassetteError(f"{target}: cannot write: {describe_os_error(exc)}") from exc
+    try:
+        with os.fdopen(fd, "wb") as file:
+            file.write(data)
+        os.chmod(temporary, mode)
+        os.replace(temporary, target)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise CassetteError(f"{target}: cannot write: {describe_os_error(exc)}") from exc

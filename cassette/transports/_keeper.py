@@ -1,0 +1,80 @@
+"""The keeper: ends a recorded server whose recorder died without ending it.
+
+Run as a script (``python -I -S _keeper.py PGID GRACE KILL_AFTER``) by the stdio
+transport beside every server it starts, never imported. It imports nothing of cassette,
+so it starts in milliseconds and cannot fail on a broken install.
+
+Why it exists: the recorder ends its server in the documented order (close its stdin,
+wait, SIGTERM, wait, SIGKILL) whenever it can, but nothing runs in a process killed with
+SIGKILL (the TypeScript SDK kills a server it closed after 2 s; a CI runner kills what
+outlives a job). The server sees its stdin close then, and one that honours end of input
+exits; one that does not would run on, an orphan. So the keeper holds the read end of a
+pipe only the recorder writes to. Normal end: the recorder writes ``done`` once its
+server is gone, and the keeper exits. End of input without ``done``: the recorder died,
+and the keeper gives the server's process group the same sequence (``GRACE`` seconds,
+SIGTERM, ``KILL_AFTER`` seconds, SIGKILL). The server leads its own process group, so
+what it started (``npx`` and its ``node``, a shell and its child) ends with it.
+
+The keeper ignores SIGINT and SIGHUP and sits in a session of its own: a Ctrl-C or a
+closed terminal that stops the recorder must not stop the one process meant to clean up.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+import time
+
+POLL = 0.05  # seconds between checks that the group still has a live process
+
+
+def _alive(group: int) -> bool:
+    if sys.platform == "win32":  # never run there: no process groups to keep
+        return False
+    try:
+        os.killpg(group, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # the id went to someone else's process: ours is gone
+        return False
+    return True
+
+
+def _gone_within(group: int, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while _alive(group):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(POLL)
+    return True
+
+
+def _signal(group: int, sig: signal.Signals) -> None:
+    if sys.platform == "win32":
+        return
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(group, sig)
+
+
+def main(argv: list[str]) -> int:
+    if sys.platform == "win32":
+        return 2  # the stdio transport starts no keeper there
+    group, grace, kill_after = int(argv[1]), float(argv[2]), float(argv[3])
+    for sig in (signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_IGN)
+    told = sys.stdin.buffer.read()  # until the recorder says done, or dies
+    if told.startswith(b"done"):
+        return 0
+    if _gone_within(group, grace):
+        return 0
+    _signal(group, signal.SIGTERM)
+    if _gone_within(group, kill_after):
+        return 0
+    _signal(group, signal.SIGKILL)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,163 @@
+"""No orphans: whatever happens to the recorder, its server does not outlive it.
+
+Each test records a real server process (``tests/servers/stubborn_server.py``, which can
+ignore the end of its input and SIGTERM) behind ``cassette record``, ends the recorder one
+way (end of input, SIGTERM, SIGINT, SIGKILL, its client dying, the TypeScript SDK
+client's close), and checks by process id that the server is gone: at once where the
+recorder ended it, within the documented grace (5 s, then 2 s more after SIGTERM) where
+only the keeper could. The cassette ends with the server's exit, and an answer the server
+sent while it was being stopped is in it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from cassette.core.model import ExitEvent, MessageEvent
+from cassette.store.storage import Cassette
+from cassette.tools.lint import lint_cassette
+from tests.support import NODE_DIR, PY, ROOT, LineClient, node, record_command
+
+STUBBORN = [PY, str(ROOT / "tests" / "servers" / "stubborn_server.py")]
+TS_CLOSE = NODE_DIR / "ts_close.mjs"
+#: The recorder's grace, then its wait after SIGTERM (docs/cli.md), and room for a busy box.
+DOCUMENTED = 5.0 + 2.0
+SLACK = 15.0
+
+
+def gone(pid: int) -> bool:
+    """Whether the process has ended (a zombie nobody reaped yet has ended too)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return True
+    return stat.rsplit(")", 1)[1].split()[0] == "Z"
+
+
+def gone_within(pid: int, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while not gone(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def server_pid(tape: Path) -> int:
+    """The server's process id, from the stderr line it recorded at its start (on disk
+    once the first exchange succeeded)."""
+    for line in tape.read_text().splitlines():
+        event = json.loads(line)
+        if event.get("kind") == "stderr" and event["text"].startswith("stubborn-server: pid "):
+            return int(event["text"].rsplit(" ", 1)[1])
+    raise AssertionError(f"no pid line in {tape}")
+
+
+def opened(tape: Path, *flags: str, server: list[str] | None = None) -> tuple[LineClient, int]:
+    client = LineClient(record_command(tape, server or [*STUBBORN, *flags]))
+    client.initialize()
+    return client, server_pid(tape)
+
+
+def last_event(tape: Path) -> object:
+    return Cassette.load(tape).events[-1]
+
+
+def test_a_server_that_ignores_end_of_input_is_terminated_after_the_grace(
+    tmp_path: Path,
+) -> None:
+    tape = tmp_path / "eof.jsonl"
+    client, pid = opened(tape, "--ignore-eof")
+    code, err = client.finish()
+    assert code == 0
+    assert gone(pid)  # the recorder ended it before exiting
+    assert last_event(tape) == ExitEvent(t=last_event(tape).t, code=-signal.SIGTERM)  # type: ignore[union-attr]
+    assert "stubborn-server: end of input" in err
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_ends_the_server_and_records_what_it_said_meanwhile(
+    tmp_path: Path, sig: signal.Signals
+) -> None:
+    tape = tmp_path / "signal.jsonl"
+    client, pid = opened(tape, "--ignore-eof")
+    call = {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "hold"}}
+    client.send(call)  # answered only once the server's input closes: during the stop
+    client.proc.send_signal(sig)
+    answer = client.receive()
+    assert answer["id"] == 5
+    assert "result" in answer
+    assert client.proc.wait(timeout=SLACK) == 128 + sig
+    assert gone(pid)
+    events = Cassette.load(tape).events
+    answers = [e for e in events if isinstance(e, MessageEvent) and e.message.get("id") == 5]
+    assert [e.dir for e in answers] == ["c2s", "s2c"]
+    assert isinstance(events[-1], ExitEvent)
+    assert [f for f in lint_cassette(tape) if f.severity == "error"] == []
+
+
+@pytest.mark.parametrize(
+    "server",
+    [
+        pytest.param([*STUBBORN, "--ignore-eof"], id="ignores-end-of-input"),
+        pytest.param([*STUBBORN, "--ignore-eof", "--ignore-sigterm"], id="ignores-sigterm-too"),
+        pytest.param(
+            ["sh", "-c", f"{' '.join(STUBBORN)} --ignore-eof; echo never"], id="through-a-shell"
+        ),
+    ],
+)
+def test_a_killed_recorder_leaves_no_server_behind(tmp_path: Path, server: list[str]) -> None:
+    tape = tmp_path / "killed.jsonl"
+    client, pid = opened(tape, server=server)
+    os.kill(client.proc.pid, signal.SIGKILL)  # nothing of the recorder runs after this
+    client.proc.wait(timeout=SLACK)
+    assert gone_within(pid, DOCUMENTED + SLACK)
+
+
+def test_a_client_that_dies_takes_the_server_with_it(tmp_path: Path) -> None:
+    tape = tmp_path / "client-died.jsonl"
+    client, pid = opened(tape, "--ignore-eof")
+    assert client.proc.stdin is not None
+    assert client.proc.stdout is not None
+    client.proc.stdin.close()  # what a dead client leaves: both pipes closed at once
+    client.proc.stdout.close()
+    assert client.proc.wait(timeout=DOCUMENTED + SLACK) == 0
+    assert gone(pid)
+    assert isinstance(last_event(tape), ExitEvent)
+
+
+def _ts_close(tape: Path, *flags: str) -> dict[str, object]:
+    argv = [node(), str(TS_CLOSE), *record_command(tape, [*STUBBORN, *flags])]
+    done = subprocess.run(argv, capture_output=True, timeout=60, check=True)
+    return json.loads(done.stdout)  # type: ignore[no-any-return]
+
+
+def test_the_typescript_client_close_gets_the_exit_recorded_and_no_orphan(
+    tmp_path: Path,
+) -> None:
+    """The SDK ends stdin, then SIGTERMs the recorder 2 s later and SIGKILLs it 2 s after:
+    the recorder must end its server (which ignores end of input) and record its exit
+    before that."""
+    tape = tmp_path / "ts.jsonl"
+    out = _ts_close(tape, "--ignore-eof")
+    assert out["tools"] == ["echo", "hold"]
+    pid = server_pid(tape)
+    assert gone_within(pid, SLACK)
+    last = last_event(tape)
+    assert isinstance(last, ExitEvent)
+    assert last.code == -signal.SIGTERM
+
+
+def test_the_typescript_client_close_leaves_no_server_that_ignores_sigterm(
+    tmp_path: Path,
+) -> None:
+    tape = tmp_path / "ts-sigterm.jsonl"
+    _ts_close(tape, "--ignore-eof", "--ignore-sigterm")
+    assert gone_within(server_pid(tape), DOCUMENTED + SLACK)
