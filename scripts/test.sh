@@ -15,6 +15,13 @@ fi
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[http,test]'
 # The third-party plugin example, installed as a user would: found through its entry point.
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -e examples/cassette-tcp
+# The Python SDK 1.x client of the cross-client matrix (tests/e2e/test_client_matrix.py) cannot
+# share .venv with mcp 2.x: it gets its own, pinned in tests/clients/requirements-mcp1.txt.
+MCP1_VENV=tests/clients/.venv-mcp1
+if [ ! -x "$MCP1_VENV/bin/python" ]; then
+    "$PYTHON" -m venv "$MCP1_VENV"
+fi
+"$MCP1_VENV/bin/python" -m pip install --quiet --disable-pip-version-check -r tests/clients/requirements-mcp1.txt
 
 if ! command -v npm >/dev/null 2>&1; then
     echo "scripts/test.sh: npm not found; installing Node.js from Debian's packages" >&2

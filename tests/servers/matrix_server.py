@@ -1,0 +1,115 @@
+"""The dual-era server of the cross-client matrix (tests/e2e/test_client_matrix.py), written
+with the official Python SDK's ``MCPServer``.
+
+It answers both eras like any server built on mcp 2.x: a client that opens with
+``server/discover`` gets a 2026-07-28 session, one that opens with ``initialize`` a legacy
+one. Its tools cover the matrix's scripted session (tests/clients/session.json): an echo, a
+tool that reports progress and logs, and one tool each that needs the client's sampling,
+elicitation and roots (server-to-client requests on a legacy session, ``input_required``
+rounds on a modern one). Every output is deterministic.
+
+    matrix_server.py                 stdio
+    matrix_server.py http PORT       streamable HTTP on 127.0.0.1:PORT/mcp
+    matrix_server.py sse PORT        legacy HTTP+SSE on 127.0.0.1:PORT/sse
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from typing import Annotated
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.resolve import Elicit, ListRoots, Resolve, Sample
+from mcp.types import CreateMessageResult, ListRootsResult, SamplingMessage, TextContent
+from pydantic import BaseModel
+
+warnings.simplefilter("ignore")  # the SDK's deprecation warnings (logging, SEP-2577) are noise here
+
+app = MCPServer("cassette-matrix-dual", version="1.0.0", instructions="A dual-era test server.")
+
+
+class Name(BaseModel):
+    name: str
+
+
+def ask_name() -> Elicit[Name]:
+    return Elicit("What is your name?", Name)
+
+
+def ask_model(topic: str) -> Sample:
+    return Sample(
+        [
+            SamplingMessage(
+                role="user", content=TextContent(type="text", text=f"Write about {topic}")
+            )
+        ],
+        max_tokens=16,
+    )
+
+
+def ask_roots() -> ListRoots:
+    return ListRoots()
+
+
+@app.tool()
+def echo(message: str) -> str:
+    """Echo the message back."""
+    return f"Echo: {message}"
+
+
+@app.tool()
+async def count(steps: int, ctx: Context) -> str:  # type: ignore[type-arg]
+    """Count to STEPS, reporting progress at each step and logging once."""
+    await ctx.info(f"counting to {steps}")
+    for step in range(1, steps + 1):
+        await ctx.report_progress(step, steps, f"step {step}")
+    return f"counted to {steps}"
+
+
+@app.tool()
+def greet(person: Annotated[Name, Resolve(ask_name)]) -> str:
+    """Greet someone, asking the client for their name (elicitation)."""
+    return f"Hello, {person.name}!"
+
+
+@app.tool()
+def write(topic: str, sampled: Annotated[CreateMessageResult, Resolve(ask_model)]) -> str:
+    """Ask the client's model to write about TOPIC (sampling)."""
+    content = sampled.content
+    text = content.text if isinstance(content, TextContent) else type(content).__name__
+    return f"{sampled.model} wrote: {text}"
+
+
+@app.tool()
+def roots(listed: Annotated[ListRootsResult, Resolve(ask_roots)]) -> str:
+    """Name the client's roots (roots/list)."""
+    return ", ".join(f"{r.name}={r.uri}" for r in listed.roots) or "no roots"
+
+
+@app.resource("memo://greeting")
+def greeting() -> str:
+    """A fixed greeting."""
+    return "hello from the matrix"
+
+
+@app.prompt()
+def hello() -> str:
+    """A prompt without arguments."""
+    return "Say hello."
+
+
+@app.prompt()
+def review(code: str) -> str:
+    """A prompt with an argument."""
+    return f"Please review:\n{code}"
+
+
+if __name__ == "__main__":
+    match sys.argv[1:2]:
+        case ["http"]:
+            app.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+        case ["sse"]:
+            app.run("sse", host="127.0.0.1", port=int(sys.argv[2]))
+        case _:
+            app.run("stdio")
