@@ -1,0 +1,351 @@
+"""The cross-client matrix (issue 14): real clients against real servers, each cell recorded
+with one client and replayed to another, the replaying client's observations on replay
+compared with its own live run against the same server.
+
+A cell is SERVER/TRANSPORT: RECORDER -> REPLAYER:
+1. RECORDER runs the scripted session (tests/clients/session.json) live through
+   ``cassette record`` (stdio: ``cassette record -o TAPE -- SERVER``; HTTP and SSE:
+   ``cassette record -o TAPE --upstream URL``), against a fresh server;
+2. REPLAYER runs the same session live against a fresh server: its baseline;
+3. REPLAYER runs it against ``cassette replay TAPE`` (stdio, or ``--front http``/``sse``).
+It passes when REPLAYER observes on replay exactly what it observed live and the replay
+reported no miss; when the live server refused REPLAYER, it passes when the replay refuses
+it too, with a line that says how to record the cassette for that client (``--era``).
+
+The drivers are tests/clients/*.py and tests/node/clients/*.mjs (tests/clients/README.md).
+The default run is DEFAULT_CELLS; CASSETTE_FULL_MATRIX=1 runs every cell. Either way each
+cell's outcome lands in build/client-matrix/ and the table in build/client-matrix.md
+(tests/e2e/conftest.py writes it); docs/matching.md holds the last full table. Cells that
+fail today are in EXPECTED_FAILURES (strict xfail: a cell that starts passing turns the
+suite red until it is taken out).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.e2e.matrix_table import RESULTS, seen
+from tests.support import (
+    EVERYTHING_JS,
+    NODE_DIR,
+    OFFLINE_ENV,
+    PY,
+    ROOT,
+    Background,
+    free_port,
+    node,
+    replay_command,
+)
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
+
+CLIENTS_DIR = ROOT / "tests" / "clients"
+MCP1_PY = CLIENTS_DIR / ".venv-mcp1" / "bin" / "python"
+INSPECTOR_JS = (
+    NODE_DIR / "node_modules" / "@modelcontextprotocol" / "inspector" / "clients" / "launcher"
+)
+FULL = os.environ.get("CASSETTE_FULL_MATRIX") == "1"
+
+#: seconds one driver run may take (the Inspector runs one process per step)
+RUN_TIMEOUT = 300
+
+SERVERS = ("everything", "dual", "fastmcp")
+TRANSPORTS = ("stdio", "http", "sse")
+CLIENTS = ("py2-auto", "py2-legacy", "py2-modern", "py1", "ts1", "ts2", "fastmcp", "inspector")
+#: The Inspector CLI opens one session per method, so what it records is one session per
+#: step: only the Inspector itself replays that (with --sessions), no single-session client.
+RECORDERS = tuple(c for c in CLIENTS if c != "inspector")
+
+
+def driver(client: str) -> list[str]:
+    """The argv that runs CLIENT's driver (arguments KIND TRANSPORT TARGET... follow)."""
+    match client:
+        case "py2-auto" | "py2-legacy" | "py2-modern":
+            mode = {"auto": "auto", "legacy": "legacy", "modern": "2026-07-28"}[client[4:]]
+            return [PY, str(CLIENTS_DIR / "py_sdk2.py"), "--mode", mode]
+        case "py1":
+            if not MCP1_PY.exists():
+                pytest.skip(f"{MCP1_PY} missing: scripts/test.sh makes it")
+            return [str(MCP1_PY), str(CLIENTS_DIR / "py_sdk1.py")]
+        case "ts1":
+            return [node(), str(NODE_DIR / "clients" / "ts_sdk1.mjs")]
+        case "ts2":
+            return [node(), str(NODE_DIR / "clients" / "ts_sdk2.mjs")]
+        case "fastmcp":
+            return [PY, str(CLIENTS_DIR / "fastmcp_client.py")]
+        case "inspector":
+            node()
+            if not INSPECTOR_JS.exists():
+                pytest.skip("the MCP Inspector is missing: run `npm ci --prefix tests/node`")
+            return [PY, str(CLIENTS_DIR / "inspector_cli.py")]
+    raise AssertionError(client)
+
+
+# -- servers ---------------------------------------------------------------------------
+
+
+def server_command(server: str, transport: str, port: int | None = None) -> list[str]:
+    script = {"dual": "matrix_server.py", "fastmcp": "fastmcp_server.py"}.get(server)
+    if script is None:  # server-everything: PORT comes from the environment
+        mode = {"stdio": "stdio", "http": "streamableHttp", "sse": "sse"}[transport]
+        return [node(), str(EVERYTHING_JS), mode]
+    argv = [PY, str(ROOT / "tests" / "servers" / script)]
+    return argv if transport == "stdio" else [*argv, transport, str(port)]
+
+
+class LiveServer:
+    """A fresh HTTP or SSE server for one run (the reference server keeps per-session state)."""
+
+    def __init__(self, server: str, transport: str) -> None:
+        port = free_port()
+        env = {"PORT": str(port)} if server == "everything" else None
+        self.proc = Background(server_command(server, transport, port), env=env)
+        ready = {
+            "everything": r"listening on port|Server is running on port",
+            "dual": r"Uvicorn running on",
+            "fastmcp": r"Uvicorn running on",
+        }[server]
+        self.proc.wait_for(ready)
+        self.url = f"http://127.0.0.1:{port}/{'sse' if transport == 'sse' else 'mcp'}"
+
+    def __enter__(self) -> LiveServer:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.proc.kill()
+
+
+# -- running a driver --------------------------------------------------------------------
+
+
+@dataclass
+class Run:
+    """One driver run: what the client observed, and what was around it."""
+
+    observed: dict[str, Any]
+    stderr: str
+    code: int
+    replay_output: str = ""
+    misses: list[str] = field(default_factory=list)
+
+    @property
+    def refused(self) -> bool:
+        return self.observed.get("stage") == "connect"
+
+    @property
+    def error(self) -> str:
+        return str(self.observed.get("error", ""))
+
+
+def drive(client: str, server: str, transport: str, where: list[str], home: Path) -> Run:
+    argv = [*driver(client), server, transport, *where]
+    env = {**os.environ, "CASSETTE_MATRIX_HOME": str(home)}
+    try:
+        proc = subprocess.run(
+            argv,
+            capture_output=True,
+            text=True,
+            timeout=RUN_TIMEOUT,
+            check=False,
+            env=env,
+            cwd=home,
+        )
+    except subprocess.TimeoutExpired as exc:
+        pytest.fail(f"{client} did not finish in {RUN_TIMEOUT}s; stderr: {exc.stderr!r}")
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("{")]
+    if not lines:
+        pytest.fail(f"{client} printed no JSON (exit {proc.returncode}); stderr:\n{proc.stderr}")
+    return Run(json.loads(lines[-1]), proc.stderr, proc.returncode)
+
+
+def live(client: str, server: str, transport: str, home: Path) -> Run:
+    if transport == "stdio":
+        return drive(client, server, transport, server_command(server, transport), home)
+    with LiveServer(server, transport) as up:
+        return drive(client, server, transport, [up.url], home)
+
+
+@dataclass
+class Recording:
+    tape: Path
+    run: Run
+    sessions: bool  # one tape per client session (the Inspector over stdio)
+
+
+def record(client: str, server: str, transport: str, home: Path) -> Recording:
+    tape = home / f"{server}-{transport}-{client}.jsonl"
+    per_step = client == "inspector"
+    sessions = ["--sessions", str(home)] if per_step else []
+    base = [PY, "-m", "cassette", "record", "-o", str(tape), *sessions]
+    if transport == "stdio":
+        run = drive(
+            client, server, transport, [*base, "--", *server_command(server, "stdio")], home
+        )
+        return Recording(tape, run, per_step)
+    with LiveServer(server, transport) as up:
+        kind = ["--transport", "sse"] if transport == "sse" else []
+        proxy = Background([*base, *kind, "--upstream", up.url, "--port", "0"])
+        with proxy:
+            url = proxy.wait_for(r"point your client at (http://\S+)").group(1)
+            run = drive(client, server, transport, [url], home)
+            proxy.stop(signal.SIGINT)
+    return Recording(tape, run, False)
+
+
+def replay(client: str, server: str, transport: str, rec: Recording, home: Path) -> Run:
+    report = home / f"report-{client}.jsonl"
+    extra = ["--report", str(report)] + (["--sessions", str(home)] if rec.sessions else [])
+    command = replay_command(rec.tape, *extra)
+    output = ""
+    if transport == "stdio":
+        run = drive(client, server, transport, command, home)
+    else:
+        front = Background([*command, "--front", transport, "--port", "0"], env=OFFLINE_ENV)
+        with front:
+            url = front.wait_for(r"serving on (http://\S+)").group(1)
+            run = drive(client, server, transport, [url], home)
+            front.stop()
+        output = front.output()
+    run.replay_output = output
+    if report.exists():
+        for line in report.read_text("utf-8").splitlines():
+            fact = json.loads(line)
+            if fact.get("event") == "miss":
+                run.misses.append(str(fact.get("text", "")).splitlines()[0])
+    return run
+
+
+# -- the cells ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Cell:
+    server: str
+    transport: str
+    recorder: str
+    replayer: str
+
+    @property
+    def id(self) -> str:
+        return f"{self.server}-{self.transport}-{self.recorder}-to-{self.replayer}"
+
+
+def all_cells() -> Iterator[Cell]:
+    for server in SERVERS:
+        for transport in TRANSPORTS:
+            for recorder in RECORDERS:
+                for replayer in CLIENTS:
+                    yield Cell(server, transport, recorder, replayer)
+            yield Cell(server, transport, "inspector", "inspector")
+
+
+#: The default run: the pairings the issue names, one or more per server, transport and
+#: client, and both directions across eras.
+DEFAULT_CELLS = (
+    Cell("dual", "stdio", "py2-auto", "py2-auto"),  # same client: the replay works today
+    Cell("dual", "stdio", "py2-auto", "ts1"),  # Done means: SDK 2 default -> TS SDK
+    Cell("dual", "http", "py2-auto", "py1"),  # Done means: SDK 2 default -> SDK 1.x
+    Cell("dual", "http", "py2-auto", "inspector"),  # Done means: -> the Inspector CLI
+    Cell("dual", "stdio", "py2-legacy", "py2-modern"),  # a modern client, a legacy cassette
+    Cell("dual", "sse", "py1", "ts2"),
+    Cell("everything", "stdio", "py2-auto", "ts1"),  # TS progress callbacks over stdio
+    Cell("everything", "sse", "ts1", "ts1"),  # ... and over SSE
+    Cell("everything", "http", "ts2", "py2-legacy"),
+    Cell("everything", "stdio", "py2-auto", "py2-modern"),  # refused live: refused on replay
+    Cell("fastmcp", "stdio", "fastmcp", "py1"),
+    Cell("fastmcp", "http", "py1", "fastmcp"),  # prompts/get without arguments
+)
+
+#: Cells that fail today, each with the behaviour of issue 14 that it waits for. Filled
+#: from the full run's table (build/client-matrix.md).
+EXPECTED_FAILURES: dict[str, str] = {}
+
+
+def params() -> list[Any]:
+    cells = list(all_cells()) if FULL else list(DEFAULT_CELLS)
+    out = []
+    for cell in cells:
+        reason = EXPECTED_FAILURES.get(cell.id)
+        marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+        out.append(pytest.param(cell, id=cell.id, marks=marks))
+    return out
+
+
+_recordings: dict[tuple[str, str, str], Recording] = {}
+_baselines: dict[tuple[str, str, str], Run] = {}
+
+
+def recording(cell: Cell, home: Path) -> Recording:
+    key = (cell.server, cell.transport, cell.recorder)
+    if key not in _recordings:
+        _recordings[key] = record(cell.recorder, cell.server, cell.transport, home)
+    return _recordings[key]
+
+
+def baseline(cell: Cell, home: Path) -> Run:
+    key = (cell.server, cell.transport, cell.replayer)
+    if key not in _baselines:
+        _baselines[key] = live(cell.replayer, cell.server, cell.transport, home)
+    return _baselines[key]
+
+
+def differences(live_obs: dict[str, Any], replayed: dict[str, Any]) -> dict[str, Any]:
+    """Each step whose observation differs: {step: {"live": ..., "replay": ...}}."""
+    keys = sorted(set(live_obs) | set(replayed))
+    return {
+        k: {"live": live_obs.get(k), "replay": replayed.get(k)}
+        for k in keys
+        if live_obs.get(k) != replayed.get(k)
+    }
+
+
+def save(cell: Cell, outcome: dict[str, Any]) -> None:
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / f"{cell.id}.json").write_text(
+        json.dumps({**cell.__dict__, "id": cell.id, **outcome}, sort_keys=True), "utf-8"
+    )
+
+
+@pytest.mark.parametrize("cell", params())
+def test_cell(cell: Cell, tmp_path_factory: pytest.TempPathFactory) -> None:
+    home = tmp_path_factory.mktemp(cell.id[:40])
+    rec = recording(cell, tmp_path_factory.mktemp("rec"))
+    if rec.run.refused:
+        save(cell, {"status": "n/a", "note": f"{cell.recorder} refused live: {rec.run.error}"})
+        pytest.skip(f"{cell.recorder} was refused by the live server: nothing was recorded")
+    assert rec.tape.exists(), f"nothing recorded; {cell.recorder} stderr:\n{rec.run.stderr}"
+    base = baseline(cell, tmp_path_factory.mktemp("live"))
+    replayed = replay(cell.replayer, cell.server, cell.transport, rec, home)
+    diff = differences(base.observed, replayed.observed)
+    outcome = {
+        "live_refused": base.refused,
+        "live_error": base.error,
+        "replay_refused": replayed.refused,
+        "replay_error": replayed.error,
+        "misses": replayed.misses,
+        "diff": diff,
+    }
+    if base.refused:
+        said = replayed.stderr + replayed.replay_output + replayed.error
+        ok = replayed.refused and "--era" in said
+        save(cell, {**outcome, "status": "pass" if ok else "fail"})
+        assert replayed.refused, (
+            f"live refused {cell.replayer} ({base.error}); the replay served it: {diff}"
+        )
+        assert "--era" in said, (
+            f"the replay refused {cell.replayer} with {replayed.error!r} but said nothing of "
+            f"how to record for it (--era); live said {base.error!r}"
+        )
+        return
+    save(cell, {**outcome, "status": "pass" if not diff and not replayed.misses else "fail"})
+    assert not diff, f"{cell.replayer} saw on replay what it did not see live: {seen(outcome)}"
+    assert not replayed.misses, f"the replay reported misses: {replayed.misses}"
