@@ -10,13 +10,16 @@ against what it saw live.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent.parent
-RESULTS = ROOT / "build" / "client-matrix"
-TABLE = ROOT / "build" / "client-matrix.md"
+#: where the cells' results and the table go: build/, or $CASSETTE_MATRIX_DIR
+OUT = Path(os.environ.get("CASSETTE_MATRIX_DIR") or ROOT / "build")
+RESULTS = OUT / "client-matrix"
+TABLE = OUT / "client-matrix.md"
 
 SERVERS = ("everything", "dual", "fastmcp")
 TRANSPORTS = ("stdio", "http", "sse")
