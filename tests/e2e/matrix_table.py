@@ -70,6 +70,60 @@ def seen(cell: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
+#: The behaviours of issue 14 a failing cell waits for, by what the cell shows.
+BEHAVIOURS = {
+    "legacy-of-modern": "cross-era replay: a legacy client of a modern cassette is refused "
+    "(issue 14: answer initialize from the recorded server/discover)",
+    "modern-of-legacy": "cross-era replay: a dual-era client of a legacy cassette falls back "
+    "to the legacy handshake where live it negotiated 2026-07-28",
+    "refusal": "a refused client gets the error the live server gave, or a line naming --era",
+    "arguments": "normalised fingerprints: prompts/get with arguments {} and without "
+    "arguments are the same request",
+    "set-level": "handshake-time requests: logging/setLevel answered without a recording",
+    "progress": "delivery: progress notifications reach the client before the response "
+    "(the TypeScript SDKs' progress callbacks)",
+    "logs": "delivery: log notifications sent during a call reach the client",
+    "capabilities": "capabilities: the recorded answers depend on the recording client's "
+    "capabilities (server requests and capability-gated tools)",
+}
+
+
+def classify(cell: dict[str, Any]) -> list[str]:
+    """The keys of BEHAVIOURS a failed cell shows, most telling first."""
+    diff, misses = cell.get("diff", {}), " ".join(cell.get("misses", []))
+    live, replayed = cell.get("live", {}), cell.get("replay", {})
+    found = []
+    if cell.get("live_refused"):
+        found.append("refusal")
+    elif cell.get("replay_refused"):
+        found.append("legacy-of-modern")
+    elif "protocol" in diff:
+        found.append(
+            "modern-of-legacy"
+            if str(live.get("protocol")) > str(replayed.get("protocol"))
+            else "legacy-of-modern"
+        )
+    if "prompts/get" in misses and "/arguments" in misses:
+        found.append("arguments")
+    if "logging/setLevel" in misses or (
+        "set_level" in diff and "protocol" not in diff and not cell.get("replay_refused")
+    ):
+        found.append("set-level")
+    if "progress_updates" in diff and not found:
+        found.append("progress")
+    if "logs" in diff and not found:
+        found.append("logs")
+    gated = {"tools", "callbacks", "sampling", "elicitation", "roots"}
+    if gated & set(diff) and not {"legacy-of-modern", "modern-of-legacy", "refusal"} & set(found):
+        found.append("capabilities")
+    return found or ["other"]
+
+
+def reason(cell: dict[str, Any]) -> str:
+    steps = ", ".join(sorted(cell.get("diff", {}))) or "none"
+    return "; ".join(BEHAVIOURS.get(k, f"other (steps differ: {steps})") for k in classify(cell))
+
+
 def render(cells: list[dict[str, Any]]) -> str:
     by_id = {c["id"]: c for c in cells}
     counts: dict[str, int] = {}
@@ -118,5 +172,18 @@ def write_table(path: Path = TABLE, results: Path = RESULTS) -> bool:
     return True
 
 
+def expected_failures(results: Path = RESULTS) -> dict[str, str]:
+    """Every failed cell of a run (expected or not) with the behaviour it waits for."""
+    return {c["id"]: reason(c) for c in load(results) if c["status"] in ("fail", "xfail")}
+
+
 if __name__ == "__main__":
-    sys.stdout.write(render(load(Path(sys.argv[1]) if len(sys.argv) > 1 else RESULTS)))
+    # python -m tests.e2e.matrix_table [DIR]            the table of the run in DIR
+    # python -m tests.e2e.matrix_table --expected [DIR]  its failed cells, as JSON for
+    #                                                    tests/e2e/client_matrix_expected.json
+    args = sys.argv[1:]
+    if args[:1] == ["--expected"]:
+        where = Path(args[1]) if len(args) > 1 else RESULTS
+        sys.stdout.write(json.dumps(expected_failures(where), indent=1, sort_keys=True) + "\n")
+    else:
+        sys.stdout.write(render(load(Path(args[0]) if args else RESULTS)))

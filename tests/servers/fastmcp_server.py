@@ -17,6 +17,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 
+import anyio
 from fastmcp import Context, FastMCP
 from mcp.types import SamplingMessage, TextContent
 
@@ -36,9 +37,12 @@ def echo(message: str) -> str:
 
 @app.tool
 async def count(steps: int, ctx: Context) -> str:
-    """Count to STEPS, reporting progress at each step and logging once."""
+    """Count to STEPS, a tenth of a second a step, reporting progress at each step and
+    logging once (spaced like server-everything's long-running operation, so a client
+    reads each update on its own, live)."""
     await ctx.info(f"counting to {steps}")
     for step in range(1, steps + 1):
+        await anyio.sleep(0.1)
         await ctx.report_progress(step, steps, f"step {step}")
     return f"counted to {steps}"
 

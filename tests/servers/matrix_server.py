@@ -19,6 +19,7 @@ import sys
 import warnings
 from typing import Annotated
 
+import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.resolve import Elicit, ListRoots, Resolve, Sample
 from mcp.types import CreateMessageResult, ListRootsResult, SamplingMessage, TextContent
@@ -60,9 +61,12 @@ def echo(message: str) -> str:
 
 @app.tool()
 async def count(steps: int, ctx: Context) -> str:  # type: ignore[type-arg]
-    """Count to STEPS, reporting progress at each step and logging once."""
+    """Count to STEPS, a tenth of a second a step, reporting progress at each step and
+    logging once (spaced like server-everything's long-running operation, so a client
+    reads each update on its own, live)."""
     await ctx.info(f"counting to {steps}")
     for step in range(1, steps + 1):
+        await anyio.sleep(0.1)
         await ctx.report_progress(step, steps, f"step {step}")
     return f"counted to {steps}"
 

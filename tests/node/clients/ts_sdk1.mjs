@@ -38,7 +38,7 @@ async function session(target, obs) {
   };
   const client = new Client(
     { name: "cassette-matrix-ts-sdk1", version: "1.0.0" },
-    { capabilities: { sampling: {}, elicitation: {}, roots: {} } },
+    { capabilities: { sampling: {}, elicitation: { form: {}, url: {} }, roots: {} } },
   );
   client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
     obs.callbacks.push({ kind: "sampling", params: request.params });

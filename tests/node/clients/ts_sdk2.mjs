@@ -35,7 +35,7 @@ async function session(target, obs) {
   const client = new Client(
     { name: "cassette-matrix-ts-sdk2", version: "1.0.0" },
     {
-      capabilities: { sampling: {}, elicitation: {}, roots: {} },
+      capabilities: { sampling: {}, elicitation: { form: {}, url: {} }, roots: {} },
       versionNegotiation: negotiation(target.mode),
     },
   );
