@@ -25,15 +25,18 @@ SERVERS = ("everything", "dual", "fastmcp")
 TRANSPORTS = ("stdio", "http", "sse")
 CLIENTS = ("py2-auto", "py2-legacy", "py2-modern", "py1", "ts1", "ts2", "fastmcp", "inspector")
 SYMBOL = {"pass": "pass", "xfail": "xfail", "fail": "FAIL", "xpass": "XPASS", "n/a": "n/a"}
+#: a racy cell (tests/e2e/client_matrix_expected.json) is marked with this after its status
+RACY_MARK = "~"
 
 
 def load(results: Path = RESULTS) -> list[dict[str, Any]]:
-    from tests.e2e.test_client_matrix import EXPECTED_FAILURES
+    from tests.e2e.test_client_matrix import EXPECTED_FAILURES, RACY
 
     cells = []
     for path in sorted(results.glob("*.json")):
         cell = json.loads(path.read_text("utf-8"))
         expected = cell["id"] in EXPECTED_FAILURES
+        cell["racy"] = cell["id"] in RACY
         if expected and cell["status"] == "fail":
             cell["status"] = "xfail"
         elif expected and cell["status"] == "pass":
@@ -124,41 +127,66 @@ def reason(cell: dict[str, Any]) -> str:
     return "; ".join(BEHAVIOURS.get(k, f"other (steps differ: {steps})") for k in classify(cell))
 
 
-def render(cells: list[dict[str, Any]]) -> str:
+def grids(cells: list[dict[str, Any]]) -> list[str]:
+    """One grid per server and transport: rows record, columns replay."""
     by_id = {c["id"]: c for c in cells}
-    counts: dict[str, int] = {}
-    for c in cells:
-        counts[c["status"]] = counts.get(c["status"], 0) + 1
-    summary = ", ".join(f"{n} {SYMBOL[s]}" for s, n in sorted(counts.items()))
-    lines = [f"{len(cells)} cells: {summary}.", ""]
+    lines = []
     for server in SERVERS:
         for transport in TRANSPORTS:
-            grid = [f"{server}-{transport}-{r}-to-{p}" for r in CLIENTS for p in CLIENTS]
-            if not any(i in by_id for i in grid):
-                continue
-            lines.append(f"**{server}, {transport}** (rows record, columns replay)")
-            lines.append("")
-            lines.append("| recorded by | " + " | ".join(CLIENTS) + " |")
-            lines.append("|---" * (len(CLIENTS) + 1) + "|")
+            rows = []
             for recorder in CLIENTS:
                 row = []
                 for replayer in CLIENTS:
                     cell = by_id.get(f"{server}-{transport}-{recorder}-to-{replayer}")
-                    row.append(SYMBOL[cell["status"]] if cell else "")
+                    mark = RACY_MARK if cell and cell.get("racy") else ""
+                    row.append(SYMBOL[cell["status"]] + mark if cell else "")
                 if any(row):
-                    lines.append(f"| {recorder} | " + " | ".join(row) + " |")
-            lines.append("")
+                    rows.append(f"| {recorder} | " + " | ".join(row) + " |")
+            if rows:
+                lines += [f"**{server}, {transport}** (rows record, columns replay)", ""]
+                lines.append("| recorded by | " + " | ".join(CLIENTS) + " |")
+                lines.append("|---" * (len(CLIENTS) + 1) + "|")
+                lines += [*rows, ""]
+    return lines
+
+
+def behaviours(failed: list[dict[str, Any]]) -> list[str]:
+    """The failing cells grouped by the behaviour they wait for, with one example each."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for c in failed:
+        for key in classify(c):
+            groups.setdefault(key, []).append(c)
+    if not groups:
+        return []
+    lines = ["| behaviour a failing cell waits for | cells | for example |", "|---|---|---|"]
+    for key, members in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+        text = BEHAVIOURS.get(key, "other")
+        lines.append(f"| {text} | {len(members)} | {members[0]['id']}: {seen(members[0])} |")
+    return [*lines, ""]
+
+
+def render(cells: list[dict[str, Any]], *, details: bool = True) -> str:
+    """The grids, the failing cells grouped by behaviour, and (DETAILS) one line per
+    failing cell."""
+    counts: dict[str, int] = {}
+    for c in cells:
+        counts[c["status"]] = counts.get(c["status"], 0) + 1
+    summary = ", ".join(f"{n} {SYMBOL[s]}" for s, n in sorted(counts.items()))
+    lines = [f"{len(cells)} cells: {summary}. {RACY_MARK}: racy (non-strict xfail).", ""]
+    lines += grids(cells)
     failed = [c for c in cells if c["status"] in ("xfail", "fail")]
-    if failed:
+    lines += behaviours(failed)
+    if failed and details:
         lines.append("| cell | status | what the replaying client saw (replay / live) |")
         lines.append("|---|---|---|")
         for c in failed:
-            lines.append(f"| {c['id']} | {SYMBOL[c['status']]} | {seen(c)} |")
+            mark = RACY_MARK if c.get("racy") else ""
+            lines.append(f"| {c['id']} | {SYMBOL[c['status']]}{mark} | {seen(c)} |")
         lines.append("")
-    skipped = [c for c in cells if c["status"] == "n/a"]
+    skipped = sorted({c["note"] for c in cells if c["status"] == "n/a"})
     if skipped:
-        lines.append("n/a: the recording client was refused by the live server, so nothing was")
-        lines.append("recorded: " + ", ".join(sorted({c["note"] for c in skipped})) + ".")
+        lines.append("n/a: the live server refused the recording client, so it recorded only")
+        lines.append("the refusal, replayed only to that client: " + ", ".join(skipped) + ".")
         lines.append("")
     return "\n".join(lines)
 
@@ -172,18 +200,36 @@ def write_table(path: Path = TABLE, results: Path = RESULTS) -> bool:
     return True
 
 
-def expected_failures(results: Path = RESULTS) -> dict[str, str]:
-    """Every failed cell of a run (expected or not) with the behaviour it waits for."""
-    return {c["id"]: reason(c) for c in load(results) if c["status"] in ("fail", "xfail")}
+def expected_failures(*runs: Path) -> dict[str, dict[str, str]]:
+    """The marks for tests/e2e/client_matrix_expected.json from one or more runs' results:
+    a cell that failed in every run that had it is under "fail"; one that failed in some
+    and passed in others is "racy"."""
+    outcomes: dict[str, list[bool]] = {}
+    reasons: dict[str, str] = {}
+    for results in runs or (RESULTS,):
+        for cell in load(results):
+            if cell["status"] == "n/a":
+                continue
+            failed = cell["status"] in ("fail", "xfail")
+            outcomes.setdefault(cell["id"], []).append(failed)
+            if failed:
+                reasons.setdefault(cell["id"], reason(cell))
+    marks: dict[str, dict[str, str]] = {"fail": {}, "racy": {}}
+    for cell_id, failed in sorted(outcomes.items()):
+        if all(failed):
+            marks["fail"][cell_id] = reasons[cell_id]
+        elif any(failed):
+            marks["racy"][cell_id] = "racy today, " + reasons[cell_id]
+    return marks
 
 
 if __name__ == "__main__":
-    # python -m tests.e2e.matrix_table [DIR]            the table of the run in DIR
-    # python -m tests.e2e.matrix_table --expected [DIR]  its failed cells, as JSON for
-    #                                                    tests/e2e/client_matrix_expected.json
+    # python -m tests.e2e.matrix_table [DIR]                the table of the run in DIR
+    # python -m tests.e2e.matrix_table --expected DIR...    the marks those runs call for,
+    #                                                       for client_matrix_expected.json
     args = sys.argv[1:]
     if args[:1] == ["--expected"]:
-        where = Path(args[1]) if len(args) > 1 else RESULTS
-        sys.stdout.write(json.dumps(expected_failures(where), indent=1, sort_keys=True) + "\n")
+        marks = expected_failures(*(Path(a) for a in args[1:]))
+        sys.stdout.write(json.dumps(marks, indent=1, sort_keys=True) + "\n")
     else:
         sys.stdout.write(render(load(Path(args[0]) if args else RESULTS)))

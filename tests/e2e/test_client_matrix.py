@@ -263,28 +263,40 @@ def all_cells() -> Iterator[Cell]:
             yield Cell(server, transport, "inspector", "inspector")
 
 
-#: The default run: the pairings the issue names, one or more per server, transport and
-#: client, and both directions across eras.
+#: The default run: the pairings issue 14 names, and each server, transport and client at
+#: least once, in both directions across eras.
 DEFAULT_CELLS = (
-    Cell("dual", "stdio", "py2-auto", "py2-auto"),  # same client: the replay works today
-    Cell("dual", "stdio", "py2-auto", "ts1"),  # Done means: SDK 2 default -> TS SDK
-    Cell("dual", "http", "py2-auto", "py1"),  # Done means: SDK 2 default -> SDK 1.x
-    Cell("dual", "http", "py2-auto", "inspector"),  # Done means: -> the Inspector CLI
+    Cell("dual", "stdio", "py2-auto", "py2-auto"),  # one client: the replay works today
+    # Done means: the SDK 2 default client's cassette of the dual-era server replays to the
+    # TypeScript SDK, the SDK 1.x and the Inspector CLI, over stdio and HTTP.
+    Cell("dual", "stdio", "py2-auto", "ts1"),
+    Cell("dual", "stdio", "py2-auto", "py1"),
+    Cell("dual", "stdio", "py2-auto", "inspector"),
+    Cell("dual", "http", "py2-auto", "ts1"),
+    Cell("dual", "http", "py2-auto", "py1"),
+    Cell("dual", "http", "py2-auto", "inspector"),
+    # Done means: the TypeScript client's progress callbacks fire on replay over stdio,
+    # HTTP and SSE.
+    Cell("everything", "stdio", "ts1", "ts1"),
+    Cell("everything", "http", "ts1", "ts1"),
+    Cell("everything", "sse", "ts1", "ts1"),
     Cell("dual", "stdio", "py2-legacy", "py2-modern"),  # a modern client, a legacy cassette
     Cell("dual", "sse", "py1", "ts2"),
-    Cell("everything", "stdio", "py2-auto", "ts1"),  # TS progress callbacks over stdio
-    Cell("everything", "sse", "ts1", "ts1"),  # ... and over SSE
     Cell("everything", "http", "ts2", "py2-legacy"),
-    Cell("everything", "stdio", "py2-auto", "py2-modern"),  # a modern-only client, legacy server
+    Cell("everything", "stdio", "py2-auto", "py2-modern"),  # refused live, refused on replay
     Cell("fastmcp", "stdio", "fastmcp", "py1"),
-    Cell("fastmcp", "http", "py1", "fastmcp"),  # prompts/get without arguments
+    Cell("fastmcp", "http", "py1", "fastmcp"),
+    Cell("fastmcp", "sse", "ts2", "py2-auto"),
 )
 
-#: Cells that fail today, each with the behaviour of issue 14 that it waits for: made from
-#: a full run by `python -m tests.e2e.matrix_table --expected build/client-matrix`.
-EXPECTED_FAILURES: dict[str, str] = json.loads(
-    (Path(__file__).with_name("client_matrix_expected.json")).read_text("utf-8")
-)
+#: Cells that fail today, each with the behaviour of issue 14 that it waits for (made from
+#: a full run by `python -m tests.e2e.matrix_table --expected build/client-matrix`): under
+#: "fail", cells that failed in every run (strict xfails); under "racy", cells that passed
+#: in one full run and failed in another, because what the client sees depends on how its
+#: reads split the replay's writes (non-strict: a strict mark would make the suite flaky).
+_EXPECTED = json.loads(Path(__file__).with_name("client_matrix_expected.json").read_text("utf-8"))
+RACY: dict[str, str] = _EXPECTED.get("racy", {})
+EXPECTED_FAILURES: dict[str, str] = {**_EXPECTED.get("fail", {}), **RACY}
 
 
 def params() -> list[Any]:
@@ -292,7 +304,8 @@ def params() -> list[Any]:
     out = []
     for cell in cells:
         reason = EXPECTED_FAILURES.get(cell.id)
-        marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+        strict = cell.id not in RACY
+        marks = [pytest.mark.xfail(strict=strict, reason=reason)] if reason else []
         out.append(pytest.param(cell, id=cell.id, marks=marks))
     return out
 
