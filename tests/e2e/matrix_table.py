@@ -93,7 +93,7 @@ BEHAVIOURS = {
 
 def classify(cell: dict[str, Any]) -> list[str]:
     """The keys of BEHAVIOURS a failed cell shows, most telling first."""
-    diff, misses = cell.get("diff", {}), " ".join(cell.get("misses", []))
+    diff, misses = cell.get("diff", {}), cell.get("misses", [])
     live, replayed = cell.get("live", {}), cell.get("replay", {})
     found = []
     if cell.get("live_refused"):
@@ -101,23 +101,19 @@ def classify(cell: dict[str, Any]) -> list[str]:
     elif cell.get("replay_refused"):
         found.append("legacy-of-modern")
     elif "protocol" in diff:
-        found.append(
-            "modern-of-legacy"
-            if str(live.get("protocol")) > str(replayed.get("protocol"))
-            else "legacy-of-modern"
-        )
-    if "prompts/get" in misses and "/arguments" in misses:
+        newer_live = str(live.get("protocol")) > str(replayed.get("protocol"))
+        found.append("modern-of-legacy" if newer_live else "legacy-of-modern")
+    era = bool(found)  # the session itself differs: the steps' differences follow from it
+    if any(m.startswith("prompts/get") and "/arguments" in m for m in misses):
         found.append("arguments")
-    if "logging/setLevel" in misses or (
-        "set_level" in diff and "protocol" not in diff and not cell.get("replay_refused")
-    ):
+    if any(m.startswith("logging/setLevel") for m in misses) or ("set_level" in diff and not era):
         found.append("set-level")
-    if "progress_updates" in diff and not found:
+    if "progress_updates" in diff and not era:
         found.append("progress")
-    if "logs" in diff and not found:
+    if "logs" in diff and not era:
         found.append("logs")
     gated = {"tools", "callbacks", "sampling", "elicitation", "roots"}
-    if gated & set(diff) and not {"legacy-of-modern", "modern-of-legacy", "refusal"} & set(found):
+    if gated & set(diff) and not era:
         found.append("capabilities")
     return found or ["other"]
 

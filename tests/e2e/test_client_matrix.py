@@ -57,6 +57,8 @@ FULL = os.environ.get("CASSETTE_FULL_MATRIX") == "1"
 
 #: seconds one driver run may take (the Inspector runs one process per step)
 RUN_TIMEOUT = 300
+#: seconds a server, proxy or front may take to say it is listening (fastmcp imports a lot)
+READY_TIMEOUT = 90
 
 SERVERS = ("everything", "dual", "fastmcp")
 TRANSPORTS = ("stdio", "http", "sse")
@@ -114,7 +116,7 @@ class LiveServer:
             "dual": r"Uvicorn running on",
             "fastmcp": r"Uvicorn running on",
         }[server]
-        self.proc.wait_for(ready)
+        self.proc.wait_for(ready, timeout=READY_TIMEOUT)
         self.url = f"http://127.0.0.1:{port}/{'sse' if transport == 'sse' else 'mcp'}"
 
     def __enter__(self) -> LiveServer:
@@ -210,7 +212,7 @@ def record(client: str, server: str, transport: str, home: Path) -> Recording:
         kind = ["--transport", "sse"] if transport == "sse" else []
         proxy = Background([*base, *kind, "--upstream", up.url, "--port", "0"])
         with proxy:
-            url = proxy.wait_for(r"point your client at (http://\S+)").group(1)
+            url = proxy.wait_for(r"point your client at (http://\S+)", READY_TIMEOUT).group(1)
             run = drive(client, server, transport, [url], home)
             proxy.stop(signal.SIGINT)
     return Recording(tape, run, False)
@@ -226,7 +228,7 @@ def replay(client: str, server: str, transport: str, rec: Recording, home: Path)
     else:
         front = Background([*command, "--front", transport, "--port", "0"], env=OFFLINE_ENV)
         with front:
-            url = front.wait_for(r"serving on (http://\S+)").group(1)
+            url = front.wait_for(r"serving on (http://\S+)", READY_TIMEOUT).group(1)
             run = drive(client, server, transport, [url], home)
             front.stop()
         output = front.output()
