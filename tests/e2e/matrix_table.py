@@ -199,9 +199,10 @@ def write_table(path: Path = TABLE, results: Path = RESULTS) -> bool:
 def expected_failures(*runs: Path) -> dict[str, dict[str, str]]:
     """The marks for tests/e2e/client_matrix_expected.json from one or more runs' results:
     a cell that failed in every run that had it is under "fail"; one that failed in some
-    and passed in others is "racy"."""
+    and passed in others, or failed only in delivery (DELIVERY), is "racy"."""
     outcomes: dict[str, list[bool]] = {}
     reasons: dict[str, str] = {}
+    timing: set[str] = set()
     for results in runs or (RESULTS,):
         for cell in load(results):
             if cell["status"] == "n/a":
@@ -210,13 +211,20 @@ def expected_failures(*runs: Path) -> dict[str, dict[str, str]]:
             outcomes.setdefault(cell["id"], []).append(failed)
             if failed:
                 reasons.setdefault(cell["id"], reason(cell))
+                if set(classify(cell)) <= DELIVERY:
+                    timing.add(cell["id"])
     marks: dict[str, dict[str, str]] = {"fail": {}, "racy": {}}
     for cell_id, failed in sorted(outcomes.items()):
-        if all(failed):
+        if all(failed) and cell_id not in timing:
             marks["fail"][cell_id] = reasons[cell_id]
         elif any(failed):
-            marks["racy"][cell_id] = "racy today, " + reasons[cell_id]
+            marks["racy"][cell_id] = "racy today: " + reasons[cell_id]
     return marks
+
+
+#: What a failing cell shows that depends on how the client's reads split the replay's
+#: writes: such a cell can pass on an idle machine, so its mark is never strict.
+DELIVERY = {"progress", "logs"}
 
 
 if __name__ == "__main__":
