@@ -64,7 +64,13 @@ def seen(cell: dict[str, Any]) -> str:
             f"(live: `{short(cell['live_error'])}`), no word of `--era`"
         )
     parts = []
-    for step, pair in sorted(cell.get("diff", {}).items()):
+    diff = cell.get("diff", {})
+    if "protocol" in diff:
+        pair = diff["protocol"]
+        parts.append(f"negotiated `{pair['replay']}` on replay, `{pair['live']}` live")
+    for step, pair in sorted(diff.items()):
+        if step == "protocol":
+            continue
         parts.append(
             f"{step}: replay `{short(pair['replay'], 120)}` / live `{short(pair['live'], 80)}`"
         )
@@ -77,8 +83,8 @@ def seen(cell: dict[str, Any]) -> str:
 BEHAVIOURS = {
     "legacy-of-modern": "cross-era replay: a legacy client of a modern cassette is refused "
     "(issue 14: answer initialize from the recorded server/discover)",
-    "modern-of-legacy": "cross-era replay: a dual-era client of a legacy cassette falls back "
-    "to the legacy handshake where live it negotiated 2026-07-28",
+    "modern-of-legacy": "cross-era replay: a 2026-07-28 client of a legacy cassette is "
+    "served legacy results or refused without a word of --era (live: 2026-07-28)",
     "refusal": "a refused client gets the error the live server gave, or a line naming --era",
     "arguments": "normalised fingerprints: prompts/get with arguments {} and without "
     "arguments are the same request",
@@ -99,7 +105,8 @@ def classify(cell: dict[str, Any]) -> list[str]:
     if cell.get("live_refused"):
         found.append("refusal")
     elif cell.get("replay_refused"):
-        found.append("legacy-of-modern")
+        modern_live = live.get("protocol") == "2026-07-28"
+        found.append("modern-of-legacy" if modern_live else "legacy-of-modern")
     elif "protocol" in diff:
         newer_live = str(live.get("protocol")) > str(replayed.get("protocol"))
         found.append("modern-of-legacy" if newer_live else "legacy-of-modern")
