@@ -37,7 +37,7 @@ INSPECTOR = LAUNCHER / "build" / "index.js"
 def invoke(target: Target, *method: str) -> Any:
     """One Inspector CLI session running METHOD: its result, or raises with its error."""
     if target.transport == "stdio":
-        where = list(target.where)
+        where = [stdio_wrapper(target.where)]
     else:
         where = ["--transport", target.transport, "--server-url", target.url]
     era = ["--protocol-era", target.mode] if target.mode else []
@@ -70,6 +70,20 @@ def invoke(target: Target, *method: str) -> Any:
                 raise RuntimeError(str(message).splitlines()[0])
     last = (proc.stderr.strip() or proc.stdout.strip() or "no output").splitlines()[-1]
     raise RuntimeError(f"exit {proc.returncode}: {last}")
+
+
+def stdio_wrapper(command: list[str]) -> str:
+    """COMMAND as one executable path: the Inspector's own options parser would take the
+    server's (``-q``, ``-o``, ``--``) as its own."""
+    import shlex
+    import tempfile
+
+    home = os.environ.get("CASSETTE_MATRIX_HOME")  # the run's own folder, when it has one
+    folder = Path(tempfile.mkdtemp(prefix="inspector-target-", dir=home))
+    script = folder / "server"
+    script.write_text(f"#!/bin/sh\nexec {shlex.join(command)}\n", "utf-8")
+    script.chmod(0o755)
+    return str(script)
 
 
 def tool(target: Target, call: dict[str, Any]) -> list[str]:
