@@ -21,6 +21,11 @@ with ``isinstance``; a plugin implements the ones that fit it:
 * ``RecordingFront``: ``record_proxy(upstream, tap, options)``, a recording proxy for such
   a network transport, reporting what passed to a ``Tap``.
 
+A ``FrameStream`` may also be ``Drainable``: it can tell when the peer has *read* what was
+sent (stdio can, from the pipe's unread bytes). The runtime then lets a client read the
+notifications that precede a response before the response is written, so a client that
+handles one read as one batch sees them first, as it did live.
+
 Options reach a plugin as one frozen value per call (``ConnectOptions``, ``ServeOptions``,
 ``RecordOptions``): a new option is a new field with a default, so it never breaks a plugin
 written before it. Streams use anyio's words: ``send_eof`` is a half-close (we finished
@@ -33,6 +38,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Any, ClassVar, Final, Literal, Protocol, runtime_checkable
+from urllib.parse import urlsplit
 
 import attrs
 
@@ -43,9 +49,11 @@ from cassette.errors import TransportClosedError, TransportError
 
 __all__ = [
     "DEFAULT_HOST",
+    "DRAIN_DEADLINE",
     "CassetteFront",
     "ClientSession",
     "ConnectOptions",
+    "Drainable",
     "Emit",
     "Exited",
     "Frame",
@@ -57,6 +65,7 @@ __all__ = [
     "RecordOptions",
     "RecordingFront",
     "Reply",
+    "SecretTap",
     "ServeOptions",
     "Sessions",
     "SideEvent",
@@ -69,7 +78,12 @@ __all__ = [
     "TransportError",
     "Upstream",
     "UpstreamConnector",
+    "normalize_origin",
 ]
+
+#: The longest a response that follows notifications waits for the client to read them
+#: (``Drainable``): a client that stops reading gets the rest anyway.
+DRAIN_DEADLINE: Final = 0.25
 
 #: Where a front or proxy listens unless told otherwise: this machine only.
 DEFAULT_HOST: Final = "127.0.0.1"
@@ -123,6 +137,38 @@ SideEventHandler = Callable[[SideEvent], None]
 #: Called once a front listens, with what a client needs to reach it (a URL).
 Ready = Callable[[str], None]
 
+_DEFAULT_PORTS: Final = {"http": 80, "https": 443}
+
+
+def normalize_origin(text: str) -> str:
+    """``text`` as a browser writes it in an ``Origin`` header: ``scheme://host[:port]``,
+    lowercase, the scheme's default port left out. A front compares a request's ``Origin``
+    with ``allowed_origins`` in this form; ``ValueError`` says why ``text`` is not one."""
+    try:
+        parts = urlsplit(text.strip())
+        port = parts.port
+    except ValueError:
+        parts, port = None, None
+    if (
+        parts is None
+        or parts.scheme not in _DEFAULT_PORTS
+        or not parts.hostname
+        or parts.path not in ("", "/")
+        or parts.query
+        or parts.fragment
+        or parts.username is not None
+    ):
+        raise ValueError(
+            f"{text!r} is not an origin: give scheme://host[:port], e.g. https://app.example.com"
+        )
+    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+    shown = f":{port}" if port is not None and port != _DEFAULT_PORTS[parts.scheme] else ""
+    return f"{parts.scheme}://{host}{shown}"
+
+
+def _origins(values: Sequence[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(normalize_origin(value) for value in values))
+
 
 @attrs.frozen(kw_only=True)
 class ConnectOptions:
@@ -145,25 +191,35 @@ class ServeOptions:
     whatever a client needs to reach it (stdio, whose client is already there, need not).
     A client message over ``max_message_bytes`` is refused as early as the transport can
     (stdio drops the line as it arrives, HTTP answers 413); the runtime refuses any that
-    gets through."""
+    gets through.
+
+    ``allowed_origins`` are browser origins (as ``normalize_origin`` writes them) a network
+    front answers besides this machine's own (loopback ones), with CORS headers and
+    preflights; a page from any other ``Origin`` still gets 403. Default: none."""
 
     host: str = DEFAULT_HOST
     port: int = 0
     max_message_bytes: int = DEFAULT_MAX_BYTES
     on_ready: Ready | None = None
+    allowed_origins: tuple[str, ...] = attrs.field(default=(), converter=_origins)
 
 
 @attrs.frozen(kw_only=True)
 class RecordOptions:
-    """How a recording proxy serves its clients: as ``ServeOptions``, and
-    ``upstream_timeout``, the seconds the upstream may take to start answering a request
-    before the client gets an error in its place (``None``: the transport's default)."""
+    """How a recording proxy serves its clients: as ``ServeOptions`` (``allowed_origins``
+    included), ``upstream_timeout``, the seconds the upstream may take to start answering
+    a request before the client gets an error in its place (``None``: the transport's
+    default), and ``era``."""
 
     host: str = DEFAULT_HOST
     port: int = 0
     max_message_bytes: int = DEFAULT_MAX_BYTES
     on_ready: Ready | None = None
     upstream_timeout: float | None = None
+    allowed_origins: tuple[str, ...] = attrs.field(default=(), converter=_origins)
+    #: the era to record in: ``auto`` (the client chooses), ``legacy`` or ``modern`` (the
+    #: other era's opening is answered by the proxy, ``cassette.core.eras.era_refusal``)
+    era: str = "auto"
 
 
 # -- streams -------------------------------------------------------------------------------
@@ -196,6 +252,21 @@ class FrameStream(Protocol):
 
 
 @runtime_checkable
+class Drainable(FrameStream, Protocol):
+    """A frame stream that knows when the peer has read what was sent (optional).
+
+    Why: a client that handles everything one read returns as one batch (the TypeScript
+    SDK handles a response before the progress notifications that came in the same read,
+    and drops them) needs what the live server sent apart to arrive apart. Yielding to
+    the event loop between writes is not enough: the peer may not have run yet."""
+
+    async def drained(self) -> bool:
+        """Return once the peer has read every frame sent so far (``True``), or at once
+        where that cannot be known (``False``). The caller bounds the wait."""
+        ...
+
+
+@runtime_checkable
 class Upstream(FrameStream, Protocol):
     """A live server reached through a transport: a frame stream plus the lifecycle a
     server has. ``send_eof`` tells it the client finished (stdio closes its stdin)."""
@@ -222,6 +293,17 @@ class Tap(Protocol):
 
     def http(self, method: str, stream: str, status: int, session: int | None) -> None:
         """An HTTP exchange got a status worth recording."""
+        ...
+
+
+@runtime_checkable
+class SecretTap(Protocol):
+    """A ``Tap`` that also takes credentials a client sent in HTTP headers (an
+    ``Authorization`` value, a cookie). They are never written; a recording proxy reports
+    them so that a server echoing one back does not put it in the cassette."""
+
+    def secret(self, value: str) -> None:
+        """A value to redact wherever it appears in the session."""
         ...
 
 

@@ -1,46 +1,81 @@
 #!/usr/bin/env bash
 # Everything the test suite needs, from nothing, then the suite itself.
 #   bash scripts/test.sh [PYTEST-ARGS...]
-# Creates .venv (if missing) with the package and its pinned test dependencies, installs the
-# pinned Node MCP counterparts from tests/node/package-lock.json, then runs the linters,
-# the type checker, the import contract and pytest. .ci/run calls exactly this.
+# Creates .venv (if missing) with the package (editable) and the pinned dependency groups
+# test, docs and release of pyproject.toml, the example plugin, and the pinned Node MCP
+# counterparts from tests/node/package-lock.json. Then ruff, mypy (also as on Windows), the
+# import contract; with no arguments (what .ci/run runs) also the package and docs checks
+# (scripts/check-release.sh) and the smoke subset on Python 3.12 and 3.13
+# (scripts/matrix.sh); last, pytest over the whole suite, with any arguments given.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PYTHON="${PYTHON:-python3}"
-if [ ! -x .venv/bin/python ]; then
-    "$PYTHON" -m venv .venv
-fi
-.venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip
-.venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[http,test]'
-# The third-party plugin example, installed as a user would: found through its entry point.
-.venv/bin/python -m pip install --quiet --disable-pip-version-check -e examples/cassette-tcp
-# The Python SDK 1.x client of the cross-client matrix (tests/e2e/test_client_matrix.py) cannot
-# share .venv with mcp 2.x: it gets its own, pinned in tests/clients/requirements-mcp1.txt.
-MCP1_VENV=tests/clients/.venv-mcp1
-if [ ! -x "$MCP1_VENV/bin/python" ]; then
-    "$PYTHON" -m venv "$MCP1_VENV"
-fi
-"$MCP1_VENV/bin/python" -m pip install --quiet --disable-pip-version-check -r tests/clients/requirements-mcp1.txt
+PIP=(.venv/bin/python -m pip install --quiet --disable-pip-version-check)
+TIMES=()
 
-if ! command -v npm >/dev/null 2>&1; then
-    echo "scripts/test.sh: npm not found; installing Node.js from Debian's packages" >&2
-    apt-get update -qq && apt-get install -y -qq nodejs npm >/dev/null
-fi
-npm ci --prefix tests/node --no-audit --no-fund --loglevel=error
+# step NAME COMMAND...: run it, and note how long it took (printed before pytest starts).
+step() {
+    local name=$1 start=$SECONDS
+    shift
+    "$@"
+    TIMES+=("$name $((SECONDS - start)) s")
+    echo "scripts/test.sh: $name: $((SECONDS - start)) s" >&2
+}
 
-# Headless Chromium (and its WebDriver) render `cassette show --html` in tests/e2e
-# (test_tools_cli.py, test_show_webdriver.py). Installed from Debian's packages where we may
-# (root with apt); elsewhere those tests skip.
-if { ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; } \
-    && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
-    echo "scripts/test.sh: installing Debian's chromium and chromium-driver for the HTML timeline tests" >&2
-    (apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium chromium-driver \
-        >/dev/null) || echo "scripts/test.sh: chromium could not be installed; its tests will skip" >&2
-fi
+python_deps() {
+    if [ ! -x .venv/bin/python ]; then
+        "$PYTHON" -m venv .venv
+    fi
+    # pip 25.1 is the first to install PEP 735 dependency groups (--group).
+    "${PIP[@]}" --upgrade 'pip>=25.1'
+    "${PIP[@]}" -e '.[http]' --group test --group docs --group release
+    # The third-party plugin example, installed as a user would: found through its entry point.
+    "${PIP[@]}" -e examples/cassette-tcp
+    # The Python SDK 1.x client of the cross-client matrix (tests/e2e/test_client_matrix.py)
+    # cannot share .venv with mcp 2.x: it gets its own, pinned in
+    # tests/clients/requirements-mcp1.txt.
+    local mcp1=tests/clients/.venv-mcp1
+    if [ ! -x "$mcp1/bin/python" ]; then
+        "$PYTHON" -m venv "$mcp1"
+    fi
+    "$mcp1/bin/python" -m pip install --quiet --disable-pip-version-check \
+        -r tests/clients/requirements-mcp1.txt
+}
 
-.venv/bin/ruff check cassette tests examples benchmarks
-.venv/bin/ruff format --check cassette tests examples benchmarks
-.venv/bin/mypy
-.venv/bin/lint-imports --no-cache  # the architecture contract in pyproject.toml
+node_deps() {
+    if ! command -v npm >/dev/null 2>&1; then
+        echo "scripts/test.sh: npm not found; installing Node.js from Debian's packages" >&2
+        apt-get update -qq && apt-get install -y -qq nodejs npm >/dev/null
+    fi
+    npm ci --prefix tests/node --no-audit --no-fund --loglevel=error
+
+    # Headless Chromium (and its WebDriver) render `cassette show --html` in tests/e2e
+    # (test_tools_cli.py, test_show_webdriver.py). Installed from Debian's packages where we
+    # may (root with apt); elsewhere those tests skip.
+    if { ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; } \
+        && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+        echo "scripts/test.sh: installing Debian's chromium and chromium-driver for the HTML timeline tests" >&2
+        (apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium chromium-driver \
+            >/dev/null) || echo "scripts/test.sh: chromium could not be installed; its tests will skip" >&2
+    fi
+}
+
+lint() {
+    .venv/bin/ruff check cassette cassette_mcp tests examples benchmarks scripts
+    .venv/bin/ruff format --check cassette cassette_mcp tests examples benchmarks scripts
+    .venv/bin/mypy
+    # The Windows branches (the msvcrt lock, the thread fallbacks) type-check too.
+    .venv/bin/mypy --platform win32 --cache-dir .mypy_cache/win32
+    .venv/bin/lint-imports --no-cache  # the architecture contract in pyproject.toml
+}
+
+step "python deps" python_deps
+step "node deps" node_deps
+step "lint and types" lint
+if [ $# -eq 0 ]; then
+    step "package and docs checks" bash scripts/check-release.sh
+    step "python 3.12 and 3.13" bash scripts/matrix.sh
+fi
+echo "scripts/test.sh: steps: $(IFS=,; echo "${TIMES[*]}" | sed 's/,/, /g'); now the whole suite" >&2
 exec .venv/bin/python -m pytest "$@"

@@ -2,7 +2,9 @@
 are shared and noisy and no test here may depend on timing to pass."""
 
 import os
+from pathlib import Path
 
+import pytest
 from hypothesis import settings
 
 settings.register_profile("cassette", deadline=None, print_blob=True)
@@ -17,6 +19,57 @@ pytest_plugins = ["pytester"]
 # A developer's or CI's record mode must not change what this suite's own commands do;
 # the tests that are about MCP_CASSETTE_MODE set it themselves.
 os.environ.pop("MCP_CASSETTE_MODE", None)
+
+# The portable subset (`pytest -m portable`): modules that need Python and the `portable`
+# dependency group alone (no Node.js, no browser, no import linter) and no POSIX-only call,
+# so they run on Linux, macOS and Windows; a test in them that needs a POSIX feature skips
+# on Windows by itself. .github/workflows/ci.yml runs it on three systems with Python
+# 3.11-3.13; scripts/matrix.sh runs a smoke part of it on 3.12 and 3.13. One list here
+# rather than a mark in each file: porting is reviewed in one place. CONTRIBUTING.md says
+# what it covers.
+PORTABLE = frozenset(
+    {
+        "tests/test_examples.py",
+        "tests/test_packaging.py",
+        "tests/test_platform_guards.py",
+        "tests/e2e/test_cli.py",
+        "tests/plugin/test_plugin.py",
+        "tests/unit/test_check_suite.py",
+        "tests/unit/test_codec.py",
+        "tests/unit/test_hostile_input.py",
+        "tests/unit/test_http_extend.py",
+        "tests/unit/test_http_front.py",
+        "tests/unit/test_http_proxy_faults.py",
+        "tests/unit/test_http_proxy_fuzz.py",
+        "tests/unit/test_limits.py",
+        "tests/unit/test_load_paths.py",
+        "tests/unit/test_lock_and_append.py",
+        "tests/unit/test_matching.py",
+        "tests/unit/test_memory_replay.py",
+        "tests/unit/test_mock.py",
+        "tests/unit/test_modes.py",
+        "tests/unit/test_plugin_registry.py",
+        "tests/unit/test_recorder.py",
+        "tests/unit/test_redaction.py",
+        "tests/unit/test_replayer.py",
+        "tests/unit/test_server_initiated.py",
+        "tests/unit/test_small_parts.py",
+        "tests/unit/test_sse_parser.py",
+        "tests/unit/test_sse_transport.py",
+        "tests/unit/test_tools_check.py",
+        "tests/unit/test_tools_distill.py",
+        "tests/unit/test_tools_lint.py",
+        "tests/unit/test_tools_show.py",
+    }
+)
+_ROOT = Path(__file__).resolve().parent.parent
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark the portable subset (above) with ``portable``."""
+    for item in items:
+        if item.path.relative_to(_ROOT).as_posix() in PORTABLE:
+            item.add_marker(pytest.mark.portable)
 
 
 # The cross-client matrix (tests/e2e/test_client_matrix.py) leaves one result per cell in

@@ -5,8 +5,13 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
+import queue
 import shutil
+import signal
+import subprocess
 import sys
+import threading
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -99,24 +104,69 @@ async def everything_calls(client: Any, label: str) -> dict[str, Any]:
 RAW_SERVER = ROOT / "tests" / "servers" / "raw_server.py"
 
 
+def own_group() -> dict[str, Any]:
+    """``Popen`` arguments that start a child in a process group of its own, so that
+    ``kill_tree`` ends whatever it started too (a recorder's server, say)."""
+    if sys.platform == "win32":
+        return {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP}
+    return {"start_new_session": True}
+
+
+def kill_tree(proc: subprocess.Popen[bytes]) -> None:
+    """Kill a child started with ``own_group`` and everything it started, then reap it."""
+    if sys.platform == "win32":
+        subprocess.run(
+            ["taskkill", "/F", "/T", "/PID", str(proc.pid)], capture_output=True, check=False
+        )
+    else:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=10)
+
+
 class LineClient:
     """A stdlib JSON-lines client driving a subprocess, every read bounded by a deadline."""
 
     def __init__(self, argv: list[str], env: dict[str, str] | None = None, **kwargs: Any) -> None:
-        import os
-        import subprocess
-
         self.proc = subprocess.Popen(
             argv,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             env=None if env is None else {**os.environ, **env},
-            start_new_session=True,
+            **own_group(),
             **kwargs,
         )
         self._buffer = b""
         self._next_id = 0
+        self._chunks: queue.Queue[bytes] = queue.Queue()
+        if sys.platform == "win32":  # select() takes sockets only there: a thread reads
+            threading.Thread(target=self._pump, daemon=True).start()
+
+    def _pump(self) -> None:
+        assert self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        while chunk := os.read(fd, 65536):
+            self._chunks.put(chunk)
+        self._chunks.put(b"")
+
+    def _chunk(self, timeout: float) -> bytes | None:
+        """The next chunk of the client's stdout (``b""`` at its end), ``None`` if none
+        came within ``timeout`` seconds."""
+        import selectors
+
+        if sys.platform == "win32":
+            try:
+                return self._chunks.get(timeout=timeout)
+            except queue.Empty:
+                return None
+        assert self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        with selectors.DefaultSelector() as sel:
+            sel.register(fd, selectors.EVENT_READ)
+            if not sel.select(timeout):
+                return None
+        return os.read(fd, 65536)
 
     def send(self, message: dict[str, Any] | bytes) -> None:
         assert self.proc.stdin is not None
@@ -125,24 +175,18 @@ class LineClient:
         self.proc.stdin.flush()
 
     def readline(self, timeout: float = 20.0) -> bytes:
-        import os
-        import selectors
         import time
 
-        assert self.proc.stdout is not None
-        fd = self.proc.stdout.fileno()
         deadline = time.monotonic() + timeout
-        with selectors.DefaultSelector() as sel:
-            sel.register(fd, selectors.EVENT_READ)
-            while b"\n" not in self._buffer:
-                left = deadline - time.monotonic()
-                if left <= 0 or not sel.select(left):
-                    raise TimeoutError(f"no line within {timeout}s; got {self._buffer!r}")
-                chunk = os.read(fd, 65536)
-                if not chunk:
-                    rest, self._buffer = self._buffer, b""
-                    return rest
-                self._buffer += chunk
+        while b"\n" not in self._buffer:
+            left = deadline - time.monotonic()
+            chunk = self._chunk(left) if left > 0 else None
+            if chunk is None:
+                raise TimeoutError(f"no line within {timeout}s; got {self._buffer!r}")
+            if not chunk:
+                rest, self._buffer = self._buffer, b""
+                return rest
+            self._buffer += chunk
         line, _, self._buffer = self._buffer.partition(b"\n")
         return line + b"\n"
 
@@ -190,12 +234,7 @@ class LineClient:
         return self.proc.returncode, err.decode("utf-8", "replace")
 
     def kill_group(self) -> None:
-        import os
-        import signal
-
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        self.proc.wait(timeout=10)
+        kill_tree(self.proc)
 
 
 class Background:
@@ -206,18 +245,13 @@ class Background:
     """
 
     def __init__(self, argv: list[str], env: dict[str, str] | None = None) -> None:
-        import os
-        import queue
-        import subprocess
-        import threading
-
         self.proc = subprocess.Popen(
             argv,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             env=None if env is None else {**os.environ, **env},
-            start_new_session=True,
+            **own_group(),
         )
         self.lines: list[str] = []
         self._queue: queue.Queue[str | None] = queue.Queue()
@@ -275,12 +309,7 @@ class Background:
         return code
 
     def kill(self) -> None:
-        import os
-        import signal as signals
-
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.proc.pid, signals.SIGKILL)
-        self.proc.wait(timeout=10)
+        kill_tree(self.proc)
 
     def __enter__(self) -> Background:
         return self

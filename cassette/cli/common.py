@@ -10,7 +10,7 @@ import argparse
 import json
 import signal
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any, Final, NoReturn
 
@@ -24,6 +24,7 @@ __all__ = [
     "EXIT_USAGE",
     "FRONT_ALIASES",
     "Parser",
+    "allowed_origins",
     "apply_limits",
     "client_config",
     "err",
@@ -31,6 +32,7 @@ __all__ = [
     "front_name",
     "limit_options",
     "listen_options",
+    "origin_options",
     "print_config",
     "run_async",
     "serving_on",
@@ -161,6 +163,31 @@ def listen_options(parser: argparse.ArgumentParser, what: str) -> None:
     parser.add_argument(
         "--port", type=int, default=0, help=f"port {what} listens on (default 0: a free one)"
     )
+
+
+def origin_options(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--allow-origin`` (repeatable): web pages from elsewhere that may reach ``what``."""
+    parser.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help=f"also let web pages from ORIGIN (scheme://host[:port]) reach {what}, with "
+        "CORS; pages on this machine always may, any other gets 403 (repeatable)",
+    )
+
+
+def allowed_origins(values: Sequence[str], *, served: bool) -> tuple[str, ...]:
+    """``--allow-origin`` values as the fronts compare them, checked once: each must be an
+    origin, and there must be an HTTP front (``served``) for them to mean anything."""
+    from cassette.transport import normalize_origin
+
+    if values and not served:
+        raise UsageError("--allow-origin is for a network front or proxy, not for stdio")
+    try:
+        return tuple(dict.fromkeys(normalize_origin(value) for value in values))
+    except ValueError as exc:
+        raise UsageError(f"--allow-origin: {exc}") from None
 
 
 def client_config(tape: Path, command: str = "replay") -> dict[str, Any]:

@@ -11,6 +11,7 @@ Exit codes (stable; docs/cli.md):
   3    cassette error (missing, malformed, newer format, refusing to overwrite)
   4    transport error (the server could not be started or reached)
   70   internal error (a bug: please report it)
+  78   another package is also imported as ``cassette`` (reported by ``cassette_mcp``)
   128+N  stopped by signal N (130 for Ctrl-C, 143 for SIGTERM); the cassette is closed first
   record otherwise exits with the recorded server's own exit code when it exited by itself.
 """

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from cassette.cli.common import (
     EXIT_MISSES,
+    allowed_origins,
     apply_limits,
     client_config,
     err,
@@ -45,6 +46,7 @@ def _serve(args: argparse.Namespace, manifest: dict[str, object]) -> int:
 
     max_message_bytes = apply_limits(args)
     check_front(args.front)  # before the banner: a front it cannot serve is a usage error
+    origins = allowed_origins(args.allow_origin, served=args.front != "stdio")
     server = MockServer(manifest, source=args.manifest)
     for warning in server.warnings:
         err(f"warning: {args.manifest}#{warning.pointer}: {warning.message}")
@@ -75,6 +77,7 @@ def _serve(args: argparse.Namespace, manifest: dict[str, object]) -> int:
             on_miss=lambda text: err(f"miss: {text}"),
             on_finish=finished,
             max_message_bytes=max_message_bytes,
+            allowed_origins=origins,
         )
         return outcome[0] if outcome else 0
 

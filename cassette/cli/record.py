@@ -19,8 +19,17 @@ from typing import Any
 
 import attrs
 
-from cassette.cli.common import err, front_name, limit_options, listen_options, run_async
+from cassette.cli.common import (
+    allowed_origins,
+    err,
+    front_name,
+    limit_options,
+    listen_options,
+    origin_options,
+    run_async,
+)
 from cassette.cli.modes import add_mode_options, apply_sessions, record_choice, run_in_mode
+from cassette.core.redaction import redact_text
 from cassette.errors import UsageError
 from cassette.modes.policy import ModeChoice
 from cassette.runtime.record import RecordConfig
@@ -57,6 +66,7 @@ def add_parser(sub: Any) -> None:
         "that has no proxy, the plugin reaches URL and the client talks to us on stdio",
     )
     listen_options(rec, "the recording proxy")
+    origin_options(rec, "the recording proxy")
     limit_options(rec, "an HTTP request body the proxy accepts (stdio recording forwards any)")
     rec.add_argument(
         "--overwrite", action="store_true", help="replace TAPE if it already holds a recording"
@@ -72,6 +82,15 @@ def add_parser(sub: Any) -> None:
         help="seconds the server may take to answer a request before the client gets an "
         "error in its place (recorded): over HTTP and SSE (--upstream) a 504, default 60; "
         "over stdio a JSON-RPC error, default none (a tool call may rightly take minutes)",
+    )
+    rec.add_argument(
+        "--era",
+        choices=("auto", "legacy", "modern"),
+        default="auto",
+        help="the protocol era to record in: auto (default) lets the client choose; legacy "
+        "answers a dual-era client's server/discover probe with -32601 as a legacy server "
+        "would, so it falls back to initialize (a cassette for initialize-only clients); "
+        "modern refuses initialize with -32022 (see docs/matching.md)",
     )
     rec.add_argument(
         "--no-redact",
@@ -139,6 +158,12 @@ class RecordCommand:
             raise UsageError("record needs the server command after --, e.g. -- node server.js")
         default = "streamable-http" if args.upstream is not None else "stdio"
         transport = front_name(args.transport, default)
+        if args.era == "modern" and transport == "sse":
+            raise UsageError(
+                "--era modern: the legacy HTTP+SSE transport carries legacy sessions only"
+            )
+        network = args.upstream is not None and _has_proxy(transport)
+        origins = allowed_origins(args.allow_origin, served=network)
         output = apply_sessions(args.output, args.sessions)
         config = RecordConfig(
             path=output,
@@ -149,12 +174,15 @@ class RecordCommand:
             redactor=_redactor(args, output),
             upstream_timeout=args.upstream_timeout,
             on_warning=lambda text: err(f"warning: {text}"),
+            era=args.era,
         )
         return cls(
             target=Target(command=tuple(command), url=args.upstream),
             config=config,
-            listen=ServeOptions(host=args.host, port=args.port, max_message_bytes=limit),
-            network=args.upstream is not None and _has_proxy(transport),
+            listen=ServeOptions(
+                host=args.host, port=args.port, max_message_bytes=limit, allowed_origins=origins
+            ),
+            network=network,
             mode=mode,
             report=args.report,
         )
@@ -210,7 +238,7 @@ def _record_proxy(command: RecordCommand) -> int:
     path = os.fspath(command.config.path)
 
     def ready(url: str) -> None:
-        err(f"recording {upstream} to {path}; point your client at {url}")
+        err(f"recording {redact_text(upstream)} to {path}; point your client at {url}")
 
     listen = attrs.evolve(command.listen, on_ready=ready)
     outcome: list[int] = []
@@ -233,7 +261,7 @@ def _in_mode(command: RecordCommand, choice: ModeChoice) -> int:
         upstream = command.target.url
 
         def ready(url: str) -> None:
-            err(f"serving {path} for {upstream}; point your client at {url}")
+            err(f"serving {path} for {redact_text(str(upstream))}; point your client at {url}")
 
         listen = attrs.evolve(listen, on_ready=ready)
     transport = front_name(str(command.config.transport), "stdio")
@@ -245,6 +273,7 @@ def _in_mode(command: RecordCommand, choice: ModeChoice) -> int:
         fsync=command.config.fsync,
         redactor=command.config.redactor,
         upstream_timeout=command.config.upstream_timeout,
+        era=command.config.era,
         listen=listen,
         policy=DeliveryPolicy(
             on_miss=lambda text: err(f"miss: {text}"),

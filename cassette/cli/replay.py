@@ -16,10 +16,12 @@ import attrs
 
 from cassette.cli.common import (
     EXIT_MISSES,
+    allowed_origins,
     err,
     front_name,
     limit_options,
     listen_options,
+    origin_options,
     print_config,
     run_async,
     serving_on,
@@ -56,6 +58,7 @@ def add_parser(sub: Any) -> None:
         "sse (legacy HTTP+SSE), or a plugin's front",
     )
     listen_options(rep, "the HTTP front")
+    origin_options(rep, "the HTTP front")
     limit_options(rep, "a client line (stdio) or request body (HTTP, else 413)")
     rep.add_argument("-q", "--quiet", action="store_true", help="no start-up banner")
     add_mode_options(rep)
@@ -108,6 +111,8 @@ class ReplayCommand:
         if args.answer_timeout <= 0:
             raise UsageError(f"--answer-timeout must be positive, not {args.answer_timeout:g}")
         tape = apply_sessions(args.tape, args.sessions)
+        front = front_name(args.transport, "stdio")
+        origins = allowed_origins(args.allow_origin, served=front != "stdio")
         pacing = Pacing(args.pace_scale, args.pace_cap) if args.pace == "recorded" else None
         policy = DeliveryPolicy(
             on_miss=_miss_reporter(args.report, tape),
@@ -118,9 +123,14 @@ class ReplayCommand:
         )
         return cls(
             tape=tape,
-            front=front_name(args.transport, "stdio"),
+            front=front,
             strategy=args.strategy,
-            listen=ServeOptions(host=args.host, port=args.port, max_message_bytes=limit),
+            listen=ServeOptions(
+                host=args.host,
+                port=args.port,
+                max_message_bytes=limit,
+                allowed_origins=origins,
+            ),
             policy=policy,
             mode=replay_choice(args.mode, has_command=bool(args.server)),
             server=tuple(args.server),
@@ -189,10 +199,13 @@ def _serve(command: ReplayCommand) -> int:
 def _banner(path: Path, tape: Any, strategy: str, front: str) -> None:
     header = tape.header
     exchanges = sum(1 for m in tape.messages("c2s") if "id" in m)
+    from cassette.core.eras import recorded_handshake, served_clients
+
     version = header.protocol_version or "unknown protocol"
+    clients = served_clients(tape.era, recorded_handshake(tape.events))
     err(
         f"replaying {path} ({header.transport} recording, {tape.era} era, {version}; "
-        f"{exchanges} requests; strategy {strategy}; serving on {front})"
+        f"{exchanges} requests; strategy {strategy}; serving on {front}; {clients})"
     )
     if front == "stdio":
         from cassette.cli.common import client_config

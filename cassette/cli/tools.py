@@ -17,7 +17,7 @@ import argparse
 import importlib
 from typing import Any
 
-from cassette.cli.common import limit_options, listen_options
+from cassette.cli.common import limit_options, listen_options, origin_options
 
 __all__ = ["add_parsers", "dispatch"]
 
@@ -200,6 +200,7 @@ def _add_mock(sub: Any) -> None:
         "(legacy HTTP+SSE), or a plugin's front",
     )
     listen_options(mock, "the HTTP front")
+    origin_options(mock, "the HTTP front")
     limit_options(mock, "client message the mock accepts (a stdio line, an HTTP body)")
     mock.add_argument("-q", "--quiet", action="store_true", help="no start-up banner")
     _format(mock)

@@ -291,6 +291,8 @@ def _plain_message(obj: dict[str, Any], seq: int) -> MessageEvent | None:
     """
     t, direction, message = obj.get("t"), obj.get("dir"), obj.get("message")
     meta = obj.get("meta")
+    if "redacted" in obj:
+        return None  # rare: the converter checks the list
     if (
         not isinstance(t, (float, int))
         or isinstance(t, bool)

@@ -13,6 +13,8 @@ exchange, or to the *preamble* when the server spoke before the client said anyt
    carries;
 3. a message that travelled on the HTTP response stream of a POST goes to the request(s)
    of that POST (the transport already told us the cause);
+   except what a 2026-07-28 ``subscriptions/listen`` stream carries after its
+   acknowledgement: that was caused by the client message just before it;
 4. anything else goes to the most recent client message of the same client session
    (``meta.session``), or, where there are no sessions (stdio, modern HTTP), the most
    recent client message at all.
@@ -23,7 +25,11 @@ where the server waited. Ids of server requests are the server's own sequence, s
 keyed by direction (and by client session), never confused with the client's.
 
 An ``HttpEvent`` for a POST stream records the status the server gave that POST; it is
-kept on the exchange so an HTTP front can answer with it.
+kept on the exchange so an HTTP front can answer with it. A status of 400 or more means
+the server *rejected* the request before serving it (no session yet, a bad header): the
+exchange is marked ``rejected``, and a replay offers it only to a request rejected the same
+way (``cassette.core.replayer``). What a rejected GET or DELETE carried (an error body)
+belongs to no exchange: it answered that HTTP request, not a client message.
 
 A client frame that is not one JSON-RPC message (a batch, an invalid message, a line that
 is not JSON) is kept as a *raw exchange*: what the server said after it (an error with a
@@ -49,6 +55,9 @@ __all__ = ["Exchange", "Item", "Role", "cut", "raw_key"]
 
 Role = Literal["response", "progress", "other", "request", "answer"]
 _PROGRESS: Final = "notifications/progress"
+_LISTEN: Final = "subscriptions/listen"
+_ACKNOWLEDGED: Final = "notifications/subscriptions/acknowledged"
+_REJECTED: Final = 400  # the lowest HTTP status that refuses a request
 Meta = Mapping[str, Any] | None
 
 
@@ -76,6 +85,14 @@ class Exchange:
     raw: str | None = None  # a raw exchange's frame, as ``raw_key`` writes it
     cancelled: bool = False  # the client cancelled this request while recording
     exited: bool = False  # the server exited while this request was open
+
+    @property
+    def rejected(self) -> bool:
+        """The server refused this request at the HTTP level (a status of 400 or more)."""
+        return self.status is not None and self.status >= _REJECTED
+
+    #: pointers of typed sentinels in ``message`` (wildcards when matching)
+    redacted: tuple[str, ...] = ()
 
     @property
     def progress_token(self) -> object:
@@ -134,10 +151,13 @@ class _Cutter:
         self.last_by_session: dict[object, Exchange] = {}
         self.last: Exchange | None = None
         self.server_requests: dict[object, Exchange | None] = {}
+        self.refused_streams: set[str] = set()  # GETs and DELETEs the server refused
 
     def client(self, event: MessageEvent, kind: Kind) -> None:
         meta, message = event.meta, event.message
-        exchange = Exchange(len(self.exchanges), message, event.seq, meta, t=event.t)
+        exchange = Exchange(
+            len(self.exchanges), message, event.seq, meta, t=event.t, redacted=event.redacted or ()
+        )
         self.exchanges.append(exchange)
         self.last = exchange
         self.last_by_session[_session(meta)] = exchange
@@ -189,6 +209,8 @@ class _Cutter:
             exchange.exited = not exchange.cancelled
 
     def server(self, event: MessageEvent, kind: Kind) -> None:
+        if self.refused_streams and _meta_str(event.meta, "stream") in self.refused_streams:
+            return  # the body of a refused GET or DELETE: it answered no client message
         owner, role = self._owner(event, kind)
         if kind is Kind.REQUEST:
             role = "request"
@@ -228,11 +250,34 @@ class _Cutter:
             if owner is not None:
                 return owner, "progress"
         if stream is not None and stream in self.by_stream:
-            return self.by_stream[stream], "other"
+            carrier = self.by_stream[stream]
+            if kind is Kind.ERROR and msg.get("id") is None and self._close(stream, carrier):
+                return carrier, "response"  # refused before its id was read: its answer
+            cause = self._cause_on_listen(carrier, msg)
+            return (cause or carrier), "other"
         session = _session(event.meta)
         if session is not None and session in self.last_by_session:
             return self.last_by_session[session], "other"
         return self.last, "other"
+
+    def _cause_on_listen(self, carrier: Exchange, msg: JSONObject) -> Exchange | None:
+        """A 2026-07-28 listen stream carries what other requests caused (a tool call that
+        changed the tool list): such a notification belongs to the client message just
+        before it, so a replay sends it when that is replayed, not when the listen opens.
+        The stream's own acknowledgement stays with the listen."""
+        if carrier.message.get("method") != _LISTEN or msg.get("method") == _ACKNOWLEDGED:
+            return None
+        last = self.last_by_session.get(_session(carrier.meta), self.last)
+        return last if last is not None and last is not carrier else None
+
+    def _close(self, stream: str, exchange: Exchange) -> bool:
+        """Take ``exchange`` off the open requests if it is open on ``stream``."""
+        key = _id_key(stream, exchange.message.get("id"))
+        if "id" not in exchange.message or self.open.get(key) is not exchange:
+            return False
+        del self.open[key]
+        self.by_token.pop(_id_key(None, exchange.progress_token), None)
+        return True
 
     def _open_in_session(self, session: object, msg_id: object) -> Exchange | None:
         """The most recent open request with ``msg_id`` from ``session``, on any stream."""
@@ -247,6 +292,8 @@ class _Cutter:
         exchange = self.by_stream.get(event.stream)
         if exchange is not None and event.method == "POST":
             exchange.status = event.status
+        elif event.method != "POST" and event.status >= _REJECTED:
+            self.refused_streams.add(event.stream)
 
 
 def cut(events: Iterable[object]) -> tuple[list[Item], list[Exchange]]:

@@ -102,6 +102,11 @@ def classify_value(value: object) -> Kind:  # noqa: PLR0911 (one return per rule
     return Kind.INVALID
 
 
+def is_answer(value: object) -> bool:
+    """A response or an error response: what ends a request."""
+    return classify_value(value) in (Kind.RESPONSE, Kind.ERROR)
+
+
 def classify(data: bytes | str) -> Classified:
     """Decode and classify one frame; never raises."""
     try:

@@ -13,7 +13,18 @@ legitimately change between runs:
   modern-era envelopes). A pagination ``cursor`` is part of the fingerprint when the
   recording handed it out (a ``nextCursor`` of a recorded answer): a second listing that
   walks the same pages gets the same pages. A cursor the recording never saw is left out,
-  and the request takes the next page of that listing in recorded order.
+  and the request takes the next page of that listing in recorded order;
+* *absent* is *empty*: a missing ``params``, ``null`` and ``{}`` are the same request, and
+  so are a missing params member (``arguments`` above all) and one that is ``null`` or
+  ``{}``, because clients differ only in how they spell "nothing" (fastmcp leaves
+  ``prompts/get`` ``arguments`` out where other clients send ``{}``). An empty *list* or
+  string is data and stays, and so is anything *inside* the arguments: a tool may tell an
+  argument set to ``null`` from one left out.
+
+A redacted position of a recording (a placeholder, or a typed sentinel its event lists)
+matches any live value there (``cassette.core.wildcards``): a recording that holds one is
+a *template*, tried in recorded order when no fingerprint matches, so a live request
+whose secret differs from the recorded one still finds its recording.
 
 Recordings with one fingerprint queue up in recorded order and the first one not yet
 consumed wins. Queues only ever shrink from the front, so a lookup costs O(1) amortised
@@ -46,6 +57,7 @@ import attrs
 
 from cassette.core.jsondiff import MISSING, Difference, differences
 from cassette.core.jsonrpc import JSONObject, dumps
+from cassette.core.wildcards import has_wildcards, mask_like
 from cassette.errors import AlreadyPlayedError, NotRecordedError, ReplayMiss, UsageError
 
 __all__ = [
@@ -123,6 +135,11 @@ def _cursor(params: dict[str, Any]) -> str | None:
     return cursor if isinstance(cursor, str) else None
 
 
+def _empty(value: Any) -> bool:
+    """``null`` or ``{}``: how clients spell a member they have nothing to put in."""
+    return value is None or (isinstance(value, dict) and not value)
+
+
 def compared_part(message: JSONObject, cursors: frozenset[str] = NO_CURSORS) -> Any:
     """The part of a request its fingerprint depends on (what a miss diagnosis diffs): a
     cursor counts only when the recording handed it out (``cursors``)."""
@@ -131,8 +148,9 @@ def compared_part(message: JSONObject, cursors: frozenset[str] = NO_CURSORS) -> 
     if method in METHOD_ONLY:
         return None
     if method == "tools/call":
-        return params.get("arguments", {})
-    kept = {k: v for k, v in params.items() if k not in _VOLATILE_PARAMS}
+        arguments = params.get("arguments")
+        return {} if arguments is None else arguments
+    kept = {k: v for k, v in params.items() if k not in _VOLATILE_PARAMS and not _empty(v)}
     cursor = _cursor(params)
     if cursor is not None and cursor in cursors:
         kept["cursor"] = cursor
@@ -208,6 +226,12 @@ class Candidate:
     key: int  # the caller's handle for it (the replayer uses its exchange index)
     message: JSONObject
     seq: int  # file position, for diagnostics (line = seq + 1)
+    wildcards: tuple[str, ...] = ()  # pointers of typed sentinels (see the module docstring)
+
+    def masked(self, live: JSONObject) -> JSONObject:
+        """``live`` with the positions this recording redacted taken from the recording."""
+        masked: JSONObject = mask_like(self.message, live, self.wildcards)
+        return masked
 
 
 @attrs.frozen
@@ -295,6 +319,8 @@ class CandidateIndex:
     cursors: frozenset[str] = NO_CURSORS
     #: every page of each listing, whatever its cursor: where an unknown cursor goes
     by_listing: Mapping[Fingerprint, tuple[int, ...]] = attrs.field(factory=dict)
+    #: recordings with redacted positions, by method key, in recorded order
+    templates: Mapping[MethodKey, tuple[tuple[int, Fingerprint], ...]] = attrs.field(factory=dict)
 
     @classmethod
     def build(
@@ -303,17 +329,23 @@ class CandidateIndex:
         by_fp: dict[Fingerprint, list[int]] = {}
         by_method: dict[MethodKey, list[int]] = {}
         by_listing: dict[Fingerprint, list[int]] = {}
+        templates: dict[MethodKey, list[tuple[int, Fingerprint]]] = {}
         for pos, cand in enumerate(candidates):
-            by_fp.setdefault(fingerprint(cand.message, cursors), []).append(pos)
-            by_method.setdefault(method_key(cand.message, cursors), []).append(pos)
+            fp = fingerprint(cand.message, cursors)
+            by_fp.setdefault(fp, []).append(pos)
+            key = method_key(cand.message, cursors)
+            by_method.setdefault(key, []).append(pos)
             if cursors:
                 by_listing.setdefault(fingerprint(cand.message), []).append(pos)
+            if fp[2] and has_wildcards(compared_part(cand.message), cand.wildcards):
+                templates.setdefault(key, []).append((pos, fp))
         return cls(
             tuple(candidates),
             {k: tuple(v) for k, v in by_fp.items()},
             {k: tuple(v) for k, v in by_method.items()},
             cursors,
             {k: tuple(v) for k, v in by_listing.items()},
+            {k: tuple(v) for k, v in templates.items()},
         )
 
 
@@ -367,10 +399,20 @@ class FingerprintMatcher:
         pos = self._take(queue)
         if pos is not None:
             return self._use(fp, pos)
-        if queue is not None and self.strategy.repeat_listings and _repeatable(fp[0]):
-            last = self._last.get(fp)
-            if last is not None:
-                return self._candidates[last].key
+        templates = self._index.templates.get(method_key(message, cursors), ())
+        fits = [(p, t_fp) for p, t_fp in templates if self._fits(p, t_fp, message)]
+        for p, t_fp in fits:
+            if not self._consumed[p]:
+                self._consumed[p] = True
+                return self._use(t_fp, p)
+        if self.strategy.repeat_listings and _repeatable(fp[0]):
+            for last_fp in [fp] * (queue is not None) + [t_fp for _, t_fp in fits]:
+                last = self._last.get(last_fp)
+                if last is not None:
+                    return self._candidates[last].key
+        if fits:
+            queue = self._queue(fits[0][1])
+            fp = fits[0][1]
         if self.strategy.fallback_to_method:
             pos = self._take(self._method_queue(method_key(message, cursors)))
             if pos is not None:
@@ -390,6 +432,10 @@ class FingerprintMatcher:
             if last is not None:
                 return self._candidates[last].key
         raise self._miss(message, fp, recorded=queue is not None)
+
+    def _fits(self, pos: int, fp: Fingerprint, message: JSONObject) -> bool:
+        """Whether a template recording matches ``message``, its wildcards matching anything."""
+        return fingerprint(self._candidates[pos].masked(message), self._index.cursors) == fp
 
     def unconsumed(self) -> list[Candidate]:
         """Recordings never played: what a test may have forgotten to exercise."""
@@ -439,9 +485,9 @@ class FingerprintMatcher:
     def _closest(self, message: JSONObject, label: str, pool: list[Candidate]) -> MissReport:
         consumed = {c.key for c, used in zip(self._candidates, self._consumed, strict=True) if used}
         pool = sorted(pool, key=lambda c: c.key in consumed)[:_DIAGNOSE_LIMIT]
-        received = compared_part(message)
         best: tuple[Candidate, list[Difference]] | None = None
         for cand in pool:
+            received = compared_part(cand.masked(message))
             diffs = differences(compared_part(cand.message), received)
             if best is None or len(diffs) < len(best[1]):
                 best = (cand, diffs)

@@ -86,6 +86,9 @@ class MessageEvent:
     message: dict[str, Any]
     meta: Mapping[str, Any] | None = None
     seq: int = attrs.field(default=0, eq=False)
+    #: JSON Pointers into ``message`` of typed sentinels standing for redacted secrets (a
+    #: number, an enum member): matching treats them as wildcards, like placeholders
+    redacted: tuple[str, ...] | None = None
 
 
 @attrs.frozen(slots=True)

@@ -15,7 +15,10 @@ recording of someone else's session fit the live one:
   ``subscriptionId`` carry the live listen request's id instead;
 * ``notifications/message`` (logging) is sent only at or above the live log level: the one
   set with ``logging/setLevel`` (legacy) or, in the 2026-07-28 era, the one the live
-  request's ``_meta`` asked for (no level asked, no log messages).
+  request's ``_meta`` asked for (no level asked, no log messages);
+* a server request for a capability the live client did not declare (``roots/list``,
+  ``sampling/createMessage``, ``elicitation/create``) is not sent, as a live server would
+  not send it; the wait for its answer is skipped too, and ``Played.skipped`` names it.
 
 The recorded client *answer* to a server request is a wait point: playing stops there and
 returns a ``Paused`` continuation, resumed when the live client answers that request. So
@@ -25,6 +28,7 @@ answer, never before.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Final
 
 import attrs
@@ -71,11 +75,20 @@ class Played:
     times: list[float] = attrs.field(factory=list)
     paused: Paused | None = None
     responded: bool = False
+    skipped: list[str] = attrs.field(factory=list)  # server requests not sent (capabilities)
 
     def add(self, message: Any, item: Item) -> None:
         self.messages.append(message)
         self.metas.append(item.meta)
         self.times.append(item.t)
+
+
+#: The client capability each server request needs.
+_NEEDS: Final = {
+    "roots/list": "roots",
+    "sampling/createMessage": "sampling",
+    "elicitation/create": "elicitation",
+}
 
 
 def _response(message: JSONObject, live: JSONObject) -> JSONObject | None:
@@ -106,6 +119,8 @@ class Playback:
     next_server_id: int = 0
     # recorded subscriptions/listen request id -> the live one, for subscription tags
     subscriptions: dict[object, object] = attrs.field(factory=dict)
+    # what the live client declared it can do (``None``: not known, send everything)
+    capabilities: Mapping[str, Any] | None = None
 
     def play(
         self,
@@ -127,11 +142,19 @@ class Playback:
                     out.paused = paused
                     return out
                 continue
+            if item.role == "request" and not self._may_ask(item.message):
+                out.skipped.append(str(item.message.get("method")))
+                continue
             message = self._rewrite(item, live, ids)
             if message is not None:
                 out.add(message, item)
                 out.responded = out.responded or item.role == "response"
         return out
+
+    def _may_ask(self, request: JSONObject) -> bool:
+        """Whether the live client declared the capability this server request needs."""
+        needed = _NEEDS.get(str(request.get("method")))
+        return needed is None or self.capabilities is None or needed in self.capabilities
 
     def _rewrite(self, item: Item, live: JSONObject, ids: dict[object, int]) -> Any:
         msg = item.message

@@ -45,12 +45,14 @@ from cassette.core.model import (
     RecorderInfo,
     StderrEvent,
 )
-from cassette.core.redaction import Redactor
+from cassette.core.redaction import RedactionSession, Redactor
+from cassette.core.schemas import SchemaBook
 from cassette.errors import EraError
 
 __all__ = ["MODERN_VERSION_KEY", "Record", "Recorder"]
 
 MODERN_VERSION_KEY: Final = VERSION_META
+_RAW_LIMIT: Final = 65536  # frames up to this size are pre-screened for secrets as text
 Record = Header | Event
 
 
@@ -89,11 +91,34 @@ class Recorder:
     protocol_version: str | None = None
     #: secrets are replaced before anything is kept; ``None`` turns redaction off
     redactor: Redactor | None = None
+    _session: RedactionSession | None = attrs.field(default=None, init=False)
+    # what the server said its tools take and give, to keep redaction within the schemas
+    _schemas: SchemaBook = attrs.field(factory=SchemaBook, init=False)
     _held: list[Event] = attrs.field(factory=list, init=False)
     _header: Header | None = attrs.field(default=None, init=False)
     # open client requests by (stream, id), with the client session that sent each
     _open_requests: dict[object, tuple[JSONObject, object]] = attrs.field(factory=dict, init=False)
     _seq: int = attrs.field(default=0, init=False)
+
+    def __attrs_post_init__(self) -> None:
+        if self.redactor is None:
+            return
+        # One session per recording: its placeholders and its memory of secrets start
+        # with the command line or URL, so a secret there is redacted wherever it recurs.
+        session = self._session = self.redactor.session()
+        target = dict(self.target)
+        command = target.get("command")
+        if isinstance(command, list | tuple):
+            target["command"] = session.argv([str(c) for c in command])
+        if isinstance(target.get("url"), str):
+            target["url"] = session.text(target["url"])
+        self.target = target
+
+    def secret(self, value: str) -> None:
+        """A value known to be secret that is never recorded itself (a credential the
+        client sent in an HTTP header): redacted wherever it appears from now on."""
+        if self._session is not None and value:
+            self._session.learn(value, "header")
 
     @property
     def header(self) -> Header | None:
@@ -115,10 +140,17 @@ class Recorder:
         if not classified.is_message:
             return self._add(self._redact_raw(_raw(direction, line, t, meta)))
         message: JSONObject = classified.value
-        kept = message if self.redactor is None else self.redactor.value(message)
-        out = self._add(MessageEvent(t=t, dir=direction, message=kept, meta=meta))
         stream = meta.get("stream") if meta else None
         session = meta.get("session") if meta else None
+        kept, pointers = message, None
+        if self._session is not None:
+            schemas = self._schemas.schemas(direction, message, stream)
+            raw = line.decode("utf-8", "replace") if len(line) <= _RAW_LIMIT else None
+            kept, found = self._session.message(message, schemas, raw)
+            pointers = found or None
+        out = self._add(
+            MessageEvent(t=t, dir=direction, message=kept, meta=meta, redacted=pointers)
+        )
         if direction == "c2s" and classified.kind is Kind.REQUEST:
             self._open_requests[_key(stream, message["id"])] = (message, session)
         elif direction == "s2c" and classified.kind in (Kind.RESPONSE, Kind.ERROR):
@@ -131,7 +163,7 @@ class Recorder:
 
     def stderr(self, text: str, t: float) -> list[Record]:
         """The server wrote a line on stderr."""
-        kept = text if self.redactor is None else self.redactor.text(text)
+        kept = text if self._session is None else self._session.line("stderr", text)
         return self._add(StderrEvent(t=t, text=kept))
 
     def exit(self, code: int | None, t: float) -> list[Record]:
@@ -190,9 +222,9 @@ class Recorder:
         return found[0] if found is not None else None
 
     def _redact_raw(self, event: RawEvent) -> RawEvent:
-        if self.redactor is None or event.text is None:
+        if self._session is None or event.text is None:
             return event
-        return attrs.evolve(event, text=self.redactor.text(event.text))
+        return attrs.evolve(event, text=self._session.line(f"raw-{event.dir}", event.text))
 
     def _release(self) -> list[Record]:
         self._header = Header(

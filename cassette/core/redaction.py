@@ -1,217 +1,176 @@
-"""Keep secrets out of cassettes, without breaking the protocol they sit in.
+"""Keep secrets out of cassettes, without breaking the protocol or the schemas they sit in.
 
 Theory of operation
 -------------------
-A cassette is meant to be committed, so what the recorder writes passes through a
-``Redactor`` first, and so does every request a replay receives before it is matched (a
-test that sends a live token must still match its redacted recording). What counts as a
-secret:
+A ``Redactor`` is a *policy*: the user's rules (patterns, JSON Pointer paths, literal values
+such as those of named environment variables). It is frozen and may be shared. Each
+recorded session redacts through its own ``RedactionSession`` (``Redactor.session()``),
+which remembers what it has seen, because secrets travel: a password sent as a tool
+argument comes back in the tool's echo, inside JSON inside a string, in the server's
+stderr. So every secret a session finds, by any rule, becomes a *known value*, redacted
+wherever it appears later in that session.
 
-* **token shapes** anywhere inside a string: bearer tokens, JWTs, URL credentials of any
-  scheme, GitHub, OpenAI/Anthropic-style ``sk-``, Slack, AWS access key ids, Google API
-  keys; only the matching substring is replaced, so a secret inside a tool's text output
-  goes and the text around it stays;
-* the **value under a secret-sounding key** (``token``, ``apiKey``, ``client_secret``,
-  ``password``, ``authorization``, ``credentials``...), when that value is a string or a
-  number. A key is judged by its last word, so ``maxTokens`` and ``progressToken`` (protocol
-  fields) and a JSON Schema *property named* like a secret (whose value is a schema object)
-  are left alone: redacting them produced cassettes the official client rejected;
-* whatever the user adds: regular expressions, JSON Pointer paths, and the values of named
-  environment variables.
+What is a secret (``cassette.core.secret_rules`` has the shapes):
 
-A secret becomes ``[REDACTED:<rule>:<digest>]``. The digest is an HMAC of the secret keyed
-with a random salt kept in the cassette's header: the same secret always gets the same
-placeholder within a cassette (so matching works), yet a placeholder cannot be checked
-against guessed secrets without the file. Everything here is pure: values in, values out.
+* a value under a secret-sounding name (``token``, ``apiKey``, ``pwd``, ``auth``...), of
+  any JSON type: strings, numbers, and every string or number inside a list or object
+  held there. Protocol fields (``progressToken``, ``maxTokens``, ``cursor``, ids, method
+  names) are never touched, nor is anything inside a JSON Schema (``inputSchema``...),
+  whose member names are property names, not secrets;
+* token shapes, URL credentials, ``key=value`` and header forms anywhere in a string;
+* secret command-line options and environment variables, URL credentials and query
+  parameters of an upstream URL, credentials an HTTP client sent in its headers;
+* the user's patterns, paths and literals.
+
+Placeholders are irreversible. A secret becomes ``[REDACTED:<rule>:<token>]`` where the
+token is 48 random bits drawn when the session first meets that secret: the same secret
+gets the same placeholder throughout one cassette (diffs and matching stay stable), and
+nothing in the file, no salt, no key, no digest of the secret, lets anyone confirm a
+guess. Replays do not need to reproduce a placeholder: a redacted position in a recorded
+request matches any live value (``cassette.core.wildcards``).
+
+Schema-safe: where a string would break the recorded ``inputSchema``/``outputSchema``, or
+where the secret is not a string, the value is replaced by a *typed sentinel* (a number
+stays a number, the schema's minimum or 0; an enum value becomes the enum's first member)
+and the position is listed in the event's ``redacted`` pointers, which matching treats as
+wildcards too. Booleans and ``null`` are left as they are: they hold no credential.
+
+Everything here is pure: values in, values out (a session's memory is its only state).
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
+import json
 import re
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any, Final
+from urllib.parse import quote
 
 import attrs
 
+from cassette.core.schemas import (
+    number_sentinel,
+    resolved,
+    schema_item,
+    schema_property,
+    string_sentinel,
+)
+from cassette.core.secret_rules import (
+    Span,
+    find_spans,
+    is_protocol_key,
+    is_secret_key,
+    is_secret_option,
+    json_may_hold_secret,
+    merge,
+)
+
 __all__ = [
     "PLACEHOLDER",
+    "PLACEHOLDER_PATTERN",
+    "RedactionSession",
     "Redactor",
-    "new_salt",
+    "check_header",
+    "has_placeholder",
+    "is_placeholder",
+    "is_secret_key",
     "redact_argv",
     "redact_text",
+    "secret_environment",
 ]
 
 PLACEHOLDER: Final = "[REDACTED]"
-
-# Words that name secrets (not a secret, whatever a linter thinks).
-_SECRET_WORD: Final = (
-    r"(?:token|secret|password|passwd|api[-_]?key|auth|authorization|credentials?)"  # noqa: S105
+#: Every placeholder this or an older version wrote (old ones carried an HMAC digest).
+#: Inside a URL's authority a placeholder is percent-encoded (``%5B...%5D``), since brackets
+#: there mean an IPv6 address and a URL parser would refuse the header's upstream URL.
+PLACEHOLDER_PATTERN: Final = re.compile(
+    r"(?:\[|%5B)REDACTED(?::[a-z0-9-]+:[0-9a-f]{6,64})?(?:\]|%5D)"
 )
-# --token, --api-key, --github-token, --client-secret; not --max-tokens or --tokenizer.
-_SECRET_OPTION: Final = re.compile(rf"^--?(?:[a-z0-9]+[-_])*{_SECRET_WORD}$", re.IGNORECASE)
-# GITHUB_TOKEN=..., API_KEY=..., password=...
-_SECRET_ASSIGNMENT: Final = re.compile(
-    rf"^((?:[A-Za-z0-9]+[-_])*{_SECRET_WORD})=(.+)$", re.IGNORECASE
+_SCHEMA_KEYS: Final = frozenset({"inputSchema", "outputSchema", "requestedSchema"})
+_ENVELOPE: Final = frozenset({"jsonrpc", "id", "method"})  # a message's own fields
+# Values that are never worth remembering as secrets: they occur everywhere.
+_COMMON: Final = frozenset(
+    {"true", "false", "null", "none", "undefined", "required", "optional", "enabled"}
+    | {"disabled", "redacted", "password", "secret", "token", "string", "bearer", "basic"}
+    | {"example", "changeme", "xxxx", "****", "********"}
 )
-_TOKEN_SHAPES: Final = (
-    ("bearer", r"(?i:bearer)\s+[A-Za-z0-9._~+/=-]{8,}"),
-    ("jwt", r"eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}"),
-    ("github", r"(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})"),
-    ("sk-key", r"sk-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_-]{16,}"),
-    ("slack", r"xox[abposr]-[A-Za-z0-9-]{10,}"),
-    ("aws-key", r"(?:AKIA|ASIA)[A-Z0-9]{16}"),
-    ("google-key", r"AIza[A-Za-z0-9_-]{35}"),
-)
-_SHAPES: Final = re.compile("|".join(f"(?P<{n.replace('-', '_')}>{p})" for n, p in _TOKEN_SHAPES))
-# scheme://user:password@host -> scheme://[REDACTED]@host (any scheme)
-_URL_CREDENTIALS: Final = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://)([^/@\s:]+(?::[^/@\s]*)?)@")
-_CAMEL: Final = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|[-_\s.]+")
-_SECRET_LAST_WORDS: Final = frozenset(
-    {
-        "token",
-        "secret",
-        "password",
-        "passwd",
-        "passphrase",
-        "authorization",
-        "credential",
-        "credentials",
-        "apikey",
-        "cookie",
-    }
-)
-# A key ending in "key" is a secret only after one of these (apiKey, privateKey, x-api-key).
-_KEY_QUALIFIERS: Final = frozenset({"api", "private", "secret", "access", "signing", "encryption"})
-# Protocol fields that sound like secrets and are not: redacting them breaks the session.
-_PROTOCOL_KEYS: Final = frozenset({"progresstoken", "maxtokens", "cursor", "nextcursor"})
+# Rules whose finds are certain enough to be remembered at any length of 4 or more.
+_UNSURE: Final = frozenset({"assignment"})
+_MIN_KNOWN: Final = 4
+_NOT_SECRET_ENV: Final = frozenset({"PWD", "OLDPWD"})
+_SHORT_KNOWN: Final = 8  # known values shorter than this match only as whole words
+_LONG_TEXT: Final = 4096
 
 
-def new_salt() -> str:
-    """A fresh random salt for one cassette's placeholders."""
-    return secrets.token_hex(16)
+def is_placeholder(value: str) -> bool:
+    """Whether the whole string is a placeholder."""
+    return "REDACTED" in value and PLACEHOLDER_PATTERN.fullmatch(value) is not None
 
 
-def _words(key: str) -> list[str]:
-    return [w.lower() for w in _CAMEL.split(key) if w]
+def has_placeholder(value: str) -> bool:
+    """Whether the string holds a placeholder somewhere."""
+    return "REDACTED" in value and PLACEHOLDER_PATTERN.search(value) is not None
 
 
-@lru_cache(maxsize=4096)
-def is_secret_key(key: str) -> bool:
-    """Whether a JSON member or variable name says its value is a secret.
-
-    Cached: a replay asks this of every member name of every request it redacts, and
-    messages repeat the same few names (``name``, ``arguments``, ...)."""
-    if key.lower().replace("-", "").replace("_", "") in _PROTOCOL_KEYS:
-        return False
-    words = _words(key)
-    if not words:
-        return False
-    last = words[-1]
-    if last in _SECRET_LAST_WORDS or "".join(words[-2:]) == "apikey":
-        return True
-    return last == "key" and len(words) > 1 and words[-2] in _KEY_QUALIFIERS
+def _token(rule: str) -> str:
+    return f"[REDACTED:{rule}:{secrets.token_hex(6)}]"
 
 
 @attrs.frozen
 class Redactor:
-    """Replaces secrets in values; the same secret always gets the same placeholder."""
+    """The redaction policy: the built-in rules plus the user's (see the module docstring).
 
-    salt: str = attrs.field(factory=new_salt)
+    ``value``, ``text`` and ``argv`` redact through one session owned by this object (a
+    convenience for one-off use); a recording makes its own with ``session()``.
+    """
+
+    salt: str = ""  # accepted for compatibility; placeholders no longer use a salt
     patterns: tuple[str, ...] = ()  # extra regular expressions (the whole match is secret)
     paths: tuple[str, ...] = ()  # JSON Pointers into messages whose values are secret
-    literals: tuple[str, ...] = ()  # exact secret values (e.g. from named env variables)
+    literals: tuple[str, ...] = ()  # exact secret values (named env variables, headers)
     env_names: tuple[str, ...] = ()  # the variables ``literals`` came from (kept in the header)
-    _extra: re.Pattern[str] | None = attrs.field(init=False, default=None)
+    _compiled: tuple[re.Pattern[str], ...] = attrs.field(init=False, default=(), eq=False)
+    _own: list[RedactionSession] = attrs.field(init=False, factory=list, eq=False)
 
     def __attrs_post_init__(self) -> None:
-        parts = [re.escape(s) for s in sorted(self.literals, key=len, reverse=True) if len(s) >= 4]
-        parts += [f"(?:{p})" for p in self.patterns]
-        object.__setattr__(self, "_extra", re.compile("|".join(parts)) if parts else None)
+        compiled = tuple(re.compile(p) for p in self.patterns)
+        object.__setattr__(self, "_compiled", compiled)
 
-    # -- placeholders -----------------------------------------------------------------
+    def session(self) -> RedactionSession:
+        """A fresh session: its own placeholders and its own memory of secrets."""
+        session = RedactionSession(self)
+        for literal in self.literals:
+            session.learn(literal, "env", sure=True)
+        return session
 
-    def placeholder(self, rule: str, secret: str) -> str:
-        raw = secret.encode("utf-8", "surrogatepass")
-        digest = hmac.new(self.salt.encode(), raw, hashlib.sha256)
-        return f"[REDACTED:{rule}:{digest.hexdigest()[:12]}]"
+    def _session(self) -> RedactionSession:
+        if not self._own:
+            self._own.append(self.session())
+        return self._own[0]
 
-    # -- text -------------------------------------------------------------------------
-
-    def text(self, value: str) -> str:
-        """Token shapes, URL credentials and user patterns inside free text."""
-        if "[REDACTED:" in value and not _SHAPES.search(value):
-            return value  # already redacted (idempotence: replay re-redacts its own output)
-        # The substitutions run only where a match is possible: most strings hold no
-        # secret, and a search (or a substring test) costs less than a sub that finds none.
-        if "://" in value and "@" in value:
-            value = _URL_CREDENTIALS.sub(
-                lambda m: f"{m.group(1)}{self.placeholder('url-credentials', m.group(2))}@", value
-            )
-        if _SHAPES.search(value) is not None:
-            value = _SHAPES.sub(
-                lambda m: self.placeholder(str(m.lastgroup).replace("_", "-"), m.group(0)), value
-            )
-        if self._extra is not None:
-            value = self._extra.sub(lambda m: self.placeholder("user", m.group(0)), value)
-        return value
-
-    # -- JSON values ------------------------------------------------------------------
+    def with_literals(self, values: Iterable[str]) -> Redactor:
+        """The same policy, also redacting these exact values."""
+        extra = tuple(v for v in values if v and v not in self.literals)
+        return attrs.evolve(self, literals=self.literals + extra) if extra else self
 
     def value(self, value: Any) -> Any:
         """A JSON value with its secrets replaced (a new value; the input is not changed)."""
-        redacted = self._walk(value, "")
-        for path in self.paths:
-            redacted = self._at_path(redacted, path)
-        return redacted
+        return self._session().value(value)
 
-    def _walk(self, value: Any, key: str) -> Any:
-        if isinstance(value, str):
-            if key and is_secret_key(key) and not value.startswith("[REDACTED:"):
-                return self.placeholder("key", value) if value else value
-            return self.text(value)
-        if isinstance(value, dict):
-            return {k: self._walk(v, k) for k, v in value.items()}
-        if isinstance(value, list):
-            return [self._walk(v, "") for v in value]
-        is_number = isinstance(value, int | float) and not isinstance(value, bool)
-        if key and is_number and is_secret_key(key):
-            return self.placeholder("key", str(value))
-        return value
-
-    def _at_path(self, value: Any, path: str) -> Any:
-        parts = [p.replace("~1", "/").replace("~0", "~") for p in path.split("/")[1:]]
-        return _replace_at(value, parts, lambda v: self.placeholder("path", _as_text(v)))
-
-    # -- command lines ----------------------------------------------------------------
+    def text(self, value: str) -> str:
+        """Secrets inside free text."""
+        return self._session().text(value)
 
     def argv(self, argv: Sequence[str]) -> list[str]:
-        """A command line safe to store: secret option values and token shapes removed."""
-        out: list[str] = []
-        hide_next = False
-        for arg in argv:
-            if hide_next:
-                out.append(self.placeholder("argument", arg))
-                hide_next = False
-                continue
-            name, eq, secret = arg.partition("=")
-            if eq and _SECRET_OPTION.match(name):
-                out.append(f"{name}={self.placeholder('argument', secret)}")
-            elif _SECRET_OPTION.match(arg):
-                out.append(arg)
-                hide_next = True
-            elif (match := _SECRET_ASSIGNMENT.match(arg)) and not arg.startswith("-"):
-                out.append(f"{match.group(1)}={self.placeholder('argument', match.group(2))}")
-            else:
-                out.append(self.text(arg))
-        return out
+        """A command line safe to store."""
+        return self._session().argv(argv)
 
     def describe(self) -> dict[str, Any]:
-        """What goes in the cassette header: the salt and the user's rules (not literals)."""
-        out: dict[str, Any] = {"salt": self.salt}
+        """What goes in the cassette header: that placeholders are random, and the user's
+        rules as documentation (never literals, never a salt)."""
+        out: dict[str, Any] = {"placeholders": "random"}
         if self.patterns:
             out["patterns"] = list(self.patterns)
         if self.paths:
@@ -230,31 +189,379 @@ class Redactor:
         environ: Mapping[str, str] | None = None,
         salt: str | None = None,
     ) -> Redactor:
-        """A redactor with the user's rules; ``env`` names variables whose values are secret."""
+        """A redactor with the user's rules. ``env`` names variables whose values are
+        secret; so is every variable of ``environ`` with a secret-sounding name."""
         names = tuple(env)
-        values = tuple(v for n in names if (v := (environ or {}).get(n)))
+        environ = environ or {}
+        values = [v for n in names if (v := environ.get(n))]
+        values += secret_environment(environ)
         return cls(
-            salt=salt or new_salt(),
+            salt=salt or "",
             patterns=tuple(patterns),
             paths=tuple(paths),
-            literals=values,
+            literals=tuple(dict.fromkeys(values)),
             env_names=names,
         )
 
     @classmethod
     def from_header(cls, info: Mapping[str, Any], literals: Iterable[str] = ()) -> Redactor:
-        """The redactor a cassette was written with, to redact live requests the same way."""
-        return cls(
-            salt=str(info.get("salt", "")),
-            patterns=tuple(str(p) for p in info.get("patterns", ())),
-            paths=tuple(str(p) for p in info.get("paths", ())),
-            literals=tuple(literals),
-            env_names=tuple(str(n) for n in info.get("env", ())),
+        """The policy to extend a cassette with: its paths and named variables (values from
+        here). Its patterns are not taken: nothing read from a cassette is compiled."""
+        problems = check_header(info)
+        paths = () if problems else tuple(str(p) for p in info.get("paths", ()))
+        env = () if problems else tuple(str(n) for n in info.get("env", ()))
+        return cls(paths=paths, literals=tuple(literals), env_names=env)
+
+
+def secret_environment(environ: Mapping[str, str]) -> list[str]:
+    """Values of variables whose names say they are secret (``GITHUB_TOKEN``, ``DB_PASS``);
+    not the shell's working directories (``PWD``), whose name only looks like one."""
+    return [
+        v
+        for n, v in environ.items()
+        if n not in _NOT_SECRET_ENV and is_secret_key(n) and len(v) >= _MIN_KNOWN
+    ]
+
+
+class RedactionSession:
+    """One session's redaction: its placeholders and the secrets it has met."""
+
+    def __init__(self, policy: Redactor) -> None:
+        self.policy = policy
+        self._tokens: dict[str, str] = {}  # secret -> its placeholder
+        self._known: dict[str, str] = {}  # a secret as it may appear in text -> placeholder
+        self._known_re: re.Pattern[str] | None = None
+        self._pointers: list[str] = []
+        self._pem: set[str] = set()  # line streams inside a PEM private key
+
+    # -- memory ------------------------------------------------------------------------
+
+    def placeholder(self, rule: str, secret: str) -> str:
+        """The placeholder of ``secret``: the same one every time in this session."""
+        found = self._tokens.get(secret)
+        if found is None:
+            found = self._tokens[secret] = _token(rule)
+        return found
+
+    def learn(self, secret: str, rule: str, *, sure: bool = True) -> str:
+        """Remember ``secret`` (redacted wherever it appears from now on); its placeholder."""
+        holder = self.placeholder(rule, secret)
+        if _worth_knowing(secret, sure) and secret not in self._known:
+            for form in _forms(secret):
+                self._known.setdefault(form, holder)
+            self._known_re = None
+        return holder
+
+    @property
+    def known(self) -> int:
+        """How many secrets this session redacts wherever they appear."""
+        return len(self._tokens)
+
+    # -- text --------------------------------------------------------------------------
+
+    def text(self, value: str) -> str:
+        """Every secret in free text replaced; the text around it kept."""
+        if len(value) < _MIN_KNOWN:
+            return value
+        spans = find_spans(value)
+        for pattern in self.policy._compiled:
+            spans += [
+                Span(*m.span(), "user") for m in pattern.finditer(value) if m.end() > m.start()
+            ]
+        if not spans and not self._known:
+            return value
+        held = (
+            [m.span() for m in PLACEHOLDER_PATTERN.finditer(value)] if "REDACTED" in value else []
         )
+        spans = [s for s in spans if not _overlaps(s, held)]
+        for span in spans:  # learnt first, so another mention in this same text goes too
+            secret = value[span.start : span.end]
+            if secret not in self._known:
+                self.learn(secret, span.rule, sure=span.rule not in _UNSURE)
+            password = secret.partition(":")[2]
+            if span.rule == "url-credentials" and password:
+                self.learn(password, span.rule)  # "user:password": the password alone too
+        if self._known:
+            spans += [s for s in self._known_spans(value) if not _overlaps(s, held)]
+        return self._replace(value, merge(spans)) if spans else value
+
+    def _replace(self, value: str, spans: list[Span]) -> str:
+        parts: list[str] = []
+        last = 0
+        for span in spans:
+            secret = value[span.start : span.end]
+            holder = self._known.get(secret) or self.placeholder(span.rule, secret)
+            if span.rule == "url-credentials":
+                holder = holder.replace("[", "%5B").replace("]", "%5D")
+            parts += (value[last : span.start], holder)
+            last = span.end
+        parts.append(value[last:])
+        return "".join(parts)
+
+    def _known_spans(self, value: str) -> list[Span]:
+        if len(value) > _LONG_TEXT:
+            return [
+                Span(pos, pos + len(form), "known")
+                for form in self._known
+                for pos in _find_all(value, form)
+                if len(form) >= _SHORT_KNOWN or _whole_word(value, pos, len(form))
+            ]
+        if self._known_re is None:
+            self._known_re = _alternation(self._known)
+        return [Span(*m.span(), "known") for m in self._known_re.finditer(value)]
+
+    def restart_lines(self) -> None:
+        """Line streams start afresh (a new read of the same session's lines)."""
+        self._pem.clear()
+
+    def line(self, stream: str, value: str) -> str:
+        """One line of a line-by-line stream (stderr, raw output): as ``text``, and a PEM
+        private key printed over several lines loses every line of its body."""
+        inside = stream in self._pem
+        if _PEM_BEGIN.search(value) and not _PEM_END.search(value):
+            self._pem.add(stream)
+            return self.text(value)
+        if not inside:
+            return self.text(value)
+        if _PEM_END.search(value):
+            self._pem.discard(stream)
+            return self.text(value)
+        body = value.strip()
+        return value.replace(body, self.learn(body, "private-key")) if body else value
+
+    # -- JSON --------------------------------------------------------------------------
+
+    def value(self, value: Any, schemas: Mapping[tuple[str, ...], Any] | None = None) -> Any:
+        """A JSON value with its secrets replaced; ``schemas`` maps paths inside it to the
+        JSON Schema that governs them (``("params", "arguments")`` to a tool's input)."""
+        self._pointers = []
+        out = self._walk(value, None, None, schemas or {}, False)
+        for path in self.policy.paths:
+            out = self._at_path(out, path)
+        return out
+
+    def message(
+        self,
+        message: dict[str, Any],
+        schemas: Mapping[tuple[str, ...], Any] | None = None,
+        raw: str | None = None,
+    ) -> tuple[dict[str, Any], tuple[str, ...]]:
+        """A JSON-RPC message redacted, and the pointers of its typed sentinels.
+
+        ``raw``, the message's own JSON text when the caller has it, lets most messages
+        skip the walk: when no rule can fire on it and no known value is in it, the
+        message is returned as it is (see ``json_may_hold_secret``)."""
+        if raw is not None and self._clean(raw):
+            return message, ()
+        params = message.get("params")
+        name = params.get("name") if isinstance(params, dict) else None
+        out: dict[str, Any] = self.value(message, schemas)
+        if isinstance(name, str) and isinstance(out.get("params"), dict):
+            out["params"]["name"] = name  # a tool or prompt name is how a request is matched
+        return out, tuple(self._pointers)
+
+    def _clean(self, raw: str) -> bool:
+        if self.policy.paths or self.policy._compiled or json_may_hold_secret(raw):
+            return False
+        if not self._known:
+            return True
+        if self._known_re is None:
+            self._known_re = _alternation(self._known)
+        return self._known_re.search(raw) is None
+
+    def _walk(
+        self,
+        value: Any,
+        path: Path,
+        schema: Any,
+        schemas: Mapping[tuple[str, ...], Any],
+        in_schema: bool,
+    ) -> Any:
+        # Runs on every member of every message recorded or replayed: one cached verdict
+        # per member name, a path that is a linked pair (flattened only for a pointer),
+        # and nothing built for a plain string member.
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, list):
+            return [
+                self._walk(v, (path, i), schema_item(schema, i), schemas, in_schema)
+                for i, v in enumerate(value)
+            ]
+        if not isinstance(value, dict):
+            return value
+        out: dict[str, Any] = {}
+        binary = value.get("type") in ("image", "audio")
+        top = path is None
+        for key, item in value.items():
+            kind = _KEY_KIND_SCHEMA if in_schema else _key_kind(key)
+            if (top and key in _ENVELOPE) or (binary and key == "data") or key == "blob":
+                out[key] = item  # a message's own fields; base64 bytes hold no text secrets
+            elif kind == _KEY_KIND_PLAIN and isinstance(item, str):
+                out[key] = self.text(item)
+            elif kind == _KEY_KIND_PROTOCOL:
+                out[key] = item  # progressToken, cursor, maxTokens...
+            elif kind == _KEY_KIND_SCHEMA:
+                out[key] = self._walk(item, None, None, {}, True)
+            else:
+                sub = (path, key)
+                child = schema_property(schema, key) if schema is not None else None
+                if schemas:
+                    child = schemas.get(_flat(sub), child)
+                if kind == _KEY_KIND_SECRET:
+                    out[key] = self._secret(item, sub, child)
+                else:
+                    out[key] = self._walk(item, sub, child, schemas, False)
+        return out
+
+    def _secret(self, value: Any, path: Path, schema: Any) -> Any:
+        """A value held under a secret name, whatever its type, kept valid for ``schema``."""
+        schema = resolved(schema)
+        if isinstance(value, dict):
+            return {
+                k: v
+                if is_protocol_key(k)
+                else self._secret(v, (path, k), schema_property(schema, k))
+                for k, v in value.items()
+            }
+        if isinstance(value, list):
+            return [self._secret(v, (path, i), schema_item(schema, i)) for i, v in enumerate(value)]
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            self.learn(str(value), "key")
+            self._pointers.append(_pointer(path))
+            return number_sentinel(value, schema)
+        if isinstance(value, str) and value and not is_placeholder(value):
+            return self._secret_string(value, path, schema)
+        return value  # true, false, null and "" hold no credential
+
+    def _secret_string(self, value: str, path: Path, schema: Any) -> str:
+        members = schema.get("enum") if isinstance(schema, dict) else None
+        if isinstance(members, list) and value in members:
+            self._pointers.append(_pointer(path))  # public by definition: not remembered
+            return string_sentinel(value, schema)
+        holder = self.learn(value, "key")
+        fixed = string_sentinel(holder, schema)
+        if fixed != holder:
+            self._pointers.append(_pointer(path))
+        return fixed
+
+    def _at_path(self, value: Any, pointer: str) -> Any:
+        parts = [p.replace("~1", "/").replace("~0", "~") for p in pointer.split("/")[1:]]
+        path: Path = None
+        for part in parts:
+            path = (path, part)
+        return _replace_at(value, parts, lambda v: self._secret(v, path, None))
+
+    # -- command lines -----------------------------------------------------------------
+
+    def argv(self, argv: Sequence[str]) -> list[str]:
+        """A command line safe to store: secret options, ``NAME=value`` assignments with a
+        secret name, and secrets inside any argument."""
+        out: list[str] = []
+        hide_next = False
+        for arg in argv:
+            if has_placeholder(arg):
+                out.append(arg)  # redacted already (a rewrite of a redacted cassette)
+                hide_next = False
+                continue
+            if hide_next:
+                out.append(self.learn(arg, "argument"))
+                hide_next = False
+                continue
+            name, eq, secret = arg.partition("=")
+            if eq and secret and is_secret_option(name):
+                out.append(f"{name}={self.learn(secret, 'argument')}")
+            elif is_secret_option(arg):
+                out.append(arg)
+                hide_next = True
+            elif eq and secret and _ENV_NAME.match(name) and is_secret_key(name):
+                out.append(f"{name}={self.learn(secret, 'argument')}")
+            else:
+                out.append(self.text(arg))
+        return out
 
 
-def _as_text(value: Any) -> str:
-    return value if isinstance(value, str) else repr(value)
+_PEM_BEGIN: Final = re.compile(r"-----BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----")
+_PEM_END: Final = re.compile(r"-----END[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----")
+_ENV_NAME: Final = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
+
+
+#: Where a value sits in a message: ``None`` at the root, else (the parent's path, the
+#: member name or list index); flattened only when a pointer or a schema needs it.
+Path = tuple[Any, str | int] | None
+_KEY_KIND_PLAIN: Final = 0
+_KEY_KIND_PROTOCOL: Final = 1
+_KEY_KIND_SECRET: Final = 2
+_KEY_KIND_SCHEMA: Final = 3
+
+
+@lru_cache(maxsize=4096)
+def _key_kind(key: str) -> int:
+    """What a member name says about its value (cached: messages repeat their names)."""
+    if key in _SCHEMA_KEYS:
+        return _KEY_KIND_SCHEMA
+    if is_protocol_key(key):
+        return _KEY_KIND_PROTOCOL
+    return _KEY_KIND_SECRET if is_secret_key(key) else _KEY_KIND_PLAIN
+
+
+def _worth_knowing(secret: str, sure: bool) -> bool:
+    if len(secret) < _MIN_KNOWN or secret.lower() in _COMMON or has_placeholder(secret):
+        return False
+    if sure:
+        return True
+    # found in free text (``password=...``): remembered only if it cannot be a plain word
+    return len(secret) >= 6 and not (secret.isalpha() and secret.islower())
+
+
+def _forms(secret: str) -> list[str]:
+    """How a secret may be written in text: as is, JSON-escaped, URL-encoded."""
+    forms = [secret]
+    escaped = json.dumps(secret, ensure_ascii=False)[1:-1]
+    for form in (escaped, json.dumps(secret)[1:-1], quote(secret, safe="")):
+        if form not in forms:
+            forms.append(form)
+    return forms
+
+
+def _alternation(known: Mapping[str, str]) -> re.Pattern[str]:
+    parts = []
+    for form in sorted(known, key=len, reverse=True):
+        escaped = re.escape(form)
+        if len(form) < _SHORT_KNOWN:
+            escaped = rf"(?<![A-Za-z0-9]){escaped}(?![A-Za-z0-9])"
+        parts.append(escaped)
+    return re.compile("|".join(parts))
+
+
+def _find_all(text: str, form: str) -> list[int]:
+    out = []
+    pos = text.find(form)
+    while pos != -1:
+        out.append(pos)
+        pos = text.find(form, pos + len(form))
+    return out
+
+
+def _whole_word(text: str, pos: int, size: int) -> bool:
+    before = text[pos - 1] if pos else " "
+    after = text[pos + size] if pos + size < len(text) else " "
+    return not (before.isascii() and before.isalnum()) and not (after.isascii() and after.isalnum())
+
+
+def _overlaps(span: Span, held: list[tuple[int, int]]) -> bool:
+    return any(span.start < end and start < span.end for start, end in held)
+
+
+def _flat(path: Path) -> tuple[str, ...]:
+    parts: list[str] = []
+    while path is not None:
+        path, key = path
+        parts.append(str(key))
+    return tuple(reversed(parts))
+
+
+def _pointer(path: Path) -> str:
+    return "".join("/" + p.replace("~", "~0").replace("/", "~1") for p in _flat(path))
 
 
 def _replace_at(value: Any, parts: list[str], make: Any) -> Any:
@@ -270,14 +577,53 @@ def _replace_at(value: Any, parts: list[str], make: Any) -> Any:
     return value
 
 
-_PLAIN: Final = Redactor(salt="")
+# -- the header ----------------------------------------------------------------------------
+
+_MAX_RULES: Final = 256
+_MAX_RULE_CHARS: Final = 1024
+_SALT: Final = re.compile(r"^[0-9a-fA-F]{0,256}$")
+_HEADER_LISTS: Final = ("patterns", "paths", "env")
+
+
+def check_header(info: Any) -> list[str]:
+    """What is wrong with a header's ``redaction`` field, as one-line problems.
+
+    A replay refuses a cassette with any (``lint`` reports the same): the field is read,
+    never run. Its patterns are kept as a record of what was redacted, and are not
+    compiled by anything that reads a cassette."""
+    if not isinstance(info, Mapping):
+        return ["redaction must be an object"]
+    problems: list[str] = []
+    salt = info.get("salt")
+    if salt is not None and (not isinstance(salt, str) or not _SALT.match(salt)):
+        problems.append("redaction.salt must be a hex string of at most 256 digits")
+    if info.get("placeholders") not in (None, "random"):
+        problems.append('redaction.placeholders must be "random"')
+    for name in _HEADER_LISTS:
+        rules = info.get(name)
+        if rules is None:
+            continue
+        if not isinstance(rules, list) or not all(isinstance(r, str) for r in rules):
+            problems.append(f"redaction.{name} must be a list of strings")
+        elif len(rules) > _MAX_RULES:
+            problems.append(f"redaction.{name} holds {len(rules)} rules (at most {_MAX_RULES})")
+        elif any(len(r) > _MAX_RULE_CHARS for r in rules):
+            problems.append(f"redaction.{name} holds a rule over {_MAX_RULE_CHARS} characters")
+        elif name == "paths" and any(p and not p.startswith("/") for p in rules):
+            problems.append("redaction.paths must be JSON Pointers (starting with /)")
+        elif name == "env" and any(not _ENV_NAME.match(n) for n in rules):
+            problems.append("redaction.env must hold environment variable names")
+    return problems
+
+
+_PLAIN: Final = Redactor()
 
 
 def redact_text(text: str) -> str:
-    """Token shapes and URL credentials in free text, with unsalted placeholders."""
-    return _PLAIN.text(text)
+    """Secrets in free text, replaced (a throwaway session: for messages to people)."""
+    return _PLAIN.session().text(text)
 
 
 def redact_argv(argv: Sequence[str]) -> list[str]:
-    """A command line safe to store (unsalted placeholders)."""
-    return _PLAIN.argv(argv)
+    """A command line safe to show (a throwaway session)."""
+    return _PLAIN.session().argv(argv)

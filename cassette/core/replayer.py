@@ -13,9 +13,20 @@ each progress notification takes the live request's progress token. Raw lines, s
 exit events are kept in the cassette for people and for lint, but a replay's output is
 JSON-RPC only.
 
-Serving the era the header names: under a legacy cassette an unrecorded
-``server/discover`` gets ``Method not found``, exactly what a legacy server says to a
-dual-era client's probe, so the client falls back to ``initialize`` as it did live.
+Serving the era the header names, and a client of the other era as far as the recording
+proves the server would have served it (``cassette.core.eras`` has the table): under a
+legacy cassette an unrecorded ``server/discover`` gets ``Method not found``, exactly what a
+legacy server says to a dual-era client's probe, so the client falls back to
+``initialize`` as it did live; under a modern one, a legacy client's ``initialize`` is
+answered from the recorded ``server/discover`` when it lists a legacy revision, and what
+follows loses the 2026-07-28-only members. Requests a client sends on its own at the
+start replay unrecorded where the recording makes the answer certain: ``ping``, and
+``logging/setLevel`` when the server advertised ``logging``.
+
+The live client's capabilities are honoured: a recorded server request it did not declare
+the capability for (``roots/list``, ``sampling/createMessage``, ``elicitation/create``) is
+not sent, and what the recording shows next is replayed, with a warning (a miss under
+``strict``).
 
 A request whose recording has no answer is answered all the same, never left to hang:
 when the client cancelled it while recording, or the recording simply ends first, the
@@ -42,6 +53,13 @@ from typing import Any, Protocol
 import attrs
 
 from cassette.core._gc import paused_gc
+from cassette.core.eras import (
+    client_era,
+    initialize_from_discover,
+    is_input_required,
+    legacy_shape,
+    unsupported_version,
+)
 from cassette.core.exchanges import Exchange, Item, cut, raw_key
 from cassette.core.ids import id_key
 from cassette.core.jsondiff import Difference, differences
@@ -65,10 +83,12 @@ from cassette.core.matching import (
     Strategy,
     show_value,
 )
+from cassette.core.mcp import META_PREFIX, MODERN_VERSION
 from cassette.core.model import Era, Header, Recording, era_of
 from cassette.core.playback import Paused, Playback, Played
-from cassette.core.redaction import Redactor
-from cassette.errors import ReplayMiss
+from cassette.core.redaction import Redactor, check_header
+from cassette.core.wildcards import mask_like
+from cassette.errors import CassetteFormatError, ReplayMiss
 
 __all__ = [
     "Exchange",
@@ -132,14 +152,22 @@ class Prepared:
     notifications: CandidateIndex
     #: raw exchanges by their frame (``raw_key``), in recorded order
     raws: Mapping[str, tuple[int, ...]] = attrs.field(factory=dict)
+    #: the recorded server's own account of itself: its ``initialize`` result (legacy) or
+    #: its ``server/discover`` result (modern), when the recording holds one
+    handshake: JSONObject | None = None
+    #: requests the server refused for want of a session (HTTP, legacy era)
+    refused: CandidateIndex | None = None
 
     @classmethod
     def of(cls, recording: Recording) -> Prepared:
         with paused_gc():
             preamble, exchanges = cut(recording.events)
-            messages = [x for x in exchanges if x.raw is None]
-            requests = [Candidate(x.key, x.message, x.seq) for x in messages if "id" in x.message]
-            notes = [Candidate(x.key, x.message, x.seq) for x in messages if "id" not in x.message]
+            legacy = era_of(recording.header) == "legacy"
+            sessionless = [x for x in exchanges if legacy and _sessionless(x)]
+            messages = [x for x in exchanges if x.raw is None and not (legacy and _sessionless(x))]
+            requests = [_candidate(x) for x in messages if "id" in x.message]
+            notes = [_candidate(x) for x in messages if "id" not in x.message]
+            refused = [_candidate(x) for x in sessionless if "id" in x.message]
             request_index = CandidateIndex.build(requests, _handed_out(exchanges))
             note_index = CandidateIndex.build(notes)
             raws: dict[str, list[int]] = {}
@@ -147,7 +175,32 @@ class Prepared:
                 if x.raw is not None:
                     raws.setdefault(x.raw, []).append(x.key)
         frozen = {k: tuple(v) for k, v in raws.items()}
-        return cls(preamble, exchanges, request_index, note_index, frozen)
+        handshake = _recorded_result(exchanges, {"initialize", "server/discover"})
+        refused_index = CandidateIndex.build(refused) if refused else None
+        return cls(preamble, exchanges, request_index, note_index, frozen, handshake, refused_index)
+
+
+def _candidate(exchange: Exchange) -> Candidate:
+    return Candidate(exchange.key, exchange.message, exchange.seq, exchange.redacted)
+
+
+def _sessionless(exchange: Exchange) -> bool:
+    """A request the recorded server refused for want of a session (HTTP, legacy era):
+    refused and sent without one. Refused in a session (or in the stateless 2026-07-28
+    era), a request is an ordinary recording: the same request is refused the same way."""
+    return exchange.rejected and not (exchange.meta or {}).get("session")
+
+
+def _recorded_result(exchanges: Sequence[Exchange], methods: set[str]) -> JSONObject | None:
+    """The result of the first recorded request of ``methods`` that succeeded."""
+    for exchange in exchanges:
+        if exchange.message.get("method") not in methods:
+            continue
+        for item in exchange.items:
+            result = item.message.get("result") if item.role == "response" else None
+            if isinstance(result, dict):
+                return result
+    return None
 
 
 def _handed_out(exchanges: Sequence[Exchange]) -> frozenset[str]:
@@ -187,20 +240,30 @@ class Replayer:
             self.matcher = matcher_factory(ready.requests.candidates, strategy)
         # Notifications are matched strictly and silently: a client may send any it likes.
         self._notes = FingerprintMatcher(ready.notifications, "strict")
+        # Requests the recorded server refused without a session answer only requests sent
+        # before this session's own handshake succeeded (the same refusal); ``None`` after.
+        self._refusals = FingerprintMatcher(ready.refused, "strict") if ready.refused else None
         self.misses: list[MissReport] = []
         self.strategy_name = getattr(self.matcher, "strategy", None)
         self._playback = Playback(modern=self.era == "modern")
-        # A redacted cassette: live messages are redacted the same way before matching, so
-        # a test that sends a real token still finds its recording.
-        info = recording.header.redaction
-        self._redactor = Redactor.from_header(info, _env_values(info, environ)) if info else None
-        self._paused: dict[object, Paused] = {}
         self._raws = ready.raws
         self._raws_played: dict[str, int] = {}
+        self._handshake = ready.handshake
+        self.client_era: Era | None = None  # the live client's, once a message says
         # requests whose recording has no answer, by live id: (exchange, request, why)
         self._no_answers: dict[object, tuple[Exchange, JSONObject, str]] = {}
         source = getattr(recording, "source", None)
         self.source: str | None = str(source) if source is not None else None
+        # A redacted cassette: a live message is redacted with the built-in rules before
+        # it is matched and before any part of it is shown in a miss, so a live secret
+        # never reaches a log. Matching does not depend on it: redacted positions of the
+        # recording are wildcards. The header's patterns are never compiled here.
+        info = recording.header.redaction
+        self._redactor = None
+        if info is not None:
+            _check_redaction(recording)
+            self._redactor = Redactor(literals=tuple(_env_values(info, environ))).session()
+        self._paused: dict[object, Paused] = {}
 
     # -- public API --------------------------------------------------------------------
 
@@ -220,7 +283,8 @@ class Replayer:
         if classified.kind is Kind.NOT_JSON:
             text = f"Parse error: {classified.problem}" if classified.problem else "Parse error"
             return _reply((error_response(None, PARSE_ERROR, text),))
-        return self._dispatch(classified.kind, classified.value)
+        raw = data if isinstance(data, str) else data.decode("utf-8", "replace")
+        return self._dispatch(classified.kind, classified.value, raw)
 
     def receive(self, message: Any) -> Reply:
         """Answer one decoded client message (an object, or a batch list)."""
@@ -240,9 +304,12 @@ class Replayer:
 
     # -- dispatch ----------------------------------------------------------------------
 
-    def _dispatch(self, kind: Kind, value: Any) -> Reply:
+    def _dispatch(self, kind: Kind, value: Any, raw: str | None = None) -> Reply:
+        return self._for_client(self._dispatch_native(kind, value, raw))
+
+    def _dispatch_native(self, kind: Kind, value: Any, raw: str | None = None) -> Reply:
         if self._redactor is not None and isinstance(value, dict):
-            value = _redacted(self._redactor, value)
+            value, _ = self._redactor.message(value, None, raw)
         if kind is Kind.REQUEST:
             return self._request(value)
         if kind is Kind.NOTIFICATION:
@@ -255,9 +322,26 @@ class Replayer:
         return _reply((error_response(msg_id, INVALID_REQUEST, "Invalid Request"),))
 
     def _request(self, message: JSONObject) -> Reply:
-        if message.get("method") == "logging/setLevel":  # the live choice, recorded or not
+        method = message.get("method")
+        era = client_era(message)
+        if era is not None and self.client_era is None:
+            self.client_era = era
+        if method == "logging/setLevel":  # the live choice, recorded or not
             level = _params(message).get("level")
             self._playback.log_level = level if isinstance(level, str) else None
+        capabilities = _client_capabilities(message)
+        if capabilities is not None:
+            self._playback.capabilities = capabilities
+        if self.era == "modern" and method == "initialize":
+            return self._initialize_from_discover(message)
+        if self.era == "legacy" and era == "modern" and method != "server/discover":
+            return self._modern_on_legacy(message)
+        if method == "initialize":
+            self._refusals = None  # a session from here on: no more refusals to replay
+        elif self._refusals is not None:
+            refused = self._refused_again(message)
+            if refused is not None:
+                return refused
         try:
             key = self.matcher.match(message)
         except ReplayMiss as miss:
@@ -265,6 +349,16 @@ class Replayer:
         exchange = self._exchanges[key]
         warnings = _input_responses_differ(exchange.message, message)
         return self._play(exchange, message, warnings=warnings)
+
+    def _refused_again(self, message: JSONObject) -> Reply | None:
+        """A request sent without a session, as one the recorded server refused: the same
+        refusal (status included), once per recording."""
+        assert self._refusals is not None
+        try:
+            key = self._refusals.match(message)
+        except ReplayMiss:
+            return None
+        return self._play(self._exchanges[key], message)
 
     def _notification(self, message: JSONObject) -> Reply:
         if message.get("method") == "notifications/cancelled":
@@ -279,7 +373,8 @@ class Replayer:
         paused = self._paused.pop(id_key(message.get("id")), None)
         if paused is None:
             return Reply()  # an answer to nothing we are waiting for: a real server ignores it
-        diffs = differences(_answer_part(paused.answer), _answer_part(message), limit=3)
+        live = mask_like(paused.answer, message)
+        diffs = differences(_answer_part(paused.answer), _answer_part(live), limit=3)
         if not diffs:
             return self._resume(paused, ())
         method = str(paused.request.get("method"))
@@ -315,6 +410,21 @@ class Replayer:
     def waiting(self) -> tuple[object, ...]:
         """Live ids of server requests still waiting for the client's answer."""
         return tuple(paused.request.get("id") for paused in self._paused.values())
+
+    def _not_asked(
+        self, exchange: Exchange, skipped: list[str], warnings: tuple[str, ...]
+    ) -> tuple[tuple[str, ...], MissReport | None]:
+        """Server requests left out for capabilities the client did not declare: a warning,
+        and under ``strict`` a miss (the replay went on without what the recording had)."""
+        text = (
+            f"the recording sends {', '.join(skipped)} here, for a capability this client did "
+            "not declare, so it was not sent; what the recording shows next was replayed"
+        )
+        if not self._strict():
+            return (*warnings, text), None
+        report = MissReport("answer-differs", skipped[0], text, exchange.seq)
+        self.misses.append(report)
+        return warnings, report
 
     def _no_answer(
         self,
@@ -447,10 +557,73 @@ class Replayer:
         out = (*before, answers) if answers else tuple(before)
         return Reply(out, misses[0] if misses else None, (None,) * len(out))
 
+    # -- across eras (``cassette.core.eras``) -----------------------------------------------
+
+    def _initialize_from_discover(self, message: JSONObject) -> Reply:
+        """A legacy client on a modern cassette: its ``initialize``, answered from the
+        recorded ``server/discover`` when that lists a legacy revision."""
+        requested = _params(message).get("protocolVersion")
+        result = initialize_from_discover(self._handshake or {}, requested)
+        if result is not None:
+            answer = {"jsonrpc": "2.0", "id": message["id"], "result": result}
+            return _reply((answer,))
+        listed = self._handshake.get("supportedVersions") if self._handshake else None
+        supported = [str(v) for v in listed] if isinstance(listed, list) else []
+        summary = (
+            "initialize (a legacy client) on a 2026-07-28 cassette whose server listed no "
+            "legacy revision: record it with this client, or with cassette record --era legacy"
+        )
+        return self._refused(message, summary, requested, supported)
+
+    def _modern_on_legacy(self, message: JSONObject) -> Reply:
+        """A 2026-07-28 request on a legacy cassette: the recording shows no support for it."""
+        recorded = self._handshake.get("protocolVersion") if self._handshake else None
+        supported = [recorded] if isinstance(recorded, str) else []
+        summary = (
+            f"{message.get('method')} in the 2026-07-28 envelope on a legacy cassette (its "
+            "server answered the initialize handshake only): record it with this client"
+        )
+        return self._refused(message, summary, MODERN_VERSION, supported)
+
+    def _refused(
+        self, message: JSONObject, summary: str, requested: object, supported: list[str]
+    ) -> Reply:
+        report = MissReport("not-recorded", str(message.get("method")), summary)
+        self.misses.append(report)
+        error = unsupported_version(message.get("id"), requested, supported, summary)
+        return Reply((error,), report, (None,))
+
+    def _for_client(self, reply: Reply) -> Reply:
+        """A modern recording's messages in the shape the live legacy client expects."""
+        if self.era != "modern" or self.client_era != "legacy" or not reply.messages:
+            return reply
+        messages = []
+        miss = reply.miss
+        for message in reply.messages:
+            if is_input_required(message):
+                miss = MissReport(
+                    "not-recorded",
+                    "input_required",
+                    "the recorded answer asks the client for input the 2026-07-28 way "
+                    "(input_required), which a legacy client cannot give: record it with this "
+                    "client, or with cassette record --era legacy",
+                )
+                self.misses.append(miss)
+                text = f"cassette-mcp: {miss.summary}"
+                messages.append(error_response(message.get("id"), REPLAY_MISS, text))
+            else:
+                messages.append(legacy_shape(message))
+        return attrs.evolve(reply, messages=tuple(messages), miss=miss)
+
+    def _server_logs(self) -> bool:
+        capabilities = self._handshake.get("capabilities") if self._handshake else None
+        return isinstance(capabilities, dict) and "logging" in capabilities
+
     def _unanswered(self, message: JSONObject, miss: ReplayMiss) -> Reply:
         method = message.get("method")
         msg_id = message["id"]
-        if method == "ping":
+        if method == "ping" or (method == "logging/setLevel" and self._server_logs()):
+            # Asked on the client's own at the start; the recording makes the answer certain
             return _reply(({"jsonrpc": "2.0", "id": msg_id, "result": {}},))
         if method == "server/discover" and self.era == "legacy":
             return _reply((error_response(msg_id, METHOD_NOT_FOUND, "Method not found"),))
@@ -468,6 +641,8 @@ class Replayer:
         self, exchange: Exchange, live: JSONObject, *, warnings: tuple[str, ...] = ()
     ) -> Reply:
         played = self._playback.play(exchange, live)
+        if live.get("method") == "initialize":
+            warnings = (*warnings, *_version_differs(live, played.messages))
         return self._reply_for(exchange, live, played, warnings, exchange.t)
 
     def _reply_for(
@@ -479,6 +654,9 @@ class Replayer:
         since: float,
     ) -> Reply:
         awaiting: tuple[object, ...] = ()
+        miss = None
+        if played.skipped:
+            warnings, miss = self._not_asked(exchange, played.skipped, warnings)
         if played.paused is not None:
             live_id = played.paused.request.get("id")
             self._paused[id_key(live_id)] = played.paused
@@ -487,7 +665,7 @@ class Replayer:
             return self._no_answer(exchange, live, played, warnings, since)
         return Reply(
             tuple(played.messages),
-            None,
+            miss,
             tuple(played.metas),
             exchange,
             live.get("id"),
@@ -553,6 +731,7 @@ class ReplaySessions:
         *,
         environ: Mapping[str, str] | None = None,
     ) -> None:
+        _check_redaction(recording)  # refused before any client is served
         self.recording = recording
         self._strategy = strategy
         self._environ = environ
@@ -575,6 +754,33 @@ class ReplaySessions:
     def summary(self) -> str:
         """All sessions' misses, for a person ("" when there were none)."""
         return "\n".join(s for s in (r.summary() for r in self.replayers) if s)
+
+
+def _client_capabilities(message: JSONObject) -> Mapping[str, Any] | None:
+    """What the live client declares it can do: in ``initialize`` (legacy), or in every
+    request's envelope (2026-07-28); ``None`` when this message does not say."""
+    params = _params(message)
+    if message.get("method") == "initialize":
+        capabilities = params.get("capabilities")
+        return capabilities if isinstance(capabilities, dict) else {}
+    meta = params.get("_meta")
+    declared = meta.get(META_PREFIX + "clientCapabilities") if isinstance(meta, dict) else None
+    return declared if isinstance(declared, dict) else None
+
+
+def _version_differs(live: JSONObject, messages: Sequence[Any]) -> tuple[str, ...]:
+    """A client that asked ``initialize`` for another revision than the recorded server
+    answered: the recording proves only the revision it shows, so that one is given."""
+    asked = _params(live).get("protocolVersion")
+    answer = messages[-1] if messages else None
+    result = answer.get("result") if isinstance(answer, dict) else None
+    given = result.get("protocolVersion") if isinstance(result, dict) else None
+    if not isinstance(asked, str) or not isinstance(given, str) or asked == given:
+        return ()
+    return (
+        f"the client asked for protocol {asked}; the recorded server answered {given}, and "
+        f"the recording shows no more, so the replay answers {given}",
+    )
 
 
 def _needs_answer(exchange: Exchange, live: JSONObject) -> bool:
@@ -633,17 +839,20 @@ def _input_responses_differ(recorded: JSONObject, live: JSONObject) -> tuple[str
     mine, theirs = _params(recorded).get("inputResponses"), _params(live).get("inputResponses")
     if mine is None and theirs is None:
         return ()
-    diffs = differences(mine, theirs, limit=3)
+    diffs = differences(mine, mask_like(mine, theirs), limit=3)
     if not diffs:
         return ()
     return (f"{live.get('method')}: inputResponses differ from the recording at {_where(diffs)}",)
 
 
-def _redacted(redactor: Redactor, message: JSONObject) -> JSONObject:
-    """A live message redacted as the recording was; ids and method names stay as sent."""
-    return {
-        k: v if k in ("jsonrpc", "id", "method") else redactor.value(v) for k, v in message.items()
-    }
+def _check_redaction(recording: Recording) -> None:
+    """A header's ``redaction`` is read, never run; a malformed one is refused, as ``lint``
+    reports it (``check_header``)."""
+    info = recording.header.redaction
+    problems = [] if info is None else check_header(info)
+    if problems:
+        source = getattr(recording, "source", None)
+        raise CassetteFormatError(str(source) if source else "cassette", 1, problems[0])
 
 
 def _env_values(info: Mapping[str, Any], environ: Mapping[str, str] | None) -> list[str]:

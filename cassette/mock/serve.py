@@ -8,7 +8,7 @@ under the same delivery policy (misses reported, size limits, the summary at the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 import attrs
@@ -40,6 +40,7 @@ async def serve_mock(
     on_miss: Callable[[str], None] | None = None,
     on_finish: Callable[[ReplayResult], None] | None = None,
     max_message_bytes: int | None = None,
+    allowed_origins: Sequence[str] = (),
 ) -> list[ReplayResult]:
     """Serve a manifest until its stdio client leaves, or (a network front) until cancelled.
 
@@ -47,12 +48,15 @@ async def serve_mock(
     manifest had no answer for; ``on_finish`` the result (its misses and their summary)
     when the serving ends, also by cancellation. A client message over
     ``max_message_bytes`` (default 64 MiB) is refused as by a replay: ``-32600`` on stdio,
-    413 over HTTP.
+    413 over HTTP. ``allowed_origins`` are web pages' origins a network front admits
+    besides this machine's (``ServeOptions.allowed_origins``).
     """
     server = manifest if isinstance(manifest, MockServer) else MockServer(manifest, source=source)
     policy = DeliveryPolicy(on_miss=on_miss)
     policy = attrs.evolve(policy, max_message_bytes=max_message_bytes or DEFAULT_MAX_BYTES)
-    options = ServeOptions(host=host, port=port, on_ready=on_ready)
+    options = ServeOptions(
+        host=host, port=port, on_ready=on_ready, allowed_origins=tuple(allowed_origins)
+    )
     return await serve(
         check_front(front), server, options=options, policy=policy, on_finish=on_finish
     )

@@ -28,9 +28,11 @@ being answered with a miss error:
   caused, the client's answers to the server's requests) is appended as **one write,
   under the cassette's lock, before its response reaches the client**: the next run
   replays it, and two processes extending one cassette never interleave lines. What is
-  appended is redacted exactly as the cassette was (its header names the salt and the
-  rules). In a cassette recorded over streamable HTTP it is shaped as that transport
-  records: each POST a ``post-N`` stream numbered after what the file holds at the time
+  appended is redacted with the built-in rules, the header's JSON Pointer paths and the
+  values of the variables it names (its patterns are a record and are never run: nothing
+  read from a cassette is compiled), following the server's schemas as a recording does.
+  In a cassette recorded over streamable HTTP it is shaped as that transport records:
+  each POST a ``post-N`` stream numbered after what the file holds at the time
   of the write, the leg's session an ordinal of its own (legacy era).
 
 Not appended: the leg's handshake; what the live server says outside the protocol
@@ -63,7 +65,9 @@ from cassette.core.jsonrpc import (
     error_response,
 )
 from cassette.core.model import Direction, Event, MessageEvent, era_of
-from cassette.core.redaction import Redactor, redact_argv
+from cassette.core.redaction import Redactor, redact_argv, redact_text
+from cassette.core.schemas import SchemaBook
+from cassette.core.secret_rules import secret_header_values
 from cassette.errors import CassetteError, TransportClosedError, TransportError, sole_exception
 from cassette.modes.append import Appender
 from cassette.registry import get_connector
@@ -123,7 +127,8 @@ def describe_request(message: JSONObject) -> str:
 
 
 def redactor_of(cassette: Cassette) -> Redactor | None:
-    """What is appended is redacted as the cassette was (same salt, same rules)."""
+    """What is appended is redacted with the built-in rules and the header's paths and
+    named variables (never its patterns: nothing read from a cassette is compiled)."""
     info = cassette.header.redaction
     if not info:
         return None
@@ -175,6 +180,13 @@ class Extension:
             (m for m in cassette.messages("c2s") if m.get("method") == "initialize"), None
         )
         self.redactor = redactor_of(cassette)
+        # One session for everything appended in this serving: a secret met in one
+        # appended exchange is redacted wherever it recurs in the next.
+        self.redaction = None if self.redactor is None else self.redactor.session()
+        self.schemas = SchemaBook()
+        for event in cassette.events:  # the tools the recording listed, with their schemas
+            if isinstance(event, MessageEvent):
+                self.schemas.schemas(event.dir, event.message, _stream_of(event.meta))
         self.appender = Appender(cassette, path, self.on_info)
         self.appended: list[str] = []
         self.started_server = False
@@ -190,7 +202,7 @@ class Extension:
 
     def describe_target(self) -> str:
         if self.target.url:
-            return self.target.url if self.redactor is None else self.redactor.text(self.target.url)
+            return redact_text(self.target.url)
         return " ".join(redact_argv(self.target.command))  # stderr ends up in CI logs
 
 
@@ -252,6 +264,10 @@ class LiveLeg:
             return False  # the leg's handshake is its own: the client's stays a miss
         if self.headers is None:
             self.headers = _carried(frame.meta)
+            raw = frame.meta.get("headers") if frame.meta else None
+            if raw and self.ext.redaction is not None:  # a live server may echo them back
+                for value in secret_header_values(raw):
+                    self.ext.redaction.learn(value, "header")
         return await self._ensure_live() and await self._forward(request)
 
     async def aclose(self) -> None:
@@ -509,12 +525,18 @@ class LiveLeg:
         stream: str | None = None,
         meta: Mapping[str, Any] | None = None,
     ) -> None:
-        redactor = self.ext.redactor
-        kept = message if redactor is None else redactor.value(message)
+        session = self.ext.redaction
+        kept, pointers = message, None
+        if session is not None:
+            schemas = self.ext.schemas.schemas(direction, message, stream)
+            kept, found = session.message(message, schemas)
+            pointers = found or None
         shown: dict[str, Any] | None = None
         if stream is not None:
             shown = {"stream": stream, **(meta or {})}
-        event = MessageEvent(t=self.ext.now(), dir=direction, message=kept, meta=shown)
+        event = MessageEvent(
+            t=self.ext.now(), dir=direction, message=kept, meta=shown, redacted=pointers
+        )
         self.batch.append(event)
 
     async def _flush_if_settled(self) -> None:
@@ -528,6 +550,10 @@ class LiveLeg:
             self.ext.appended.append(describe_request(request))
             if self.ext.on_appended is not None:
                 self.ext.on_appended(request)
+
+
+def _stream_of(meta: Mapping[str, Any] | None) -> object:
+    return meta.get("stream") if meta else None
 
 
 def _frame(message: JSONObject) -> Frame:

@@ -45,7 +45,13 @@ from cassette.modes.extend import Extension, describe_request
 from cassette.modes.policy import Action, ModeChoice, missing_cassette_message, plan
 from cassette.runtime.conversation import DeliveryPolicy, ReplayResult, SessionPool
 from cassette.runtime.frames import serve_frames
-from cassette.runtime.record import RecordConfig, RecordResult, record_proxy, record_session
+from cassette.runtime.record import (
+    RecordConfig,
+    RecordResult,
+    default_redactor,
+    record_proxy,
+    record_session,
+)
 from cassette.runtime.serve import front_of, serve
 from cassette.store.lock import FileLock, claim_slot
 from cassette.store.report import Report
@@ -74,7 +80,7 @@ Info = Callable[[str], None]
 
 
 def _redactor(choice: Redactor | Literal["default"] | None) -> Redactor | None:
-    return Redactor() if choice == "default" else choice
+    return default_redactor() if choice == "default" else choice
 
 
 @attrs.frozen(kw_only=True)
@@ -93,9 +99,10 @@ class ModeOptions:
     front: str = "stdio"
     strategy: str | None = None
     fsync: bool = False
-    redactor: Redactor | None = attrs.field(factory=Redactor, converter=_redactor)
+    redactor: Redactor | None = attrs.field(factory=default_redactor, converter=_redactor)
     passthrough_stderr: bool = True
     upstream_timeout: float | None = None
+    era: str = "auto"  # the era a recording is made in (RecordConfig.era)
     listen: ServeOptions = ServeOptions()
     policy: DeliveryPolicy = DeliveryPolicy()
 
@@ -291,6 +298,7 @@ async def _record(
             passthrough_stderr=options.passthrough_stderr,
             upstream_timeout=options.upstream_timeout,
             on_warning=options.policy.on_warning,
+            era=options.era,
         )
         if client is None and options.front != "stdio":
             result = await _record_proxy(options, config)

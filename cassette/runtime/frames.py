@@ -17,6 +17,14 @@ Writing follows the recording's order and clock, not only the arrival order:
 * what comes on its own (a live server's message, an error for an overdue request) is
   written at once. One lock keeps frames whole.
 
+Each message is its own write, and a response that follows notifications waits (at most
+``DRAIN_DEADLINE``) until the client has read them, where the stream can tell
+(``Drainable``: stdio on Linux). A live server's notifications and response arrive apart;
+a client that handles one read as one batch (the TypeScript SDK) handles a response before
+notifications that came in the same read, and drops the progress it was waiting for. A
+yield to the event loop between writes is not enough: measured on stdio, the TypeScript
+client's progress callbacks fired in 0 of 10 replays with it, as with one write.
+
 The loop ends when the client finishes or stops reading, or when a reply ``closes`` the
 session (the recorded server exited there): what is gathered is written first, paced
 replies are let finish, then the stream is closed.
@@ -29,11 +37,11 @@ from collections.abc import Awaitable, Callable
 import anyio
 import anyio.abc
 
-from cassette.core.jsonrpc import dumps_bytes
+from cassette.core.jsonrpc import Kind, classify_value, dumps_bytes, is_answer
 from cassette.core.replayer import Reply
 from cassette.errors import TransportClosedError
 from cassette.runtime.conversation import Conversation, ReplayResult, SessionPool
-from cassette.transport import Frame, FrameStream
+from cassette.transport import DRAIN_DEADLINE, Drainable, Frame, FrameStream
 
 __all__ = ["serve_frames"]
 
@@ -50,6 +58,8 @@ class _Writer:
         self._lock = anyio.Lock(fast_acquire=True)
         self._gathered: list[Reply] = []
         self._wake = anyio.Event()
+        self._drainable = stream if isinstance(stream, Drainable) else None
+        self._noted = False  # the last message written was a notification
 
     async def now(self, reply: Reply) -> None:
         """Write ``reply``, paced as the policy says, before returning."""
@@ -88,10 +98,14 @@ class _Writer:
     async def _send(self, messages: list[object]) -> None:
         if self.gone.is_set() or not messages:
             return
-        data = b"".join(dumps_bytes(message) + b"\n" for message in messages)
         try:
             async with self._lock:
-                await self.stream.send(Frame(data))
+                for message in messages:
+                    if self._noted and is_answer(message) and self._drainable is not None:
+                        with anyio.move_on_after(DRAIN_DEADLINE):
+                            await self._drainable.drained()
+                    self._noted = classify_value(message) is Kind.NOTIFICATION
+                    await self.stream.send(Frame(dumps_bytes(message) + b"\n"))
         except TransportClosedError:
             self.gone.set()  # the client stopped reading: the session is over
 

@@ -20,6 +20,7 @@ Ordering rules that make a recording trustworthy:
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
@@ -28,13 +29,16 @@ import anyio
 import attrs
 
 from cassette.core.deadlines import SHUTDOWN_GRACE
-from cassette.core.redaction import Redactor
+from cassette.core.eras import ERA_CHOICES, era_refusal
+from cassette.core.jsonrpc import classify, dumps_bytes
+from cassette.core.redaction import Redactor, secret_environment
 from cassette.errors import TransportClosedError, UsageError
 from cassette.registry import get_connector, get_transport
 from cassette.runtime.sink import Sink, SinkTap, open_sink, stderr_passthrough
 from cassette.runtime.watchdog import Watchdog
 from cassette.transport import (
     ConnectOptions,
+    Frame,
     FrameStream,
     RecordingFront,
     RecordOptions,
@@ -58,9 +62,15 @@ __all__ = [
 Warn = Callable[[str], None]
 
 
+def default_redactor() -> Redactor:
+    """The built-in rules, plus the value of every variable of this process's environment
+    whose name says it is secret (the server inherits them, and may print them)."""
+    return Redactor.configured(environ=os.environ)
+
+
 def _redactor(choice: Redactor | Literal["default"] | None) -> Redactor | None:
     """Redaction is on unless the caller turned it off (``None``)."""
-    return Redactor() if choice == "default" else choice
+    return default_redactor() if choice == "default" else choice
 
 
 @attrs.frozen(kw_only=True)
@@ -79,10 +89,13 @@ class RecordConfig:
     overwrite: bool = False
     fsync: bool = False
     strategy: str | None = None
-    redactor: Redactor | None = attrs.field(factory=Redactor, converter=_redactor)
+    redactor: Redactor | None = attrs.field(factory=default_redactor, converter=_redactor)
     passthrough_stderr: bool = True
     upstream_timeout: float | None = None
     on_warning: Warn | None = None
+    #: the era to record in (``cassette.core.eras.era_refusal``): ``auto`` lets the client
+    #: choose; ``legacy`` or ``modern`` answers the other era's opening in the server's place
+    era: str = attrs.field(default="auto", validator=attrs.validators.in_(ERA_CHOICES))
 
 
 @attrs.frozen
@@ -118,9 +131,40 @@ async def _end_after_client(upstream: Upstream, client_done: anyio.Event) -> Non
         await upstream.aclose()
 
 
-async def _client_to_server(
-    client: FrameStream, upstream: Upstream, sink: Sink, watchdog: Watchdog | None
-) -> None:
+@attrs.define
+class _Relay:
+    """What both directions of a frame proxy share."""
+
+    client: FrameStream
+    upstream: Upstream
+    sink: Sink
+    watchdog: Watchdog | None
+    lock: anyio.Lock  # one frame to the client at a time
+    era: str = "auto"
+
+    async def to_client(self, frame: Frame) -> None:
+        async with self.lock:
+            await self.client.send(frame)
+
+    async def answered_here(self, frame: Frame) -> bool:
+        """Answer, in the server's place, a client request of the era not recorded (``--era``);
+        the answer is recorded as the server's."""
+        if self.era == "auto" or not (
+            b"server/discover" in frame.data or b"initialize" in frame.data
+        ):
+            return False
+        answer = era_refusal(self.era, classify(frame.data).value)
+        if answer is None:
+            return False
+        data = dumps_bytes(answer) + b"\n"
+        self.sink.frame("s2c", data)
+        with contextlib.suppress(TransportClosedError):
+            await self.to_client(Frame(data))
+        return True
+
+
+async def _client_to_server(relay: _Relay) -> None:
+    client, upstream, sink, watchdog = relay.client, relay.upstream, relay.sink, relay.watchdog
     server_gone = False
     while True:
         try:
@@ -128,6 +172,8 @@ async def _client_to_server(
         except anyio.EndOfStream:
             break
         sink.frame("c2s", frame.data)
+        if await relay.answered_here(frame):
+            continue
         if watchdog is not None:
             watchdog.client_frame(frame.data)
         if not server_gone:
@@ -138,22 +184,15 @@ async def _client_to_server(
     await upstream.send_eof()
 
 
-async def _relay_client(
-    client: FrameStream,
-    upstream: Upstream,
-    sink: Sink,
-    watchdog: Watchdog | None,
-    client_done: anyio.Event,
-) -> None:
+async def _relay_client(relay: _Relay, client_done: anyio.Event) -> None:
     try:
-        await _client_to_server(client, upstream, sink, watchdog)
+        await _client_to_server(relay)
     finally:
         client_done.set()
 
 
-async def _server_to_client(
-    client: FrameStream, upstream: Upstream, sink: Sink, watchdog: Watchdog | None
-) -> int | None:
+async def _server_to_client(relay: _Relay) -> int | None:
+    client, upstream, sink, watchdog = relay.client, relay.upstream, relay.sink, relay.watchdog
     client_gone = False
     while True:
         try:
@@ -165,11 +204,7 @@ async def _server_to_client(
         sink.frame("s2c", frame.data)
         if not client_gone:
             try:
-                if watchdog is None:
-                    await client.send(frame)
-                else:
-                    async with watchdog.lock:
-                        await client.send(frame)
+                await relay.to_client(frame)
             except TransportClosedError:
                 client_gone = True
     code = await upstream.wait()
@@ -185,36 +220,39 @@ async def proxy(
     *,
     upstream_timeout: float | None = None,
     on_warning: Warn | None = None,
+    era: str = "auto",
 ) -> int | None:
     """Forward both ways until the server's output ends; returns its exit code.
 
     With ``upstream_timeout``, a request the server leaves unanswered that long gets an
-    error in its place (see ``cassette.runtime.watchdog``); ``on_warning`` hears about each."""
+    error in its place (see ``cassette.runtime.watchdog``); ``on_warning`` hears about each.
+    With ``era`` (``legacy`` or ``modern``), the other era's opening is answered here."""
     watchdog = None
     if upstream_timeout is not None:
         warn = on_warning or (lambda text: print_err(f"cassette: warning: {text}"))
         watchdog = Watchdog(upstream_timeout, sink, client, warn)
+    lock = watchdog.lock if watchdog is not None else anyio.Lock(fast_acquire=True)
+    relay = _Relay(client, upstream, sink, watchdog, lock, era)
     client_done = anyio.Event()
     async with anyio.create_task_group() as tg:
-        tg.start_soon(_relay_client, client, upstream, sink, watchdog, client_done)
+        tg.start_soon(_relay_client, relay, client_done)
         tg.start_soon(_end_after_client, upstream, client_done)
         if watchdog is not None:
             tg.start_soon(watchdog.run)
-        code = await _server_to_client(client, upstream, sink, watchdog)
+        code = await _server_to_client(relay)
         tg.cancel_scope.cancel()  # the server is gone: stop waiting for the client
     return code
 
 
 def _open(config: RecordConfig, plugin: Transport, target: Target) -> Sink:
-    """A fresh recording of ``target``: the header names it with its secrets redacted (a
-    URL, else the command line) and the transport that carried it."""
+    """A fresh recording of ``target``: the header names it (a URL, else the command line;
+    the recorder redacts it) and the transport that carried it. Secret-named variables of
+    the server's own environment are redacted wherever they appear, as ours are."""
     redactor = config.redactor
+    if redactor is not None and target.env:
+        redactor = redactor.with_literals(secret_environment(target.env))
     described: dict[str, Any]
-    if target.url is not None:
-        described = {"url": target.url if redactor is None else redactor.text(target.url)}
-    else:
-        argv = list(target.command) if redactor is None else redactor.argv(target.command)
-        described = {"command": argv}
+    described = {"url": target.url} if target.url is not None else {"command": list(target.command)}
     return open_sink(
         config.path,
         plugin.name,
@@ -254,6 +292,7 @@ async def record_session(
                     sink,
                     upstream_timeout=config.upstream_timeout,
                     on_warning=_warn(config),
+                    era=config.era,
                 )
             finally:
                 with anyio.CancelScope(shield=True):
@@ -327,6 +366,8 @@ async def record_proxy(
         max_message_bytes=listen.max_message_bytes,
         on_ready=listen.on_ready,
         upstream_timeout=config.upstream_timeout,
+        allowed_origins=listen.allowed_origins,
+        era=config.era,
     )
     try:
         await plugin.record_proxy(upstream, SinkTap(sink), options)

@@ -94,6 +94,10 @@ class SinkTap:
     def http(self, method: str, stream: str, status: int, session: int | None) -> None:
         self.sink.put(self.sink.recorder.http(method, stream, status, self.sink.clock(), session))
 
+    def secret(self, value: str) -> None:
+        """A credential from a client's HTTP header: redacted wherever it is echoed."""
+        self.sink.recorder.secret(value)
+
 
 def open_sink(
     path: str | os.PathLike[str],

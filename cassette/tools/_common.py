@@ -1,19 +1,16 @@
-"""Shared pieces of the toolbox: findings, secret scanning, request/response pairing."""
+"""Shared pieces of the toolbox: findings, request/response pairing."""
 
 from __future__ import annotations
 
 import json
-import re
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any, Literal
 
 import attrs
 
-from cassette.core.jsondiff import pointer
 from cassette.core.jsonrpc import Kind, classify_value
 from cassette.core.model import Event, MessageEvent
-from cassette.core.redaction import Redactor, is_secret_key
 
 __all__ = [
     "Caller",
@@ -21,12 +18,10 @@ __all__ = [
     "Finding",
     "emit",
     "exchanges",
-    "scan_value",
     "size_of",
 ]
 
 Severity = Literal["error", "warning", "info"]
-_RULE = re.compile(r"\[REDACTED:([a-z-]+):")
 
 
 @attrs.frozen(slots=True)
@@ -40,37 +35,6 @@ class Finding:
 
     def as_data(self) -> dict[str, Any]:
         return attrs.asdict(self)
-
-
-def scan_value(value: Any, at: tuple[str | int, ...] = ()) -> Iterator[tuple[str, str]]:
-    """Where secrets sit in a JSON value: (JSON Pointer, rule) pairs.
-
-    Uses the recorder's own rules: a string the ``Redactor`` would change holds a token
-    shape, and a plain string or number under a secret-sounding key is a secret.
-    """
-    probe = Redactor(salt="scan")
-    yield from _scan(value, "", at, probe)
-
-
-def _scan(
-    value: Any, key: str, at: tuple[str | int, ...], probe: Redactor
-) -> Iterator[tuple[str, str]]:
-    if isinstance(value, dict):
-        for k, v in value.items():
-            yield from _scan(v, str(k), (*at, str(k)), probe)
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            yield from _scan(v, "", (*at, i), probe)
-    elif isinstance(value, str):
-        if key and is_secret_key(key) and value and not value.startswith("[REDACTED:"):
-            yield pointer(at), "key"
-            return
-        redacted = probe.text(value)
-        if redacted != value:
-            rules = sorted(set(_RULE.findall(redacted))) or ["pattern"]
-            yield pointer(at), ",".join(rules)
-    elif isinstance(value, int | float) and not isinstance(value, bool) and is_secret_key(key):
-        yield pointer(at), "key"
 
 
 @attrs.frozen(slots=True)

@@ -8,7 +8,9 @@ point at (an event's ``seq + 1``; the header is line 1). The rules:
 * transport: a stdio cassette holds no HTTP facts; an HTTP one no process stderr or exit;
 * pairing: every request has an answer, no id is reused while in flight, no answer
   answers nothing; a request the client cancelled needs no answer (information only);
-* secrets: nothing the recorder's redaction rules would have removed is left.
+* redaction: the header's ``redaction`` field is well formed (what a replay refuses);
+* secrets: nothing the recorder's redaction rules would have removed is left (the one
+  detector of ``cassette.tools._secrets``).
 """
 
 from __future__ import annotations
@@ -28,9 +30,10 @@ from cassette.core.model import (
     RawEvent,
     StderrEvent,
 )
-from cassette.core.redaction import Redactor
+from cassette.core.redaction import check_header
 from cassette.store.storage import Cassette
-from cassette.tools._common import Finding, emit, exchanges, kind_of, scan_value
+from cassette.tools._common import Finding, emit, exchanges, kind_of
+from cassette.tools._secrets import secret_findings
 
 __all__ = ["lint_cassette", "main", "secret_findings"]
 
@@ -44,6 +47,7 @@ def lint_cassette(tape: Cassette | str | os.PathLike[str]) -> list[Finding]:
         *_era_findings(cassette),
         *_transport_findings(cassette),
         *_pairing_findings(cassette),
+        *_redaction_findings(cassette),
         *secret_findings(cassette),
     ]
     return sorted(findings, key=lambda f: (f.line, f.code))
@@ -204,27 +208,12 @@ def _unanswered(request: MessageEvent, cancelled: set[tuple[Any, str, Any]]) -> 
     return Finding(_line(request), "unanswered", f"{what} {_describe(request)} has no {who} answer")
 
 
-def secret_findings(tape: Cassette) -> list[Finding]:
-    """Secrets the recorder's redaction rules would have removed, wherever they are."""
-    out: list[Finding] = []
-
-    def add(line: int, where: str, hits: Any) -> None:
-        for path, rule in hits:
-            out.append(Finding(line, "secret", f"unredacted secret ({rule}) in {where}{path}"))
-
-    target = dict(tape.header.target)
-    command = target.pop("command", None)
-    argv = [str(c) for c in command] if isinstance(command, list) else []
-    redacted = Redactor(salt="scan").argv(argv)
-    if any(a != b and "[REDACTED:" not in a for a, b in zip(argv, redacted, strict=True)):
-        out.append(Finding(1, "secret", "unredacted secret (argument) in header target /command"))
-    add(1, "header target ", scan_value(target))
-    for event in tape.events:
-        if isinstance(event, MessageEvent):
-            add(_line(event), "message ", scan_value(event.message))
-        elif isinstance(event, RawEvent | StderrEvent) and event.text:
-            add(_line(event), f"{event.kind} text", scan_value(event.text))
-    return out
+def _redaction_findings(tape: Cassette) -> list[Finding]:
+    """A header's redaction rules are read, never run: what a replay refuses, lint does."""
+    info = tape.header.redaction
+    if info is None:
+        return []
+    return [Finding(1, "redaction", problem) for problem in check_header(info)]
 
 
 def render(source: str, findings: list[Finding], fmt: str) -> str:

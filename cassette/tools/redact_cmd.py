@@ -1,9 +1,11 @@
 """``cassette redact``: apply the recorder's redaction rules to a cassette, or scan for secrets.
 
-Rewriting keeps the header's salt (and its user rules) when the cassette has one, so a
-secret already redacted by the recorder and the same secret found now get the same
-placeholder, and replays that redact live requests with the header's rules still match.
-A cassette recorded without redaction gets a fresh salt, written to ``header.redaction``.
+Both use the one detector recording uses (``cassette.tools._secrets``), so a cassette
+recorded with ``--no-redact`` or by an older version gets exactly what a recording would
+have given it. Rewriting drops an older cassette's ``salt`` from the header: with it,
+anyone holding the file could confirm a guessed secret against the old placeholders (their
+digests were keyed with it); without it they are as irreversible as new ones, and replays
+never needed it (redacted positions are wildcards).
 """
 
 from __future__ import annotations
@@ -15,11 +17,10 @@ from typing import Any
 
 import attrs
 
-from cassette.core.model import Event, MessageEvent, RawEvent, StderrEvent
 from cassette.core.redaction import Redactor
 from cassette.store.storage import Cassette
 from cassette.tools._common import Finding, emit
-from cassette.tools.lint import secret_findings
+from cassette.tools._secrets import clean, secret_findings
 
 __all__ = ["main", "redact_cassette", "scan_cassette"]
 
@@ -30,42 +31,25 @@ def scan_cassette(tape: Cassette | str | os.PathLike[str]) -> list[Finding]:
     return secret_findings(cassette)
 
 
-def _redactor(tape: Cassette) -> Redactor:
-    info = tape.header.redaction
-    if info and info.get("salt"):
-        return Redactor.from_header(info)
-    return Redactor()
-
-
-def _target(redactor: Redactor, target: Any) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in dict(target).items():
-        if key == "command" and isinstance(value, list):
-            out[key] = redactor.argv([str(v) for v in value])
-        else:
-            out[key] = redactor.value({key: value})[key]
-    return out
-
-
-def _event(redactor: Redactor, event: Event) -> Event:
-    if isinstance(event, MessageEvent):
-        return attrs.evolve(event, message=redactor.value(event.message))
-    if isinstance(event, RawEvent | StderrEvent) and event.text is not None:
-        return attrs.evolve(event, text=redactor.text(event.text))
-    return event
+def _header_rules(info: Any) -> dict[str, Any]:
+    """The user's rules an older header recorded, kept as a record (never run)."""
+    if not isinstance(info, dict):
+        return {}
+    return {k: info[k] for k in ("patterns", "paths", "env") if isinstance(info.get(k), list)}
 
 
 def redact_cassette(
     tape: Cassette | str | os.PathLike[str], redactor: Redactor | None = None
 ) -> tuple[Cassette, int]:
-    """A redacted copy of the cassette and how many events changed."""
+    """A redacted copy of the cassette and how many lines changed."""
     cassette = tape if isinstance(tape, Cassette) else Cassette.load(tape)
-    rules = redactor or _redactor(cassette)
-    events = tuple(_event(rules, e) for e in cassette.events)
+    result = clean(cassette)
+    events = result.events
     changed = sum(1 for old, new in zip(cassette.events, events, strict=True) if old != new)
-    target = _target(rules, cassette.header.target)
-    changed += target != dict(cassette.header.target)
-    header = attrs.evolve(cassette.header, target=target, redaction=rules.describe())
+    changed += result.target != dict(cassette.header.target)
+    policy = redactor or Redactor()
+    info = {**_header_rules(cassette.header.redaction), **policy.describe()}
+    header = attrs.evolve(cassette.header, target=result.target, redaction=info)
     return attrs.evolve(cassette, header=header, events=events), changed
 
 

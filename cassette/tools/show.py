@@ -30,6 +30,7 @@ from typing import Any
 
 import attrs
 
+from cassette.core.eras import recorded_handshake, served_clients
 from cassette.core.jsonrpc import Kind
 from cassette.core.matching import FingerprintMatcher, get_strategy
 from cassette.core.model import Event, ExitEvent, HttpEvent, MessageEvent, RawEvent, StderrEvent
@@ -211,9 +212,10 @@ def _size(n: int) -> str:
 
 def _title(cassette: Cassette, source: str) -> str:
     h = cassette.header
+    clients = served_clients(cassette.era, recorded_handshake(cassette.events))
     return (
         f"{source}: {h.transport} recording, {cassette.era} era, "
-        f"{h.protocol_version or 'unknown protocol'}, started {h.started_at}"
+        f"{h.protocol_version or 'unknown protocol'}, started {h.started_at}; {clients}"
     )
 
 

@@ -16,15 +16,18 @@ from __future__ import annotations
 
 import contextlib
 import os
+import socket
 import stat
+import struct
 import sys
+from collections.abc import Callable
 from typing import Final, Literal
 
 import anyio
 import anyio.lowlevel
 import anyio.to_thread
 
-__all__ = ["FdReader", "FdWriter"]
+__all__ = ["FdReader", "FdWriter", "unread_counter"]
 
 _CHUNK: Final = 1 << 16
 Mode = Literal["poll", "thread", "direct"]
@@ -55,12 +58,12 @@ class _Fd:
         self.fd = fd
         self.mode: Mode = mode
         self._was_blocking = True
-        if mode == "poll":
+        if sys.platform != "win32" and mode == "poll":  # never chosen on Windows
             self._was_blocking = os.get_blocking(fd)
             os.set_blocking(fd, False)
 
     def restore(self) -> None:
-        if self.mode == "poll":
+        if sys.platform != "win32" and self.mode == "poll":
             with contextlib.suppress(OSError):  # already closed: nothing to restore
                 os.set_blocking(self.fd, self._was_blocking)
 
@@ -78,7 +81,7 @@ class FdReader(_Fd):
         super().__init__(fd, mode)
 
     async def read(self) -> bytes:
-        if self.mode == "poll":
+        if sys.platform != "win32" and self.mode == "poll":
             while True:
                 try:
                     return os.read(self.fd, _CHUNK)
@@ -88,6 +91,45 @@ class FdReader(_Fd):
             await anyio.lowlevel.checkpoint()
             return os.read(self.fd, _CHUNK)
         return await anyio.to_thread.run_sync(os.read, self.fd, _CHUNK, abandon_on_cancel=True)
+
+
+def _family(fd: int) -> int | None:
+    try:
+        with socket.socket(fileno=os.dup(fd)) as sock:
+            return int(sock.family)
+    except OSError:
+        return None
+
+
+def unread_counter(fd: int) -> Callable[[], int | None] | None:
+    """A way to ask how much of what we wrote to ``fd`` its reader has not read yet;
+    ``None`` where that cannot be known. Linux only: a pipe's ``FIONREAD`` counts its
+    unread bytes from either end, and a Unix socket's ``SIOCOUTQ`` what the peer has not
+    consumed (Node gives a child a socketpair, Python a pipe). A TCP socket's would count
+    only unacknowledged bytes, which the peer's kernel holds but its program may not have
+    read: not asked."""
+    if not sys.platform.startswith("linux"):
+        return None
+    import fcntl
+    import termios
+
+    kind = _kind(fd)
+    if stat.S_ISFIFO(kind):
+        request = termios.FIONREAD
+    elif stat.S_ISSOCK(kind) and _family(fd) == socket.AF_UNIX:
+        request = termios.TIOCOUTQ  # SIOCOUTQ
+    else:
+        return None
+
+    def count() -> int | None:
+        try:
+            raw = fcntl.ioctl(fd, request, b"\0\0\0\0")
+        except OSError:
+            return None
+        unread: int = struct.unpack("i", raw)[0]
+        return unread
+
+    return count
 
 
 class FdWriter(_Fd):
@@ -103,7 +145,7 @@ class FdWriter(_Fd):
     async def write(self, data: bytes) -> None:
         view = memoryview(data)
         while view:
-            if self.mode == "poll":
+            if sys.platform != "win32" and self.mode == "poll":
                 try:
                     written = os.write(self.fd, view)
                 except BlockingIOError:

@@ -13,14 +13,15 @@ import contextlib
 import ipaddress
 import socket
 import sys
-from collections.abc import Awaitable, Callable, Iterable, Iterator, MutableMapping
+from collections.abc import Awaitable, Callable, Collection, Iterable, Iterator, MutableMapping
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urlsplit
 
 import anyio
+import attrs
 
 from cassette.errors import CassetteError, TransportClosedError, TransportError
-from cassette.transport import Frame
+from cassette.transport import Frame, normalize_origin
 
 if TYPE_CHECKING:
     import httpx
@@ -29,10 +30,10 @@ __all__ = [
     "HOP_BY_HOP",
     "SSE_HEADERS",
     "Asgi",
+    "Guard",
     "HttpServer",
     "Inbox",
     "LazyClient",
-    "admitted",
     "bind",
     "forwardable",
     "header",
@@ -94,12 +95,18 @@ def _hostname(value: str) -> str:
     return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
 
 
-def origin_allowed(origin: str | None, host_header: str | None, bound_host: str) -> bool:
+def origin_allowed(
+    origin: str | None,
+    host_header: str | None,
+    bound_host: str,
+    allowed_origins: Collection[str] = (),
+) -> bool:
     """DNS-rebinding guard: a browser page elsewhere must not reach a loopback server.
 
     A request with no ``Origin`` comes from a non-browser client and is allowed. An
-    ``Origin`` (and the ``Host`` it was sent to) must name this machine, or the host we
-    were told to bind to.
+    ``Origin`` must name this machine, or the host we were told to bind to, or be one of
+    ``allowed_origins`` (normalized as ``normalize_origin`` does); the ``Host`` it was
+    sent to must name this machine or the bound host whatever the origin.
     """
     allowed_extra = {bound_host.strip("[]").lower()}
     if host_header is not None:
@@ -108,9 +115,18 @@ def origin_allowed(origin: str | None, host_header: str | None, bound_host: str)
             return False
     if origin is None:
         return True
+    if allowed_origins and _normalized(origin) in allowed_origins:
+        return True
     parts = urlsplit(origin)
     name = (parts.hostname or "").lower()
     return parts.scheme in ("http", "https") and (is_loopback_host(name) or name in allowed_extra)
+
+
+def _normalized(origin: str) -> str | None:
+    try:
+        return normalize_origin(origin)
+    except ValueError:
+        return None
 
 
 def header(scope: Scope, name: bytes) -> str | None:
@@ -189,27 +205,82 @@ async def lifespan(receive: Receive, send: Send) -> None:
             return
 
 
-async def admitted(
-    scope: Scope,
-    receive: Receive,
-    send: Send,
-    bound_host: str,
-    forbidden: tuple[bytes, bytes],
-) -> bool:
-    """The gate every front and proxy app opens with: whether this is an HTTP request that
-    may go on. Lifespan events are answered here, other scopes ignored, and a request whose
-    ``Origin`` or ``Host`` fails the DNS-rebinding guard gets 403 with ``forbidden`` (body,
-    content type: each app words the refusal in its own protocol)."""
-    if scope["type"] == "lifespan":
-        await lifespan(receive, send)
-        return False
-    if scope["type"] != "http":
-        return False
-    if not origin_allowed(header(scope, b"origin"), header(scope, b"host"), bound_host):
-        body, content_type = forbidden
-        await send_simple(send, 403, body, content_type)
-        return False
-    return True
+#: Response headers a browser page may read (the session id it must send back).
+_EXPOSED: Final = b"mcp-session-id, mcp-protocol-version, last-event-id"
+
+
+@attrs.frozen
+class Guard:
+    """The gate every front and proxy app opens with: the DNS-rebinding guard, and CORS
+    for the browser origins it admits.
+
+    ``forbidden`` is the 403's body and content type (each app words the refusal in its own
+    protocol); ``methods`` what a preflight may ask for; ``allowed_origins`` the origins
+    admitted besides this machine's own (``ServeOptions.allowed_origins``).
+    """
+
+    bound_host: str
+    forbidden: tuple[bytes, bytes]
+    methods: bytes = b"GET, POST, DELETE"
+    allowed_origins: tuple[str, ...] = ()
+
+    async def admit(self, scope: Scope, receive: Receive, send: Send) -> Send | None:
+        """How to answer this request, or ``None`` when it is answered already: lifespan
+        events, other scopes (ignored), a foreign ``Origin`` or ``Host`` (403), a CORS
+        preflight from an admitted origin (204). The ``Send`` returned adds the CORS
+        headers a browser needs to read the answer, when the request came from one."""
+        if scope["type"] == "lifespan":
+            await lifespan(receive, send)
+            return None
+        if scope["type"] != "http":
+            return None
+        origin = header(scope, b"origin")
+        host = header(scope, b"host")
+        if not origin_allowed(origin, host, self.bound_host, self.allowed_origins):
+            body, content_type = self.forbidden
+            await send_simple(send, 403, body, content_type)
+            return None
+        if origin is None:
+            return send
+        if scope["method"] == "OPTIONS" and header(scope, b"access-control-request-method"):
+            await self._preflight(scope, send, origin)
+            return None
+        return _with_cors(send, origin)
+
+    async def _preflight(self, scope: Scope, send: Send, origin: str) -> None:
+        """A browser asks whether it may send the request: yes, for what it asked."""
+        headers = [
+            (b"access-control-allow-origin", origin.encode("latin-1")),
+            (b"access-control-allow-methods", self.methods),
+            (b"access-control-max-age", b"600"),
+            (b"vary", b"Origin, Access-Control-Request-Headers"),
+        ]
+        asked = header(scope, b"access-control-request-headers")
+        if asked:
+            headers.append((b"access-control-allow-headers", asked.encode("latin-1")))
+        await send_simple(send, 204, headers=headers)
+
+
+def _with_cors(send: Send, origin: str) -> Send:
+    """``send``, with this app's CORS headers in place of any the answer carried (a
+    proxy's upstream may have its own: the browser talks to us)."""
+    ours = [
+        (b"access-control-allow-origin", origin.encode("latin-1")),
+        (b"access-control-expose-headers", _EXPOSED),
+        (b"vary", b"Origin"),
+    ]
+
+    async def cors_send(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            kept = [
+                (k, v)
+                for k, v in message.get("headers", ())
+                if not bytes(k).lower().startswith(b"access-control-")
+            ]
+            message = {**message, "headers": [*kept, *ours]}
+        await send(message)
+
+    return cors_send
 
 
 def upstream_client() -> httpx.AsyncClient:

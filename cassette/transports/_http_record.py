@@ -23,7 +23,7 @@ itself, like every other header value, never reaches the cassette.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 from urllib.parse import urlsplit
 
@@ -31,15 +31,18 @@ import anyio
 import attrs
 import httpx
 
+from cassette.core.eras import era_refusal
 from cassette.core.jsonrpc import Kind, classify, dumps_bytes, error_response
-from cassette.transport import Tap
+from cassette.core.redaction import redact_text
+from cassette.core.secret_rules import secret_header_values
+from cassette.transport import SecretTap, Tap
 from cassette.transports._http import (
     BODY_LIMIT,
+    Guard,
     LazyClient,
     Receive,
     Scope,
     Send,
-    admitted,
     forwardable,
     header,
     read_body,
@@ -81,13 +84,17 @@ class RecordingProxy:
         bound_host: str,
         upstream_timeout: float = 60.0,
         max_body: int = BODY_LIMIT,
+        *,
+        allowed_origins: Sequence[str] = (),
+        era: str = "auto",
     ) -> None:
         self.upstream_timeout = upstream_timeout
+        self.era = era
         self.max_body = max_body
         self.upstream = upstream
         self.path = urlsplit(upstream).path or "/"
         self.tap = tap
-        self.bound_host = bound_host
+        self.guard = Guard(bound_host, _FORBIDDEN, allowed_origins=tuple(allowed_origins))
         self._counter = itertools.count(1)
         self._sessions: dict[str, int] = {}
         self._http = LazyClient()
@@ -110,7 +117,8 @@ class RecordingProxy:
         self.tap.http(ex.method, ex.stream, status, session)
         parsed = classify(body)
         msg_id = parsed.value.get("id") if parsed.kind is Kind.REQUEST else None
-        error = error_response(msg_id, -32000, f"cassette-mcp: upstream {self.upstream} {why}")
+        shown = redact_text(self.upstream)  # the client's error may end up in a log
+        error = error_response(msg_id, -32000, f"cassette-mcp: upstream {shown} {why}")
         await send_simple(send, status, dumps_bytes(error), b"application/json")
 
     def _session(self, value: str | None) -> int | None:
@@ -121,8 +129,10 @@ class RecordingProxy:
         return self._sessions[value]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if not await admitted(scope, receive, send, self.bound_host, _FORBIDDEN):
+        admitted = await self.guard.admit(scope, receive, send)
+        if admitted is None:
             return
+        send = admitted
         if scope["path"] != self.path:
             await send_simple(send, 404, b"Not Found", b"text/plain")
             return
@@ -139,8 +149,13 @@ class RecordingProxy:
         if session is not None:
             meta["session"] = session
         body_kind = classify(body).kind if body else Kind.NOT_JSON
+        if isinstance(self.tap, SecretTap):
+            for value in secret_header_values(scope["headers"]):
+                self.tap.secret(value)
         if method == "POST" and body:
             self.tap.frame("c2s", body, dict(meta))
+            if await self._answered_here(send, body, _Pass(method, stream, meta, body_kind)):
+                return
         url = self.upstream + (
             f"?{scope['query_string'].decode()}" if scope["query_string"] else ""
         )
@@ -158,6 +173,24 @@ class RecordingProxy:
             await self._respond(send, receive, response, _Pass(method, stream, meta, body_kind))
         finally:
             await response.aclose()
+
+    async def _answered_here(self, send: Send, body: bytes, ex: _Pass) -> bool:
+        """``--era``: the other era's opening answered here, as a server of the named era
+        answers it (``cassette.core.eras.era_refusal``), and recorded as the server's: the
+        ``server/discover`` probe gets 200 with ``-32601``, an ``initialize`` 400 with
+        ``-32022``."""
+        if self.era == "auto":
+            return False
+        answer = era_refusal(self.era, classify(body).value)
+        if answer is None:
+            return False
+        status = 400 if self.era == "modern" else 200
+        if status != _default_status(ex.body_kind):
+            self.tap.http(ex.method, ex.stream, status, ex.meta.get("session"))
+        data = dumps_bytes(answer)
+        self.tap.frame("s2c", data, ex.meta)
+        await send_simple(send, status, data, b"application/json")
+        return True
 
     async def _respond(
         self, send: Send, receive: Receive, response: httpx.Response, ex: _Pass

@@ -7,14 +7,22 @@ The app serves the era its cassette's header names, never guessing from requests
 * **legacy** (sessions): an ``initialize`` POST without a session opens a replay session
   with a fresh ``Mcp-Session-Id`` and its own ``Replayer``, so concurrent sessions never
   consume each other's recordings. Later requests must carry a live session id (unknown:
-  404); DELETE ends a session (then 404); GET opens the session's standalone SSE stream;
-  ``MCP-Protocol-Version``, when sent, must be a legacy revision. A request with no
-  session (a dual-era client's ``server/discover`` probe) is answered from a sessionless
-  replayer, with the status the recording shows.
-* **modern** (2026-07-28, stateless): every POST is checked as the specification says
-  (``MCP-Protocol-Version`` equals the envelope's version, ``Mcp-Method`` the method,
-  ``Mcp-Name`` the named parameter; otherwise 400 with -32020) and answered from the one
-  replayer of the app; GET and DELETE get 405.
+  404); DELETE ends a session (then 404); GET opens the session's standalone SSE stream
+  (one at a time: 409). A request with no session gets 400 when the recorded server
+  handed out sessions, unless the recording shows it sent without one (a dual-era
+  client's ``server/discover`` probe): that is answered from a sessionless replayer, with
+  the status the recording shows.
+* **modern** (2026-07-28, stateless): every POST is answered from the one replayer of the
+  app; GET and DELETE get 405.
+
+Before a session sees a request, it is checked as its era's specification and the live
+reference server check it (media types, body shape, protocol version, routing headers:
+``cassette.transports._http_checks``), and refused with their status and error code.
+
+A client that lost a POST's event stream resumes it with a GET carrying ``Last-Event-ID``:
+it gets exactly the events it had not received, those still to come included (the
+response too), and the GET ends with the POST's stream. A recorded GET that resumed a
+POST's stream is served as part of that POST.
 
 A POST is answered as it was recorded: the recorded status, JSON or an SSE stream. Server
 messages recorded on the POST's own stream come back on it; those recorded on a GET stream
@@ -33,39 +41,47 @@ answers: onto that POST's stream while it is open, else onto the GET stream.
 
 from __future__ import annotations
 
-import base64
+import contextlib
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final
-from urllib.parse import urlsplit
 
 import anyio
 import attrs
 from anyio.streams.memory import MemoryObjectReceiveStream
 
+from cassette.core.eras import initialize_from_discover, recorded_handshake
 from cassette.core.ids import id_key
-from cassette.core.jsonrpc import (
-    INVALID_REQUEST,
-    PARSE_ERROR,
-    Kind,
-    classify,
-    dumps_bytes,
-    error_response,
-)
-from cassette.core.mcp import LEGACY_VERSIONS, NAMED_PARAM, VERSION_META
-from cassette.core.model import HttpEvent, RawEvent, Recording, era_of
+from cassette.core.jsonrpc import INVALID_REQUEST, Classified, Kind, classify, dumps_bytes
+from cassette.core.model import era_of
 from cassette.transport import Frame, Reply, Sessions
 from cassette.transports._http import (
     BODY_LIMIT,
     SSE_HEADERS,
+    Guard,
     Receive,
     Scope,
     Send,
-    admitted,
     header,
     read_body,
     send_simple,
     wait_for_disconnect,
+)
+from cassette.transports._http_checks import (
+    Refusal,
+    json_refusal,
+    legacy_get_refusal,
+    legacy_post_refusal,
+    legacy_version_refusal,
+    modern_post_refusal,
+)
+from cassette.transports._http_recorded import (
+    get_refused,
+    modern_versions,
+    primed_streams,
+    recorded_path,
+    resumed_streams,
+    sessionless_methods,
 )
 from cassette.transports._http_session import (
     EventStream,
@@ -80,25 +96,15 @@ from cassette.transports._http_session import (
 
 __all__ = ["HttpReplayApp"]
 
-HEADER_MISMATCH: Final = -32020
 _JSON: Final = b"application/json"
+_FORBIDDEN: Final = (json_refusal(403, INVALID_REQUEST, "Forbidden origin").body, _JSON)
+_NO_SESSION: Final = json_refusal(400, -32000, "Bad Request: Server not initialized")
+_GONE: Final = json_refusal(404, -32001, "Session not found")
+_LEGACY_METHODS: Final = b"GET, POST, DELETE"
 
 
-def _error_body(code: int, message: str, msg_id: object = None) -> bytes:
-    return dumps_bytes(error_response(msg_id, code, message))
-
-
-_FORBIDDEN: Final = (_error_body(INVALID_REQUEST, "Forbidden origin"), _JSON)
-
-
-def _decode_header_value(value: str | None) -> str | None:
-    """Undo the ``=?base64?...?=`` form the 2026-07-28 revision uses for non-ASCII values."""
-    if value is not None and value.startswith("=?base64?") and value.endswith("?="):
-        try:
-            return base64.b64decode(value[9:-2], validate=True).decode("utf-8")
-        except ValueError:
-            return None
-    return value
+async def _refuse(send: Send, refusal: Refusal) -> None:
+    await send_simple(send, refusal.status, refusal.body, refusal.content_type)
 
 
 @attrs.frozen
@@ -124,18 +130,27 @@ class HttpReplayApp:
         path: str | None = None,
         bound_host: str = "127.0.0.1",
         max_body: int = BODY_LIMIT,
+        allowed_origins: Sequence[str] = (),
     ) -> None:
         recording = sessions.recording
         self.max_body = max_body
         self.era = era_of(recording.header)
-        self.path = path or _recorded_path(recording) or "/mcp"
-        self.bound_host = bound_host
+        self.path = path or recorded_path(recording) or "/mcp"
+        methods = b"POST" if self.era == "modern" else _LEGACY_METHODS
+        self.guard = Guard(bound_host, _FORBIDDEN, methods, tuple(allowed_origins))
         self.sessions: dict[str, Session] = {}
         self._pool = sessions
         self._by_stream = recording.header.transport != "sse"
         self._shared = self._open()
-        self._get_refused = _get_refused(recording)
-        self._priming = _primed_streams(recording)
+        self._get_refused = get_refused(recording)
+        self._priming = primed_streams(recording)
+        self._versions = modern_versions(recording)
+        self._sessionless = sessionless_methods(recording)
+        self._resumed = resumed_streams(recording)
+        # A legacy client on a modern cassette is served when the recorded discovery lists
+        # a legacy revision (``cassette.core.eras``); its sessions are legacy ones.
+        handshake = recorded_handshake(recording.events) or {}
+        self._serves_legacy = initialize_from_discover(handshake, None) is not None
 
     def _open(self) -> Session:
         session = Session()
@@ -148,66 +163,121 @@ class HttpReplayApp:
             session.close()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if not await admitted(scope, receive, send, self.bound_host, _FORBIDDEN):
+        admitted = await self.guard.admit(scope, receive, send)
+        if admitted is None:
             return
+        send = admitted
         if scope["path"] != self.path:
             await send_simple(send, 404, b"Not Found", b"text/plain")
             return
         method = scope["method"]
         if method == "POST":
             await self._post(scope, receive, send)
-        elif self.era == "modern" or method not in ("GET", "DELETE"):
+        elif self.era == "modern" and header(scope, b"mcp-session-id") not in self.sessions:
             await send_simple(send, 405, b"", headers=[(b"allow", b"POST")])
         elif method == "GET":
             await self._get(scope, receive, send)
-        else:
+        elif method == "DELETE":
             await self._delete(scope, send)
+        else:
+            refusal = json_refusal(405, -32000, "Method not allowed.")
+            allow = [(b"allow", _LEGACY_METHODS)]
+            await send_simple(send, 405, refusal.body, refusal.content_type, allow)
+
+    def _route(self, reply: Reply, *, carries_request: bool) -> list[bool]:
+        """For each message of ``reply``: whether it goes back on the POST."""
+        return goes_on_post(
+            reply, carries_request=carries_request, by_stream=self._by_stream, resumed=self._resumed
+        )
 
     # -- POST ------------------------------------------------------------------------------
 
     async def _post(self, scope: Scope, receive: Receive, send: Send) -> None:
+        # A session id means a legacy client: on a modern cassette too, where it opened one
+        legacy = self.era == "legacy" or header(scope, b"mcp-session-id") is not None
+        if legacy and not await self._known_session(scope, send):
+            return
         body = await read_body(receive, self.max_body, send=send)
         if body is None:
             return
         classified = classify(body)
-        if classified.kind is Kind.NOT_JSON:
-            text = f"Parse error: {classified.problem}" if classified.problem else "Parse error"
-            await send_simple(send, 400, _error_body(PARSE_ERROR, text), _JSON)
-            return
-        if self.era == "modern":
-            rejection = _modern_header_problem(scope, classified.value)
-            if rejection is not None:
-                msg_id = classified.value.get("id") if isinstance(classified.value, dict) else None
-                await send_simple(send, 400, _error_body(HEADER_MISMATCH, rejection, msg_id), _JSON)
+        call = _Call(scope, receive, send)
+        if not legacy and _opens_session(classified):  # a legacy client, modern cassette
+            if not self._serves_legacy:
+                await self._refuse_legacy(call, body)
                 return
-            call = _Call(scope, receive, send)
+            legacy = True
+        if not legacy:
+            refusal = modern_post_refusal(scope["headers"], classified, self._versions)
+            if refusal is not None:
+                await _refuse(send, refusal)
+                return
             kind, value = classified.kind, classified.value
             await self._answer(call, self._shared, body, kind, value, extra=[])
             return
-        call = _Call(scope, receive, send)
-        await self._legacy_post(call, body, classified.kind, classified.value)
+        await self._legacy_post(call, body, classified)
 
-    async def _legacy_post(self, call: _Call, body: bytes, kind: Kind, value: Any) -> None:
-        scope, send = call.scope, call.send
-        version = header(scope, b"mcp-protocol-version")
-        if version is not None and version not in LEGACY_VERSIONS:
-            text = f"Unsupported protocol version: {version}"
-            await send_simple(send, 400, _error_body(INVALID_REQUEST, text), _JSON)
-            return
+    async def _refuse_legacy(self, call: _Call, body: bytes) -> None:
+        """A legacy client's ``initialize`` on a modern cassette whose recorded server
+        listed no legacy revision: the replay's ``-32022`` (a miss, with the hint to
+        record for that client), at 400 as a modern-only server answers, and no session."""
+        session = self._open()
+        try:
+            frame = Frame(body, {"headers": call.scope["headers"]})
+            reply = await session.conversation.receive(frame)
+        finally:
+            await session.conversation.aclose()
+        answer = reply.messages[0] if reply.messages else None
+        await send_simple(call.send, 400, dumps_bytes(answer), _JSON)
+
+    async def _known_session(self, scope: Scope, send: Send) -> bool:
+        """A session id this front never gave, or ended, gets 404 before anything else."""
         session_id = header(scope, b"mcp-session-id")
+        if session_id is None or session_id in self.sessions:
+            return True
+        await _refuse(send, _GONE)
+        return False
+
+    async def _legacy_post(self, call: _Call, body: bytes, classified: Classified) -> None:
+        scope, send = call.scope, call.send
+        session_id = header(scope, b"mcp-session-id")
+        opens = _opens_session(classified)
+        refusal = (
+            legacy_post_refusal(scope["headers"], classified)
+            or self._session_refusal(session_id, opens, classified)
+            or legacy_version_refusal(scope["headers"])
+        )
+        if refusal is not None:
+            await _refuse(send, refusal)
+            return
         extra: list[tuple[bytes, bytes]] = []
         if session_id is not None:
-            session = self.sessions.get(session_id)
-            if session is None:
-                await send_simple(send, 404, _error_body(-32001, "Session not found"), _JSON)
+            found = self.sessions.get(session_id)
+            if found is None:  # ended (DELETE) while its body was being read
+                await _refuse(send, _GONE)
                 return
-        elif kind is Kind.REQUEST and value.get("method") == "initialize":
+            session = found
+        elif opens:
             session_id = uuid.uuid4().hex
             session = self.sessions[session_id] = self._open()
             extra.append((b"mcp-session-id", session_id.encode()))
         else:
             session = self._shared
-        await self._answer(call, session, body, kind, value, extra=extra)
+        await self._answer(call, session, body, classified.kind, classified.value, extra=extra)
+
+    def _session_refusal(
+        self, session_id: str | None, opens: bool, classified: Classified
+    ) -> Refusal | None:
+        """An ``initialize`` inside a session is refused (400), and so is a request
+        without one when the recorded server handed out sessions, unless the recording
+        shows that request sent without one."""
+        if session_id is not None:
+            text = "Invalid Request: Server already initialized"
+            return json_refusal(400, INVALID_REQUEST, text) if opens else None
+        if opens or self._sessionless is None:
+            return None
+        method = classified.value.get("method") if classified.kind is not Kind.BATCH else None
+        return None if method in self._sessionless else _NO_SESSION
 
     async def _answer(
         self,
@@ -264,7 +334,7 @@ class HttpReplayApp:
         """Answer a POST as it was recorded: a status, JSON, or an SSE stream."""
         send = call.send
         carries = kind in (Kind.REQUEST, Kind.BATCH)
-        on_post = goes_on_post(reply, carries_request=carries, by_stream=self._by_stream)
+        on_post = self._route(reply, carries_request=carries)
         status = reply.exchange.status if reply.exchange is not None else None
         posted = [out for out, here in zip(outgoing(reply), on_post, strict=True) if here]
         if not posted:
@@ -275,8 +345,12 @@ class HttpReplayApp:
             headers = [*SSE_HEADERS, *extra]
             await send({"type": "http.response.start", "status": status or 200, "headers": headers})
             stream = EventStream(session, "post")
-            head = self._prime(stream, reply)
-            await self._write(session, reply, on_post, write=sender(send), stream=stream, head=head)
+            try:
+                head = self._prime(stream, reply)
+                write = sender(send)
+                await self._write(session, reply, on_post, write=write, stream=stream, head=head)
+            finally:
+                stream.finish()
             await send({"type": "http.response.body", "body": b""})
             return
         await self._write(session, reply, on_post)
@@ -300,7 +374,11 @@ class HttpReplayApp:
             chunk = head
             head = b""
             for message, _ in group:
-                if not on_post[index]:
+                listen = session.listen_for(message)
+                if listen is not None:  # caused here, sent on the live listen stream
+                    with contextlib.suppress(anyio.ClosedResourceError):
+                        listen.send_nowait(message)
+                elif not on_post[index]:
                     session.push((message,))
                 elif stream is not None:
                     chunk += stream.message(message)
@@ -313,7 +391,7 @@ class HttpReplayApp:
     def _deliverable(self, session: Session, reply: Reply) -> Reply:
         """A server request bound for a GET stream that is not open is dropped, as the
         live server drops it, and the replay goes on."""
-        while reply.awaiting and session.get_streams == 0 and request_on_get(reply):
+        while reply.awaiting and session.get_streams == 0 and request_on_get(reply, self._resumed):
             more = session.conversation.undelivered(reply.awaiting[0])
             reply = attrs.evolve(
                 more,
@@ -328,11 +406,24 @@ class HttpReplayApp:
         """A 2026-07-28 ``subscriptions/listen`` stream: its recorded notifications
         (the acknowledgement first), then open until the client closes it."""
         send = call.send
-        on_post = goes_on_post(reply, carries_request=True, by_stream=self._by_stream)
+        on_post = self._route(reply, carries_request=True)
         await send({"type": "http.response.start", "status": 200, "headers": list(SSE_HEADERS)})
         stream = EventStream(session, "post")
-        await self._write(session, reply, on_post, write=sender(send), stream=stream)
-        await wait_for_disconnect(call.receive, anyio.Event())
+        write = sender(send)
+        key = id_key(reply.origin)
+        later, tagged = anyio.create_memory_object_stream[Any](float("inf"))
+        try:
+            await self._write(session, reply, on_post, write=write, stream=stream)
+            session.listens[key] = later
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(_forward_events, tagged, stream, write)
+                await wait_for_disconnect(call.receive, anyio.Event())
+                tg.cancel_scope.cancel()
+        finally:
+            if session.listens.get(key) is later:
+                del session.listens[key]
+            later.close()
+            stream.finish()
 
     def _prime(self, stream: EventStream, reply: Reply) -> bytes:
         """The priming event the recorded stream opened with, if it had one."""
@@ -369,82 +460,96 @@ class HttpReplayApp:
         await send({"type": "http.response.start", "status": status or 200, "headers": headers})
         stream = EventStream(session, "post")
         write = sender(send)
-        on_post = goes_on_post(reply, carries_request=True, by_stream=self._by_stream)
-        head = self._prime(stream, reply)
-        await self._write(session, reply, on_post, write=write, stream=stream, head=head)
-        while _incomplete(reply):
-            with anyio.move_on_after(conversation.remaining()):
-                try:
-                    reply = self._deliverable(session, await more.receive())
-                except anyio.EndOfStream:
-                    break  # the front is stopping
-                on_post = goes_on_post(reply, carries_request=True, by_stream=self._by_stream)
-                await self._write(session, reply, on_post, write=write, stream=stream)
-                continue
-            for late in conversation.overdue():
-                await self._continue(session, late)
+        try:
+            on_post = self._route(reply, carries_request=True)
+            head = self._prime(stream, reply)
+            await self._write(session, reply, on_post, write=write, stream=stream, head=head)
+            while _incomplete(reply):
+                with anyio.move_on_after(conversation.remaining()):
+                    try:
+                        reply = self._deliverable(session, await more.receive())
+                    except anyio.EndOfStream:
+                        break  # the front is stopping
+                    on_post = self._route(reply, carries_request=True)
+                    await self._write(session, reply, on_post, write=write, stream=stream)
+                    continue
+                for late in conversation.overdue():
+                    await self._continue(session, late)
+        finally:
+            stream.finish()
         await send({"type": "http.response.body", "body": b""})
 
     # -- GET and DELETE (legacy) ----------------------------------------------------------
 
-    def _session_of(self, scope: Scope) -> tuple[int, Session | None]:
+    def _session_of(self, scope: Scope) -> Session | Refusal:
+        """The session a GET or DELETE names, or why there is none (400, 404), or a
+        protocol version it may not use (400)."""
         session_id = header(scope, b"mcp-session-id")
         if session_id is None:
-            return 400, None
+            return json_refusal(400, -32000, "Bad Request: Mcp-Session-Id header is required")
         session = self.sessions.get(session_id)
-        return (404, None) if session is None else (200, session)
+        if session is None:
+            return _GONE
+        return legacy_version_refusal(scope["headers"]) or session
 
     async def _get(self, scope: Scope, receive: Receive, send: Send) -> None:
         if self._get_refused is not None:
             await send_simple(send, self._get_refused, b"", headers=[(b"allow", b"POST, DELETE")])
             return
-        if "text/event-stream" not in (header(scope, b"accept") or ""):
-            await send_simple(send, 406, _error_body(INVALID_REQUEST, "Not Acceptable"), _JSON)
+        found = legacy_get_refusal(scope["headers"]) or self._session_of(scope)
+        if isinstance(found, Refusal):
+            await _refuse(send, found)
             return
-        status, session = self._session_of(scope)
-        if session is None:
-            text = "Session not found" if status == 404 else "Bad Request: no session id"
-            await send_simple(send, status, _error_body(-32000, text), _JSON)
-            return
-        await send({"type": "http.response.start", "status": 200, "headers": list(SSE_HEADERS)})
-        resumed_post = await self._resume(session, header(scope, b"last-event-id"), send)
-        if resumed_post:  # a POST's stream resumed to its end: this GET ends there too
-            await send({"type": "http.response.body", "body": b""})
-            return
-        stream = EventStream(session, "get")
-        gone = anyio.Event()
-        session.get_streams += 1
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(wait_for_disconnect, receive, gone)
-            try:
-                async for message in session.receiver:
-                    chunk = stream.message(message)
-                    await send({"type": "http.response.body", "body": chunk, "more_body": True})
-            except (anyio.BrokenResourceError, OSError):
-                pass  # the client went away
-            finally:
-                session.get_streams -= 1
-                tg.cancel_scope.cancel()
-        if not gone.is_set():
-            await send({"type": "http.response.body", "body": b""})
+        resumed = found.resumable(header(scope, b"last-event-id"))
+        if resumed is not None and resumed[0].kind == "post":
+            await self._resume(resumed[0], resumed[1], receive, send)
+        elif found.get_streams:
+            text = "Conflict: Only one SSE stream is allowed per session"
+            await _refuse(send, json_refusal(409, -32000, text))
+        else:
+            rest = b"".join(resumed[0].events[resumed[1] :]) if resumed is not None else b""
+            await self._standalone(found, rest, receive, send)
 
-    async def _resume(self, session: Session, last_id: str | None, send: Send) -> bool:
-        """Resend what followed ``Last-Event-ID`` on its stream; True if it was a POST's."""
-        if not last_id or "/" not in last_id:
-            return False
-        name, _, number = last_id.rpartition("/")
-        events = session.history.get(name)
-        if events is None or not number.isdigit():
-            return False
-        rest = b"".join(events[int(number) :])
-        if rest:
-            await send({"type": "http.response.body", "body": rest, "more_body": True})
-        return name.startswith("post-")
+    async def _standalone(
+        self, session: Session, rest: bytes, receive: Receive, send: Send
+    ) -> None:
+        """The session's standalone stream, until the client closes it or the session
+        ends; ``rest`` first (what an earlier GET stream had not delivered)."""
+        await send({"type": "http.response.start", "status": 200, "headers": list(SSE_HEADERS)})
+        stream = EventStream(session, "get")
+        session.get_streams += 1
+        write = sender(send)
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(_cancel_on_disconnect, receive, tg.cancel_scope)
+                with contextlib.suppress(anyio.BrokenResourceError, OSError):  # client gone
+                    if rest:
+                        await write(rest)
+                    async for message in session.receiver:
+                        await write(stream.message(message))
+                tg.cancel_scope.cancel()
+        finally:
+            session.get_streams -= 1
+            stream.finish()
+        await _end(send)
+
+    async def _resume(self, stream: EventStream, after: int, receive: Receive, send: Send) -> None:
+        """A POST's stream resumed: the events after the ``after``-th, as they come, and
+        the end with the POST's (its response included: exactly what the client lacked)."""
+        await send({"type": "http.response.start", "status": 200, "headers": list(SSE_HEADERS)})
+        write = sender(send)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(_cancel_on_disconnect, receive, tg.cancel_scope)
+            with contextlib.suppress(anyio.BrokenResourceError, OSError):  # client gone
+                async for chunk in stream.tail(after):
+                    await write(chunk)
+            tg.cancel_scope.cancel()
+        await _end(send)
 
     async def _delete(self, scope: Scope, send: Send) -> None:
-        status, session = self._session_of(scope)
-        if session is None:
-            await send_simple(send, status, b"")
+        found = self._session_of(scope)
+        if isinstance(found, Refusal):
+            await _refuse(send, found)
             return
         session_id = header(scope, b"mcp-session-id")
         assert session_id is not None
@@ -454,52 +559,38 @@ class HttpReplayApp:
         await send_simple(send, 200, b"")
 
 
-def _modern_header_problem(scope: Scope, value: Any) -> str | None:
-    if not isinstance(value, dict) or "method" not in value:
-        return None
-    raw_params = value.get("params")
-    params: dict[str, Any] = raw_params if isinstance(raw_params, dict) else {}
-    raw_meta = params.get("_meta")
-    meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
-    if header(scope, b"mcp-protocol-version") != meta.get(VERSION_META):
-        return "MCP-Protocol-Version header does not match the request envelope's version"
-    method = value["method"]
-    if header(scope, b"mcp-method") != method:
-        return "Mcp-Method header does not match the request body's method"
-    name_key = NAMED_PARAM.get(method)
-    expected = params.get(name_key) if name_key else None
-    if isinstance(expected, str) and _decode_header_value(header(scope, b"mcp-name")) != expected:
-        return f"Mcp-Name header does not match the request body's {name_key!r}"
-    return None
+def _opens_session(classified: Classified) -> bool:
+    """Whether the body is an ``initialize`` request (alone, or in a batch)."""
+    values = classified.value if classified.kind is Kind.BATCH else [classified.value]
+    return classified.kind in (Kind.REQUEST, Kind.BATCH) and any(
+        isinstance(v, dict) and v.get("method") == "initialize" and "id" in v for v in values
+    )
 
 
-def _recorded_path(recording: Recording) -> str | None:
-    url = recording.header.target.get("url")
-    return (urlsplit(url).path or "/") if isinstance(url, str) else None
+async def _end(send: Send) -> None:
+    """End a streaming response (its client may have gone away just now)."""
+    with contextlib.suppress(OSError):
+        await send({"type": "http.response.body", "body": b""})
 
 
-def _primed_streams(recording: Recording) -> dict[str, int | None]:
-    """Recorded POST streams that opened with a 2025-11-25 priming event, with its retry."""
-    primed: dict[str, int | None] = {}
-    for event in recording.events:
-        meta = getattr(event, "meta", None)
-        if isinstance(event, RawEvent) and event.text == "" and meta and meta.get("sse"):
-            stream = meta.get("stream")
-            retry = meta.get("retry")
-            if isinstance(stream, str) and stream not in primed:
-                primed[stream] = retry if isinstance(retry, int) else None
-    return primed
-
-
-def _get_refused(recording: Recording) -> int | None:
-    """A recorded server that refused GET (405) gets the same answer from its replay."""
-    statuses = {
-        e.status for e in recording.events if isinstance(e, HttpEvent) and e.method == "GET"
-    }
-    return 405 if statuses == {405} else None
+async def _forward_events(
+    messages: MemoryObjectReceiveStream[Any],
+    stream: EventStream,
+    write: Callable[[bytes], Awaitable[None]],
+) -> None:
+    """Write what other requests' replays send to a listen stream, as its events."""
+    async for message in messages:
+        await write(stream.message(message))
 
 
 def _incomplete(reply: Reply) -> bool:
     """Whether more of a request's reply is still to come: the client's answer to a server
     request, a live answer, or the end of a wait for an answer the recording lacks."""
     return not reply.responded and bool(reply.awaiting or reply.pending or reply.unanswered)
+
+
+async def _cancel_on_disconnect(receive: Receive, scope: anyio.CancelScope) -> None:
+    """End a streaming response's work when its client goes away."""
+    while (await receive())["type"] != "http.disconnect":
+        pass
+    scope.cancel()

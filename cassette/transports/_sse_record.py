@@ -38,6 +38,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import re
+from collections.abc import Sequence
 from typing import Any, Final
 from urllib.parse import urljoin, urlsplit
 
@@ -49,11 +50,11 @@ from cassette.core.deadlines import UPSTREAM_TIMEOUT
 from cassette.transport import Tap
 from cassette.transports._http import (
     BODY_LIMIT,
+    Guard,
     LazyClient,
     Receive,
     Scope,
     Send,
-    admitted,
     forwardable,
     read_body,
     send_simple,
@@ -119,13 +120,15 @@ class SseRecordingProxy:
         bound_host: str,
         max_body: int = BODY_LIMIT,
         upstream_timeout: float = UPSTREAM_TIMEOUT,
+        *,
+        allowed_origins: Sequence[str] = (),
     ) -> None:
         self.max_body = max_body
         self.upstream_timeout = upstream_timeout
         self.upstream = upstream
         self.path = urlsplit(upstream).path or "/"
         self.tap = tap
-        self.bound_host = bound_host
+        self.guard = Guard(bound_host, _FORBIDDEN, b"GET, POST", tuple(allowed_origins))
         self._counter = itertools.count(1)
         self._session_counter = itertools.count(1)
         self._endpoints: dict[str, _Endpoint] = {}
@@ -141,8 +144,10 @@ class SseRecordingProxy:
         await self._http.aclose()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if not await admitted(scope, receive, send, self.bound_host, _FORBIDDEN):
+        admitted = await self.guard.admit(scope, receive, send)
+        if admitted is None:
             return
+        send = admitted
         path, method = scope["path"], scope["method"]
         if method == "GET" and path == self.path:
             await self._stream(scope, receive, send)

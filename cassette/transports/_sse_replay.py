@@ -9,10 +9,11 @@ recording shows the server saying before the client spoke follows it.
 
 A POST to that endpoint is answered ``202 Accepted`` at once, as a 2024-11-05 server does;
 its replayed answers (notifications, server requests, the response, in recorded order) go
-out on the session's stream. A POST for an unknown session gets 404, one without a
-session 400, a body that is not JSON 400. A recorded POST status other than 202 is
-replayed, but only from a cassette recorded on this transport: statuses of another
-transport mean something else.
+out on the session's stream. A POST for an unknown or ended session gets 404, one without
+a session 400, and, as the reference servers answer them, a body that is not
+``application/json`` or not one JSON-RPC message (a batch, an ``id: null``) 400. A
+recorded POST status other than 202 is replayed, but only from a cassette recorded on
+this transport: statuses of another transport mean something else.
 
 Routing needs no transport facts: in this transport everything the server says travels
 on the one stream, so a cassette recorded over stdio or streamable HTTP serves here as it
@@ -37,19 +38,21 @@ import anyio
 import anyio.abc
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
-from cassette.core.jsonrpc import Kind, classify, dumps_bytes
+from cassette.core.jsonrpc import Kind, classify, classify_value, dumps_bytes, is_answer
 from cassette.core.model import Recording
-from cassette.transport import ClientSession, Frame, Reply, Sessions
+from cassette.transport import DRAIN_DEADLINE, ClientSession, Frame, Reply, Sessions
+from cassette.transports._drain import Counter, tcp_peer_counter, until_read
 from cassette.transports._http import (
     BODY_LIMIT,
     SSE_HEADERS,
+    Guard,
     Receive,
     Scope,
     Send,
-    admitted,
     read_body,
     send_simple,
 )
+from cassette.transports._http_checks import sse_post_refusal
 
 __all__ = ["DEFAULT_POST_PATH", "DEFAULT_STREAM_PATH", "SseReplayApp"]
 
@@ -57,6 +60,18 @@ DEFAULT_STREAM_PATH: Final = "/sse"
 DEFAULT_POST_PATH: Final = "/message"
 _SESSION_PARAM: Final = "sessionId"
 _TEXT: Final = b"text/plain; charset=utf-8"
+#: The pause before a response that follows notifications, for a client whose reading
+#: cannot be watched (``cassette.transports._drain``: one on another machine).
+DELIVERY_GAP: Final = 0.005
+
+
+async def _let_read(unread: Counter | None) -> None:
+    """Before a response that follows notifications: let the client read them first
+    (``cassette.transports._drain`` says why)."""
+    with anyio.move_on_after(DRAIN_DEADLINE):
+        if unread is not None and await until_read(unread):
+            return
+        await anyio.sleep(DELIVERY_GAP)
 
 
 def _event(message: Any) -> bytes:
@@ -67,8 +82,9 @@ class _Session:
     """One replay session: its conversation, its outgoing messages, the task group of its
     stream (paced replies are written from tasks of it)."""
 
-    def __init__(self, tg: anyio.abc.TaskGroup) -> None:
+    def __init__(self, tg: anyio.abc.TaskGroup, unread: Counter | None = None) -> None:
         self.tg = tg
+        self.unread = unread
         self.conversation: ClientSession
         self.closed = False
         self.sender: MemoryObjectSendStream[Any]
@@ -103,12 +119,14 @@ class SseReplayApp:
         post_path: str = DEFAULT_POST_PATH,
         bound_host: str = "127.0.0.1",
         max_body: int = BODY_LIMIT,
+        allowed_origins: Sequence[str] = (),
     ) -> None:
         recording = sessions.recording
         self.max_body = max_body
         self.path = path or _recorded_path(recording) or DEFAULT_STREAM_PATH
         self.post_path = post_path
-        self.bound_host = bound_host
+        forbidden = (b"Forbidden origin", _TEXT)
+        self.guard = Guard(bound_host, forbidden, b"GET, POST", tuple(allowed_origins))
         self.sessions: dict[str, _Session] = {}
         self._pool = sessions
         self._own_statuses = recording.header.transport == "sse"
@@ -121,11 +139,13 @@ class SseReplayApp:
             session.close()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if not await admitted(scope, receive, send, self.bound_host, (b"Forbidden origin", _TEXT)):
+        admitted = await self.guard.admit(scope, receive, send)
+        if admitted is None:
             return
+        send = admitted
         path, method = scope["path"], scope["method"]
         if method == "GET" and path == self.path:
-            await self._stream(receive, send)
+            await self._stream(scope, receive, send)
         elif method == "POST" and path == self.post_path:
             await self._post(scope, receive, send)
         elif path in (self.path, self.post_path):
@@ -136,7 +156,7 @@ class SseReplayApp:
 
     # -- the event stream ------------------------------------------------------------------
 
-    async def _stream(self, receive: Receive, send: Send) -> None:
+    async def _stream(self, scope: Scope, receive: Receive, send: Send) -> None:
         if self._stopping.is_set():
             await send_simple(send, 503, b"Shutting down", _TEXT)
             return
@@ -147,7 +167,8 @@ class SseReplayApp:
         await send({"type": "http.response.body", "body": first, "more_body": True})
         gone = False
         async with anyio.create_task_group() as tg:
-            session = self.sessions[session_id] = _Session(tg)
+            unread = tcp_peer_counter(scope.get("client"), scope.get("server"))
+            session = self.sessions[session_id] = _Session(tg, unread)
             session.conversation = self._pool.open(session.deliver)
             tg.start_soon(_close_on_disconnect, receive, session)
             try:
@@ -169,12 +190,16 @@ class SseReplayApp:
         """Write the session's messages as they come; past an answer deadline, what is
         overdue."""
         conversation = session.conversation
+        noted = False  # the last event written was a notification
         while True:
             with anyio.move_on_after(conversation.remaining()):
                 try:
                     message = await session.receiver.receive()
                 except anyio.EndOfStream:
                     return
+                if noted and is_answer(message):
+                    await _let_read(session.unread)
+                noted = classify_value(message) is Kind.NOTIFICATION
                 body = _event(message)
                 await send({"type": "http.response.body", "body": body, "more_body": True})
                 continue
@@ -196,8 +221,9 @@ class SseReplayApp:
         body = await read_body(receive, self.max_body, send=send)
         if body is None:
             return
-        if classify(body).kind is Kind.NOT_JSON:
-            await send_simple(send, 400, b"Could not parse message", _TEXT)
+        refusal = sse_post_refusal(scope["headers"], classify(body))
+        if refusal is not None:
+            await send_simple(send, refusal.status, refusal.body, refusal.content_type)
             return
         reply = await session.conversation.receive(Frame(body, {"headers": scope["headers"]}))
         if reply.closes:  # the recorded server exited here: the session ends with it

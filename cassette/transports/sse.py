@@ -181,7 +181,14 @@ class SseTransport(NetworkFront):
         POST body over ``options.max_message_bytes`` gets 413, and an upstream that does
         not start answering within ``options.upstream_timeout`` seconds (default 60) 504."""
         timeout = options.upstream_timeout or UPSTREAM_TIMEOUT
-        proxy = SseRecordingProxy(upstream, tap, options.host, options.max_message_bytes, timeout)
+        proxy = SseRecordingProxy(
+            upstream,
+            tap,
+            options.host,
+            options.max_message_bytes,
+            timeout,
+            allowed_origins=options.allowed_origins,
+        )
         try:
             await run_app(
                 proxy,

@@ -42,7 +42,8 @@ from cassette.transport import (
     Target,
     Upstream,
 )
-from cassette.transports._fdio import FdReader, FdWriter
+from cassette.transports._drain import until_read
+from cassette.transports._fdio import FdReader, FdWriter, unread_counter
 from cassette.transports._lines import LineBuffer, Oversized
 
 __all__ = ["StdioClientStream", "StdioTransport", "StdioUpstream"]
@@ -201,6 +202,7 @@ class StdioClientStream:
     ) -> None:
         self._reader = FdReader(stdin_fd)
         self._writer = FdWriter(stdout_fd)
+        self._unread = unread_counter(stdout_fd)
         self._framer = _Framer(line_limit)
         self._stdout_fd = stdout_fd
         self._closed = False
@@ -221,6 +223,13 @@ class StdioClientStream:
             await self._writer.write(frame.data)
         except (BrokenPipeError, ConnectionResetError) as exc:
             raise TransportClosedError("the client stopped reading our stdout") from exc
+
+    async def drained(self) -> bool:
+        """Wait until the client has read all we wrote (``Drainable``; the caller bounds
+        the wait; ``cassette.transports._drain`` says why and how)."""
+        if self._unread is None or self._closed:
+            return False
+        return await until_read(self._unread)
 
     async def send_eof(self) -> None:
         """End our output: the client sees end of file, as from a server that exited."""

@@ -35,6 +35,7 @@ import httpx
 from cassette.core.deadlines import UPSTREAM_TIMEOUT
 from cassette.core.jsonrpc import Classified, Kind, classify, dumps_bytes, error_response
 from cassette.core.mcp import NAMED_PARAM, VERSION_META
+from cassette.core.redaction import redact_text
 from cassette.errors import TransportClosedError, TransportError, map_exceptions
 from cassette.transport import (
     ConnectOptions,
@@ -211,7 +212,7 @@ class HttpUpstream(Inbox):
         """One POST and what it answers; a failure on the wire ends the stream with the
         error, so the reader hears it instead of waiting for an answer that cannot come."""
         try:
-            with map_exceptions(upstream_errors(f"upstream {self._url}")):
+            with map_exceptions(upstream_errors(f"upstream {redact_text(self._url)}")):
                 await self._exchange(body, sent)
         except TransportError as exc:
             self._fail(exc)
@@ -280,7 +281,10 @@ class NetworkFront:
         """Serve ``sessions`` until cancelled. A request body over
         ``options.max_message_bytes`` gets 413."""
         app = type(self).replay_app(
-            sessions, bound_host=options.host, max_body=options.max_message_bytes
+            sessions,
+            bound_host=options.host,
+            max_body=options.max_message_bytes,
+            allowed_origins=options.allowed_origins,
         )
         await run_app(
             app, options.host, options.port, app.path, options.on_ready, on_stop=app.stop_streams
@@ -315,7 +319,15 @@ class StreamableHttpTransport(NetworkFront):
         that does not start answering within ``options.upstream_timeout`` seconds (default
         60) gets a 504, a request body over ``options.max_message_bytes`` a 413."""
         timeout = options.upstream_timeout or UPSTREAM_TIMEOUT
-        proxy = RecordingProxy(upstream, tap, options.host, timeout, options.max_message_bytes)
+        proxy = RecordingProxy(
+            upstream,
+            tap,
+            options.host,
+            timeout,
+            options.max_message_bytes,
+            allowed_origins=options.allowed_origins,
+            era=options.era,
+        )
         try:
             await run_app(proxy, options.host, options.port, proxy.path, options.on_ready)
         finally:

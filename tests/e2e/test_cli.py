@@ -7,6 +7,7 @@ import os
 import re
 import signal
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -131,6 +132,24 @@ def test_record_usage_errors(tmp_path: Path) -> None:
     assert re.search(r"installed: .*memory.*stdio", one_line_error(unknown))
 
 
+def test_allow_origin_takes_origins_for_network_fronts_only(tmp_path: Path) -> None:
+    tape = recorded(tmp_path)
+    star = cli("replay", str(tape), "--front", "http", "--allow-origin", "*")
+    assert star.returncode == 2
+    assert "'*' is not an origin: give scheme://host[:port]" in one_line_error(star)
+    path = cli("replay", str(tape), "--front", "sse", "--allow-origin", "https://a.example/app")
+    assert path.returncode == 2
+    assert "is not an origin" in one_line_error(path)
+    allow = ("--allow-origin", "https://a.example")
+    for command in (
+        ("replay", str(tape), *allow),
+        ("record", "-o", str(tmp_path / "x.jsonl"), *allow, "--", *RAW),
+    ):
+        stdio = cli(*command)
+        assert stdio.returncode == 2
+        assert "--allow-origin is for a network front or proxy" in one_line_error(stdio)
+
+
 def test_record_of_a_missing_server_command_is_a_transport_error(tmp_path: Path) -> None:
     result = cli("record", "-o", str(tmp_path / "x.jsonl"), "--", "/nonexistent/server")
     assert result.returncode == 4
@@ -207,6 +226,12 @@ def test_replay_exits_1_and_summarises_misses(tmp_path: Path) -> None:
     assert "1 request(s) had no recording" in result.stderr
 
 
+POSIX_SIGNALS = pytest.mark.skipif(
+    sys.platform == "win32", reason="POSIX signals: Windows has no SIGTERM delivery or SIGKILL"
+)
+
+
+@POSIX_SIGNALS
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_signal_ends_the_server_and_closes_the_cassette(
     tmp_path: Path, sig: signal.Signals
@@ -228,6 +253,7 @@ def test_signal_ends_the_server_and_closes_the_cassette(
     assert isinstance(cassette.events[-1], ExitEvent)  # the server's end was seen and recorded
 
 
+@POSIX_SIGNALS
 def test_sigkill_mid_session_leaves_a_readable_prefix(tmp_path: Path) -> None:
     tape = tmp_path / "killed.jsonl"
     client = LineClient(record_command(tape, RAW))

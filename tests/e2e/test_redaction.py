@@ -47,7 +47,7 @@ def test_secrets_in_tool_output_arguments_and_command_line_never_reach_the_file(
     raw = tape.read_bytes()
     assert SECRET.encode() not in raw
     assert GITHUB.encode() not in raw
-    assert b"[REDACTED:sk-key:" in raw
+    assert b"[REDACTED:" in raw  # named by the rule that met it first (env, argument)
 
     # The live test sends the real token; it is redacted like the recording and matches.
     replayed = run(lambda: env_session(stdio_params(replay_command(tape), OFFLINE_ENV)))
@@ -55,7 +55,9 @@ def test_secrets_in_tool_output_arguments_and_command_line_never_reach_the_file(
         **live["echo"],
         "content": [{**live["echo"]["content"][0], "text": replayed["echo"]["content"][0]["text"]}],
     }
-    assert "[REDACTED:github:" in replayed["echo"]["content"][0]["text"]
+    echoed = replayed["echo"]["content"][0]["text"]
+    assert "[REDACTED:" in echoed  # GITHUB_TOKEN's value: met first in the environment
+    assert GITHUB not in echoed
     assert replayed["schema"] == live["schema"]  # schemas with maxTokens & co. stay intact
 
 

@@ -272,7 +272,8 @@ def test_new_episodes_with_a_legacy_client_keeps_a_modern_cassette_lint_clean(
     assert run(modern) == "2026-07-28"
     argv = [*replay_command(tape), "--mode", "new_episodes", "--", PY, str(MODERN_SERVER)]
     legacy = LineClient(argv)
-    assert legacy.initialize()["error"]["code"] == -32099  # a legacy handshake: a miss
+    # a legacy handshake: refused as the modern-only server refuses it (-32022), a miss
+    assert legacy.initialize()["error"]["code"] == -32022
     legacy.request("tools/call", {"name": "add", "arguments": {"a": 2, "b": 3}})
     legacy.finish()
     events = [json.loads(line) for line in tape.read_text().splitlines()[1:]]
@@ -280,3 +281,56 @@ def test_new_episodes_with_a_legacy_client_keeps_a_modern_cassette_lint_clean(
     assert "initialize" not in methods  # never forwarded, never appended
     lint = LineClient([PY, "-m", "cassette", "lint", str(tape)])
     assert lint.finish()[0] == 0
+
+
+def test_a_recorded_crash_ends_the_http_session_and_the_sse_stream(tmp_path: Path) -> None:
+    """The same crash, replayed on the network fronts: over streamable HTTP the call's POST
+    ends with the error naming why and the session is gone (404 after it); over SSE the
+    stream carries the error and then ends, as when the live server died."""
+    import httpx
+
+    from tests.support import Background
+
+    tape = tmp_path / "crash.jsonl"
+    # legacy, so both fronts serve it with sessions (the SSE transport is legacy only)
+    run(lambda: crash_session(stdio_params(record_command(tape, FIDELITY, "--era", "legacy"))))
+    headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "r", "version": "0"},
+        },
+    }
+    crash = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "crash", "arguments": {}},
+    }
+    with Background(
+        [*replay_command(tape), "--front", "http", "--port", "0"], env=OFFLINE_ENV
+    ) as front:
+        url = front.wait_for(r"serving on (http://\S+)").group(1)
+        with httpx.Client(timeout=20) as http:
+            opened = http.post(url, json=init, headers=headers)
+            session = {**headers, "mcp-session-id": opened.headers["mcp-session-id"]}
+            failed = http.post(url, json=crash, headers=session)
+            assert "the recorded server exited while it was open" in failed.text
+            assert http.post(url, json=crash, headers=session).status_code == 404  # gone
+        assert front.stop() == 1  # a miss: the call had no answer
+    with Background(
+        [*replay_command(tape), "--front", "sse", "--port", "0"], env=OFFLINE_ENV
+    ) as front:
+        url = front.wait_for(r"serving on (http://\S+)").group(1)
+        with httpx.Client(timeout=20) as http, http.stream("GET", url) as stream:
+            lines = stream.iter_lines()
+            endpoint = next(line[6:] for line in lines if line.startswith("data: "))
+            post_url = str(httpx.URL(url).join(endpoint))
+            assert http.post(post_url, json=init).status_code == 202
+            assert http.post(post_url, json=crash).status_code == 202
+            rest = list(lines)  # ends: the stream closes after the error, as live
+        assert any("the recorded server exited while it was open" in line for line in rest)

@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
+import attrs
 import httpx
 import pytest
 
@@ -34,6 +35,11 @@ def tape(era: Era, *events: Any) -> Cassette:
     )
     numbered = tuple(_with_seq(e, i + 1) for i, e in enumerate(events))
     return Cassette(header, numbered)
+
+
+def copies(events: Any) -> list[Any]:
+    """Events of another tape, to number afresh in a new one (``tape`` numbers in place)."""
+    return [attrs.evolve(event) for event in events]
 
 
 def _with_seq(event: Any, seq: int) -> Any:
@@ -265,6 +271,74 @@ class TestLegacy:
         assert "prompts/list was never recorded" in misses[0]
         assert "prompts/list" in app.pool.result().summary
 
+    def test_media_types_and_bodies_are_checked_as_the_reference_server_does(self) -> None:
+        app = front_app(HttpReplayApp, LEGACY)
+
+        async def body(client: httpx.AsyncClient) -> None:
+            sid = (await post(client, req(1, "initialize"))).headers["mcp-session-id"]
+            session = {"mcp-session-id": sid}
+            only_json = await post(
+                client, req(2, "tools/list"), **session, accept="application/json"
+            )
+            assert (only_json.status_code, only_json.json()["error"]["code"]) == (406, -32000)
+            text = await post(
+                client, req(2, "tools/list"), **session, **{"content-type": "text/plain"}
+            )
+            assert (text.status_code, text.json()["error"]["code"]) == (415, -32000)
+            null_id = await post(client, {**req(2, "tools/list"), "id": None}, **session)
+            assert (null_id.status_code, null_id.json()["error"]["code"]) == (400, -32700)
+            again = await post(client, req(3, "initialize"), **session)
+            assert (again.status_code, again.json()["error"]["code"]) == (400, -32600)
+            batch = await post(client, [req(4, "tools/list")], **session)
+            assert batch.status_code == 200  # batches are still the core's to answer
+            put = await client.put("/api/mcp", json=req(5, "tools/list"), headers=ACCEPT)
+            assert (put.status_code, put.headers["allow"]) == (405, "GET, POST, DELETE")
+
+        scenario(app, body)
+
+    def test_without_a_session_only_what_was_recorded_without_one_is_answered(self) -> None:
+        problem = {"jsonrpc": "2.0", "id": 0, "error": {"code": -32000, "message": "no"}}
+        probed = tape(
+            "legacy",
+            c2s(req(0, "server/discover"), "post-1"),
+            HttpEvent(t=0.0, method="POST", stream="post-1", status=400),
+            s2c(problem, "post-1"),
+            *copies(LEGACY.events),
+        )
+        app = front_app(HttpReplayApp, probed)
+
+        async def body(client: httpx.AsyncClient) -> None:
+            listing = await post(client, req(2, "tools/list"))
+            assert (listing.status_code, listing.json()["error"]["code"]) == (400, -32000)
+            assert "not initialized" in listing.json()["error"]["message"]
+            discover = await post(client, req(7, "server/discover"))
+            assert discover.status_code == 400  # the probe gets what it got live
+            assert discover.json() == {**problem, "id": 7}
+
+        scenario(app, body)
+
+    def test_a_get_stream_that_resumed_a_post_is_served_on_that_post(self) -> None:
+        progress = {"jsonrpc": "2.0", "method": "notifications/progress", "params": {}}
+        resumed = tape(
+            "legacy",
+            *copies(LEGACY.events[:4]),
+            c2s(req(5, "tools/call", {"name": "slow"}), "post-5", session=1),
+            s2c(progress, "post-5", session=1, sse=True),
+            HttpEvent(t=0.0, method="GET", stream="get-6", status=200, session=1),
+            s2c(progress, "get-6", session=1, sse=True),
+            s2c(res(5, {"content": []}), "get-6", session=1, sse=True),
+        )
+        app = front_app(HttpReplayApp, resumed)
+
+        async def body(client: httpx.AsyncClient) -> None:
+            sid = (await post(client, req(1, "initialize"))).headers["mcp-session-id"]
+            call = await post(
+                client, req(9, "tools/call", {"name": "slow"}), **{"mcp-session-id": sid}
+            )
+            assert sse_messages(call) == [progress, progress, res(9, {"content": []})]
+
+        scenario(app, body)
+
 
 class TestModern:
     def headers(self, method: str, name: str | None = None) -> dict[str, str]:
@@ -332,6 +406,52 @@ class TestModern:
 
         scenario(app, body)
 
+    def test_an_unsupported_version_is_400_with_32022_naming_the_supported_ones(self) -> None:
+        app = front_app(HttpReplayApp, MODERN)
+        meta = {**MODERN_META, "io.modelcontextprotocol/protocolVersion": "2099-01-01"}
+        future = req(3, "tools/list", {"_meta": meta})
+
+        async def body(client: httpx.AsyncClient) -> None:
+            headers = {**self.headers("tools/list"), "mcp-protocol-version": "2099-01-01"}
+            response = await post(client, future, **headers)
+            assert response.status_code == 400
+            assert response.json()["error"]["code"] == -32022
+            assert response.json()["error"]["data"] == {
+                "supported": ["2026-07-28"],
+                "requested": "2099-01-01",
+            }
+            note = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {}}
+            late = await post(client, note, **headers)
+            assert (late.status_code, late.json()["error"]["code"]) == (400, -32022)
+
+        scenario(app, body)
+
+    def test_bodies_and_envelopes_are_checked_as_the_ladder_says(self) -> None:
+        app = front_app(HttpReplayApp, MODERN)
+        listing = req(3, "tools/list", {"_meta": MODERN_META})
+
+        async def body(client: httpx.AsyncClient) -> None:
+            headers = self.headers("tools/list")
+            for shape in ([listing], {**listing, "id": None}, res(3, {})):
+                refused = await post(client, shape, **headers)
+                assert (refused.status_code, refused.json()["error"]["code"]) == (400, -32600)
+            bare = await post(client, req(3, "tools/list"), **headers)
+            assert (bare.status_code, bare.json()["error"]["code"]) == (400, -32602)
+            twice = await client.post(
+                "/api/mcp",
+                json=listing,
+                headers=[*ACCEPT.items(), *headers.items(), ("mcp-method", "tools/list")],
+            )
+            assert (twice.status_code, twice.json()["error"]["code"]) == (400, -32020)
+            text = await post(client, listing, **headers, **{"content-type": "text/plain"})
+            assert text.status_code == 400
+            assert (
+                await post(client, listing, **headers, accept="application/json")
+            ).status_code == 406
+            assert (await post(client, listing, **headers, accept="*/*")).status_code == 200
+
+        scenario(app, body)
+
 
 @pytest.mark.parametrize("body", [b"{not json", b""])
 def test_unparsable_post_is_400(body: bytes) -> None:
@@ -381,6 +501,7 @@ def test_a_listen_stream_replays_its_notifications_and_stays_open_until_closed()
 
     headers = [
         (b"content-type", b"application/json"),
+        (b"accept", b"application/json, text/event-stream"),
         (b"mcp-protocol-version", b"2026-07-28"),
         (b"mcp-method", b"subscriptions/listen"),
     ]

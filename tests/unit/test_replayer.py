@@ -165,10 +165,15 @@ def test_recorded_failed_probe_is_replayed_as_recorded() -> None:
     assert r.receive(req(5, "server/discover")).messages == ({**failed, "id": 5},)
 
 
-def test_modern_cassette_misses_initialize() -> None:
+def test_modern_only_cassette_refuses_initialize_as_its_server_would() -> None:
+    # The recorded server listed no legacy revision: a live one answers -32022, so does the
+    # replay (it used to answer the cassette's own -32001 miss); it still counts as a miss.
     r = Replayer(tape(("c2s", req(1, "server/discover")), ("s2c", res(1, {})), era="modern"))
-    (error,) = r.receive(req(2, "initialize")).messages
-    assert error["error"]["code"] == REPLAY_MISS
+    reply = r.receive(req(2, "initialize"))
+    (error,) = reply.messages
+    assert error["error"]["code"] == -32022
+    assert reply.miss is not None
+    assert r.misses
 
 
 def test_raw_and_stderr_events_are_not_replayed() -> None:

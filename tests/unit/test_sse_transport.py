@@ -166,10 +166,16 @@ async def open_stream(app: SseReplayApp, tg: Any, path: str | None = None) -> tu
     return call, first.data
 
 
-async def post(app: SseReplayApp, endpoint: str, message: Any, **extra: Any) -> Call:
+JSON_BODY = ((b"content-type", b"application/json"),)
+
+
+async def post(
+    app: SseReplayApp, endpoint: str, message: Any, headers: tuple[Any, ...] = ()
+) -> Call:
+    """A POST as clients send it (``application/json``), with more ``headers``."""
     parts = urlsplit(endpoint)
     body = message if isinstance(message, bytes) else json.dumps(message).encode()
-    call = Call("POST", parts.path, query=parts.query, body=body, **extra)
+    call = Call("POST", parts.path, query=parts.query, body=body, headers=(*JSON_BODY, *headers))
     await app(call.scope, call.receive, call.send)
     return call
 
@@ -216,6 +222,12 @@ def test_requests_the_endpoint_cannot_take() -> None:
         unknown = await post(app, "/message?sessionId=feedface", req(0, "ping"))
         assert (unknown.status, unknown.content) == (404, b"Could not find session")
         assert (await post(app, endpoint, b"{not json")).status == 400
+        # as the reference servers: one JSON-RPC message, sent as application/json
+        assert (await post(app, endpoint, [req(0, "ping")])).status == 400
+        assert (await post(app, endpoint, {**req(0, "ping"), "id": None})).status == 400
+        plain = Call("POST", "/message", query=urlsplit(endpoint).query, body=b"{}")
+        await app(plain.scope, plain.receive, plain.send)
+        assert (plain.status, plain.content) == (400, b"Unsupported content-type: none")
         foreign = await post(
             app, endpoint, req(0, "ping"), headers=((b"origin", b"http://evil.example"),)
         )

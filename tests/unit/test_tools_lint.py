@@ -133,13 +133,31 @@ def test_secrets_are_found_by_the_recorders_rules() -> None:
     clean, changed = redact_cassette(leaky)
     assert changed == 3
     assert scan_cassette(clean) == []
-    assert clean.header.redaction is not None
-    assert clean.header.redaction["salt"]
-    # the header's salt is kept, so the same secret gets the same placeholder again
-    again, _ = redact_cassette(
-        Cassette.loads(clean.dumps().replace(b"[REDACTED:key:", b"x"), "t2.jsonl")
+    assert clean.header.redaction == {"placeholders": "random"}
+    assert b"abcdefghijklmnop" not in clean.dumps()
+
+
+def test_rewriting_an_old_cassette_drops_its_salt_and_keeps_its_placeholders() -> None:
+    old = tape(
+        {"era": "legacy", "redaction": {"salt": "ab" * 16, "patterns": ["acct-[0-9]+"]}},
+        INIT,
+        INIT_OK,
+        msg(
+            "c2s",
+            id=2,
+            method="tools/call",
+            params={
+                "name": "x",
+                "arguments": {"token": "[REDACTED:key:0123456789ab]", "note": "ghp_" + "Q" * 36},
+            },
+        ),
     )
-    assert again.header.redaction == clean.header.redaction
+    clean, changed = redact_cassette(old)
+    assert changed == 1
+    assert clean.header.redaction == {"patterns": ["acct-[0-9]+"], "placeholders": "random"}
+    text = clean.dumps()
+    assert b"[REDACTED:key:0123456789ab]" in text  # an old placeholder stays as it was
+    assert b"ghp_" not in text
 
 
 def test_normalize_masks_volatile_values() -> None:

@@ -1,0 +1,195 @@
+"""Serving a client of the other era, from what the recording proves, and no further.
+
+A cassette is a session of one era (``Header.era``). A live client may speak the other:
+a legacy client opens with ``initialize``; a modern one sends ``server/discover`` or puts
+the 2026-07-28 envelope (``_meta`` with ``io.modelcontextprotocol/protocolVersion``) on
+every request. What the replay serves, by cassette and client:
+
+====================  =========================  ===========================================
+cassette              client                     served
+====================  =========================  ===========================================
+legacy                legacy                     natively
+legacy                dual-era (probes first)    the probe gets ``-32601`` as from the live
+                                                 legacy server; the client falls back to
+                                                 ``initialize``: natively
+legacy                modern only                ``-32022`` UnsupportedProtocolVersion: the
+                                                 recording shows no 2026-07-28 support; a
+                                                 miss, with a hint to record that client
+modern                modern or dual-era         natively
+modern                legacy, and the recorded   ``initialize`` answered from the recorded
+                      ``server/discover`` lists  ``server/discover`` (the version the client
+                      a legacy version           asked for if listed, else the newest listed
+                                                 legacy one); results lose the 2026-07-28-only
+                                                 members (``resultType``, ``ttlMs``,
+                                                 ``cacheScope``, the ``_meta`` envelope)
+modern                legacy, and no legacy      ``-32022``, as a modern-only server says; a
+                      version is listed          miss, with a hint: ``record --era legacy``
+====================  =========================  ===========================================
+
+An ``input_required`` result (2026-07-28's way of asking the client mid-call) has no
+legacy shape the recording can prove: a legacy client gets an error naming it, a miss.
+Sans-IO: values in, values out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, Final
+
+from cassette.core.jsonrpc import METHOD_NOT_FOUND, JSONObject, error_response
+from cassette.core.mcp import LEGACY_VERSIONS, META_PREFIX, MODERN_VERSION, VERSION_META
+from cassette.core.model import Era
+
+__all__ = [
+    "ERA_CHOICES",
+    "MODERN_ONLY_MEMBERS",
+    "UNSUPPORTED_VERSION",
+    "client_era",
+    "era_refusal",
+    "initialize_from_discover",
+    "legacy_shape",
+    "legacy_versions",
+    "recorded_handshake",
+    "served_clients",
+    "unsupported_version",
+]
+
+#: UnsupportedProtocolVersion (2026-07-28's numbering).
+UNSUPPORTED_VERSION: Final = -32022
+#: Result members only the 2026-07-28 revision has.
+MODERN_ONLY_MEMBERS: Final = frozenset({"resultType", "ttlMs", "cacheScope"})
+
+
+def client_era(message: JSONObject) -> Era | None:
+    """The era a client message speaks, when it says (``None``: it does not)."""
+    method = message.get("method")
+    if method == "initialize":
+        return "legacy"
+    if method == "server/discover":
+        return "modern"
+    params = message.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    if isinstance(meta, dict) and meta.get(VERSION_META) == MODERN_VERSION:
+        return "modern"
+    return None
+
+
+#: What ``cassette record --era`` accepts: ``auto`` lets the client choose.
+ERA_CHOICES: Final = ("auto", "legacy", "modern")
+
+
+def era_refusal(era: str, message: object) -> JSONObject | None:
+    """How a server of only ``era`` answers a client request that belongs to the other era
+    (``None``: forward it). ``cassette record --era`` answers with it in the server's place,
+    so a dual-era client settles in the era a later client of the cassette needs: under
+    ``legacy`` the ``server/discover`` probe gets ``-32601`` Method not found, as from a
+    legacy server, and the client falls back to ``initialize``; under ``modern`` an
+    ``initialize`` gets ``-32022`` naming the 2026-07-28 revision."""
+    if not isinstance(message, dict) or "id" not in message:
+        return None
+    method = message.get("method")
+    if era == "legacy" and method == "server/discover":
+        return error_response(message["id"], METHOD_NOT_FOUND, "Method not found")
+    if era == "modern" and method == "initialize":
+        params = message.get("params")
+        requested = params.get("protocolVersion") if isinstance(params, dict) else None
+        hint = "this recording is 2026-07-28 only (cassette record --era modern)"
+        return unsupported_version(message["id"], requested, [MODERN_VERSION], hint)
+    return None
+
+
+def legacy_versions(discover: JSONObject) -> list[str]:
+    """The legacy revisions a recorded ``server/discover`` result lists, newest first."""
+    listed = discover.get("supportedVersions")
+    if not isinstance(listed, list):
+        return []
+    return sorted((v for v in listed if v in LEGACY_VERSIONS), reverse=True)
+
+
+def initialize_from_discover(discover: JSONObject, requested: object) -> JSONObject | None:
+    """The ``initialize`` result the recorded server would have given a legacy client, from
+    its ``server/discover`` result; ``None`` when it lists no legacy revision."""
+    versions = legacy_versions(discover)
+    if not versions:
+        return None
+    version = requested if requested in versions else versions[0]
+    result: JSONObject = {"protocolVersion": version}
+    capabilities = discover.get("capabilities")
+    result["capabilities"] = capabilities if isinstance(capabilities, dict) else {}
+    meta = discover.get("_meta")
+    info = meta.get(META_PREFIX + "serverInfo") if isinstance(meta, dict) else None
+    if not isinstance(info, dict):
+        info = discover.get("serverInfo")
+    result["serverInfo"] = info if isinstance(info, dict) else {"name": "", "version": ""}
+    if isinstance(discover.get("instructions"), str):
+        result["instructions"] = discover["instructions"]
+    return result
+
+
+def legacy_shape(message: Any) -> Any:
+    """A recorded 2026-07-28 message as a legacy client expects it: without the members
+    only that revision has (see the module docstring). Other values pass unchanged."""
+    if not isinstance(message, dict):
+        return message
+    result = message.get("result")
+    if isinstance(result, dict):
+        return {**message, "result": _without_modern(result)}
+    params = message.get("params")
+    if "method" in message and isinstance(params, dict) and isinstance(params.get("_meta"), dict):
+        return {**message, "params": _without_modern(params)}
+    return message
+
+
+def _without_modern(value: dict[str, Any]) -> dict[str, Any]:
+    out = {k: v for k, v in value.items() if k not in MODERN_ONLY_MEMBERS}
+    meta = out.get("_meta")
+    if isinstance(meta, dict):
+        kept = {k: v for k, v in meta.items() if not k.startswith(META_PREFIX)}
+        if kept:
+            out["_meta"] = kept
+        else:
+            del out["_meta"]
+    return out
+
+
+def unsupported_version(
+    msg_id: object, requested: object, supported: list[str], hint: str
+) -> JSONObject:
+    """The ``-32022`` UnsupportedProtocolVersion error, with the hint a person needs."""
+    data = {"supported": supported, "requested": requested}
+    return error_response(
+        msg_id, UNSUPPORTED_VERSION, f"Unsupported protocol version: {hint}", data
+    )
+
+
+def is_input_required(message: Any) -> bool:
+    """Whether a recorded response asks the client for input (2026-07-28 only)."""
+    result = message.get("result") if isinstance(message, dict) else None
+    return isinstance(result, dict) and result.get("resultType") == "input_required"
+
+
+def recorded_handshake(events: Iterable[object]) -> JSONObject | None:
+    """The recorded server's own account of itself: the result of the first successful
+    ``initialize`` (legacy) or ``server/discover`` (2026-07-28) in ``events``."""
+    asked: set[object] = set()
+    for event in events:
+        message = getattr(event, "message", None)
+        if not isinstance(message, dict):
+            continue
+        direction = getattr(event, "dir", None)
+        if direction == "c2s" and message.get("method") in ("initialize", "server/discover"):
+            asked.add(repr(message.get("id")))
+        elif direction == "s2c" and "method" not in message and repr(message.get("id")) in asked:
+            result = message.get("result")
+            if isinstance(result, dict):
+                return result
+    return None
+
+
+def served_clients(era: Era, handshake: JSONObject | None) -> str:
+    """Which clients a cassette serves, for the banner and ``show`` (see the table above)."""
+    if era == "legacy":
+        return "serves legacy clients, and dual-era ones (they fall back to initialize)"
+    if handshake is not None and legacy_versions(handshake):
+        return "serves 2026-07-28 and legacy clients"
+    return "serves 2026-07-28 and dual-era clients; legacy-only clients need --era legacy"

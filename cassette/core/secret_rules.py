@@ -1,0 +1,586 @@
+"""What a secret looks like: names, shapes and free-text forms, found fast in any text.
+
+Theory of operation
+-------------------
+Every rule here is *anchored on a literal trigger*: a token prefix (``ghp_``, ``glpat-``,
+``AKIA``), a scheme (``://``), a header word (``Bearer``) or a secret-sounding name
+(``password``, ``api_key``) in ``key=value`` or ``"key": "value"`` form. Finding a secret
+is two steps: find where a trigger occurs, then run that rule's small regular expression
+*at* that position (``Pattern.match(text, pos)``). A regular expression is never run
+across a whole text, which matters because the text may be a 38 MB tool result: a search
+for literals is a ``str.find`` (C speed), and only the few places where a trigger occurs
+pay for a match.
+
+Short texts (almost all of them) are scouted with one compiled alternation of the
+triggers instead, which costs less than many ``find`` calls on a short string.
+
+The formats are public facts (documented prefixes and lengths, as gitleaks and
+detect-secrets list them); the table is ours. Rules say *where* the secret sits in their
+match (the ``secret`` group), so ``password=hunter2`` keeps ``password=`` and loses only
+``hunter2``.
+
+Everything here is pure: text in, spans out.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Callable, Iterable, Iterator
+from functools import lru_cache
+from typing import Any, Final
+
+import attrs
+
+__all__ = [
+    "SECRET_WORDS",
+    "Span",
+    "find_spans",
+    "is_protocol_key",
+    "is_secret_key",
+    "is_secret_option",
+    "json_may_hold_secret",
+    "secret_header_values",
+]
+
+# -- names ---------------------------------------------------------------------------------
+
+_CAMEL: Final = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|[-_\s.]+")
+#: Last words of a name that says its value is secret (``apiKey``, ``DB_PASS``, ``pwd``).
+SECRET_WORDS: Final = frozenset(
+    {
+        "token",
+        "secret",
+        "password",
+        "passwd",
+        "passphrase",
+        "passcode",
+        "pass",
+        "pwd",
+        "pin",
+        "otp",
+        "auth",
+        "authorization",
+        "credential",
+        "credentials",
+        "apikey",
+        "cookie",
+        "signature",
+        "privatekey",
+    }
+)
+# A name ending in "key" is a secret only after one of these (apiKey, privateKey, x-api-key).
+_KEY_QUALIFIERS: Final = frozenset(
+    {"api", "private", "secret", "access", "signing", "encryption", "account", "master", "client"}
+)
+#: Protocol fields that sound like secrets and are not: redacting them breaks the session.
+_PROTOCOL_KEYS: Final = frozenset(
+    {
+        "progresstoken",
+        "maxtokens",
+        "cursor",
+        "nextcursor",
+        "requestid",
+        "protocolversion",
+    }
+)
+
+
+def _folded(key: str) -> str:
+    return key.lower().replace("-", "").replace("_", "")
+
+
+@lru_cache(maxsize=4096)
+def is_protocol_key(key: str) -> bool:
+    """A JSON-RPC or MCP field whose value a redaction must never touch."""
+    return _folded(key) in _PROTOCOL_KEYS
+
+
+@lru_cache(maxsize=4096)
+def is_secret_key(key: str) -> bool:
+    """Whether a JSON member, variable or header name says its value is a secret.
+
+    Judged by the last word, so ``maxTokens``, ``progressToken`` (protocol fields),
+    ``tokenizer`` and ``passwordPolicy`` are not secrets, and ``GITHUB_TOKEN``, ``pwd``,
+    ``client_secret`` and ``x-api-key`` are. Cached: a replay asks this of every member
+    name of every request, and messages repeat the same few names."""
+    if is_protocol_key(key):
+        return False
+    words = [w.lower() for w in _CAMEL.split(key) if w]
+    if not words:
+        return False
+    last = words[-1]
+    if last in SECRET_WORDS or "".join(words[-2:]) in ("apikey", "privatekey"):
+        return True
+    return last == "key" and len(words) > 1 and words[-2] in _KEY_QUALIFIERS
+
+
+_OPTION: Final = re.compile(r"^--?([A-Za-z0-9][A-Za-z0-9_-]*)$")
+
+
+def is_secret_option(arg: str) -> bool:
+    """``--token``, ``--api-key``, ``--secret-key``, ``--passphrase``; not ``--max-tokens``."""
+    match = _OPTION.match(arg)
+    return match is not None and is_secret_key(match.group(1))
+
+
+def secret_header_values(headers: Iterable[tuple[bytes, bytes]]) -> list[str]:
+    """The credentials in HTTP request headers: an ``Authorization`` value and its
+    credentials without the scheme, each cookie's value, any secret-named header's value."""
+    out: list[str] = []
+    for raw_name, raw_value in headers:
+        name = bytes(raw_name).decode("latin-1").lower()
+        value = bytes(raw_value).decode("latin-1").strip()
+        if not value:
+            continue
+        if name == "cookie":
+            out += [v.strip() for _, _, v in (c.partition("=") for c in value.split(";")) if v]
+        elif name in ("authorization", "proxy-authorization") or is_secret_key(name):
+            out.append(value)
+            scheme, _, credentials = value.partition(" ")
+            if credentials.strip() and scheme.isalpha():
+                out.append(credentials.strip())
+    return out
+
+
+# -- spans ---------------------------------------------------------------------------------
+
+
+@attrs.frozen(slots=True)
+class Span:
+    """A secret at ``text[start:end]``, found by ``rule``."""
+
+    start: int
+    end: int
+    rule: str
+
+
+Check = Callable[[str], bool]
+
+
+@attrs.frozen
+class _Rule:
+    name: str
+    triggers: tuple[str, ...]  # literals the match starts with (lower case when ``folded``)
+    pattern: re.Pattern[str]  # matched at a trigger's position; group "s" is the secret
+    folded: bool = False  # triggers are found case-insensitively
+    check: Check | None = None  # a last look at the secret (cheap, optional)
+    word_start: bool = False  # the trigger must not continue a lower-case word
+
+
+def _basic_credentials(secret: str) -> bool:
+    """``Basic`` is followed by base64 of ``user:password``, not by any word."""
+    try:
+        return b":" in base64.b64decode(secret + "=" * (-len(secret) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+
+
+_BODY: Final = r"[A-Za-z0-9_\-]"
+
+
+def _prefixed(name: str, prefixes: tuple[str, ...], body: str) -> _Rule:
+    alternatives = "|".join(re.escape(p) for p in prefixes)
+    return _Rule(name, prefixes, re.compile(rf"(?P<s>(?:{alternatives}){body})"))
+
+
+# A value runs to a space, a quote, a comma or a closing bracket; to "&" only where the
+# next query parameter starts ("token=abc&api_key=xyz"), since passwords hold "&" too.
+_VALUE_END: Final = r"(?:[^\s\"'&,;<>`\\)\]}]|&(?![A-Za-z0-9_.-]+=))"
+# "password=", "api_key: ", '"secret": "', "DB_PASS = ", "token\": \"" (JSON in a string).
+_ASSIGN: Final = r"(?:[-_]?(?:key|id|value|string|token))?\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
+_SCHEME: Final = r"(?:(?i:bearer|basic|token|digest)[ \t]+)?"
+_KEYWORDS: Final = (
+    "password",
+    "passwd",
+    "passphrase",
+    "passcode",
+    "pass",
+    "pwd",
+    "secret",
+    "token",
+    "apikey",
+    "api_key",
+    "api-key",
+    "access_key",
+    "accesskey",
+    "access-key",
+    "accountkey",
+    "private_key",
+    "privatekey",
+    "auth",
+    "authorization",
+    "credential",
+    "credentials",
+    "cookie",
+    "signature",
+    "pin",
+    "otp",
+)
+
+_RULES: Final[tuple[_Rule, ...]] = (
+    # scheme://user:password@host, scheme://:password@host, scheme://token@host; the
+    # userinfo runs to the last "@" before the path, so "admin:p@ss@host" loses "p@ss" too.
+    _Rule(
+        "url-credentials",
+        ("://",),
+        re.compile(r"://(?P<s>[^\s/?#@\"'<>]*(?:@[^\s/?#@\"'<>]*)*)@[^\s/?#@\"'<>]"),
+    ),
+    _Rule(
+        "bearer",
+        ("bearer",),
+        re.compile(r"bearer[ \t]+(?P<s>[A-Za-z0-9._~+/=-]{8,})", re.IGNORECASE),
+        folded=True,
+        word_start=True,
+    ),
+    _Rule(
+        "basic-auth",
+        ("basic",),
+        re.compile(r"basic[ \t]+(?P<s>[A-Za-z0-9+/]{8,}={0,2})", re.IGNORECASE),
+        folded=True,
+        check=_basic_credentials,
+        word_start=True,
+    ),
+    _Rule(
+        "assignment",
+        _KEYWORDS,
+        re.compile(
+            rf"(?:{'|'.join(re.escape(k) for k in _KEYWORDS)}){_ASSIGN}{_SCHEME}"
+            rf"(?P<s>{_VALUE_END}{{1,400}})",
+            re.IGNORECASE,
+        ),
+        folded=True,
+        word_start=True,
+    ),
+    # --secret-key VALUE, --passphrase=VALUE in a logged command line
+    _Rule(
+        "argument",
+        ("--",),
+        re.compile(
+            r"--(?:[A-Za-z0-9]+[-_])*(?i:password|passwd|passphrase|secret|token|pass|pwd|"
+            r"(?:api|secret|access|private|client)[-_]?key|auth|credentials?)"
+            rf"(?:=|[ \t]+|\\?\"[ \t]*,[ \t]*\\?\")(?P<s>(?!-){_VALUE_END}{{1,400}})"
+        ),
+    ),
+    _Rule(
+        "private-key",
+        ("-----BEGIN",),
+        re.compile(
+            r"-----BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----"
+            r"(?P<s>[\s\S]{1,20000}?)-----END[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----"
+        ),
+    ),
+    _Rule(
+        "jwt",
+        ("eyJ",),
+        re.compile(r"(?P<s>eyJ[A-Za-z0-9_-]{13,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})"),
+    ),
+    _prefixed(
+        "github",
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+        r"[A-Za-z0-9]{30,}",
+    ),
+    _prefixed("github", ("github_pat_",), r"[A-Za-z0-9_]{40,}"),
+    _prefixed(
+        "gitlab",
+        ("glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glsoat-", "glffct-", "glimt-"),
+        rf"{_BODY}{{20,}}",
+    ),
+    _prefixed(
+        "stripe",
+        ("sk_live_", "sk_test_", "rk_live_", "rk_test_", "pk_live_", "whsec_"),
+        r"[A-Za-z0-9]{16,}",
+    ),
+    _prefixed("sk-key", ("sk-",), rf"{_BODY}{{20,}}"),
+    _prefixed(
+        "slack",
+        ("xoxb-", "xoxa-", "xoxp-", "xoxo-", "xoxr-", "xoxs-", "xoxe-"),
+        r"[A-Za-z0-9-]{11,}",
+    ),
+    _prefixed("slack", ("hooks.slack.com/services/",), r"[A-Za-z0-9/_-]{20,}"),
+    _prefixed(
+        "aws-key",
+        ("AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AROA", "AIPA", "ANPA", "ANVA", "APKA"),
+        r"[A-Z0-9]{16}(?![A-Za-z0-9])",
+    ),
+    _prefixed("google-key", ("AIza",), rf"{_BODY}{{35}}"),
+    _prefixed("google-oauth", ("ya29.",), r"[A-Za-z0-9_.-]{20,}"),
+    _prefixed("google-oauth", ("GOCSPX-",), rf"{_BODY}{{20,}}"),
+    _prefixed("npm", ("npm_",), r"[A-Za-z0-9]{36}"),
+    _prefixed("huggingface", ("hf_",), r"[A-Za-z0-9]{30,}"),
+    _prefixed("huggingface", ("api_org_",), r"[A-Za-z0-9]{30,}"),
+    _prefixed("sendgrid", ("SG.",), r"[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}"),
+    _prefixed("pypi", ("pypi-AgE",), rf"{_BODY}{{50,}}"),
+    _prefixed("shopify", ("shpat_", "shpss_", "shpca_", "shppa_"), r"[A-Fa-f0-9]{32}"),
+    _prefixed("digitalocean", ("dop_v1_", "doo_v1_", "dor_v1_"), r"[a-f0-9]{64}"),
+    _prefixed("docker", ("dckr_pat_",), rf"{_BODY}{{20,}}"),
+    _prefixed("vault", ("hvs.", "hvb."), rf"{_BODY}{{20,}}"),
+    _prefixed("grafana", ("glsa_", "glc_"), r"[A-Za-z0-9_=+/]{30,}"),
+    _prefixed("age", ("AGE-SECRET-KEY-1",), r"[A-Z0-9]{50,}"),
+    _prefixed("postman", ("PMAK-",), r"[a-f0-9]{24}-[a-f0-9]{34}"),
+    _prefixed("linear", ("lin_api_",), r"[A-Za-z0-9]{30,}"),
+    _prefixed("newrelic", ("NRAK-",), r"[A-Z0-9]{27}"),
+    _prefixed("databricks", ("dapi",), r"[a-f0-9]{32}(?![a-f0-9])"),
+    _prefixed("atlassian", ("ATATT3",), rf"{_BODY}{{40,}}"),
+    _prefixed("groq", ("gsk_",), r"[A-Za-z0-9]{40,}"),
+    _prefixed("replicate", ("r8_",), r"[A-Za-z0-9]{30,}"),
+    _prefixed("perplexity", ("pplx-",), r"[A-Za-z0-9]{40,}"),
+    _prefixed("sentry", ("sntrys_", "sntryu_"), r"[A-Za-z0-9_=+/]{30,}"),
+    _prefixed("tailscale", ("tskey-",), r"[A-Za-z0-9-]{20,}"),
+    _prefixed("supabase", ("sbp_",), r"[a-f0-9]{40}"),
+    _prefixed("planetscale", ("pscale_tkn_", "pscale_pw_"), rf"{_BODY}{{30,}}"),
+    _prefixed("figma", ("figd_",), rf"{_BODY}{{30,}}"),
+    _prefixed("notion", ("ntn_",), r"[A-Za-z0-9]{40,}"),
+    _prefixed("contentful", ("CFPAT-",), rf"{_BODY}{{40,}}"),
+    _prefixed("onepassword", ("ops_eyJ",), r"[A-Za-z0-9_=+/-]{30,}"),
+    _prefixed("mailgun", ("key-",), r"[0-9a-f]{32}(?![0-9a-f])"),
+    _prefixed("square", ("sq0atp-", "sq0csp-"), rf"{_BODY}{{22,}}"),
+    _prefixed("twilio", ("SK",), r"[0-9a-f]{32}(?![0-9a-f])"),
+    _prefixed("artifactory", ("AKCp",), r"[A-Za-z0-9]{60,}"),
+    _prefixed("doppler", ("dp.pt.", "dp.st.", "dp.sa.", "dp.ct."), r"[A-Za-z0-9]{40,}"),
+    _prefixed("dynatrace", ("dt0c01.",), r"[A-Z0-9]{24}\.[A-Z0-9]{64}"),
+    _prefixed("easypost", ("EZAK", "EZTK"), r"[A-Za-z0-9]{54}"),
+    _prefixed("flutterwave", ("FLWSECK-", "FLWSECK_TEST-"), r"[A-Za-z0-9]{32}"),
+    _prefixed("frameio", ("fio-u-",), rf"{_BODY}{{40,}}"),
+    _prefixed("pulumi", ("pul-",), r"[a-f0-9]{40}"),
+    _prefixed("prefect", ("pnu_",), r"[A-Za-z0-9]{36}"),
+    _prefixed("readme", ("rdme_",), r"[a-z0-9]{70}"),
+    _prefixed("rubygems", ("rubygems_",), r"[a-f0-9]{48}"),
+    _prefixed("sendinblue", ("xkeysib-",), r"[a-f0-9]{64}-[A-Za-z0-9]{16}"),
+    _prefixed("shippo", ("shippo_live_", "shippo_test_"), r"[a-f0-9]{40}"),
+    _prefixed("typeform", ("tfp_",), rf"{_BODY}{{40,}}"),
+    _prefixed("clojars", ("CLOJARS_",), r"[a-z0-9]{60}"),
+    _prefixed("alibaba", ("LTAI",), r"[A-Za-z0-9]{20}(?![A-Za-z0-9])"),
+    _prefixed("flyio", ("FlyV1 fm2_",), r"[A-Za-z0-9+/=_-]{40,}"),
+)
+
+_ALL_TRIGGERS: Final = tuple(
+    (t.lower() if r.folded else t, r.folded) for r in _RULES for t in r.triggers
+)
+
+
+def _trie(words: Iterable[str]) -> str:
+    """One expression for many literals, factored by prefix (``a(?:kia|iza|...)|b...``):
+    the engine tries a handful of branches at a position, not every literal."""
+    tree: dict[str, Any] = {}
+    for word in words:
+        node = tree
+        for char in word:
+            node = node.setdefault(char, {})
+        node[""] = {}
+
+    def emit(node: dict[str, Any]) -> str:
+        branches = [re.escape(c) + emit(node[c]) for c in sorted(k for k in node if k)]
+        if not branches:
+            return ""
+        if "" in node:  # a word ends here: what follows is optional, as a whole
+            return "(?:" + "|".join(branches) + ")?"
+        return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+
+    return emit(tree)
+
+
+# One scout for short texts: where any trigger starts, in the lower-cased text (a false
+# hit costs one match). The search restarts one character after each hit, so triggers that
+# overlap ("-----END ...-----" right before "-----BEGIN") are all seen; the longest at a
+# position stands for the shorter ones too (see ``_AT_TRIGGER``).
+_TRIGGERS: Final = sorted({t for t, _ in _ALL_TRIGGERS} | {t.lower() for t, _ in _ALL_TRIGGERS})
+_SCOUT: Final = re.compile(_trie(t for t in _TRIGGERS if t == t.lower()))
+# The triggers of the rules that are not token shapes (their words and literals).
+_WORD_RULES: Final = ("url-credentials", "argument", "private-key")
+_WORD_SCOUT: Final = re.compile(
+    _trie(t.lower() for r in _RULES if r.folded or r.name in _WORD_RULES for t in r.triggers)
+)
+_BY_TRIGGER: Final[dict[str, list[_Rule]]] = {}
+for _rule in _RULES:
+    for _trigger in _rule.triggers:
+        _BY_TRIGGER.setdefault(_trigger.lower(), []).append(_rule)
+# The rules to try where a trigger starts: its own and those of every shorter trigger that
+# begins it ("authorization" also starts "auth"; both name the same rule, others may not).
+_AT_TRIGGER: Final[dict[str, list[_Rule]]] = {
+    trigger: [r for t in _BY_TRIGGER if trigger.startswith(t) for r in _BY_TRIGGER[t]]
+    for trigger in _BY_TRIGGER
+}
+#: Above this many characters a text is scanned trigger by trigger with ``str.find``.
+LONG_TEXT: Final = 4096
+
+
+def _may_hold_secret(text: str) -> bool:
+    """For a text with no run of 16 token characters (so no token shape): False when no
+    other rule can match either, as each needs "=", ":", "--" or a Bearer/Basic word. Most
+    strings of a message (names, short texts) are ruled out by these checks alone."""
+    if "=" in text or ":" in text or "--" in text:
+        return True
+    folded = text.lower()
+    return "bearer" in folded or "basic" in folded
+
+
+# What a JSON message needs to hold for any rule to fire, seen on its raw text: a trigger
+# of a rule with words, or a secret-sounding member name (``"apiKey":``, ``"pwd":``).
+_JSON_SCOUT: Final = re.compile(
+    _trie(
+        {t.lower() for r in _RULES if r.folded or r.name in _WORD_RULES for t in r.triggers}
+        | SECRET_WORDS
+        | {q + sep + "key" for q in _KEY_QUALIFIERS for sep in ("", "_", "-", ".", " ")}
+    )
+)
+_JSON_SCOUT_LIMIT: Final = 65536
+
+
+def json_may_hold_secret(raw: str) -> bool:
+    """False when a JSON text (a message as it was framed) certainly holds nothing any rule
+    redacts, so its decoded value need not be walked: the common case, found with a
+    few C-speed checks. Escapes (``\\u0070``) could hide a word, so a text with any
+    backslash, or a long one, is always walked."""
+    if len(raw) > _JSON_SCOUT_LIMIT or "\\" in raw or "--" in raw:
+        return True
+    if len(raw) >= _RUN and _RUN_MARK in raw.translate(_MASK):
+        return True
+    folded = raw.lower()
+    return len(folded) != len(raw) or _JSON_SCOUT.search(folded) is not None
+
+
+def _hits_short(text: str, scout: re.Pattern[str] | None = None) -> Iterator[tuple[int, str]]:
+    folded = text.lower()
+    scout = scout or _SCOUT
+    if len(folded) == len(text):
+        hay = folded
+    else:
+        scout, hay = re.compile(scout.pattern, re.IGNORECASE), text
+    match = scout.search(hay)
+    while match is not None:
+        yield match.start(), match.group(0).lower()
+        match = scout.search(hay, match.start() + 1)
+
+
+# Long texts. A regular expression tried at every position of 38 MB costs seconds, and so
+# does Python work at every URL or "=" in it; what is cheap is a handful of passes that
+# the regular expression engine makes in C. So:
+# * token shapes all have a long run of token characters: the text is mapped to a mask
+#   (``str.translate``), runs of 16 or more are found with one ``find`` of 16 marks, and
+#   only the text around each run is scouted like a short text;
+# * a rule with one literal trigger (``://``, ``--``, ``-----BEGIN``, ``bearer``,
+#   ``basic``) is searched with its own expression, which starts with that literal: the
+#   engine skips to each occurrence in C and fails there in C, so a URL without
+#   credentials costs Python nothing;
+# * ``key=value`` forms are found on the reversed, lower-cased text by one expression
+#   whose first character is ``=`` or ``:``, so the engine skips everything else in C.
+_RUN: Final = 16
+_TOKEN_CHARS: Final = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
+_MASK: Final = {i: (97 if chr(i) in _TOKEN_CHARS else 32) for i in range(128)}
+_RUN_MARK: Final = "a" * _RUN
+_WINDOW_BEFORE: Final = 32  # the longest prefix that may sit before a run ("AGE-SECRET-KEY-1")
+_WINDOW_AFTER: Final = 4096  # a run longer than this is data (base64); its start is scouted
+_SINGLE: Final = tuple(
+    (rule, re.compile(rule.pattern.pattern) if rule.folded else rule.pattern)
+    for rule in _RULES
+    if rule.name in ("url-credentials", "argument", "private-key", "bearer", "basic-auth")
+)
+_REV_ASSIGN: Final = re.compile(
+    r"[=:][ \t]*[\"']?\\?(?:(?:yek|di|eulav|gnirts|nekot)[-_]?)?("
+    + "|".join(re.escape(k[::-1]) for k in sorted(_KEYWORDS, key=len, reverse=True))
+    + ")"
+)
+
+
+def _spans_long(text: str) -> list[Span] | None:
+    """``find_spans`` for a long text (see above); ``None`` when no shortcut applies."""
+    folded = text.lower()
+    if len(folded) != len(text):  # a rare character lower-cases to two: no shortcuts
+        return None
+    hits: list[tuple[int, str]] = []
+    mask = text.translate(_MASK)
+    pos = mask.find(_RUN_MARK)
+    while pos != -1:
+        end = mask.find(" ", pos)
+        end = len(text) if end == -1 else end
+        start = max(0, pos - _WINDOW_BEFORE)
+        hits += [
+            (start + at, t) for at, t in _hits_short(text[start : min(end, pos + _WINDOW_AFTER)])
+        ]
+        pos = mask.find(_RUN_MARK, end)
+    reverse = folded[::-1]
+    size = len(text)
+    hits += [(size - m.end(1), m.group(1)[::-1]) for m in _REV_ASSIGN.finditer(reverse)]
+    found = _spans_at(text, hits)
+    no_at = "@" not in text  # URL credentials need one: a text without is spared a search
+    for rule, pattern in _SINGLE:
+        if no_at and rule.name == "url-credentials":
+            continue
+        hay = folded if rule.folded else text
+        match = pattern.search(hay)
+        while match is not None:
+            span = _accept(rule, text, match.start(), match.span("s"))
+            if span is not None:
+                found.append(span)
+            match = pattern.search(hay, match.start() + 1)
+    return found
+
+
+def _accept(rule: _Rule, text: str, pos: int, where: tuple[int, int]) -> Span | None:
+    start, end = where
+    if end <= start or (rule.word_start and not _word_start(text, pos)):
+        return None
+    if rule.check is not None and not rule.check(text[start:end]):
+        return None
+    return Span(start, end, rule.name)
+
+
+def _word_start(text: str, pos: int) -> bool:
+    """A name trigger starts a word, or a new word of a camelCase or SNAKE name: ``bypass``
+    and ``spin`` are not ``pass`` and ``pin``, ``dbPassword`` and ``DB_PASS`` are."""
+    if pos == 0:
+        return True
+    before = text[pos - 1]
+    return not before.isalnum() or (before.islower() and text[pos].isupper())
+
+
+def find_spans(text: str) -> list[Span]:
+    """Every secret in ``text`` as sorted, non-overlapping spans (the earliest, then the
+    longest, wins where two rules overlap)."""
+    if len(text) <= LONG_TEXT:
+        if len(text) >= _RUN and _RUN_MARK in text.translate(_MASK):
+            return merge(_spans_at(text, _hits_short(text)))
+        if not _may_hold_secret(text):
+            return []  # most texts: a few checks in C say no rule can match
+        # no run of token characters: no token shape, only the rules with words
+        return merge(_spans_at(text, _hits_short(text, _WORD_SCOUT)))
+    found = _spans_long(text)
+    return merge(found if found is not None else _spans_at(text, _hits_short(text)))
+
+
+def _spans_at(text: str, hits: Iterable[tuple[int, str]]) -> list[Span]:
+    """The spans of the rules whose triggers occur at ``hits``."""
+    found: list[Span] = []
+    seen: set[tuple[int, str]] = set()
+    for pos, trigger in hits:
+        for rule in _AT_TRIGGER.get(trigger, ()):
+            if (pos, rule.name) in seen:
+                continue
+            seen.add((pos, rule.name))
+            match = rule.pattern.match(text, pos)
+            if match is not None:
+                span = _accept(rule, text, pos, match.span("s"))
+                if span is not None:
+                    found.append(span)
+    return found
+
+
+_GENERIC: Final = frozenset({"assignment", "argument", "known"})
+
+
+def merge(spans: list[Span]) -> list[Span]:
+    """Sorted, non-overlapping spans: overlapping ones become one, named by the first."""
+    if len(spans) < 2:
+        return spans
+    spans.sort(key=lambda s: (s.start, -s.end, s.rule in _GENERIC))
+    out = [spans[0]]
+    for span in spans[1:]:
+        last = out[-1]
+        if span.start < last.end:
+            if span.end > last.end:
+                out[-1] = Span(last.start, span.end, last.rule)
+            continue
+        out.append(span)
+    return out

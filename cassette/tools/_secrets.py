@@ -1,0 +1,132 @@
+"""One detector for recording, ``lint``, ``redact --scan`` and ``redact -o``.
+
+A cassette recorded with redaction off, or by an older version with fewer rules, is read
+the way a recording would have redacted it: through one ``RedactionSession`` of the
+built-in rules. Two passes over the cassette: the first only *learns* (every secret it
+finds becomes a known value, as in a recording), the second redacts with everything
+learned, so a secret the session met anywhere is found everywhere, earlier lines too.
+Where the second pass changes something is a finding; its output is ``redact -o``'s.
+
+Typed sentinels an event lists in ``redacted`` (a number under ``token``) are already
+redacted and are not reported.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any, Final
+
+import attrs
+
+from cassette.core.jsondiff import pointer
+from cassette.core.model import Event, MessageEvent, RawEvent, StderrEvent
+from cassette.core.redaction import RedactionSession, Redactor
+from cassette.core.schemas import SchemaBook
+from cassette.core.wildcards import mask_like
+from cassette.store.storage import Cassette
+from cassette.tools._common import Finding
+
+__all__ = ["Cleaned", "clean", "secret_findings"]
+
+_RULE: Final = re.compile(r"\[REDACTED:([a-z0-9-]+):")
+
+
+@attrs.frozen
+class Cleaned:
+    """A cassette as the built-in rules redact it, and where that changed something."""
+
+    target: dict[str, Any]
+    events: tuple[Event, ...]
+    findings: list[Finding]
+
+
+def _session(tape: Cassette) -> RedactionSession:
+    info = tape.header.redaction
+    paths = info.get("paths", ()) if isinstance(info, dict) else ()
+    ok = isinstance(paths, list) and all(isinstance(p, str) for p in paths)
+    return Redactor(paths=tuple(paths) if ok else ()).session()
+
+
+def _target(session: RedactionSession, target: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in dict(target).items():
+        if key == "command" and isinstance(value, list):
+            out[key] = session.argv([str(v) for v in value])
+        elif key == "url" and isinstance(value, str):
+            out[key] = session.text(value)
+        else:
+            out[key] = value
+    return out
+
+
+def _event(session: RedactionSession, book: SchemaBook, event: Event) -> Event:
+    if isinstance(event, MessageEvent):
+        stream = event.meta.get("stream") if isinstance(event.meta, dict) else None
+        message, found = session.message(
+            event.message, book.schemas(event.dir, event.message, stream)
+        )
+        kept = tuple(event.redacted or ())
+        message = mask_like(event.message, message, kept)  # sentinels already in place
+        pointers = tuple(dict.fromkeys((*kept, *found))) or None
+        return attrs.evolve(event, message=message, redacted=pointers)
+    if isinstance(event, RawEvent) and event.text is not None:
+        return attrs.evolve(event, text=session.line(f"raw-{event.dir}", event.text))
+    if isinstance(event, StderrEvent):
+        return attrs.evolve(event, text=session.line("stderr", event.text))
+    return event
+
+
+def clean(tape: Cassette) -> Cleaned:
+    """Redact a cassette with the built-in rules (see the module docstring)."""
+    session = _session(tape)
+    for _ in range(2):  # learn, then redact with all that was learned
+        session.restart_lines()
+        target = _target(session, tape.header.target)
+        book = SchemaBook()
+        events = tuple(_event(session, book, e) for e in tape.events)
+    findings = [
+        Finding(1, "secret", f"unredacted secret ({rule}) in header target {where}")
+        for where, rule in _changes(tape.header.target, target, ())
+    ]
+    for old, new in zip(tape.events, events, strict=True):
+        if isinstance(old, MessageEvent) and isinstance(new, MessageEvent):
+            changes = _changes(old.message, new.message, ())
+            where = "message "
+        elif isinstance(old, RawEvent | StderrEvent) and isinstance(new, RawEvent | StderrEvent):
+            changes = _changes(old.text, new.text, ())
+            where = f"{old.kind} text"
+        else:
+            continue
+        findings += [
+            Finding(old.seq + 1, "secret", f"unredacted secret ({rule}) in {where}{path}")
+            for path, rule in changes
+        ]
+    return Cleaned(target, events, findings)
+
+
+def _changes(old: Any, new: Any, at: tuple[str | int, ...]) -> Iterator[tuple[str, str]]:
+    """Where ``new`` differs from ``old``: (JSON Pointer, rule) pairs."""
+    if old == new:
+        return
+    if isinstance(old, dict) and isinstance(new, dict):
+        for key in old:
+            yield from _changes(old[key], new.get(key), (*at, str(key)))
+    elif isinstance(old, list) and isinstance(new, list):
+        if at and at[-1] == "command" and len(at) == 1:
+            yield pointer(at), _rules(new)
+            return
+        for index, (a, b) in enumerate(zip(old, new, strict=False)):
+            yield from _changes(a, b, (*at, index))
+    else:
+        yield pointer(at), _rules(new)
+
+
+def _rules(value: Any) -> str:
+    text = value if isinstance(value, str) else str(value)
+    return ",".join(sorted(set(_RULE.findall(text)))) or "key"
+
+
+def secret_findings(tape: Cassette) -> list[Finding]:
+    """Secrets the recorder's rules would have removed, wherever they are."""
+    return clean(tape).findings

@@ -1,0 +1,161 @@
+"""Realistic FAKE credentials for the redaction tests, and where each one is planted.
+
+None of these is real. They are assembled at run time from a seeded generator and split
+prefixes, so the source itself holds no credential-shaped string (push protection and
+secret scanners have nothing to flag here), yet each value has the exact shape of its
+family: the recorder must recognise them as it would recognise real ones.
+
+``PLACES`` says where each value travels in ``tests/servers/secrets_server.py``'s session,
+so a test can check every place the issue lists: tool arguments, echoed results, JSON
+inside strings, structured content, stderr, raw stdout lines, the command line, the
+environment, the upstream URL and its query string, and HTTP headers.
+"""
+
+from __future__ import annotations
+
+import base64
+import random
+import string
+from typing import Final
+
+_rng = random.Random(16)
+_ALNUM = string.ascii_letters + string.digits
+_B64 = _ALNUM + "+/"
+
+
+def _body(size: int, alphabet: str = _ALNUM) -> str:
+    return "".join(_rng.choice(alphabet) for _ in range(size))
+
+
+def _pem() -> str:
+    lines = [_body(64, _B64) for _ in range(6)]
+    kind = " ".join(("BEGIN", "PRIVATE", "KEY"))
+    end = " ".join(("END", "PRIVATE", "KEY"))
+    return f"-----{kind}-----\n" + "\n".join(lines) + f"\n-----{end}-----"
+
+
+def _jwt() -> str:
+    head = base64.urlsafe_b64encode(b'{"alg":"HS256","typ":"JWT"}').rstrip(b"=").decode()
+    body = base64.urlsafe_b64encode(b'{"sub":"fake-user-1","iat":1700000000}')
+    return ".".join((head, body.rstrip(b"=").decode(), _body(43, _ALNUM + "-_")))
+
+
+#: name -> the fake secret (a string; numbers are planted as numbers where noted).
+CORPUS: Final[dict[str, str]] = {
+    "github_classic": "gh" + "p_" + _body(36),
+    "github_oauth": "gh" + "o_" + _body(36),
+    "github_fine_grained": "github" + "_pat_" + _body(22) + "_" + _body(59),
+    "gitlab": "gl" + "pat-" + _body(20),
+    "stripe_live": "sk" + "_live_" + _body(24),
+    "stripe_restricted": "rk" + "_live_" + _body(24),
+    "openai": "sk-" + "proj-" + _body(48),
+    "anthropic": "sk-" + "ant-api03-" + _body(86) + "AA",
+    "slack_bot": "xo" + "xb-" + _body(11, string.digits) + "-" + _body(24),
+    "slack_webhook": "hooks.slack.com/services/" + "T" + _body(10) + "/B" + _body(10),
+    "aws_access_key_id": "AK" + "IA" + _body(16, string.ascii_uppercase + string.digits),
+    "aws_secret_access_key": _body(40, _B64),
+    "google_api": "AI" + "za" + _body(35, _ALNUM + "-_"),
+    "npm": "np" + "m_" + _body(36),
+    "huggingface": "h" + "f_" + _body(34, string.ascii_letters),
+    "sendgrid": "S" + "G." + _body(22, _ALNUM + "-_") + "." + _body(43, _ALNUM + "-_"),
+    "azure_account_key": _body(86, _B64) + "==",
+    "pem_private_key": _pem(),
+    "jwt": _jwt(),
+    "basic_password": "Basic-" + _body(12),
+    "bearer_opaque": _body(40),
+    "x_api_key": _body(32),
+    "cookie_session": _body(32),
+    "dictionary_password": "sunshine",
+    "pin": "4821",
+    "otp": "739214",
+    "redis_password": _body(16),
+    "postgres_password": "p@ss" + _body(10),
+    "url_token_user": _body(28),
+    "query_token": _body(24),
+    "query_api_key": _body(24),
+    "free_text_secret": _body(20),
+    "stderr_password": _body(14) + "!9",
+    "cli_secret_key": _body(30),
+    "cli_passphrase": "correct-" + _body(12),
+    "cli_api_key": _body(26),
+    "env_db_pass": "Tr0ub4dor&" + _body(6),
+    "env_service_token": _body(30),
+    "json_auth": _body(18),
+    "json_pass": _body(15),
+    "json_pwd": _body(13),
+    "listed_credential_a": _body(20),
+    "listed_credential_b": _body(21),
+    "nested_secret": _body(22),
+    "pypi": "pypi-" + "AgEIcHlwaS5vcmc" + _body(60, _ALNUM + "-_"),
+    "docker": "dckr" + "_pat_" + _body(27, _ALNUM + "-_"),
+    "vault": "hv" + "s." + _body(24),
+    "digitalocean": "dop" + "_v1_" + _body(64, "0123456789abcdef"),
+    "groq": "gs" + "k_" + _body(52),
+    "mailgun": "key" + "-" + _body(32, "0123456789abcdef"),
+    "square": "sq0" + "csp-" + _body(43, _ALNUM + "-_"),
+    "twilio": "S" + "K" + _body(32, "0123456789abcdef"),
+    "alibaba": "LT" + "AI" + _body(20),
+    "doppler": "dp.pt." + _body(43),
+}
+
+# A few derived forms, planted as they would appear.
+BASIC_CREDENTIALS: Final = base64.b64encode(
+    f"svc-user:{CORPUS['basic_password']}".encode()
+).decode()
+AZURE_CONNECTION: Final = (
+    "DefaultEndpointsProtocol=https;AccountName=fakeacct;"
+    f"AccountKey={CORPUS['azure_account_key']};EndpointSuffix=core.windows.net"
+)
+POSTGRES_URL: Final = f"postgres://admin:{CORPUS['postgres_password']}@db.internal:5432/app"
+REDIS_URL: Final = f"redis://:{CORPUS['redis_password']}@cache.internal:6379/0"
+
+#: Environment variables the server is started with (secret names, as in real life).
+ENVIRONMENT: Final = {
+    "DB_PASS": CORPUS["env_db_pass"],
+    "MY_SERVICE_TOKEN": CORPUS["env_service_token"],
+    "AWS_SECRET_ACCESS_KEY": CORPUS["aws_secret_access_key"],
+    "STRIPE_API_KEY": CORPUS["stripe_restricted"],
+}
+
+#: The server's command-line options (after the script).
+ARGUMENTS: Final = (
+    "--secret-key",
+    CORPUS["cli_secret_key"],
+    f"--passphrase={CORPUS['cli_passphrase']}",
+    "--api-key",
+    CORPUS["cli_api_key"],
+    REDIS_URL,
+)
+
+#: Where each value travels (documentation for a person reading a failure).
+PLACES: Final = {
+    "tool arguments": ["dictionary_password", "pin", "otp", "json_auth", "json_pass"],
+    "echoed results (JSON inside a string)": ["json_pwd", "listed_credential_a", "nested_secret"],
+    "structured content": ["pin", "npm", "slack_webhook"],
+    "stderr": ["stderr_password", "free_text_secret", "postgres_password"],
+    "raw stdout lines": ["gitlab", "huggingface"],
+    "command line": ["cli_secret_key", "cli_passphrase", "cli_api_key", "redis_password"],
+    "environment": ["env_db_pass", "env_service_token", "aws_secret_access_key"],
+    "upstream URL and query string": ["url_token_user", "query_token", "query_api_key"],
+    "HTTP headers": ["bearer_opaque", "x_api_key", "cookie_session"],
+}
+
+#: Values planted only over HTTP (headers, the upstream URL) or only over stdio.
+HTTP_ONLY: Final = frozenset(
+    {"bearer_opaque", "x_api_key", "cookie_session", "url_token_user", "query_token"}
+    | {"query_api_key"}
+)
+STDIO_ONLY: Final = frozenset({"gitlab", "huggingface"})
+
+
+def fragments(value: str) -> list[str]:
+    """A value and the pieces of it that would still identify it (its ends, PEM lines, the
+    encoded form it travels in)."""
+    out = [value]
+    if value == CORPUS["basic_password"]:
+        out.append(BASIC_CREDENTIALS)
+    if "\n" in value:
+        out += [line for line in value.splitlines() if "-----" not in line]
+    elif len(value) >= 20:
+        out += [value[:14], value[-14:]]
+    return out

@@ -1,0 +1,103 @@
+"""The real foreign ``cassette`` (0.3.8 on the package index, an unrelated HTTP recorder
+also imported as ``cassette``) next to ours, in a throwaway virtual environment.
+
+Both ways it happens: installed after our wheel (its files replace ours in one
+``site-packages/cassette``) and installed beside our editable install (it comes first on
+``sys.path`` and shadows ours). Each time ``cassette --version`` and ``pytest`` print one
+line that names the conflict and the fix, exit 78, and show no traceback; and the fix the
+line gives works. It installs from the package index, so it is not in the portable subset.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support import ROOT
+
+pytestmark = pytest.mark.e2e
+
+FOREIGN = "cassette==0.3.8"
+BIN = "Scripts" if sys.platform == "win32" else "bin"
+
+
+class Venv:
+    def __init__(self, path: Path) -> None:
+        subprocess.run([sys.executable, "-m", "venv", str(path)], check=True, timeout=120)
+        self.path = path
+        self.python = str(path / BIN / "python")
+
+    def pip(self, *args: str) -> None:
+        result = subprocess.run(
+            [self.python, "-m", "pip", "--disable-pip-version-check", "-q", *args],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=300,
+        )
+        assert result.returncode == 0, result.stderr
+
+    def run(self, *argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(self.path / BIN / argv[0]), *argv[1:]],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=120,
+            cwd=cwd,
+        )
+
+
+def assert_one_line_conflict(result: subprocess.CompletedProcess[str], expected: str) -> str:
+    assert result.returncode == 78, (result.returncode, result.stdout, result.stderr)
+    assert "Traceback" not in result.stderr + result.stdout
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("cassette-mcp: error: conflict: ")
+    assert expected in lines[0]
+    return lines[0]
+
+
+def test_the_foreign_package_is_named_with_the_fix(tmp_path: Path) -> None:
+    venv = Venv(tmp_path / "venv")
+    work = tmp_path / "project"
+    work.mkdir()
+    (work / "test_nothing.py").write_text("def test_nothing():\n    pass\n")
+
+    # Each package built once: ours from this checkout, the foreign one from its sdist.
+    wheels = tmp_path / "wheels"
+    venv.pip("wheel", "--no-deps", "-w", str(wheels), str(ROOT), FOREIGN)
+    ours = str(next(wheels.glob("cassette_mcp-*.whl")))
+    foreign = str(next(wheels.glob("cassette-*.whl")))
+
+    # Our wheel, then the foreign package over it.
+    venv.pip("install", ours, "pytest==9.2.0")
+    assert venv.run("cassette", "--version", cwd=work).stdout.strip() == "cassette-mcp 0.2.0"
+    venv.pip("install", "--no-deps", foreign)
+    line = assert_one_line_conflict(
+        venv.run("cassette", "--version", cwd=work), "'cassette 0.3.8', an unrelated package"
+    )
+    assert "fix: pip uninstall cassette && pip install --force-reinstall --no-deps" in line
+    assert_one_line_conflict(venv.run("pytest", "-q", cwd=work), "'cassette 0.3.8'")
+
+    # The fix the line gives (reinstalling our wheel rather than the index's).
+    venv.pip("uninstall", "-y", "cassette")
+    venv.pip("install", "--force-reinstall", "--no-deps", ours)
+    assert venv.run("cassette", "--version", cwd=work).returncode == 0
+    passed = venv.run("pytest", "-q", "-p", "no:cacheprovider", cwd=work)
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+
+    # Our editable install, and the foreign package beside it: it shadows ours.
+    venv.pip("uninstall", "-y", "cassette-mcp")
+    venv.pip("install", "--no-deps", "-e", str(ROOT))
+    venv.pip("install", "--no-deps", foreign)
+    line = assert_one_line_conflict(
+        venv.run("cassette", "--version", cwd=work), "'import cassette' finds 'cassette 0.3.8' at"
+    )
+    assert line.endswith("fix: pip uninstall cassette")
+    assert_one_line_conflict(venv.run("pytest", "-q", cwd=work), "finds 'cassette 0.3.8'")
+    venv.pip("uninstall", "-y", "cassette")
+    assert venv.run("cassette", "--version", cwd=work).returncode == 0
