@@ -565,6 +565,9 @@ class Replayer:
         requested = _params(message).get("protocolVersion")
         result = initialize_from_discover(self._handshake or {}, requested)
         if result is not None:
+            # A legacy session from here on: its log messages follow the legacy rules (sent
+            # by default, filtered by logging/setLevel), as the live server's would.
+            self._playback.modern = False
             answer = {"jsonrpc": "2.0", "id": message["id"], "result": result}
             return _reply((answer,))
         listed = self._handshake.get("supportedVersions") if self._handshake else None

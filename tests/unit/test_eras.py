@@ -100,6 +100,34 @@ def test_legacy_client_on_modern_cassette_is_served_from_discover() -> None:
     assert not r.misses
 
 
+def test_legacy_client_on_modern_cassette_gets_log_messages_as_legacy_sessions_do() -> None:
+    """A 2026-07-28 server logs only at the level a request's ``_meta`` asks; a legacy
+    session gets every message until ``logging/setLevel`` says otherwise. A legacy client
+    of a modern cassette is a legacy session: the recorded messages reach it."""
+    log = {"jsonrpc": "2.0", "method": "notifications/message"}
+    info = {**log, "params": {"level": "info", "data": "counting"}}
+    debug = {**log, "params": {"level": "debug", "data": "detail"}}
+    recorded = modern_tape(
+        ("c2s", modern_req(2, "tools/call", {"name": "count"})),
+        ("s2c", info),
+        ("s2c", debug),
+        ("s2c", res(2, {"content": [], "resultType": "complete"})),
+    )
+    r = Replayer(recorded)
+    r.receive(req(1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {}}))
+    first = r.receive(req(3, "tools/call", {"name": "count"})).messages
+    assert first == (info, debug, res(3, {"content": []}))
+    leveled = Replayer(recorded)
+    leveled.receive(req(1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {}}))
+    leveled.receive(req(4, "logging/setLevel", {"level": "info"}))
+    second = leveled.receive(req(5, "tools/call", {"name": "count"})).messages
+    assert second == (info, res(5, {"content": []}))
+    modern = Replayer(recorded)
+    modern.receive(modern_req(1, "server/discover"))
+    (only,) = modern.receive(modern_req(3, "tools/call", {"name": "count"})).messages
+    assert only["id"] == 3  # a modern request that asked for no level: no log messages
+
+
 def test_legacy_client_on_modern_only_cassette_gets_unsupported_version() -> None:
     r = Replayer(modern_tape(discover={"supportedVersions": ["2026-07-28"]}))
     reply = r.receive(req(1, "initialize", {"protocolVersion": "2025-06-18"}))
