@@ -96,7 +96,7 @@ def driver(client: str) -> list[str]:
 
 
 def server_command(server: str, transport: str, port: int | None = None) -> list[str]:
-    script = {"dual": "matrix_server.py", "fastmcp": "fastmcp_server.py"}.get(server)
+    script = {"dual": "dual_era_server.py", "fastmcp": "fastmcp_server.py"}.get(server)
     if script is None:  # server-everything: PORT comes from the environment
         mode = {"stdio": "stdio", "http": "streamableHttp", "sse": "sse"}[transport]
         return [node(), str(EVERYTHING_JS), mode]
@@ -331,13 +331,23 @@ def baseline(cell: Cell, home: Path) -> Run:
 
 
 def cassette_cannot_serve(tape: Path, live_protocol: Any) -> bool:
-    """True when TAPE holds a legacy session and the client's live session negotiated
-    2026-07-28: the recording cannot show the server would serve that era, and issue 14
-    accepts a clear refusal naming --era there. (The other direction, a legacy client of a
-    modern cassette, must be served in this matrix: issue 14's Done means asks it of the
-    dual-era server, although mcp 2.3.0's server/discover lists only 2026-07-28.)"""
-    header = json.loads(tape.read_text("utf-8").split("\n", 1)[0])
-    return (header.get("era") or "legacy") == "legacy" and live_protocol == MODERN
+    """True when the recording cannot show that the server would serve the replaying client
+    in the era it negotiated live, so that issue 14 asks for a clear refusal naming --era:
+    a legacy session and a client that negotiated 2026-07-28; a 2026-07-28 session whose
+    recorded ``server/discover`` lists no legacy revision and a legacy client (mcp 2.3.0's
+    and fastmcp 4's default discovery list only 2026-07-28, although both servers accept
+    ``initialize``: tests/servers/dual_era_server.py lists them all)."""
+    lines = [json.loads(line) for line in tape.read_text("utf-8").splitlines() if line]
+    era = lines[0].get("era") or "legacy"
+    if era == "legacy":
+        return live_protocol == MODERN
+    if live_protocol in (None, MODERN):
+        return False
+    for event in lines[1:]:
+        result = (event.get("message") or {}).get("result")
+        if isinstance(result, dict) and "supportedVersions" in result:
+            return all(v == MODERN for v in result["supportedVersions"])
+    return True
 
 
 MODERN = "2026-07-28"
@@ -385,15 +395,15 @@ def test_cell(cell: Cell, tmp_path_factory: pytest.TempPathFactory) -> None:
         "diff": diff,
         "cannot_tell": cannot_tell,
     }
-    # Where the cassette cannot tell what the server would have said to this client (a
-    # legacy session, a client that speaks 2026-07-28), issue 14 accepts a clear refusal
-    # that says how to record for it (--era).
+    # Where the cassette cannot tell what the server would have said to this client (see
+    # cassette_cannot_serve), issue 14 asks for the live server's error with a line on how
+    # to record for it (--era), and a replay that reports the refusal (a miss, exit 1).
     refused_clearly = replayed.refused and "--era" in said
     if base.refused:
         # The replay refuses it as the live server did: with the same errors, or with a
         # line on how to record the cassette for this client.
-        ok = not diff or refused_clearly
-        save(cell, {**outcome, "status": "pass" if ok else "fail"})
+        ok = replayed.refused and (not diff or refused_clearly)
+        save(cell, {**outcome, "status": "refused" if ok else "fail"})
         assert replayed.refused, (
             f"live refused {cell.replayer} ({base.error}); the replay served it: {seen(outcome)}"
         )
@@ -402,8 +412,14 @@ def test_cell(cell: Cell, tmp_path_factory: pytest.TempPathFactory) -> None:
             f"({base.error!r}), and said nothing of how to record for it (--era)"
         )
         return
-    if cannot_tell and refused_clearly:
-        save(cell, {**outcome, "status": "pass"})
+    if cannot_tell and replayed.refused:
+        ok = refused_clearly and bool(replayed.misses)
+        save(cell, {**outcome, "status": "refused" if ok else "fail"})
+        assert refused_clearly, (
+            f"the replay refused {cell.replayer} with {replayed.error!r} and said nothing of "
+            f"how to record for it (--era): {said[-600:]!r}"
+        )
+        assert replayed.misses, "the replay refused the client but reported no miss"
         return
     save(cell, {**outcome, "status": "pass" if not diff and not replayed.misses else "fail"})
     assert not diff, f"{cell.replayer} saw on replay what it did not see live: {seen(outcome)}"
