@@ -26,6 +26,7 @@ TRANSPORTS = ("stdio", "http", "sse")
 CLIENTS = ("py2-auto", "py2-legacy", "py2-modern", "py1", "ts1", "ts2", "fastmcp", "inspector")
 SYMBOL = {
     "pass": "pass",
+    "refused": "refused",
     "xfail": "xfail",
     "racy": "racy",
     "fail": "FAIL",
@@ -51,7 +52,7 @@ def load(results: Path = RESULTS, *, marked: bool = True) -> list[dict[str, Any]
             cell["status"] = "racy"  # passed or failed, it is marked as what it is
         elif expected and cell["status"] == "fail":
             cell["status"] = "xfail"
-        elif expected and cell["status"] == "pass":
+        elif expected and cell["status"] in ("pass", "refused"):
             cell["status"] = "xpass"
         cell["reason"] = EXPECTED_FAILURES.get(cell["id"], "")
         cells.append(cell)
