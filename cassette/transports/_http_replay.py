@@ -50,7 +50,7 @@ import anyio
 import attrs
 from anyio.streams.memory import MemoryObjectReceiveStream
 
-from cassette.core.eras import initialize_from_discover, recorded_handshake
+from cassette.core.eras import initialize_from_discover, legacy_status, recorded_handshake
 from cassette.core.ids import id_key
 from cassette.core.jsonrpc import INVALID_REQUEST, Classified, Kind, classify, dumps_bytes
 from cassette.core.model import era_of
@@ -217,6 +217,14 @@ class HttpReplayApp:
             return
         await self._legacy_post(call, body, classified)
 
+    def _status(self, session: Session, reply: Reply) -> int | None:
+        """The recorded status of what answers ``reply``, as this session's client expects
+        it: a legacy client's session on a modern cassette gets a legacy server's."""
+        status = reply.exchange.status if reply.exchange is not None else None
+        if self.era == "modern" and session is not self._shared:
+            return legacy_status(status)
+        return status
+
     async def _refuse_legacy(self, call: _Call, body: bytes) -> None:
         """A legacy client's ``initialize`` on a modern cassette whose recorded server
         listed no legacy revision: the replay's ``-32022`` (a miss, with the hint to
@@ -335,7 +343,7 @@ class HttpReplayApp:
         send = call.send
         carries = kind in (Kind.REQUEST, Kind.BATCH)
         on_post = self._route(reply, carries_request=carries)
-        status = reply.exchange.status if reply.exchange is not None else None
+        status = self._status(session, reply)
         posted = [out for out, here in zip(outgoing(reply), on_post, strict=True) if here]
         if not posted:
             await self._write(session, reply, on_post)
@@ -455,7 +463,7 @@ class HttpReplayApp:
         what follows a client's answer, a live server's messages, or the error a server
         request left unanswered past its deadline gets."""
         send, conversation = call.send, session.conversation
-        status = reply.exchange.status if reply.exchange is not None else None
+        status = self._status(session, reply)
         headers = [*SSE_HEADERS, *extra]
         await send({"type": "http.response.start", "status": status or 200, "headers": headers})
         stream = EventStream(session, "post")
