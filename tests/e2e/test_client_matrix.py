@@ -370,6 +370,49 @@ def save(cell: Cell, outcome: dict[str, Any]) -> None:
     )
 
 
+#: What the replay's refusal says on how to record the cassette for the refused client
+#: (cassette.core.eras): the era to record in, or to record with that client.
+RECORD_HINTS = ("--era", "record it with this client")
+
+
+def verdict(outcome: dict[str, Any]) -> tuple[str, str]:
+    """A cell's status ("pass", "refused" or "fail") from its outcome, and why it failed.
+
+    - The live server refused the client: the replay must refuse it too, with the same
+      errors or with a line on how to record for it.
+    - The recording cannot tell whether the server would have served the client in the era
+      it negotiated live (``cassette_cannot_serve``): serving it as live passes, and so does
+      a refusal whose reported miss says how to record for it (issue 14's -32022 line).
+    - Otherwise the client must observe on replay exactly what it observed live, and the
+      replay must report no miss.
+    """
+    refusal = _refusal(outcome)
+    if refusal is not None:
+        return refusal
+    if outcome["diff"]:
+        return "fail", "the client saw on replay what it did not see live"
+    if outcome["misses"]:
+        return "fail", f"the replay reported misses: {outcome['misses']}"
+    return "pass", ""
+
+
+def _refusal(outcome: dict[str, Any]) -> tuple[str, str] | None:
+    """The verdict of a cell where a refusal is the right answer (``None`` elsewhere)."""
+    replay_refused = outcome["replay_refused"]
+    clearly = replay_refused and any(h in m for m in outcome["misses"] for h in RECORD_HINTS)
+    if outcome["live_refused"]:
+        if not replay_refused:
+            return "fail", "the live server refused the client; the replay served it"
+        if outcome["diff"] and not clearly:
+            return "fail", "refused on replay not as live, and not a word of how to record"
+        return "refused", ""
+    if outcome["cannot_tell"] and replay_refused:
+        if not clearly:
+            return "fail", "refused on replay without a miss saying how to record for it"
+        return "refused", ""
+    return None
+
+
 @pytest.mark.parametrize("cell", params())
 def test_cell(cell: Cell, tmp_path_factory: pytest.TempPathFactory) -> None:
     home = tmp_path_factory.mktemp(cell.id[:40])
@@ -381,9 +424,6 @@ def test_cell(cell: Cell, tmp_path_factory: pytest.TempPathFactory) -> None:
     assert rec.tape.exists(), f"nothing recorded; {cell.recorder} stderr:\n{rec.run.stderr}"
     base = baseline(cell, tmp_path_factory.mktemp("live"))
     replayed = replay(cell.replayer, cell.server, cell.transport, rec, home)
-    diff = differences(base.observed, replayed.observed)
-    said = replayed.stderr + replayed.replay_output + replayed.error
-    cannot_tell = cassette_cannot_serve(rec.tape, base.observed.get("protocol"))
     outcome = {
         "live": base.observed,
         "replay": replayed.observed,
@@ -392,35 +432,9 @@ def test_cell(cell: Cell, tmp_path_factory: pytest.TempPathFactory) -> None:
         "replay_refused": replayed.refused,
         "replay_error": replayed.error,
         "misses": replayed.misses,
-        "diff": diff,
-        "cannot_tell": cannot_tell,
+        "diff": differences(base.observed, replayed.observed),
+        "cannot_tell": cassette_cannot_serve(rec.tape, base.observed.get("protocol")),
     }
-    # Where the cassette cannot tell what the server would have said to this client (see
-    # cassette_cannot_serve), issue 14 asks for the live server's error with a line on how
-    # to record for it (--era), and a replay that reports the refusal (a miss, exit 1).
-    refused_clearly = replayed.refused and "--era" in said
-    if base.refused:
-        # The replay refuses it as the live server did: with the same errors, or with a
-        # line on how to record the cassette for this client.
-        ok = replayed.refused and (not diff or refused_clearly)
-        save(cell, {**outcome, "status": "refused" if ok else "fail"})
-        assert replayed.refused, (
-            f"live refused {cell.replayer} ({base.error}); the replay served it: {seen(outcome)}"
-        )
-        assert ok, (
-            f"the replay refused {cell.replayer} with {replayed.error!r}, not as live "
-            f"({base.error!r}), and said nothing of how to record for it (--era)"
-        )
-        return
-    if cannot_tell and replayed.refused:
-        ok = refused_clearly and bool(replayed.misses)
-        save(cell, {**outcome, "status": "refused" if ok else "fail"})
-        assert refused_clearly, (
-            f"the replay refused {cell.replayer} with {replayed.error!r} and said nothing of "
-            f"how to record for it (--era): {said[-600:]!r}"
-        )
-        assert replayed.misses, "the replay refused the client but reported no miss"
-        return
-    save(cell, {**outcome, "status": "pass" if not diff and not replayed.misses else "fail"})
-    assert not diff, f"{cell.replayer} saw on replay what it did not see live: {seen(outcome)}"
-    assert not replayed.misses, f"the replay reported misses: {replayed.misses}"
+    status, why = verdict(outcome)
+    save(cell, {**outcome, "status": status})
+    assert status != "fail", f"{cell.replayer}: {why}: {seen(outcome)}"
