@@ -96,22 +96,52 @@ def seen(cell: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
-#: The behaviours of issue 14 a failing cell waits for, by what the cell shows.
+#: Why a cell fails, by what it shows: what the product lacks, or what no recording of
+#: another client can show.
 BEHAVIOURS = {
-    "legacy-of-modern": "cross-era replay: a legacy client of a modern cassette is refused "
-    "(issue 14: answer initialize from the recorded server/discover)",
+    "legacy-of-modern": "cross-era replay: a legacy client of a modern cassette is not "
+    "served as the live server serves it",
     "modern-of-legacy": "cross-era replay: a 2026-07-28 client of a legacy cassette is "
-    "served legacy results or refused without a word of --era (live: 2026-07-28)",
-    "refusal": "a refused client gets the error the live server gave, or a line naming --era",
+    "served legacy results, or refused without a miss saying how to record for it",
+    "refusal": "a client the live server refused is refused on replay with another error, "
+    "no line on how to record for it and no miss (over HTTP: the replay front's header "
+    "check answers before the recording does)",
+    "client-dependent": "the recording cannot tell: the server's answers depend on the "
+    "client's own capabilities and answers (server-everything lists its sampling and "
+    "elicitation tools only to a client that declares them; the roots tools report the "
+    "client's roots; the Inspector declares roots only, and has none)",
+    "schema-title": "the recording cannot tell: the mcp 2.3.0 server's elicitation schema "
+    "has a top-level title on legacy sessions only, so a modern recording lacks it",
     "arguments": "normalised fingerprints: prompts/get with arguments {} and without "
     "arguments are the same request",
     "set-level": "handshake-time requests: logging/setLevel answered without a recording",
     "progress": "delivery: progress notifications reach the client before the response "
     "(the TypeScript SDKs' progress callbacks)",
     "logs": "delivery: log notifications sent during a call reach the client",
-    "capabilities": "capabilities: the recorded answers depend on the recording client's "
-    "capabilities (server requests and capability-gated tools)",
 }
+
+#: Steps whose outcome depends on the client's capabilities or its answers to the server.
+_CLIENT_DEPENDENT = {"tools", "callbacks", "sampling", "elicitation", "roots"}
+
+
+def _schema_title_only(cell: dict[str, Any]) -> bool:
+    """Whether the callbacks differ only by the elicitation schema's top-level title."""
+    pair = cell.get("diff", {}).get("callbacks")
+    if not pair or not isinstance(pair.get("live"), list):
+        return False
+
+    def untitled(calls: Any) -> Any:
+        out = []
+        for call in calls or []:
+            schema = (call.get("params") or {}).get("requestedSchema")
+            if isinstance(schema, dict):
+                schema = {k: v for k, v in schema.items() if k != "title"}
+                out.append({**call, "params": {**call["params"], "requestedSchema": schema}})
+            else:
+                out.append(call)
+        return out
+
+    return bool(untitled(pair["live"]) == untitled(pair["replay"]))
 
 
 def classify(cell: dict[str, Any]) -> list[str]:
@@ -136,9 +166,10 @@ def classify(cell: dict[str, Any]) -> list[str]:
         found.append("progress")
     if "logs" in diff and not era:
         found.append("logs")
-    gated = {"tools", "callbacks", "sampling", "elicitation", "roots"}
-    if gated & set(diff) and not era:
-        found.append("capabilities")
+    if _schema_title_only(cell) and not era:
+        found.append("schema-title")
+    elif _CLIENT_DEPENDENT & set(diff) and not era:
+        found.append("client-dependent")
     return found or ["other"]
 
 
@@ -193,7 +224,7 @@ def render(cells: list[dict[str, Any]], *, details: bool = True) -> str:
     summary = ", ".join(f"{n} {SYMBOL[s]}" for s, n in sorted(counts.items()))
     lines = [f"{len(cells)} cells: {summary}.", ""]
     lines += grids(cells)
-    failed = [c for c in cells if c["status"] in ("xfail", "fail") or c.get("diff")]
+    failed = [c for c in cells if c["status"] in ("xfail", "fail", "xpass", "racy")]
     lines += behaviours(failed)
     if failed and details:
         lines.append("| cell | status | what the replaying client saw (replay / live) |")
