@@ -21,7 +21,9 @@ modern                legacy, and the recorded   ``initialize`` answered from th
                       a legacy version           asked for if listed, else the newest listed
                                                  legacy one); results lose the 2026-07-28-only
                                                  members (``resultType``, ``ttlMs``,
-                                                 ``cacheScope``, the ``_meta`` envelope)
+                                                 ``cacheScope``, the ``_meta`` envelope);
+                                                 ``input_required``: server requests
+                                                 (``InputRound``); HTTP errors at 200
 modern                legacy, and no legacy      ``-32022``, as a modern-only server says; a
                       version is listed          miss, with a hint: ``record --era legacy``
 ====================  =========================  ===========================================
