@@ -253,7 +253,7 @@ class HttpReplayApp:
         refusal = (
             legacy_post_refusal(scope["headers"], classified)
             or self._session_refusal(session_id, opens, classified)
-            or legacy_version_refusal(scope["headers"])
+            or self._version_refusal(scope["headers"], session_id, classified)
         )
         if refusal is not None:
             await _refuse(send, refusal)
@@ -286,6 +286,18 @@ class HttpReplayApp:
             return None
         method = classified.value.get("method") if classified.kind is not Kind.BATCH else None
         return None if method in self._sessionless else _NO_SESSION
+
+    def _version_refusal(
+        self, headers: Any, session_id: str | None, classified: Classified
+    ) -> Refusal | None:
+        """A legacy session's check of ``MCP-Protocol-Version``. A request the recording
+        shows sent without a session is left to the replay instead: a 2026-07-28 client's
+        is refused there with ``-32022``, a miss that says how to record for that client,
+        where this check would give a 400 that names neither."""
+        method = classified.value.get("method") if classified.kind is Kind.REQUEST else None
+        if session_id is None and self._sessionless and method in self._sessionless:
+            return None
+        return legacy_version_refusal(headers)
 
     async def _answer(
         self,
