@@ -8,16 +8,17 @@ A cell is SERVER/TRANSPORT: RECORDER -> REPLAYER:
    ``cassette record -o TAPE --upstream URL``), against a fresh server;
 2. REPLAYER runs the same session live against a fresh server: its baseline;
 3. REPLAYER runs it against ``cassette replay TAPE`` (stdio, or ``--front http``/``sse``).
-It passes when REPLAYER observes on replay exactly what it observed live and the replay
-reported no miss; when the live server refused REPLAYER, it passes when the replay refuses
-it too, with a line that says how to record the cassette for that client (``--era``).
+``verdict`` judges it: pass when REPLAYER observes on replay exactly what it observed live
+and the replay reported no miss; refused when the live server refused REPLAYER, or the
+recording cannot tell whether it would have served REPLAYER's era (``cassette_cannot_serve``),
+and the replay refuses it with a reported miss that says how to record for it.
 
 The drivers are tests/clients/*.py and tests/node/clients/*.mjs (tests/clients/README.md).
 The default run is DEFAULT_CELLS; CASSETTE_FULL_MATRIX=1 runs every cell. Either way each
 cell's outcome lands in build/client-matrix/ and the table in build/client-matrix.md
-(tests/e2e/conftest.py writes it); docs/matching.md holds the last full table. Cells that
-fail today are in EXPECTED_FAILURES (strict xfail: a cell that starts passing turns the
-suite red until it is taken out).
+(tests/conftest.py writes it); docs/client-matrix.md holds the last full table. Cells that
+fail are in EXPECTED_FAILURES (strict xfail: a cell that starts passing turns the suite
+red until it is taken out).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The fastmcp 4.x server of the cross-client matrix (tests/e2e/test_client_matrix.py).
 
-The same tools as matrix_server.py, written the way a fastmcp user writes them: an echo, a
+The same tools as dual_era_server.py, written the way a fastmcp user writes them: an echo, a
 tool that reports progress and logs, and tools that need the client's elicitation
 (``ctx.elicit``), sampling and roots (fastmcp 4 has no authoring API for those two, so
 they go through the session as its docs say). fastmcp refuses server-to-client requests
