@@ -280,13 +280,37 @@ def expected_failures(*runs: Path) -> dict[str, dict[str, str]]:
 DELIVERY = {"progress", "logs"}
 
 
+#: The head of docs/client-matrix.md (``--doc``): what the page is and how it is made.
+DOC_HEAD = """# The client matrix
+
+Which clients a cassette serves, as the last full run of the cross-client matrix found
+it (`CASSETTE_FULL_MATRIX=1 pytest -n 2 tests/e2e/test_client_matrix.py`, then
+`python -m tests.e2e.matrix_table --doc build/client-matrix`). How a cell is run and
+judged: [Which clients a cassette serves](matching.md#which-clients-a-cassette-serves);
+what the replay serves by the era of the cassette and of the client:
+[A client of the other era](matching.md#a-client-of-the-other-era).
+
+In the grids, rows are the recording client and columns the replaying one. **pass**: the
+client observed on replay what it observed live; **refused**: the live server refused it,
+or the recording cannot tell whether the server would have served its era, and the replay
+refused it with a miss that says how to record for it; **xfail**: a failure listed, with
+why, in `tests/e2e/client_matrix_expected.json`; **n/a**: the live server refused the
+recording client, so its cassette holds only that refusal.
+
+"""
+
+
 if __name__ == "__main__":
     # python -m tests.e2e.matrix_table [DIR]                the table of the run in DIR
+    # python -m tests.e2e.matrix_table --doc DIR [NOTE]     docs/client-matrix.md's text
     # python -m tests.e2e.matrix_table --expected DIR...    the marks those runs call for,
     #                                                       for client_matrix_expected.json
     args = sys.argv[1:]
     if args[:1] == ["--expected"]:
         marks = expected_failures(*(Path(a) for a in args[1:]))
         sys.stdout.write(json.dumps(marks, indent=1, sort_keys=True) + "\n")
+    elif args[:1] == ["--doc"]:
+        note = " ".join(args[2:])
+        sys.stdout.write(DOC_HEAD + (note + "\n\n" if note else "") + render(load(Path(args[1]))))
     else:
         sys.stdout.write(render(load(Path(args[0]) if args else RESULTS)))
