@@ -27,6 +27,7 @@ CLIENTS = ("py2-auto", "py2-legacy", "py2-modern", "py1", "ts1", "ts2", "fastmcp
 SYMBOL = {
     "pass": "pass",
     "refused": "refused",
+    "legacy": "legacy",
     "xfail": "xfail",
     "racy": "racy",
     "fail": "FAIL",
@@ -56,7 +57,7 @@ def load(results: Path = RESULTS, *, marked: bool = True) -> list[dict[str, Any]
             cell["status"] = "racy"  # passed or failed, it is marked as what it is
         elif expected and cell["status"] == "fail":
             cell["status"] = "xfail"
-        elif expected and cell["status"] in ("pass", "refused"):
+        elif expected and cell["status"] in ("pass", "refused", "legacy"):
             cell["status"] = "xpass"
         cell["reason"] = EXPECTED_FAILURES.get(cell["id"], "")
         cells.append(cell)
@@ -114,7 +115,9 @@ BEHAVIOURS = {
     "has a top-level title on legacy sessions only, so a modern recording lacks it",
     "arguments": "normalised fingerprints: prompts/get with arguments {} and without "
     "arguments are the same request",
-    "set-level": "handshake-time requests: logging/setLevel answered without a recording",
+    "set-level": "the recording cannot tell: logging/setLevel was never recorded (the recording "
+    "client sent none) and the recorded server did not advertise logging, so the replay "
+    "reports a miss where the live server answers Method not found",
     "progress": "delivery: progress notifications reach the client before the response "
     "(the TypeScript SDKs' progress callbacks)",
     "logs": "delivery: log notifications sent during a call reach the client",
@@ -293,7 +296,10 @@ what the replay serves by the era of the cassette and of the client:
 In the grids, rows are the recording client and columns the replaying one. **pass**: the
 client observed on replay what it observed live; **refused**: the live server refused it,
 or the recording cannot tell whether the server would have served its era, and the replay
-refused it with a miss that says how to record for it; **xfail**: a failure listed, with
+refused it with a miss that says how to record for it; **legacy**: a dual-era client of a
+legacy cassette, served the legacy session the recording proves (its probe answered
+`-32601`, it fell back to `initialize`), with no miss and no step failing that passed
+live; **xfail**: a failure listed, with
 why, in `tests/e2e/client_matrix_expected.json`; **n/a**: the live server refused the
 recording client, so its cassette holds only that refusal.
 

@@ -333,22 +333,26 @@ def baseline(cell: Cell, home: Path) -> Run:
 
 def cassette_cannot_serve(tape: Path, live_protocol: Any) -> bool:
     """True when the recording cannot show that the server would serve the replaying client
-    in the era it negotiated live, so that issue 14 asks for a clear refusal naming --era:
-    a legacy session and a client that negotiated 2026-07-28; a 2026-07-28 session whose
-    recorded ``server/discover`` lists no legacy revision and a legacy client (mcp 2.3.0's
-    and fastmcp 4's default discovery list only 2026-07-28, although both servers accept
-    ``initialize``: tests/servers/dual_era_server.py lists them all)."""
+    in the era it negotiated live, so that issue 14 asks for a clear refusal naming --era
+    (or, for a dual-era client of a legacy cassette, the legacy session the recording
+    proves): a legacy session and a client that negotiated 2026-07-28; a 2026-07-28 session
+    with no recorded ``server/discover`` (a modern-only client recorded it: the recording
+    says nothing of the handshake); one whose recorded discovery lists no legacy revision,
+    and a legacy client (mcp 2.3.0's and fastmcp 4's default discovery list only
+    2026-07-28, although both servers accept ``initialize``: dual_era_server.py lists all)."""
     lines = [json.loads(line) for line in tape.read_text("utf-8").splitlines() if line]
     era = lines[0].get("era") or "legacy"
     if era == "legacy":
         return live_protocol == MODERN
-    if live_protocol in (None, MODERN):
-        return False
+    listed = None
     for event in lines[1:]:
         result = (event.get("message") or {}).get("result")
         if isinstance(result, dict) and "supportedVersions" in result:
-            return all(v == MODERN for v in result["supportedVersions"])
-    return True
+            listed = result["supportedVersions"]
+            break
+    if listed is None:
+        return True
+    return live_protocol not in (None, MODERN) and all(v == MODERN for v in listed)
 
 
 MODERN = "2026-07-28"
@@ -377,24 +381,42 @@ RECORD_HINTS = ("--era", "record it with this client")
 
 
 def verdict(outcome: dict[str, Any]) -> tuple[str, str]:
-    """A cell's status ("pass", "refused" or "fail") from its outcome, and why it failed.
+    """A cell's status ("pass", "refused", "legacy" or "fail") from its outcome, and why it
+    failed.
 
     - The live server refused the client: the replay must refuse it too, with the same
       errors or with a line on how to record for it.
     - The recording cannot tell whether the server would have served the client in the era
       it negotiated live (``cassette_cannot_serve``): serving it as live passes, and so does
-      a refusal whose reported miss says how to record for it (issue 14's -32022 line).
+      a refusal whose reported miss says how to record for it (issue 14's -32022 line), and
+      for a dual-era client of a legacy cassette, the legacy session it falls back to
+      ("legacy", ``_fell_back``).
     - Otherwise the client must observe on replay exactly what it observed live, and the
       replay must report no miss.
     """
     refusal = _refusal(outcome)
     if refusal is not None:
         return refusal
+    if outcome["cannot_tell"] and _fell_back(outcome):
+        return "legacy", ""
     if outcome["diff"]:
         return "fail", "the client saw on replay what it did not see live"
     if outcome["misses"]:
         return "fail", f"the replay reported misses: {outcome['misses']}"
     return "pass", ""
+
+
+def _fell_back(outcome: dict[str, Any]) -> bool:
+    """A dual-era client of a legacy cassette, served the legacy session the recording
+    proves (its probe got -32601, as from a legacy server, and it fell back to
+    ``initialize``): no miss, and every step that succeeded live succeeded on replay. What
+    it saw differs from its 2026-07-28 live run only as the eras differ."""
+    live, replayed = outcome["live"], outcome["replay"]
+    if outcome["misses"] or replayed.get("protocol") in (None, MODERN):
+        return False
+    if live.get("protocol") != MODERN:
+        return False
+    return all(_failed(live.get(s)) or not _failed(replayed.get(s)) for s in STEPS)
 
 
 def _refusal(outcome: dict[str, Any]) -> tuple[str, str] | None:
