@@ -50,7 +50,12 @@ import anyio
 import attrs
 from anyio.streams.memory import MemoryObjectReceiveStream
 
-from cassette.core.eras import initialize_from_discover, legacy_status, recorded_handshake
+from cassette.core.eras import (
+    client_era,
+    initialize_from_discover,
+    legacy_status,
+    recorded_handshake,
+)
 from cassette.core.ids import id_key
 from cassette.core.jsonrpc import INVALID_REQUEST, Classified, Kind, classify, dumps_bytes
 from cassette.core.model import era_of
@@ -290,13 +295,15 @@ class HttpReplayApp:
     def _version_refusal(
         self, headers: Any, session_id: str | None, classified: Classified
     ) -> Refusal | None:
-        """A legacy session's check of ``MCP-Protocol-Version``. A request the recording
-        shows sent without a session is left to the replay instead: a 2026-07-28 client's
-        is refused there with ``-32022``, a miss that says how to record for that client,
-        where this check would give a 400 that names neither."""
-        method = classified.value.get("method") if classified.kind is Kind.REQUEST else None
-        if session_id is None and self._sessionless and method in self._sessionless:
-            return None
+        """A legacy session's check of ``MCP-Protocol-Version``. A 2026-07-28 client's
+        request that the recording shows sent without a session (or with none ever handed
+        out) is left to the replay instead, which refuses it with ``-32022`` and a miss that
+        says how to record for that client; this check's 400 names neither."""
+        if session_id is None and classified.kind is Kind.REQUEST:
+            value = classified.value
+            allowed = self._sessionless is None or value.get("method") in self._sessionless
+            if allowed and client_era(value) == "modern":
+                return None
         return legacy_version_refusal(headers)
 
     async def _answer(
