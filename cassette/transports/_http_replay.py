@@ -255,11 +255,10 @@ class HttpReplayApp:
         scope, send = call.scope, call.send
         session_id = header(scope, b"mcp-session-id")
         opens = _opens_session(classified)
-        refusal = (
-            legacy_post_refusal(scope["headers"], classified)
-            or self._session_refusal(session_id, opens, classified)
-            or self._version_refusal(scope["headers"], session_id, classified)
-        )
+        refusal = legacy_post_refusal(scope["headers"], classified)
+        if refusal is None and not _modern_without_session(session_id, classified):
+            refusal = self._session_refusal(session_id, opens, classified)
+            refusal = refusal or legacy_version_refusal(scope["headers"])
         if refusal is not None:
             await _refuse(send, refusal)
             return
@@ -291,20 +290,6 @@ class HttpReplayApp:
             return None
         method = classified.value.get("method") if classified.kind is not Kind.BATCH else None
         return None if method in self._sessionless else _NO_SESSION
-
-    def _version_refusal(
-        self, headers: Any, session_id: str | None, classified: Classified
-    ) -> Refusal | None:
-        """A legacy session's check of ``MCP-Protocol-Version``. A 2026-07-28 client's
-        request that the recording shows sent without a session (or with none ever handed
-        out) is left to the replay instead, which refuses it with ``-32022`` and a miss that
-        says how to record for that client; this check's 400 names neither."""
-        if session_id is None and classified.kind is Kind.REQUEST:
-            value = classified.value
-            allowed = self._sessionless is None or value.get("method") in self._sessionless
-            if allowed and client_era(value) == "modern":
-                return None
-        return legacy_version_refusal(headers)
 
     async def _answer(
         self,
@@ -608,6 +593,18 @@ async def _forward_events(
     """Write what other requests' replays send to a listen stream, as its events."""
     async for message in messages:
         await write(stream.message(message))
+
+
+def _modern_without_session(session_id: str | None, classified: Classified) -> bool:
+    """A 2026-07-28 client's request (its envelope says so) on a legacy cassette, sent
+    without a session as that era does: left to the replay, which refuses it with
+    ``-32022`` and a miss that says how to record for that client. The legacy session and
+    version checks would answer first with a 400 that names neither."""
+    if session_id is not None or classified.kind is not Kind.REQUEST:
+        return False
+    value = classified.value
+    # a dual-era client's probe gets what a legacy server gives it, as before
+    return value.get("method") != "server/discover" and client_era(value) == "modern"
 
 
 def _incomplete(reply: Reply) -> bool:

@@ -601,3 +601,20 @@ class TestAcrossEras:
 
         scenario(app, body)
         assert misses  # the replay reports it, and exits 1
+
+    def test_a_modern_client_is_refused_so_where_a_legacy_one_needs_a_session(self) -> None:
+        """A legacy client without a session gets 400; a 2026-07-28 client has no sessions
+        to send, so it gets the replay's -32022 and how to record for it instead."""
+        misses: list[str] = []
+        app = front_app(HttpReplayApp, LEGACY, on_miss=misses.append)
+
+        async def body(client: httpx.AsyncClient) -> None:
+            modern = req(4, "tools/list", {"_meta": MODERN_META})
+            answer = await post(client, modern, **{"mcp-protocol-version": "2026-07-28"})
+            assert answer.json()["error"]["code"] == -32022
+            legacy = await post(client, req(5, "tools/list"))
+            assert legacy.status_code == 400
+            assert "not initialized" in legacy.json()["error"]["message"]
+
+        scenario(app, body)
+        assert len(misses) == 1
