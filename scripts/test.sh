@@ -32,6 +32,15 @@ python_deps() {
     "${PIP[@]}" -e '.[http]' --group test --group docs --group release
     # The third-party plugin example, installed as a user would: found through its entry point.
     "${PIP[@]}" -e examples/cassette-tcp
+    # The Python SDK 1.x client of the cross-client matrix (tests/e2e/test_client_matrix.py)
+    # cannot share .venv with mcp 2.x: it gets its own, pinned in
+    # tests/clients/requirements-mcp1.txt.
+    local mcp1=tests/clients/.venv-mcp1
+    if [ ! -x "$mcp1/bin/python" ]; then
+        "$PYTHON" -m venv "$mcp1"
+    fi
+    "$mcp1/bin/python" -m pip install --quiet --disable-pip-version-check \
+        -r tests/clients/requirements-mcp1.txt
 }
 
 node_deps() {

@@ -79,3 +79,32 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.path.relative_to(_ROOT).as_posix() in PORTABLE:
             item.add_marker(pytest.mark.portable)
+
+
+# The cross-client matrix (tests/e2e/test_client_matrix.py) leaves one result per cell in
+# build/client-matrix/; at the end of the run (on the xdist controller, or the only
+# process) they become the table build/client-matrix.md. Here, not in tests/e2e, because
+# the xdist controller loads only this conftest.
+def _matrix_worker(config: object) -> bool:
+    return hasattr(config, "workerinput")
+
+
+def pytest_configure(config: object) -> None:
+    import shutil
+
+    from tests.e2e.matrix_table import RESULTS
+
+    if not _matrix_worker(config):
+        shutil.rmtree(RESULTS, ignore_errors=True)  # only this run's cells make the table
+
+
+def pytest_sessionfinish(session: object) -> None:
+    from tests.e2e.matrix_table import RESULTS, TABLE, write_table
+
+    config = session.config  # type: ignore[attr-defined]
+    if _matrix_worker(config) or not RESULTS.is_dir():
+        return
+    if write_table(TABLE):
+        reporter = config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.write_line(f"client matrix: {TABLE}")

@@ -21,13 +21,20 @@ modern                legacy, and the recorded   ``initialize`` answered from th
                       a legacy version           asked for if listed, else the newest listed
                                                  legacy one); results lose the 2026-07-28-only
                                                  members (``resultType``, ``ttlMs``,
-                                                 ``cacheScope``, the ``_meta`` envelope)
+                                                 ``cacheScope``, the ``_meta`` envelope);
+                                                 ``input_required``: server requests
+                                                 (``InputRound``); HTTP errors at 200
 modern                legacy, and no legacy      ``-32022``, as a modern-only server says; a
                       version is listed          miss, with a hint: ``record --era legacy``
 ====================  =========================  ===========================================
 
-An ``input_required`` result (2026-07-28's way of asking the client mid-call) has no
-legacy shape the recording can prove: a legacy client gets an error naming it, a miss.
+An ``input_required`` result is 2026-07-28's way of asking the client mid-call: its
+``inputRequests`` are the server requests a legacy session sends instead (``sampling/
+createMessage``, ``elicitation/create``, ``roots/list``), and the recording holds what the
+server answered once the client's ``inputResponses`` came back. A legacy client is sent
+those requests (``InputRound``); its answers make the recorded retry, whose result it gets
+as the answer to its own request. A request for a capability the client did not declare,
+or an ``input_required`` without requests, is an error naming it, a miss.
 Sans-IO: values in, values out.
 """
 
@@ -35,6 +42,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import Any, Final
+
+import attrs
 
 from cassette.core.jsonrpc import METHOD_NOT_FOUND, JSONObject, error_response
 from cassette.core.mcp import LEGACY_VERSIONS, META_PREFIX, MODERN_VERSION, VERSION_META
@@ -44,10 +53,13 @@ __all__ = [
     "ERA_CHOICES",
     "MODERN_ONLY_MEMBERS",
     "UNSUPPORTED_VERSION",
+    "InputRound",
     "client_era",
     "era_refusal",
     "initialize_from_discover",
+    "input_requests",
     "legacy_shape",
+    "legacy_status",
     "legacy_versions",
     "recorded_handshake",
     "served_clients",
@@ -140,6 +152,14 @@ def legacy_shape(message: Any) -> Any:
     return message
 
 
+def legacy_status(status: int | None) -> int | None:
+    """The HTTP status a legacy session answers a recorded 2026-07-28 response with. A
+    2026-07-28 server mirrors a JSON-RPC error in the status (404 for Method not found, 400
+    for invalid parameters); a legacy server sends a JSON-RPC response at 200 whatever it
+    says, and a legacy client takes a 404 for the end of its session."""
+    return 200 if status is not None and status >= 400 else status
+
+
 def _without_modern(value: dict[str, Any]) -> dict[str, Any]:
     out = {k: v for k, v in value.items() if k not in MODERN_ONLY_MEMBERS}
     meta = out.get("_meta")
@@ -166,6 +186,50 @@ def is_input_required(message: Any) -> bool:
     """Whether a recorded response asks the client for input (2026-07-28 only)."""
     result = message.get("result") if isinstance(message, dict) else None
     return isinstance(result, dict) and result.get("resultType") == "input_required"
+
+
+def input_requests(message: Any) -> list[tuple[str, JSONObject]]:
+    """The server requests a recorded ``input_required`` response stands for, as (key in
+    ``inputRequests``, request without an id); empty when it holds none."""
+    result = message.get("result") if isinstance(message, dict) else None
+    asked = result.get("inputRequests") if isinstance(result, dict) else None
+    if not isinstance(asked, dict):
+        return []
+    out: list[tuple[str, JSONObject]] = []
+    for key, request in asked.items():
+        if not isinstance(request, dict) or not isinstance(request.get("method"), str):
+            return []
+        params = request.get("params")
+        sent: JSONObject = {"jsonrpc": "2.0", "method": request["method"]}
+        if isinstance(params, dict):
+            sent["params"] = params
+        out.append((str(key), sent))
+    return out
+
+
+@attrs.define
+class InputRound:
+    """A legacy client answering, as server requests, what one ``input_required`` response
+    of a modern recording asked for. Once every request is answered, ``retry`` is the
+    2026-07-28 retry the recording holds next: the live request with the client's answers
+    as ``inputResponses`` and the recorded ``requestState``."""
+
+    origin: JSONObject  # the live request the recording answered with input_required
+    state: object  # the recorded requestState (None: there was none)
+    keys: dict[object, str] = attrs.field(factory=dict)  # live server-request id -> key
+    answers: dict[str, Any] = attrs.field(factory=dict)
+
+    def answer(self, server_id: object, result: Any) -> bool:
+        """Note the client's answer to request ``server_id``; whether all are answered."""
+        self.answers[self.keys[server_id]] = result
+        return len(self.answers) == len(self.keys)
+
+    def retry(self) -> JSONObject:
+        params = self.origin.get("params")
+        retried = {**(params if isinstance(params, dict) else {}), "inputResponses": self.answers}
+        if self.state is not None:
+            retried["requestState"] = self.state
+        return {**self.origin, "params": retried}
 
 
 def recorded_handshake(events: Iterable[object]) -> JSONObject | None:

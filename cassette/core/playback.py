@@ -142,7 +142,7 @@ class Playback:
                     out.paused = paused
                     return out
                 continue
-            if item.role == "request" and not self._may_ask(item.message):
+            if item.role == "request" and not self.may_ask(item.message):
                 out.skipped.append(str(item.message.get("method")))
                 continue
             message = self._rewrite(item, live, ids)
@@ -151,7 +151,7 @@ class Playback:
                 out.responded = out.responded or item.role == "response"
         return out
 
-    def _may_ask(self, request: JSONObject) -> bool:
+    def may_ask(self, request: JSONObject) -> bool:
         """Whether the live client declared the capability this server request needs."""
         needed = _NEEDS.get(str(request.get("method")))
         return needed is None or self.capabilities is None or needed in self.capabilities

@@ -54,14 +54,16 @@ import attrs
 
 from cassette.core._gc import paused_gc
 from cassette.core.eras import (
+    InputRound,
     client_era,
     initialize_from_discover,
+    input_requests,
     is_input_required,
     legacy_shape,
     unsupported_version,
 )
 from cassette.core.exchanges import Exchange, Item, cut, raw_key
-from cassette.core.ids import id_key
+from cassette.core.ids import IdKey, id_key
 from cassette.core.jsondiff import Difference, differences
 from cassette.core.jsonrpc import (
     INVALID_REQUEST,
@@ -274,6 +276,9 @@ class Replayer:
             _check_redaction(recording)
             self._redactor = Redactor(literals=tuple(_env_values(info, environ))).session()
         self._paused: dict[object, Paused] = {}
+        # a legacy client's answers to what an input_required response asked, by live
+        # server-request id (``cassette.core.eras.InputRound``)
+        self._rounds: dict[IdKey, InputRound] = {}
 
     # -- public API --------------------------------------------------------------------
 
@@ -358,7 +363,7 @@ class Replayer:
             return self._unanswered(message, miss)
         exchange = self._exchanges[key]
         warnings = _input_responses_differ(exchange.message, message)
-        return self._play(exchange, message, warnings=warnings)
+        return self._input_round(message, self._play(exchange, message, warnings=warnings))
 
     def _refused_again(self, message: JSONObject) -> Reply | None:
         """A request sent without a session, as one the recorded server refused: the same
@@ -380,6 +385,9 @@ class Replayer:
         return self._play(self._exchanges[key], message)
 
     def _on_client_answer(self, message: JSONObject) -> Reply:
+        round_ = self._rounds.pop(id_key(message.get("id")), None)
+        if round_ is not None:
+            return self._round_answered(round_, message)
         paused = self._paused.pop(id_key(message.get("id")), None)
         if paused is None:
             return Reply()  # an answer to nothing we are waiting for: a real server ignores it
@@ -398,6 +406,9 @@ class Replayer:
 
     def expire(self, server_id: object) -> Reply:
         """The client never answered server request ``server_id``: fail what waited on it."""
+        round_ = self._rounds.pop(id_key(server_id), None)
+        if round_ is not None:
+            return self._round_failed(round_, "did not answer it in time")
         paused = self._paused.pop(id_key(server_id), None)
         if paused is None:
             return Reply()
@@ -411,6 +422,9 @@ class Replayer:
     def undelivered(self, server_id: object) -> Reply:
         """A front could not deliver server request ``server_id`` (a live server drops what
         it cannot send, e.g. with no GET stream open): go on as if it had not been sent."""
+        round_ = self._rounds.pop(id_key(server_id), None)
+        if round_ is not None:
+            return self._round_failed(round_, "could not be sent it")
         paused = self._paused.pop(id_key(server_id), None)
         if paused is None:
             return Reply()
@@ -419,7 +433,8 @@ class Replayer:
     @property
     def waiting(self) -> tuple[object, ...]:
         """Live ids of server requests still waiting for the client's answer."""
-        return tuple(paused.request.get("id") for paused in self._paused.values())
+        asked = tuple(paused.request.get("id") for paused in self._paused.values())
+        return asked + tuple(key[1] for key in self._rounds)  # id_key keeps the id second
 
     def _not_asked(
         self, exchange: Exchange, skipped: list[str], warnings: tuple[str, ...]
@@ -503,6 +518,9 @@ class Replayer:
 
     def _cancel(self, request_id: object) -> None:
         self._no_answers.pop(id_key(request_id), None)  # cancelled: it needs no answer now
+        for asked, round_ in list(self._rounds.items()):
+            if id_key(round_.origin.get("id")) == id_key(request_id):
+                del self._rounds[asked]
         for key, paused in list(self._paused.items()):
             if "id" in paused.live and id_key(paused.live["id"]) == id_key(request_id):
                 del self._paused[key]
@@ -575,6 +593,9 @@ class Replayer:
         requested = _params(message).get("protocolVersion")
         result = initialize_from_discover(self._handshake or {}, requested)
         if result is not None:
+            # A legacy session from here on: its log messages follow the legacy rules (sent
+            # by default, filtered by logging/setLevel), as the live server's would.
+            self._playback.modern = False
             answer = {"jsonrpc": "2.0", "id": message["id"], "result": result}
             return _reply((answer,))
         listed = self._handshake.get("supportedVersions") if self._handshake else None
@@ -615,8 +636,9 @@ class Replayer:
                     "not-recorded",
                     "input_required",
                     "the recorded answer asks the client for input the 2026-07-28 way "
-                    "(input_required), which a legacy client cannot give: record it with this "
-                    "client, or with cassette record --era legacy",
+                    "(input_required) and the replay cannot ask this legacy client for it (a "
+                    "capability it did not declare, or no request recorded): record it with "
+                    "this client, or with cassette record --era legacy",
                 )
                 self.misses.append(miss)
                 text = f"cassette-mcp: {miss.summary}"
@@ -624,6 +646,66 @@ class Replayer:
             else:
                 messages.append(legacy_shape(message))
         return attrs.evolve(reply, messages=tuple(messages), miss=miss)
+
+    def _input_round(self, live: JSONObject, reply: Reply) -> Reply:
+        """A legacy client on a modern cassette, answered ``input_required``: the server
+        requests it stands for instead, sent as a legacy server sends them; the client's
+        answers make the recorded retry (``_round_answered``)."""
+        if self.era != "modern" or self.client_era != "legacy":
+            return reply
+        found = [
+            i
+            for i, m in enumerate(reply.messages)
+            if is_input_required(m) and id_key(m.get("id")) == id_key(live.get("id"))
+        ]
+        asked = input_requests(reply.messages[found[0]]) if found else []
+        if not asked or not all(self._playback.may_ask(r) for _, r in asked):
+            return reply  # _for_client makes it the error that names input_required
+        index = found[0]
+        result = reply.messages[index]["result"]
+        round_ = InputRound(live, result.get("requestState"))
+        requests = []
+        for key, request in asked:
+            server_id = self._playback.next_server_id
+            self._playback.next_server_id += 1
+            round_.keys[id_key(server_id)] = key
+            self._rounds[id_key(server_id)] = round_
+            requests.append({**request, "id": server_id})
+        n = len(requests)
+        times = reply.times
+        if len(times) == len(reply.messages):
+            times = (*times[:index], *(times[index],) * n, *times[index + 1 :])
+        return attrs.evolve(
+            reply,
+            messages=(*reply.messages[:index], *requests, *reply.messages[index + 1 :]),
+            metas=(*reply.metas[:index], *(None,) * n, *reply.metas[index + 1 :]),
+            times=times,
+            awaiting=(*reply.awaiting, *(r["id"] for r in requests)),
+            responded=False,
+        )
+
+    def _round_answered(self, round_: InputRound, message: JSONObject) -> Reply:
+        """One answer to an input round; the recorded retry once all are in."""
+        if "result" not in message:
+            return self._round_failed(round_, "answered it with an error")
+        if not round_.answer(id_key(message.get("id")), message["result"]):
+            return Reply()
+        return self._request(round_.retry())
+
+    def _round_failed(self, round_: InputRound, what: str) -> Reply:
+        """The client did not give what the recorded retry needs: its request fails."""
+        for key in [k for k, r in self._rounds.items() if r is round_]:
+            del self._rounds[key]
+        method = str(round_.origin.get("method"))
+        summary = (
+            f"{method}: the recording asks the client for input here (input_required, sent "
+            f"to this legacy client as server requests) and the client {what}"
+        )
+        report = MissReport("no-answer", method, summary)
+        self.misses.append(report)
+        origin = round_.origin.get("id")
+        error = error_response(origin, REPLAY_MISS, f"cassette-mcp: {summary}")
+        return Reply((error,), report, (None,), origin=origin, responded=True)
 
     def _server_logs(self) -> bool:
         capabilities = self._handshake.get("capabilities") if self._handshake else None

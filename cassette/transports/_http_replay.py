@@ -59,7 +59,12 @@ import anyio
 import attrs
 from anyio.streams.memory import MemoryObjectReceiveStream
 
-from cassette.core.eras import initialize_from_discover, recorded_handshake
+from cassette.core.eras import (
+    client_era,
+    initialize_from_discover,
+    legacy_status,
+    recorded_handshake,
+)
 from cassette.core.ids import id_key
 from cassette.core.jsonrpc import INVALID_REQUEST, Classified, Kind, classify, dumps_bytes
 from cassette.core.model import era_of
@@ -257,6 +262,14 @@ class HttpReplayApp:
             return
         await self._legacy_post(call, body, classified)
 
+    def _status(self, session: Session, reply: Reply) -> int | None:
+        """The recorded status of what answers ``reply``, as this session's client expects
+        it: a legacy client's session on a modern cassette gets a legacy server's."""
+        status = reply.exchange.status if reply.exchange is not None else None
+        if self.era == "modern" and session is not self._shared:
+            return legacy_status(status)
+        return status
+
     async def _refuse_legacy(self, call: _Call, body: bytes) -> None:
         """A legacy client's ``initialize`` on a modern cassette whose recorded server
         listed no legacy revision: the replay's ``-32022`` (a miss, with the hint to
@@ -282,11 +295,10 @@ class HttpReplayApp:
         scope, send = call.scope, call.send
         session_id = header(scope, b"mcp-session-id")
         opens = _opens_session(classified)
-        refusal = (
-            legacy_post_refusal(scope["headers"], classified)
-            or self._session_refusal(session_id, opens, classified)
-            or legacy_version_refusal(scope["headers"])
-        )
+        refusal = legacy_post_refusal(scope["headers"], classified)
+        if refusal is None and not _modern_without_session(session_id, classified):
+            refusal = self._session_refusal(session_id, opens, classified)
+            refusal = refusal or legacy_version_refusal(scope["headers"])
         if refusal is not None:
             await _refuse(send, refusal)
             return
@@ -377,7 +389,7 @@ class HttpReplayApp:
         send = call.send
         carries = kind in (Kind.REQUEST, Kind.BATCH)
         on_post = self._route(reply, carries_request=carries)
-        status = reply.exchange.status if reply.exchange is not None else None
+        status = self._status(session, reply)
         posted = [out for out, here in zip(outgoing(reply), on_post, strict=True) if here]
         if not posted:
             await self._write(session, reply, on_post)
@@ -497,7 +509,7 @@ class HttpReplayApp:
         what follows a client's answer, a live server's messages, or the error a server
         request left unanswered past its deadline gets."""
         send, conversation = call.send, session.conversation
-        status = reply.exchange.status if reply.exchange is not None else None
+        status = self._status(session, reply)
         headers = [*SSE_HEADERS, *extra]
         await send({"type": "http.response.start", "status": status or 200, "headers": headers})
         stream = EventStream(session, "post")
@@ -632,6 +644,18 @@ async def _forward_events(
     """Write what other requests' replays send to a listen stream, as its events."""
     async for message in messages:
         await write(stream.message(message))
+
+
+def _modern_without_session(session_id: str | None, classified: Classified) -> bool:
+    """A 2026-07-28 client's request (its envelope says so) on a legacy cassette, sent
+    without a session as that era does: left to the replay, which refuses it with
+    ``-32022`` and a miss that says how to record for that client. The legacy session and
+    version checks would answer first with a 400 that names neither."""
+    if session_id is not None or classified.kind is not Kind.REQUEST:
+        return False
+    value = classified.value
+    # a dual-era client's probe gets what a legacy server gives it, as before
+    return value.get("method") != "server/discover" and client_era(value) == "modern"
 
 
 def _incomplete(reply: Reply) -> bool:

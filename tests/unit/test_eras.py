@@ -9,6 +9,7 @@ from cassette.core.eras import (
     initialize_from_discover,
     is_input_required,
     legacy_shape,
+    legacy_status,
     legacy_versions,
 )
 from cassette.core.jsonrpc import REPLAY_MISS
@@ -75,6 +76,14 @@ def test_legacy_shape_drops_only_modern_members() -> None:
     assert legacy_shape([1]) == [1]
 
 
+def test_legacy_status_answers_an_error_at_200() -> None:
+    """A modern server's 404 for Method not found would end a legacy client's session."""
+    assert legacy_status(404) == 200
+    assert legacy_status(400) == 200
+    assert legacy_status(202) == 202
+    assert legacy_status(None) is None
+
+
 def test_input_required_is_recognised() -> None:
     assert is_input_required(res(1, {"resultType": "input_required"}))
     assert not is_input_required(res(1, {"resultType": "complete"}))
@@ -98,6 +107,34 @@ def test_legacy_client_on_modern_cassette_is_served_from_discover() -> None:
     (tools,) = r.receive(req(8, "tools/list")).messages
     assert tools == res(8, {"tools": [{"name": "echo"}]})
     assert not r.misses
+
+
+def test_legacy_client_on_modern_cassette_gets_log_messages_as_legacy_sessions_do() -> None:
+    """A 2026-07-28 server logs only at the level a request's ``_meta`` asks; a legacy
+    session gets every message until ``logging/setLevel`` says otherwise. A legacy client
+    of a modern cassette is a legacy session: the recorded messages reach it."""
+    log = {"jsonrpc": "2.0", "method": "notifications/message"}
+    info = {**log, "params": {"level": "info", "data": "counting"}}
+    debug = {**log, "params": {"level": "debug", "data": "detail"}}
+    recorded = modern_tape(
+        ("c2s", modern_req(2, "tools/call", {"name": "count"})),
+        ("s2c", info),
+        ("s2c", debug),
+        ("s2c", res(2, {"content": [], "resultType": "complete"})),
+    )
+    r = Replayer(recorded)
+    r.receive(req(1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {}}))
+    first = r.receive(req(3, "tools/call", {"name": "count"})).messages
+    assert first == (info, debug, res(3, {"content": []}))
+    leveled = Replayer(recorded)
+    leveled.receive(req(1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {}}))
+    leveled.receive(req(4, "logging/setLevel", {"level": "info"}))
+    second = leveled.receive(req(5, "tools/call", {"name": "count"})).messages
+    assert second == (info, res(5, {"content": []}))
+    modern = Replayer(recorded)
+    modern.receive(modern_req(1, "server/discover"))
+    (only,) = modern.receive(modern_req(3, "tools/call", {"name": "count"})).messages
+    assert only["id"] == 3  # a modern request that asked for no level: no log messages
 
 
 def test_legacy_client_on_modern_only_cassette_gets_unsupported_version() -> None:
@@ -142,6 +179,78 @@ def test_input_required_to_a_legacy_client_is_an_error_naming_it() -> None:
     assert error["error"]["code"] == REPLAY_MISS
     assert "input_required" in error["error"]["message"]
     assert reply.miss is not None
+
+
+SAMPLE = {"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}]}
+WROTE = {"role": "assistant", "content": {"type": "text", "text": "a haiku"}, "model": "m"}
+
+
+def asking_tape() -> Any:
+    """A modern tool call that asked for sampling the 2026-07-28 way, then completed."""
+    asked = {"k": {"method": "sampling/createMessage", "params": SAMPLE}}
+    retry = {"name": "ask", "inputResponses": {"k": WROTE}, "requestState": "S"}
+    return modern_tape(
+        ("c2s", modern_req(2, "tools/call", {"name": "ask"})),
+        (
+            "s2c",
+            res(2, {"resultType": "input_required", "inputRequests": asked, "requestState": "S"}),
+        ),
+        ("c2s", modern_req(3, "tools/call", retry)),
+        ("s2c", res(3, {"content": [{"type": "text", "text": "done"}], "resultType": "complete"})),
+    )
+
+
+def legacy_client(recorded: Any, capabilities: dict[str, Any]) -> Replayer:
+    r = Replayer(recorded)
+    r.receive(req(1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": capabilities}))
+    return r
+
+
+def test_input_required_reaches_a_legacy_client_as_server_requests() -> None:
+    """As the live dual-era server does on a legacy session: it asks with sampling/
+    createMessage, and the client's answer gets the result the recording holds next."""
+    r = legacy_client(asking_tape(), {"sampling": {}})
+    asked = r.receive(req(9, "tools/call", {"name": "ask"}))
+    (request,) = asked.messages
+    assert request == {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "sampling/createMessage",
+        "params": SAMPLE,
+    }
+    assert asked.awaiting == (0,)
+    assert not asked.responded
+    assert r.waiting == (0,)
+    done = r.receive(res(0, WROTE))
+    assert done.messages == (res(9, {"content": [{"type": "text", "text": "done"}]}),)
+    assert done.origin == 9
+    assert done.responded
+    assert not done.warnings
+    assert not r.misses
+    assert r.waiting == ()
+
+
+def test_input_round_answered_differently_is_a_warning() -> None:
+    r = legacy_client(asking_tape(), {"sampling": {}})
+    r.receive(req(9, "tools/call", {"name": "ask"}))
+    done = r.receive(res(0, {**WROTE, "model": "other"}))
+    assert done.messages[0]["id"] == 9
+    assert any("inputResponses differ" in w for w in done.warnings)
+
+
+def test_input_round_the_client_cannot_or_does_not_answer_is_a_miss() -> None:
+    undeclared = legacy_client(asking_tape(), {})
+    (error,) = undeclared.receive(req(9, "tools/call", {"name": "ask"})).messages
+    assert error["error"]["code"] == REPLAY_MISS
+    assert "input_required" in error["error"]["message"]
+    silent = legacy_client(asking_tape(), {"sampling": {}})
+    silent.receive(req(9, "tools/call", {"name": "ask"}))
+    expired = silent.expire(0)
+    (failed,) = expired.messages
+    assert failed["id"] == 9
+    assert failed["error"]["code"] == REPLAY_MISS
+    assert expired.miss is not None
+    assert silent.waiting == ()
 
 
 def test_set_level_is_answered_when_the_server_advertised_logging() -> None:

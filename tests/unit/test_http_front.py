@@ -548,3 +548,73 @@ def test_an_oversized_body_gets_413() -> None:
         assert b"over the 15 byte limit" in sent[1]["body"]
 
     anyio.run(go)
+
+
+class TestAcrossEras:
+    """A client of the other era (``cassette.core.eras``), as the HTTP front serves it."""
+
+    def test_a_legacy_client_gets_a_modern_servers_errors_at_200(self) -> None:
+        """A modern server answers Method not found at 404; to a legacy client (mcp 1.x,
+        the TypeScript SDK) a 404 means its session ended. A legacy server sends 200."""
+        missing = {"jsonrpc": "2.0", "id": 2, "error": {"code": -32601, "message": "nope"}}
+        modern = tape(
+            "modern",
+            c2s(req(1, "server/discover", {"_meta": MODERN_META}), "post-1"),
+            s2c(res(1, {"supportedVersions": ["2026-07-28", "2025-11-25"]}), "post-1"),
+            c2s(req(2, "logging/setLevel", {"level": "info", "_meta": MODERN_META}), "post-2"),
+            HttpEvent(t=0.0, method="POST", stream="post-2", status=404),
+            s2c(missing, "post-2"),
+        )
+        app = front_app(HttpReplayApp, modern)
+
+        async def body(client: httpx.AsyncClient) -> None:
+            init = await post(client, req(1, "initialize", {"protocolVersion": "2025-11-25"}))
+            sid = init.headers["mcp-session-id"]
+            level = await post(
+                client, req(5, "logging/setLevel", {"level": "info"}), **{"mcp-session-id": sid}
+            )
+            assert level.status_code == 200
+            assert level.json() == {**missing, "id": 5}
+
+        scenario(app, body)
+
+    def test_a_modern_client_of_a_legacy_cassette_is_refused_with_how_to_record(self) -> None:
+        """The recorded server refused this client's sessionless requests; the replay's
+        answer is the -32022 that says so and how to record for it, not a header check."""
+        refused = {"jsonrpc": "2.0", "id": 4, "error": {"code": -32000, "message": "no"}}
+        listed = req(4, "tools/list", {"_meta": MODERN_META})
+        legacy = tape(
+            "legacy",
+            c2s(listed, "post-1"),
+            HttpEvent(t=0.0, method="POST", stream="post-1", status=400),
+            s2c(refused, "post-1"),
+            *copies(LEGACY.events),
+        )
+        misses: list[str] = []
+        app = front_app(HttpReplayApp, legacy, on_miss=misses.append)
+
+        async def body(client: httpx.AsyncClient) -> None:
+            answer = await post(client, listed, **{"mcp-protocol-version": "2026-07-28"})
+            error = answer.json()["error"]
+            assert error["code"] == -32022
+            assert "record it with this client" in error["message"]
+
+        scenario(app, body)
+        assert misses  # the replay reports it, and exits 1
+
+    def test_a_modern_client_is_refused_so_where_a_legacy_one_needs_a_session(self) -> None:
+        """A legacy client without a session gets 400; a 2026-07-28 client has no sessions
+        to send, so it gets the replay's -32022 and how to record for it instead."""
+        misses: list[str] = []
+        app = front_app(HttpReplayApp, LEGACY, on_miss=misses.append)
+
+        async def body(client: httpx.AsyncClient) -> None:
+            modern = req(4, "tools/list", {"_meta": MODERN_META})
+            answer = await post(client, modern, **{"mcp-protocol-version": "2026-07-28"})
+            assert answer.json()["error"]["code"] == -32022
+            legacy = await post(client, req(5, "tools/list"))
+            assert legacy.status_code == 400
+            assert "not initialized" in legacy.json()["error"]["message"]
+
+        scenario(app, body)
+        assert len(misses) == 1

@@ -1,0 +1,464 @@
+"""The cross-client matrix (issue 14): real clients against real servers, each cell recorded
+with one client and replayed to another, the replaying client's observations on replay
+compared with its own live run against the same server.
+
+A cell is SERVER/TRANSPORT: RECORDER -> REPLAYER:
+1. RECORDER runs the scripted session (tests/clients/session.json) live through
+   ``cassette record`` (stdio: ``cassette record -o TAPE -- SERVER``; HTTP and SSE:
+   ``cassette record -o TAPE --upstream URL``), against a fresh server;
+2. REPLAYER runs the same session live against a fresh server: its baseline;
+3. REPLAYER runs it against ``cassette replay TAPE`` (stdio, or ``--front http``/``sse``).
+``verdict`` judges it: pass when REPLAYER observes on replay exactly what it observed live
+and the replay reported no miss; refused when the live server refused REPLAYER, or the
+recording cannot tell whether it would have served REPLAYER's era (``cassette_cannot_serve``),
+and the replay refuses it with a reported miss that says how to record for it.
+
+The drivers are tests/clients/*.py and tests/node/clients/*.mjs (tests/clients/README.md).
+The default run is DEFAULT_CELLS; CASSETTE_FULL_MATRIX=1 runs every cell. Either way each
+cell's outcome lands in build/client-matrix/ and the table in build/client-matrix.md
+(tests/conftest.py writes it); docs/client-matrix.md holds the last full table. Cells that
+fail are in EXPECTED_FAILURES (strict xfail: a cell that starts passing turns the suite
+red until it is taken out).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.e2e.matrix_table import RESULTS, seen
+from tests.support import (
+    EVERYTHING_JS,
+    NODE_DIR,
+    OFFLINE_ENV,
+    PY,
+    ROOT,
+    Background,
+    free_port,
+    node,
+    replay_command,
+)
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
+
+CLIENTS_DIR = ROOT / "tests" / "clients"
+MCP1_PY = CLIENTS_DIR / ".venv-mcp1" / "bin" / "python"
+INSPECTOR_JS = (
+    NODE_DIR / "node_modules" / "@modelcontextprotocol" / "inspector" / "clients" / "launcher"
+)
+FULL = os.environ.get("CASSETTE_FULL_MATRIX") == "1"
+
+#: seconds one driver run may take (the Inspector runs one process per step)
+RUN_TIMEOUT = 300
+#: seconds a server, proxy or front may take to say it is listening (fastmcp imports a lot)
+READY_TIMEOUT = 90
+
+SERVERS = ("everything", "dual", "fastmcp")
+TRANSPORTS = ("stdio", "http", "sse")
+CLIENTS = ("py2-auto", "py2-legacy", "py2-modern", "py1", "ts1", "ts2", "fastmcp", "inspector")
+#: The Inspector CLI opens one session per method, so what it records is one session per
+#: step: only the Inspector itself replays that (with --sessions), no single-session client.
+RECORDERS = tuple(c for c in CLIENTS if c != "inspector")
+
+
+def driver(client: str) -> list[str]:
+    """The argv that runs CLIENT's driver (arguments KIND TRANSPORT TARGET... follow)."""
+    match client:
+        case "py2-auto" | "py2-legacy" | "py2-modern":
+            mode = {"auto": "auto", "legacy": "legacy", "modern": "2026-07-28"}[client[4:]]
+            return [PY, str(CLIENTS_DIR / "py_sdk2.py"), "--mode", mode]
+        case "py1":
+            if not MCP1_PY.exists():
+                pytest.skip(f"{MCP1_PY} missing: scripts/test.sh makes it")
+            return [str(MCP1_PY), str(CLIENTS_DIR / "py_sdk1.py")]
+        case "ts1":
+            return [node(), str(NODE_DIR / "clients" / "ts_sdk1.mjs")]
+        case "ts2":
+            return [node(), str(NODE_DIR / "clients" / "ts_sdk2.mjs")]
+        case "fastmcp":
+            return [PY, str(CLIENTS_DIR / "fastmcp_client.py")]
+        case "inspector":
+            node()
+            if not INSPECTOR_JS.exists():
+                pytest.skip("the MCP Inspector is missing: run `npm ci --prefix tests/node`")
+            return [PY, str(CLIENTS_DIR / "inspector_cli.py")]
+    raise AssertionError(client)
+
+
+# -- servers ---------------------------------------------------------------------------
+
+
+def server_command(server: str, transport: str, port: int | None = None) -> list[str]:
+    script = {"dual": "dual_era_server.py", "fastmcp": "fastmcp_server.py"}.get(server)
+    if script is None:  # server-everything: PORT comes from the environment
+        mode = {"stdio": "stdio", "http": "streamableHttp", "sse": "sse"}[transport]
+        return [node(), str(EVERYTHING_JS), mode]
+    argv = [PY, str(ROOT / "tests" / "servers" / script)]
+    return argv if transport == "stdio" else [*argv, transport, str(port)]
+
+
+class LiveServer:
+    """A fresh HTTP or SSE server for one run (the reference server keeps per-session state)."""
+
+    def __init__(self, server: str, transport: str) -> None:
+        port = free_port()
+        env = {"PORT": str(port)} if server == "everything" else None
+        self.proc = Background(server_command(server, transport, port), env=env)
+        ready = {
+            "everything": r"listening on port|Server is running on port",
+            "dual": r"Uvicorn running on",
+            "fastmcp": r"Uvicorn running on",
+        }[server]
+        self.proc.wait_for(ready, timeout=READY_TIMEOUT)
+        self.url = f"http://127.0.0.1:{port}/{'sse' if transport == 'sse' else 'mcp'}"
+
+    def __enter__(self) -> LiveServer:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.proc.kill()
+
+
+# -- running a driver --------------------------------------------------------------------
+
+
+@dataclass
+class Run:
+    """One driver run: what the client observed, and what was around it."""
+
+    observed: dict[str, Any]
+    stderr: str
+    code: int
+    replay_output: str = ""
+    misses: list[str] = field(default_factory=list)
+
+    @property
+    def refused(self) -> bool:
+        """The client could not connect, or connected and had every step refused (a
+        modern-only client that adopts 2026-07-28 without a probe, on a legacy server)."""
+        if self.observed.get("stage") == "connect":
+            return True
+        return all(_failed(self.observed.get(step)) for step in STEPS)
+
+    @property
+    def error(self) -> str:
+        if "error" in self.observed:
+            return str(self.observed["error"])
+        errors = [self.observed.get(step) for step in STEPS if _failed(self.observed.get(step))]
+        return str(errors[0]["error"]) if errors and self.refused else ""
+
+
+#: the steps of the scripted session (tests/clients/README.md)
+STEPS = ("tools", "resources", "prompts", "echo", "progress", "prompt", "prompt_args", "read")
+
+
+def _failed(value: Any) -> bool:
+    return isinstance(value, dict) and set(value) == {"error"}
+
+
+def drive(client: str, server: str, transport: str, where: list[str], home: Path) -> Run:
+    argv = [*driver(client), server, transport, *where]
+    env = {**os.environ, "CASSETTE_MATRIX_HOME": str(home)}
+    try:
+        proc = subprocess.run(
+            argv,
+            capture_output=True,
+            text=True,
+            timeout=RUN_TIMEOUT,
+            check=False,
+            env=env,
+            cwd=home,
+        )
+    except subprocess.TimeoutExpired as exc:
+        pytest.fail(f"{client} did not finish in {RUN_TIMEOUT}s; stderr: {exc.stderr!r}")
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("{")]
+    if not lines:
+        pytest.fail(f"{client} printed no JSON (exit {proc.returncode}); stderr:\n{proc.stderr}")
+    return Run(json.loads(lines[-1]), proc.stderr, proc.returncode)
+
+
+def live(client: str, server: str, transport: str, home: Path) -> Run:
+    if transport == "stdio":
+        return drive(client, server, transport, server_command(server, transport), home)
+    with LiveServer(server, transport) as up:
+        return drive(client, server, transport, [up.url], home)
+
+
+@dataclass
+class Recording:
+    tape: Path
+    run: Run
+    sessions: bool  # one tape per client session (the Inspector over stdio)
+
+
+def record(client: str, server: str, transport: str, home: Path) -> Recording:
+    tape = home / f"{server}-{transport}-{client}.jsonl"
+    per_step = client == "inspector"
+    sessions = ["--sessions", str(home)] if per_step else []
+    base = [PY, "-m", "cassette", "record", "-o", str(tape), *sessions]
+    if transport == "stdio":
+        run = drive(
+            client, server, transport, [*base, "--", *server_command(server, "stdio")], home
+        )
+        return Recording(tape, run, per_step)
+    with LiveServer(server, transport) as up:
+        kind = ["--transport", "sse"] if transport == "sse" else []
+        proxy = Background([*base, *kind, "--upstream", up.url, "--port", "0"])
+        with proxy:
+            url = proxy.wait_for(r"point your client at (http://\S+)", READY_TIMEOUT).group(1)
+            run = drive(client, server, transport, [url], home)
+            proxy.stop(signal.SIGINT)
+    return Recording(tape, run, False)
+
+
+def replay(client: str, server: str, transport: str, rec: Recording, home: Path) -> Run:
+    report = home / f"report-{client}.jsonl"
+    extra = ["--report", str(report)] + (["--sessions", str(home)] if rec.sessions else [])
+    command = replay_command(rec.tape, *extra)
+    output = ""
+    if transport == "stdio":
+        run = drive(client, server, transport, command, home)
+    else:
+        front = Background([*command, "--front", transport, "--port", "0"], env=OFFLINE_ENV)
+        with front:
+            url = front.wait_for(r"serving on (http://\S+)", READY_TIMEOUT).group(1)
+            run = drive(client, server, transport, [url], home)
+            front.stop()
+        output = front.output()
+    run.replay_output = output
+    if report.exists():
+        for line in report.read_text("utf-8").splitlines():
+            fact = json.loads(line)
+            if fact.get("event") == "miss":
+                run.misses.append(str(fact.get("text", "")).splitlines()[0])
+    return run
+
+
+# -- the cells ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Cell:
+    server: str
+    transport: str
+    recorder: str
+    replayer: str
+
+    @property
+    def id(self) -> str:
+        return f"{self.server}-{self.transport}-{self.recorder}-to-{self.replayer}"
+
+
+def all_cells() -> Iterator[Cell]:
+    for server in SERVERS:
+        for transport in TRANSPORTS:
+            for recorder in RECORDERS:
+                for replayer in CLIENTS:
+                    yield Cell(server, transport, recorder, replayer)
+            yield Cell(server, transport, "inspector", "inspector")
+
+
+#: The default run: the pairings issue 14 names, and each server, transport and client at
+#: least once, in both directions across eras.
+DEFAULT_CELLS = (
+    Cell("dual", "stdio", "py2-auto", "py2-auto"),  # one client: the replay works today
+    # Done means: the SDK 2 default client's cassette of the dual-era server replays to the
+    # TypeScript SDK, the SDK 1.x and the Inspector CLI, over stdio and HTTP.
+    Cell("dual", "stdio", "py2-auto", "ts1"),
+    Cell("dual", "stdio", "py2-auto", "py1"),
+    Cell("dual", "stdio", "py2-auto", "inspector"),
+    Cell("dual", "http", "py2-auto", "ts1"),
+    Cell("dual", "http", "py2-auto", "py1"),
+    Cell("dual", "http", "py2-auto", "inspector"),
+    # Done means: the TypeScript client's progress callbacks fire on replay over stdio,
+    # HTTP and SSE.
+    Cell("everything", "stdio", "ts1", "ts1"),
+    Cell("everything", "http", "ts1", "ts1"),
+    Cell("everything", "sse", "ts1", "ts1"),
+    Cell("dual", "stdio", "py2-legacy", "py2-modern"),  # a modern client, a legacy cassette
+    Cell("dual", "sse", "py1", "ts2"),
+    Cell("everything", "http", "ts2", "py2-legacy"),
+    Cell("everything", "stdio", "py2-auto", "py2-modern"),  # refused live, refused on replay
+    Cell("fastmcp", "stdio", "fastmcp", "py1"),
+    Cell("fastmcp", "http", "py1", "fastmcp"),
+    Cell("fastmcp", "sse", "ts2", "py2-auto"),
+)
+
+#: Cells that fail today, each with the behaviour of issue 14 that it waits for (made from
+#: a full run by `python -m tests.e2e.matrix_table --expected build/client-matrix`): under
+#: "fail", cells that failed in every run (strict xfails); under "racy", cells that passed
+#: in one full run and failed in another, because what the client sees depends on how its
+#: reads split the replay's writes (non-strict: a strict mark would make the suite flaky).
+_EXPECTED = json.loads(Path(__file__).with_name("client_matrix_expected.json").read_text("utf-8"))
+RACY: dict[str, str] = _EXPECTED.get("racy", {})
+EXPECTED_FAILURES: dict[str, str] = {**_EXPECTED.get("fail", {}), **RACY}
+
+
+def params() -> list[Any]:
+    cells = list(all_cells()) if FULL else list(DEFAULT_CELLS)
+    out = []
+    for cell in cells:
+        reason = EXPECTED_FAILURES.get(cell.id)
+        strict = cell.id not in RACY
+        marks = [pytest.mark.xfail(strict=strict, reason=reason)] if reason else []
+        out.append(pytest.param(cell, id=cell.id, marks=marks))
+    return out
+
+
+_recordings: dict[tuple[str, str, str], Recording] = {}
+_baselines: dict[tuple[str, str, str], Run] = {}
+
+
+def recording(cell: Cell, home: Path) -> Recording:
+    key = (cell.server, cell.transport, cell.recorder)
+    if key not in _recordings:
+        _recordings[key] = record(cell.recorder, cell.server, cell.transport, home)
+    return _recordings[key]
+
+
+def baseline(cell: Cell, home: Path) -> Run:
+    key = (cell.server, cell.transport, cell.replayer)
+    if key not in _baselines:
+        _baselines[key] = live(cell.replayer, cell.server, cell.transport, home)
+    return _baselines[key]
+
+
+def cassette_cannot_serve(tape: Path, live_protocol: Any) -> bool:
+    """True when the recording cannot show that the server would serve the replaying client
+    in the era it negotiated live, so that issue 14 asks for a clear refusal naming --era
+    (or, for a dual-era client of a legacy cassette, the legacy session the recording
+    proves): a legacy session and a client that negotiated 2026-07-28; a 2026-07-28 session
+    with no recorded ``server/discover`` (a modern-only client recorded it: the recording
+    says nothing of the handshake); one whose recorded discovery lists no legacy revision,
+    and a legacy client (mcp 2.3.0's and fastmcp 4's default discovery list only
+    2026-07-28, although both servers accept ``initialize``: dual_era_server.py lists all)."""
+    lines = [json.loads(line) for line in tape.read_text("utf-8").splitlines() if line]
+    era = lines[0].get("era") or "legacy"
+    if era == "legacy":
+        return live_protocol == MODERN
+    listed = None
+    for event in lines[1:]:
+        result = (event.get("message") or {}).get("result")
+        if isinstance(result, dict) and "supportedVersions" in result:
+            listed = result["supportedVersions"]
+            break
+    if listed is None:
+        return True
+    # (the Inspector CLI reports no version: a legacy client, the TypeScript SDK 1.x inside)
+    return live_protocol != MODERN and all(v == MODERN for v in listed)
+
+
+MODERN = "2026-07-28"
+
+
+def differences(live_obs: dict[str, Any], replayed: dict[str, Any]) -> dict[str, Any]:
+    """Each step whose observation differs: {step: {"live": ..., "replay": ...}}."""
+    keys = sorted(set(live_obs) | set(replayed))
+    return {
+        k: {"live": live_obs.get(k), "replay": replayed.get(k)}
+        for k in keys
+        if live_obs.get(k) != replayed.get(k)
+    }
+
+
+def save(cell: Cell, outcome: dict[str, Any]) -> None:
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / f"{cell.id}.json").write_text(
+        json.dumps({**cell.__dict__, "id": cell.id, **outcome}, sort_keys=True), "utf-8"
+    )
+
+
+#: What the replay's refusal says on how to record the cassette for the refused client
+#: (cassette.core.eras): the era to record in, or to record with that client.
+RECORD_HINTS = ("--era", "record it with this client")
+
+
+def verdict(outcome: dict[str, Any]) -> tuple[str, str]:
+    """A cell's status ("pass", "refused", "legacy" or "fail") from its outcome, and why it
+    failed.
+
+    - The live server refused the client: the replay must refuse it too, with the same
+      errors or with a line on how to record for it.
+    - The recording cannot tell whether the server would have served the client in the era
+      it negotiated live (``cassette_cannot_serve``): serving it as live passes, and so does
+      a refusal whose reported miss says how to record for it (issue 14's -32022 line), and
+      for a dual-era client of a legacy cassette, the legacy session it falls back to
+      ("legacy", ``_fell_back``).
+    - Otherwise the client must observe on replay exactly what it observed live, and the
+      replay must report no miss.
+    """
+    refusal = _refusal(outcome)
+    if refusal is not None:
+        return refusal
+    if outcome["cannot_tell"] and _fell_back(outcome):
+        return "legacy", ""
+    if outcome["diff"]:
+        return "fail", "the client saw on replay what it did not see live"
+    if outcome["misses"]:
+        return "fail", f"the replay reported misses: {outcome['misses']}"
+    return "pass", ""
+
+
+def _fell_back(outcome: dict[str, Any]) -> bool:
+    """A dual-era client of a legacy cassette, served the legacy session the recording
+    proves (its probe got -32601, as from a legacy server, and it fell back to
+    ``initialize``): no miss, and every step that succeeded live succeeded on replay. What
+    it saw differs from its 2026-07-28 live run only as the eras differ."""
+    live, replayed = outcome["live"], outcome["replay"]
+    if outcome["misses"] or replayed.get("protocol") in (None, MODERN):
+        return False
+    if live.get("protocol") != MODERN:
+        return False
+    return all(_failed(live.get(s)) or not _failed(replayed.get(s)) for s in STEPS)
+
+
+def _refusal(outcome: dict[str, Any]) -> tuple[str, str] | None:
+    """The verdict of a cell where a refusal is the right answer (``None`` elsewhere)."""
+    replay_refused = outcome["replay_refused"]
+    clearly = replay_refused and any(h in m for m in outcome["misses"] for h in RECORD_HINTS)
+    if outcome["live_refused"]:
+        if not replay_refused:
+            return "fail", "the live server refused the client; the replay served it"
+        if outcome["diff"] and not clearly:
+            return "fail", "refused on replay not as live, and not a word of how to record"
+        return "refused", ""
+    if outcome["cannot_tell"] and replay_refused:
+        if not clearly:
+            return "fail", "refused on replay without a miss saying how to record for it"
+        return "refused", ""
+    return None
+
+
+@pytest.mark.parametrize("cell", params())
+def test_cell(cell: Cell, tmp_path_factory: pytest.TempPathFactory) -> None:
+    home = tmp_path_factory.mktemp(cell.id[:40])
+    rec = recording(cell, tmp_path_factory.mktemp("rec"))
+    if rec.run.refused and cell.replayer != cell.recorder:
+        # What it recorded is the refusal: only the same client replays that meaningfully.
+        save(cell, {"status": "n/a", "note": f"{cell.recorder} on {cell.server}"})
+        pytest.skip(f"the live server refused {cell.recorder}: {rec.run.error}")
+    assert rec.tape.exists(), f"nothing recorded; {cell.recorder} stderr:\n{rec.run.stderr}"
+    base = baseline(cell, tmp_path_factory.mktemp("live"))
+    replayed = replay(cell.replayer, cell.server, cell.transport, rec, home)
+    outcome = {
+        "live": base.observed,
+        "replay": replayed.observed,
+        "live_refused": base.refused,
+        "live_error": base.error,
+        "replay_refused": replayed.refused,
+        "replay_error": replayed.error,
+        "misses": replayed.misses,
+        "diff": differences(base.observed, replayed.observed),
+        "cannot_tell": cassette_cannot_serve(rec.tape, base.observed.get("protocol")),
+    }
+    status, why = verdict(outcome)
+    save(cell, {**outcome, "status": status})
+    assert status != "fail", f"{cell.replayer}: {why}: {seen(outcome)}"
