@@ -60,6 +60,7 @@ import attrs
 from anyio.streams.memory import MemoryObjectReceiveStream
 
 from cassette.core.eras import (
+    UNSUPPORTED_VERSION,
     client_era,
     initialize_from_discover,
     legacy_status,
@@ -268,6 +269,8 @@ class HttpReplayApp:
         status = reply.exchange.status if reply.exchange is not None else None
         if self.era == "modern" and session is not self._shared:
             return legacy_status(status)
+        if status is None and _era_refused(reply):
+            return 400  # a 2026-07-28 server mirrors -32022 in the status
         return status
 
     async def _refuse_legacy(self, call: _Call, body: bytes) -> None:
@@ -669,3 +672,12 @@ async def _cancel_on_disconnect(receive: Receive, scope: anyio.CancelScope) -> N
     while (await receive())["type"] != "http.disconnect":
         pass
     scope.cancel()
+
+
+def _era_refused(reply: Reply) -> bool:
+    """Whether ``reply`` is the replay's own ``-32022``: a 2026-07-28 client refused by a
+    legacy cassette, which a 2026-07-28 server answers at 400, not at a legacy 200."""
+    if reply.exchange is not None or len(reply.messages) != 1:
+        return False
+    error = reply.messages[0].get("error") if isinstance(reply.messages[0], dict) else None
+    return isinstance(error, dict) and error.get("code") == UNSUPPORTED_VERSION
