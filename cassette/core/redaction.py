@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import json
 import re
-import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any, Final
@@ -115,6 +114,10 @@ def has_placeholder(value: str) -> bool:
 
 
 def _token(rule: str) -> str:
+    # Imported here: ``secrets`` brings ``random``, ``hashlib`` and ``hmac``, which a replay
+    # (it redacts live requests only to match them, and rarely meets a secret) never needs.
+    import secrets
+
     return f"[REDACTED:{rule}:{secrets.token_hex(6)}]"
 
 
