@@ -16,15 +16,17 @@ import json
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from cassette.core._gc import paused_gc
 from cassette.core.codec import decode, encode_line
 from cassette.core.model import Era, Event, Header, MessageEvent, era_of
-from cassette.core.recorder import Record
 from cassette.errors import CassetteError, CassetteExistsError, CassetteNotFoundError
+
+if TYPE_CHECKING:  # the recorder is no part of reading a cassette, nor of a replay
+    from cassette.core.recorder import Record
 
 __all__ = ["Cassette", "CassetteWriter", "append_events", "has_recording"]
 
