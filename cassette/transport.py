@@ -37,15 +37,18 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
-from typing import Any, ClassVar, Final, Literal, Protocol, runtime_checkable
-from urllib.parse import urlsplit
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal, Protocol, runtime_checkable
 
 import attrs
 
+from cassette._origins import DEFAULT_HOST, _origins, normalize_origin
 from cassette.core.limits import DEFAULT_MAX_BYTES
 from cassette.core.model import Recording
 from cassette.core.replayer import Reply
 from cassette.errors import TransportClosedError, TransportError
+
+if TYPE_CHECKING:
+    from cassette._record_options import RecordOptions
 
 __all__ = [
     "DEFAULT_HOST",
@@ -85,9 +88,6 @@ __all__ = [
 #: The longest a response that follows notifications waits for the client to read them
 #: (``Drainable``): a client that stops reading gets the rest anyway.
 DRAIN_DEADLINE: Final = 0.25
-
-#: Where a front or proxy listens unless told otherwise: this machine only.
-DEFAULT_HOST: Final = "127.0.0.1"
 
 
 # -- values --------------------------------------------------------------------------------
@@ -138,38 +138,6 @@ SideEventHandler = Callable[[SideEvent], None]
 #: Called once a front listens, with what a client needs to reach it (a URL).
 Ready = Callable[[str], None]
 
-_DEFAULT_PORTS: Final = {"http": 80, "https": 443}
-
-
-def normalize_origin(text: str) -> str:
-    """``text`` as a browser writes it in an ``Origin`` header: ``scheme://host[:port]``,
-    lowercase, the scheme's default port left out. A front compares a request's ``Origin``
-    with ``allowed_origins`` in this form; ``ValueError`` says why ``text`` is not one."""
-    try:
-        parts = urlsplit(text.strip())
-        port = parts.port
-    except ValueError:
-        parts, port = None, None
-    if (
-        parts is None
-        or parts.scheme not in _DEFAULT_PORTS
-        or not parts.hostname
-        or parts.path not in ("", "/")
-        or parts.query
-        or parts.fragment
-        or parts.username is not None
-    ):
-        raise ValueError(
-            f"{text!r} is not an origin: give scheme://host[:port], e.g. https://app.example.com"
-        )
-    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
-    shown = f":{port}" if port is not None and port != _DEFAULT_PORTS[parts.scheme] else ""
-    return f"{parts.scheme}://{host}{shown}"
-
-
-def _origins(values: Sequence[str]) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(normalize_origin(value) for value in values))
-
 
 @attrs.frozen(kw_only=True)
 class ConnectOptions:
@@ -208,24 +176,6 @@ class ServeOptions:
     max_message_bytes: int = DEFAULT_MAX_BYTES
     on_ready: Ready | None = None
     allowed_origins: tuple[str, ...] = attrs.field(default=(), converter=_origins)
-
-
-@attrs.frozen(kw_only=True)
-class RecordOptions:
-    """How a recording proxy serves its clients: as ``ServeOptions`` (``allowed_origins``
-    included), ``upstream_timeout``, the seconds the upstream may take to start answering
-    a request before the client gets an error in its place (``None``: the transport's
-    default), and ``era``."""
-
-    host: str = DEFAULT_HOST
-    port: int = 0
-    max_message_bytes: int = DEFAULT_MAX_BYTES
-    on_ready: Ready | None = None
-    upstream_timeout: float | None = None
-    allowed_origins: tuple[str, ...] = attrs.field(default=(), converter=_origins)
-    #: the era to record in: ``auto`` (the client chooses), ``legacy`` or ``modern`` (the
-    #: other era's opening is answered by the proxy, ``cassette.core.eras.era_refusal``)
-    era: str = "auto"
 
 
 # -- streams -------------------------------------------------------------------------------
@@ -446,3 +396,11 @@ class RecordingFront(Transport, Protocol):
         """Forward every exchange to ``upstream``, reporting what passed to ``tap`` (each
         frame before it is forwarded), until cancelled."""
         ...
+
+
+if not TYPE_CHECKING:  # ``RecordOptions`` is built on first use: a replay never records
+    from cassette._lazy import lazy_exports
+
+    __getattr__, __dir__ = lazy_exports(
+        __name__, {"RecordOptions": "cassette._record_options"}, [*globals(), *__all__]
+    )

@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import json
 import re
-import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any, Final
@@ -59,6 +58,7 @@ from cassette.core.schemas import (
 )
 from cassette.core.secret_rules import (
     Span,
+    _compiled,
     find_spans,
     is_protocol_key,
     is_secret_key,
@@ -115,6 +115,10 @@ def has_placeholder(value: str) -> bool:
 
 
 def _token(rule: str) -> str:
+    # Imported here: ``secrets`` brings ``random``, ``hashlib`` and ``hmac``, which a replay
+    # (it redacts live requests only to match them, and rarely meets a secret) never needs.
+    import secrets
+
     return f"[REDACTED:{rule}:{secrets.token_hex(6)}]"
 
 
@@ -318,12 +322,12 @@ class RedactionSession:
         """One line of a line-by-line stream (stderr, raw output): as ``text``, and a PEM
         private key printed over several lines loses every line of its body."""
         inside = stream in self._pem
-        if _PEM_BEGIN.search(value) and not _PEM_END.search(value):
+        if _compiled(_PEM_BEGIN).search(value) and not _compiled(_PEM_END).search(value):
             self._pem.add(stream)
             return self.text(value)
         if not inside:
             return self.text(value)
-        if _PEM_END.search(value):
+        if _compiled(_PEM_END).search(value):
             self._pem.discard(stream)
             return self.text(value)
         body = value.strip()
@@ -473,16 +477,17 @@ class RedactionSession:
             elif is_secret_option(arg):
                 out.append(arg)
                 hide_next = True
-            elif eq and secret and _ENV_NAME.match(name) and is_secret_key(name):
+            elif eq and secret and _compiled(_ENV_NAME).match(name) and is_secret_key(name):
                 out.append(f"{name}={self.learn(secret, 'argument')}")
             else:
                 out.append(self.text(arg))
         return out
 
 
-_PEM_BEGIN: Final = re.compile(r"-----BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----")
-_PEM_END: Final = re.compile(r"-----END[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----")
-_ENV_NAME: Final = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
+# Compiled on first use (``_compiled``), like the rules: a replay never needs them.
+_PEM_BEGIN: Final = r"-----BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----"
+_PEM_END: Final = r"-----END[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----"
+_ENV_NAME: Final = r"^[A-Za-z_][A-Za-z0-9_.-]*$"
 
 
 #: Where a value sits in a message: ``None`` at the root, else (the parent's path, the
@@ -581,7 +586,7 @@ def _replace_at(value: Any, parts: list[str], make: Any) -> Any:
 
 _MAX_RULES: Final = 256
 _MAX_RULE_CHARS: Final = 1024
-_SALT: Final = re.compile(r"^[0-9a-fA-F]{0,256}$")
+_SALT: Final = r"^[0-9a-fA-F]{0,256}$"
 _HEADER_LISTS: Final = ("patterns", "paths", "env")
 
 
@@ -595,7 +600,7 @@ def check_header(info: Any) -> list[str]:
         return ["redaction must be an object"]
     problems: list[str] = []
     salt = info.get("salt")
-    if salt is not None and (not isinstance(salt, str) or not _SALT.match(salt)):
+    if salt is not None and (not isinstance(salt, str) or not _compiled(_SALT).match(salt)):
         problems.append("redaction.salt must be a hex string of at most 256 digits")
     if info.get("placeholders") not in (None, "random"):
         problems.append('redaction.placeholders must be "random"')
@@ -611,7 +616,7 @@ def check_header(info: Any) -> list[str]:
             problems.append(f"redaction.{name} holds a rule over {_MAX_RULE_CHARS} characters")
         elif name == "paths" and any(p and not p.startswith("/") for p in rules):
             problems.append("redaction.paths must be JSON Pointers (starting with /)")
-        elif name == "env" and any(not _ENV_NAME.match(n) for n in rules):
+        elif name == "env" and any(not _compiled(_ENV_NAME).match(n) for n in rules):
             problems.append("redaction.env must hold environment variable names")
     return problems
 

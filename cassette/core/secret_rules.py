@@ -14,6 +14,12 @@ pay for a match.
 Short texts (almost all of them) are scouted with one compiled alternation of the
 triggers instead, which costs less than many ``find`` calls on a short string.
 
+Nothing is compiled on import. The table holds each rule's expression as text, and it,
+the scouts and the trigger index are built on first use (``_rules``, ``_compiled`` and
+the other cached builders below): a replay imports this module to redact live requests,
+and most sessions never send one that any cheap check lets through to a rule, so
+compiling some 80 expressions up front was a third of what the import cost.
+
 The formats are public facts (documented prefixes and lengths, as gitleaks and
 detect-secrets list them); the table is ours. Rules say *where* the secret sits in their
 match (the ``secret`` group), so ``password=hunter2`` keeps ``password=`` and loses only
@@ -28,7 +34,7 @@ import base64
 import binascii
 import re
 from collections.abc import Callable, Iterable, Iterator
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any, Final
 
 import attrs
@@ -46,7 +52,7 @@ __all__ = [
 
 # -- names ---------------------------------------------------------------------------------
 
-_CAMEL: Final = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|[-_\s.]+")
+_CAMEL: Final = r"(?<=[a-z0-9])(?=[A-Z])|[-_\s.]+"
 #: Last words of a name that says its value is secret (``apiKey``, ``DB_PASS``, ``pwd``).
 SECRET_WORDS: Final = frozenset(
     {
@@ -87,6 +93,12 @@ _PROTOCOL_KEYS: Final = frozenset(
 )
 
 
+@cache
+def _compiled(source: str, flags: int = 0) -> re.Pattern[str]:
+    """``source`` compiled once, on first use (see the module docstring)."""
+    return re.compile(source, flags)
+
+
 def _folded(key: str) -> str:
     return key.lower().replace("-", "").replace("_", "")
 
@@ -107,7 +119,7 @@ def is_secret_key(key: str) -> bool:
     name of every request, and messages repeat the same few names."""
     if is_protocol_key(key):
         return False
-    words = [w.lower() for w in _CAMEL.split(key) if w]
+    words = [w.lower() for w in _compiled(_CAMEL).split(key) if w]
     if not words:
         return False
     last = words[-1]
@@ -116,12 +128,12 @@ def is_secret_key(key: str) -> bool:
     return last == "key" and len(words) > 1 and words[-2] in _KEY_QUALIFIERS
 
 
-_OPTION: Final = re.compile(r"^--?([A-Za-z0-9][A-Za-z0-9_-]*)$")
+_OPTION: Final = r"^--?([A-Za-z0-9][A-Za-z0-9_-]*)$"
 
 
 def is_secret_option(arg: str) -> bool:
     """``--token``, ``--api-key``, ``--secret-key``, ``--passphrase``; not ``--max-tokens``."""
-    match = _OPTION.match(arg)
+    match = _compiled(_OPTION).match(arg)
     return match is not None and is_secret_key(match.group(1))
 
 
@@ -163,10 +175,16 @@ Check = Callable[[str], bool]
 class _Rule:
     name: str
     triggers: tuple[str, ...]  # literals the match starts with (lower case when ``folded``)
-    pattern: re.Pattern[str]  # matched at a trigger's position; group "s" is the secret
+    source: str  # matched at a trigger's position; group "s" is the secret
+    flags: int = 0  # the expression's flags (``re.IGNORECASE``)
     folded: bool = False  # triggers are found case-insensitively
     check: Check | None = None  # a last look at the secret (cheap, optional)
     word_start: bool = False  # the trigger must not continue a lower-case word
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        """The compiled expression (compiled by the first rule match that needs it)."""
+        return _compiled(self.source, self.flags)
 
 
 def _basic_credentials(secret: str) -> bool:
@@ -182,7 +200,7 @@ _BODY: Final = r"[A-Za-z0-9_\-]"
 
 def _prefixed(name: str, prefixes: tuple[str, ...], body: str) -> _Rule:
     alternatives = "|".join(re.escape(p) for p in prefixes)
-    return _Rule(name, prefixes, re.compile(rf"(?P<s>(?:{alternatives}){body})"))
+    return _Rule(name, prefixes, rf"(?P<s>(?:{alternatives}){body})")
 
 
 # A value runs to a space, a quote, a comma or a closing bracket; to "&" only where the
@@ -219,145 +237,153 @@ _KEYWORDS: Final = (
     "otp",
 )
 
-_RULES: Final[tuple[_Rule, ...]] = (
-    # scheme://user:password@host, scheme://:password@host, scheme://token@host; the
-    # userinfo runs to the last "@" before the path, so "admin:p@ss@host" loses "p@ss" too.
-    _Rule(
-        "url-credentials",
-        ("://",),
-        re.compile(r"://(?P<s>[^\s/?#@\"'<>]*(?:@[^\s/?#@\"'<>]*)*)@[^\s/?#@\"'<>]"),
-    ),
-    _Rule(
-        "bearer",
-        ("bearer",),
-        re.compile(r"bearer[ \t]+(?P<s>[A-Za-z0-9._~+/=-]{8,})", re.IGNORECASE),
-        folded=True,
-        word_start=True,
-    ),
-    _Rule(
-        "basic-auth",
-        ("basic",),
-        re.compile(r"basic[ \t]+(?P<s>[A-Za-z0-9+/]{8,}={0,2})", re.IGNORECASE),
-        folded=True,
-        check=_basic_credentials,
-        word_start=True,
-    ),
-    _Rule(
-        "assignment",
-        _KEYWORDS,
-        re.compile(
+
+@cache
+def _rules() -> tuple[_Rule, ...]:
+    """The rule table, built on first use."""
+    return (
+        # scheme://user:password@host, scheme://:password@host, scheme://token@host; the
+        # userinfo runs to the last "@" before the path, so "admin:p@ss@host" loses "p@ss" too.
+        _Rule(
+            "url-credentials",
+            ("://",),
+            r"://(?P<s>[^\s/?#@\"'<>]*(?:@[^\s/?#@\"'<>]*)*)@[^\s/?#@\"'<>]",
+        ),
+        _Rule(
+            "bearer",
+            ("bearer",),
+            r"bearer[ \t]+(?P<s>[A-Za-z0-9._~+/=-]{8,})",
+            re.IGNORECASE,
+            folded=True,
+            word_start=True,
+        ),
+        _Rule(
+            "basic-auth",
+            ("basic",),
+            r"basic[ \t]+(?P<s>[A-Za-z0-9+/]{8,}={0,2})",
+            re.IGNORECASE,
+            folded=True,
+            check=_basic_credentials,
+            word_start=True,
+        ),
+        _Rule(
+            "assignment",
+            _KEYWORDS,
             rf"(?:{'|'.join(re.escape(k) for k in _KEYWORDS)}){_ASSIGN}{_SCHEME}"
             rf"(?P<s>{_VALUE_END}{{1,400}})",
             re.IGNORECASE,
+            folded=True,
+            word_start=True,
         ),
-        folded=True,
-        word_start=True,
-    ),
-    # --secret-key VALUE, --passphrase=VALUE in a logged command line
-    _Rule(
-        "argument",
-        ("--",),
-        re.compile(
+        # --secret-key VALUE, --passphrase=VALUE in a logged command line
+        _Rule(
+            "argument",
+            ("--",),
             r"--(?:[A-Za-z0-9]+[-_])*(?i:password|passwd|passphrase|secret|token|pass|pwd|"
             r"(?:api|secret|access|private|client)[-_]?key|auth|credentials?)"
-            rf"(?:=|[ \t]+|\\?\"[ \t]*,[ \t]*\\?\")(?P<s>(?!-){_VALUE_END}{{1,400}})"
+            rf"(?:=|[ \t]+|\\?\"[ \t]*,[ \t]*\\?\")(?P<s>(?!-){_VALUE_END}{{1,400}})",
         ),
-    ),
-    _Rule(
-        "private-key",
-        ("-----BEGIN",),
-        re.compile(
+        _Rule(
+            "private-key",
+            ("-----BEGIN",),
             r"-----BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----"
-            r"(?P<s>[\s\S]{1,20000}?)-----END[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----"
+            r"(?P<s>[\s\S]{1,20000}?)-----END[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----",
         ),
-    ),
-    _Rule(
-        "jwt",
-        ("eyJ",),
-        re.compile(r"(?P<s>eyJ[A-Za-z0-9_-]{13,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})"),
-    ),
-    _prefixed(
-        "github",
-        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
-        r"[A-Za-z0-9]{30,}",
-    ),
-    _prefixed("github", ("github_pat_",), r"[A-Za-z0-9_]{40,}"),
-    _prefixed(
-        "gitlab",
-        ("glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glsoat-", "glffct-", "glimt-"),
-        rf"{_BODY}{{20,}}",
-    ),
-    _prefixed(
-        "stripe",
-        ("sk_live_", "sk_test_", "rk_live_", "rk_test_", "pk_live_", "whsec_"),
-        r"[A-Za-z0-9]{16,}",
-    ),
-    _prefixed("sk-key", ("sk-",), rf"{_BODY}{{20,}}"),
-    _prefixed(
-        "slack",
-        ("xoxb-", "xoxa-", "xoxp-", "xoxo-", "xoxr-", "xoxs-", "xoxe-"),
-        r"[A-Za-z0-9-]{11,}",
-    ),
-    _prefixed("slack", ("hooks.slack.com/services/",), r"[A-Za-z0-9/_-]{20,}"),
-    _prefixed(
-        "aws-key",
-        ("AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AROA", "AIPA", "ANPA", "ANVA", "APKA"),
-        r"[A-Z0-9]{16}(?![A-Za-z0-9])",
-    ),
-    _prefixed("google-key", ("AIza",), rf"{_BODY}{{35}}"),
-    _prefixed("google-oauth", ("ya29.",), r"[A-Za-z0-9_.-]{20,}"),
-    _prefixed("google-oauth", ("GOCSPX-",), rf"{_BODY}{{20,}}"),
-    _prefixed("npm", ("npm_",), r"[A-Za-z0-9]{36}"),
-    _prefixed("huggingface", ("hf_",), r"[A-Za-z0-9]{30,}"),
-    _prefixed("huggingface", ("api_org_",), r"[A-Za-z0-9]{30,}"),
-    _prefixed("sendgrid", ("SG.",), r"[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}"),
-    _prefixed("pypi", ("pypi-AgE",), rf"{_BODY}{{50,}}"),
-    _prefixed("shopify", ("shpat_", "shpss_", "shpca_", "shppa_"), r"[A-Fa-f0-9]{32}"),
-    _prefixed("digitalocean", ("dop_v1_", "doo_v1_", "dor_v1_"), r"[a-f0-9]{64}"),
-    _prefixed("docker", ("dckr_pat_",), rf"{_BODY}{{20,}}"),
-    _prefixed("vault", ("hvs.", "hvb."), rf"{_BODY}{{20,}}"),
-    _prefixed("grafana", ("glsa_", "glc_"), r"[A-Za-z0-9_=+/]{30,}"),
-    _prefixed("age", ("AGE-SECRET-KEY-1",), r"[A-Z0-9]{50,}"),
-    _prefixed("postman", ("PMAK-",), r"[a-f0-9]{24}-[a-f0-9]{34}"),
-    _prefixed("linear", ("lin_api_",), r"[A-Za-z0-9]{30,}"),
-    _prefixed("newrelic", ("NRAK-",), r"[A-Z0-9]{27}"),
-    _prefixed("databricks", ("dapi",), r"[a-f0-9]{32}(?![a-f0-9])"),
-    _prefixed("atlassian", ("ATATT3",), rf"{_BODY}{{40,}}"),
-    _prefixed("groq", ("gsk_",), r"[A-Za-z0-9]{40,}"),
-    _prefixed("replicate", ("r8_",), r"[A-Za-z0-9]{30,}"),
-    _prefixed("perplexity", ("pplx-",), r"[A-Za-z0-9]{40,}"),
-    _prefixed("sentry", ("sntrys_", "sntryu_"), r"[A-Za-z0-9_=+/]{30,}"),
-    _prefixed("tailscale", ("tskey-",), r"[A-Za-z0-9-]{20,}"),
-    _prefixed("supabase", ("sbp_",), r"[a-f0-9]{40}"),
-    _prefixed("planetscale", ("pscale_tkn_", "pscale_pw_"), rf"{_BODY}{{30,}}"),
-    _prefixed("figma", ("figd_",), rf"{_BODY}{{30,}}"),
-    _prefixed("notion", ("ntn_",), r"[A-Za-z0-9]{40,}"),
-    _prefixed("contentful", ("CFPAT-",), rf"{_BODY}{{40,}}"),
-    _prefixed("onepassword", ("ops_eyJ",), r"[A-Za-z0-9_=+/-]{30,}"),
-    _prefixed("mailgun", ("key-",), r"[0-9a-f]{32}(?![0-9a-f])"),
-    _prefixed("square", ("sq0atp-", "sq0csp-"), rf"{_BODY}{{22,}}"),
-    _prefixed("twilio", ("SK",), r"[0-9a-f]{32}(?![0-9a-f])"),
-    _prefixed("artifactory", ("AKCp",), r"[A-Za-z0-9]{60,}"),
-    _prefixed("doppler", ("dp.pt.", "dp.st.", "dp.sa.", "dp.ct."), r"[A-Za-z0-9]{40,}"),
-    _prefixed("dynatrace", ("dt0c01.",), r"[A-Z0-9]{24}\.[A-Z0-9]{64}"),
-    _prefixed("easypost", ("EZAK", "EZTK"), r"[A-Za-z0-9]{54}"),
-    _prefixed("flutterwave", ("FLWSECK-", "FLWSECK_TEST-"), r"[A-Za-z0-9]{32}"),
-    _prefixed("frameio", ("fio-u-",), rf"{_BODY}{{40,}}"),
-    _prefixed("pulumi", ("pul-",), r"[a-f0-9]{40}"),
-    _prefixed("prefect", ("pnu_",), r"[A-Za-z0-9]{36}"),
-    _prefixed("readme", ("rdme_",), r"[a-z0-9]{70}"),
-    _prefixed("rubygems", ("rubygems_",), r"[a-f0-9]{48}"),
-    _prefixed("sendinblue", ("xkeysib-",), r"[a-f0-9]{64}-[A-Za-z0-9]{16}"),
-    _prefixed("shippo", ("shippo_live_", "shippo_test_"), r"[a-f0-9]{40}"),
-    _prefixed("typeform", ("tfp_",), rf"{_BODY}{{40,}}"),
-    _prefixed("clojars", ("CLOJARS_",), r"[a-z0-9]{60}"),
-    _prefixed("alibaba", ("LTAI",), r"[A-Za-z0-9]{20}(?![A-Za-z0-9])"),
-    _prefixed("flyio", ("FlyV1 fm2_",), r"[A-Za-z0-9+/=_-]{40,}"),
-)
-
-_ALL_TRIGGERS: Final = tuple(
-    (t.lower() if r.folded else t, r.folded) for r in _RULES for t in r.triggers
-)
+        _Rule(
+            "jwt",
+            ("eyJ",),
+            r"(?P<s>eyJ[A-Za-z0-9_-]{13,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})",
+        ),
+        _prefixed(
+            "github",
+            ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+            r"[A-Za-z0-9]{30,}",
+        ),
+        _prefixed("github", ("github_pat_",), r"[A-Za-z0-9_]{40,}"),
+        _prefixed(
+            "gitlab",
+            ("glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glsoat-", "glffct-", "glimt-"),
+            rf"{_BODY}{{20,}}",
+        ),
+        _prefixed(
+            "stripe",
+            ("sk_live_", "sk_test_", "rk_live_", "rk_test_", "pk_live_", "whsec_"),
+            r"[A-Za-z0-9]{16,}",
+        ),
+        _prefixed("sk-key", ("sk-",), rf"{_BODY}{{20,}}"),
+        _prefixed(
+            "slack",
+            ("xoxb-", "xoxa-", "xoxp-", "xoxo-", "xoxr-", "xoxs-", "xoxe-"),
+            r"[A-Za-z0-9-]{11,}",
+        ),
+        _prefixed("slack", ("hooks.slack.com/services/",), r"[A-Za-z0-9/_-]{20,}"),
+        _prefixed(
+            "aws-key",
+            (
+                "AKIA",
+                "ASIA",
+                "ABIA",
+                "ACCA",
+                "AGPA",
+                "AIDA",
+                "AROA",
+                "AIPA",
+                "ANPA",
+                "ANVA",
+                "APKA",
+            ),
+            r"[A-Z0-9]{16}(?![A-Za-z0-9])",
+        ),
+        _prefixed("google-key", ("AIza",), rf"{_BODY}{{35}}"),
+        _prefixed("google-oauth", ("ya29.",), r"[A-Za-z0-9_.-]{20,}"),
+        _prefixed("google-oauth", ("GOCSPX-",), rf"{_BODY}{{20,}}"),
+        _prefixed("npm", ("npm_",), r"[A-Za-z0-9]{36}"),
+        _prefixed("huggingface", ("hf_",), r"[A-Za-z0-9]{30,}"),
+        _prefixed("huggingface", ("api_org_",), r"[A-Za-z0-9]{30,}"),
+        _prefixed("sendgrid", ("SG.",), r"[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}"),
+        _prefixed("pypi", ("pypi-AgE",), rf"{_BODY}{{50,}}"),
+        _prefixed("shopify", ("shpat_", "shpss_", "shpca_", "shppa_"), r"[A-Fa-f0-9]{32}"),
+        _prefixed("digitalocean", ("dop_v1_", "doo_v1_", "dor_v1_"), r"[a-f0-9]{64}"),
+        _prefixed("docker", ("dckr_pat_",), rf"{_BODY}{{20,}}"),
+        _prefixed("vault", ("hvs.", "hvb."), rf"{_BODY}{{20,}}"),
+        _prefixed("grafana", ("glsa_", "glc_"), r"[A-Za-z0-9_=+/]{30,}"),
+        _prefixed("age", ("AGE-SECRET-KEY-1",), r"[A-Z0-9]{50,}"),
+        _prefixed("postman", ("PMAK-",), r"[a-f0-9]{24}-[a-f0-9]{34}"),
+        _prefixed("linear", ("lin_api_",), r"[A-Za-z0-9]{30,}"),
+        _prefixed("newrelic", ("NRAK-",), r"[A-Z0-9]{27}"),
+        _prefixed("databricks", ("dapi",), r"[a-f0-9]{32}(?![a-f0-9])"),
+        _prefixed("atlassian", ("ATATT3",), rf"{_BODY}{{40,}}"),
+        _prefixed("groq", ("gsk_",), r"[A-Za-z0-9]{40,}"),
+        _prefixed("replicate", ("r8_",), r"[A-Za-z0-9]{30,}"),
+        _prefixed("perplexity", ("pplx-",), r"[A-Za-z0-9]{40,}"),
+        _prefixed("sentry", ("sntrys_", "sntryu_"), r"[A-Za-z0-9_=+/]{30,}"),
+        _prefixed("tailscale", ("tskey-",), r"[A-Za-z0-9-]{20,}"),
+        _prefixed("supabase", ("sbp_",), r"[a-f0-9]{40}"),
+        _prefixed("planetscale", ("pscale_tkn_", "pscale_pw_"), rf"{_BODY}{{30,}}"),
+        _prefixed("figma", ("figd_",), rf"{_BODY}{{30,}}"),
+        _prefixed("notion", ("ntn_",), r"[A-Za-z0-9]{40,}"),
+        _prefixed("contentful", ("CFPAT-",), rf"{_BODY}{{40,}}"),
+        _prefixed("onepassword", ("ops_eyJ",), r"[A-Za-z0-9_=+/-]{30,}"),
+        _prefixed("mailgun", ("key-",), r"[0-9a-f]{32}(?![0-9a-f])"),
+        _prefixed("square", ("sq0atp-", "sq0csp-"), rf"{_BODY}{{22,}}"),
+        _prefixed("twilio", ("SK",), r"[0-9a-f]{32}(?![0-9a-f])"),
+        _prefixed("artifactory", ("AKCp",), r"[A-Za-z0-9]{60,}"),
+        _prefixed("doppler", ("dp.pt.", "dp.st.", "dp.sa.", "dp.ct."), r"[A-Za-z0-9]{40,}"),
+        _prefixed("dynatrace", ("dt0c01.",), r"[A-Z0-9]{24}\.[A-Z0-9]{64}"),
+        _prefixed("easypost", ("EZAK", "EZTK"), r"[A-Za-z0-9]{54}"),
+        _prefixed("flutterwave", ("FLWSECK-", "FLWSECK_TEST-"), r"[A-Za-z0-9]{32}"),
+        _prefixed("frameio", ("fio-u-",), rf"{_BODY}{{40,}}"),
+        _prefixed("pulumi", ("pul-",), r"[a-f0-9]{40}"),
+        _prefixed("prefect", ("pnu_",), r"[A-Za-z0-9]{36}"),
+        _prefixed("readme", ("rdme_",), r"[a-z0-9]{70}"),
+        _prefixed("rubygems", ("rubygems_",), r"[a-f0-9]{48}"),
+        _prefixed("sendinblue", ("xkeysib-",), r"[a-f0-9]{64}-[A-Za-z0-9]{16}"),
+        _prefixed("shippo", ("shippo_live_", "shippo_test_"), r"[a-f0-9]{40}"),
+        _prefixed("typeform", ("tfp_",), rf"{_BODY}{{40,}}"),
+        _prefixed("clojars", ("CLOJARS_",), r"[a-z0-9]{60}"),
+        _prefixed("alibaba", ("LTAI",), r"[A-Za-z0-9]{20}(?![A-Za-z0-9])"),
+        _prefixed("flyio", ("FlyV1 fm2_",), r"[A-Za-z0-9+/=_-]{40,}"),
+    )
 
 
 def _trie(words: Iterable[str]) -> str:
@@ -384,24 +410,43 @@ def _trie(words: Iterable[str]) -> str:
 # One scout for short texts: where any trigger starts, in the lower-cased text (a false
 # hit costs one match). The search restarts one character after each hit, so triggers that
 # overlap ("-----END ...-----" right before "-----BEGIN") are all seen; the longest at a
-# position stands for the shorter ones too (see ``_AT_TRIGGER``).
-_TRIGGERS: Final = sorted({t for t, _ in _ALL_TRIGGERS} | {t.lower() for t, _ in _ALL_TRIGGERS})
-_SCOUT: Final = re.compile(_trie(t for t in _TRIGGERS if t == t.lower()))
+# position stands for the shorter ones too (see ``_at_trigger``).
+@cache
+def _scout() -> re.Pattern[str]:
+    """Where any trigger starts, in lower-cased text (built on first use)."""
+    triggers = {t.lower() for r in _rules() for t in r.triggers}
+    return re.compile(_trie(sorted(triggers)))
+
+
 # The triggers of the rules that are not token shapes (their words and literals).
 _WORD_RULES: Final = ("url-credentials", "argument", "private-key")
-_WORD_SCOUT: Final = re.compile(
-    _trie(t.lower() for r in _RULES if r.folded or r.name in _WORD_RULES for t in r.triggers)
-)
-_BY_TRIGGER: Final[dict[str, list[_Rule]]] = {}
-for _rule in _RULES:
-    for _trigger in _rule.triggers:
-        _BY_TRIGGER.setdefault(_trigger.lower(), []).append(_rule)
-# The rules to try where a trigger starts: its own and those of every shorter trigger that
-# begins it ("authorization" also starts "auth"; both name the same rule, others may not).
-_AT_TRIGGER: Final[dict[str, list[_Rule]]] = {
-    trigger: [r for t in _BY_TRIGGER if trigger.startswith(t) for r in _BY_TRIGGER[t]]
-    for trigger in _BY_TRIGGER
-}
+
+
+def _word_triggers() -> set[str]:
+    return {t.lower() for r in _rules() if r.folded or r.name in _WORD_RULES for t in r.triggers}
+
+
+@cache
+def _word_scout() -> re.Pattern[str]:
+    """Where a trigger of a rule with words starts (built on first use)."""
+    return re.compile(_trie(sorted(_word_triggers())))
+
+
+@cache
+def _at_trigger() -> dict[str, list[_Rule]]:
+    """The rules to try where a trigger starts: its own and those of every shorter trigger
+    that begins it ("authorization" also starts "auth"; both name the same rule, others
+    may not). Built on first use."""
+    by_trigger: dict[str, list[_Rule]] = {}
+    for rule in _rules():
+        for trigger in rule.triggers:
+            by_trigger.setdefault(trigger.lower(), []).append(rule)
+    return {
+        trigger: [r for t in by_trigger if trigger.startswith(t) for r in by_trigger[t]]
+        for trigger in by_trigger
+    }
+
+
 #: Above this many characters a text is scanned trigger by trigger with ``str.find``.
 LONG_TEXT: Final = 4096
 
@@ -418,13 +463,20 @@ def _may_hold_secret(text: str) -> bool:
 
 # What a JSON message needs to hold for any rule to fire, seen on its raw text: a trigger
 # of a rule with words, or a secret-sounding member name (``"apiKey":``, ``"pwd":``).
-_JSON_SCOUT: Final = re.compile(
-    _trie(
-        {t.lower() for r in _RULES if r.folded or r.name in _WORD_RULES for t in r.triggers}
-        | SECRET_WORDS
-        | {q + sep + "key" for q in _KEY_QUALIFIERS for sep in ("", "_", "-", ".", " ")}
+@cache
+def _json_scout() -> re.Pattern[str]:
+    """The words a JSON message must hold for a rule to fire (built on first use)."""
+    return re.compile(
+        _trie(
+            sorted(
+                _word_triggers()
+                | SECRET_WORDS
+                | {q + sep + "key" for q in _KEY_QUALIFIERS for sep in ("", "_", "-", ".", " ")}
+            )
+        )
     )
-)
+
+
 _JSON_SCOUT_LIMIT: Final = 65536
 
 
@@ -438,16 +490,16 @@ def json_may_hold_secret(raw: str) -> bool:
     if len(raw) >= _RUN and _RUN_MARK in raw.translate(_MASK):
         return True
     folded = raw.lower()
-    return len(folded) != len(raw) or _JSON_SCOUT.search(folded) is not None
+    return len(folded) != len(raw) or _json_scout().search(folded) is not None
 
 
 def _hits_short(text: str, scout: re.Pattern[str] | None = None) -> Iterator[tuple[int, str]]:
     folded = text.lower()
-    scout = scout or _SCOUT
+    scout = scout or _scout()
     if len(folded) == len(text):
         hay = folded
     else:
-        scout, hay = re.compile(scout.pattern, re.IGNORECASE), text
+        scout, hay = _compiled(scout.pattern, re.IGNORECASE), text
     match = scout.search(hay)
     while match is not None:
         yield match.start(), match.group(0).lower()
@@ -472,16 +524,26 @@ _MASK: Final = {i: (97 if chr(i) in _TOKEN_CHARS else 32) for i in range(128)}
 _RUN_MARK: Final = "a" * _RUN
 _WINDOW_BEFORE: Final = 32  # the longest prefix that may sit before a run ("AGE-SECRET-KEY-1")
 _WINDOW_AFTER: Final = 4096  # a run longer than this is data (base64); its start is scouted
-_SINGLE: Final = tuple(
-    (rule, re.compile(rule.pattern.pattern) if rule.folded else rule.pattern)
-    for rule in _RULES
-    if rule.name in ("url-credentials", "argument", "private-key", "bearer", "basic-auth")
-)
-_REV_ASSIGN: Final = re.compile(
-    r"[=:][ \t]*[\"']?\\?(?:(?:yek|di|eulav|gnirts|nekot)[-_]?)?("
-    + _trie(k[::-1] for k in _KEYWORDS)  # a trie: one branch per character at an anchor
-    + ")"
-)
+
+
+@cache
+def _single() -> tuple[tuple[_Rule, re.Pattern[str]], ...]:
+    """The rules searched with their own expression (a folded rule's on folded text)."""
+    return tuple(
+        (rule, _compiled(rule.source) if rule.folded else rule.pattern)
+        for rule in _rules()
+        if rule.name in ("url-credentials", "argument", "private-key", "bearer", "basic-auth")
+    )
+
+
+@cache
+def _rev_assign() -> re.Pattern[str]:
+    """``key=value`` forms, found on the reversed text from their ``=`` or ``:``."""
+    return re.compile(
+        r"[=:][ \t]*[\"']?\\?(?:(?:yek|di|eulav|gnirts|nekot)[-_]?)?("
+        + _trie(k[::-1] for k in _KEYWORDS)  # a trie: one branch per character at an anchor
+        + ")"
+    )
 
 
 def _spans_long(text: str) -> list[Span] | None:
@@ -502,10 +564,10 @@ def _spans_long(text: str) -> list[Span] | None:
         pos = mask.find(_RUN_MARK, end)
     reverse = folded[::-1]
     size = len(text)
-    hits += [(size - m.end(1), m.group(1)[::-1]) for m in _REV_ASSIGN.finditer(reverse)]
+    hits += [(size - m.end(1), m.group(1)[::-1]) for m in _rev_assign().finditer(reverse)]
     found = _spans_at(text, hits)
     no_at = "@" not in text  # URL credentials need one: a text without is spared a search
-    for rule, pattern in _SINGLE:
+    for rule, pattern in _single():
         if no_at and rule.name == "url-credentials":
             continue
         hay = folded if rule.folded else text
@@ -545,7 +607,7 @@ def find_spans(text: str) -> list[Span]:
         if not _may_hold_secret(text):
             return []  # most texts: a few checks in C say no rule can match
         # no run of token characters: no token shape, only the rules with words
-        return merge(_spans_at(text, _hits_short(text, _WORD_SCOUT)))
+        return merge(_spans_at(text, _hits_short(text, _word_scout())))
     found = _spans_long(text)
     return merge(found if found is not None else _spans_at(text, _hits_short(text)))
 
@@ -555,7 +617,7 @@ def _spans_at(text: str, hits: Iterable[tuple[int, str]]) -> list[Span]:
     found: list[Span] = []
     seen: set[tuple[int, str]] = set()
     for pos, trigger in hits:
-        for rule in _AT_TRIGGER.get(trigger, ()):
+        for rule in _at_trigger().get(trigger, ()):
             if (pos, rule.name) in seen:
                 continue
             seen.add((pos, rule.name))

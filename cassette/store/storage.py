@@ -16,7 +16,7 @@ import json
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -24,7 +24,6 @@ from cassette.core._gc import paused_gc
 from cassette.core.codec import decode, decode_lines, encode_line, line_too_long
 from cassette.core.limits import line_limit
 from cassette.core.model import Era, Event, Header, MessageEvent, era_of
-from cassette.core.recorder import Record
 from cassette.errors import CassetteError, CassetteExistsError, CassetteNotFoundError
 from cassette.store.files import (
     LineTooLong,
@@ -36,6 +35,9 @@ from cassette.store.files import (
     write_atomic,
 )
 from cassette.store.lock import FileLock
+
+if TYPE_CHECKING:  # the recorder is no part of reading a cassette, nor of a replay
+    from cassette.core.recorder import Record
 
 __all__ = ["Cassette", "CassetteWriter", "append_events", "has_recording"]
 
