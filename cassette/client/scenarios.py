@@ -49,7 +49,7 @@ from cassette.client.target import ServerTarget
 from cassette.core.codec import BOMS
 from cassette.core.jsondiff import pointer
 from cassette.core.jsonrpc import JSONObject
-from cassette.core.limits import max_message_bytes
+from cassette.core.limits import definitions_limit
 from cassette.core.mcp import LEGACY_VERSIONS, MODERN_VERSION
 from cassette.errors import CassetteError, ScenarioError
 from cassette.store.files import describe_os_error, open_regular
@@ -267,7 +267,7 @@ def load_scenarios(path: str | os.PathLike[str]) -> ScenarioFile:
     manifest, only a regular file is read (a FIFO would hang the read, ``/dev/zero``
     fill memory), and no more of it than the message size limit."""
     source = Path(path)
-    limit = max_message_bytes()
+    limit = definitions_limit()
     try:
         with open_regular(source, "scenarios file") as file:
             data = file.read(limit + 1)
@@ -277,8 +277,9 @@ def load_scenarios(path: str | os.PathLike[str]) -> ScenarioFile:
         raise ScenarioError(f"{source}: cannot read: {describe_os_error(exc)}") from exc
     if len(data) > limit:
         raise ScenarioError(
-            f"{source}: larger than {limit} bytes, the message size limit (raise it with "
-            "--max-message-bytes, or max-message-bytes in [tool.cassette])"
+            f"{source}: larger than {limit} bytes, the size limit for a scenarios file (the "
+            "message size limit, at least 64 MiB: raise it with --max-message-bytes, or "
+            "max-message-bytes in [tool.cassette])"
         )
     for mark, what in BOMS:
         if data.startswith(mark):

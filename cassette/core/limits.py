@@ -42,6 +42,7 @@ __all__ = [
     "LINE_OVERHEAD",
     "TooDeepError",
     "check_depth",
+    "definitions_limit",
     "line_limit",
     "max_depth",
     "max_message_bytes",
@@ -76,6 +77,14 @@ def max_depth() -> int:
 def max_message_bytes() -> int:
     """The process's size limit for one message from outside (a line, a body, a file)."""
     return _state["bytes"]
+
+
+def definitions_limit() -> int:
+    """The size limit for a file of definitions (a mock manifest, a scenarios file): the
+    message size limit, but never below the default. Such a file holds many answers, not
+    one message, so lowering the message limit to refuse large client messages must not
+    refuse the file that answers them; it is still read whole, so it is bounded."""
+    return max(_state["bytes"], DEFAULT_MAX_BYTES)
 
 
 def line_limit() -> int:

@@ -29,7 +29,7 @@ from typing import Any, Final, Literal
 
 from cassette.core.codec import BOMS
 from cassette.core.jsondiff import pointer, same_json
-from cassette.core.limits import max_message_bytes
+from cassette.core.limits import definitions_limit
 from cassette.core.text import has_surrogates, surrogates_escaped
 from cassette.errors import CassetteError, CassetteExistsError, ManifestError, UsageError
 from cassette.store.files import describe_os_error, open_regular, write_atomic
@@ -66,11 +66,11 @@ def manifest_kind(path: str | os.PathLike[str]) -> Kind:
 
 def load_manifest(path: str | os.PathLike[str]) -> dict[str, Any]:
     """Read a manifest file (not yet validated: see ``validate_manifest``). Only a regular
-    file is read, and no more of it than the process's message size limit: a manifest is
-    served as answers, none of which may be larger."""
+    file is read, and no more of it than ``definitions_limit`` (the message size limit,
+    at least the default): the file is read whole, so it is bounded."""
     source = os.fspath(path)
     kind = manifest_kind(source)
-    limit = max_message_bytes()
+    limit = definitions_limit()
     try:
         with open_regular(source, "manifest") as file:
             data = file.read(limit + 1)
@@ -80,8 +80,9 @@ def load_manifest(path: str | os.PathLike[str]) -> dict[str, Any]:
         raise ManifestError(f"{source}: cannot read: {describe_os_error(exc)}") from exc
     if len(data) > limit:
         raise ManifestError(
-            f"{source}: larger than {limit} bytes, the message size limit (raise it with "
-            "--max-message-bytes, or max-message-bytes in [tool.cassette])"
+            f"{source}: larger than {limit} bytes, the size limit for a manifest (the message "
+            "size limit, at least 64 MiB: raise it with --max-message-bytes, or "
+            "max-message-bytes in [tool.cassette])"
         )
     for mark, what in BOMS:
         if data.startswith(mark):

@@ -175,7 +175,9 @@ def test_a_manifest_over_the_limit_is_refused(tmp_path: Path, small_limit: int) 
     path = tmp_path / "big.json"
     with path.open("wb") as file:
         file.truncate(1 << 30)
-    with pytest.raises(ManifestError, match=r"big\.json: larger than 1024 bytes, the message"):
+    # a file of definitions is bounded by the message limit, but never below the default
+    bound = rf"big\.json: larger than {DEFAULT_MAX_BYTES} bytes, the size limit for a manifest"
+    with pytest.raises(ManifestError, match=bound):
         load_manifest(path)
 
 
