@@ -10,6 +10,7 @@ line gives works. It installs from the package index, so it is not in the portab
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -41,6 +42,9 @@ class Venv:
         assert result.returncode == 0, result.stderr
 
     def run(self, *argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+        # Only what is installed in this venv: a PYTHONPATH from the caller would put a
+        # checkout's ``cassette`` first and hide the very conflict under test.
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
         return subprocess.run(
             [str(self.path / BIN / argv[0]), *argv[1:]],
             capture_output=True,
@@ -48,6 +52,7 @@ class Venv:
             check=False,
             timeout=120,
             cwd=cwd,
+            env=env,
         )
 
 
