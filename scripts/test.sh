@@ -78,4 +78,6 @@ if [ $# -eq 0 ]; then
     step "python 3.12 and 3.13" bash scripts/matrix.sh
 fi
 echo "scripts/test.sh: steps: $(IFS=,; echo "${TIMES[*]}" | sed 's/,/, /g'); now the whole suite" >&2
-exec .venv/bin/python -m pytest "$@"
+# Two workers by default (pytest-xdist; the suite is mostly waiting on real servers and
+# clients in subprocesses): PYTEST_WORKERS=0 runs it in one process.
+exec .venv/bin/python -m pytest -n "${PYTEST_WORKERS:-2}" "$@"
