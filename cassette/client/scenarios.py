@@ -46,13 +46,11 @@ from typing import Any, Final
 import attrs
 
 from cassette.client.target import ServerTarget
-from cassette.core.codec import BOMS
 from cassette.core.jsondiff import pointer
 from cassette.core.jsonrpc import JSONObject
-from cassette.core.limits import definitions_limit
 from cassette.core.mcp import LEGACY_VERSIONS, MODERN_VERSION
 from cassette.errors import CassetteError, ScenarioError
-from cassette.store.files import describe_os_error, open_regular
+from cassette.store.files import read_definitions
 
 __all__ = [
     "FORMAT",
@@ -265,31 +263,12 @@ def _expand(value: Any, environ: Mapping[str, str], where: str) -> Any:
 def load_scenarios(path: str | os.PathLike[str]) -> ScenarioFile:
     """Read and check a scenarios file (``.toml`` or ``.json``). As with a cassette or a
     manifest, only a regular file is read (a FIFO would hang the read, ``/dev/zero``
-    fill memory), and no more of it than the message size limit."""
+    fill memory), and no more of it than ``definitions_limit``."""
     source = Path(path)
-    limit = definitions_limit()
     try:
-        with open_regular(source, "scenarios file") as file:
-            data = file.read(limit + 1)
+        text = read_definitions(source, "scenarios file")
     except CassetteError as exc:
         raise ScenarioError(str(exc)) from None
-    except OSError as exc:
-        raise ScenarioError(f"{source}: cannot read: {describe_os_error(exc)}") from exc
-    if len(data) > limit:
-        raise ScenarioError(
-            f"{source}: larger than {limit} bytes, the size limit for a scenarios file (the "
-            "message size limit, at least 64 MiB: raise it with --max-message-bytes, or "
-            "max-message-bytes in [tool.cassette])"
-        )
-    for mark, what in BOMS:
-        if data.startswith(mark):
-            raise ScenarioError(
-                f"{source}:1: the file {what}; a scenarios file is UTF-8 without one"
-            )
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ScenarioError(f"{source}:1: not UTF-8 text") from None
     return loads_scenarios(text, source)
 
 

@@ -27,12 +27,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from cassette.core.codec import BOMS
 from cassette.core.jsondiff import pointer, same_json
-from cassette.core.limits import definitions_limit
 from cassette.core.text import has_surrogates, surrogates_escaped
 from cassette.errors import CassetteError, CassetteExistsError, ManifestError, UsageError
-from cassette.store.files import describe_os_error, open_regular, write_atomic
+from cassette.store.files import read_definitions, write_atomic
 
 __all__ = [
     "MANIFEST_FORMAT",
@@ -70,27 +68,10 @@ def load_manifest(path: str | os.PathLike[str]) -> dict[str, Any]:
     at least the default): the file is read whole, so it is bounded."""
     source = os.fspath(path)
     kind = manifest_kind(source)
-    limit = definitions_limit()
     try:
-        with open_regular(source, "manifest") as file:
-            data = file.read(limit + 1)
+        text = read_definitions(source, "manifest")
     except CassetteError as exc:
-        raise ManifestError(str(exc)) from exc
-    except OSError as exc:
-        raise ManifestError(f"{source}: cannot read: {describe_os_error(exc)}") from exc
-    if len(data) > limit:
-        raise ManifestError(
-            f"{source}: larger than {limit} bytes, the size limit for a manifest (the message "
-            "size limit, at least 64 MiB: raise it with --max-message-bytes, or "
-            "max-message-bytes in [tool.cassette])"
-        )
-    for mark, what in BOMS:
-        if data.startswith(mark):
-            raise ManifestError(f"{source}:1: the file {what}; a manifest is UTF-8 without one")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ManifestError(f"{source}: not UTF-8 text (byte {exc.start})") from exc
+        raise ManifestError(str(exc)) from None
     return loads_manifest(text, kind, source)
 
 

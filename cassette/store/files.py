@@ -32,6 +32,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO, Final
 
+from cassette.core.codec import BOMS
+from cassette.core.limits import definitions_limit
 from cassette.errors import CassetteError, CassetteNotFoundError
 
 __all__ = [
@@ -41,6 +43,7 @@ __all__ = [
     "describe_os_error",
     "make_parent",
     "open_regular",
+    "read_definitions",
     "write_atomic",
 ]
 
@@ -90,6 +93,32 @@ def open_regular(path: str | os.PathLike[str], what: str = "cassette") -> Binary
     except BaseException:
         os.close(fd)
         raise
+
+
+def read_definitions(path: str | os.PathLike[str], what: str) -> str:
+    """The text of a file of definitions (a mock manifest, a scenarios file), read whole:
+    a regular file, no larger than ``definitions_limit``, UTF-8 without a byte order mark.
+    Anything else is a ``CassetteError`` whose message starts with the path."""
+    source = os.fspath(path)
+    limit = definitions_limit()
+    try:
+        with open_regular(source, what) as file:
+            data = file.read(limit + 1)
+    except OSError as exc:
+        raise CassetteError(f"{source}: cannot read: {describe_os_error(exc)}") from exc
+    if len(data) > limit:
+        raise CassetteError(
+            f"{source}: larger than {limit} bytes, the size limit for a {what} (the message "
+            "size limit, at least 64 MiB: raise it with --max-message-bytes, or "
+            "max-message-bytes in [tool.cassette])"
+        )
+    for mark, bom in BOMS:
+        if data.startswith(mark):
+            raise CassetteError(f"{source}:1: the file {bom}; a {what} is UTF-8 without one")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CassetteError(f"{source}: not UTF-8 text (byte {exc.start})") from None
 
 
 def check_writable(path: str | os.PathLike[str], what: str = "cassette") -> None:
