@@ -104,6 +104,8 @@ def read_definitions(path: str | os.PathLike[str], what: str) -> str:
     try:
         with open_regular(source, what) as file:
             data = file.read(limit + 1)
+    except CassetteError:
+        raise  # already one line naming the file (a missing file is also an OSError)
     except OSError as exc:
         raise CassetteError(f"{source}: cannot read: {describe_os_error(exc)}") from exc
     if len(data) > limit:
