@@ -12,7 +12,7 @@ import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -325,6 +325,24 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+@contextlib.contextmanager
+def recording_over_http(
+    script: Path, tape: Path, *extra: str
+) -> Iterator[tuple[str, str, Background]]:
+    """A Python test server (``SCRIPT http PORT``) on a free port, and ``cassette record
+    --upstream`` (with ``extra`` options) in front of it: yields the server's URL, the URL a
+    client points at, and the recorder, which the caller stops to end the recording. The
+    server keeps running until the block ends, for a live run beside the recorded one."""
+    port = free_port()
+    with Background([PY, str(script), "http", str(port)]) as server:
+        server.wait_for(r"Uvicorn running on|Application startup complete")
+        upstream = f"http://127.0.0.1:{port}/mcp"
+        record = [PY, "-m", "cassette", "record", "-o", str(tape), *extra]
+        with Background([*record, "--upstream", upstream, "--port", "0"]) as proxy:
+            url = proxy.wait_for(r"point your client at (http://\S+)").group(1)
+            yield upstream, url, proxy
 
 
 #: Headless Chromium as the HTML tests run it: no sandbox (root in CI), and no network of

@@ -24,8 +24,8 @@ from tests.support import (
     ROOT,
     Background,
     dump,
-    free_port,
     record_command,
+    recording_over_http,
     replay_command,
     run,
     stdio_params,
@@ -70,15 +70,9 @@ def test_legacy_client_replays_a_modern_stdio_cassette(tmp_path: Path) -> None:
 
 def test_legacy_client_replays_a_modern_http_cassette(tmp_path: Path) -> None:
     tape = tmp_path / "modern-http.jsonl"
-    port = free_port()
-    with Background([PY, str(DUAL_ERA), "http", str(port)]) as server:
-        server.wait_for(r"Uvicorn running on|Application startup complete")
-        upstream = f"http://127.0.0.1:{port}/mcp"
-        record = [PY, "-m", "cassette", "record", "-o", str(tape), "--upstream", upstream]
-        with Background([*record, "--port", "0"]) as proxy:
-            proxy_url = proxy.wait_for(r"point your client at " + URL).group(1)
-            recorded = run(lambda: session(proxy_url, "auto"))
-            assert proxy.stop(signal.SIGINT) == 0, proxy.output()
+    with recording_over_http(DUAL_ERA, tape) as (upstream, proxy_url, proxy):
+        recorded = run(lambda: session(proxy_url, "auto"))
+        assert proxy.stop(signal.SIGINT) == 0, proxy.output()
         live = run(lambda: session(upstream, "legacy"))
     assert recorded["protocol"] == "2026-07-28"
     assert _era(tape) == "modern"

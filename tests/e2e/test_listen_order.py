@@ -22,8 +22,8 @@ from tests.support import (
     OFFLINE_ENV,
     PY,
     Background,
-    free_port,
     record_command,
+    recording_over_http,
     replay_command,
     run,
     stdio_params,
@@ -52,15 +52,9 @@ async def listen_then_touch(target: Any) -> list[str]:
 
 def test_listen_events_follow_their_cause_over_http(tmp_path: Path) -> None:
     tape = tmp_path / "listen.jsonl"
-    port = free_port()
-    with Background([PY, str(MODERN_SERVER), "http", str(port)]) as server:
-        server.wait_for(r"Uvicorn running on|Application startup complete")
-        upstream = f"http://127.0.0.1:{port}/mcp"
-        record = [PY, "-m", "cassette", "record", "-o", str(tape), "--upstream", upstream]
-        with Background([*record, "--port", "0"]) as proxy:
-            url = proxy.wait_for(r"point your client at " + URL).group(1)
-            live = run(lambda: listen_then_touch(url))
-            assert proxy.stop(signal.SIGINT) == 0, proxy.output()
+    with recording_over_http(MODERN_SERVER, tape) as (_, url, proxy):
+        live = run(lambda: listen_then_touch(url))
+        assert proxy.stop(signal.SIGINT) == 0, proxy.output()
     assert live[0].startswith("touch")  # no event before the call, live
     front = Background([*replay_command(tape), "--front", "http", "--port", "0"], env=OFFLINE_ENV)
     with front:

@@ -102,19 +102,13 @@ def test_era_legacy_over_streamable_http(tmp_path: Path) -> None:
     client falls back to ``initialize`` and the replay serves a legacy client over HTTP."""
     import signal
 
-    from tests.support import Background, free_port
+    from tests.support import Background, recording_over_http
 
     tape = tmp_path / "legacy-http.jsonl"
-    port = free_port()
     url = r"(http://\S+)"
-    with Background([PY, str(MODERN_SERVER), "http", str(port)]) as server:
-        server.wait_for(r"Uvicorn running on|Application startup complete")
-        record = [PY, "-m", "cassette", "record", "-o", str(tape), "--era", "legacy"]
-        upstream = f"http://127.0.0.1:{port}/mcp"
-        with Background([*record, "--upstream", upstream, "--port", "0"]) as proxy:
-            proxy_url = proxy.wait_for(r"point your client at " + url).group(1)
-            version, added = run(lambda: _add(proxy_url))
-            assert proxy.stop(signal.SIGINT) == 0, proxy.output()
+    with recording_over_http(MODERN_SERVER, tape, "--era", "legacy") as (_, proxy_url, proxy):
+        version, added = run(lambda: _add(proxy_url))
+        assert proxy.stop(signal.SIGINT) == 0, proxy.output()
     assert version != "2026-07-28"
     assert _header(tape)["era"] == "legacy"
     front = Background([*replay_command(tape), "--front", "http", "--port", "0"], env=OFFLINE_ENV)
