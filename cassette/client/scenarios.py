@@ -49,6 +49,7 @@ from cassette.client.target import ServerTarget
 from cassette.core.jsondiff import pointer
 from cassette.core.jsonrpc import JSONObject
 from cassette.core.mcp import LEGACY_VERSIONS, MODERN_VERSION
+from cassette.core.playback import LOG_LEVELS
 from cassette.errors import CassetteError, ScenarioError
 from cassette.store.files import read_definitions
 
@@ -70,16 +71,6 @@ LISTS: Final = {
     "resources": ("resources/list", "resources"),
     "resource-templates": ("resources/templates/list", "resourceTemplates"),
 }
-LOG_LEVELS: Final = (
-    "debug",
-    "info",
-    "notice",
-    "warning",
-    "error",
-    "critical",
-    "alert",
-    "emergency",
-)
 VERBS: Final = (
     "list",
     "call",
