@@ -33,7 +33,7 @@ from cassette.client.scenarios import Scenario, ScenarioFile
 from cassette.client.steps import ScenarioAnswers, StepResult, run_steps
 from cassette.client.target import ServerTarget
 from cassette.core.redaction import Redactor
-from cassette.errors import TransportError
+from cassette.errors import TransportClosedError, TransportError
 from cassette.modes.policy import Action, ModeChoice, plan
 from cassette.modes.runner import ModeOptions, run_mode
 from cassette.runtime.conversation import DeliveryPolicy
@@ -156,10 +156,15 @@ async def _session(
             )
     except TimeoutError:
         return [], f"the server did not finish the handshake within {file.timeout:g}s"
+    except (
+        anyio.EndOfStream,
+        anyio.ClosedResourceError,
+        anyio.BrokenResourceError,
+        TransportClosedError,  # our write lost the race with the server's exit
+    ):
+        return [], "the server closed the connection during the handshake"
     except TransportError as exc:
         return [], str(exc)
-    except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
-        return [], "the server closed the connection during the handshake"
     return await run_steps(client, opening, scenario.steps, answers, file.timeout), ""
 
 

@@ -24,6 +24,7 @@ from cassette.client.connection import METHOD_NOT_FOUND, McpClient
 from cassette.client.opening import Opening
 from cassette.client.scenarios import Answers, Step
 from cassette.core.jsonrpc import JSONObject
+from cassette.errors import TransportClosedError
 
 __all__ = ["ScenarioAnswers", "StepResult", "run_steps"]
 
@@ -175,7 +176,12 @@ async def run_steps(
         try:
             with anyio.move_on_after(limit):
                 outcome = await runner.step(step)
-        except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+        except (
+            anyio.EndOfStream,
+            anyio.ClosedResourceError,
+            anyio.BrokenResourceError,
+            TransportClosedError,
+        ):
             results.append(StepResult(step, False, "the server closed the connection"))
             results += [
                 StepResult(s, False, "not run: the server had gone", False)

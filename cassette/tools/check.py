@@ -199,7 +199,7 @@ async def check_server(
     in ``era`` (``auto``: discover, falling back to ``initialize``)."""
     import anyio
 
-    from cassette.errors import sole_exception
+    from cassette.errors import TransportClosedError, sole_exception
     from cassette.registry import get_connector
     from cassette.transport import Target
 
@@ -218,9 +218,15 @@ async def check_server(
         exc = sole_exception(raised)  # task groups wrap the one error that matters
         if isinstance(exc, TimeoutError):
             raise TransportError(f"the server did not answer within {time_limit:g}s") from exc
-        if isinstance(
-            exc, anyio.EndOfStream | anyio.ClosedResourceError | anyio.BrokenResourceError
-        ):
+        # A server that exits at once is seen either as end of its output or, if our write
+        # comes second, as a broken stdin (TransportClosedError): one failure, one message.
+        closed = (
+            anyio.EndOfStream,
+            anyio.ClosedResourceError,
+            anyio.BrokenResourceError,
+            TransportClosedError,
+        )
+        if isinstance(exc, closed):
             raise TransportError("the server closed the connection before answering") from exc
         if isinstance(exc, OSError) and not isinstance(exc, CassetteError):
             raise TransportError(f"the connection to the server failed: {exc}") from exc

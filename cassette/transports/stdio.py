@@ -134,7 +134,8 @@ class StdioUpstream:
         try:
             await stdin.send(frame.data)
         except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError) as exc:
-            raise TransportClosedError(f"the server stopped reading its stdin: {exc}") from exc
+            detail = f": {exc}" if str(exc) else ""  # anyio's errors often carry no text
+            raise TransportClosedError(f"the server stopped reading its stdin{detail}") from exc
 
     async def receive(self) -> Frame:
         return await self._framer.next_frame(self._read_stdout)

@@ -110,7 +110,12 @@ def test_connection_and_usage_errors_exit_2(tmp_path: Path) -> None:
     )
     silent = check("--stdio", shlex.join([sys.executable, "-c", "pass"]))
     assert silent.returncode == 2
-    assert "closed the connection" in silent.stderr
+    closed = "cassette: error: the server closed the connection before answering\n"
+    assert silent.stderr == closed
+    # A server that shuts its stdin but keeps running makes our write fail (a broken pipe,
+    # not an end of output): the same failure, so the same line.
+    deaf = "import os, sys; os.close(0); sys.stdout.close()"
+    assert check("--stdio", shlex.join([sys.executable, "-c", deaf])).stderr == closed
     assert check().returncode == 2  # neither --stdio nor --url
 
 
