@@ -51,6 +51,7 @@ from cassette.core.model import Era
 
 __all__ = [
     "ERA_CHOICES",
+    "LEGACY_ONLY_METHODS",
     "MODERN_ONLY_MEMBERS",
     "UNSUPPORTED_VERSION",
     "InputRound",
@@ -70,6 +71,9 @@ __all__ = [
 UNSUPPORTED_VERSION: Final = -32022
 #: Result members only the 2026-07-28 revision has.
 MODERN_ONLY_MEMBERS: Final = frozenset({"resultType", "ttlMs", "cacheScope"})
+#: Client requests the 2026-07-28 revision removed: a server answers them ``-32601``
+#: Method not found in that era (the log level travels in each request's ``_meta``).
+LEGACY_ONLY_METHODS: Final = frozenset({"ping", "logging/setLevel"})
 
 
 def client_era(message: JSONObject) -> Era | None:

@@ -21,7 +21,9 @@ legacy server says to a dual-era client's probe, so the client falls back to
 answered from the recorded ``server/discover`` when it lists a legacy revision, and what
 follows loses the 2026-07-28-only members. Requests a client sends on its own at the
 start replay unrecorded where the recording makes the answer certain: ``ping``, and
-``logging/setLevel`` when the server advertised ``logging``.
+``logging/setLevel``: an empty result when the server advertised ``logging``, and
+``Method not found`` when its recorded capabilities did not (no handler, no capability).
+From a 2026-07-28 client both get ``Method not found``: that revision removed them.
 
 The live client's capabilities are honoured: a recorded server request it did not declare
 the capability for (``roots/list``, ``sampling/createMessage``, ``elicitation/create``) is
@@ -54,6 +56,7 @@ import attrs
 
 from cassette.core._gc import paused_gc
 from cassette.core.eras import (
+    LEGACY_ONLY_METHODS,
     InputRound,
     client_era,
     initialize_from_discover,
@@ -707,17 +710,33 @@ class Replayer:
         error = error_response(origin, REPLAY_MISS, f"cassette-mcp: {summary}")
         return Reply((error,), report, (None,), origin=origin, responded=True)
 
-    def _server_logs(self) -> bool:
+    def _speaks_modern(self, message: JSONObject) -> bool:
+        """Whether ``message`` belongs to a 2026-07-28 session: its envelope says so, or
+        the session's first words did and this message says nothing."""
+        era = client_era(message)
+        return era == "modern" or (era is None and self.client_era == "modern")
+
+    def _server_logs(self) -> bool | None:
+        """Whether the recorded server advertised ``logging``; None when no handshake
+        recorded its capabilities (the recording cannot tell)."""
         capabilities = self._handshake.get("capabilities") if self._handshake else None
-        return isinstance(capabilities, dict) and "logging" in capabilities
+        if not isinstance(capabilities, dict):
+            return None
+        return "logging" in capabilities
 
     def _unanswered(self, message: JSONObject, miss: ReplayMiss) -> Reply:
         method = message.get("method")
         msg_id = message["id"]
-        if method == "ping" or (method == "logging/setLevel" and self._server_logs()):
+        if method in LEGACY_ONLY_METHODS and self._speaks_modern(message):
+            # Removed in 2026-07-28: a server of that era has no such method
+            return _reply((error_response(msg_id, METHOD_NOT_FOUND, "Method not found"),))
+        logs = self._server_logs() if method == "logging/setLevel" else None
+        if method == "ping" or logs:
             # Asked on the client's own at the start; the recording makes the answer certain
             return _reply(({"jsonrpc": "2.0", "id": msg_id, "result": {}},))
-        if method == "server/discover" and self.era == "legacy":
+        if (method == "server/discover" and self.era == "legacy") or logs is False:
+            # A method the recorded server did not have (a legacy server has no discovery;
+            # one that did not advertise logging has no handler for it): JSON-RPC's answer
             return _reply((error_response(msg_id, METHOD_NOT_FOUND, "Method not found"),))
         report = miss.report if isinstance(miss.report, MissReport) else None
         if report is None:

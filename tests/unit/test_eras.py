@@ -253,7 +253,7 @@ def test_input_round_the_client_cannot_or_does_not_answer_is_a_miss() -> None:
     assert silent.waiting == ()
 
 
-def test_set_level_is_answered_when_the_server_advertised_logging() -> None:
+def test_set_level_is_answered_as_the_recorded_capabilities_say() -> None:
     logs = Replayer(
         tape(
             ("c2s", req(1, "initialize")),
@@ -270,8 +270,24 @@ def test_set_level_is_answered_when_the_server_advertised_logging() -> None:
         )
     )
     quiet.receive(req(1, "initialize"))
-    (miss,) = quiet.receive(req(2, "logging/setLevel", {"level": "debug"})).messages
+    # No logging capability: the live server has no handler, so JSON-RPC's answer, no miss
+    (absent,) = quiet.receive(req(2, "logging/setLevel", {"level": "debug"})).messages
+    assert absent["error"] == {"code": -32601, "message": "Method not found"}
+    assert quiet.misses == []
+    unknown = Replayer(tape(("c2s", req(1, "tools/list")), ("s2c", res(1, {"tools": []}))))
+    # No handshake recorded: the recording cannot tell, so a miss
+    (miss,) = unknown.receive(req(2, "logging/setLevel", {"level": "debug"})).messages
     assert miss["error"]["code"] == REPLAY_MISS
+
+
+def test_ping_and_set_level_from_a_2026_07_28_client_are_not_found() -> None:
+    """That revision removed both: its servers answer -32601, whatever they advertise."""
+    modern = Replayer(modern_tape())
+    modern.receive(modern_req(1, "server/discover"))
+    for msg_id, method in ((2, "ping"), (3, "logging/setLevel")):
+        (answer,) = modern.receive(modern_req(msg_id, method, {"level": "info"})).messages
+        assert answer["error"] == {"code": -32601, "message": "Method not found"}, method
+    assert modern.misses == []
 
 
 def roots_tape() -> Any:
