@@ -247,7 +247,8 @@ def _rules() -> tuple[_Rule, ...]:
         _Rule(
             "url-credentials",
             ("://",),
-            r"://(?P<s>[^\s/?#@\"'<>]*(?:@[^\s/?#@\"'<>]*)*)@[^\s/?#@\"'<>]",
+            # the look-ahead fails a URL with no "@" in its authority without backtracking
+            r"://(?=[^\s/?#@\"'<>]*+@)(?P<s>[^\s/?#@\"'<>]*(?:@[^\s/?#@\"'<>]*)*)@[^\s/?#@\"'<>]",
         ),
         _Rule(
             "bearer",
@@ -537,13 +538,17 @@ def _single() -> tuple[tuple[_Rule, re.Pattern[str]], ...]:
 
 
 @cache
-def _rev_assign() -> re.Pattern[str]:
-    """``key=value`` forms, found on the reversed text from their ``=`` or ``:``."""
-    return re.compile(
-        r"[=:][ \t]*[\"']?\\?(?:(?:yek|di|eulav|gnirts|nekot)[-_]?)?("
+def _rev_assign() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """``key=value`` forms, found on the reversed text from their ``=`` and from their
+    ``:``: two expressions, each starting with one literal, which the engine skips to in a
+    tight loop, where a leading ``[=:]`` set is tested character by character (1.7x the
+    time of both passes on 38 MB)."""
+    rest = (
+        r"[ \t]*[\"']?\\?(?:(?:yek|di|eulav|gnirts|nekot)[-_]?)?("
         + _trie(k[::-1] for k in _KEYWORDS)  # a trie: one branch per character at an anchor
         + ")"
     )
+    return re.compile("=" + rest), re.compile(":" + rest)
 
 
 def _spans_long(text: str) -> list[Span] | None:
@@ -564,7 +569,8 @@ def _spans_long(text: str) -> list[Span] | None:
         pos = mask.find(_RUN_MARK, end)
     reverse = folded[::-1]
     size = len(text)
-    hits += [(size - m.end(1), m.group(1)[::-1]) for m in _rev_assign().finditer(reverse)]
+    for assign in _rev_assign():
+        hits += [(size - m.end(1), m.group(1)[::-1]) for m in assign.finditer(reverse)]
     found = _spans_at(text, hits)
     no_at = "@" not in text  # URL credentials need one: a text without is spared a search
     for rule, pattern in _single():
