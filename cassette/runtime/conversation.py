@@ -41,8 +41,7 @@ from cassette.core.jsonrpc import INVALID_REQUEST, Classified, Kind, classify, e
 from cassette.core.model import Recording
 from cassette.core.replayer import Reply, Responder, ResponderPool
 from cassette.errors import UsageError
-from cassette.runtime.faults import FaultedSession, ServedSession
-from cassette.runtime.policy import DeliveryPolicy, ReplayResult
+from cassette.runtime.policy import DeliveryPolicy, ReplayResult, ServedSession
 from cassette.transport import Emit, Frame, Outgoing
 
 __all__ = [
@@ -267,6 +266,8 @@ class SessionPool:
         plan = self.policy.faults
         if plan is None:
             return conversation
+        from cassette.runtime.faults import FaultedSession  # only a fault plan needs it
+
         return FaultedSession(
             conversation,
             plan.injector(),

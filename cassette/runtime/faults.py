@@ -29,7 +29,7 @@ that failed once. The cassette is never modified.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Sequence
-from typing import Any, Protocol
+from typing import Any
 
 import anyio
 import anyio.abc
@@ -38,35 +38,10 @@ from cassette.core.faults import FaultRule, Injector
 from cassette.core.ids import id_key
 from cassette.core.jsonrpc import JSONObject, Kind, RawFrame, classify, dumps, error_response
 from cassette.core.replayer import Reply
-from cassette.runtime.policy import ReplayResult, Say
+from cassette.runtime.policy import ReplayResult, Say, ServedSession
 from cassette.transport import Emit, Frame, Outgoing
 
 __all__ = ["FaultedSession", "ServedSession"]
-
-
-class ServedSession(Protocol):
-    """What a front and the frame loop use of a client session (a ``Conversation``)."""
-
-    @property
-    def changed(self) -> anyio.Event: ...
-
-    def start(self) -> Reply: ...
-
-    async def receive(self, frame: Frame) -> Reply: ...
-
-    def undelivered(self, server_id: object) -> Reply: ...
-
-    def remaining(self) -> float: ...
-
-    def overdue(self) -> list[Reply]: ...
-
-    def paces(self, reply: Reply) -> bool: ...
-
-    def paced(self, reply: Reply) -> AsyncIterator[Sequence[Outgoing]]: ...
-
-    async def aclose(self) -> None: ...
-
-    def result(self) -> ReplayResult: ...
 
 
 class FaultedSession:

@@ -41,8 +41,7 @@ from cassette.core.jsonrpc import Kind, classify_value, dumps_bytes, is_answer
 from cassette.core.replayer import Reply
 from cassette.errors import TransportClosedError
 from cassette.runtime.conversation import SessionPool
-from cassette.runtime.faults import ServedSession
-from cassette.runtime.policy import ReplayResult
+from cassette.runtime.policy import ReplayResult, ServedSession
 from cassette.transport import DRAIN_DEADLINE, Drainable, Frame, FrameStream
 
 __all__ = ["serve_frames"]

@@ -1,22 +1,32 @@
-"""The delivery policy's values: how replies reach a client, and how a serving ended.
+"""The delivery policy's values: how replies reach a client, how a serving ended, and
+what a front uses of a client session.
 
 Kept apart from ``cassette.runtime.conversation`` so the fault overlay
 (``cassette.runtime.faults``), which the conversation's pool applies, can name them
-without importing the conversation.
+without importing the conversation, and so a replay without a fault plan never imports
+the overlay or the fault rules (names used only in annotations are imported for type
+checkers alone).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable, Sequence
+from typing import TYPE_CHECKING, Protocol
 
 import attrs
 
 from cassette.core.deadlines import ANSWER_TIMEOUT, Pacing
-from cassette.core.faults import FaultPlan
 from cassette.core.limits import DEFAULT_MAX_BYTES
 from cassette.core.matching import MissReport
 
-__all__ = ["DeliveryPolicy", "ReplayResult", "Say"]
+if TYPE_CHECKING:
+    import anyio
+
+    from cassette.core.faults import FaultPlan
+    from cassette.core.replayer import Reply
+    from cassette.transport import Frame, Outgoing
+
+__all__ = ["DeliveryPolicy", "ReplayResult", "Say", "ServedSession"]
 
 Say = Callable[[str], None]
 
@@ -51,3 +61,29 @@ class ReplayResult:
     misses: tuple[MissReport, ...]
     summary: str
     exit_code: int | None = None
+
+
+class ServedSession(Protocol):
+    """What a front and the frame loop use of a client session (a ``Conversation``, or
+    the fault overlay over one)."""
+
+    @property
+    def changed(self) -> anyio.Event: ...
+
+    def start(self) -> Reply: ...
+
+    async def receive(self, frame: Frame) -> Reply: ...
+
+    def undelivered(self, server_id: object) -> Reply: ...
+
+    def remaining(self) -> float: ...
+
+    def overdue(self) -> list[Reply]: ...
+
+    def paces(self, reply: Reply) -> bool: ...
+
+    def paced(self, reply: Reply) -> AsyncIterator[Sequence[Outgoing]]: ...
+
+    async def aclose(self) -> None: ...
+
+    def result(self) -> ReplayResult: ...

@@ -18,13 +18,13 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from functools import partial
+from typing import TYPE_CHECKING
 
 import anyio
 import anyio.abc
 import attrs
 
 from cassette.core.deadlines import Pacing
-from cassette.core.faults import FaultPlan
 from cassette.core.matching import MissReport, Strategy
 from cassette.core.model import Recording
 from cassette.core.replayer import ReplaySessions, Responder, ResponderPool
@@ -44,6 +44,9 @@ from cassette.transport import (
     ServeOptions,
     Transport,
 )
+
+if TYPE_CHECKING:
+    from cassette.core.faults import FaultPlan  # a plain replay never imports the rules
 
 __all__ = ["replay", "replay_sessions", "serve", "serve_frames", "serve_replay"]
 

@@ -31,7 +31,6 @@ The file is found by walking up from the working directory, as most Python tools
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
@@ -69,6 +68,8 @@ def load_settings(start: Path | None = None) -> dict[str, Any]:
     path = find_pyproject(start)
     if path is None:
         return {}
+    import tomllib  # with its datetime, only where a pyproject.toml is read
+
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

@@ -111,8 +111,11 @@ def test_paused_gc_restores_it_on_an_error_too() -> None:
 #: commands' modules (only the chosen command's parser is built), with the recorder (and
 #: the recorder's core, which reading a cassette needs only as a type), and ``secrets``
 #: (drawn from only when a placeholder is made, which a replay of clean requests never does),
-#: and ``RecordOptions`` (``cassette.transport`` exports it lazily).
+#: and ``RecordOptions`` (``cassette.transport`` exports it lazily), and the fault rules and
+#: overlay (imported only when a fault plan is given).
 _NOT_ON_THE_STDIO_REPLAY_PATH = (
+    "cassette.core.faults",
+    "cassette.runtime.faults",
     "cassette.core.recorder",
     "cassette._record_options",
     "secrets",
