@@ -208,7 +208,7 @@ def record(client: str, server: str, transport: str, home: Path) -> Recording:
         run = drive(
             client, server, transport, [*base, "--", *server_command(server, "stdio")], home
         )
-        return Recording(tape, run, per_step)
+        return Recording(_kept(tape), run, per_step)
     with LiveServer(server, transport) as up:
         kind = ["--transport", "sse"] if transport == "sse" else []
         proxy = Background([*base, *kind, "--upstream", up.url, "--port", "0"])
@@ -216,7 +216,15 @@ def record(client: str, server: str, transport: str, home: Path) -> Recording:
             url = proxy.wait_for(r"point your client at (http://\S+)", READY_TIMEOUT).group(1)
             run = drive(client, server, transport, [url], home)
             proxy.stop(signal.SIGINT)
-    return Recording(tape, run, False)
+    return Recording(_kept(tape), run, False)
+
+
+def _kept(tape: Path) -> Path:
+    """Where the recorder kept the session: a recording without one successful answer (a
+    client the live server refused) is kept as ``TAPE.failed``, so that no replay takes it
+    for a cassette by accident (issue 17); a cell replays it by that name on purpose."""
+    failed = tape.with_name(tape.name + ".failed")
+    return failed if not tape.exists() and failed.exists() else tape
 
 
 def replay(client: str, server: str, transport: str, rec: Recording, home: Path) -> Run:
