@@ -115,9 +115,8 @@ BEHAVIOURS = {
     "has a top-level title on legacy sessions only, so a modern recording lacks it",
     "arguments": "normalised fingerprints: prompts/get with arguments {} and without "
     "arguments are the same request",
-    "set-level": "the recording cannot tell: logging/setLevel was never recorded (the recording "
-    "client sent none) and the recorded server did not advertise logging, so the replay "
-    "reports a miss where the live server answers Method not found",
+    "set-level": "unrecorded requests: logging/setLevel is answered otherwise than the live "
+    "server answers it (docs/matching.md, Asked without being recorded)",
     "progress": "delivery: progress notifications reach the client before the response "
     "(the TypeScript SDKs' progress callbacks)",
     "logs": "delivery: log notifications sent during a call reach the client",
