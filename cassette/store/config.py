@@ -30,6 +30,7 @@ The file is found by walking up from the working directory, as most Python tools
 
 from __future__ import annotations
 
+import copy
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -64,18 +65,32 @@ def find_pyproject(start: Path | None = None) -> Path | None:
 
 
 def load_settings(start: Path | None = None) -> dict[str, Any]:
-    """``[tool.cassette]`` of the nearest pyproject.toml, or ``{}``."""
+    """``[tool.cassette]`` of the nearest pyproject.toml, or ``{}`` (a copy: the caller's
+    to change)."""
     path = find_pyproject(start)
     if path is None:
         return {}
+    return copy.deepcopy(_section(path))
+
+
+#: Parsed sections by file and version: one command asks for its settings several times
+#: (limits, ignored parameters, redaction), and a project's pyproject.toml can be long.
+_PARSED: dict[tuple[Path, int, int, int], dict[str, Any]] = {}
+
+
+def _section(path: Path) -> dict[str, Any]:
     import tomllib  # with its datetime, only where a pyproject.toml is read
 
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        stat = path.stat()
+        key = (path, stat.st_ino, stat.st_mtime_ns, stat.st_size)
+        if key not in _PARSED:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+            section = data.get("tool", {}).get("cassette", {})
+            _PARSED[key] = section if isinstance(section, dict) else {}
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise UsageError(f"{path}: cannot read [tool.cassette]: {exc}") from exc
-    section = data.get("tool", {}).get("cassette", {})
-    return section if isinstance(section, dict) else {}
+    return _PARSED[key]
 
 
 def _strings(value: Any, where: str) -> list[str]:
