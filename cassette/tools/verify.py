@@ -23,7 +23,7 @@ from cassette.client.report import Verdict, VerifyReport, render
 from cassette.client.snapshots import project_ignores
 from cassette.client.target import ServerTarget
 from cassette.core.urls import check_http_url
-from cassette.errors import CassetteError, TransportError, UsageError
+from cassette.errors import CassetteError, TransportClosedError, TransportError, UsageError
 from cassette.store.storage import Cassette
 from cassette.tools._common import emit
 
@@ -206,7 +206,9 @@ def main(args: argparse.Namespace) -> int:
         exc = _unwrapped(raised)
         if not _server_failure(exc):
             raise exc from None
-        sys.stderr.write(f"cassette: error: {exc or 'the server closed the connection'}\n")
+        closed = isinstance(exc, TransportClosedError) or not str(exc)  # whichever side saw it
+        line = "the server closed the connection" if closed else str(exc)
+        sys.stderr.write(f"cassette: error: {line}\n")
         return 2
     emit(report.json() if args.format == "json" else report.text())
     return 0 if report.ok else 1
