@@ -97,6 +97,24 @@ def test_paused_gc_restores_the_collector_as_it_found_it() -> None:
         gc.enable()
 
 
+def test_paused_gc_leaves_nothing_frozen_and_keeps_what_the_caller_froze() -> None:
+    """What was loaded is promoted to the oldest generation, not frozen; a caller's own
+    frozen objects stay frozen."""
+    assert gc.get_freeze_count() == 0
+    with paused_gc():
+        loaded = [{"n": i} for i in range(1000)]
+    assert gc.get_freeze_count() == 0
+    assert gc.is_tracked(loaded)
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        with paused_gc():
+            loaded += [{"n": i} for i in range(1000)]
+        assert gc.get_freeze_count() == frozen  # not unfrozen, nothing more frozen
+    finally:
+        gc.unfreeze()
+
+
 def test_paused_gc_restores_it_on_an_error_too() -> None:
     with pytest.raises(CassetteFormatError), paused_gc():
         Cassette.loads(b"not json\n", "tape.jsonl")
