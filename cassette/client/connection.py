@@ -24,12 +24,29 @@ from cassette.core.jsonrpc import JSONObject
 from cassette.runtime.harness import ClientConnection
 from cassette.transport import FrameStream
 
-__all__ = ["Answerer", "McpClient", "refuse"]
+__all__ = ["Answerer", "McpClient", "closed_errors", "refuse"]
 
 #: Given a server's request, the body of the answer: ``{"result": ...}`` or ``{"error": ...}``.
 Answerer = Callable[[JSONObject], Awaitable[JSONObject]]
 
 METHOD_NOT_FOUND = -32601
+
+
+def closed_errors() -> tuple[type[BaseException], ...]:
+    """What the connection raises once the server is gone (``except closed_errors():``).
+    A server that exits at once is seen either as the end of its output or, when our write
+    comes second, as a broken stdin (``TransportClosedError``): one failure, however it
+    shows. anyio is imported here, not at import time, for the commands' start-up."""
+    import anyio
+
+    from cassette.errors import TransportClosedError
+
+    return (
+        anyio.EndOfStream,
+        anyio.ClosedResourceError,
+        anyio.BrokenResourceError,
+        TransportClosedError,
+    )
 
 
 async def refuse(request: JSONObject) -> JSONObject:

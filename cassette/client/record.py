@@ -27,13 +27,13 @@ from typing import Any, Literal
 
 import attrs
 
-from cassette.client.connection import McpClient
+from cassette.client.connection import McpClient, closed_errors
 from cassette.client.opening import open_session
 from cassette.client.scenarios import Scenario, ScenarioFile
 from cassette.client.steps import ScenarioAnswers, StepResult, run_steps
 from cassette.client.target import ServerTarget
 from cassette.core.redaction import Redactor
-from cassette.errors import TransportClosedError, TransportError
+from cassette.errors import TransportError
 from cassette.modes.policy import Action, ModeChoice, plan
 from cassette.modes.runner import ModeOptions, run_mode
 from cassette.runtime.conversation import DeliveryPolicy
@@ -156,12 +156,7 @@ async def _session(
             )
     except TimeoutError:
         return [], f"the server did not finish the handshake within {file.timeout:g}s"
-    except (
-        anyio.EndOfStream,
-        anyio.ClosedResourceError,
-        anyio.BrokenResourceError,
-        TransportClosedError,  # our write lost the race with the server's exit
-    ):
+    except closed_errors():
         return [], "the server closed the connection during the handshake"
     except TransportError as exc:
         return [], str(exc)

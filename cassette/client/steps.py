@@ -20,11 +20,10 @@ from typing import Any, Final
 
 import attrs
 
-from cassette.client.connection import METHOD_NOT_FOUND, McpClient
+from cassette.client.connection import METHOD_NOT_FOUND, McpClient, closed_errors
 from cassette.client.opening import Opening
 from cassette.client.scenarios import Answers, Step
 from cassette.core.jsonrpc import JSONObject
-from cassette.errors import TransportClosedError
 
 __all__ = ["ScenarioAnswers", "StepResult", "run_steps"]
 
@@ -176,12 +175,7 @@ async def run_steps(
         try:
             with anyio.move_on_after(limit):
                 outcome = await runner.step(step)
-        except (
-            anyio.EndOfStream,
-            anyio.ClosedResourceError,
-            anyio.BrokenResourceError,
-            TransportClosedError,
-        ):
+        except closed_errors():
             results.append(StepResult(step, False, "the server closed the connection"))
             results += [
                 StepResult(s, False, "not run: the server had gone", False)

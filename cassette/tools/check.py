@@ -31,7 +31,7 @@ from typing import Any
 
 import attrs
 
-from cassette.client.connection import McpClient
+from cassette.client.connection import McpClient, closed_errors
 from cassette.client.opening import ERAS, Opening, open_session, speaks_modern
 from cassette.core.definitions import TOOL_NAME, Issue, schema_checker, schema_issues
 from cassette.core.mcp import LATEST_LEGACY, MODERN_VERSION
@@ -199,7 +199,7 @@ async def check_server(
     in ``era`` (``auto``: discover, falling back to ``initialize``)."""
     import anyio
 
-    from cassette.errors import TransportClosedError, sole_exception
+    from cassette.errors import sole_exception
     from cassette.registry import get_connector
     from cassette.transport import Target
 
@@ -218,15 +218,7 @@ async def check_server(
         exc = sole_exception(raised)  # task groups wrap the one error that matters
         if isinstance(exc, TimeoutError):
             raise TransportError(f"the server did not answer within {time_limit:g}s") from exc
-        # A server that exits at once is seen either as end of its output or, if our write
-        # comes second, as a broken stdin (TransportClosedError): one failure, one message.
-        closed = (
-            anyio.EndOfStream,
-            anyio.ClosedResourceError,
-            anyio.BrokenResourceError,
-            TransportClosedError,
-        )
-        if isinstance(exc, closed):
+        if isinstance(exc, closed_errors()):
             raise TransportError("the server closed the connection before answering") from exc
         if isinstance(exc, OSError) and not isinstance(exc, CassetteError):
             raise TransportError(f"the connection to the server failed: {exc}") from exc

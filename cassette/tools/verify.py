@@ -18,12 +18,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from cassette.client.compare import Ignores, classify
+from cassette.client.connection import closed_errors
 from cassette.client.drift import Progress, verify
 from cassette.client.report import Verdict, VerifyReport, render
 from cassette.client.snapshots import project_ignores
 from cassette.client.target import ServerTarget
 from cassette.core.urls import check_http_url
-from cassette.errors import CassetteError, TransportClosedError, TransportError, UsageError
+from cassette.errors import CassetteError, TransportError, UsageError
 from cassette.store.storage import Cassette
 from cassette.tools._common import emit
 
@@ -206,7 +207,7 @@ def main(args: argparse.Namespace) -> int:
         exc = _unwrapped(raised)
         if not _server_failure(exc):
             raise exc from None
-        closed = isinstance(exc, TransportClosedError) or not str(exc)  # whichever side saw it
+        closed = isinstance(exc, closed_errors()) or not str(exc)  # whichever side saw it
         line = "the server closed the connection" if closed else str(exc)
         sys.stderr.write(f"cassette: error: {line}\n")
         return 2
