@@ -710,6 +710,17 @@ class Replayer:
         error = error_response(origin, REPLAY_MISS, f"cassette-mcp: {summary}")
         return Reply((error,), report, (None,), origin=origin, responded=True)
 
+    def _lacks(self, method: object, message: JSONObject) -> bool:
+        """Whether the recording shows the server had no ``method`` (JSON-RPC's answer is
+        then ``Method not found``): 2026-07-28 removed ``ping`` and ``logging/setLevel``, a
+        legacy server has no discovery, and one that did not advertise ``logging`` has no
+        handler for it."""
+        if method in LEGACY_ONLY_METHODS and self._speaks_modern(message):
+            return True
+        if method == "server/discover":
+            return self.era == "legacy"
+        return method == "logging/setLevel" and self._server_logs() is False
+
     def _speaks_modern(self, message: JSONObject) -> bool:
         """Whether ``message`` belongs to a 2026-07-28 session: its envelope says so, or
         the session's first words did and this message says nothing."""
@@ -727,17 +738,11 @@ class Replayer:
     def _unanswered(self, message: JSONObject, miss: ReplayMiss) -> Reply:
         method = message.get("method")
         msg_id = message["id"]
-        if method in LEGACY_ONLY_METHODS and self._speaks_modern(message):
-            # Removed in 2026-07-28: a server of that era has no such method
+        if self._lacks(method, message):
             return _reply((error_response(msg_id, METHOD_NOT_FOUND, "Method not found"),))
-        logs = self._server_logs() if method == "logging/setLevel" else None
-        if method == "ping" or logs:
+        if method == "ping" or (method == "logging/setLevel" and self._server_logs()):
             # Asked on the client's own at the start; the recording makes the answer certain
             return _reply(({"jsonrpc": "2.0", "id": msg_id, "result": {}},))
-        if (method == "server/discover" and self.era == "legacy") or logs is False:
-            # A method the recorded server did not have (a legacy server has no discovery;
-            # one that did not advertise logging has no handler for it): JSON-RPC's answer
-            return _reply((error_response(msg_id, METHOD_NOT_FOUND, "Method not found"),))
         report = miss.report if isinstance(miss.report, MissReport) else None
         if report is None:
             report = MissReport("not-recorded", str(method), str(miss))
