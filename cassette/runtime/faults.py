@@ -41,7 +41,7 @@ from cassette.core.replayer import Reply
 from cassette.runtime.policy import ReplayResult, Say, ServedSession
 from cassette.transport import Emit, Frame, Outgoing
 
-__all__ = ["FaultedSession", "ServedSession"]
+__all__ = ["FaultedSession"]
 
 
 class FaultedSession:
