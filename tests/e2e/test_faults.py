@@ -289,20 +289,7 @@ def test_an_exit_ends_the_stdio_replay_with_its_code(tape: Path, tmp_path: Path)
     from tests.support import LineClient
 
     client = LineClient(replay_argv(tape, plan_file(tmp_path, "exit")))
-    client.send(
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "clientInfo": {"name": "t", "version": "1"},
-            },
-        }
-    )
-    assert "result" in client.receive()
-    client.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    assert "result" in client.initialize()
     call = {"name": "echo", "arguments": ECHO}
     client.send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call})
     assert client.readline() == b""  # stdout closed, no answer
