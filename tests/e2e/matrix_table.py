@@ -64,6 +64,21 @@ def load(results: Path = RESULTS, *, marked: bool = True) -> list[dict[str, Any]
     return cells
 
 
+def first_difference(replayed: Any, live: Any) -> tuple[Any, Any]:
+    """Two lists from their first differing item on (with the index), so that a one-line
+    report shows where they part and not their long common start; other values as they are."""
+    if not (isinstance(replayed, list) and isinstance(live, list)):
+        return replayed, live
+    at = next(
+        (i for i, (a, b) in enumerate(zip(replayed, live, strict=False)) if a != b),
+        min(len(replayed), len(live)),
+    )
+    return (
+        f"[{at}:] of {len(replayed)}: {json.dumps(replayed[at:], sort_keys=True)}",
+        f"[{at}:] of {len(live)}: {json.dumps(live[at:], sort_keys=True)}",
+    )
+
+
 def short(value: Any, limit: int = 160) -> str:
     text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
     text = text.replace("|", "\\|").replace("\n", " ")
@@ -89,9 +104,8 @@ def seen(cell: dict[str, Any]) -> str:
     for step, pair in sorted(diff.items()):
         if step == "protocol":
             continue
-        parts.append(
-            f"{step}: replay `{short(pair['replay'], 120)}` / live `{short(pair['live'], 80)}`"
-        )
+        replayed, live = first_difference(pair["replay"], pair["live"])
+        parts.append(f"{step}: replay `{short(replayed, 120)}` / live `{short(live, 80)}`")
     if cell.get("misses"):
         parts.append(f"misses: `{short('; '.join(cell['misses']))}`")
     return "; ".join(parts)
