@@ -31,6 +31,8 @@ from collections.abc import Callable, Iterable, Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Any, Final, Literal, TypeGuard, cast, get_args, get_origin
 
+import attrs
+
 from cassette.core.fields import meta_problem, redaction_problem, target_problem
 from cassette.core.jsonrpc import dumps, dumps_bytes, loads
 from cassette.core.limits import TooDeepError, line_limit, max_depth
@@ -143,8 +145,49 @@ def __getattr__(name: str) -> Any:
 _MIGRATIONS: Final[dict[int, Callable[[list[dict[str, Any]]], list[dict[str, Any]]]]] = {}
 
 
+#: Marks a field with no default: always written.
+_REQUIRED: Final = object()
+
+
+_PLANS: Final[dict[type, tuple[tuple[str, object], ...]]] = {}
+
+
+def _written_fields(cls: type) -> tuple[tuple[str, object], ...]:
+    """``cls``'s fields as a line holds them, each with the default that leaves it out."""
+    known = _PLANS.get(cls)
+    if known is not None:
+        return known
+    plan = []
+    for field in attrs.fields(cls):
+        if field.name == "seq":  # where the value sits in the file; never written into it
+            continue
+        default = field.default
+        if default is attrs.NOTHING:
+            default = _REQUIRED
+        elif isinstance(default, attrs.Factory):  # type: ignore[arg-type]  # attrs' own marker
+            default = default.factory()
+        plan.append((field.name, default))
+    known = _PLANS[cls] = tuple(plan)
+    return known
+
+
+def _plain(value: Any) -> dict[str, Any]:
+    """A header or event as a JSON object, fields at their default left out: what the
+    converter writes, without building it. Writing is every recording's hot path, and the
+    converter (cattrs, and code generated per class) costs a recording about 30 ms at its
+    first line, which is the client's ``initialize`` answer. tests/unit/test_codec.py holds
+    the two equal."""
+    body: dict[str, Any] = {}
+    for name, default in _written_fields(type(value)):
+        item = getattr(value, name)
+        if default is not _REQUIRED and item == default:
+            continue
+        body[name] = _plain(item) if attrs.has(type(item)) else item
+    return body
+
+
 def _unstructure(value: Header | Event) -> dict[str, Any]:
-    body: dict[str, Any] = _converter().unstructure(value)
+    body = _plain(value)
     if isinstance(value, Header):
         # Keep `format` right after `kind` so `head -1` shows the version first.
         fmt = body.pop("format", FORMAT_VERSION)
