@@ -66,6 +66,7 @@ from cassette.core.secret_rules import (
     json_may_hold_secret,
     merge,
 )
+from cassette.core.secret_rules import prepare as prepare_rules
 
 __all__ = [
     "PLACEHOLDER",
@@ -182,6 +183,11 @@ class Redactor:
         if self.env_names:
             out["env"] = list(self.env_names)
         return out
+
+    def prepare(self) -> None:
+        """Do the rules' one-time set-up now (``secret_rules.prepare``), at a moment the
+        caller chooses, instead of during its first messages."""
+        prepare_rules()
 
     @classmethod
     def configured(

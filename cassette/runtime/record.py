@@ -327,6 +327,8 @@ def _session(
         try:
             async with plugin.connect(target, options) as upstream:
                 reached.append(upstream)
+                if config.redactor is not None:
+                    config.redactor.prepare()  # while the server starts, not on its answers
                 stream = client if client is not None else _stdio_client()
                 try:
                     await proxy(
@@ -423,6 +425,8 @@ async def record_proxy(
         era=config.era,
     )
     with _recording(config, plugin, Target(url=upstream)) as (sink, outcome):
+        if config.redactor is not None:
+            config.redactor.prepare()  # before the first client, not on its first request
         await plugin.record_proxy(upstream, SinkTap(sink), options)
     return outcome[0]
 

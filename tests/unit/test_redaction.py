@@ -522,3 +522,32 @@ def test_base64_bytes_of_images_audio_and_blobs_are_left_alone() -> None:
         },
     }
     assert Redactor().session().message(message)[0] == message
+
+
+def test_prepare_builds_what_the_rules_would_build_on_their_first_messages() -> None:
+    # A recording prepares while its server starts; afterwards no message compiles anything.
+    from cassette.core import secret_rules
+
+    for built in (
+        secret_rules._compiled,
+        secret_rules._scout,
+        secret_rules._word_scout,
+        secret_rules._json_scout,
+        secret_rules._at_trigger,
+        secret_rules._single,
+        secret_rules._rev_assign,
+    ):
+        built.cache_clear()  # as in a fresh process: each is rebuilt on demand
+    Redactor.configured().prepare()
+    before = secret_rules._compiled.cache_info().misses
+    texts = [
+        "token=ghp_" + "a1B2" * 9,
+        "postgres://admin:s3cr3t@db.example/app",
+        "Authorization: Bearer " + "x" * 30,
+        "-----BEGIN PRIVATE KEY-----\nMIIB\n-----END PRIVATE KEY-----",
+        "--secret-key hunter2",
+    ]
+    for text in texts:
+        assert secret_rules.find_spans(text), text
+    assert secret_rules.json_may_hold_secret('{"apiKey": "x"}')
+    assert secret_rules._compiled.cache_info().misses == before
