@@ -67,6 +67,7 @@ _META: Final[Mapping[str, Check]] = {
     "retry": _integer,
     "synthetic": _string,
     "late": _boolean,
+    "variant": _string,
 }
 
 

@@ -90,10 +90,11 @@ from cassette.core.matching import (
     get_strategy,
     show_value,
 )
-from cassette.core.mcp import META_PREFIX, MODERN_VERSION
+from cassette.core.mcp import MODERN_VERSION
 from cassette.core.model import Era, Header, Recording, era_of
 from cassette.core.playback import Paused, Playback, Played
 from cassette.core.redaction import Redactor, check_header
+from cassette.core.variants import HANDSHAKES, Fit, choose, client_capabilities, split
 from cassette.core.wildcards import mask_like
 from cassette.errors import CassetteFormatError, ReplayMiss
 
@@ -157,7 +158,11 @@ def _reply(messages: Sequence[Any], metas: Sequence[Mapping[str, Any] | None] = 
 @attrs.frozen
 class Prepared:
     """The read-only work of replaying a cassette, done once and shared by every session:
-    the exchanges and the fingerprint indexes. Sessions only add their consumption state."""
+    the exchanges and the fingerprint indexes. Sessions only add their consumption state.
+
+    A cassette with variant sessions (``cassette.core.variants``) is prepared as one
+    ``Prepared`` per group: the main recording's, holding the variants' in ``variants``;
+    a session adopts the group its handshake fits."""
 
     preamble: list[Item]
     exchanges: list[Exchange]
@@ -170,13 +175,32 @@ class Prepared:
     handshake: JSONObject | None = None
     #: requests the server refused for want of a session (HTTP, legacy era)
     refused: CandidateIndex | None = None
+    #: the era this group serves (the header's, for the main recording)
+    era: Era = "legacy"
+    #: what this group's handshake shows about its client (set when there are variants)
+    fit: Fit | None = None
+    #: the variant sessions' groups, in file order (the main recording's only)
+    variants: tuple[Prepared, ...] = ()
 
     @classmethod
     def of(cls, recording: Recording, ignore: Sequence[str] = ()) -> Prepared:
         """``ignore``: the params fingerprints leave out (``Strategy.ignore``)."""
+        main, groups = split(recording.events)
+        era = era_of(recording.header)
+        if not groups:
+            return cls._group(main, era, ignore)
+        variants = tuple(cls._group(events, None, ignore) for events in groups.values())
+        return attrs.evolve(cls._group(main, era, ignore), variants=variants)
+
+    @classmethod
+    def _group(cls, events: Sequence[Any], era: Era | None, ignore: Sequence[str]) -> Prepared:
+        """One group's work; ``era`` ``None`` (a variant): the era its handshake shows."""
         with paused_gc():
-            preamble, exchanges = cut(recording.events)
-            legacy = era_of(recording.header) == "legacy"
+            preamble, exchanges = cut(events)
+            if era is None:
+                discovered = _recorded_result(exchanges, {"server/discover"})
+                era = "legacy" if discovered is None else "modern"
+            legacy = era == "legacy"
             sessionless = [x for x in exchanges if legacy and _sessionless(x)]
             messages = [x for x in exchanges if x.raw is None and not (legacy and _sessionless(x))]
             requests = [_candidate(x) for x in messages if "id" in x.message]
@@ -191,7 +215,23 @@ class Prepared:
         frozen = {k: tuple(v) for k, v in raws.items()}
         handshake = _recorded_result(exchanges, {"initialize", "server/discover"})
         refused_index = CandidateIndex.build(refused) if refused else None
-        return cls(preamble, exchanges, request_index, note_index, frozen, handshake, refused_index)
+        fit = Fit.of(era, (x.message for x in exchanges))
+        return cls(
+            preamble,
+            exchanges,
+            request_index,
+            note_index,
+            frozen,
+            handshake,
+            refused_index,
+            era,
+            fit,
+        )
+
+    @property
+    def groups(self) -> tuple[Prepared, ...]:
+        """The main recording's group, then each variant's."""
+        return (self, *self.variants)
 
 
 def _candidate(exchange: Exchange) -> Candidate:
@@ -245,25 +285,18 @@ class Replayer:
         prepared: Prepared | None = None,
     ) -> None:
         self.header: Header = recording.header
-        self.era: Era = era_of(recording.header)
-        ignore = get_strategy(strategy).ignore
-        ready = prepared if prepared is not None else Prepared.of(recording, ignore)
-        self._preamble, self._exchanges = ready.preamble, ready.exchanges
-        if matcher_factory is None:
-            self.matcher: Matcher = FingerprintMatcher(ready.requests, strategy)
-        else:
-            self.matcher = matcher_factory(ready.requests.candidates, strategy)
-        # Notifications are matched strictly and silently: a client may send any it likes.
-        self._notes = FingerprintMatcher(ready.notifications, STRICT.ignoring(ignore))
-        # Requests the recorded server refused without a session answer only requests sent
-        # before this session's own handshake succeeded (the same refusal); ``None`` after.
-        self._refusals = FingerprintMatcher(ready.refused, "strict") if ready.refused else None
+        self._strategy = strategy
+        self._matcher_factory = matcher_factory
+        self._ignore = get_strategy(strategy).ignore
+        ready = prepared if prepared is not None else Prepared.of(recording, self._ignore)
+        self._adopt(ready)
+        #: the main recording's matcher, whatever group a handshake adopts (what a run
+        #: leaves unplayed is told of the main recording only: variants are alternatives)
+        self.main_matcher: Matcher = self.matcher
+        self._groups = ready.groups if ready.variants else ()
+        # a handshake may still choose the group (until a session is under way)
+        self._choosing = bool(self._groups)
         self.misses: list[MissReport] = []
-        self.strategy_name = getattr(self.matcher, "strategy", None)
-        self._playback = Playback(modern=self.era == "modern")
-        self._raws = ready.raws
-        self._raws_played: dict[str, int] = {}
-        self._handshake = ready.handshake
         self.client_era: Era | None = None  # the live client's, once a message says
         # requests whose recording has no answer, by live id: (exchange, request, why)
         self._no_answers: dict[object, tuple[Exchange, JSONObject, str]] = {}
@@ -282,6 +315,37 @@ class Replayer:
         # a legacy client's answers to what an input_required response asked, by live
         # server-request id (``cassette.core.eras.InputRound``)
         self._rounds: dict[IdKey, InputRound] = {}
+
+    def _adopt(self, ready: Prepared) -> None:
+        """Answer from ``ready``'s group: the main recording, or a variant session a
+        handshake chose (``cassette.core.variants``), with fresh consumption state."""
+        self._ready = ready
+        self.era: Era = ready.era
+        self._preamble, self._exchanges = ready.preamble, ready.exchanges
+        if self._matcher_factory is None:
+            self.matcher: Matcher = FingerprintMatcher(ready.requests, self._strategy)
+        else:
+            self.matcher = self._matcher_factory(ready.requests.candidates, self._strategy)
+        # Notifications are matched strictly and silently: a client may send any it likes.
+        self._notes = FingerprintMatcher(ready.notifications, STRICT.ignoring(self._ignore))
+        # Requests the recorded server refused without a session answer only requests sent
+        # before this session's own handshake succeeded (the same refusal); ``None`` after.
+        self._refusals = FingerprintMatcher(ready.refused, "strict") if ready.refused else None
+        self.strategy_name = getattr(self.matcher, "strategy", None)
+        served = getattr(self, "_playback", None)
+        self._playback = Playback(modern=self.era == "modern")
+        if served is not None:  # ids already given to server requests stay given
+            self._playback.next_server_id = served.next_server_id
+        self._raws = ready.raws
+        self._raws_played: dict[str, int] = {}
+        self._handshake = ready.handshake
+
+    def _choose(self, message: JSONObject) -> None:
+        """A handshake request while no session is under way: adopt the group it fits."""
+        groups = self._groups
+        chosen = groups[choose([g.fit or Fit(g.era, None) for g in groups], message)]
+        if chosen is not self._ready:
+            self._adopt(chosen)
 
     # -- public API --------------------------------------------------------------------
 
@@ -341,13 +405,18 @@ class Replayer:
 
     def _request(self, message: JSONObject) -> Reply:
         method = message.get("method")
+        if self._choosing:
+            if method in HANDSHAKES:
+                self._choose(message)
+            elif method != "ping":
+                self._choosing = False  # a session is under way: its group stays
         era = client_era(message)
         if era is not None and self.client_era is None:
             self.client_era = era
         if method == "logging/setLevel":  # the live choice, recorded or not
             level = _params(message).get("level")
             self._playback.log_level = level if isinstance(level, str) else None
-        capabilities = _client_capabilities(message)
+        capabilities = client_capabilities(message)
         if capabilities is not None:
             self._playback.capabilities = capabilities
         if self.era == "modern" and method == "initialize":
@@ -896,7 +965,7 @@ class ReplaySessions:
     ) -> dict[int, JSONObject] | None:
         """``unplayed`` narrowed to what ``replayer`` left unplayed too (at most the
         cassette's requests, however many sessions are folded in)."""
-        matcher = replayer.matcher
+        matcher = replayer.main_matcher
         if not isinstance(matcher, FingerprintMatcher):
             self._unplayed_unknown = True
             return unplayed
@@ -924,18 +993,6 @@ class ReplaySessions:
         """All sessions' misses, for a person ("" when there were none)."""
         open_ = (s for s in (r.summary() for r in self._open.values()) if s)
         return "\n".join([*self._ended_summaries, *open_])
-
-
-def _client_capabilities(message: JSONObject) -> Mapping[str, Any] | None:
-    """What the live client declares it can do: in ``initialize`` (legacy), or in every
-    request's envelope (2026-07-28); ``None`` when this message does not say."""
-    params = _params(message)
-    if message.get("method") == "initialize":
-        capabilities = params.get("capabilities")
-        return capabilities if isinstance(capabilities, dict) else {}
-    meta = params.get("_meta")
-    declared = meta.get(META_PREFIX + "clientCapabilities") if isinstance(meta, dict) else None
-    return declared if isinstance(declared, dict) else None
 
 
 def _version_differs(live: JSONObject, messages: Sequence[Any]) -> tuple[str, ...]:

@@ -40,6 +40,7 @@ from cassette.core.matching import FingerprintMatcher, get_strategy
 from cassette.core.model import Event, ExitEvent, HttpEvent, MessageEvent, RawEvent, StderrEvent
 from cassette.core.replayer import Prepared, Replayer
 from cassette.core.text import printable
+from cassette.core.variants import describe
 from cassette.errors import UsageError
 from cassette.store.files import write_atomic
 from cassette.store.storage import Cassette
@@ -211,8 +212,8 @@ def misses_against(
     every = {c.seq + 1 for c in prepared.requests.candidates}
     unplayed = set(every)
     for replayer in replayers.values():
-        if isinstance(replayer.matcher, FingerprintMatcher):
-            unplayed &= {c.seq + 1 for c in replayer.matcher.unconsumed()}
+        if isinstance(replayer.main_matcher, FingerprintMatcher):
+            unplayed &= {c.seq + 1 for c in replayer.main_matcher.unconsumed()}
     source = session.source or "other"
     return Against(source, chosen, tuple(misses), frozenset(unplayed), len(every))
 
@@ -262,6 +263,7 @@ def _size(n: int) -> str:
 def _title(cassette: Cassette, source: str) -> str:
     h = cassette.header
     clients = served_clients(cassette.era, recorded_handshake(cassette.events))
+    clients += describe(cassette.events)
     return printable(
         f"{source}: {h.transport} recording, {cassette.era} era, "
         f"{h.protocol_version or 'unknown protocol'}, started {h.started_at}; {clients}"
