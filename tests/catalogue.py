@@ -154,6 +154,7 @@ class Case:
 
 
 READS: Final = frozenset({0, 1, 2, 3})  # lint, show, diff, redact
+RUNS: Final = frozenset({0, 2, 3, 4})  # variant: it runs the server
 
 
 def cassette_cases(path: Path, out: Path) -> list[Case]:
@@ -176,6 +177,7 @@ def cassette_cases(path: Path, out: Path) -> list[Case]:
         Case("verify", ("verify", p, *server), frozenset({0, 1, 2, 3})),
         Case("verify-update", ("verify", p, "--update", *server), frozenset({0, 1, 2, 3})),
         Case("record-to", ("record", "-o", p, *server), frozenset({2, 3, 4})),
+        Case("variant", ("variant", p, "--as", "bare", "--timeout", "5", *server), RUNS),
     ]
 
 

@@ -46,6 +46,7 @@ __all__ = [
     "origin_options",
     "print_config",
     "recording_exit",
+    "redaction_options",
     "run_async",
     "serving_on",
     "startup_over",
@@ -59,7 +60,7 @@ EXIT_SERVER: Final = 5
 EXIT_INTERNAL: Final = 70
 
 #: Commands that take a server command after ``--``.
-TAKES_COMMAND: Final = frozenset({"replay", "check", "record", "verify"})
+TAKES_COMMAND: Final = frozenset({"replay", "check", "record", "verify", "variant"})
 
 #: Short names a person may give for a transport (the registry's one table).
 FRONT_ALIASES: Final = ALIASES
@@ -329,3 +330,34 @@ def serving_on(path: Path, *, quiet: bool) -> Callable[[str], None]:
             print_config({"mcpServers": {name: {"url": url}}})
 
     return ready
+
+
+def redaction_options(parser: Any) -> None:
+    """``--no-redact`` and the ``--redact-*`` rules, for every command that writes what a
+    live server said (``record``, ``variant``)."""
+    parser.add_argument(
+        "--no-redact",
+        action="store_true",
+        help="write secrets as they are (warned about); redaction is on by default",
+    )
+    parser.add_argument(
+        "--redact-pattern",
+        action="append",
+        default=[],
+        metavar="REGEX",
+        help="also redact what this regular expression matches (repeatable)",
+    )
+    parser.add_argument(
+        "--redact-path",
+        action="append",
+        default=[],
+        metavar="POINTER",
+        help="also redact the value at this JSON Pointer in every message (repeatable)",
+    )
+    parser.add_argument(
+        "--redact-env",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="also redact the value of this environment variable wherever it appears",
+    )

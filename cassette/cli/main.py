@@ -40,6 +40,7 @@ __all__ = ["execute", "main", "parse"]
 _COMMANDS: dict[str, str] = {
     "record": "cassette.cli.record",
     "replay": "cassette.cli.replay",
+    "variant": "cassette.cli.variant",
     **dict.fromkeys(
         ("lint", "diff", "redact", "show", "check", "verify", "distill", "mock"),
         "cassette.cli.tools",

@@ -82,13 +82,17 @@ def add_mode_options(parser: argparse.ArgumentParser) -> None:
         )
 
 
+#: the commands that take a TAPE and options before ``-- COMMAND``
+_CUT = ("replay", "check", "variant")
+
+
 def split_replay_command(argv: Sequence[str]) -> tuple[list[str], list[str] | None]:
-    """``replay TAPE [options] -- COMMAND...`` (and ``check [options] -- COMMAND...``):
+    """``replay TAPE [options] -- COMMAND...`` (and ``check``, ``variant``):
     argparse cannot take a command after an optional positional, so the part after the
     first ``--`` is cut off first."""
     args = list(argv)
     first = next((i for i, a in enumerate(args) if not a.startswith("-")), None)
-    if first is None or args[first] not in ("replay", "check") or "--" not in args[first:]:
+    if first is None or args[first] not in _CUT or "--" not in args[first:]:
         return args, None
     cut = args.index("--", first)
     return args[:cut], args[cut + 1 :]

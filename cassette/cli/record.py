@@ -31,6 +31,7 @@ from cassette.cli.common import (
     listen_options,
     origin_options,
     recording_exit,
+    redaction_options,
     run_async,
 )
 from cassette.cli.modes import add_mode_options, apply_sessions, record_choice, run_in_mode
@@ -119,32 +120,7 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
         "would, so it falls back to initialize (a cassette for initialize-only clients); "
         "modern refuses initialize with -32022 (see docs/matching.md)",
     )
-    rec.add_argument(
-        "--no-redact",
-        action="store_true",
-        help="write secrets as they are (warned about); redaction is on by default",
-    )
-    rec.add_argument(
-        "--redact-pattern",
-        action="append",
-        default=[],
-        metavar="REGEX",
-        help="also redact what this regular expression matches (repeatable)",
-    )
-    rec.add_argument(
-        "--redact-path",
-        action="append",
-        default=[],
-        metavar="POINTER",
-        help="also redact the value at this JSON Pointer in every message (repeatable)",
-    )
-    rec.add_argument(
-        "--redact-env",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="also redact the value of this environment variable wherever it appears",
-    )
+    redaction_options(rec)
     rec.add_argument(
         "--before-record",
         metavar="MODULE:FUNCTION",

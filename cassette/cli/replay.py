@@ -240,9 +240,10 @@ def _banner(path: Path, tape: Any, strategy: str, front: str, behaviour: tuple[s
     header = tape.header
     exchanges = sum(1 for m in tape.messages("c2s") if "id" in m)
     from cassette.core.eras import recorded_handshake, served_clients
+    from cassette.core.variants import describe
 
     version = header.protocol_version or "unknown protocol"
-    clients = served_clients(tape.era, recorded_handshake(tape.events))
+    clients = served_clients(tape.era, recorded_handshake(tape.events)) + describe(tape.events)
     err(
         f"replaying {path} ({header.transport} recording, {tape.era} era, {version}; "
         f"{exchanges} requests; strategy {strategy}; serving on {front}; {clients})"

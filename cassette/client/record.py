@@ -44,6 +44,7 @@ __all__ = [
     "RecordTuning",
     "ScenarioResult",
     "project_redactor",
+    "reachable",
     "record_scenario",
     "record_scenarios",
 ]
@@ -229,7 +230,7 @@ async def record_scenario(
     return ScenarioResult(scenario.name, os.fspath(path), action, tuple(steps), error)
 
 
-async def _reachable(url: str, seconds: float) -> None:
+async def reachable(url: str, seconds: float) -> None:
     """A server that cannot be reached is one error before anything is recorded, not a
     cassette per scenario holding the proxy's 502s: connecting touches nothing."""
     from urllib.parse import urlsplit
@@ -318,7 +319,7 @@ async def record_scenarios(
         for s in chosen
     )
     if server.url is not None and records:
-        await _reachable(server.url, file.timeout)
+        await reachable(server.url, file.timeout)
     results = []
     for scenario in chosen:
         result = await record_scenario(

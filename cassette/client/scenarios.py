@@ -132,9 +132,11 @@ class Step:
 
 @attrs.frozen
 class Answers:
-    """What the client answers when the server asks: a result per method."""
+    """What the client answers when the server asks: a result per method, or (``errors``,
+    which a scenarios file cannot give, but a recorded client may have) an error."""
 
     results: Mapping[str, JSONObject] = attrs.field(factory=dict)
+    errors: Mapping[str, JSONObject] = attrs.field(factory=dict)
 
     def capabilities(self) -> dict[str, Any]:
         """The client capabilities these answers back: a server only asks (and some only
@@ -151,7 +153,7 @@ class Answers:
 
     def over(self, base: Answers) -> Answers:
         """These answers, falling back to ``base`` for methods they do not name."""
-        return Answers({**base.results, **self.results})
+        return Answers({**base.results, **self.results}, {**base.errors, **self.errors})
 
 
 @attrs.frozen

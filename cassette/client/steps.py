@@ -58,6 +58,9 @@ class ScenarioAnswers:
         return None if found is None else dict(found)
 
     async def __call__(self, request: JSONObject) -> JSONObject:
+        error = self.answers.errors.get(str(request.get("method")))
+        if error is not None:
+            return {"error": dict(error)}
         result = self.result(str(request.get("method")))
         if result is None:
             return {"error": {"code": METHOD_NOT_FOUND, "message": "Method not found"}}

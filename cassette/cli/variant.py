@@ -1,0 +1,145 @@
+"""``cassette variant TAPE --as NAME``: the recorded session again, as another client.
+
+See ``cassette.client.variants`` for what a variant is and how it is recorded; this
+module reads the options, finds the server (the command or URL given, else the one the
+header recorded), and says one line per variant.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Any
+
+from cassette.cli.common import err, front_name, redaction_options, run_async
+from cassette.errors import UsageError
+
+__all__ = ["add_parsers", "run"]
+
+#: exit code when a variant could not be recorded (the server refused that client)
+_REFUSED = 4
+
+
+def add_parsers(sub: Any, only: str | None = None) -> None:
+    """Register ``variant``."""
+    from cassette.client.variants import PROFILES
+
+    names = ", ".join(f"{p.name} ({p.summary})" for p in PROFILES.values())
+    variant = sub.add_parser(
+        "variant",
+        help="record TAPE's session again as another client would hold it",
+        usage="cassette variant TAPE --as NAME [--as NAME]... [--upstream URL] "
+        "[--transport NAME] [--timeout S] [redaction options] [-- COMMAND [ARG...]]",
+        description="Send TAPE's recorded requests to the live server again as the client "
+        "NAME would (its era, its capabilities, its answers to the server's questions), and "
+        "append that session to TAPE as a variant: a replay answers each client from the "
+        "session its handshake fits. The server is COMMAND or --upstream URL, else the one "
+        "TAPE's header recorded. Every request is sent for real: tools with effects have "
+        f"them again. Clients: {names}. See docs/matching.md.",
+    )
+    variant.add_argument("tape", metavar="TAPE", help="the cassette to add variants to")
+    variant.add_argument(
+        "--as",
+        dest="profiles",
+        action="append",
+        default=[],
+        required=True,
+        choices=sorted(PROFILES),
+        metavar="NAME",
+        help="the client to record as (repeatable): " + ", ".join(PROFILES),
+    )
+    variant.add_argument("--upstream", metavar="URL", help="the live server's HTTP endpoint")
+    variant.add_argument(
+        "--transport",
+        metavar="NAME",
+        help="how to reach the server (default: the transport TAPE was recorded on)",
+    )
+    variant.add_argument(
+        "--timeout", type=float, default=30.0, metavar="S", help="wait S seconds per answer"
+    )
+    redaction_options(variant)
+    # the command after ``--`` is cut off before parsing (``split_replay_command``)
+    variant.set_defaults(handler=run, server=[])
+
+
+def _server(args: argparse.Namespace, header: Any) -> Any:
+    """The server to record against: the command or URL given, else the recorded one."""
+    from cassette.client.target import ServerTarget
+
+    command = list(args.server)
+    if command and command[0] == "--":
+        command = command[1:]
+    if command and args.upstream is not None:
+        raise UsageError("give either --upstream URL or a server command, not both")
+    recorded = header.target or {}
+    if not command and args.upstream is None:
+        command = list(recorded.get("command") or ())
+        url = recorded.get("url")
+        if not command and not isinstance(url, str):
+            raise UsageError(
+                f"{args.tape}: its header names no server to reach; give -- COMMAND or "
+                "--upstream URL"
+            )
+        args.upstream = None if command else url
+    recorded_on = str(header.transport)
+    default = "stdio" if command else recorded_on
+    if not command and recorded_on == "stdio":
+        default = "streamable-http"  # a URL given for a stdio recording
+    transport = front_name(args.transport, default)
+    return ServerTarget(command=tuple(command), url=args.upstream, transport=transport)
+
+
+def _redactor(args: argparse.Namespace, header: Any) -> Any:
+    from cassette.store.config import load_settings, redactor_for
+
+    info = header.redaction or {}
+    redactor = redactor_for(
+        load_settings(),
+        enabled=not args.no_redact,
+        patterns=args.redact_pattern,
+        paths=[*args.redact_path, *(info.get("paths") or ())],
+        env=[*args.redact_env, *(info.get("env") or ())],
+    )
+    if redactor is None:
+        err(f"warning: redaction is off: secrets in the variants will be written to {args.tape}")
+    return redactor
+
+
+def run(args: argparse.Namespace) -> int:
+    from cassette.client.record import RecordTuning
+    from cassette.client.variants import VariantResult, record_variant
+    from cassette.store.storage import Cassette
+
+    header = Cassette.load(args.tape).header
+    server = _server(args, header)
+    tuning = RecordTuning(redactor=_redactor(args, header))
+    results: list[VariantResult] = []
+
+    async def go() -> int:
+        for name in dict.fromkeys(args.profiles):
+            err(f"recording variant {name} of {args.tape} against {server.describe()}")
+            found = await record_variant(
+                args.tape, name, server, tuning=tuning, step_seconds=args.timeout
+            )
+            results.append(found)
+            _tell(found, os.fspath(args.tape))
+        return 0
+
+    code = run_async(go)
+    refused = [f"variant {r.name} not recorded: {r.error}" for r in results if r.error]
+    if refused and not code:
+        err("error: " + "; ".join(refused))  # the last line, as for every failed command
+        return _REFUSED
+    return code
+
+
+def _tell(result: Any, tape: str) -> None:
+    if result.skipped:
+        err(f"variant {result.name}: skipped: {result.skipped}")
+    elif not result.error:
+        refused = len(result.failed_steps)
+        also = f" ({refused} answered with an error, as recorded)" if refused else ""
+        err(
+            f"variant {result.name}: sent {result.requests} request(s) again{also}; "
+            f"appended {result.appended} line(s) to {tape}"
+        )

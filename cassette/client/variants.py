@@ -1,0 +1,249 @@
+"""Recording variant sessions: the same session again, as another client would hold it.
+
+``cassette variant TAPE --as NAME`` re-sends the requests TAPE's client sent to the live
+server, as the client profile ``NAME`` (``PROFILES``) would: in its era, declaring its
+capabilities, answering the server's questions its way. The session is recorded as any
+scenario is (``cassette.client.record``: through the recording proxy, redacted) into a
+scratch folder, then appended to TAPE with each message and raw event marked
+``meta.variant = NAME``, under the cassette's lock, in one write. Its stderr, exit and
+HTTP status lines are not kept: they belong to the main recording's reading of a file.
+A replay then answers each client from the group its handshake fits
+(``cassette.core.variants``).
+
+A variant sends every answered request of the recording again, for real: a tool with
+effects (a file written, a message sent) has them once more. That is why variants are
+recorded on request, never by default.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Final
+
+import attrs
+
+from cassette.client.record import RecordTuning, reachable, record_scenario
+from cassette.client.scenarios import Answers, Scenario, ScenarioFile, Step
+from cassette.client.target import ServerTarget
+from cassette.core.mcp import LATEST_LEGACY
+from cassette.core.model import Era, MessageEvent, RawEvent
+from cassette.core.variants import (
+    VARIANT_META,
+    RecordedClient,
+    declared,
+    recorded_client,
+    split,
+)
+from cassette.errors import UsageError
+from cassette.modes.policy import ModeChoice
+from cassette.store.lock import FileLock
+from cassette.store.storage import Cassette, append_events
+
+__all__ = ["PROFILES", "Profile", "VariantResult", "record_variant"]
+
+Info = Callable[[str], None]
+
+
+@attrs.frozen
+class Profile:
+    """A client as a variant plays it. ``None`` members are the recorded client's own:
+    its era, capabilities, answers and ``clientInfo``."""
+
+    name: str
+    summary: str
+    era: Era | None = None
+    capabilities: Mapping[str, Any] | None = None
+    #: method -> ``{"result": ...}`` or ``{"error": ...}``: how it answers the server
+    answers: Mapping[str, dict[str, Any]] | None = None
+    client_info: Mapping[str, Any] | None = None
+    legacy_version: str | None = None
+
+
+#: The profiles ``--as`` takes. ``inspector`` is what the MCP Inspector's CLI (2.12)
+#: declares in its ``initialize``, and how it answers what it declared nothing for
+#: (recorded from it: roots an empty list, elicitation ``cancel``, sampling an error).
+PROFILES: Final[Mapping[str, Profile]] = {
+    p.name: p
+    for p in (
+        Profile("legacy", "the recorded client, in the legacy era (initialize)", "legacy"),
+        Profile("modern", "the recorded client, in the 2026-07-28 era", "modern"),
+        Profile(
+            "bare",
+            "a client that declares no capabilities, in the recording's era",
+            capabilities={},
+            answers={},
+        ),
+        Profile(
+            "inspector",
+            "the MCP Inspector's CLI: legacy, the roots capability with no roots",
+            "legacy",
+            capabilities={
+                "roots": {"listChanged": True},
+                "extensions": {
+                    "io.modelcontextprotocol/tasks": {},
+                    "io.modelcontextprotocol/skills": {},
+                },
+            },
+            answers={
+                "roots/list": {"result": {"roots": []}},
+                "elicitation/create": {"result": {"action": "cancel"}},
+                "sampling/createMessage": {"error": {"code": -32603, "message": "Internal error"}},
+            },
+            client_info={"name": "inspector-cli", "version": "2.12.0"},
+            legacy_version="2025-11-25",
+        ),
+    )
+}
+
+
+@attrs.frozen
+class VariantResult:
+    """What one ``--as NAME`` did: ``appended`` lines, or why nothing was (``skipped``:
+    the recording already is that client; ``error``: the server refused the session)."""
+
+    name: str
+    appended: int = 0
+    requests: int = 0
+    skipped: str = ""
+    error: str = ""
+    failed_steps: tuple[str, ...] = ()
+
+
+def profile(name: str) -> Profile:
+    found = PROFILES.get(name)
+    if found is None:
+        raise UsageError(f"unknown variant {name!r}; choose one of: {', '.join(PROFILES)}")
+    return found
+
+
+def _already(cassette: Cassette, client: RecordedClient, chosen: Profile, era: Era) -> str:
+    """Why recording ``chosen`` would add nothing ("" when it would add something)."""
+    _, variants = split(cassette.events)
+    if chosen.name in variants:
+        return f"the cassette already holds a variant named {chosen.name}"
+    capabilities = client.capabilities if chosen.capabilities is None else chosen.capabilities
+    same_caps = declared({"method": "initialize", "params": {"capabilities": capabilities}})
+    mine = declared({"method": "initialize", "params": {"capabilities": client.capabilities}})
+    fresh_answers = chosen.answers is not None and dict(chosen.answers) != dict(client.answers)
+    if era == client.era and same_caps == mine and not fresh_answers:
+        return f"the recording already is a {era} session with these capabilities"
+    return ""
+
+
+def _scenario_file(
+    client: RecordedClient,
+    chosen: Profile,
+    era: Era,
+    *,
+    server: ServerTarget,
+    scratch: Path,
+    step_seconds: float,
+) -> ScenarioFile:
+    steps = tuple(
+        Step(index, "request", method, params, line)
+        for index, (line, method, params) in enumerate(client.requests, start=1)
+    )
+    given = client.answers if chosen.answers is None else chosen.answers
+    answers = Answers(
+        {m: a["result"] for m, a in given.items() if "result" in a},
+        {m: a["error"] for m, a in given.items() if "error" in a},
+    )
+    scenario = Scenario(chosen.name, steps, answers, 1)
+    target: dict[str, Any] = (
+        {"url": server.url, "transport": server.transport_name}
+        if server.url is not None
+        else {"command": list(server.command)}
+    )
+    if server.env:
+        target["env"] = dict(server.env)
+    if server.headers:
+        target["headers"] = dict(server.headers)
+    legacy = chosen.legacy_version or client.legacy_version or LATEST_LEGACY
+    return ScenarioFile(
+        path=Path.cwd() / "cassette-variant",  # a command runs here, as record ran it
+        target=target,
+        era=era,
+        legacy_version=legacy,
+        client_info=dict(chosen.client_info or client.client_info),
+        capabilities=dict(
+            client.capabilities if chosen.capabilities is None else chosen.capabilities
+        ),
+        answers=Answers(),
+        output=scratch,
+        timeout=step_seconds,
+        scenarios=(scenario,),
+    )
+
+
+def _marked(events: Sequence[Any], name: str) -> list[Any]:
+    """The variant's message and raw events, each marked as the variant's."""
+    return [
+        attrs.evolve(e, meta={**(e.meta or {}), VARIANT_META: name})
+        for e in events
+        if isinstance(e, MessageEvent | RawEvent)
+    ]
+
+
+async def record_variant(
+    tape: str | os.PathLike[str],
+    name: str,
+    server: ServerTarget,
+    *,
+    tuning: RecordTuning = RecordTuning(redactor=None),
+    step_seconds: float = 30.0,
+    on_info: Info | None = None,
+) -> VariantResult:
+    """Record variant ``name`` of ``tape`` against ``server`` and append it (see above);
+    the cassette's lock is held throughout, so no other writer changes it meanwhile."""
+    chosen = profile(name)
+    lock = FileLock(tape)
+    await lock.wait(on_wait=lambda: on_info and on_info(f"waiting for {tape}: being written"))
+    try:
+        return await _record(
+            tape, chosen, server, tuning=tuning, step_seconds=step_seconds, on_info=on_info
+        )
+    finally:
+        lock.release()
+
+
+async def _record(
+    tape: str | os.PathLike[str],
+    chosen: Profile,
+    server: ServerTarget,
+    *,
+    tuning: RecordTuning,
+    step_seconds: float,
+    on_info: Info | None,
+) -> VariantResult:
+    cassette = Cassette.load(tape)
+    main, _ = split(cassette.events)
+    era: Era = chosen.era or cassette.era
+    client = recorded_client(cassette.era, main)
+    why = _already(cassette, client, chosen, era)
+    if why:
+        return VariantResult(chosen.name, skipped=why)
+    if not client.requests:
+        return VariantResult(chosen.name, skipped="the recording holds no answered request")
+    if server.url is not None:
+        await reachable(server.url, step_seconds)  # one clear error, not a refused session
+    with tempfile.TemporaryDirectory(prefix="cassette-variant-") as scratch:
+        file = _scenario_file(
+            client, chosen, era, server=server, scratch=Path(scratch), step_seconds=step_seconds
+        )
+        result = await record_scenario(
+            file,
+            file.scenarios[0],
+            choice=ModeChoice("all", "cassette variant"),
+            tuning=tuning,
+            on_info=on_info,
+        )
+        if result.error:
+            return VariantResult(chosen.name, error=result.error)
+        recorded = Cassette.load(result.cassette)
+    events = _marked(recorded.events, chosen.name)
+    append_events(tape, events)
+    failed = tuple(f"{s.step.describe()}: {s.detail}" for s in result.failed)
+    return VariantResult(chosen.name, len(events), len(client.requests), failed_steps=failed)
