@@ -138,7 +138,7 @@ def _tell(result: Any, tape: str) -> None:
         err(f"variant {result.name}: skipped: {result.skipped}")
     elif not result.error:
         refused = len(result.failed_steps)
-        also = f" ({refused} answered with an error, as recorded)" if refused else ""
+        also = f" ({refused} answered with an error)" if refused else ""
         err(
             f"variant {result.name}: sent {result.requests} request(s) again{also}; "
             f"appended {result.appended} line(s) to {tape}"

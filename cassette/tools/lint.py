@@ -24,11 +24,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from cassette.core.jsonrpc import Kind
 from cassette.core.model import (
+    Era,
     Event,
     ExitEvent,
     HttpEvent,
@@ -37,6 +38,7 @@ from cassette.core.model import (
     StderrEvent,
 )
 from cassette.core.redaction import check_header
+from cassette.core.variants import group_era, split
 from cassette.store.storage import Cassette
 from cassette.tools._common import Finding, emit, exchanges, kind_of
 from cassette.tools._secrets import secret_findings
@@ -90,11 +92,21 @@ def _session(event: MessageEvent) -> Any:
     return meta.get("session") if isinstance(meta, Mapping) else None
 
 
+def _groups(tape: Cassette) -> list[tuple[Era | None, Sequence[Event]]]:
+    """The main recording (the header's era) and each variant session (the era its
+    handshake shows): the era and pairing rules hold within each, not across them."""
+    main, variants = split(tape.events)
+    return [(tape.header.era, main), *((group_era(v), v) for v in variants.values())]
+
+
 def _era_findings(tape: Cassette) -> list[Finding]:
-    era = tape.header.era
+    return [f for era, events in _groups(tape) for f in _group_era_findings(era, events)]
+
+
+def _group_era_findings(era: Era | None, events: Sequence[Event]) -> list[Finding]:
     out: list[Finding] = []
     first_request: MessageEvent | None = None
-    for event in tape.events:
+    for event in events:
         if isinstance(event, MessageEvent) and event.dir == "c2s":
             if kind_of(event.message) is Kind.REQUEST and first_request is None:
                 first_request = event
@@ -193,8 +205,12 @@ def _cancelled(events: Any) -> set[tuple[Any, str, Any]]:
 
 
 def _pairing_findings(tape: Cassette) -> list[Finding]:
-    pairs, problems = exchanges(tape.events)
-    cancelled = _cancelled(tape.events)
+    return [f for _, events in _groups(tape) for f in _group_pairing_findings(events)]
+
+
+def _group_pairing_findings(events: Sequence[Event]) -> list[Finding]:
+    pairs, problems = exchanges(list(events))
+    cancelled = _cancelled(events)
     out: list[Finding] = []
     for pair in pairs:
         if pair.response is None:

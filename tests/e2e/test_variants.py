@@ -1,0 +1,106 @@
+"""Variant sessions end to end (issue 14): a cassette recorded by one client serves a client
+the live server answers differently, once ``cassette variant`` has recorded that client.
+
+Real counterparts: the official Python SDK 2.x client against the dual-era server written
+with the Python SDK (tests/servers/dual_era_server.py), over stdio. The ``greet`` tool asks
+the client for a name (elicitation): a client that declares elicitation and answers gets a
+greeting, one that declares nothing gets what the live server gives it. Each client's
+replay is compared with its own live run.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cassette import Cassette
+from tests.support import OFFLINE_ENV, PY, ROOT, dump, record_command, replay_command, run
+from tests.support import stdio_params as params
+
+pytestmark = pytest.mark.e2e
+
+DUAL = [PY, str(ROOT / "tests" / "servers" / "dual_era_server.py")]
+
+
+async def greet(command: list[str], *, answers: bool, env: dict[str, str] | None = None) -> Any:
+    """What the SDK 2 default client sees calling ``greet``: with an elicitation callback
+    that answers a name (``answers``), or with no callback at all (no capabilities)."""
+    from mcp import Client
+    from mcp import types as t
+
+    async def on_elicitation(_ctx: Any, _params: Any) -> Any:
+        return t.ElicitResult(action="accept", content={"name": "Ada"})
+
+    extra = {"elicitation_callback": on_elicitation} if answers else {}
+    async with Client(params(command, env), cache=None, **extra) as client:
+        try:
+            return dump(await client.call_tool("greet", {}))
+        except Exception as exc:  # the live server's refusal is what the client saw
+            return {"error": f"{type(exc).__name__}: {str(exc).splitlines()[0]}"}
+
+
+def misses(report: Path) -> list[str]:
+    if not report.exists():
+        return []
+    facts = [json.loads(line) for line in report.read_text("utf-8").splitlines()]
+    return [str(f.get("text")) for f in facts if f.get("event") == "miss"]
+
+
+def replayed(tape: Path, report: Path, *, answers: bool) -> Any:
+    command = replay_command(tape, "--report", str(report))
+    return run(lambda: greet(command, answers=answers, env=OFFLINE_ENV))
+
+
+def variant(tape: Path, *names: str) -> subprocess.CompletedProcess[str]:
+    argv = [PY, "-m", "cassette", "variant", str(tape)]
+    for name in names:
+        argv += ["--as", name]
+    return subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False)
+
+
+def test_a_variant_serves_the_client_the_recording_did_not_hold(tmp_path: Path) -> None:
+    tape = tmp_path / "dual.jsonl"
+    rich_live = run(lambda: greet(record_command(tape, DUAL), answers=True))
+    assert "Ada" in json.dumps(rich_live)
+    bare_live = run(lambda: greet(DUAL, answers=False))
+    assert bare_live != rich_live
+
+    # Without a variant, the bare client is answered from the rich client's recording.
+    before = replayed(tape, tmp_path / "before.jsonl", answers=False)
+    assert before != bare_live
+
+    done = variant(tape, "bare")
+    assert done.returncode == 0, done.stderr
+    # the call and the SDK's tools/list after it; greet refused for want of elicitation
+    assert "variant bare: sent 2 request(s) again (1 answered with an error)" in done.stderr
+    again = variant(tape, "bare")
+    assert again.returncode == 0, again.stderr
+    assert "skipped: the cassette already holds a variant named bare" in again.stderr
+    names = {(getattr(e, "meta", None) or {}).get("variant") for e in Cassette.load(tape).events}
+    assert names >= {None, "bare"}
+
+    report = tmp_path / "bare.jsonl"
+    assert replayed(tape, report, answers=False) == bare_live
+    assert misses(report) == []
+    report = tmp_path / "rich.jsonl"
+    assert replayed(tape, report, answers=True) == rich_live
+    assert misses(report) == []
+
+
+def test_show_and_the_banner_name_the_variants(tmp_path: Path) -> None:
+    tape = tmp_path / "dual.jsonl"
+    run(lambda: greet(record_command(tape, DUAL), answers=True))
+    done = variant(tape, "legacy")
+    assert done.returncode == 0, done.stderr
+    shown = subprocess.run(
+        [PY, "-m", "cassette", "show", str(tape)], capture_output=True, text=True, check=True
+    )
+    assert "variants: legacy (legacy; elicitation)" in shown.stdout.splitlines()[0]
+    lint = subprocess.run(
+        [PY, "-m", "cassette", "lint", str(tape)], capture_output=True, text=True, check=False
+    )
+    assert lint.returncode == 0, lint.stdout + lint.stderr
