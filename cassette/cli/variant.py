@@ -28,7 +28,7 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
     variant = sub.add_parser(
         "variant",
         help="record TAPE's session again as another client would hold it",
-        usage="cassette variant TAPE --as NAME [--as NAME]... [--upstream URL] "
+        usage="cassette variant TAPE --as NAME [--as NAME]... [--replace] [--upstream URL] "
         "[--transport NAME] [--timeout S] [redaction options] [-- COMMAND [ARG...]]",
         description="Send TAPE's recorded requests to the live server again as the client "
         "NAME would (its era, its capabilities, its answers to the server's questions), and "
@@ -56,6 +56,12 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
     )
     variant.add_argument(
         "--timeout", type=float, default=30.0, metavar="S", help="wait S seconds per answer"
+    )
+    variant.add_argument(
+        "--replace",
+        action="store_true",
+        help="record a variant TAPE already holds again, in place of the old one (after "
+        "verify --update changed the main recording, say)",
     )
     redaction_options(variant)
     # the command after ``--`` is cut off before parsing (``split_replay_command``)
@@ -119,7 +125,12 @@ def run(args: argparse.Namespace) -> int:
         for name in dict.fromkeys(args.profiles):
             err(f"recording variant {name} of {args.tape} against {server.describe()}")
             found = await record_variant(
-                args.tape, name, server, tuning=tuning, step_seconds=args.timeout
+                args.tape,
+                name,
+                server,
+                tuning=tuning,
+                step_seconds=args.timeout,
+                replace=args.replace,
             )
             results.append(found)
             _tell(found, os.fspath(args.tape))

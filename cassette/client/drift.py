@@ -59,6 +59,7 @@ from cassette.core.matching import Candidate, FingerprintMatcher
 from cassette.core.model import Event, Header, MessageEvent, RecorderInfo
 from cassette.core.pairing import Exchange, exchanges
 from cassette.core.redaction import RedactionSession, Redactor
+from cassette.core.variants import split
 from cassette.core.wildcards import mask_like
 from cassette.errors import ReplayMiss, TransportError
 from cassette.store.storage import Cassette
@@ -77,7 +78,8 @@ Progress = Callable[[int, int], None]
 def plan(cassette: Cassette) -> tuple[list[Exchange], Exchange | None, int]:
     """The client's requests in recorded order, the one handshake to redo (legacy: the
     first ``initialize``), and how many answers will be compared."""
-    pairs = [p for p in exchanges(cassette.events)[0] if p.request.dir == "c2s"]
+    # the main recording: variant sessions are other clients, re-made by cassette variant
+    pairs = [p for p in exchanges(split(cassette.events)[0])[0] if p.request.dir == "c2s"]
     handshake = None
     if cassette.era != "modern":
         handshake = next((p for p in pairs if p.method in _HANDSHAKE), None)
@@ -129,7 +131,7 @@ class _ServerAnswers:
     def __init__(self, cassette: Cassette, secrets: _Secrets) -> None:
         self.pairs = [
             p
-            for p in exchanges(cassette.events)[0]
+            for p in exchanges(split(cassette.events)[0])[0]
             if p.request.dir == "s2c" and p.response is not None
         ]
         candidates = [

@@ -36,9 +36,11 @@ from cassette.core.variants import (
     declared,
     recorded_client,
     split,
+    variant_of,
 )
 from cassette.errors import UsageError
 from cassette.modes.policy import ModeChoice
+from cassette.store.files import write_atomic
 from cassette.store.lock import FileLock
 from cassette.store.storage import Cassette, append_events
 
@@ -119,11 +121,15 @@ def profile(name: str) -> Profile:
     return found
 
 
-def _already(cassette: Cassette, client: RecordedClient, chosen: Profile, era: Era) -> str:
+def _already(
+    cassette: Cassette, client: RecordedClient, chosen: Profile, era: Era, *, replace: bool
+) -> str:
     """Why recording ``chosen`` would add nothing ("" when it would add something)."""
     _, variants = split(cassette.events)
-    if chosen.name in variants:
-        return f"the cassette already holds a variant named {chosen.name}"
+    if chosen.name in variants and not replace:
+        return (
+            f"the cassette already holds a variant named {chosen.name} (--replace records it again)"
+        )
     capabilities = client.capabilities if chosen.capabilities is None else chosen.capabilities
     same_caps = declared({"method": "initialize", "params": {"capabilities": capabilities}})
     mine = declared({"method": "initialize", "params": {"capabilities": client.capabilities}})
@@ -187,6 +193,19 @@ def _marked(events: Sequence[Any], name: str) -> list[Any]:
     ]
 
 
+def _replace(
+    tape: str | os.PathLike[str], cassette: Cassette, name: str, events: list[Any]
+) -> None:
+    """``tape`` without variant ``name``'s old lines and with ``events`` at its end, written
+    whole or not at all (the new events' times follow the last kept line's, as an append
+    would make them)."""
+    kept = [e for e in cassette.events if variant_of(e) != name]
+    last = kept[-1].t if kept else 0.0
+    shift = max(0.0, last - events[0].t) if events else 0.0
+    moved = [attrs.evolve(e, t=round(e.t + shift, 6)) for e in events] if shift else events
+    write_atomic(tape, attrs.evolve(cassette, events=(*kept, *moved)).dumps())
+
+
 async def record_variant(
     tape: str | os.PathLike[str],
     name: str,
@@ -194,6 +213,7 @@ async def record_variant(
     *,
     tuning: RecordTuning = RecordTuning(redactor=None),
     step_seconds: float = 30.0,
+    replace: bool = False,
     on_info: Info | None = None,
 ) -> VariantResult:
     """Record variant ``name`` of ``tape`` against ``server`` and append it (see above);
@@ -203,7 +223,13 @@ async def record_variant(
     await lock.wait(on_wait=lambda: on_info and on_info(f"waiting for {tape}: being written"))
     try:
         return await _record(
-            tape, chosen, server, tuning=tuning, step_seconds=step_seconds, on_info=on_info
+            tape,
+            chosen,
+            server,
+            tuning=tuning,
+            step_seconds=step_seconds,
+            replace=replace,
+            on_info=on_info,
         )
     finally:
         lock.release()
@@ -216,13 +242,14 @@ async def _record(
     *,
     tuning: RecordTuning,
     step_seconds: float,
+    replace: bool,
     on_info: Info | None,
 ) -> VariantResult:
     cassette = Cassette.load(tape)
     main, _ = split(cassette.events)
     era: Era = chosen.era or cassette.era
     client = recorded_client(cassette.era, main)
-    why = _already(cassette, client, chosen, era)
+    why = _already(cassette, client, chosen, era, replace=replace)
     if why:
         return VariantResult(chosen.name, skipped=why)
     if not client.requests:
@@ -244,6 +271,9 @@ async def _record(
             return VariantResult(chosen.name, error=result.error)
         recorded = Cassette.load(result.cassette)
     events = _marked(recorded.events, chosen.name)
-    append_events(tape, events)
+    if any(variant_of(e) == chosen.name for e in cassette.events):
+        _replace(tape, cassette, chosen.name, events)
+    else:
+        append_events(tape, events)
     failed = tuple(f"{s.step.describe()}: {s.detail}" for s in result.failed)
     return VariantResult(chosen.name, len(events), len(client.requests), failed_steps=failed)

@@ -28,6 +28,7 @@ from typing import Any, Final
 from cassette.core.jsondiff import same_json
 from cassette.core.matching import canonical
 from cassette.core.mcp import META_PREFIX
+from cassette.core.variants import split
 from cassette.errors import UsageError
 from cassette.store.storage import Cassette
 from cassette.tools._common import emit, exchanges
@@ -56,7 +57,7 @@ def distill_cassette(
     """
     cassette = tape if isinstance(tape, Cassette) else Cassette.load(tape)
     distiller = _Distiller(cassette.era == "modern", cassette.source)
-    pairs, _problems = exchanges(cassette.events)
+    pairs, _problems = exchanges(split(cassette.events)[0])  # variants: other clients
     for pair in pairs:
         if pair.request.dir != "c2s":
             continue  # the server's own requests (sampling, roots) are not the mock's

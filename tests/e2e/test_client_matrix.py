@@ -199,7 +199,15 @@ class Recording:
     sessions: bool  # one tape per client session (the Inspector over stdio)
 
 
-def record(client: str, server: str, transport: str, home: Path) -> Recording:
+#: The variants every recording gets (``cassette variant --as``), so that one cassette
+#: serves the clients a live server answers differently: legacy-only clients of a
+#: 2026-07-28 recording, and the Inspector, which declares roots only (docs/matching.md).
+VARIANTS = ("legacy", "inspector")
+
+
+def record(
+    client: str, server: str, transport: str, home: Path, *, plain: bool = False
+) -> Recording:
     tape = home / f"{server}-{transport}-{client}.jsonl"
     per_step = client == "inspector"
     sessions = ["--sessions", str(home)] if per_step else []
@@ -208,15 +216,36 @@ def record(client: str, server: str, transport: str, home: Path) -> Recording:
         run = drive(
             client, server, transport, [*base, "--", *server_command(server, "stdio")], home
         )
-        return Recording(_kept(tape), run, per_step)
+    else:
+        with LiveServer(server, transport) as up:
+            kind = ["--transport", "sse"] if transport == "sse" else []
+            proxy = Background([*base, *kind, "--upstream", up.url, "--port", "0"])
+            with proxy:
+                url = proxy.wait_for(r"point your client at (http://\S+)", READY_TIMEOUT).group(1)
+                run = drive(client, server, transport, [url], home)
+                proxy.stop(signal.SIGINT)
+    kept = _kept(tape)
+    if not (plain or per_step or run.refused) and kept == tape:
+        add_variants(tape, server, transport)
+    return Recording(kept, run, per_step)
+
+
+def add_variants(tape: Path, server: str, transport: str) -> None:
+    """``cassette variant TAPE --as legacy --as inspector`` against a fresh server (the
+    command the header recorded, or a new HTTP server's URL)."""
+    argv = [PY, "-m", "cassette", "variant", str(tape)]
+    for name in VARIANTS:
+        argv += ["--as", name]
+    if transport == "stdio":
+        _variant_run(argv)
+        return
     with LiveServer(server, transport) as up:
-        kind = ["--transport", "sse"] if transport == "sse" else []
-        proxy = Background([*base, *kind, "--upstream", up.url, "--port", "0"])
-        with proxy:
-            url = proxy.wait_for(r"point your client at (http://\S+)", READY_TIMEOUT).group(1)
-            run = drive(client, server, transport, [url], home)
-            proxy.stop(signal.SIGINT)
-    return Recording(_kept(tape), run, False)
+        _variant_run([*argv, "--upstream", up.url])
+
+
+def _variant_run(argv: list[str]) -> None:
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=RUN_TIMEOUT, check=False)
+    assert proc.returncode == 0, f"cassette variant failed:\n{proc.stderr}"
 
 
 def _kept(tape: Path) -> Path:
@@ -259,10 +288,13 @@ class Cell:
     transport: str
     recorder: str
     replayer: str
+    #: recorded without variants: the replay serves the client by the cross-era rules alone
+    plain: bool = False
 
     @property
     def id(self) -> str:
-        return f"{self.server}-{self.transport}-{self.recorder}-to-{self.replayer}"
+        plain = "-plain" if self.plain else ""
+        return f"{self.server}-{self.transport}-{self.recorder}-to-{self.replayer}{plain}"
 
 
 def all_cells() -> Iterator[Cell]:
@@ -278,6 +310,8 @@ def all_cells() -> Iterator[Cell]:
 #: least once, in both directions across eras.
 DEFAULT_CELLS = (
     Cell("dual", "stdio", "py2-auto", "py2-auto"),  # one client: the replay works today
+    # no variants: a legacy client of a 2026-07-28 recording, by the cross-era rules alone
+    Cell("dual", "stdio", "py2-auto", "ts1", plain=True),
     # Done means: the SDK 2 default client's cassette of the dual-era server replays to the
     # TypeScript SDK, the SDK 1.x and the Inspector CLI, over stdio and HTTP.
     Cell("dual", "stdio", "py2-auto", "ts1"),
@@ -321,14 +355,16 @@ def params() -> list[Any]:
     return out
 
 
-_recordings: dict[tuple[str, str, str], Recording] = {}
+_recordings: dict[tuple[str, str, str, bool], Recording] = {}
 _baselines: dict[tuple[str, str, str], Run] = {}
 
 
 def recording(cell: Cell, home: Path) -> Recording:
-    key = (cell.server, cell.transport, cell.recorder)
+    key = (cell.server, cell.transport, cell.recorder, cell.plain)
     if key not in _recordings:
-        _recordings[key] = record(cell.recorder, cell.server, cell.transport, home)
+        _recordings[key] = record(
+            cell.recorder, cell.server, cell.transport, home, plain=cell.plain
+        )
     return _recordings[key]
 
 

@@ -55,8 +55,8 @@ def replayed(tape: Path, report: Path, *, answers: bool) -> Any:
     return run(lambda: greet(command, answers=answers, env=OFFLINE_ENV))
 
 
-def variant(tape: Path, *names: str) -> subprocess.CompletedProcess[str]:
-    argv = [PY, "-m", "cassette", "variant", str(tape)]
+def variant(tape: Path, *names: str, extra: tuple[str, ...] = ()) -> Any:
+    argv = [PY, "-m", "cassette", "variant", str(tape), *extra]
     for name in names:
         argv += ["--as", name]
     return subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False)
@@ -80,6 +80,10 @@ def test_a_variant_serves_the_client_the_recording_did_not_hold(tmp_path: Path) 
     again = variant(tape, "bare")
     assert again.returncode == 0, again.stderr
     assert "skipped: the cassette already holds a variant named bare" in again.stderr
+    lines = tape.read_text("utf-8").count('"variant":"bare"')
+    replaced = variant(tape, "bare", extra=("--replace",))
+    assert replaced.returncode == 0, replaced.stderr
+    assert tape.read_text("utf-8").count('"variant":"bare"') == lines  # in place, not twice
     names = {(getattr(e, "meta", None) or {}).get("variant") for e in Cassette.load(tape).events}
     assert names >= {None, "bare"}
 
