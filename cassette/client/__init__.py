@@ -23,7 +23,9 @@ The functions that talk to servers are ``async`` (anyio: asyncio or trio)::
 * ``verify``: a ``VerifyReport`` of ``Verdict`` values; ``update=True`` writes the drift
   into the cassette; ``Ignores`` says what to leave out;
 * ``snapshot``: verify, record when missing, update under ``all`` (what the pytest
-  fixture's ``verify`` runs).
+  fixture's ``verify`` runs);
+* ``record_variant``: a cassette's session again as another client (``PROFILES``), appended
+  as a variant session (what ``cassette variant`` runs), a ``VariantResult``.
 
 Names are imported on first use, so ``import cassette.client`` stays cheap.
 """
@@ -55,8 +57,12 @@ if TYPE_CHECKING:
     from cassette.client.snapshots import project_ignores, snapshot
     from cassette.client.steps import StepResult
     from cassette.client.target import ServerTarget
+    from cassette.client.variants import PROFILES, VariantResult, record_variant
 
 _LAZY: dict[str, str] = {
+    "PROFILES": "cassette.client.variants",
+    "VariantResult": "cassette.client.variants",
+    "record_variant": "cassette.client.variants",
     "Ignores": "cassette.client.compare",
     "RecordTuning": "cassette.client.record",
     "ScenarioResult": "cassette.client.record",
@@ -78,6 +84,7 @@ _LAZY: dict[str, str] = {
 }
 
 __all__ = [
+    "PROFILES",
     "Answers",
     "Ignores",
     "RecordTuning",
@@ -87,6 +94,7 @@ __all__ = [
     "ServerTarget",
     "Step",
     "StepResult",
+    "VariantResult",
     "Verdict",
     "VerifyReport",
     "load_scenarios",
@@ -94,6 +102,7 @@ __all__ = [
     "project_ignores",
     "record_scenario",
     "record_scenarios",
+    "record_variant",
     "snapshot",
     "verify",
 ]
