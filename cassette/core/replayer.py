@@ -108,6 +108,22 @@ __all__ = [
     "ResponderPool",
 ]
 
+#: what a ``Replayer`` holds per group of the cassette (``Replayer._adopt``)
+_GROUP_STATE = (
+    "_ready",
+    "era",
+    "_preamble",
+    "_exchanges",
+    "matcher",
+    "_notes",
+    "_refusals",
+    "strategy_name",
+    "_playback",
+    "_raws",
+    "_raws_played",
+    "_handshake",
+)
+
 #: notifications are matched strictly and silently, with the session's ignore rules
 STRICT = STRATEGIES["strict"]
 
@@ -289,6 +305,8 @@ class Replayer:
         self._matcher_factory = matcher_factory
         self._ignore = get_strategy(strategy).ignore
         ready = prepared if prepared is not None else Prepared.of(recording, self._ignore)
+        #: the state of each group a session left, by ``id`` of its ``Prepared``
+        self._kept: dict[int, dict[str, Any]] = {}
         self._adopt(ready)
         #: the main recording's matcher, whatever group a handshake adopts (what a run
         #: leaves unplayed is told of the main recording only: variants are alternatives)
@@ -316,9 +334,25 @@ class Replayer:
         # server-request id (``cassette.core.eras.InputRound``)
         self._rounds: dict[IdKey, InputRound] = {}
 
-    def _adopt(self, ready: Prepared) -> None:
+    def _adopt(self, ready: Prepared, *, fresh: bool = True) -> None:
         """Answer from ``ready``'s group: the main recording, or a variant session a
-        handshake chose (``cassette.core.variants``), with fresh consumption state."""
+        handshake chose (``cassette.core.variants``). A group left is kept as it was;
+        unless ``fresh``, one adopted again goes on from where it was left."""
+        served = getattr(self, "_playback", None)
+        if served is not None:
+            self._kept[id(self._ready)] = {n: getattr(self, n) for n in _GROUP_STATE}
+        kept = None if fresh else self._kept.get(id(ready))
+        if kept is not None:
+            for name, value in kept.items():
+                setattr(self, name, value)
+        else:
+            self._fresh(ready)
+        if served is not None:  # ids already given to server requests stay given
+            self._playback.next_server_id = max(
+                self._playback.next_server_id, served.next_server_id
+            )
+
+    def _fresh(self, ready: Prepared) -> None:
         self._ready = ready
         self.era: Era = ready.era
         self._preamble, self._exchanges = ready.preamble, ready.exchanges
@@ -332,20 +366,30 @@ class Replayer:
         # before this session's own handshake succeeded (the same refusal); ``None`` after.
         self._refusals = FingerprintMatcher(ready.refused, "strict") if ready.refused else None
         self.strategy_name = getattr(self.matcher, "strategy", None)
-        served = getattr(self, "_playback", None)
         self._playback = Playback(modern=self.era == "modern")
-        if served is not None:  # ids already given to server requests stay given
-            self._playback.next_server_id = served.next_server_id
         self._raws = ready.raws
         self._raws_played: dict[str, int] = {}
         self._handshake = ready.handshake
 
-    def _choose(self, message: JSONObject) -> None:
-        """A handshake request while no session is under way: adopt the group it fits."""
+    def _group_for(self, message: JSONObject, era: Era | None) -> None:
+        """Choose the group on each handshake until a session is under way; after that,
+        again on each 2026-07-28 request, whose envelope says who asks."""
+        method = message.get("method")
+        if self._choosing:
+            if method in HANDSHAKES:
+                self._choose(message)
+            elif method != "ping":
+                self._choosing = False  # a session is under way: its group stays
+        elif era == "modern" and client_capabilities(message) is not None:
+            self._choose(message, fresh=False)
+
+    def _choose(self, message: JSONObject, *, fresh: bool = True) -> None:
+        """Adopt the group ``message`` fits (a handshake, or a 2026-07-28 request, whose
+        envelope says who asks: over stateless HTTP one replayer serves every client)."""
         groups = self._groups
         chosen = groups[choose([g.fit or Fit(g.era, None) for g in groups], message)]
         if chosen is not self._ready:
-            self._adopt(chosen)
+            self._adopt(chosen, fresh=fresh)
 
     # -- public API --------------------------------------------------------------------
 
@@ -405,12 +449,9 @@ class Replayer:
 
     def _request(self, message: JSONObject) -> Reply:
         method = message.get("method")
-        if self._choosing:
-            if method in HANDSHAKES:
-                self._choose(message)
-            elif method != "ping":
-                self._choosing = False  # a session is under way: its group stays
         era = client_era(message)
+        if self._groups:
+            self._group_for(message, era)
         if era is not None and self.client_era is None:
             self.client_era = era
         if method == "logging/setLevel":  # the live choice, recorded or not

@@ -45,6 +45,7 @@ __all__ = [
     "declared",
     "describe",
     "group_era",
+    "has_legacy_variant",
     "recorded_client",
     "split",
     "variant_of",
@@ -283,6 +284,11 @@ def group_era(events: Iterable[Any]) -> Era:
         elif event.dir == "s2c" and "result" in message and repr(message.get("id")) in asked:
             return asked[repr(message.get("id"))]
     return "legacy"
+
+
+def has_legacy_variant(events: Sequence[Any]) -> bool:
+    """Whether a variant session shows what the server tells a legacy client."""
+    return any(group_era(group) == "legacy" for group in split(events)[1].values())
 
 
 def describe(events: Sequence[Any]) -> str:

@@ -69,6 +69,7 @@ from cassette.core.eras import (
 from cassette.core.ids import id_key
 from cassette.core.jsonrpc import INVALID_REQUEST, Classified, Kind, classify, dumps_bytes
 from cassette.core.model import era_of
+from cassette.core.variants import has_legacy_variant
 from cassette.transport import Frame, Reply, Sessions
 from cassette.transports._http import (
     BODY_LIMIT,
@@ -172,9 +173,12 @@ class HttpReplayApp:
         self._sessionless = sessionless_methods(recording)
         self._resumed = resumed_streams(recording)
         # A legacy client on a modern cassette is served when the recorded discovery lists
-        # a legacy revision (``cassette.core.eras``); its sessions are legacy ones.
+        # a legacy revision (``cassette.core.eras``), or a legacy variant session holds
+        # what the server told such a client; its sessions are legacy ones.
         handshake = recorded_handshake(recording.events) or {}
-        self._serves_legacy = initialize_from_discover(handshake, None) is not None
+        self._serves_legacy = initialize_from_discover(
+            handshake, None
+        ) is not None or has_legacy_variant(recording.events)
 
     def _open(self) -> Session:
         session = Session(self._clock())

@@ -184,3 +184,34 @@ def test_recorded_client_keeps_what_a_variant_sends_again_and_answers() -> None:
         "roots/list": {"result": {"roots": [{"uri": "file:///x"}]}},
         "sampling/createMessage": {"error": {"code": -32603, "message": "no"}},
     }
+
+
+def enveloped(msg_id: Any, method: str, capabilities: dict[str, Any]) -> Any:
+    meta = {**ENVELOPE, "io.modelcontextprotocol/clientCapabilities": capabilities}
+    return req(msg_id, method, {"_meta": meta})
+
+
+def modern_session(capabilities: dict[str, Any], tools: Any) -> list[tuple[str, Any]]:
+    return [
+        ("c2s", enveloped(1, "server/discover", capabilities)),
+        ("s2c", res(1, DISCOVER)),
+        ("c2s", enveloped(2, "tools/list", capabilities)),
+        ("s2c", res(2, tools)),
+    ]
+
+
+def test_over_stateless_http_each_request_is_answered_from_the_group_its_envelope_fits() -> None:
+    """One replayer serves every 2026-07-28 client of an HTTP front: each request's
+    envelope says who asks, and each group goes on from where it was left."""
+    main = tape(*modern_session(SAMPLING, BOTH_TOOLS), era="modern")
+    replayer = Replayer(with_variant(main, "bare", *modern_session({}, ONE_TOOL)))
+
+    def listed(msg_id: int, capabilities: dict[str, Any]) -> Any:
+        reply = replayer.receive(enveloped(msg_id, "tools/list", capabilities))
+        return reply.messages[-1]["result"]
+
+    replayer.receive(enveloped(1, "server/discover", SAMPLING))
+    assert listed(2, SAMPLING) == BOTH_TOOLS
+    assert listed(3, {}) == ONE_TOOL
+    assert listed(4, SAMPLING) == BOTH_TOOLS
+    assert replayer.misses == []
