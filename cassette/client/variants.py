@@ -30,14 +30,8 @@ from cassette.client.scenarios import Answers, Scenario, ScenarioFile, Step
 from cassette.client.target import ServerTarget
 from cassette.core.mcp import LATEST_LEGACY
 from cassette.core.model import Era, MessageEvent, RawEvent
-from cassette.core.variants import (
-    VARIANT_META,
-    RecordedClient,
-    declared,
-    recorded_client,
-    split,
-    variant_of,
-)
+from cassette.core.variant_plan import RecordedClient, recorded_client
+from cassette.core.variants import VARIANT_META, declared, split, variant_of
 from cassette.errors import UsageError
 from cassette.modes.policy import ModeChoice
 from cassette.store.files import write_atomic

@@ -11,7 +11,8 @@ import pytest
 from cassette.core.codec import decode, encode_line
 from cassette.core.model import MessageEvent
 from cassette.core.replayer import Replayer, ReplaySessions
-from cassette.core.variants import Fit, choose, recorded_client, split
+from cassette.core.variant_plan import recorded_client
+from cassette.core.variants import Fit, choose, split
 from cassette.errors import CassetteFormatError
 from tests.unit.test_eras import DISCOVER, ENVELOPE, modern_req
 from tests.unit.test_replayer import note, req, res, tape
