@@ -53,6 +53,9 @@ def recorded_client(era: Era, events: Sequence[Any]) -> RecordedClient:
         repr(m.get("id")) for d, m, _ in messages if d == "s2c" and "method" not in m and "id" in m
     }
     opening: Mapping[str, Any] = {}
+    # a 2026-07-28 client that never ran a handshake (one that adopts the revision without
+    # a probe) says who it is in every request's envelope
+    enveloped: Mapping[str, Any] = {}
     requests: list[tuple[int, str, dict[str, Any] | None]] = []
     for direction, message, seq in messages:
         method = message.get("method")
@@ -60,11 +63,14 @@ def recorded_client(era: Era, events: Sequence[Any]) -> RecordedClient:
             continue
         if method in HANDSHAKES and not opening and client_era(message) == era:
             opening = message
+        if not enveloped and client_capabilities(message) is not None:
+            enveloped = message
         params = message.get("params")
         retry = isinstance(params, dict) and "inputResponses" in params
         if method in _NOT_AGAIN or retry or repr(message.get("id")) not in answered:
             continue
         requests.append((seq + 1, method, _without_envelope(params)))
+    opening = opening or enveloped
     return RecordedClient(
         era,
         dict(client_capabilities(opening) or {}) if opening else {},

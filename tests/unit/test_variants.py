@@ -216,3 +216,23 @@ def test_over_stateless_http_each_request_is_answered_from_the_group_its_envelop
     assert listed(3, {}) == ONE_TOOL
     assert listed(4, SAMPLING) == BOTH_TOOLS
     assert replayer.misses == []
+
+
+def test_a_client_that_never_ran_a_handshake_is_known_by_its_envelope() -> None:
+    """The SDK's 2026-07-28 mode adopts the revision without ``server/discover``: its
+    capabilities and name are in every request's envelope, and a variant keeps them."""
+    capabilities = {"sampling": {}, "roots": {}}
+    meta = {
+        **ENVELOPE,
+        "io.modelcontextprotocol/clientCapabilities": capabilities,
+        "io.modelcontextprotocol/clientInfo": {"name": "sdk", "version": "2"},
+    }
+    session = tape(
+        ("c2s", req(1, "tools/list", {"_meta": meta})),
+        ("s2c", res(1, ONE_TOOL)),
+        era="modern",
+    )
+    client = recorded_client("modern", list(session.events))
+    assert client.capabilities == capabilities
+    assert client.client_info == {"name": "sdk", "version": "2"}
+    assert client.requests == ((2, "tools/list", {}),)
