@@ -18,6 +18,8 @@ __all__ = ["add_parsers", "run"]
 
 #: exit code when a variant could not be recorded (the server refused that client)
 _REFUSED = 4
+#: the largest ``--answers`` file read (answers are a few small objects)
+_MAX_ANSWERS = 1 << 20
 
 
 def add_parsers(sub: Any, only: str | None = None) -> None:
@@ -56,6 +58,13 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
     )
     variant.add_argument(
         "--timeout", type=float, default=30.0, metavar="S", help="wait S seconds per answer"
+    )
+    variant.add_argument(
+        "--answers",
+        metavar="FILE",
+        help="a JSON object of how the client answers the server's questions, by method "
+        '(e.g. {"elicitation/create": {"action": "accept", "content": {...}}}), for '
+        "questions the recording never answered (legacy and modern only)",
     )
     variant.add_argument(
         "--replace",
@@ -119,6 +128,7 @@ def run(args: argparse.Namespace) -> int:
     header = Cassette.load(args.tape).header
     server = _server(args, header)
     tuning = RecordTuning(redactor=_redactor(args, header))
+    answers = _answers(args.answers)
     results: list[VariantResult] = []
 
     async def go() -> int:
@@ -131,6 +141,7 @@ def run(args: argparse.Namespace) -> int:
                 tuning=tuning,
                 step_seconds=args.timeout,
                 replace=args.replace,
+                answers=answers,
             )
             results.append(found)
             _tell(found, os.fspath(args.tape))
@@ -144,6 +155,27 @@ def run(args: argparse.Namespace) -> int:
     return code
 
 
+def _answers(path: str | None) -> dict[str, dict[str, Any]]:
+    """``--answers FILE``: a JSON object, method -> the result the client answers with."""
+    if path is None:
+        return {}
+    import json
+
+    from cassette.store.files import open_regular
+
+    with open_regular(path, "answers file") as file:  # a missing one: exit 3, named
+        data = file.read(_MAX_ANSWERS + 1)
+    if len(data) > _MAX_ANSWERS:
+        raise UsageError(f"{path}: an answers file holds at most {_MAX_ANSWERS} bytes")
+    try:
+        value = json.loads(data)
+    except ValueError as exc:
+        raise UsageError(f"{path}: not JSON: {exc}") from exc
+    if not isinstance(value, dict) or not all(isinstance(v, dict) for v in value.values()):
+        raise UsageError(f"{path}: must be a JSON object of method -> result object")
+    return {str(method): {"result": result} for method, result in value.items()}
+
+
 def _tell(result: Any, tape: str) -> None:
     if result.skipped:
         err(f"variant {result.name}: skipped: {result.skipped}")
@@ -153,4 +185,11 @@ def _tell(result: Any, tape: str) -> None:
         err(
             f"variant {result.name}: sent {result.requests} request(s) again{also}; "
             f"appended {result.appended} line(s) to {tape}"
+        )
+    if result.unanswered:
+        asked = ", ".join(result.unanswered)
+        err(
+            f"warning: variant {result.name}: the server asked {asked}, which the recording "
+            "never answered; the variant holds what the server did with a refusal (give "
+            "--answers FILE to record a client's answer)"
         )

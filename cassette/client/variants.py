@@ -28,6 +28,7 @@ import attrs
 from cassette.client.record import RecordTuning, reachable, record_scenario
 from cassette.client.scenarios import Answers, Scenario, ScenarioFile, Step
 from cassette.client.target import ServerTarget
+from cassette.core.jsonrpc import METHOD_NOT_FOUND
 from cassette.core.mcp import LATEST_LEGACY
 from cassette.core.model import Era, MessageEvent, RawEvent
 from cassette.core.variant_plan import RecordedClient, recorded_client
@@ -106,6 +107,8 @@ class VariantResult:
     skipped: str = ""
     error: str = ""
     failed_steps: tuple[str, ...] = ()
+    #: questions the server asked that neither the recording nor ``answers`` answered
+    unanswered: tuple[str, ...] = ()
 
 
 def profile(name: str) -> Profile:
@@ -208,6 +211,7 @@ async def record_variant(
     tuning: RecordTuning = RecordTuning(redactor=None),
     step_seconds: float = 30.0,
     replace: bool = False,
+    answers: Mapping[str, dict[str, Any]] | None = None,
     on_info: Info | None = None,
 ) -> VariantResult:
     """Record variant ``name`` of ``tape`` against ``server`` and append it (see above);
@@ -223,6 +227,7 @@ async def record_variant(
             tuning=tuning,
             step_seconds=step_seconds,
             replace=replace,
+            answers=answers or {},
             on_info=on_info,
         )
     finally:
@@ -237,12 +242,14 @@ async def _record(
     tuning: RecordTuning,
     step_seconds: float,
     replace: bool,
+    answers: Mapping[str, dict[str, Any]],
     on_info: Info | None,
 ) -> VariantResult:
     cassette = Cassette.load(tape)
     main, _ = split(cassette.events)
     era: Era = chosen.era or cassette.era
     client = recorded_client(cassette.era, main)
+    client = attrs.evolve(client, answers={**client.answers, **answers})
     why = _already(cassette, client, chosen, era, replace=replace)
     if why:
         return VariantResult(chosen.name, skipped=why)
@@ -270,4 +277,31 @@ async def _record(
     else:
         append_events(tape, events)
     failed = tuple(f"{s.step.describe()}: {s.detail}" for s in result.failed)
-    return VariantResult(chosen.name, len(events), len(client.requests), failed_steps=failed)
+    return VariantResult(
+        chosen.name,
+        len(events),
+        len(client.requests),
+        failed_steps=failed,
+        unanswered=_refused_questions(events),
+    )
+
+
+def _refused_questions(events: Sequence[Any]) -> tuple[str, ...]:
+    """The server's questions the variant's client answered ``Method not found`` (it had
+    no answer for them): the variant holds what the server did with that refusal, not
+    what it does with the answer a real client of that kind gives."""
+    asked: dict[str, str] = {}
+    refused: list[str] = []
+    for event in events:
+        message = getattr(event, "message", None)
+        if not isinstance(message, dict):
+            continue
+        method = message.get("method")
+        if event.dir == "s2c" and isinstance(method, str) and "id" in message:
+            asked[repr(message["id"])] = method
+        elif event.dir == "c2s" and method is None and repr(message.get("id")) in asked:
+            error = message.get("error")
+            question = asked.pop(repr(message.get("id")))
+            if isinstance(error, dict) and error.get("code") == METHOD_NOT_FOUND:
+                refused.append(question)
+    return tuple(dict.fromkeys(refused))

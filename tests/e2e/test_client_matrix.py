@@ -232,8 +232,12 @@ def record(
 
 def add_variants(tape: Path, server: str, transport: str) -> None:
     """``cassette variant TAPE --as legacy --as inspector`` against a fresh server (the
-    command the header recorded, or a new HTTP server's URL)."""
-    argv = [PY, "-m", "cassette", "variant", str(tape)]
+    command the header recorded, or a new HTTP server's URL), with ``--answers``: how the
+    drivers answer the server's questions (session.json), which a 2026-07-28 recording
+    may not hold (fastmcp cannot ask a 2026-07-28 client anything)."""
+    answers = tape.with_name(tape.name + ".answers.json")
+    answers.write_text(json.dumps(session_answers(server)), "utf-8")
+    argv = [PY, "-m", "cassette", "variant", str(tape), "--answers", str(answers)]
     for name in VARIANTS:
         argv += ["--as", name]
     if transport == "stdio":
@@ -241,6 +245,17 @@ def add_variants(tape: Path, server: str, transport: str) -> None:
         return
     with LiveServer(server, transport) as up:
         _variant_run([*argv, "--upstream", up.url])
+
+
+def session_answers(server: str) -> dict[str, Any]:
+    """The results every driver gives the server's questions (tests/clients/session.json)."""
+    spec = json.loads((CLIENTS_DIR / "session.json").read_text("utf-8"))
+    given = spec["answers"]
+    return {
+        "sampling/createMessage": given["sampling"],
+        "roots/list": {"roots": given["roots"]},
+        "elicitation/create": spec["servers"][server]["elicitation_answer"],
+    }
 
 
 def _variant_run(argv: list[str]) -> None:

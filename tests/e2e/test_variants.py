@@ -108,3 +108,49 @@ def test_show_and_the_banner_name_the_variants(tmp_path: Path) -> None:
         [PY, "-m", "cassette", "lint", str(tape)], capture_output=True, text=True, check=False
     )
     assert lint.returncode == 0, lint.stdout + lint.stderr
+
+
+FASTMCP = [PY, str(ROOT / "tests" / "servers" / "fastmcp_server.py")]
+
+
+async def greet_as(command: list[str], mode: str, env: dict[str, str] | None = None) -> Any:
+    """``greet`` from the SDK 2 client in ``mode``, answering the name as Ada."""
+    from mcp import Client
+    from mcp import types as t
+
+    async def on_elicitation(_ctx: Any, _params: Any) -> Any:
+        return t.ElicitResult(action="accept", content={"name": "Ada"})
+
+    async with Client(
+        params(command, env), mode=mode, cache=None, elicitation_callback=on_elicitation
+    ) as client:
+        await client.list_tools()  # the SDK lists tools after a call that succeeds, too
+        result = dump(await client.call_tool("greet", {}))
+    return {"text": result["content"][0]["text"], "isError": result["isError"]}
+
+
+def test_answers_the_recording_never_held_are_given_with_answers(tmp_path: Path) -> None:
+    """fastmcp cannot ask a 2026-07-28 client anything, so a recording made in that era
+    holds no answer to elicitation: a legacy variant says so, and --answers supplies it."""
+    tape = tmp_path / "fastmcp.jsonl"
+    modern = run(lambda: greet_as(record_command(tape, FASTMCP), "auto"))
+    assert modern["isError"]  # elicitation is unavailable on 2026-07-28 connections
+    legacy_live = run(lambda: greet_as(FASTMCP, "legacy"))
+    assert legacy_live == {"text": "Hello, Ada!", "isError": False}
+
+    first = variant(tape, "legacy")
+    assert first.returncode == 0, first.stderr
+    assert "the server asked elicitation/create, which the recording never answered" in (
+        first.stderr
+    )
+    answers = tmp_path / "answers.json"
+    answers.write_text(
+        json.dumps({"elicitation/create": {"action": "accept", "content": {"name": "Ada"}}})
+    )
+    again = variant(tape, "legacy", extra=("--replace", "--answers", str(answers)))
+    assert again.returncode == 0, again.stderr
+    assert "never answered" not in again.stderr
+
+    command = replay_command(tape)
+    assert run(lambda: greet_as(command, "legacy", OFFLINE_ENV)) == legacy_live
+    assert run(lambda: greet_as(command, "auto", OFFLINE_ENV)) == modern
