@@ -30,7 +30,8 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
     variant = sub.add_parser(
         "variant",
         help="record TAPE's session again as another client would hold it",
-        usage="cassette variant TAPE --as NAME [--as NAME]... [--replace] [--upstream URL] "
+        usage="cassette variant TAPE --as NAME [--as NAME]... [--answers FILE] [--replace] "
+        "[--upstream URL] "
         "[--transport NAME] [--timeout S] [redaction options] [-- COMMAND [ARG...]]",
         description="Send TAPE's recorded requests to the live server again as the client "
         "NAME would (its era, its capabilities, its answers to the server's questions), and "
