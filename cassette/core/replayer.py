@@ -378,9 +378,10 @@ class Replayer:
         if self._choosing:
             if method in HANDSHAKES:
                 self._choose(message)
-            elif method != "ping":
+                return
+            if method != "ping":
                 self._choosing = False  # a session is under way: its group stays
-        elif era == "modern" and client_capabilities(message) is not None:
+        if era == "modern" and client_capabilities(message) is not None:
             self._choose(message, fresh=False)
 
     def _choose(self, message: JSONObject, *, fresh: bool = True) -> None:

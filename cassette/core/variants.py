@@ -119,11 +119,16 @@ class Fit:
     @classmethod
     def of(cls, era: Era, requests: Iterable[Mapping[str, Any]]) -> Fit:
         """``era`` and the capabilities of the first handshake request in ``requests``
-        whose era is ``era`` (a dual-era client's failed probe is not its session)."""
+        whose era is ``era`` (a dual-era client's failed probe is not its session), or,
+        without one, of the first 2026-07-28 request: a client that adopts that revision
+        without a probe says what it can do in every request's envelope."""
+        enveloped: frozenset[str] | None = None
         for message in requests:
             if message.get("method") in HANDSHAKES and client_era(dict(message)) == era:
                 return cls(era, declared(message))
-        return cls(era, None)
+            if enveloped is None and client_capabilities(message) is not None:
+                enveloped = declared(message)
+        return cls(era, enveloped if era == "modern" else None)
 
     def score(self, era: Era | None, capabilities: frozenset[str]) -> int:
         same_capabilities = 2 if capabilities == self.capabilities else 0

@@ -236,3 +236,21 @@ def test_a_client_that_never_ran_a_handshake_is_known_by_its_envelope() -> None:
     assert client.capabilities == capabilities
     assert client.client_info == {"name": "sdk", "version": "2"}
     assert client.requests == ((2, "tools/list", {}),)
+
+
+def test_a_recording_without_a_handshake_is_chosen_by_its_envelope() -> None:
+    """A 2026-07-28 client that never probed (the SDK's 2026-07-28 mode) recorded the
+    main session; its legacy variant must not take that same client's requests."""
+    main = tape(
+        ("c2s", enveloped(1, "tools/list", SAMPLING)),
+        ("s2c", res(1, BOTH_TOOLS)),
+        era="modern",
+    )
+    cassette = with_variant(main, "legacy", *legacy_session(SAMPLING, ONE_TOOL))
+    replayer = Replayer(cassette)
+    first = replayer.receive(enveloped(5, "tools/list", SAMPLING))
+    assert first.messages[-1]["result"] == BOTH_TOOLS
+    second = replayer.receive(enveloped(6, "tools/list", SAMPLING))
+    assert second.messages[-1]["result"] == BOTH_TOOLS
+    assert replayer.misses == []
+    assert tools_seen(Replayer(cassette), SAMPLING) == ["echo"]  # a legacy client: its own
