@@ -250,6 +250,19 @@ class Prepared:
         return (self, *self.variants)
 
 
+def _opens(group: Prepared, handshake: JSONObject) -> bool:
+    """Whether ``group`` can answer ``handshake`` as its server would have: a probe of
+    ``server/discover`` from a recorded discovery, or as a legacy server refuses it; an
+    ``initialize`` from a recorded one, or from a discovery listing a legacy revision. A
+    group that cannot (a 2026-07-28 client recorded it without a probe) is chosen only
+    when none can."""
+    if handshake.get("method") == "server/discover":
+        return group.era == "legacy" or group.handshake is not None
+    if group.era == "legacy":
+        return group.handshake is not None
+    return initialize_from_discover(group.handshake or {}, None) is not None
+
+
 def _candidate(exchange: Exchange) -> Candidate:
     return Candidate(exchange.key, exchange.message, exchange.seq, exchange.redacted)
 
@@ -388,6 +401,8 @@ class Replayer:
         """Adopt the group ``message`` fits (a handshake, or a 2026-07-28 request, whose
         envelope says who asks: over stateless HTTP one replayer serves every client)."""
         groups = self._groups
+        if message.get("method") in HANDSHAKES:
+            groups = tuple(g for g in groups if _opens(g, message)) or groups
         chosen = groups[choose([g.fit or Fit(g.era, None) for g in groups], message)]
         if chosen is not self._ready:
             self._adopt(chosen, fresh=fresh)

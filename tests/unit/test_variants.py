@@ -254,3 +254,19 @@ def test_a_recording_without_a_handshake_is_chosen_by_its_envelope() -> None:
     assert second.messages[-1]["result"] == BOTH_TOOLS
     assert replayer.misses == []
     assert tools_seen(Replayer(cassette), SAMPLING) == ["echo"]  # a legacy client: its own
+
+
+def test_a_probe_goes_to_a_group_that_can_answer_it() -> None:
+    """No recorded ``server/discover`` in the main group (its client never probed): a
+    dual-era client's probe is answered by the legacy variant, as a legacy server answers
+    it, so the client falls back to ``initialize`` there, with no miss."""
+    main = tape(
+        ("c2s", enveloped(1, "tools/list", SAMPLING)),
+        ("s2c", res(1, BOTH_TOOLS)),
+        era="modern",
+    )
+    replayer = Replayer(with_variant(main, "legacy", *legacy_session(SAMPLING, ONE_TOOL)))
+    probe = replayer.receive(enveloped(1, "server/discover", SAMPLING))
+    assert probe.messages[0]["error"]["code"] == -32601
+    assert tools_seen(replayer, SAMPLING) == ["echo"]
+    assert replayer.misses == []
