@@ -111,7 +111,7 @@ class VariantResult:
     unanswered: tuple[str, ...] = ()
 
 
-def profile(name: str) -> Profile:
+def _profile(name: str) -> Profile:
     found = PROFILES.get(name)
     if found is None:
         raise UsageError(f"unknown variant {name!r}; choose one of: {', '.join(PROFILES)}")
@@ -216,7 +216,7 @@ async def record_variant(
 ) -> VariantResult:
     """Record variant ``name`` of ``tape`` against ``server`` and append it (see above);
     the cassette's lock is held throughout, so no other writer changes it meanwhile."""
-    chosen = profile(name)
+    chosen = _profile(name)
     lock = FileLock(tape)
     await lock.wait(on_wait=lambda: on_info and on_info(f"waiting for {tape}: being written"))
     try:
