@@ -94,7 +94,14 @@ from cassette.core.mcp import MODERN_VERSION
 from cassette.core.model import Era, Header, Recording, era_of
 from cassette.core.playback import Paused, Playback, Played
 from cassette.core.redaction import Redactor, check_header
-from cassette.core.variants import HANDSHAKES, Fit, choose, client_capabilities, split
+from cassette.core.variants import (
+    HANDSHAKES,
+    Fit,
+    choose,
+    client_capabilities,
+    group_era,
+    split,
+)
 from cassette.core.wildcards import mask_like
 from cassette.errors import CassetteFormatError, ReplayMiss
 
@@ -213,9 +220,7 @@ class Prepared:
         """One group's work; ``era`` ``None`` (a variant): the era its handshake shows."""
         with paused_gc():
             preamble, exchanges = cut(events)
-            if era is None:
-                discovered = _recorded_result(exchanges, {"server/discover"})
-                era = "legacy" if discovered is None else "modern"
+            era = group_era(events) if era is None else era
             legacy = era == "legacy"
             sessionless = [x for x in exchanges if legacy and _sessionless(x)]
             messages = [x for x in exchanges if x.raw is None and not (legacy and _sessionless(x))]

@@ -6,13 +6,14 @@ reports the client's own roots; the Python SDK's server shapes an elicitation sc
 differently for a legacy session than for a 2026-07-28 one. A single recording holds
 what one client was told, so no rule can derive what another client would have been told.
 
-``cassette record --variant NAME`` therefore records it: once the client's session ends,
-cassette itself re-sends that session's requests to the live server as another client
-would (another era, other capabilities) and appends the session to the cassette, each
-of its message and raw events carrying ``meta.variant = NAME``. This module is the
-sans-IO half: it splits a cassette's events into the main recording and its variants,
-says what each one's handshake shows (era, client capabilities), and picks the one that
-best fits a live client's handshake. A replay adopts the chosen group for the session.
+``cassette variant TAPE --as NAME`` therefore records it: cassette itself re-sends the
+recorded session's requests to the live server as another client would (another era,
+other capabilities, its own answers) and appends that session to the cassette, each of
+its message and raw events carrying ``meta.variant = NAME`` (``cassette.client.variants``).
+This module is the sans-IO half: it splits a cassette's events into the main recording
+and its variants, says what each one's handshake shows (era, client capabilities), and
+picks the one that best fits a live client's handshake. A replay adopts the chosen group
+for the session.
 
 The choice, made on each handshake request (``initialize`` or ``server/discover``) until
 a session is under way, prefers, in order: the same declared capabilities (by name:
@@ -111,7 +112,7 @@ class Fit:
 
     def __init__(self, era: Era, capabilities: frozenset[str] | None) -> None:
         self.era = era
-        self.capabilities = capabilities  # None: no handshake request recorded
+        self.capabilities = capabilities  # None: the recording does not say
 
     def __repr__(self) -> str:
         return f"Fit({self.era!r}, {self.capabilities!r})"
