@@ -32,7 +32,7 @@ from cassette.core.jsonrpc import METHOD_NOT_FOUND
 from cassette.core.mcp import LATEST_LEGACY
 from cassette.core.model import Era, MessageEvent, RawEvent
 from cassette.core.variant_plan import RecordedClient, recorded_client
-from cassette.core.variants import VARIANT_META, declared, split, variant_of
+from cassette.core.variants import VARIANT_META, compared, split, variant_of
 from cassette.errors import UsageError
 from cassette.modes.policy import ModeChoice
 from cassette.store.files import write_atomic
@@ -118,6 +118,11 @@ def _profile(name: str) -> Profile:
     return found
 
 
+def _capabilities(client: RecordedClient, chosen: Profile) -> Mapping[str, Any]:
+    """What the variant's client declares: the profile's, else the recorded client's."""
+    return client.capabilities if chosen.capabilities is None else chosen.capabilities
+
+
 def _already(
     cassette: Cassette, client: RecordedClient, chosen: Profile, era: Era, *, replace: bool
 ) -> str:
@@ -127,11 +132,9 @@ def _already(
         return (
             f"the cassette already holds a variant named {chosen.name} (--replace records it again)"
         )
-    capabilities = client.capabilities if chosen.capabilities is None else chosen.capabilities
-    same_caps = declared({"method": "initialize", "params": {"capabilities": capabilities}})
-    mine = declared({"method": "initialize", "params": {"capabilities": client.capabilities}})
+    same_caps = compared(_capabilities(client, chosen)) == compared(client.capabilities)
     fresh_answers = chosen.answers is not None and dict(chosen.answers) != dict(client.answers)
-    if era == client.era and same_caps == mine and not fresh_answers:
+    if era == client.era and same_caps and not fresh_answers:
         return f"the recording already is a {era} session with these capabilities"
     return ""
 
@@ -171,9 +174,7 @@ def _scenario_file(
         era=era,
         legacy_version=legacy,
         client_info=dict(chosen.client_info or client.client_info),
-        capabilities=dict(
-            client.capabilities if chosen.capabilities is None else chosen.capabilities
-        ),
+        capabilities=dict(_capabilities(client, chosen)),
         answers=Answers(),
         output=scratch,
         timeout=step_seconds,

@@ -13,10 +13,9 @@ from typing import Any, Final
 
 import attrs
 
-from cassette.core.eras import client_era
 from cassette.core.mcp import META_PREFIX
 from cassette.core.model import Era
-from cassette.core.variants import HANDSHAKES, client_capabilities
+from cassette.core.variants import HANDSHAKES, client_capabilities, opening
 
 __all__ = ["RecordedClient", "recorded_client"]
 
@@ -52,30 +51,22 @@ def recorded_client(era: Era, events: Sequence[Any]) -> RecordedClient:
     answered = {
         repr(m.get("id")) for d, m, _ in messages if d == "s2c" and "method" not in m and "id" in m
     }
-    opening: Mapping[str, Any] = {}
-    # a 2026-07-28 client that never ran a handshake (one that adopts the revision without
-    # a probe) says who it is in every request's envelope
-    enveloped: Mapping[str, Any] = {}
     requests: list[tuple[int, str, dict[str, Any] | None]] = []
     for direction, message, seq in messages:
         method = message.get("method")
         if direction != "c2s" or not isinstance(method, str) or "id" not in message:
             continue
-        if method in HANDSHAKES and not opening and client_era(message) == era:
-            opening = message
-        if not enveloped and client_capabilities(message) is not None:
-            enveloped = message
         params = message.get("params")
         retry = isinstance(params, dict) and "inputResponses" in params
         if method in _NOT_AGAIN or retry or repr(message.get("id")) not in answered:
             continue
         requests.append((seq + 1, method, _without_envelope(params)))
-    opening = opening or enveloped
+    said = opening(era, (m for d, m, _ in messages if d == "c2s" and "id" in m)) or {}
     return RecordedClient(
         era,
-        dict(client_capabilities(opening) or {}) if opening else {},
-        _client_info(opening),
-        _asked_version(opening),
+        dict(client_capabilities(said) or {}) if said else {},
+        _client_info(said),
+        _asked_version(said),
         tuple(requests),
         _answers(messages),
     )

@@ -40,10 +40,12 @@ __all__ = [
     "Fit",
     "choose",
     "client_capabilities",
+    "compared",
     "declared",
     "describe",
     "group_era",
     "has_legacy_variant",
+    "opening",
     "split",
     "variant_of",
 ]
@@ -97,10 +99,30 @@ def client_capabilities(message: Mapping[str, Any]) -> Mapping[str, Any] | None:
 COMPARED: Final = frozenset({"roots", "sampling", "elicitation"})
 
 
+def compared(capabilities: Mapping[str, Any]) -> frozenset[str]:
+    """The names of ``COMPARED`` among ``capabilities`` (sub-flags such as
+    ``roots.listChanged`` change no answer a recording holds)."""
+    return frozenset(capabilities) & COMPARED
+
+
 def declared(message: Mapping[str, Any]) -> frozenset[str]:
-    """The capabilities of ``COMPARED`` a handshake request declares, by name (sub-flags
-    such as ``roots.listChanged`` change no answer a recording holds)."""
-    return frozenset(client_capabilities(message) or {}) & COMPARED
+    """The capabilities of ``COMPARED`` a handshake request declares, by name."""
+    return compared(client_capabilities(message) or {})
+
+
+def opening(era: Era, messages: Iterable[Mapping[str, Any]]) -> Mapping[str, Any] | None:
+    """The client message that says who the client of a session of ``era`` is: its first
+    handshake request of that era (a dual-era client's failed probe is not its session),
+    or, in a 2026-07-28 session without one, its first request that carries the
+    envelope's capabilities (a client that adopts that revision without a probe says
+    what it can do in every request); ``None`` when no message says."""
+    enveloped = None
+    for message in messages:
+        if message.get("method") in HANDSHAKES and client_era(dict(message)) == era:
+            return message
+        if enveloped is None and client_capabilities(message) is not None:
+            enveloped = message
+    return enveloped if era == "modern" else None
 
 
 class Fit:
@@ -119,17 +141,9 @@ class Fit:
 
     @classmethod
     def of(cls, era: Era, requests: Iterable[Mapping[str, Any]]) -> Fit:
-        """``era`` and the capabilities of the first handshake request in ``requests``
-        whose era is ``era`` (a dual-era client's failed probe is not its session), or,
-        without one, of the first 2026-07-28 request: a client that adopts that revision
-        without a probe says what it can do in every request's envelope."""
-        enveloped: frozenset[str] | None = None
-        for message in requests:
-            if message.get("method") in HANDSHAKES and client_era(dict(message)) == era:
-                return cls(era, declared(message))
-            if enveloped is None and client_capabilities(message) is not None:
-                enveloped = declared(message)
-        return cls(era, enveloped if era == "modern" else None)
+        """``era`` and the capabilities its client's ``opening`` declares."""
+        said = opening(era, requests)
+        return cls(era, None if said is None else declared(said))
 
     def score(self, era: Era | None, capabilities: frozenset[str]) -> int:
         same_capabilities = 2 if capabilities == self.capabilities else 0
