@@ -31,6 +31,7 @@ from cassette.client.target import ServerTarget
 from cassette.core.jsonrpc import METHOD_NOT_FOUND
 from cassette.core.mcp import LATEST_LEGACY
 from cassette.core.model import Era, MessageEvent, RawEvent
+from cassette.core.pairing import exchanges
 from cassette.core.variant_plan import RecordedClient, recorded_client
 from cassette.core.variants import VARIANT_META, compared, split, variant_of
 from cassette.errors import UsageError
@@ -291,18 +292,14 @@ def _refused_questions(events: Sequence[Any]) -> tuple[str, ...]:
     """The server's questions the variant's client answered ``Method not found`` (it had
     no answer for them): the variant holds what the server did with that refusal, not
     what it does with the answer a real client of that kind gives."""
-    asked: dict[str, str] = {}
-    refused: list[str] = []
-    for event in events:
-        message = getattr(event, "message", None)
-        if not isinstance(message, dict):
-            continue
-        method = message.get("method")
-        if event.dir == "s2c" and isinstance(method, str) and "id" in message:
-            asked[repr(message["id"])] = method
-        elif event.dir == "c2s" and method is None and repr(message.get("id")) in asked:
-            error = message.get("error")
-            question = asked.pop(repr(message.get("id")))
-            if isinstance(error, dict) and error.get("code") == METHOD_NOT_FOUND:
-                refused.append(question)
+    refused = []
+    for pair in exchanges(list(events))[0]:
+        answer = pair.response.message if pair.response is not None else {}
+        error = answer.get("error")
+        if (
+            pair.request.dir == "s2c"
+            and isinstance(error, dict)
+            and error.get("code") == METHOD_NOT_FOUND
+        ):
+            refused.append(pair.method)
     return tuple(dict.fromkeys(refused))

@@ -14,7 +14,8 @@ from typing import Any, Final
 import attrs
 
 from cassette.core.mcp import META_PREFIX
-from cassette.core.model import Era
+from cassette.core.model import Era, MessageEvent
+from cassette.core.pairing import Exchange, exchanges
 from cassette.core.variants import HANDSHAKES, client_capabilities, opening
 
 __all__ = ["RecordedClient", "recorded_client"]
@@ -43,33 +44,33 @@ _NOT_AGAIN: Final = HANDSHAKES | {"ping", "subscriptions/listen"}
 
 
 def recorded_client(era: Era, events: Sequence[Any]) -> RecordedClient:
-    """What ``events`` (the main recording's; message events have ``dir``, ``message``
-    and ``seq``) show about the client, for a session of ``era``."""
-    messages = [
-        (e.dir, e.message, e.seq) for e in events if isinstance(getattr(e, "message", None), dict)
-    ]
-    answered = {
-        repr(m.get("id")) for d, m, _ in messages if d == "s2c" and "method" not in m and "id" in m
-    }
-    requests: list[tuple[int, str, dict[str, Any] | None]] = []
-    for direction, message, seq in messages:
-        method = message.get("method")
-        if direction != "c2s" or not isinstance(method, str) or "id" not in message:
-            continue
-        params = message.get("params")
-        retry = isinstance(params, dict) and "inputResponses" in params
-        if method in _NOT_AGAIN or retry or repr(message.get("id")) not in answered:
-            continue
-        requests.append((seq + 1, method, _without_envelope(params)))
-    said = opening(era, (m for d, m, _ in messages if d == "c2s" and "id" in m)) or {}
+    """What ``events`` (the main recording's) show about the client, for a session of
+    ``era``."""
+    pairs = exchanges(list(events))[0]
+    requests = tuple(
+        (p.request.seq + 1, p.method, _without_envelope(p.request.message.get("params")))
+        for p in pairs
+        if p.request.dir == "c2s"
+        and p.response is not None
+        and p.method not in _NOT_AGAIN
+        and not _retry(p.request.message)
+    )
+    messages = [e.message for e in events if isinstance(e, MessageEvent)]
+    said = opening(era, (m for m in messages if "method" in m and "id" in m)) or {}
     return RecordedClient(
         era,
         dict(client_capabilities(said) or {}) if said else {},
         _client_info(said),
         _asked_version(said),
-        tuple(requests),
-        _answers(messages),
+        requests,
+        {**_round_answers(events), **_asked_answers(pairs)},
     )
+
+
+def _retry(request: Mapping[str, Any]) -> bool:
+    """A 2026-07-28 retry carrying ``inputResponses``: the variant's client makes its own."""
+    params = request.get("params")
+    return isinstance(params, dict) and "inputResponses" in params
 
 
 def _without_envelope(params: Any) -> dict[str, Any] | None:
@@ -102,29 +103,34 @@ def _asked_version(opening: Mapping[str, Any]) -> str | None:
     return version if isinstance(version, str) and opening.get("method") == "initialize" else None
 
 
-def _answers(messages: Sequence[tuple[str, dict[str, Any], int]]) -> dict[str, dict[str, Any]]:
-    """The client's first answer to each method the server asked it, whether asked by a
-    server request or by an ``input_required`` result's ``inputRequests``: ``{"result":
-    ...}`` or ``{"error": ...}``, as the client sent it."""
+def _asked_answers(pairs: Sequence[Exchange]) -> dict[str, dict[str, Any]]:
+    """The client's first answer to each method the server asked it by a server request:
+    ``{"result": ...}`` or ``{"error": ...}``, as the client sent it."""
     answers: dict[str, dict[str, Any]] = {}
-    asked: dict[str, str] = {}  # server request id (repr) -> method
+    for pair in pairs:
+        if pair.request.dir == "s2c" and pair.response is not None:
+            answer = _answer(pair.response.message)
+            if answer is not None:
+                answers.setdefault(pair.method, answer)
+    return answers
+
+
+def _round_answers(events: Sequence[Any]) -> dict[str, dict[str, Any]]:
+    """The client's first answer to each method a 2026-07-28 ``input_required`` result
+    asked it for (its ``inputRequests``, answered by key in the retry's
+    ``inputResponses``), as ``{"result": ...}``."""
+    answers: dict[str, dict[str, Any]] = {}
     rounds: dict[str, str] = {}  # inputRequests key -> method
-    for direction, message, _ in messages:
-        method, result = message.get("method"), message.get("result")
-        if direction == "s2c" and isinstance(method, str) and "id" in message:
-            asked[repr(message["id"])] = method
-        elif direction == "s2c" and isinstance(result, dict):
+    for event in events:
+        if not isinstance(event, MessageEvent):
+            continue
+        result, params = event.message.get("result"), event.message.get("params")
+        if event.dir == "s2c" and isinstance(result, dict):
             for key, request in _input_requests(result).items():
                 rounds[key] = str(request.get("method"))
-        elif direction == "c2s" and method is None:
-            question = asked.pop(repr(message.get("id")), None)
-            answer = _answer(message)
-            if question is not None and answer is not None:
-                answers.setdefault(question, answer)
-        elif direction == "c2s" and isinstance(method, str):
-            params = message.get("params")
-            responses = params.get("inputResponses") if isinstance(params, dict) else None
-            for key, given in (responses or {}).items() if isinstance(responses, dict) else ():
+        elif event.dir == "c2s" and isinstance(params, dict):
+            responses = params.get("inputResponses")
+            for key, given in responses.items() if isinstance(responses, dict) else ():
                 if key in rounds and isinstance(given, dict):
                     answers.setdefault(rounds[key], {"result": given})
     return answers

@@ -165,15 +165,12 @@ def choose(fits: Sequence[Fit], handshake: Mapping[str, Any]) -> int:
 def group_era(events: Iterable[Any]) -> Era:
     """The era a group's events show: that of its first handshake request the server
     answered with a result (legacy when none was)."""
-    asked: dict[str, Era] = {}
-    for event in events:
-        message = getattr(event, "message", None)
-        if not isinstance(message, dict):
-            continue
-        if event.dir == "c2s" and message.get("method") in HANDSHAKES and "id" in message:
-            asked[repr(message["id"])] = "legacy" if message["method"] == "initialize" else "modern"
-        elif event.dir == "s2c" and "result" in message and repr(message.get("id")) in asked:
-            return asked[repr(message.get("id"))]
+    from cassette.core.pairing import exchanges  # off the path of a replay without variants
+
+    for pair in exchanges(list(events))[0]:
+        answer = pair.response.message if pair.response is not None else {}
+        if pair.request.dir == "c2s" and pair.method in HANDSHAKES and "result" in answer:
+            return "legacy" if pair.method == "initialize" else "modern"
     return "legacy"
 
 
