@@ -38,7 +38,7 @@ from cassette.errors import UsageError
 from cassette.modes.policy import ModeChoice
 from cassette.store.files import write_atomic
 from cassette.store.lock import FileLock
-from cassette.store.storage import Cassette, append_events
+from cassette.store.storage import Cassette, append_events, timed_after
 
 __all__ = ["PROFILES", "Profile", "VariantResult", "record_variant"]
 
@@ -199,9 +199,7 @@ def _replace(
     whole or not at all (the new events' times follow the last kept line's, as an append
     would make them)."""
     kept = [e for e in cassette.events if variant_of(e) != name]
-    last = kept[-1].t if kept else 0.0
-    shift = max(0.0, last - events[0].t) if events else 0.0
-    moved = [attrs.evolve(e, t=round(e.t + shift, 6)) for e in events] if shift else events
+    moved = timed_after(events, kept[-1].t if kept else None)
     write_atomic(tape, attrs.evolve(cassette, events=(*kept, *moved)).dumps())
 
 

@@ -39,7 +39,7 @@ from cassette.store.lock import FileLock
 if TYPE_CHECKING:  # the recorder is no part of reading a cassette, nor of a replay
     from cassette.core.recorder import Record
 
-__all__ = ["Cassette", "CassetteWriter", "append_events", "has_recording"]
+__all__ = ["Cassette", "CassetteWriter", "append_events", "has_recording", "timed_after"]
 
 
 @attrs.frozen
@@ -217,15 +217,22 @@ def append_events(path: str | os.PathLike[str], events: Sequence[Event]) -> None
         raise CassetteNotFoundError(f"{os.fspath(path)}: no such cassette to append to") from exc
     try:
         last = _drop_partial_tail(fd, os.fspath(path))
-        last_t = _t_of(last)
-        if last_t is not None and events[0].t < last_t:
-            shift = last_t - events[0].t
-            events = [attrs.evolve(e, t=round(e.t + shift, 6)) for e in events]
+        events = timed_after(events, _t_of(last))
         data = memoryview(b"".join(encode_line(e) for e in events))
         while data:
             data = data[os.write(fd, data) :]
     finally:
         os.close(fd)
+
+
+def timed_after(events: Sequence[Event], last_t: float | None) -> Sequence[Event]:
+    """``events`` moved in time so the first is not before ``last_t`` (a file's last line),
+    keeping their spacing: ``t`` never decreases from one line to the next in a file we
+    write."""
+    if last_t is None or not events or events[0].t >= last_t:
+        return events
+    shift = last_t - events[0].t
+    return [attrs.evolve(e, t=round(e.t + shift, 6)) for e in events]
 
 
 def _read_at(fd: int, offset: int, size: int) -> bytes:
