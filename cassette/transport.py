@@ -57,6 +57,7 @@ __all__ = [
     "ClientSession",
     "ConnectOptions",
     "Drainable",
+    "Eager",
     "Emit",
     "Exited",
     "Frame",
@@ -219,6 +220,27 @@ class Drainable(FrameStream, Protocol):
     async def drained(self) -> bool:
         """Return once the peer has read every frame sent so far (``True``), or at once
         where that cannot be known (``False``). The caller bounds the wait."""
+        ...
+
+
+@runtime_checkable
+class Eager(FrameStream, Protocol):
+    """A frame stream that can do, without waiting, what it can do at once (optional).
+
+    Why: a replay writes its answers when its reading loop would next wait for the
+    client. A stream that says whether a frame is already there, and writes what the
+    peer's pipe takes at once, lets that loop write the answers itself; otherwise a
+    writer task is woken for every call, a task switch that was a fifth of a stdio
+    call's instructions. What cannot be done at once is still done by awaiting."""
+
+    def receive_ready(self) -> Frame | None:
+        """A frame that is there without waiting, or ``None`` when getting one would wait
+        (or the peer finished: ``receive`` then raises ``anyio.EndOfStream``)."""
+        ...
+
+    def send_ready(self, data: bytes) -> int:
+        """Write as much of ``data`` as can be written without waiting (maybe nothing);
+        the number of bytes written. ``TransportClosedError`` if the peer is gone."""
         ...
 
 

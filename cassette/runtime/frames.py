@@ -8,12 +8,15 @@ Writing follows the recording's order and clock, not only the arrival order:
 * a reply the policy paces (``--pace recorded``) is written by a task of its own, each
   group of messages when its recorded gap has passed, so one slow exchange never holds
   back the next request or another reply;
-* other replies are gathered until the reading loop next lets other tasks run (when it
-  waits for the client), then written by one writer task as one frame, their messages in
-  the order the recording shows them. A client
+* other replies are gathered until the reading loop would next wait for the client, then
+  written as one frame, their messages in the order the recording shows them. A client
   that sends several requests at once (they arrive together, before the loop waits) gets
   the answers interleaved as the live server interleaved them; a client that waits for
-  each answer loses nothing: its reply goes out the moment the loop waits again;
+  each answer loses nothing: its reply goes out the moment the loop waits again. On a
+  stream that can tell what is there and write without waiting (``Eager``: stdio), the
+  reading loop writes them itself, as far as the pipe takes them at once; otherwise, and
+  for what the pipe does not take, one writer task does, so the loop goes on reading a
+  client that does not read its answers;
 * what comes on its own (a live server's message, an error for an overdue request) is
   written at once. One lock keeps frames whole.
 
@@ -42,7 +45,7 @@ from cassette.core.replayer import Reply
 from cassette.errors import TransportClosedError
 from cassette.runtime.conversation import SessionPool
 from cassette.runtime.policy import ReplayResult, ServedSession
-from cassette.transport import DRAIN_DEADLINE, Drainable, Frame, FrameStream
+from cassette.transport import DRAIN_DEADLINE, Drainable, Eager, Frame, FrameStream
 
 __all__ = ["serve_frames"]
 
@@ -60,7 +63,12 @@ class _Writer:
         self._gathered: list[Reply] = []
         self._wake = anyio.Event()
         self._drainable = stream if isinstance(stream, Drainable) else None
+        self._eager = stream if isinstance(stream, Eager) else None
         self._noted = False  # the last message written was a notification
+        # what write_now could not write at once, in order: the rest of a frame, then
+        # messages; every write writes these first
+        self._rest = b""
+        self._backlog: list[object] = []
 
     async def now(self, reply: Reply) -> None:
         """Write ``reply``, paced as the policy says, before returning."""
@@ -75,7 +83,37 @@ class _Writer:
             tg.start_soon(self.now, reply)
             return
         self._gathered.append(reply)
-        self._wake.set()
+        if self._eager is None:
+            self._wake.set()
+
+    def write_now(self) -> None:
+        """The reading loop is about to wait: write what is gathered, as ``flush`` would,
+        as far as the stream takes it at once (``Eager``); the writer task writes the
+        rest, and a response that must wait until notifications are read."""
+        if not self._gathered:
+            return
+        eager = self._eager
+        if eager is None or self._rest or self._backlog or self._lock.locked():
+            self._wake.set()
+            return
+        replies, self._gathered = self._gathered, []
+        messages = _in_recorded_order(replies)
+        for index, message in enumerate(messages):
+            if self._noted and self._drainable is not None and is_answer(message):
+                self._backlog = messages[index:]
+                break
+            self._noted = classify_value(message) is Kind.NOTIFICATION
+            data = dumps_bytes(message) + b"\n"
+            try:
+                written = eager.send_ready(data)
+            except TransportClosedError:
+                self.gone.set()
+                return
+            if written < len(data):
+                self._rest, self._backlog = data[written:], messages[index + 1 :]
+                break
+        if self._rest or self._backlog:
+            self._wake.set()
 
     async def run(self) -> None:
         """Write what is gathered each time the reading loop lets others run."""
@@ -87,8 +125,9 @@ class _Writer:
     async def flush(self) -> None:
         """Write what is gathered, in recorded order, as one frame."""
         replies, self._gathered = self._gathered, []
-        if replies:
-            await self._send(_in_recorded_order(replies))
+        messages = _in_recorded_order(replies) if replies else []
+        if messages or self._rest or self._backlog:
+            await self._send(messages)
 
     async def drain(self) -> None:
         """Write what is gathered, and wait for a write under way: the session is ending."""
@@ -97,10 +136,15 @@ class _Writer:
             pass
 
     async def _send(self, messages: list[object]) -> None:
-        if self.gone.is_set() or not messages:
+        if self.gone.is_set():
             return
         try:
             async with self._lock:
+                if self._rest:
+                    rest, self._rest = self._rest, b""
+                    await self.stream.send(Frame(rest))
+                if self._backlog:
+                    messages, self._backlog = [*self._backlog, *messages], []
                 for message in messages:
                     if self._noted and is_answer(message) and self._drainable is not None:
                         with anyio.move_on_after(DRAIN_DEADLINE):
@@ -114,6 +158,8 @@ class _Writer:
 def _in_recorded_order(replies: list[Reply]) -> list[object]:
     """The messages of replies gathered together, ordered as the recording shows them (by
     recorded time; made-up messages, with no recorded time, first); ties keep arrival."""
+    if len(replies) == 1 and len(replies[0].messages) == 1:
+        return list(replies[0].messages)  # a call's one answer: nothing to order
     keyed: list[tuple[float, int, int, object]] = []
     for arrival, reply in enumerate(replies):
         timed = len(reply.times) == len(reply.messages)
@@ -151,12 +197,16 @@ async def _answer(
     writes: anyio.abc.TaskGroup,
 ) -> None:
     """The reading loop: each frame's reply submitted to the writer."""
+    eager = stream if isinstance(stream, Eager) else None
     writer.submit(conversation.start(), writes)
     while not writer.gone.is_set():
-        try:
-            frame = await stream.receive()
-        except anyio.EndOfStream:
-            break
+        frame = eager.receive_ready() if eager is not None else None
+        if frame is None:
+            writer.write_now()  # the loop waits now: what is gathered goes out
+            try:
+                frame = await stream.receive()
+            except anyio.EndOfStream:
+                break
         reply = await conversation.receive(frame)
         writer.submit(reply, writes)
         if reply.closes or reply.drops:

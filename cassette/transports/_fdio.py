@@ -93,14 +93,31 @@ class FdReader(_Fd):
         self._loop: asyncio.AbstractEventLoop | None = None  # where fd is registered
         self._waiter: asyncio.Future[bytes] | None = None  # the task waiting for a chunk
         self._pending: asyncio.Future[bytes] | None = None  # read for a waiter cancelled
+        self._empty = False  # read_now just found nothing: read need not try again first
+
+    def read_now(self) -> bytes | None:
+        """A chunk that can be read without waiting (``b""``: end of file), or ``None``
+        when reading would wait, or this mode cannot tell without waiting."""
+        if self._pending is not None:
+            pending, self._pending = self._pending, None
+            return pending.result()
+        if sys.platform == "win32" or self.mode != "poll":
+            return None
+        try:
+            return os.read(self.fd, _CHUNK)
+        except BlockingIOError:
+            self._empty = True
+            return None
 
     async def read(self) -> bytes:
         if self._pending is not None:
             pending, self._pending = self._pending, None
             return pending.result()
         if sys.platform != "win32" and self.mode == "poll":
+            empty, self._empty = self._empty, False
             try:
-                return os.read(self.fd, _CHUNK)
+                if not empty:  # a failed read costs a system call and an exception
+                    return os.read(self.fd, _CHUNK)
             except BlockingIOError:
                 pass
             loop = _running_asyncio_loop()
@@ -217,6 +234,18 @@ class FdWriter(_Fd):
         if mode == "thread" and stat.S_ISREG(_kind(fd)):
             mode = "direct"
         super().__init__(fd, mode)
+
+    def write_now(self, data: bytes) -> int:
+        """Write what the descriptor takes without waiting; how many bytes that was (none
+        in the thread mode, where a write may block)."""
+        if sys.platform != "win32" and self.mode == "poll":
+            try:
+                return os.write(self.fd, data)
+            except BlockingIOError:
+                return 0
+        if self.mode == "direct":
+            return os.write(self.fd, data)
+        return 0
 
     async def write(self, data: bytes) -> None:
         view = memoryview(data)

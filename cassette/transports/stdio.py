@@ -87,13 +87,25 @@ class _Framer:
         """The next line, reading chunks with ``read`` (``b""`` = end) as needed."""
         while True:
             line = self.next_ready()
-            if isinstance(line, Oversized):
-                return Frame(b"", meta={"oversized": line.size})
             if line is not None:
-                return Frame(line)
+                return _frame(line)
             if self.eof:
                 raise anyio.EndOfStream
             self.push(await read())
+
+    def frame_now(self, read_now: Callable[[], bytes | None]) -> Frame | None:
+        """The next line if it is there without waiting (``read_now``: a chunk, or
+        ``None`` when reading would wait)."""
+        while True:
+            line = self.next_ready()
+            if line is not None:
+                return _frame(line)
+            if self.eof:
+                return None
+            chunk = read_now()
+            if chunk is None:
+                return None
+            self.push(chunk)
 
     def push(self, chunk: bytes) -> None:
         if chunk:
@@ -103,6 +115,12 @@ class _Framer:
             tail = self._buffer.tail()
             self._ready = [tail] if tail else []
         self._index = 0
+
+
+def _frame(line: bytes) -> Frame:
+    if isinstance(line, Oversized):
+        return Frame(b"", meta={"oversized": line.size})
+    return Frame(line)
 
 
 class StdioUpstream:
@@ -284,11 +302,30 @@ class StdioClientStream:
         except OSError:
             return b""  # stdin went away under us: treat it as the client finishing
 
+    def receive_ready(self) -> Frame | None:
+        """A line already sent, read without waiting (``Eager``)."""
+        return self._framer.frame_now(self._read_stdin_now)
+
+    def _read_stdin_now(self) -> bytes | None:
+        try:
+            return self._reader.read_now()
+        except OSError:
+            return b""  # as _read_stdin: the client finished
+
     async def send(self, frame: Frame) -> None:
         if self._closed:
             raise TransportClosedError("stdout is closed")
         try:
             await self._writer.write(frame.data)
+        except (BrokenPipeError, ConnectionResetError) as exc:
+            raise TransportClosedError("the client stopped reading our stdout") from exc
+
+    def send_ready(self, data: bytes) -> int:
+        """Write what stdout takes without waiting (``Eager``)."""
+        if self._closed:
+            raise TransportClosedError("stdout is closed")
+        try:
+            return self._writer.write_now(data)
         except (BrokenPipeError, ConnectionResetError) as exc:
             raise TransportClosedError("the client stopped reading our stdout") from exc
 
