@@ -464,18 +464,32 @@ def _may_hold_secret(text: str) -> bool:
 
 # What a JSON message needs to hold for any rule to fire, seen on its raw text: a trigger
 # of a rule with words, or a secret-sounding member name (``"apiKey":``, ``"pwd":``).
+def _json_words() -> set[str]:
+    return (
+        _word_triggers()
+        | SECRET_WORDS
+        | {q + sep + "key" for q in _KEY_QUALIFIERS for sep in ("", "_", "-", ".", " ")}
+    )
+
+
 @cache
 def _json_scout() -> re.Pattern[str]:
     """The words a JSON message must hold for a rule to fire (built on first use)."""
-    return re.compile(
-        _trie(
-            sorted(
-                _word_triggers()
-                | SECRET_WORDS
-                | {q + sep + "key" for q in _KEY_QUALIFIERS for sep in ("", "_", "-", ".", " ")}
-            )
-        )
-    )
+    return re.compile(_trie(sorted(_json_words())))
+
+
+@cache
+def _json_probes() -> tuple[str, ...]:
+    """Substrings one of which each of the scout's words holds (``key`` for every
+    ``apiKey``-like name, then the shortest words). A text that holds none of them cannot
+    match the scout. Why: ``in`` skips through a text in C, while the scout's expression
+    is tried at each letter that can begin a word: a clean request cost 22,600
+    instructions to search and costs a fifth of that to probe."""
+    probes = ["key"]
+    for word in sorted(_json_words(), key=lambda w: (len(w), w)):
+        if not any(probe in word for probe in probes):
+            probes.append(word)
+    return tuple(probes)
 
 
 _JSON_SCOUT_LIMIT: Final = 65536
@@ -488,10 +502,19 @@ def json_may_hold_secret(raw: str) -> bool:
     backslash, or a long one, is always walked."""
     if len(raw) > _JSON_SCOUT_LIMIT or "\\" in raw or "--" in raw:
         return True
-    if len(raw) >= _RUN and _RUN_MARK in raw.translate(_MASK):
+    # a run of token characters, found on bytes: a 256-byte table maps them in C, where a
+    # str's translate looks each new character up in a dict
+    if len(raw) >= _RUN and _RUN_BYTES in raw.encode("utf-8", "surrogatepass").translate(
+        _BYTE_MASK
+    ):
         return True
     folded = raw.lower()
-    return len(folded) != len(raw) or _json_scout().search(folded) is not None
+    if len(folded) != len(raw):
+        return True
+    for probe in _json_probes():
+        if probe in folded:
+            return _json_scout().search(folded) is not None
+    return False
 
 
 def _hits_short(text: str, scout: re.Pattern[str] | None = None) -> Iterator[tuple[int, str]]:
@@ -523,6 +546,9 @@ _RUN: Final = 16
 _TOKEN_CHARS: Final = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 _MASK: Final = {i: (97 if chr(i) in _TOKEN_CHARS else 32) for i in range(128)}
 _RUN_MARK: Final = "a" * _RUN
+#: ``_MASK`` for UTF-8 bytes: a byte of a non-ASCII character is not a token character
+_BYTE_MASK: Final = bytes(97 if chr(i) in _TOKEN_CHARS else 32 for i in range(256))
+_RUN_BYTES: Final = b"a" * _RUN
 _WINDOW_BEFORE: Final = 32  # the longest prefix that may sit before a run ("AGE-SECRET-KEY-1")
 _WINDOW_AFTER: Final = 4096  # a run longer than this is data (base64); its start is scouted
 
@@ -611,6 +637,7 @@ def prepare() -> None:
     _scout()
     _word_scout()
     _json_scout()
+    _json_probes()
     _at_trigger()
     _single()
     _rev_assign()

@@ -170,6 +170,7 @@ def listing_exit(code):
     if rules is not None:
         sys.stderr.write(f"rules compiled: {rules._compiled.cache_info().currsize}\\n")
         sys.stderr.write(f"scout built: {rules._json_scout.cache_info().currsize}\\n")
+        sys.stderr.write(f"probes built: {rules._json_probes.cache_info().currsize}\\n")
     sys.stderr.flush()
     leave(code)
 os._exit = listing_exit
@@ -213,7 +214,8 @@ def test_a_stdio_replay_imports_nothing_it_does_not_use(tmp_path: Any) -> None:
     assert {"cassette.runtime.serve", "cassette.cli.replay"} <= imported
     assert not imported & set(_NOT_ON_THE_STDIO_REPLAY_PATH)
     # the redaction rules are imported (a live request is redacted to be matched), but no
-    # rule's expression is compiled for a clean initialize (only the scout that clears it)
+    # expression is compiled for a clean initialize: the scout's probes clear it
     report = result.stderr.decode().splitlines()
-    assert "scout built: 1" in report  # the request was looked at ...
-    assert "rules compiled: 0" in report  # ... and the cheap checks sufficed
+    assert "probes built: 1" in report  # the request was looked at ...
+    assert "scout built: 0" in report  # ... with substring checks alone ...
+    assert "rules compiled: 0" in report  # ... and no rule was needed

@@ -551,3 +551,17 @@ def test_prepare_builds_what_the_rules_would_build_on_their_first_messages() -> 
         assert secret_rules.find_spans(text), text
     assert secret_rules.json_may_hold_secret('{"apiKey": "x"}')
     assert secret_rules._compiled.cache_info().misses == before
+
+
+def test_the_json_scout_probes_find_every_word_the_scout_expression_finds() -> None:
+    # The probes only spare the expression's search; they must never hide a word from it.
+    from cassette.core import secret_rules
+
+    for word in sorted(secret_rules._json_words()):
+        for spelled in (word, word.upper(), word.title()):
+            text = json.dumps({"jsonrpc": "2.0", "id": 1, "params": {"x": f"a {spelled} b"}})
+            assert secret_rules.json_may_hold_secret(text), spelled
+    clean = '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo"}}'
+    assert not secret_rules.json_may_hold_secret(clean)
+    assert secret_rules.json_may_hold_secret(clean.replace("echo", "x" * 16))  # a token shape
+    assert secret_rules.json_may_hold_secret(clean.replace("echo", "\udcff" + "a" * 16))
