@@ -63,9 +63,11 @@ class Kind(enum.Enum):
     NOT_JSON = "not-json"  # not JSON at all (or not UTF-8)
 
 
-@attrs.frozen(slots=True)
+@attrs.define(slots=True)
 class Classified:
-    """A frame's kind plus the decoded value (``None`` for ``NOT_JSON``)."""
+    """A frame's kind plus the decoded value (``None`` for ``NOT_JSON``). A value, not
+    frozen: one is built for every frame, and a frozen class's fields cost
+    ``object.__setattr__`` each (see ``cassette.core.replayer.Reply``)."""
 
     kind: Kind
     value: Any = None

@@ -135,7 +135,7 @@ _GROUP_STATE = (
 STRICT = STRATEGIES["strict"]
 
 
-@attrs.frozen(slots=True)
+@attrs.define(slots=True)
 class Reply:
     """What to send back, in order, and the miss that produced an error, if one did.
 
@@ -143,6 +143,11 @@ class Reply:
     with (``None`` for messages the replay made up, such as a miss error), so a network
     front can route it to the stream it travelled on. ``exchange`` is the recording that
     answered, when one did; its ``meta`` and ``status`` tell a front how it was answered.
+
+    Treat it as a value (``attrs.evolve`` makes a changed copy), though it is not frozen:
+    one is built for every message a replay answers, and a frozen attrs class sets each
+    of these fourteen fields through ``object.__setattr__``, which made building it 15,000
+    instructions, a twentieth of a stdio call (4.6x what a plain slotted class costs).
     """
 
     messages: tuple[Any, ...] = ()
