@@ -32,6 +32,7 @@ __all__ = [
     "fast_json",
     "is_request_id",
     "loads",
+    "one_shot",
 ]
 
 JSONObject = dict[str, Any]
@@ -42,13 +43,65 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-_decode = json.JSONDecoder(parse_constant=_reject_constant).decode
-_encode = json.JSONEncoder(
-    ensure_ascii=False, separators=(",", ":"), check_circular=False, allow_nan=False
-).encode
-_encode_ascii = json.JSONEncoder(
-    separators=(",", ":"), check_circular=False, allow_nan=False
-).encode
+def one_shot(encoder: json.JSONEncoder) -> Callable[[Any], str]:
+    """``encoder.encode``, with its C encoder built once. Why: ``encode`` builds a new C
+    encoder (and a closure) on each call, about a third of encoding a small answer, which
+    a replay does for every message it sends. Where Python has no C encoder, or the
+    encoder keeps state between calls (``check_circular``, ``indent``), ``encode`` itself."""
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None or encoder.check_circular or encoder.indent is not None:
+        return encoder.encode
+    strings = (
+        json.encoder.encode_basestring_ascii
+        if encoder.ensure_ascii
+        else (json.encoder.encode_basestring)
+    )
+    c_encode = make(
+        None,
+        encoder.default,
+        strings,
+        None,
+        encoder.key_separator,
+        encoder.item_separator,
+        encoder.sort_keys,
+        encoder.skipkeys,
+        encoder.allow_nan,
+    )
+
+    def encode(value: Any) -> str:
+        return "".join(c_encode(value, 0))
+
+    return encode
+
+
+_decoder = json.JSONDecoder(parse_constant=_reject_constant)
+_raw_decode = _decoder.raw_decode
+_JSON_SPACE: Final = " \t\n\r"
+
+
+def _decode(text: str) -> Any:
+    """``json.loads`` with the ``_decoder``, skipping its Python layers for a text that
+    starts with its value (every frame): ``decode`` runs two whitespace expressions around
+    ``raw_decode``. The same value and the same errors."""
+    if not text or text[0] in _JSON_SPACE:
+        return _decoder.decode(text)
+    value, end = _raw_decode(text)
+    if end != len(text):
+        rest = text[end:]
+        extra = rest.lstrip(_JSON_SPACE)
+        if extra:
+            raise json.JSONDecodeError("Extra data", text, len(text) - len(extra))
+    return value
+
+
+_encode = one_shot(
+    json.JSONEncoder(
+        ensure_ascii=False, separators=(",", ":"), check_circular=False, allow_nan=False
+    )
+)
+_encode_ascii = one_shot(
+    json.JSONEncoder(separators=(",", ":"), check_circular=False, allow_nan=False)
+)
 
 
 class Kind(enum.Enum):

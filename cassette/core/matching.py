@@ -62,7 +62,7 @@ from typing import Any, Final, Literal, Protocol
 import attrs
 
 from cassette.core.jsondiff import MISSING, Difference, differences
-from cassette.core.jsonrpc import JSONObject, dumps
+from cassette.core.jsonrpc import JSONObject, dumps, one_shot
 from cassette.core.wildcards import has_wildcards, mask_like
 from cassette.errors import AlreadyPlayedError, NotRecordedError, ReplayMiss, UsageError
 
@@ -118,9 +118,15 @@ MethodKey = tuple[str, str]
 
 # The C encoder sorts keys itself: several times faster than sorting in Python first, and
 # this runs once per recorded request when a cassette is prepared.
-_canonical = json.JSONEncoder(
-    ensure_ascii=False, separators=(",", ":"), check_circular=False, allow_nan=False, sort_keys=True
-).encode
+_canonical = one_shot(
+    json.JSONEncoder(
+        ensure_ascii=False,
+        separators=(",", ":"),
+        check_circular=False,
+        allow_nan=False,
+        sort_keys=True,
+    )
+)
 
 
 def canonical(value: Any) -> str:
