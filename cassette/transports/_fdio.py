@@ -94,14 +94,21 @@ class FdReader(_Fd):
         self._waiter: asyncio.Future[bytes] | None = None  # the task waiting for a chunk
         self._pending: asyncio.Future[bytes] | None = None  # read for a waiter cancelled
         self._empty = False  # read_now just found nothing: read need not try again first
+        self._available = _available_counter(fd) if mode == "poll" else None
 
     def read_now(self) -> bytes | None:
-        """A chunk that can be read without waiting (``b""``: end of file), or ``None``
-        when reading would wait, or this mode cannot tell without waiting."""
+        """A chunk that can be read without waiting, or ``None`` when reading would wait,
+        or this mode cannot tell without waiting. (At end of file it may say ``None``:
+        ``read`` then finds the end.)"""
         if self._pending is not None:
             pending, self._pending = self._pending, None
             return pending.result()
         if sys.platform == "win32" or self.mode != "poll":
+            return None
+        if self._available is not None and self._available() == 0:
+            # nothing there, asked without the exception a failed read raises (a third
+            # of the instructions; asked once per call a replay answers)
+            self._empty = True
             return None
         try:
             return os.read(self.fd, _CHUNK)
@@ -176,6 +183,30 @@ class FdReader(_Fd):
     def restore(self) -> None:
         self._unregister()
         super().restore()
+
+
+def _available_counter(fd: int) -> Callable[[], int | None] | None:
+    """A way to ask how many bytes ``fd`` has to read (``FIONREAD``), or ``None`` where
+    that cannot be asked; the answer is ``None`` when the asking fails."""
+    if sys.platform == "win32":
+        return None
+    import array
+    import fcntl
+    import termios
+
+    request = getattr(termios, "FIONREAD", None)
+    if request is None:
+        return None
+    count = array.array("i", [0])
+
+    def available() -> int | None:
+        try:
+            fcntl.ioctl(fd, request, count, True)
+        except OSError:
+            return None
+        return count[0]
+
+    return available
 
 
 def _running_asyncio_loop() -> asyncio.AbstractEventLoop | None:
