@@ -470,6 +470,20 @@ class FingerprintMatcher:
                 return pos
         return None
 
+    def _take_single(self, fp: Fingerprint) -> int | None:
+        """A request recorded once (most are), taken without making it a queue: ``_take``
+        of the queue ``_queue`` would make, at a third of the cost."""
+        if fp in self._by_fp:
+            return None
+        positions = self._index.by_fp.get(fp)
+        if positions is None or len(positions) != 1:
+            return None
+        pos = positions[0]
+        if self._consumed[pos]:
+            return None
+        self._consumed[pos] = True
+        return pos
+
     def _use(self, fp: Fingerprint, pos: int) -> int:
         self._last[fp] = pos
         return self._candidates[pos].key
@@ -485,6 +499,9 @@ class FingerprintMatcher:
         if cursors and unknown_cursor(message, cursors):
             return self._match_listing(message)
         fp = fingerprint(message, cursors)
+        pos = self._take_single(fp)
+        if pos is not None:
+            return self._use(fp, pos)
         queue = self._queue(fp)
         pos = self._take(queue)
         if pos is not None:

@@ -37,9 +37,9 @@ def test_the_one_shot_encoders_write_what_their_encoder_writes(value: Any) -> No
     plain = json.JSONEncoder(ensure_ascii=False, **COMPACT)  # type: ignore[arg-type]
     ascii_ = json.JSONEncoder(**COMPACT)  # type: ignore[arg-type]
     canonical = json.JSONEncoder(ensure_ascii=False, sort_keys=True, **COMPACT)  # type: ignore[arg-type]
-    assert jsonrpc.dumps(value) == plain.encode(value)
-    assert jsonrpc._encode_ascii(value) == ascii_.encode(value)
-    assert matching.canonical(value) == canonical.encode(value)
+    assert outcome(jsonrpc.dumps, value) == outcome(plain.encode, value)
+    assert outcome(jsonrpc._encode_ascii, value) == outcome(ascii_.encode, value)
+    assert outcome(matching.canonical, value) == outcome(canonical.encode, value)
 
 
 def test_the_one_shot_encoders_refuse_what_their_encoder_refuses() -> None:
