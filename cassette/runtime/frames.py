@@ -56,7 +56,7 @@ class _Writer:
     def __init__(self, stream: FrameStream) -> None:
         self.stream = stream
         self.conversation: ServedSession
-        self.gone = anyio.Event()
+        self.gone = False  # the client stopped reading: nothing more is written
         # fast_acquire: an uncontended acquire does not yield to the event loop, which
         # would cost a loop iteration on every call (writers rarely contend).
         self._lock = anyio.Lock(fast_acquire=True)
@@ -77,7 +77,7 @@ class _Writer:
 
     def submit(self, reply: Reply, tg: anyio.abc.TaskGroup) -> None:
         """Write ``reply`` soon: paced on its own clock, or with what else is gathered."""
-        if not reply.messages or self.gone.is_set():
+        if not reply.messages or self.gone:
             return
         if self.conversation.paces(reply):
             tg.start_soon(self.now, reply)
@@ -102,12 +102,12 @@ class _Writer:
             if self._noted and self._drainable is not None and is_answer(message):
                 self._backlog = messages[index:]
                 break
-            self._noted = classify_value(message) is Kind.NOTIFICATION
+            self._noted = _is_notification(message)
             data = dumps_bytes(message) + b"\n"
             try:
                 written = eager.send_ready(data)
             except TransportClosedError:
-                self.gone.set()
+                self.gone = True
                 return
             if written < len(data):
                 self._rest, self._backlog = data[written:], messages[index + 1 :]
@@ -136,7 +136,7 @@ class _Writer:
             pass
 
     async def _send(self, messages: list[object]) -> None:
-        if self.gone.is_set():
+        if self.gone:
             return
         try:
             async with self._lock:
@@ -149,10 +149,18 @@ class _Writer:
                     if self._noted and is_answer(message) and self._drainable is not None:
                         with anyio.move_on_after(DRAIN_DEADLINE):
                             await self._drainable.drained()
-                    self._noted = classify_value(message) is Kind.NOTIFICATION
+                    self._noted = _is_notification(message)
                     await self.stream.send(Frame(dumps_bytes(message) + b"\n"))
         except TransportClosedError:
-            self.gone.set()  # the client stopped reading: the session is over
+            self.gone = True  # the client stopped reading: the session is over
+
+
+def _is_notification(message: object) -> bool:
+    """``classify_value(message) is Kind.NOTIFICATION``, for the one message in most
+    replies that is an answer, without classifying it."""
+    if isinstance(message, dict) and "id" in message:
+        return False
+    return classify_value(message) is Kind.NOTIFICATION
 
 
 def _in_recorded_order(replies: list[Reply]) -> list[object]:
@@ -198,8 +206,9 @@ async def _answer(
 ) -> None:
     """The reading loop: each frame's reply submitted to the writer."""
     eager = stream if isinstance(stream, Eager) else None
+    receive_now = getattr(conversation, "receive_now", None)  # a Conversation's sync path
     writer.submit(conversation.start(), writes)
-    while not writer.gone.is_set():
+    while not writer.gone:
         frame = eager.receive_ready() if eager is not None else None
         if frame is None:
             writer.write_now()  # the loop waits now: what is gathered goes out
@@ -207,7 +216,9 @@ async def _answer(
                 frame = await stream.receive()
             except anyio.EndOfStream:
                 break
-        reply = await conversation.receive(frame)
+        reply = receive_now(frame) if receive_now is not None else None
+        if reply is None:
+            reply = await conversation.receive(frame)
         writer.submit(reply, writes)
         if reply.closes or reply.drops:
             break  # the recorded server exited here (or a fault cut it): so does this session
