@@ -86,12 +86,19 @@ class _Framer:
     async def next_frame(self, read: Callable[[], Awaitable[bytes]]) -> Frame:
         """The next line, reading chunks with ``read`` (``b""`` = end) as needed."""
         while True:
-            line = self.next_ready()
-            if line is not None:
-                return _frame(line)
-            if self.eof:
-                raise anyio.EndOfStream
+            frame = self.take()
+            if frame is not None:
+                return frame
             self.push(await read())
+
+    def take(self) -> Frame | None:
+        """The next line if one is read already; ``anyio.EndOfStream`` after the last."""
+        line = self.next_ready()
+        if line is not None:
+            return _frame(line)
+        if self.eof:
+            raise anyio.EndOfStream
+        return None
 
     def frame_now(self, read_now: Callable[[], bytes | None]) -> Frame | None:
         """The next line if it is there without waiting (``read_now``: a chunk, or
@@ -294,13 +301,18 @@ class StdioClientStream:
         self._closed = False
 
     async def receive(self) -> Frame:
-        return await self._framer.next_frame(self._read_stdin)
-
-    async def _read_stdin(self) -> bytes:
-        try:
-            return await self._reader.read()
-        except OSError:
-            return b""  # stdin went away under us: treat it as the client finishing
+        # next_frame's loop, written out: a replay waits here once per call, and each
+        # coroutine between the task and the wait is resumed on every wake-up
+        framer = self._framer
+        while True:
+            frame = framer.take()
+            if frame is not None:
+                return frame
+            try:
+                chunk = await self._reader.read()
+            except OSError:
+                chunk = b""  # stdin went away under us: treat it as the client finishing
+            framer.push(chunk)
 
     def receive_ready(self) -> Frame | None:
         """A line already sent, read without waiting (``Eager``)."""
@@ -310,7 +322,7 @@ class StdioClientStream:
         try:
             return self._reader.read_now()
         except OSError:
-            return b""  # as _read_stdin: the client finished
+            return b""  # as in receive: the client finished
 
     async def send(self, frame: Frame) -> None:
         if self._closed:
