@@ -117,7 +117,7 @@ def has_placeholder(value: str) -> bool:
 
 def _token(rule: str) -> str:
     # Imported here: ``secrets`` brings ``random``, ``hashlib`` and ``hmac``, which a replay
-    # (it redacts live requests only to match them, and rarely meets a secret) never needs.
+    # (it redacts live requests only to show them, and rarely meets a secret) never needs.
     import secrets
 
     return f"[REDACTED:{rule}:{secrets.token_hex(6)}]"

@@ -344,9 +344,10 @@ class Replayer:
         source = getattr(recording, "source", None)
         self.source: str | None = str(source) if source is not None else None
         # A redacted cassette: a live message is redacted with the built-in rules before
-        # it is matched and before any part of it is shown in a miss, so a live secret
-        # never reaches a log. Matching does not depend on it: redacted positions of the
-        # recording are wildcards. The header's patterns are never compiled here.
+        # any part of it can be shown (a miss, a warning), so a live secret never reaches
+        # a log. A request is matched as it came: redacted positions of the recording are
+        # wildcards, so matching does not depend on it, and a request the recording holds
+        # (most) is never redacted (``_shown``). The header's patterns are never compiled.
         info = recording.header.redaction
         self._redactor = None
         if info is not None:
@@ -460,10 +461,10 @@ class Replayer:
         return self._for_client(self._dispatch_native(kind, value, raw))
 
     def _dispatch_native(self, kind: Kind, value: Any, raw: str | None = None) -> Reply:
+        if kind is Kind.REQUEST:
+            return self._request(value, raw)  # redacted where it may be shown (_shown)
         if self._redactor is not None and isinstance(value, dict):
             value, _ = self._redactor.message(value, None, raw)
-        if kind is Kind.REQUEST:
-            return self._request(value)
         if kind is Kind.NOTIFICATION:
             return self._notification(value)
         if kind in (Kind.RESPONSE, Kind.ERROR):
@@ -473,7 +474,14 @@ class Replayer:
         msg_id = value.get("id") if isinstance(value, dict) else None
         return _reply((error_response(msg_id, INVALID_REQUEST, "Invalid Request"),))
 
-    def _request(self, message: JSONObject) -> Reply:
+    def _shown(self, message: JSONObject, raw: str | None = None) -> JSONObject:
+        """``message`` as a person may see it: redacted with the built-in rules on a
+        redacted cassette (``raw``, its text, lets a clean one skip the walk)."""
+        if self._redactor is None:
+            return message
+        return self._redactor.message(message, None, raw)[0]
+
+    def _request(self, message: JSONObject, raw: str | None = None) -> Reply:
         method = message.get("method")
         era = client_era(message)
         if self._groups:
@@ -487,26 +495,40 @@ class Replayer:
         if capabilities is not None:
             self._playback.capabilities = capabilities
         if self.era == "modern" and method == "initialize":
-            return self._initialize_from_discover(message)
+            return self._initialize_from_discover(self._shown(message, raw))
         if self.era == "legacy" and era == "modern" and method != "server/discover":
-            return self._modern_on_legacy(message)
+            return self._modern_on_legacy(self._shown(message, raw))
         if method == "initialize":
             self._refusals = None  # a session from here on: no more refusals to replay
         elif self._refusals is not None:
             refused = self._refused_again(message)
             if refused is not None:
                 return refused
-        try:
-            key = self.matcher.match(message)
-        except ReplayMiss as miss:
-            return self._unanswered(message, miss)
+        found = self._find(message, raw)
+        if isinstance(found, Reply):
+            return found
+        key, message = found
         exchange = self._exchanges[key]
         warnings: tuple[str, ...] = ()
         if _INPUTS in (message.get("params") or ()) or _INPUTS in (
             exchange.message.get("params") or ()
         ):  # asked here, not in the function: most requests have none, and a call costs
-            warnings = _input_responses_differ(exchange.message, message)
+            warnings = _input_responses_differ(exchange.message, self._shown(message, raw))
         return self._input_round(message, self._play(exchange, message, warnings=warnings))
+
+    def _find(self, message: JSONObject, raw: str | None) -> tuple[int, JSONObject] | Reply:
+        """The recording that answers ``message`` and the message as matched, or the miss.
+        A miss is told of the redacted request (``_shown``), so that is matched again."""
+        try:
+            return self.matcher.match(message), message
+        except ReplayMiss as miss:
+            shown = self._shown(message, raw)
+            if shown is message:
+                return self._unanswered(message, miss)
+            try:
+                return self.matcher.match(shown), shown
+            except ReplayMiss as again:
+                return self._unanswered(shown, again)
 
     def _refused_again(self, message: JSONObject) -> Reply | None:
         """A request sent without a session, as one the recorded server refused: the same
