@@ -51,11 +51,8 @@ def one_shot(encoder: json.JSONEncoder) -> Callable[[Any], str]:
     make = getattr(json.encoder, "c_make_encoder", None)
     if make is None or encoder.check_circular or encoder.indent is not None:
         return encoder.encode
-    strings = (
-        json.encoder.encode_basestring_ascii
-        if encoder.ensure_ascii
-        else (json.encoder.encode_basestring)
-    )
+    ascii_only = encoder.ensure_ascii
+    strings = json.encoder.encode_basestring_ascii if ascii_only else json.encoder.encode_basestring
     c_encode = make(
         None,
         encoder.default,

@@ -483,8 +483,8 @@ def _json_probes() -> tuple[str, ...]:
     """Substrings one of which each of the scout's words holds (``key`` for every
     ``apiKey``-like name, then the shortest words). A text that holds none of them cannot
     match the scout. Why: ``in`` skips through a text in C, while the scout's expression
-    is tried at each letter that can begin a word: a clean request cost 22,600
-    instructions to search and costs a fifth of that to probe."""
+    is tried at each letter that can begin a word: searching a clean request cost 22,600
+    instructions, probing it costs 11,400."""
     probes = ["key"]
     for word in sorted(_json_words(), key=lambda w: (len(w), w)):
         if not any(probe in word for probe in probes):
@@ -504,10 +504,10 @@ def json_may_hold_secret(raw: str) -> bool:
         return True
     # a run of token characters, found on bytes: a 256-byte table maps them in C, where a
     # str's translate looks each new character up in a dict
-    if len(raw) >= _RUN and _RUN_BYTES in raw.encode("utf-8", "surrogatepass").translate(
-        _BYTE_MASK
-    ):
-        return True
+    if len(raw) >= _RUN:
+        mask = raw.encode("utf-8", "surrogatepass").translate(_BYTE_MASK)
+        if _RUN_BYTES in mask:
+            return True
     folded = raw.lower()
     if len(folded) != len(raw):
         return True
