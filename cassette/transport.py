@@ -65,6 +65,7 @@ __all__ = [
     "FrameStream",
     "Handler",
     "Outgoing",
+    "Pushing",
     "Ready",
     "RecordOptions",
     "RecordingFront",
@@ -241,6 +242,28 @@ class Eager(FrameStream, Protocol):
     def send_ready(self, data: bytes) -> int:
         """Write as much of ``data`` as can be written without waiting (maybe nothing);
         the number of bytes written. ``TransportClosedError`` if the peer is gone."""
+        ...
+
+
+@runtime_checkable
+class Pushing(Eager, Protocol):
+    """An ``Eager`` stream that hands frames to a callback as the event loop reads them
+    (optional).
+
+    Why: a task that waits for each line is woken through the event loop twice per line
+    (the loop runs the reader's callback, which wakes the task, which the loop runs next)
+    and resumes its chain of coroutines each time: a sixth of a stdio call's
+    instructions. A replay whose answers need no waiting (no live fallback, no pacing)
+    answers from the reader's callback instead."""
+
+    def push_frames(
+        self, handle: Callable[[Frame], bool] | None, idle: Callable[[], bool] | None
+    ) -> None:
+        """While ``receive`` waits, give each frame read to ``handle`` on the event loop
+        (not in a task), and call ``idle`` when no more is there without waiting. Either
+        returns False to stop: the waiting ``receive`` then raises ``anyio.EndOfStream``;
+        an exception either raises is raised by the waiting ``receive``. ``None`` stops
+        the pushing."""
         ...
 
 

@@ -43,9 +43,9 @@ import anyio.abc
 from cassette.core.jsonrpc import Kind, classify_value, dumps_bytes, is_answer
 from cassette.core.replayer import Reply
 from cassette.errors import TransportClosedError
-from cassette.runtime.conversation import SessionPool
+from cassette.runtime.conversation import Conversation, SessionPool
 from cassette.runtime.policy import ReplayResult, ServedSession
-from cassette.transport import DRAIN_DEADLINE, Drainable, Eager, Frame, FrameStream
+from cassette.transport import DRAIN_DEADLINE, Drainable, Eager, Frame, FrameStream, Pushing
 
 __all__ = ["serve_frames"]
 
@@ -205,9 +205,52 @@ async def _answer(
     writes: anyio.abc.TaskGroup,
 ) -> None:
     """The reading loop: each frame's reply submitted to the writer."""
+    writer.submit(conversation.start(), writes)
+    pushing = _pushing(stream, conversation, writer, writes)
+    try:
+        await _read_loop(stream, conversation, writer, writes)
+    finally:
+        if pushing is not None:
+            pushing.push_frames(None, None)
+    await writer.drain()
+
+
+def _pushing(
+    stream: FrameStream, conversation: ServedSession, writer: _Writer, writes: anyio.abc.TaskGroup
+) -> Pushing | None:
+    """Answer from the reader's callback while the loop waits (``Pushing``), where no
+    answer can need waiting: a plain conversation, with no live fallback and no pacing.
+    A reply that ends the session (the recorded server exited, the client stopped
+    reading) stops it, and the loop ends as at the end of the client's input."""
+    if not isinstance(stream, Pushing) or not isinstance(conversation, Conversation):
+        return None
+    if conversation.fallback is not None or conversation.policy.pacing is not None:
+        return None
+    receive_now = conversation.receive_now
+
+    def handle(frame: Frame) -> bool:
+        reply = receive_now(frame)
+        assert reply is not None  # no fallback: answered at once
+        writer.submit(reply, writes)
+        return not (reply.closes or reply.drops or writer.gone)
+
+    def idle() -> bool:
+        writer.write_now()
+        return not writer.gone
+
+    stream.push_frames(handle, idle)
+    return stream
+
+
+async def _read_loop(
+    stream: FrameStream,
+    conversation: ServedSession,
+    writer: _Writer,
+    writes: anyio.abc.TaskGroup,
+) -> None:
+    """Each frame the loop reads (the ones a ``Pushing`` stream did not take) answered."""
     eager = stream if isinstance(stream, Eager) else None
     receive_now = getattr(conversation, "receive_now", None)  # a Conversation's sync path
-    writer.submit(conversation.start(), writes)
     while not writer.gone:
         frame = eager.receive_ready() if eager is not None else None
         if frame is None:
@@ -222,7 +265,6 @@ async def _answer(
         writer.submit(reply, writes)
         if reply.closes or reply.drops:
             break  # the recorded server exited here (or a fault cut it): so does this session
-    await writer.drain()
 
 
 async def _watch_deadlines(

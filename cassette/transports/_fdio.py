@@ -95,6 +95,9 @@ class FdReader(_Fd):
         self._pending: asyncio.Future[bytes] | None = None  # read for a waiter cancelled
         self._empty = False  # read_now just found nothing: read need not try again first
         self._available = _available_counter(fd) if mode == "poll" else None
+        #: takes each chunk read while a task waits, on the event loop (``Pushing``):
+        #: False ends the wait with ``anyio.EndOfStream``
+        self.on_chunk: Callable[[bytes], bool] | None = None
 
     def read_now(self) -> bytes | None:
         """A chunk that can be read without waiting, or ``None`` when reading would wait,
@@ -173,6 +176,15 @@ class FdReader(_Fd):
         except OSError as exc:
             waiter.set_exception(exc)
             return
+        if chunk and self.on_chunk is not None:
+            try:
+                going = self.on_chunk(chunk)
+            except Exception as exc:  # the waiting task raises it, as from its own read
+                waiter.set_exception(exc)
+                return
+            if not going:
+                waiter.set_exception(anyio.EndOfStream())
+            return  # the chunk was taken: the task goes on waiting
         waiter.set_result(chunk)
 
     def _unregister(self) -> None:

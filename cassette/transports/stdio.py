@@ -314,6 +314,30 @@ class StdioClientStream:
                 chunk = b""  # stdin went away under us: treat it as the client finishing
             framer.push(chunk)
 
+    def push_frames(
+        self, handle: Callable[[Frame], bool] | None, idle: Callable[[], bool] | None
+    ) -> None:
+        """Hand each line read while ``receive`` waits to ``handle`` (``Pushing``)."""
+        if handle is None or idle is None:
+            self._reader.on_chunk = None
+            return
+        framer = self._framer
+
+        def on_chunk(chunk: bytes) -> bool:
+            framer.push(chunk)
+            while True:
+                line = framer.next_ready()
+                if line is not None:
+                    if not handle(_frame(line)):
+                        return False
+                    continue
+                more = self._read_stdin_now()
+                if not more:  # nothing there (or the end, which the next read finds)
+                    return idle()
+                framer.push(more)
+
+        self._reader.on_chunk = on_chunk
+
     def receive_ready(self) -> Frame | None:
         """A line already sent, read without waiting (``Eager``)."""
         return self._framer.frame_now(self._read_stdin_now)

@@ -1,0 +1,138 @@
+"""A stdio replay answers from the reader's callback while its loop waits (``Pushing``).
+
+Through real pipes: the lines written once the loop waits are handed to the callback;
+False from it ends the wait as the end of input does; an exception in it is raised by the
+waiting ``receive``, never lost in the event loop; and a recording whose server exited
+ends the session there. Each test writes only once the reader waits (a condition,
+checked at each turn of the event loop)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import anyio
+import anyio.lowlevel
+import attrs
+import pytest
+
+from cassette.core.model import ExitEvent
+from cassette.runtime import replay_sessions
+from cassette.runtime.frames import serve_frames
+from cassette.transport import Frame, Pushing
+from cassette.transports.stdio import StdioClientStream
+from tests.unit.test_replayer import req, res, tape
+
+pytestmark = pytest.mark.skipif(os.name == "nt", reason="pipes are polled on POSIX")
+
+
+@pytest.fixture
+def pipes() -> Iterator[tuple[StdioClientStream, int, int]]:
+    """Our stream on two pipes, and the client's ends: where it writes, where it reads."""
+    to_us, client_writes = os.pipe()
+    client_reads, from_us = os.pipe()
+    stream = StdioClientStream(to_us, from_us)
+    yield stream, client_writes, client_reads
+    for fd in (to_us, client_writes, client_reads, from_us):
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
+async def waiting(stream: StdioClientStream) -> None:
+    """Until the stream's reader waits for input (its loop would now wait)."""
+    with anyio.fail_after(5):
+        while stream._reader._waiter is None:
+            await anyio.lowlevel.checkpoint()
+
+
+def line(message: dict[str, Any]) -> bytes:
+    return json.dumps(message).encode() + b"\n"
+
+
+def test_frames_read_while_receive_waits_go_to_the_callback(
+    pipes: tuple[StdioClientStream, int, int],
+) -> None:
+    stream, client_writes, _ = pipes
+    assert isinstance(stream, Pushing)
+    seen: list[bytes] = []
+    idles: list[int] = []
+
+    def handle(frame: Frame) -> bool:
+        seen.append(frame.data)
+        return len(seen) < 3
+
+    def idle() -> bool:
+        idles.append(len(seen))
+        return True
+
+    async def main() -> None:
+        stream.push_frames(handle, idle)
+        async with anyio.create_task_group() as tg:
+
+            async def write() -> None:
+                await waiting(stream)
+                os.write(client_writes, b"one\ntwo\n")
+                with anyio.fail_after(5):
+                    while not idles:
+                        await anyio.lowlevel.checkpoint()
+                os.write(client_writes, b"three\nfour\n")
+
+            tg.start_soon(write)
+            with anyio.fail_after(5), pytest.raises(anyio.EndOfStream):
+                await stream.receive()  # the third frame said stop
+
+    anyio.run(main)
+    assert seen == [b"one\n", b"two\n", b"three\n"]
+    assert idles == [2]  # called once the first two were handled and nothing was left
+
+
+def test_an_error_in_the_callback_is_raised_by_the_waiting_receive(
+    pipes: tuple[StdioClientStream, int, int],
+) -> None:
+    stream, client_writes, _ = pipes
+
+    def handle(frame: Frame) -> bool:
+        raise ValueError(f"cannot take {frame.data!r}")
+
+    async def main() -> None:
+        stream.push_frames(handle, lambda: True)
+        async with anyio.create_task_group() as tg:
+
+            async def write() -> None:
+                await waiting(stream)
+                os.write(client_writes, b"bad\n")
+
+            tg.start_soon(write)
+            with anyio.fail_after(5), pytest.raises(ValueError, match="cannot take"):
+                await stream.receive()
+
+    anyio.run(main)
+
+
+def test_a_session_answered_from_the_callback_ends_where_the_recorded_server_exited(
+    pipes: tuple[StdioClientStream, int, int],
+) -> None:
+    stream, client_writes, client_reads = pipes
+    recorded = tape(("c2s", req(1, "a")), ("s2c", res(1, {"n": 1})), ("c2s", req(2, "b")))
+    recording = attrs.evolve(recorded, events=(*recorded.events, ExitEvent(t=9.0, code=1)))
+
+    async def main() -> None:
+        async with anyio.create_task_group() as tg:
+
+            async def write() -> None:
+                await waiting(stream)
+                os.write(client_writes, line(req(1, "a")) + line(req(2, "b")) + line(req(3, "c")))
+
+            tg.start_soon(write)
+            with anyio.fail_after(10):
+                await serve_frames(stream, replay_sessions(recording))
+
+    anyio.run(main)
+    answers = [json.loads(x) for x in os.read(client_reads, 65536).splitlines()]
+    assert answers[0] == res(1, {"n": 1})
+    assert answers[1]["id"] == 2
+    assert "error" in answers[1]  # never answered: the recorded server exited there
+    assert len(answers) == 2  # and nothing after it: the session ended
