@@ -19,7 +19,6 @@ import contextlib
 import os
 import socket
 import stat
-import struct
 import sys
 from collections.abc import Callable
 from typing import Final, Literal
@@ -202,23 +201,30 @@ def _available_counter(fd: int) -> Callable[[], int | None] | None:
     that cannot be asked; the answer is ``None`` when the asking fails."""
     if sys.platform == "win32":
         return None
-    import array
-    import fcntl
     import termios
 
     request = getattr(termios, "FIONREAD", None)
-    if request is None:
-        return None
-    count = array.array("i", [0])
+    return None if request is None else _int_ioctl(fd, request)
 
-    def available() -> int | None:
+
+def _int_ioctl(fd: int, request: int) -> Callable[[], int | None]:
+    """Asks ``fd`` the ``ioctl`` ``request`` that answers one C int; ``None`` when it
+    fails. The answer's buffer is made once: it is asked once per call a replay answers."""
+    if sys.platform == "win32":  # callers ask only where fcntl exists
+        raise NotImplementedError("ioctl is POSIX only")
+    import array
+    import fcntl
+
+    answer = array.array("i", [0])
+
+    def ask() -> int | None:
         try:
-            fcntl.ioctl(fd, request, count, True)
+            fcntl.ioctl(fd, request, answer, True)
         except OSError:
             return None
-        return count[0]
+        return answer[0]
 
-    return available
+    return ask
 
 
 def _running_asyncio_loop() -> asyncio.AbstractEventLoop | None:
@@ -246,26 +252,14 @@ def unread_counter(fd: int) -> Callable[[], int | None] | None:
     read: not asked."""
     if not sys.platform.startswith("linux"):
         return None
-    import fcntl
     import termios
 
     kind = _kind(fd)
     if stat.S_ISFIFO(kind):
-        request = termios.FIONREAD
-    elif stat.S_ISSOCK(kind) and _family(fd) == socket.AF_UNIX:
-        request = termios.TIOCOUTQ  # SIOCOUTQ
-    else:
-        return None
-
-    def count() -> int | None:
-        try:
-            raw = fcntl.ioctl(fd, request, b"\0\0\0\0")
-        except OSError:
-            return None
-        unread: int = struct.unpack("i", raw)[0]
-        return unread
-
-    return count
+        return _int_ioctl(fd, termios.FIONREAD)
+    if stat.S_ISSOCK(kind) and _family(fd) == socket.AF_UNIX:
+        return _int_ioctl(fd, termios.TIOCOUTQ)  # SIOCOUTQ
+    return None
 
 
 class FdWriter(_Fd):
