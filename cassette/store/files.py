@@ -27,7 +27,6 @@ import contextlib
 import errno
 import os
 import stat
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO, Final
@@ -185,6 +184,8 @@ def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
         mode = stat.S_IMODE(target.stat().st_mode)
     except OSError:
         mode = 0o644
+    import tempfile  # with its random and hashlib: only where a file is written
+
     try:
         fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
     except OSError as exc:
