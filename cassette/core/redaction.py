@@ -49,6 +49,14 @@ from urllib.parse import quote
 
 import attrs
 
+from cassette.core.redacted import (
+    ENV_NAME,
+    PLACEHOLDER,
+    PLACEHOLDER_PATTERN,
+    check_header,
+    has_placeholder,
+    is_placeholder,
+)
 from cassette.core.schemas import (
     number_sentinel,
     resolved,
@@ -82,13 +90,6 @@ __all__ = [
     "secret_environment",
 ]
 
-PLACEHOLDER: Final = "[REDACTED]"
-#: Every placeholder this or an older version wrote (old ones carried an HMAC digest).
-#: Inside a URL's authority a placeholder is percent-encoded (``%5B...%5D``), since brackets
-#: there mean an IPv6 address and a URL parser would refuse the header's upstream URL.
-PLACEHOLDER_PATTERN: Final = re.compile(
-    r"(?:\[|%5B)REDACTED(?::[a-z0-9-]+:[0-9a-f]{6,64})?(?:\]|%5D)"
-)
 _SCHEMA_KEYS: Final = frozenset({"inputSchema", "outputSchema", "requestedSchema"})
 _ENVELOPE: Final = frozenset({"jsonrpc", "id", "method"})  # a message's own fields
 # Values that are never worth remembering as secrets: they occur everywhere.
@@ -103,16 +104,6 @@ _MIN_KNOWN: Final = 4
 _NOT_SECRET_ENV: Final = frozenset({"PWD", "OLDPWD"})
 _SHORT_KNOWN: Final = 8  # known values shorter than this match only as whole words
 _LONG_TEXT: Final = 4096
-
-
-def is_placeholder(value: str) -> bool:
-    """Whether the whole string is a placeholder."""
-    return "REDACTED" in value and PLACEHOLDER_PATTERN.fullmatch(value) is not None
-
-
-def has_placeholder(value: str) -> bool:
-    """Whether the string holds a placeholder somewhere."""
-    return "REDACTED" in value and PLACEHOLDER_PATTERN.search(value) is not None
 
 
 def _token(rule: str) -> str:
@@ -483,7 +474,7 @@ class RedactionSession:
             elif is_secret_option(arg):
                 out.append(arg)
                 hide_next = True
-            elif eq and secret and _compiled(_ENV_NAME).match(name) and is_secret_key(name):
+            elif eq and secret and _compiled(ENV_NAME).match(name) and is_secret_key(name):
                 out.append(f"{name}={self.learn(secret, 'argument')}")
             else:
                 out.append(self.text(arg))
@@ -493,7 +484,6 @@ class RedactionSession:
 # Compiled on first use (``_compiled``), like the rules: a replay never needs them.
 _PEM_BEGIN: Final = r"-----BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----"
 _PEM_END: Final = r"-----END[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----"
-_ENV_NAME: Final = r"^[A-Za-z_][A-Za-z0-9_.-]*$"
 
 
 #: Where a value sits in a message: ``None`` at the root, else (the parent's path, the
@@ -586,45 +576,6 @@ def _replace_at(value: Any, parts: list[str], make: Any) -> Any:
         copy[int(head)] = _replace_at(value[int(head)], rest, make)
         return copy
     return value
-
-
-# -- the header ----------------------------------------------------------------------------
-
-_MAX_RULES: Final = 256
-_MAX_RULE_CHARS: Final = 1024
-_SALT: Final = r"^[0-9a-fA-F]{0,256}$"
-_HEADER_LISTS: Final = ("patterns", "paths", "env")
-
-
-def check_header(info: Any) -> list[str]:
-    """What is wrong with a header's ``redaction`` field, as one-line problems.
-
-    A replay refuses a cassette with any (``lint`` reports the same): the field is read,
-    never run. Its patterns are kept as a record of what was redacted, and are not
-    compiled by anything that reads a cassette."""
-    if not isinstance(info, Mapping):
-        return ["redaction must be an object"]
-    problems: list[str] = []
-    salt = info.get("salt")
-    if salt is not None and (not isinstance(salt, str) or not _compiled(_SALT).match(salt)):
-        problems.append("redaction.salt must be a hex string of at most 256 digits")
-    if info.get("placeholders") not in (None, "random"):
-        problems.append('redaction.placeholders must be "random"')
-    for name in _HEADER_LISTS:
-        rules = info.get(name)
-        if rules is None:
-            continue
-        if not isinstance(rules, list) or not all(isinstance(r, str) for r in rules):
-            problems.append(f"redaction.{name} must be a list of strings")
-        elif len(rules) > _MAX_RULES:
-            problems.append(f"redaction.{name} holds {len(rules)} rules (at most {_MAX_RULES})")
-        elif any(len(r) > _MAX_RULE_CHARS for r in rules):
-            problems.append(f"redaction.{name} holds a rule over {_MAX_RULE_CHARS} characters")
-        elif name == "paths" and any(p and not p.startswith("/") for p in rules):
-            problems.append("redaction.paths must be JSON Pointers (starting with /)")
-        elif name == "env" and any(not _compiled(_ENV_NAME).match(n) for n in rules):
-            problems.append("redaction.env must hold environment variable names")
-    return problems
 
 
 _PLAIN: Final = Redactor()

@@ -50,7 +50,7 @@ answer at all is the caller's timeout, turned into an error by ``expire``.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 import attrs
 
@@ -93,7 +93,7 @@ from cassette.core.matching import (
 from cassette.core.mcp import MODERN_VERSION
 from cassette.core.model import Era, Header, Recording, era_of
 from cassette.core.playback import Paused, Playback, Played
-from cassette.core.redaction import Redactor, check_header
+from cassette.core.redacted import check_header
 from cassette.core.variants import (
     HANDSHAKES,
     Fit,
@@ -104,6 +104,9 @@ from cassette.core.variants import (
 )
 from cassette.core.wildcards import mask_like
 from cassette.errors import CassetteFormatError, ReplayMiss
+
+if TYPE_CHECKING:
+    from cassette.core.redaction import RedactionSession
 
 __all__ = [
     "Exchange",
@@ -348,11 +351,14 @@ class Replayer:
         # a log. A request is matched as it came: redacted positions of the recording are
         # wildcards, so matching does not depend on it, and a request the recording holds
         # (most) is never redacted (``_shown``). The header's patterns are never compiled.
+        # The redactor is built when first needed: a clean session needs none, and its
+        # module with the rule tables is 2.5% of a replay's start-up.
         info = recording.header.redaction
-        self._redactor = None
+        self._literals: tuple[str, ...] | None = None  # a redacted cassette's, else None
+        self._redactor: RedactionSession | None = None
         if info is not None:
             _check_redaction(recording)
-            self._redactor = Redactor(literals=tuple(_env_values(info, environ))).session()
+            self._literals = tuple(_env_values(info, environ))
         self._paused: dict[object, Paused] = {}
         # a legacy client's answers to what an input_required response asked, by live
         # server-request id (``cassette.core.eras.InputRound``)
@@ -463,8 +469,8 @@ class Replayer:
     def _dispatch_native(self, kind: Kind, value: Any, raw: str | None = None) -> Reply:
         if kind is Kind.REQUEST:
             return self._request(value, raw)  # redacted where it may be shown (_shown)
-        if self._redactor is not None and isinstance(value, dict):
-            value, _ = self._redactor.message(value, None, raw)
+        if self._literals is not None and isinstance(value, dict) and value.keys() - _ENVELOPE:
+            value, _ = self._session_redactor().message(value, None, raw)
         if kind is Kind.NOTIFICATION:
             return self._notification(value)
         if kind in (Kind.RESPONSE, Kind.ERROR):
@@ -477,9 +483,18 @@ class Replayer:
     def _shown(self, message: JSONObject, raw: str | None = None) -> JSONObject:
         """``message`` as a person may see it: redacted with the built-in rules on a
         redacted cassette (``raw``, its text, lets a clean one skip the walk)."""
-        if self._redactor is None:
+        if self._literals is None:
             return message
-        return self._redactor.message(message, None, raw)[0]
+        return self._session_redactor().message(message, None, raw)[0]
+
+    def _session_redactor(self) -> RedactionSession:
+        """This session's redactor (built-in rules and the recording's named variables),
+        made on first use."""
+        if self._redactor is None:
+            from cassette.core.redaction import Redactor
+
+            self._redactor = Redactor(literals=self._literals or ()).session()
+        return self._redactor
 
     def _request(self, message: JSONObject, raw: str | None = None) -> Reply:
         method = message.get("method")
@@ -1154,6 +1169,9 @@ def _where(diffs: Sequence[Difference]) -> str:
     )
 
 
+#: A message's own fields, which the redactor never changes: a client message holding
+#: nothing else (``notifications/initialized``) is not given to it.
+_ENVELOPE: Final = frozenset({"jsonrpc", "id", "method"})
 _INPUTS: Final = "inputResponses"
 
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from cassette.core.redaction import PLACEHOLDER_PATTERN, has_placeholder, is_placeholder
+from cassette.core.redacted import PLACEHOLDER_PATTERN, has_placeholder, is_placeholder
 
 __all__ = ["has_wildcards", "mask_like", "template_matches"]
 
