@@ -34,13 +34,15 @@ import copy
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import attrs
 
 from cassette.core.limits import parse_size
-from cassette.core.redaction import Redactor
 from cassette.errors import UsageError
+
+if TYPE_CHECKING:
+    from cassette.core.redaction import Redactor
 
 __all__ = [
     "PytestSettings",
@@ -79,18 +81,47 @@ _PARSED: dict[tuple[Path, int, int, int], dict[str, Any]] = {}
 
 
 def _section(path: Path) -> dict[str, Any]:
-    import tomllib  # with its datetime, only where a pyproject.toml is read
-
     try:
         stat = path.stat()
         key = (path, stat.st_ino, stat.st_mtime_ns, stat.st_size)
         if key not in _PARSED:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-            section = data.get("tool", {}).get("cassette", {})
-            _PARSED[key] = section if isinstance(section, dict) else {}
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            _PARSED[key] = _parsed_section(path, path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"{path}: cannot read [tool.cassette]: {exc}") from exc
     return _PARSED[key]
+
+
+def _parsed_section(path: Path, text: str) -> dict[str, Any]:
+    """``[tool.cassette]`` of ``text``; parsed only when the text may hold it, because
+    ``tomllib`` with its ``datetime`` is about 2% of a replay's start-up, and most projects
+    that use us name ``cassette-mcp`` among their dependencies, never the table."""
+    if not _may_hold_table(text):
+        return {}
+    import tomllib
+
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(f"{path}: cannot read [tool.cassette]: {exc}") from exc
+    section = data.get("tool", {}).get("cassette", {})
+    return section if isinstance(section, dict) else {}
+
+
+def _may_hold_table(text: str) -> bool:
+    r"""False only when no TOML spelling of the key ``cassette`` is in ``text``: the word
+    followed (after an optional quote and blanks) by ``.``, ``]`` or ``=``, as in
+    ``[tool.cassette]``, ``[tool."cassette".redact]`` or ``cassette = {...}``. A key
+    written with escapes (``"\u0063assette"``) cannot be seen this way, so any
+    ``\u`` or ``\U`` escape in the text means: parse it."""
+    if "\\u" in text or "\\U" in text:
+        return True
+    start = text.find("cassette")
+    while start >= 0:
+        rest = text[start + 8 : start + 40].lstrip("\"' \t")
+        if rest[:1] in (".", "]", "="):
+            return True
+        start = text.find("cassette", start + 8)
+    return False
 
 
 def _strings(value: Any, where: str) -> list[str]:
@@ -113,6 +144,8 @@ def redactor_for(
     """The recorder's redactor: project rules plus command-line ones; ``None`` when off."""
     if not enabled or settings.get("redact") is False:
         return None
+    from cassette.core.redaction import Redactor  # the rule tables: a replay has none
+
     section = settings.get("redact")
     rules: Mapping[str, Any] = section if isinstance(section, dict) else {}
     return Redactor.configured(
