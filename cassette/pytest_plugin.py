@@ -61,7 +61,7 @@ from cassette.modes.policy import (
 
 if TYPE_CHECKING:
     from cassette.core.faults import FaultPlan
-    from cassette.store.config import PytestSettings
+    from cassette.store.pytest_config import PytestSettings
 
 if TYPE_CHECKING:
     from anyio.abc import TaskStatus
@@ -145,7 +145,7 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     config.pluginmanager.register(_Totals(), "cassette-mcp-totals")
     try:  # a typo must stop the run before anything goes live
-        from cassette.store.config import pytest_settings
+        from cassette.store.pytest_config import pytest_settings
 
         config.stash[_SETTINGS] = pytest_settings(config.rootpath)
         _resolve(None, config)
@@ -156,7 +156,7 @@ def pytest_configure(config: pytest.Config) -> None:
 def _settings(config: pytest.Config) -> PytestSettings:
     found = config.stash.get(_SETTINGS, None)
     if found is None:
-        from cassette.store.config import PytestSettings
+        from cassette.store.pytest_config import PytestSettings
 
         return PytestSettings()
     return found

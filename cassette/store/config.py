@@ -34,9 +34,7 @@ import copy
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
-
-import attrs
+from typing import TYPE_CHECKING, Any
 
 from cassette.core.limits import parse_size
 from cassette.errors import UsageError
@@ -45,14 +43,13 @@ if TYPE_CHECKING:
     from cassette.core.redaction import Redactor
 
 __all__ = [
-    "PytestSettings",
     "find_pyproject",
     "ignore_params_for",
     "limits_for",
     "load_hook",
     "load_settings",
-    "pytest_settings",
     "redactor_for",
+    "setting_error",
 ]
 
 
@@ -190,7 +187,7 @@ def _key_line(path: Path, key: str) -> int:
     return 1
 
 
-def _wrong(start: Path | None, section: str, key: str, text: str) -> UsageError:
+def setting_error(start: Path | None, section: str, key: str, text: str) -> UsageError:
     path = find_pyproject(start)
     where = f"{path}:{_key_line(path, key)}: " if path is not None else ""
     return UsageError(f"{where}[{section}] {key} {text}")
@@ -203,63 +200,10 @@ def ignore_params_for(
     (the command line's, a marker's), each once."""
     value = settings.get("ignore-params", [])
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise _wrong(start, "tool.cassette", "ignore-params", "must be a list of JSON Pointers")
+        raise setting_error(
+            start, "tool.cassette", "ignore-params", "must be a list of JSON Pointers"
+        )
     return tuple(dict.fromkeys([*value, *given]))
-
-
-_PYTEST_KEYS: Final = {
-    "cassette-dir": str,
-    "mode": str,
-    "strategy": str,
-    "fail-on-unused": bool,
-    "record-on-failure": bool,
-}
-
-
-@attrs.frozen
-class PytestSettings:
-    """``[tool.cassette.pytest]``, checked, plus the project-wide keys the plugin uses."""
-
-    root: Path | None = None
-    cassette_dir: Path | None = None
-    mode: str | None = None
-    strategy: str | None = None
-    fail_on_unused: bool = False
-    record_on_failure: bool = False
-    ignore_params: tuple[str, ...] = ()
-    before_record: str | None = None
-
-
-def pytest_settings(start: Path | None = None) -> PytestSettings:
-    """The plugin's project settings from the pyproject.toml nearest ``start``; a bad key
-    or value is a ``UsageError`` naming ``file:line``."""
-    settings = load_settings(start)
-    path = find_pyproject(start)
-    section = settings.get("pytest", {})
-    if not isinstance(section, dict):
-        raise _wrong(start, "tool.cassette", "pytest", "must be a table")
-    for key, value in section.items():
-        wanted = _PYTEST_KEYS.get(key)
-        if wanted is None:
-            known = ", ".join(_PYTEST_KEYS)
-            raise _wrong(start, "tool.cassette.pytest", key, f"is not a setting; use {known}")
-        if not isinstance(value, wanted):
-            raise _wrong(start, "tool.cassette.pytest", key, f"must be a {wanted.__name__}")
-    hook = settings.get("before-record")
-    if hook is not None and not isinstance(hook, str):
-        raise _wrong(start, "tool.cassette", "before-record", 'must be "module:function"')
-    root = path.parent if path is not None else None
-    folder = section.get("cassette-dir")
-    return PytestSettings(
-        root=root,
-        cassette_dir=None if folder is None or root is None else root / folder,
-        mode=section.get("mode"),
-        strategy=section.get("strategy"),
-        fail_on_unused=section.get("fail-on-unused", False),
-        record_on_failure=section.get("record-on-failure", False),
-        ignore_params=ignore_params_for(settings, start=start),
-        before_record=hook,
-    )
 
 
 def load_hook(spec: str, root: Path | None = None) -> Any:

@@ -138,8 +138,10 @@ def test_paused_gc_restores_it_on_an_error_too() -> None:
 #: and ``RecordOptions`` (``cassette.transport`` exports it lazily), and the fault rules and
 #: overlay (imported only when a fault plan is given), and the redactor with its rules (built
 #: only for a miss or a warning), ``tomllib`` (a project's pyproject.toml that does not hold
-#: ``[tool.cassette]`` is not parsed) and ``tempfile`` (only where a file is written).
+#: ``[tool.cassette]`` is not parsed), ``tempfile`` (only where a file is written) and the
+#: pytest plugin's settings.
 _NOT_ON_THE_STDIO_REPLAY_PATH = (
+    "cassette.store.pytest_config",
     "cassette.core.redaction",
     "cassette.core.secret_rules",
     "tomllib",
