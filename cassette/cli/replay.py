@@ -94,7 +94,7 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
     rep.set_defaults(handler=run, serves=True)
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, eq=False)  # compared by identity: no __eq__ to build at import
 class ReplayCommand:
     """``cassette replay``'s options, validated: what to serve, where, and how."""
 

@@ -377,7 +377,7 @@ def _label(message: JSONObject) -> str:
     return method
 
 
-@attrs.frozen
+@attrs.frozen(eq=False)  # compared by identity: no __eq__ to build at import
 class CandidateIndex:
     """Recordings grouped by fingerprint and by method, computed once per cassette.
 

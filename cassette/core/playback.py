@@ -53,7 +53,7 @@ LOG_LEVELS: Final = (
 )
 
 
-@attrs.define
+@attrs.define(eq=False)  # compared by identity: no __eq__ to build at import
 class Paused:
     """An exchange stopped where the recording shows the server waiting for the client."""
 
@@ -66,7 +66,7 @@ class Paused:
     answer_t: float = 0.0  # when the client's answer was recorded (pacing resumes there)
 
 
-@attrs.define
+@attrs.define(eq=False)  # compared by identity: no __eq__ to build at import
 class Played:
     """What playing (part of) an exchange produced."""
 
@@ -110,7 +110,7 @@ def _meta_level(message: JSONObject) -> object:
     return meta.get(LOG_LEVEL_META) if isinstance(meta, dict) else None
 
 
-@attrs.define
+@attrs.define(eq=False)  # compared by identity: no __eq__ to build at import
 class Playback:
     """Per-session state of playback: the server's id sequence and the log level."""
 

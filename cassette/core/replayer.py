@@ -186,7 +186,7 @@ def _reply(messages: Sequence[Any], metas: Sequence[Mapping[str, Any] | None] = 
     return Reply(tuple(messages), None, tuple(metas) or (None,) * len(messages))
 
 
-@attrs.frozen
+@attrs.frozen(eq=False)  # compared by identity: no __eq__ to build at import
 class Prepared:
     """The read-only work of replaying a cassette, done once and shared by every session:
     the exchanges and the fingerprint indexes. Sessions only add their consumption state.
