@@ -60,6 +60,7 @@ if TYPE_CHECKING:
 __all__ = [
     "BOMS",
     "EVENT_TYPES",
+    "FAST_JSON_FROM",
     "Decoded",
     "decode",
     "decode_lines",
@@ -258,10 +259,18 @@ def _describe(exc: BaseException) -> str:
     return str(exc)
 
 
-def _parse_json(raw: bytes, source: str, lineno: int) -> Any:
+#: Below this many bytes a cassette is parsed by the standard library even with the
+#: ``fast`` extra: importing orjson costs about 5 M instructions, and orjson saves about
+#: 50 a byte, so it pays from about 100 KB; most cassettes a test suite replays are smaller.
+FAST_JSON_FROM: Final = 64 * 1024
+
+
+def _parse_json(raw: bytes, source: str, lineno: int, fast: bool = True) -> Any:
     limit = max_depth()
     try:
-        return loads(raw, limit + 1)  # one level more: the event object around a message
+        # one level more than a message: the event object around it; text, not bytes,
+        # takes the standard library's path (``jsonrpc.loads``)
+        return loads(raw if fast else raw.decode("utf-8"), limit + 1)
     except TooDeepError as exc:
         raise CassetteFormatError(
             source, lineno, f"JSON nested deeper than the limit of {limit} levels per message"
@@ -431,7 +440,7 @@ def _stamp_seq(event: Event, seq: int) -> Event:
 
 def decode(data: bytes, source: str) -> Decoded:
     """Read a whole cassette from bytes; ``source`` names it in errors and warnings."""
-    return decode_lines(split_lines(data), source)
+    return decode_lines(split_lines(data), source, fast=len(data) >= FAST_JSON_FROM)
 
 
 def split_lines(data: bytes) -> list[bytes]:
@@ -444,7 +453,7 @@ def split_lines(data: bytes) -> list[bytes]:
     return lines
 
 
-def _first_line(raw: bytes | None, source: str) -> Header:
+def _first_line(raw: bytes | None, source: str, fast: bool) -> Header:
     """The header line, or why it is not one."""
     if raw is None or not raw.strip():
         raise CassetteFormatError(source, 1, "empty cassette: no header line")
@@ -453,7 +462,7 @@ def _first_line(raw: bytes | None, source: str) -> Header:
             reason = f"the file {what}; a cassette is UTF-8 without one"
             raise CassetteFormatError(source, 1, reason)
     try:
-        first = _parse_json(raw, source, 1)
+        first = _parse_json(raw, source, 1, fast)
     except CassetteFormatError:
         if not raw.endswith(b"\n"):
             raise CassetteFormatError(
@@ -463,23 +472,26 @@ def _first_line(raw: bytes | None, source: str) -> Header:
     return _header(first, source)
 
 
-def decode_lines(lines: Iterable[bytes], source: str, limit: int | None = None) -> Decoded:
+def decode_lines(
+    lines: Iterable[bytes], source: str, limit: int | None = None, *, fast: bool = True
+) -> Decoded:
     """Read a cassette line by line (each line with its newline; only the last may lack
     it). A line longer than ``limit`` bytes (default: ``line_limit()``) is an error naming
-    it: the reader holds one line at a time, so memory is bounded by the limit."""
+    it: the reader holds one line at a time, so memory is bounded by the limit. ``fast``
+    False keeps orjson out (``FAST_JSON_FROM``); the events are the same either way."""
     bound = line_limit() if limit is None else limit
     warnings: list[str] = []
     events: list[Event] = []
     numbered = enumerate(lines, start=1)
     first = next(numbered, (1, None))[1]
     _check_length(first, bound, source, 1)
-    header = _first_line(first, source)
+    header = _first_line(first, source, fast)
     for lineno, raw in numbered:
         _check_length(raw, bound, source, lineno)
         if not raw.strip():
             continue
         try:
-            obj = _parse_json(raw, source, lineno)
+            obj = _parse_json(raw, source, lineno, fast)
         except CassetteFormatError:
             # One write carries a whole line and its newline, so only a write cut short by
             # a crash leaves an unterminated last line; complete JSON there is no cut-off.

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from cassette.core._gc import paused_gc
-from cassette.core.codec import decode, decode_lines, encode_line, line_too_long
+from cassette.core.codec import FAST_JSON_FROM, decode, decode_lines, encode_line, line_too_long
 from cassette.core.limits import line_limit
 from cassette.core.model import Era, Event, Header, MessageEvent, era_of
 from cassette.errors import CassetteError, CassetteExistsError, CassetteNotFoundError
@@ -60,7 +60,8 @@ class Cassette:
         limit = line_limit()
         with open_regular(source, "cassette") as file, paused_gc():
             try:
-                decoded = decode_lines(bounded_lines(file, limit), source, limit)
+                fast = os.fstat(file.fileno()).st_size >= FAST_JSON_FROM
+                decoded = decode_lines(bounded_lines(file, limit), source, limit, fast=fast)
             except LineTooLong as exc:
                 raise line_too_long(source, exc.line, limit) from None
             except OSError as exc:

@@ -127,16 +127,45 @@ def test_any_value_reads_back_as_the_stdlib_reads_it(value: Any, ascii_only: boo
         jsonrpc._fast[:] = saved
 
 
-def test_a_cassette_loads_the_same_with_and_without_it(monkeypatch: pytest.MonkeyPatch) -> None:
+def _large_cassette(folder: Path) -> Path:
+    """examples/everything.jsonl with its events repeated past ``FAST_JSON_FROM`` bytes."""
+    from cassette.core.codec import FAST_JSON_FROM
+
+    header, *events = (ROOT / "examples" / "everything.jsonl").read_bytes().splitlines(True)
+    body = b"".join(events)
+    tape = folder / "large.jsonl"
+    tape.write_bytes(header + body * (FAST_JSON_FROM // len(body) + 1))
+    assert tape.stat().st_size >= FAST_JSON_FROM
+    return tape
+
+
+def test_a_cassette_loads_the_same_with_and_without_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fast_calls: list[bytes]
+) -> None:
     from cassette import Cassette
 
-    tape = ROOT / "examples" / "everything.jsonl"
-    monkeypatch.setattr(jsonrpc, "_fast", [orjson.loads])
+    tape = _large_cassette(tmp_path)
     fast = Cassette.load(tape)
+    assert len(fast_calls) == len(tape.read_bytes().splitlines())  # orjson read every line
     monkeypatch.setattr(jsonrpc, "_fast", [None])
     slow = Cassette.load(tape)
     assert repr(fast.header) == repr(slow.header)
     assert [repr(e) for e in fast.events] == [repr(e) for e in slow.events]
+
+
+def test_a_small_cassette_is_read_without_it(tmp_path: Path, fast_calls: list[bytes]) -> None:
+    """Importing orjson costs more than it saves on a cassette under ``FAST_JSON_FROM``."""
+    from cassette import Cassette
+    from cassette.core.codec import FAST_JSON_FROM
+
+    tape = ROOT / "examples" / "everything.jsonl"
+    assert tape.stat().st_size < FAST_JSON_FROM
+    small = Cassette.load(tape)
+    also = Cassette.loads(tape.read_bytes())
+    assert fast_calls == []
+    assert [repr(e) for e in small.events] == [repr(e) for e in also.events]
+    Cassette.loads(_large_cassette(tmp_path).read_bytes())
+    assert fast_calls  # bytes in memory follow the same rule
 
 
 def test_it_can_be_turned_off(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -138,9 +138,11 @@ def test_paused_gc_restores_it_on_an_error_too() -> None:
 #: and ``RecordOptions`` (``cassette.transport`` exports it lazily), and the fault rules and
 #: overlay (imported only when a fault plan is given), and the redactor with its rules (built
 #: only for a miss or a warning), ``tomllib`` (a project's pyproject.toml that does not hold
-#: ``[tool.cassette]`` is not parsed), ``tempfile`` (only where a file is written) and the
-#: pytest plugin's settings.
+#: ``[tool.cassette]`` is not parsed), ``tempfile`` (only where a file is written), the
+#: pytest plugin's settings, and orjson (the ``fast`` extra reads only cassettes of
+#: ``FAST_JSON_FROM`` bytes or more).
 _NOT_ON_THE_STDIO_REPLAY_PATH = (
+    "orjson",
     "cassette.store.pytest_config",
     "cassette.core.redaction",
     "cassette.core.secret_rules",
