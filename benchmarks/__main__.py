@@ -14,13 +14,16 @@ The stdio sessions reuse ``benchmarks/stdio_replay.py`` (its raw client, floor a
 cleanup), the SSE figures reuse ``benchmarks/sse_parser.py`` and the HTTP figure reuses
 ``benchmarks/http_load.py``. Synthetic cassettes are built with cassette's own API.
 
-Options: ``--quick`` (under 30 s), ``--with-peer``, ``--json PATH``, ``--rounds N``.
+Every process runs from a throwaway user project (``USER_PYPROJECT``), as a test suite
+would run it. Options: ``--quick`` (under 30 s), ``--with-peer``, ``--json PATH``,
+``--rounds N``.
 Nothing here is asserted by the test suite.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import gc
 import json
@@ -787,6 +790,57 @@ def write_svg(data: dict[str, Any], path: Path) -> None:
     path.write_text("\n".join(parts) + "\n")
 
 
+#: The pyproject.toml of a project that tests with cassette-mcp and has no
+#: ``[tool.cassette]``: what a replay finds above a user's test run.
+USER_PYPROJECT = """\
+[project]
+name = "app"
+version = "0.1.0"
+dependencies = ["anyio>=4"]
+
+[dependency-groups]
+test = ["pytest>=8", "cassette-mcp[http]>=0.2"]
+
+[tool.ruff]
+line-length = 100
+"""
+
+
+def _user_project(folder: Path) -> Path:
+    """``folder`` made a user's project, where every process of the suite runs: a replay reads
+    the nearest pyproject.toml, and this repository's own is cassette-mcp's (its script
+    entry ``cassette = ...`` makes a replay parse it), which no user's project is."""
+    folder.mkdir()
+    (folder / "pyproject.toml").write_text(USER_PYPROJECT)
+    return folder
+
+
+def _measure_all(
+    args: argparse.Namespace,
+    tmp: Path,
+    peer: list[str] | None,
+    sizes: list[int],
+    data: dict[str, Any],
+) -> None:
+    """Every measurement, into ``data``."""
+    notes = data["notes"]
+    _note("building synthetic cassettes ...")
+    data["scaling"] = measure_scaling(sizes, args.sample, tmp)
+    # The stdio session on a large cassette: 30,000 calls (a 100,000-call one spends
+    # ten seconds loading per session, which the in-process figures already cover).
+    big = None if args.quick else tmp / f"synthetic-{LARGE_STDIO_CALLS}.jsonl"
+    largest = max(sizes)
+    data["fast_json"] = measure_fast_json(tmp / f"synthetic-{largest}.jsonl", 3)
+    data["recorder_work"] = measure_recorder_work(200, max(3, args.rounds), tmp)
+    data["inprocess"] = measure_inprocess(tmp / "synthetic-300.jsonl", 300, args.rounds)
+    data["stdio"] = measure_stdio(args, tmp, peer, big, notes)
+    data["instructions"] = measure_instructions(tmp / "everything.jsonl", notes, args.quick)
+    _note("HTTP ...")
+    data["http"] = measure_http(args.http_requests, max(3, args.rounds))
+    _note("SSE ...")
+    data["sse"] = measure_sse(args.sse_mib, args.sse_rounds)
+
+
 def _run(args: argparse.Namespace) -> dict[str, Any]:
     notes: list[str] = []
     data: dict[str, Any] = {"notes": notes}
@@ -799,21 +853,8 @@ def _run(args: argparse.Namespace) -> dict[str, Any]:
     sizes = [300, 3000, 30_000, 100_000] if not args.quick else [300, 10_000]
     with tempfile.TemporaryDirectory(prefix="cassette-bench-") as tmp_name:
         tmp = Path(tmp_name)
-        _note("building synthetic cassettes ...")
-        data["scaling"] = measure_scaling(sizes, args.sample, tmp)
-        # The stdio session on a large cassette: 30,000 calls (a 100,000-call one spends
-        # ten seconds loading per session, which the in-process figures already cover).
-        big = None if args.quick else tmp / f"synthetic-{LARGE_STDIO_CALLS}.jsonl"
-        largest = max(sizes)
-        data["fast_json"] = measure_fast_json(tmp / f"synthetic-{largest}.jsonl", 3)
-        data["recorder_work"] = measure_recorder_work(200, max(3, args.rounds), tmp)
-        data["inprocess"] = measure_inprocess(tmp / "synthetic-300.jsonl", 300, args.rounds)
-        data["stdio"] = measure_stdio(args, tmp, peer, big, notes)
-        data["instructions"] = measure_instructions(tmp / "everything.jsonl", notes, args.quick)
-    _note("HTTP ...")
-    data["http"] = measure_http(args.http_requests, max(3, args.rounds))
-    _note("SSE ...")
-    data["sse"] = measure_sse(args.sse_mib, args.sse_rounds)
+        with contextlib.chdir(_user_project(tmp / "project")):
+            _measure_all(args, tmp, peer, sizes, data)
     if data["sse"]["httpx_sse"] is None:
         notes.append("httpx-sse not installed: SSE ratio not measured")
     if data["fast_json"]["fast_s"] is None:
