@@ -257,13 +257,16 @@ class Pushing(Eager, Protocol):
     answers from the reader's callback instead."""
 
     def push_frames(
-        self, handle: Callable[[Frame], bool] | None, idle: Callable[[], bool] | None
+        self,
+        handle: Callable[[bytes, Mapping[str, Any] | None], bool] | None,
+        idle: Callable[[], bool] | None,
     ) -> None:
         """While ``receive`` waits, give each frame read to ``handle`` on the event loop
-        (not in a task), and call ``idle`` when no more is there without waiting. Either
-        returns False to stop: the waiting ``receive`` then raises ``anyio.EndOfStream``;
-        an exception either raises is raised by the waiting ``receive``. ``None`` stops
-        the pushing."""
+        (not in a task), as a ``Frame``'s two fields, ``data`` and ``meta`` (building a
+        frozen ``Frame`` per line was 3% of a stdio call), and call ``idle`` when no more
+        is there without waiting. Either returns False to stop: the waiting ``receive``
+        then raises ``anyio.EndOfStream``; an exception either raises is raised by the
+        waiting ``receive``. ``None`` stops the pushing."""
         ...
 
 

@@ -28,7 +28,7 @@ every front without touching one. ``SessionPool`` hands out conversations to a f
 from __future__ import annotations
 
 import itertools
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 import anyio
@@ -117,12 +117,17 @@ class Conversation:
     def receive_now(self, frame: Frame) -> Reply | None:
         """``receive`` where it needs no waiting (no live fallback), else ``None``: a
         frame front calls it first, which spares it a coroutine per message."""
-        if frame.meta is not None or len(frame.data) > self.policy.max_message_bytes:
-            refused = self._oversized(frame)
+        return self.receive_data_now(frame.data, frame.meta)
+
+    def receive_data_now(self, data: bytes, meta: Mapping[str, Any] | None = None) -> Reply | None:
+        """``receive_now`` of a frame's two fields, for a ``Pushing`` stream, which hands
+        them over without building a ``Frame``."""
+        if meta is not None or len(data) > self.policy.max_message_bytes:
+            refused = self._oversized(data, meta)
             if refused is not None:
                 return refused
         if self.fallback is None:
-            return self._settle(self.responder.receive_frame(frame.data))
+            return self._settle(self.responder.receive_frame(data))
         return None
 
     def undelivered(self, server_id: object) -> Reply:
@@ -188,10 +193,10 @@ class Conversation:
 
     # -- the policy ------------------------------------------------------------------------
 
-    def _oversized(self, frame: Frame) -> Reply | None:
-        size = frame.meta.get("oversized") if frame.meta else None
-        if len(frame.data) > self.policy.max_message_bytes:
-            size = len(frame.data)
+    def _oversized(self, data: bytes, meta: Mapping[str, Any] | None) -> Reply | None:
+        size = meta.get("oversized") if meta else None
+        if len(data) > self.policy.max_message_bytes:
+            size = len(data)
         if size is None:
             return None
         text = f"cassette-mcp: a line of {size} bytes is over the size limit"

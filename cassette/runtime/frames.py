@@ -35,7 +35,8 @@ replies are let finish, then the stream is closed.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
 
 import anyio
 import anyio.abc
@@ -226,10 +227,10 @@ def _pushing(
         return None
     if conversation.fallback is not None or conversation.policy.pacing is not None:
         return None
-    receive_now = conversation.receive_now
+    receive_now = conversation.receive_data_now
 
-    def handle(frame: Frame) -> bool:
-        reply = receive_now(frame)
+    def handle(data: bytes, meta: Mapping[str, Any] | None) -> bool:
+        reply = receive_now(data, meta)
         assert reply is not None  # no fallback: answered at once
         writer.submit(reply, writes)
         return not (reply.closes or reply.drops or writer.gone)

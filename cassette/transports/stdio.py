@@ -34,11 +34,11 @@ import math
 import os
 import signal
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
 from subprocess import DEVNULL, PIPE
-from typing import ClassVar, Final
+from typing import Any, ClassVar, Final
 
 import anyio
 import anyio.abc
@@ -315,7 +315,9 @@ class StdioClientStream:
             framer.push(chunk)
 
     def push_frames(
-        self, handle: Callable[[Frame], bool] | None, idle: Callable[[], bool] | None
+        self,
+        handle: Callable[[bytes, Mapping[str, Any] | None], bool] | None,
+        idle: Callable[[], bool] | None,
     ) -> None:
         """Hand each line read while ``receive`` waits to ``handle`` (``Pushing``)."""
         if handle is None or idle is None:
@@ -330,7 +332,10 @@ class StdioClientStream:
             while True:
                 line = framer.next_ready()
                 if line is not None:
-                    if not handle(_frame(line)):
+                    if isinstance(line, Oversized):  # as _frame has it
+                        if not handle(b"", {"oversized": line.size}):
+                            return False
+                    elif not handle(line, None):
                         return False
                     continue
                 more = self._read_stdin_now()

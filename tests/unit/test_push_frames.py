@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import anyio
@@ -22,7 +22,7 @@ import pytest
 from cassette.core.model import ExitEvent
 from cassette.runtime import replay_sessions
 from cassette.runtime.frames import serve_frames
-from cassette.transport import Frame, Pushing
+from cassette.transport import Pushing
 from cassette.transports.stdio import StdioClientStream
 from tests.unit.test_replayer import req, res, tape
 
@@ -60,8 +60,9 @@ def test_frames_read_while_receive_waits_go_to_the_callback(
     seen: list[bytes] = []
     idles: list[int] = []
 
-    def handle(frame: Frame) -> bool:
-        seen.append(frame.data)
+    def handle(data: bytes, meta: Mapping[str, Any] | None) -> bool:
+        assert meta is None
+        seen.append(data)
         return len(seen) < 3
 
     def idle() -> bool:
@@ -94,8 +95,8 @@ def test_an_error_in_the_callback_is_raised_by_the_waiting_receive(
 ) -> None:
     stream, client_writes, _ = pipes
 
-    def handle(frame: Frame) -> bool:
-        raise ValueError(f"cannot take {frame.data!r}")
+    def handle(data: bytes, meta: Mapping[str, Any] | None) -> bool:
+        raise ValueError(f"cannot take {data!r}")
 
     async def main() -> None:
         stream.push_frames(handle, lambda: True)
@@ -110,6 +111,36 @@ def test_an_error_in_the_callback_is_raised_by_the_waiting_receive(
                 await stream.receive()
 
     anyio.run(main)
+
+
+def test_an_oversized_line_is_pushed_as_its_size_without_its_bytes() -> None:
+    to_us, client_writes = os.pipe()
+    client_reads, from_us = os.pipe()
+    stream = StdioClientStream(to_us, from_us, line_limit=8)
+    seen: list[tuple[bytes, Mapping[str, Any] | None]] = []
+
+    def handle(data: bytes, meta: Mapping[str, Any] | None) -> bool:
+        seen.append((data, meta))
+        return len(seen) < 2
+
+    async def main() -> None:
+        stream.push_frames(handle, lambda: True)
+        async with anyio.create_task_group() as tg:
+
+            async def write() -> None:
+                await waiting(stream)
+                os.write(client_writes, b"far too long a line\nok\n")
+
+            tg.start_soon(write)
+            with anyio.fail_after(5), pytest.raises(anyio.EndOfStream):
+                await stream.receive()
+
+    try:
+        anyio.run(main)
+    finally:
+        for fd in (to_us, client_writes, client_reads, from_us):
+            os.close(fd)
+    assert seen == [(b"", {"oversized": 20}), (b"ok\n", None)]
 
 
 def test_a_session_answered_from_the_callback_ends_where_the_recorded_server_exited(
