@@ -20,11 +20,13 @@ import attrs
 from cassette.core.limits import TooDeepError, check_depth
 
 __all__ = [
+    "SINGLE_MESSAGES",
     "Classified",
     "JSONObject",
     "Kind",
     "RawFrame",
     "classify",
+    "classify_parts",
     "classify_value",
     "dumps",
     "dumps_bytes",
@@ -127,10 +129,11 @@ class Classified:
     @property
     def is_message(self) -> bool:
         """True for a single JSON-RPC message (what a cassette stores as an object)."""
-        return self.kind in _SINGLE
+        return self.kind in SINGLE_MESSAGES
 
 
-_SINGLE: Final = frozenset({Kind.REQUEST, Kind.NOTIFICATION, Kind.RESPONSE, Kind.ERROR})
+#: The kinds of a single JSON-RPC message (``Classified.is_message``).
+SINGLE_MESSAGES: Final = frozenset({Kind.REQUEST, Kind.NOTIFICATION, Kind.RESPONSE, Kind.ERROR})
 
 
 def is_request_id(value: object) -> bool:
@@ -165,22 +168,30 @@ def is_answer(value: object) -> bool:
 
 def classify(data: bytes | str) -> Classified:
     """Decode and classify one frame; never raises."""
+    kind, value, problem, _ = classify_parts(data)
+    return Classified(kind, value, problem)
+
+
+def classify_parts(data: bytes | str) -> tuple[Kind, Any, str | None, str | None]:
+    """``classify`` as plain values, with the frame's text (``None`` when it is not
+    UTF-8): what a replay asks of every frame, without building a ``Classified`` or
+    decoding the bytes a second time (3.4 k instructions of a stdio call)."""
     try:
         check_depth(data)  # before parsing: Python's parser would recurse that deep
     except TooDeepError as exc:
-        return Classified(Kind.NOT_JSON, problem=f"JSON {exc}")
+        return Kind.NOT_JSON, None, f"JSON {exc}", None
     if isinstance(data, bytes):
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
-            return Classified(Kind.NOT_JSON)
+            return Kind.NOT_JSON, None, None, None
     else:
         text = data
     try:
         value = _decode(text)
     except (ValueError, RecursionError):
-        return Classified(Kind.NOT_JSON)
-    return Classified(classify_value(value), value)
+        return Kind.NOT_JSON, None, None, text
+    return classify_value(value), value, None, text
 
 
 def dumps(value: Any) -> str:

@@ -73,9 +73,10 @@ from cassette.core.jsonrpc import (
     METHOD_NOT_FOUND,
     PARSE_ERROR,
     REPLAY_MISS,
+    SINGLE_MESSAGES,
     JSONObject,
     Kind,
-    classify,
+    classify_parts,
     classify_value,
     error_response,
 )
@@ -434,16 +435,15 @@ class Replayer:
         """Answer one frame exactly as the client sent it (a stdio line, an HTTP body)."""
         if not data.strip():
             return Reply()  # a blank line carries no message; real servers skip it too
-        classified = classify(data)
-        if self._raws and not classified.is_message:
+        kind, value, problem, text = classify_parts(data)
+        if self._raws and kind not in SINGLE_MESSAGES:
             recorded = self._raw(data)
             if recorded is not None:
                 return recorded
-        if classified.kind is Kind.NOT_JSON:
-            text = f"Parse error: {classified.problem}" if classified.problem else "Parse error"
-            return _reply((error_response(None, PARSE_ERROR, text),))
-        raw = data if isinstance(data, str) else data.decode("utf-8", "replace")
-        return self._dispatch(classified.kind, classified.value, raw)
+        if kind is Kind.NOT_JSON or text is None:
+            why = f"Parse error: {problem}" if problem else "Parse error"
+            return _reply((error_response(None, PARSE_ERROR, why),))
+        return self._dispatch(kind, value, text)
 
     def receive(self, message: Any) -> Reply:
         """Answer one decoded client message (an object, or a batch list)."""
@@ -498,7 +498,7 @@ class Replayer:
 
     def _request(self, message: JSONObject, raw: str | None = None) -> Reply:
         method = message.get("method")
-        era = client_era(message)
+        era, capabilities = _client_facts(message, method)
         if self._groups:
             self._group_for(message, era)
         if era is not None and self.client_era is None:
@@ -506,7 +506,6 @@ class Replayer:
         if method == "logging/setLevel":  # the live choice, recorded or not
             level = _params(message).get("level")
             self._playback.log_level = level if isinstance(level, str) else None
-        capabilities = client_capabilities(message)
         if capabilities is not None:
             self._playback.capabilities = capabilities
         if self.era == "modern" and method == "initialize":
@@ -1184,6 +1183,16 @@ def _input_responses_differ(recorded: JSONObject, live: JSONObject) -> tuple[str
     if not diffs:
         return ()
     return (f"{live.get('method')}: inputResponses differ from the recording at {_where(diffs)}",)
+
+
+def _client_facts(message: JSONObject, method: object) -> tuple[Era | None, Any]:
+    """The era a request speaks and the capabilities it declares (``client_era``,
+    ``client_capabilities``): a handshake says them, other requests only in their envelope
+    (``_meta``), which most do not have, and are spared the two calls."""
+    params = message.get("params")
+    if method in HANDSHAKES or (isinstance(params, dict) and "_meta" in params):
+        return client_era(message), client_capabilities(message)
+    return None, None
 
 
 def _check_redaction(recording: Recording) -> None:
