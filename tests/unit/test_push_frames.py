@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import anyio
@@ -29,16 +29,51 @@ from tests.unit.test_replayer import req, res, tape
 pytestmark = pytest.mark.skipif(os.name == "nt", reason="pipes are polled on POSIX")
 
 
+@contextlib.contextmanager
+def _pipes(line_limit: int | None = None) -> Iterator[tuple[StdioClientStream, int, int]]:
+    to_us, client_writes = os.pipe()
+    client_reads, from_us = os.pipe()
+    stream = StdioClientStream(to_us, from_us, line_limit=line_limit)
+    try:
+        yield stream, client_writes, client_reads
+    finally:
+        for fd in (to_us, client_writes, client_reads, from_us):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
 @pytest.fixture
 def pipes() -> Iterator[tuple[StdioClientStream, int, int]]:
     """Our stream on two pipes, and the client's ends: where it writes, where it reads."""
-    to_us, client_writes = os.pipe()
-    client_reads, from_us = os.pipe()
-    stream = StdioClientStream(to_us, from_us)
-    yield stream, client_writes, client_reads
-    for fd in (to_us, client_writes, client_reads, from_us):
-        with contextlib.suppress(OSError):
-            os.close(fd)
+    with _pipes() as ends:
+        yield ends
+
+
+def _push_then_write(
+    stream: StdioClientStream,
+    client_writes: int,
+    handle: Callable[[bytes, Mapping[str, Any] | None], bool],
+    data: bytes,
+    *,
+    raised: type[BaseException],
+    match: str | None = None,
+) -> None:
+    """Push to ``handle``, write ``data`` once the reader waits, and expect the waiting
+    ``receive`` to raise ``raised``."""
+
+    async def main() -> None:
+        stream.push_frames(handle, lambda: True)
+        async with anyio.create_task_group() as tg:
+
+            async def write() -> None:
+                await waiting(stream)
+                os.write(client_writes, data)
+
+            tg.start_soon(write)
+            with anyio.fail_after(5), pytest.raises(raised, match=match):
+                await stream.receive()
+
+    anyio.run(main)
 
 
 async def waiting(stream: StdioClientStream) -> None:
@@ -98,49 +133,22 @@ def test_an_error_in_the_callback_is_raised_by_the_waiting_receive(
     def handle(data: bytes, meta: Mapping[str, Any] | None) -> bool:
         raise ValueError(f"cannot take {data!r}")
 
-    async def main() -> None:
-        stream.push_frames(handle, lambda: True)
-        async with anyio.create_task_group() as tg:
-
-            async def write() -> None:
-                await waiting(stream)
-                os.write(client_writes, b"bad\n")
-
-            tg.start_soon(write)
-            with anyio.fail_after(5), pytest.raises(ValueError, match="cannot take"):
-                await stream.receive()
-
-    anyio.run(main)
+    _push_then_write(
+        stream, client_writes, handle, b"bad\n", raised=ValueError, match="cannot take"
+    )
 
 
 def test_an_oversized_line_is_pushed_as_its_size_without_its_bytes() -> None:
-    to_us, client_writes = os.pipe()
-    client_reads, from_us = os.pipe()
-    stream = StdioClientStream(to_us, from_us, line_limit=8)
     seen: list[tuple[bytes, Mapping[str, Any] | None]] = []
 
     def handle(data: bytes, meta: Mapping[str, Any] | None) -> bool:
         seen.append((data, meta))
         return len(seen) < 2
 
-    async def main() -> None:
-        stream.push_frames(handle, lambda: True)
-        async with anyio.create_task_group() as tg:
-
-            async def write() -> None:
-                await waiting(stream)
-                os.write(client_writes, b"far too long a line\nok\n")
-
-            tg.start_soon(write)
-            with anyio.fail_after(5), pytest.raises(anyio.EndOfStream):
-                await stream.receive()
-
-    try:
-        anyio.run(main)
-    finally:
-        for fd in (to_us, client_writes, client_reads, from_us):
-            os.close(fd)
-    assert seen == [(b"", {"oversized": 20}), (b"ok\n", None)]
+    with _pipes(line_limit=8) as (stream, client_writes, _):
+        line = b"far too long a line\n"
+        _push_then_write(stream, client_writes, handle, line + b"ok\n", raised=anyio.EndOfStream)
+    assert seen == [(b"", {"oversized": len(line)}), (b"ok\n", None)]
 
 
 def test_a_session_answered_from_the_callback_ends_where_the_recorded_server_exited(
