@@ -1185,7 +1185,9 @@ def _input_responses_differ(recorded: JSONObject, live: JSONObject) -> tuple[str
     return (f"{live.get('method')}: inputResponses differ from the recording at {_where(diffs)}",)
 
 
-def _client_facts(message: JSONObject, method: object) -> tuple[Era | None, Any]:
+def _client_facts(
+    message: JSONObject, method: object
+) -> tuple[Era | None, Mapping[str, Any] | None]:
     """The era a request speaks and the capabilities it declares (``client_era``,
     ``client_capabilities``): a handshake says them, other requests only in their envelope
     (``_meta``), which most do not have, and are spared the two calls."""

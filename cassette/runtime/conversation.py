@@ -76,7 +76,7 @@ class Fallback(Protocol):
 FallbackFactory = Callable[[Emit, anyio.abc.TaskGroup], Fallback]
 
 
-@attrs.frozen(eq=False)  # compared by identity: no __eq__ to build at import
+@attrs.frozen  # a value: a deadline's key (``Deadlines`` keys by it)
 class _NoAnswer:
     """A deadline for a client request the recording never answered (server request ids
     are the server's own sequence: this keeps the two apart)."""
