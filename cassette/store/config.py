@@ -108,16 +108,18 @@ def _may_hold_table(text: str) -> bool:
     r"""False only when no TOML spelling of the key ``cassette`` is in ``text``: the word
     followed (after an optional quote and blanks) by ``.``, ``]`` or ``=``, as in
     ``[tool.cassette]``, ``[tool."cassette".redact]`` or ``cassette = {...}``. A key
-    written with escapes (``"\u0063assette"``) cannot be seen this way, so any
-    ``\u`` or ``\U`` escape in the text means: parse it."""
-    if "\\u" in text or "\\U" in text:
+    written with escapes (``"\u0063assette"``) cannot be seen this way, so any escape
+    that can spell a letter (``\u``, ``\U``, and TOML 1.1's ``\x``) means: parse it."""
+    if "\\u" in text or "\\U" in text or "\\x" in text:
         return True
     start = text.find("cassette")
     while start >= 0:
-        rest = text[start + 8 : start + 40].lstrip("\"' \t")
-        if rest[:1] in (".", "]", "="):
+        after = start + 8
+        while after < len(text) and text[after] in "\"' \t":
+            after += 1
+        if text[after : after + 1] in (".", "]", "="):
             return True
-        start = text.find("cassette", start + 8)
+        start = text.find("cassette", after)
     return False
 
 

@@ -27,6 +27,7 @@ HOLDS_THE_TABLE = [
     "[tool]\ncassette.max-depth = 12\n",
     '[tool]\n"cassette" . max-depth = 12\n',
     '[tool."\\u0063assette"]\nmax-depth = 12\n',  # an escape spells the key
+    "[tool]\ncassette" + " " * 60 + "= { max-depth = 12 }\n",  # far from its equals sign
     '[project]\ndependencies = ["cassette-mcp"]\n\n[tool.cassette.pytest]\nmode = "once"\n',
 ]
 
@@ -56,6 +57,11 @@ def test_a_project_without_the_table_is_not_parsed(tmp_path: Path, text: str) ->
     assert not config._may_hold_table(text)
     (tmp_path / "pyproject.toml").write_text(text)
     assert config.load_settings(tmp_path) == {}
+
+
+def test_an_escape_that_could_spell_the_key_means_parse() -> None:
+    # TOML 1.1 spells a byte as \xHH; whatever tomllib reads, the file is parsed
+    assert config._may_hold_table('[tool."\\x63assette"]\nmax-depth = 12\n')
 
 
 def test_a_broken_file_holding_the_table_is_one_line_naming_it(tmp_path: Path) -> None:
