@@ -16,6 +16,7 @@ from functools import cache
 from typing import Any, Final
 
 __all__ = [
+    "ENVELOPE",
     "ENV_NAME",
     "PLACEHOLDER",
     "PLACEHOLDER_PATTERN",
@@ -24,6 +25,9 @@ __all__ = [
     "is_placeholder",
 ]
 
+#: A message's own fields, which the redactor never changes (a replay gives it no message
+#: holding nothing else, such as ``notifications/initialized``).
+ENVELOPE: Final = frozenset({"jsonrpc", "id", "method"})
 PLACEHOLDER: Final = "[REDACTED]"
 #: Every placeholder this or an older version wrote (old ones carried an HMAC digest).
 #: Inside a URL's authority a placeholder is percent-encoded (``%5B...%5D``), since brackets

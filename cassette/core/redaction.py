@@ -51,6 +51,7 @@ import attrs
 
 from cassette.core.redacted import (
     ENV_NAME,
+    ENVELOPE,
     PLACEHOLDER,
     PLACEHOLDER_PATTERN,
     check_header,
@@ -91,7 +92,6 @@ __all__ = [
 ]
 
 _SCHEMA_KEYS: Final = frozenset({"inputSchema", "outputSchema", "requestedSchema"})
-_ENVELOPE: Final = frozenset({"jsonrpc", "id", "method"})  # a message's own fields
 # Values that are never worth remembering as secrets: they occur everywhere.
 _COMMON: Final = frozenset(
     {"true", "false", "null", "none", "undefined", "required", "optional", "enabled"}
@@ -395,7 +395,7 @@ class RedactionSession:
         top = path is None
         for key, item in value.items():
             kind = _KEY_KIND_SCHEMA if in_schema else _key_kind(key)
-            if (top and key in _ENVELOPE) or (binary and key == "data") or key == "blob":
+            if (top and key in ENVELOPE) or (binary and key == "data") or key == "blob":
                 out[key] = item  # a message's own fields; base64 bytes hold no text secrets
             elif kind == _KEY_KIND_PLAIN and isinstance(item, str):
                 out[key] = self.text(item)

@@ -94,7 +94,7 @@ from cassette.core.matching import (
 from cassette.core.mcp import MODERN_VERSION
 from cassette.core.model import Era, Header, Recording, era_of
 from cassette.core.playback import Paused, Playback, Played
-from cassette.core.redacted import check_header
+from cassette.core.redacted import ENVELOPE, check_header
 from cassette.core.variants import (
     HANDSHAKES,
     Fit,
@@ -469,7 +469,7 @@ class Replayer:
     def _dispatch_native(self, kind: Kind, value: Any, raw: str | None = None) -> Reply:
         if kind is Kind.REQUEST:
             return self._request(value, raw)  # redacted where it may be shown (_shown)
-        if self._literals is not None and isinstance(value, dict) and value.keys() - _ENVELOPE:
+        if self._literals is not None and isinstance(value, dict) and value.keys() - ENVELOPE:
             value, _ = self._session_redactor().message(value, None, raw)
         if kind is Kind.NOTIFICATION:
             return self._notification(value)
@@ -1168,9 +1168,6 @@ def _where(diffs: Sequence[Difference]) -> str:
     )
 
 
-#: A message's own fields, which the redactor never changes: a client message holding
-#: nothing else (``notifications/initialized``) is not given to it.
-_ENVELOPE: Final = frozenset({"jsonrpc", "id", "method"})
 _INPUTS: Final = "inputResponses"
 
 

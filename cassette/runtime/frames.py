@@ -251,7 +251,8 @@ async def _read_loop(
 ) -> None:
     """Each frame the loop reads (the ones a ``Pushing`` stream did not take) answered."""
     eager = stream if isinstance(stream, Eager) else None
-    receive_now = getattr(conversation, "receive_now", None)  # a Conversation's sync path
+    # a Conversation's sync path, as in _pushing; anything else is awaited
+    receive_now = conversation.receive_now if isinstance(conversation, Conversation) else None
     while not writer.gone:
         frame = eager.receive_ready() if eager is not None else None
         if frame is None:
