@@ -44,7 +44,7 @@ import attrs
 from cassette._origins import DEFAULT_HOST, _origins, normalize_origin
 from cassette.core.limits import DEFAULT_MAX_BYTES
 from cassette.core.model import Recording
-from cassette.core.replayer import Reply
+from cassette.core.reply import Reply
 from cassette.errors import TransportClosedError, TransportError
 
 if TYPE_CHECKING:

@@ -95,6 +95,7 @@ from cassette.core.mcp import MODERN_VERSION
 from cassette.core.model import Era, Header, Recording, era_of
 from cassette.core.playback import Paused, Playback, Played
 from cassette.core.redacted import ENVELOPE, check_header
+from cassette.core.reply import Reply, _reply
 from cassette.core.variants import (
     HANDSHAKES,
     Fit,
@@ -137,54 +138,6 @@ _GROUP_STATE = (
 
 #: notifications are matched strictly and silently, with the session's ignore rules
 STRICT = STRATEGIES["strict"]
-
-
-@attrs.define(slots=True)
-class Reply:
-    """What to send back, in order, and the miss that produced an error, if one did.
-
-    ``metas`` runs parallel to ``messages``: the transport facts each message was recorded
-    with (``None`` for messages the replay made up, such as a miss error), so a network
-    front can route it to the stream it travelled on. ``exchange`` is the recording that
-    answered, when one did; its ``meta`` and ``status`` tell a front how it was answered.
-
-    Treat it as a value (``attrs.evolve`` makes a changed copy), though it is not frozen:
-    one is built for every message a replay answers, and a frozen attrs class sets each
-    of these fourteen fields through ``object.__setattr__``, which made building it 15,000
-    instructions, a twentieth of a stdio call (4.6x what a plain slotted class costs).
-    """
-
-    messages: tuple[Any, ...] = ()
-    miss: MissReport | None = None
-    metas: tuple[Mapping[str, Any] | None, ...] = ()
-    exchange: Exchange | None = None
-    #: the live id of the client request these messages belong to (None: unrelated)
-    origin: object = None
-    #: live ids of server requests whose answers the replay now waits for
-    awaiting: tuple[object, ...] = ()
-    #: things a person should know that are not misses (a differing client answer)
-    warnings: tuple[str, ...] = ()
-    #: recorded time offsets of ``messages``, for pacing
-    times: tuple[float, ...] = ()
-    #: whether the response to ``origin`` is among ``messages`` (its HTTP stream may end)
-    responded: bool = False
-    #: the recorded time the messages follow from (the client message, or its answer)
-    since: float | None = None
-    #: more for ``origin`` follows on its own (a live server's answer, ``new_episodes``):
-    #: a front that holds the request's stream keeps it open until a reply ``responded``
-    pending: bool = False
-    #: the recording has no answer for ``origin``: the runtime starts its answer deadline,
-    #: and fails it (``Responder.give_up``) unless the client cancels it first
-    unanswered: bool = False
-    #: the recorded server exited here: the front ends the session after these messages
-    closes: bool = False
-    #: drop the client's connection here, without an answer (a fault plan's disconnect):
-    #: a frame stream closes as for ``closes``, an HTTP front cuts the request's connection
-    drops: bool = False
-
-
-def _reply(messages: Sequence[Any], metas: Sequence[Mapping[str, Any] | None] = ()) -> Reply:
-    return Reply(tuple(messages), None, tuple(metas) or (None,) * len(messages))
 
 
 @attrs.frozen(eq=False)  # compared by identity: no __eq__ to build at import
