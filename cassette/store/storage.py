@@ -23,7 +23,7 @@ import attrs
 from cassette.core._gc import paused_gc
 from cassette.core.codec import FAST_JSON_FROM, decode, decode_lines, encode_line, line_too_long
 from cassette.core.limits import line_limit
-from cassette.core.model import Era, Event, Header, MessageEvent, era_of
+from cassette.core.model import Era, Event, Header, HttpEvent, MessageEvent, RawEvent, era_of
 from cassette.errors import CassetteError, CassetteExistsError, CassetteNotFoundError
 from cassette.store.files import (
     LineTooLong,
@@ -39,7 +39,14 @@ from cassette.store.lock import FileLock
 if TYPE_CHECKING:  # the recorder is no part of reading a cassette, nor of a replay
     from cassette.core.recorder import Record
 
-__all__ = ["Cassette", "CassetteWriter", "append_events", "has_recording", "timed_after"]
+__all__ = [
+    "Cassette",
+    "CassetteWriter",
+    "append_events",
+    "has_recording",
+    "highest_numbers",
+    "timed_after",
+]
 
 
 @attrs.frozen
@@ -224,6 +231,30 @@ def append_events(path: str | os.PathLike[str], events: Sequence[Event]) -> None
             data = data[os.write(fd, data) :]
     finally:
         os.close(fd)
+
+
+def highest_numbers(path: str | os.PathLike[str]) -> tuple[int, int]:
+    """The highest stream number (``post-3``: 3) and session ordinal a cassette's events
+    use, 0 where none does, read through the codec: what an appender numbers on from.
+    The caller holds the lock, so nobody appends between this reading and its write."""
+    streams = [0]
+    sessions = [0]
+    stream: object
+    session: object
+    for event in Cassette.load(path).events:
+        if isinstance(event, HttpEvent):
+            stream, session = event.stream, event.session
+        elif isinstance(event, MessageEvent | RawEvent) and event.meta is not None:
+            stream, session = event.meta.get("stream"), event.meta.get("session")
+        else:
+            continue
+        if isinstance(stream, str):
+            number = stream.rpartition("-")[2]
+            if number.isascii() and number.isdigit():
+                streams.append(int(number))
+        if isinstance(session, int) and not isinstance(session, bool):
+            sessions.append(session)
+    return max(streams), max(sessions)
 
 
 def timed_after(events: Sequence[Event], last_t: float | None) -> Sequence[Event]:
