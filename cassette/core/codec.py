@@ -439,9 +439,12 @@ def _stamp_seq(event: Event, seq: int) -> Event:
     return event
 
 
-def decode(data: bytes, source: str) -> Decoded:
-    """Read a whole cassette from bytes; ``source`` names it in errors and warnings."""
-    return decode_lines(split_lines(data), source, fast=len(data) >= FAST_JSON_FROM)
+def decode(data: bytes, source: str, *, fast: bool | None = None) -> Decoded:
+    """Read a whole cassette from bytes; ``source`` names it in errors and warnings.
+    ``fast`` as for ``decode_lines``; ``None``: by size alone (``FAST_JSON_FROM``)."""
+    if fast is None:
+        fast = len(data) >= FAST_JSON_FROM
+    return decode_lines(split_lines(data), source, fast=fast)
 
 
 def split_lines(data: bytes) -> list[bytes]:

@@ -67,7 +67,7 @@ class Cassette:
         limit = line_limit()
         with open_regular(source, "cassette") as file, paused_gc():
             try:
-                fast = os.fstat(file.fileno()).st_size >= FAST_JSON_FROM
+                fast = _fast_json(os.fstat(file.fileno()).st_size)
                 decoded = decode_lines(bounded_lines(file, limit), source, limit, fast=fast)
             except LineTooLong as exc:
                 raise line_too_long(source, exc.line, limit) from None
@@ -80,7 +80,7 @@ class Cassette:
         """Read a cassette from its bytes; ``source`` names it in messages."""
         raw = data.encode("utf-8") if isinstance(data, str) else data
         with paused_gc():
-            decoded = decode(raw, source)
+            decoded = decode(raw, source, fast=_fast_json(len(raw)))
         return cls(decoded.header, tuple(decoded.events), source, tuple(decoded.warnings))
 
     def dumps(self) -> bytes:
@@ -118,6 +118,18 @@ class Cassette:
         for event in self.events:
             if isinstance(event, MessageEvent) and direction in (None, event.dir):
                 yield event.message
+
+
+def _fast_json(size: int) -> bool:
+    """Whether a cassette of ``size`` bytes is parsed by orjson: only a large one (importing
+    orjson costs more than it saves below ``FAST_JSON_FROM``), and only when the
+    environment's switch allows it (read here, never in the core; the settings module is
+    imported only for a cassette that large, so a replay's start-up pays nothing)."""
+    if size < FAST_JSON_FROM:
+        return False
+    from cassette.store.config import fast_json_enabled
+
+    return fast_json_enabled()
 
 
 class CassetteWriter:
