@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import BinaryIO, Final
 
 from cassette.core.codec import BOMS
-from cassette.core.limits import definitions_limit
+from cassette.core.limits import Limits, current_limits
 from cassette.errors import CassetteError, CassetteNotFoundError
 
 __all__ = [
@@ -96,12 +96,13 @@ def open_regular(path: str | os.PathLike[str], what: str = "cassette") -> Binary
         raise
 
 
-def read_definitions(path: str | os.PathLike[str], what: str) -> str:
+def read_definitions(path: str | os.PathLike[str], what: str, limits: Limits | None = None) -> str:
     """The text of a file of definitions (a mock manifest, a scenarios file), read whole:
-    a regular file, no larger than ``definitions_limit``, UTF-8 without a byte order mark.
-    Anything else is a ``CassetteError`` whose message starts with the path."""
+    a regular file, no larger than ``limits.definitions_limit`` (default: the run's
+    limits), UTF-8 without a byte order mark. Anything else is a ``CassetteError`` whose
+    message starts with the path."""
     source = os.fspath(path)
-    limit = definitions_limit()
+    limit = (current_limits() if limits is None else limits).definitions_limit
     try:
         with open_regular(source, what) as file:
             data = file.read(limit + 1)

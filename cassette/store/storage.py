@@ -22,7 +22,7 @@ import attrs
 
 from cassette.core._gc import paused_gc
 from cassette.core.codec import FAST_JSON_FROM, decode, decode_lines, encode_line, line_too_long
-from cassette.core.limits import line_limit
+from cassette.core.limits import Limits, current_limits
 from cassette.core.model import Era, Event, Header, HttpEvent, MessageEvent, RawEvent, era_of
 from cassette.errors import CassetteError, CassetteExistsError, CassetteNotFoundError
 from cassette.store.files import (
@@ -59,16 +59,18 @@ class Cassette:
     warnings: tuple[str, ...] = ()
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str]) -> Cassette:
+    def load(cls, path: str | os.PathLike[str], *, limits: Limits | None = None) -> Cassette:
         """Read a cassette file; errors name ``file:line`` (see ``codec``). Only a regular
-        file is read, one line at a time, none longer than the process's ``line_limit``
-        (``cassette.store.files`` says why)."""
+        file is read, one line at a time, none longer than ``limits.line_limit`` (default:
+        the run's limits; ``cassette.store.files`` says why)."""
         source = os.fspath(path)
-        limit = line_limit()
+        chosen = current_limits() if limits is None else limits
+        limit = chosen.line_limit
         with open_regular(source, "cassette") as file, paused_gc():
             try:
                 fast = _fast_json(os.fstat(file.fileno()).st_size)
-                decoded = decode_lines(bounded_lines(file, limit), source, limit, fast=fast)
+                lines = bounded_lines(file, limit)
+                decoded = decode_lines(lines, source, limit, fast=fast, limits=chosen)
             except LineTooLong as exc:
                 raise line_too_long(source, exc.line, limit) from None
             except OSError as exc:
@@ -76,11 +78,14 @@ class Cassette:
         return cls(decoded.header, tuple(decoded.events), source, tuple(decoded.warnings))
 
     @classmethod
-    def loads(cls, data: bytes | str, source: str = "<cassette>") -> Cassette:
-        """Read a cassette from its bytes; ``source`` names it in messages."""
+    def loads(
+        cls, data: bytes | str, source: str = "<cassette>", *, limits: Limits | None = None
+    ) -> Cassette:
+        """Read a cassette from its bytes; ``source`` names it in messages; ``limits`` as
+        for ``load``."""
         raw = data.encode("utf-8") if isinstance(data, str) else data
         with paused_gc():
-            decoded = decode(raw, source, fast=_fast_json(len(raw)))
+            decoded = decode(raw, source, fast=_fast_json(len(raw)), limits=limits)
         return cls(decoded.header, tuple(decoded.events), source, tuple(decoded.warnings))
 
     def dumps(self) -> bytes:
