@@ -29,6 +29,8 @@ def take_back(path: str | os.PathLike[str], size: int | None = None) -> None:
     """Remove the cassette at ``path`` (``size`` ``None``: the test recorded all of it), or
     cut it back to its first ``size`` bytes (the test appended the rest)."""
     target = Path(path)
+    if not target.exists():
+        return  # nothing recorded there (and no lock file, nor its folder, is made for it)
     lock = FileLock(target)
     try:
         lock.acquire(timeout=_WAIT)

@@ -15,7 +15,9 @@ test reads the source of every other module and fails on any call that writes a 
   ``TemporaryFile``, ``SpooledTemporaryFile``); a temporary *folder*
   (``TemporaryDirectory``, ``mkdtemp``) creates no file, and what is then written into
   it is held to these same rules;
-* ``shutil.copy``, ``copy2``, ``copyfile``, ``copyfileobj``, ``copytree``, ``move``.
+* ``shutil.copy``, ``copy2``, ``copyfile``, ``copyfileobj``, ``copytree``, ``move``;
+* deleting a file (``os.remove``, ``os.unlink``, ``<path>.unlink``): taking back a
+  recording is the store's too (``cassette.store.takeback``), under the cassette's lock.
 
 Printing is not writing a file: a write to the standard error stream (descriptor 2,
 ``sys.stderr``, ``sys.stderr.buffer``, ``sys.stderr.fileno()``) is how the command line
@@ -59,6 +61,8 @@ _FORBIDDEN_FUNCTIONS: Final = frozenset(
         "os.renames",
         "os.truncate",
         "os.ftruncate",
+        "os.remove",
+        "os.unlink",
         "tempfile.mkstemp",
         "tempfile.mktemp",
         "tempfile.NamedTemporaryFile",
@@ -72,7 +76,7 @@ _FORBIDDEN_FUNCTIONS: Final = frozenset(
         "shutil.move",
     }
 )
-_FORBIDDEN_METHODS: Final = frozenset({"write_text", "write_bytes", "truncate", "rename"})
+_FORBIDDEN_METHODS: Final = frozenset({"write_text", "write_bytes", "truncate", "rename", "unlink"})
 _OPENERS: Final = frozenset({"open", "io.open", "os.fdopen"})
 _MODULES: Final = ("os", "io", "shutil", "tempfile")
 
@@ -210,6 +214,8 @@ def test_only_the_store_writes_files() -> None:
         "tempfile.NamedTemporaryFile()",
         "shutil.copy(a, b)",
         "shutil.move(a, b)",
+        "os.unlink(p)",
+        "Path(p).unlink(missing_ok=True)",
         "from os import replace as swap\nswap(a, b)",
         "from tempfile import mkstemp\nmkstemp()",
     ],

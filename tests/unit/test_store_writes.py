@@ -72,6 +72,8 @@ def test_take_back_removes_or_cuts_and_ignores_a_missing_file(tmp_path: Path) ->
     take_back(recorded)
     assert not recorded.exists()
     take_back(recorded)  # nothing left: nothing to do
+    take_back(tmp_path / "gone" / "t.jsonl")
+    assert not (tmp_path / "gone").exists()  # not even a folder for its lock
     grown = tmp_path / "g.jsonl"
     grown.write_bytes(b"header\nold\nnew\n")
     take_back(grown, len(b"header\nold\n"))
