@@ -532,8 +532,9 @@ class MCPCassette:
         """The plan as a JSON file the server command's process reads (``--faults``)."""
         self._plans += 1
         path = self._side / f"faults-{self._plans}.json"
-        rules = [_rule_data(rule) for rule in plan.rules]
-        path.write_text(json.dumps({"seed": plan.seed, "fault": rules}), encoding="utf-8")
+        from cassette.store.faults import write_fault_plan
+
+        write_fault_plan(path, plan)
         return path
 
     def _hook_spec(self, hook: Callable[..., Any] | str | None) -> str | None:
@@ -682,13 +683,13 @@ class MCPCassette:
                 f"as {self._keep_source} asks"
             )
         lines = ["mcp-cassette: the test failed, so what it recorded was taken back:"]
+        from cassette.store.takeback import take_back
+
         for cassette in recorded:
-            with contextlib.suppress(FileNotFoundError):
-                Path(cassette).unlink()
+            take_back(cassette)
             lines.append(f"  - {self._shown(Path(cassette))}: removed (recorded by this test)")
         for cassette, (size, count) in grown.items():
-            with contextlib.suppress(FileNotFoundError), open(cassette, "r+b") as file:
-                file.truncate(size)
+            take_back(cassette, size)
             lines.append(f"  - {self._shown(Path(cassette))}: {count} appended episode(s) removed")
         lines.append(
             f"  Keep it with @pytest.mark.{MARKER}(record_on_failure=True), {KEEP_OPTION}, "

@@ -11,14 +11,13 @@ Order of operations, each for a reason:
   update of the same path cannot interleave with this one;
 * the file must still be the one that was verified (same size and modification time):
   if someone wrote it meanwhile, the update is refused rather than merged blindly;
-* the new bytes go to a hidden sibling (``.<name>.updating``), flushed to the disk, then
-  moved over the cassette with one ``os.replace``: a crash leaves the old file or the new
-  one, never half of each.
+* the new bytes are written by the store's one whole-file writer
+  (``cassette.store.files.write_atomic``: a hidden sibling, flushed to the disk, renamed
+  over the cassette): a crash leaves the old file or the new one, never half of each.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -28,6 +27,7 @@ import attrs
 from cassette.core.codec import encode_line
 from cassette.core.model import Event, Header
 from cassette.errors import CassetteError
+from cassette.store.files import write_atomic
 from cassette.store.lock import FileLock
 
 __all__ = ["Snapshot", "rewrite_lines"]
@@ -77,18 +77,4 @@ def _rewrite(
         if not 0 < seq < len(lines):
             raise CassetteError(f"{target}: has no line {seq + 1} to update")
         lines[seq] = encode_line(event).rstrip(b"\n")
-    _replace(target, b"\n".join(lines))
-
-
-def _replace(target: Path, data: bytes) -> None:
-    staged = target.with_name(f".{target.name}.updating")
-    try:
-        with staged.open("wb") as file:
-            file.write(data)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(staged, target)
-    except OSError as exc:
-        with contextlib.suppress(OSError):
-            staged.unlink()
-        raise CassetteError(f"{target}: cannot write the update: {exc.strerror}") from exc
+    write_atomic(target, b"\n".join(lines))

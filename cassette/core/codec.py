@@ -37,7 +37,7 @@ import attrs
 
 from cassette.core.fields import meta_problem, redaction_problem, target_problem
 from cassette.core.jsonrpc import dumps, dumps_bytes, loads
-from cassette.core.limits import TooDeepError, line_limit, max_depth
+from cassette.core.limits import Limits, TooDeepError, current_limits
 from cassette.core.model import (
     FORMAT_VERSION,
     Direction,
@@ -266,8 +266,8 @@ def _describe(exc: BaseException) -> str:
 FAST_JSON_FROM: Final = 96 * 1024
 
 
-def _parse_json(raw: bytes, source: str, lineno: int, fast: bool = True) -> Any:
-    limit = max_depth()
+def _parse_json(raw: bytes, source: str, lineno: int, fast: bool, limit: int) -> Any:
+    """One line's JSON, nested no deeper than ``limit`` levels per message."""
     try:
         # one level more than a message: the event object around it; text, not bytes,
         # takes the standard library's path (``jsonrpc.loads``)
@@ -439,9 +439,15 @@ def _stamp_seq(event: Event, seq: int) -> Event:
     return event
 
 
-def decode(data: bytes, source: str) -> Decoded:
-    """Read a whole cassette from bytes; ``source`` names it in errors and warnings."""
-    return decode_lines(split_lines(data), source, fast=len(data) >= FAST_JSON_FROM)
+def decode(
+    data: bytes, source: str, *, fast: bool | None = None, limits: Limits | None = None
+) -> Decoded:
+    """Read a whole cassette from bytes; ``source`` names it in errors and warnings.
+    ``fast`` and ``limits`` as for ``decode_lines``; ``fast`` ``None``: by size alone
+    (``FAST_JSON_FROM``)."""
+    if fast is None:
+        fast = len(data) >= FAST_JSON_FROM
+    return decode_lines(split_lines(data), source, fast=fast, limits=limits)
 
 
 def split_lines(data: bytes) -> list[bytes]:
@@ -454,7 +460,7 @@ def split_lines(data: bytes) -> list[bytes]:
     return lines
 
 
-def _first_line(raw: bytes | None, source: str, fast: bool) -> Header:
+def _first_line(raw: bytes | None, source: str, fast: bool, depth: int) -> Header:
     """The header line, or why it is not one."""
     if raw is None or not raw.strip():
         raise CassetteFormatError(source, 1, "empty cassette: no header line")
@@ -463,7 +469,7 @@ def _first_line(raw: bytes | None, source: str, fast: bool) -> Header:
             reason = f"the file {what}; a cassette is UTF-8 without one"
             raise CassetteFormatError(source, 1, reason)
     try:
-        first = _parse_json(raw, source, 1, fast)
+        first = _parse_json(raw, source, 1, fast, depth)
     except CassetteFormatError:
         if not raw.endswith(b"\n"):
             raise CassetteFormatError(
@@ -474,25 +480,34 @@ def _first_line(raw: bytes | None, source: str, fast: bool) -> Header:
 
 
 def decode_lines(
-    lines: Iterable[bytes], source: str, limit: int | None = None, *, fast: bool = True
+    lines: Iterable[bytes],
+    source: str,
+    limit: int | None = None,
+    *,
+    fast: bool = True,
+    limits: Limits | None = None,
 ) -> Decoded:
     """Read a cassette line by line (each line with its newline; only the last may lack
-    it). A line longer than ``limit`` bytes (default: ``line_limit()``) is an error naming
-    it: the reader holds one line at a time, so memory is bounded by the limit. ``fast``
-    False keeps orjson out (``FAST_JSON_FROM``); the events are the same either way."""
-    bound = line_limit() if limit is None else limit
+    it). A line longer than ``limit`` bytes (default: ``limits.line_limit``) is an error
+    naming it: the reader holds one line at a time, so memory is bounded by the limit.
+    ``limits`` (default: the run's, ``current_limits``) also bounds each message's
+    nesting. ``fast`` False keeps orjson out (``FAST_JSON_FROM``); the events are the same
+    either way."""
+    chosen = current_limits() if limits is None else limits
+    bound = chosen.line_limit if limit is None else limit
+    depth = chosen.max_depth
     warnings: list[str] = []
     events: list[Event] = []
     numbered = enumerate(lines, start=1)
     first = next(numbered, (1, None))[1]
     _check_length(first, bound, source, 1)
-    header = _first_line(first, source, fast)
+    header = _first_line(first, source, fast, depth)
     for lineno, raw in numbered:
         _check_length(raw, bound, source, lineno)
         if not raw.strip():
             continue
         try:
-            obj = _parse_json(raw, source, lineno, fast)
+            obj = _parse_json(raw, source, lineno, fast, depth)
         except CassetteFormatError:
             # One write carries a whole line and its newline, so only a write cut short by
             # a crash leaves an unterminated last line; complete JSON there is no cut-off.

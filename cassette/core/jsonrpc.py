@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import enum
 import json
-import os
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -252,29 +251,33 @@ def loads(text: str | bytes, depth_limit: int | None = None) -> Any:
 #: search: two passes in C (a regular expression cost more than orjson saved).
 _DIGITS_ONLY: Final = bytes(48 if 48 <= i <= 57 else 32 for i in range(256))
 _NINETEEN_DIGITS: Final = b"0" * 19
-_fast: list[Callable[[bytes], Any] | None] = []  # orjson.loads or None, once looked up
+_fast: list[Callable[[bytes], Any] | None] = []  # orjson.loads or None: an import, cached
 
 
 def _find_fast() -> Callable[[bytes], Any] | None:
-    """orjson's parser when the ``fast`` extra is installed and not turned off
-    (``CASSETTE_FAST_JSON=0``). orjson refuses what the standard library would give
-    differently (a lone surrogate, NaN, a number past a double), keeps the last of
-    duplicate keys at the first one's place as the standard library does (a test holds
-    that), and makes a float of a big integer: ``_NINETEEN_DIGITS`` keeps those from it."""
+    """orjson's parser when the ``fast`` extra is installed (looked up once). orjson
+    refuses what the standard library would give differently (a lone surrogate, NaN, a
+    number past a double), keeps the last of duplicate keys at the first one's place as
+    the standard library does (a test holds that), and makes a float of a big integer:
+    ``_NINETEEN_DIGITS`` keeps those from it.
+
+    Whether a cassette is parsed by it at all is the caller's choice, passed as a value:
+    the codec gives ``loads`` text, not bytes, when told not to (``fast=False``); the
+    store decides, from the cassette's size and the ``CASSETTE_FAST_JSON`` switch it reads
+    from the environment (``cassette.store.config.fast_json_enabled``)."""
     fast: Callable[[bytes], Any] | None = None
-    if os.environ.get("CASSETTE_FAST_JSON", "1") != "0":
-        try:
-            import orjson
-        except ImportError:
-            pass
-        else:
-            fast = orjson.loads
+    try:
+        import orjson
+    except ImportError:
+        pass
+    else:
+        fast = orjson.loads
     _fast[:] = [fast]
     return fast
 
 
 def fast_json() -> bool:
-    """Whether cassettes are parsed by orjson (the ``fast`` extra)."""
+    """Whether orjson is there to parse cassettes (the ``fast`` extra is installed)."""
     return (_fast[0] if _fast else _find_fast()) is not None
 
 

@@ -13,13 +13,20 @@ matching, encoding). 256 is above what the official Python SDK accepts (pydantic
 stops past 200 levels), so no message an SDK peer could exchange is refused; serde_json
 stops at 128, Go's encoding/json at 10000, JavaScript's JSON.parse only at its stack.
 
-Both limits are the process's, not a session's: every reader in the process (the
-recorder, the replayer, the fronts, the cassette and manifest readers) must agree, or a
-recorder could write a message its own reader then refuses. ``set_max_depth`` and
-``set_max_message_bytes`` change them (the command line does, from its options or the
-project's settings). A cassette line holds one message and the event around it, so a
-reader accepts ``line_limit()`` bytes per line: the size limit plus ``LINE_OVERHEAD``; it
-stops reading a longer line there, so no file can make it hold more.
+Both limits are one frozen value, ``Limits``, that travels with the work, not a setting
+of the process: every reader of one run (the recorder, the replayer, the fronts, the
+cassette and manifest readers) must agree, or a recorder could write a message its own
+reader then refuses. A caller passes it where a function takes one (``limits=``,
+``limit=``); elsewhere the readers use the run's value, carried by a context variable
+(``current_limits``): the command line sets it once from its options or the project's
+settings (``use_limits``; ``set_max_depth`` and ``set_max_message_bytes`` change one of
+the two), and the tasks and worker threads the run starts inherit it, while another run
+in the same process (a test, a library caller) keeps its own. This module reads nothing
+from the environment and holds no value a caller can change for everyone.
+
+A cassette line holds one message and the event around it, so a reader accepts
+``line_limit`` bytes per line: the size limit plus ``LINE_OVERHEAD``; it stops reading a
+longer line there, so no file can make it hold more.
 
 The depth check is cheap on the hot path: a message shorter than the limit cannot be too
 deep; otherwise two ``count`` calls (C speed) bound the depth by the number of ``[`` and
@@ -30,18 +37,23 @@ deep; otherwise two ``count`` calls (C speed) bound the depth by the number of `
 from __future__ import annotations
 
 import re
+from contextvars import ContextVar, Token
 from itertools import accumulate
 from operator import neg
+from types import MappingProxyType
 from typing import Final
 
 from cassette.errors import UsageError
 
 __all__ = [
+    "DEFAULT_LIMITS",
     "DEFAULT_MAX_BYTES",
     "DEFAULT_MAX_DEPTH",
     "LINE_OVERHEAD",
+    "Limits",
     "TooDeepError",
     "check_depth",
+    "current_limits",
     "definitions_limit",
     "line_limit",
     "max_depth",
@@ -50,6 +62,7 @@ __all__ = [
     "parse_size",
     "set_max_depth",
     "set_max_message_bytes",
+    "use_limits",
 ]
 
 DEFAULT_MAX_BYTES: Final = 64 * 1024 * 1024
@@ -58,7 +71,71 @@ DEFAULT_MAX_DEPTH: Final = 256
 #: ``t``, ``dir``, ``meta``), generously.
 LINE_OVERHEAD: Final = 64 * 1024
 
-_state = {"depth": DEFAULT_MAX_DEPTH, "bytes": DEFAULT_MAX_BYTES}
+
+class Limits:
+    """The size and depth limits of one run, as a value (frozen; compared by value).
+
+    Built once where the options are known (the command line, from its flags and the
+    project's settings) and passed down; a bad value is a ``UsageError`` saying which."""
+
+    __slots__ = ("max_depth", "max_message_bytes")
+    max_message_bytes: int
+    max_depth: int
+
+    def __init__(
+        self, max_message_bytes: int = DEFAULT_MAX_BYTES, max_depth: int = DEFAULT_MAX_DEPTH
+    ) -> None:
+        if not _whole(max_message_bytes):
+            raise UsageError(
+                f"the size limit must be a whole number of bytes, not {max_message_bytes!r}"
+            )
+        if not _whole(max_depth):
+            raise UsageError(
+                f"the nesting limit must be a whole number of at least 1, not {max_depth!r}"
+            )
+        object.__setattr__(self, "max_message_bytes", max_message_bytes)
+        object.__setattr__(self, "max_depth", max_depth)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"Limits is frozen: cannot set {name}")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Limits):
+            return NotImplemented
+        return (self.max_message_bytes, self.max_depth) == (
+            other.max_message_bytes,
+            other.max_depth,
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.max_message_bytes, self.max_depth))
+
+    def __repr__(self) -> str:
+        return f"Limits(max_message_bytes={self.max_message_bytes}, max_depth={self.max_depth})"
+
+    @property
+    def line_limit(self) -> int:
+        """The longest cassette line a reader accepts: one message and its event's fields."""
+        return self.max_message_bytes + LINE_OVERHEAD
+
+    @property
+    def definitions_limit(self) -> int:
+        """The size limit for a file of definitions (a mock manifest, a scenarios file):
+        the message size limit, but never below the default. Such a file holds many
+        answers, not one message, so lowering the message limit to refuse large client
+        messages must not refuse the file that answers them; it is still read whole, so it
+        is bounded."""
+        return max(self.max_message_bytes, DEFAULT_MAX_BYTES)
+
+
+def _whole(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+
+
+#: The defaults, as a value.
+DEFAULT_LIMITS: Final = Limits()
+#: The run's limits, for the readers no caller hands a value (see the module docstring).
+_CURRENT: Final[ContextVar[Limits]] = ContextVar("cassette_limits", default=DEFAULT_LIMITS)
 
 
 class TooDeepError(ValueError):
@@ -69,41 +146,46 @@ class TooDeepError(ValueError):
         self.limit = limit
 
 
+def current_limits() -> Limits:
+    """The limits of the run this code is part of (the defaults unless it set others)."""
+    return _CURRENT.get()
+
+
+def use_limits(limits: Limits) -> Token[Limits]:
+    """Make ``limits`` the run's: for the rest of this context and every task and worker
+    thread it starts. Returns the token that puts the previous ones back
+    (``ContextVar.reset``), for a caller that runs more than one thing."""
+    return _CURRENT.set(limits)
+
+
 def max_depth() -> int:
-    """The process's nesting limit for JSON from outside."""
-    return _state["depth"]
+    """The run's nesting limit for JSON from outside."""
+    return _CURRENT.get().max_depth
 
 
 def max_message_bytes() -> int:
-    """The process's size limit for one message from outside (a line, a body, a file)."""
-    return _state["bytes"]
+    """The run's size limit for one message from outside (a line, a body, a file)."""
+    return _CURRENT.get().max_message_bytes
 
 
 def definitions_limit() -> int:
-    """The size limit for a file of definitions (a mock manifest, a scenarios file): the
-    message size limit, but never below the default. Such a file holds many answers, not
-    one message, so lowering the message limit to refuse large client messages must not
-    refuse the file that answers them; it is still read whole, so it is bounded."""
-    return max(_state["bytes"], DEFAULT_MAX_BYTES)
+    """The run's size limit for a file of definitions (``Limits.definitions_limit``)."""
+    return _CURRENT.get().definitions_limit
 
 
 def line_limit() -> int:
-    """The longest cassette line a reader accepts: one message and its event's fields."""
-    return _state["bytes"] + LINE_OVERHEAD
+    """The longest cassette line the run's readers accept (``Limits.line_limit``)."""
+    return _CURRENT.get().line_limit
 
 
 def set_max_message_bytes(limit: int) -> None:
-    """Change the size limit for the whole process (see the module docstring)."""
-    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-        raise UsageError(f"the size limit must be a whole number of bytes, not {limit!r}")
-    _state["bytes"] = limit
+    """Change the run's size limit (``use_limits`` with only that changed)."""
+    _CURRENT.set(Limits(limit, _CURRENT.get().max_depth))
 
 
 def set_max_depth(limit: int) -> None:
-    """Change the nesting limit for the whole process (see the module docstring)."""
-    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-        raise UsageError(f"the nesting limit must be a whole number of at least 1, not {limit!r}")
-    _state["depth"] = limit
+    """Change the run's nesting limit (``use_limits`` with only that changed)."""
+    _CURRENT.set(Limits(_CURRENT.get().max_message_bytes, limit))
 
 
 _KEEP: Final = b'[]{}"'
@@ -163,8 +245,9 @@ def _bracket_depth(brackets: bytes) -> int:
 
 def check_depth(data: bytes | str, limit: int | None = None) -> None:
     """Raise ``TooDeepError`` when ``data`` nests deeper than ``limit`` (default: the
-    process's). Costs two ``count`` calls unless the data has more brackets than that."""
-    bound = _state["depth"] if limit is None else limit
+    run's, ``current_limits``). Costs two ``count`` calls unless the data has more brackets
+    than that."""
+    bound = _CURRENT.get().max_depth if limit is None else limit
     if len(data) <= bound:
         return  # too short to hold more than ``bound`` opening brackets
     if isinstance(data, str):
@@ -176,7 +259,7 @@ def check_depth(data: bytes | str, limit: int | None = None) -> None:
 
 
 _SIZE: Final = re.compile(r"\s*(\d+)\s*([kmg]i?b?|b)?\s*", re.IGNORECASE)
-_UNITS: Final = {"": 1, "b": 1, "k": 1000, "m": 1000**2, "g": 1000**3}
+_UNITS: Final = MappingProxyType({"": 1, "b": 1, "k": 1000, "m": 1000**2, "g": 1000**3})
 
 
 def parse_size(text: str | int) -> int:

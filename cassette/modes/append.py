@@ -6,30 +6,26 @@ numbered streams and sessions: each POST becomes the file's next ``post-N`` and 
 the next session ordinal, *read off the file under the lock at the moment of the write*,
 since another process may have appended since this one loaded the cassette. So two
 extenders of one cassette never share a stream name or a session ordinal, and the file
-reads as a recording with more client sessions in it.
+reads as a recording with more client sessions in it. The file is read through the codec
+(``cassette.store.storage.highest_numbers``), as events, never scanned as bytes: a
+message that quotes a stream name cannot move the numbering.
 """
 
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Final, Protocol
+from typing import Any, Protocol
 
 import anyio
 import attrs
 
 from cassette.core.model import Event, HttpEvent, MessageEvent, RawEvent, era_of
 from cassette.store.lock import FileLock
-from cassette.store.storage import Cassette, append_events
+from cassette.store.storage import Cassette, append_events, highest_numbers
 
 __all__ = ["Appender", "Leg", "renumbered"]
-
-# Every stream name and session ordinal in a cassette line (keys as the codec writes them);
-# a match inside a message only raises the maximum, which is harmless.
-_STREAM_NUMBER: Final = re.compile(rb'"stream":"[a-z]+-(\d+)"')
-_SESSION_NUMBER: Final = re.compile(rb'"session":(\d+)')
 
 
 class Leg(Protocol):
@@ -68,12 +64,10 @@ class Appender:
     def _numbered(self, events: list[Event], leg: Leg) -> list[Event]:
         """Local stream names become the file's next ``post-N``, read under the lock (another
         process may have appended since); a legacy leg keeps one session ordinal."""
-        data = self.path.read_bytes()
-        first = max((int(n) for n in _STREAM_NUMBER.findall(data)), default=0) + 1
+        stream, session = highest_numbers(self.path)
         if leg.ordinal is None and not self.modern:
-            sessions = _SESSION_NUMBER.findall(data)
-            leg.ordinal = max((int(n) for n in sessions), default=0) + 1
-        return renumbered(events, first, leg.ordinal)
+            leg.ordinal = session + 1
+        return renumbered(events, stream + 1, leg.ordinal)
 
 
 def renumbered(events: list[Event], first: int, session: int | None) -> list[Event]:

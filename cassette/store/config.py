@@ -63,6 +63,22 @@ def find_pyproject(start: Path | None = None) -> Path | None:
     return None
 
 
+def fast_json_enabled(environ: Mapping[str, str] | None = None) -> bool:
+    """Whether cassettes may be parsed by orjson: the ``CASSETTE_FAST_JSON`` switch (``0``
+    turns it off, for this process and the replays it starts, which inherit it), read
+    here at the edge and passed to the codec as a value; the core reads no environment."""
+    env = os.environ if environ is None else environ
+    return env.get("CASSETTE_FAST_JSON", "1") != "0"
+
+
+def fast_json(environ: Mapping[str, str] | None = None) -> bool:
+    """Whether large cassettes are parsed by orjson: the extra installed and not turned
+    off (``fast_json_enabled``)."""
+    from cassette.core.jsonrpc import fast_json as installed
+
+    return fast_json_enabled(environ) and installed()
+
+
 def load_settings(start: Path | None = None) -> dict[str, Any]:
     """``[tool.cassette]`` of the nearest pyproject.toml, or ``{}`` (a copy: the caller's
     to change)."""

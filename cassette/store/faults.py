@@ -14,6 +14,9 @@ A plan file is what ``cassette replay --faults FILE`` and the pytest marker's
 The values and what they mean are ``cassette.core.faults``; docs/faults.md is the guide.
 A mistake in a rule is reported at the line of its ``[[fault]]`` header (TOML) or of its
 opening brace (JSON), so a person goes straight to it.
+
+``write_fault_plan`` writes a plan as the JSON file ``load_fault_plan`` reads: how the
+pytest plugin hands a test's plan to a server command it starts (``--faults FILE``).
 """
 
 from __future__ import annotations
@@ -27,8 +30,9 @@ from typing import Any, Final
 
 from cassette.core.faults import FaultPlan
 from cassette.errors import CassetteNotFoundError, UsageError
+from cassette.store.files import write_atomic
 
-__all__ = ["load_fault_plan"]
+__all__ = ["load_fault_plan", "write_fault_plan"]
 
 _TABLE: Final = re.compile(rb"^[ \t]*\[\[[ \t]*faults?[ \t]*\]\]", re.MULTILINE)
 _RULE_NUMBER: Final = re.compile(r"^fault (\d+): ")
@@ -49,6 +53,16 @@ def load_fault_plan(path: str | os.PathLike[str]) -> FaultPlan:
         return FaultPlan.from_data(data)
     except UsageError as exc:
         raise UsageError(f"{shown}:{_line_of(str(exc), raw, shown)}: {exc}") from None
+
+
+def write_fault_plan(path: str | os.PathLike[str], plan: FaultPlan) -> None:
+    """Write ``plan`` to ``path`` as JSON (a rule's unset fields left out), whole or not at
+    all; a scratch file read at once by another process, so not flushed to the disk."""
+    import attrs
+
+    rules = [{k: v for k, v in attrs.asdict(rule).items() if v is not None} for rule in plan.rules]
+    data = json.dumps({"seed": plan.seed, "fault": rules})
+    write_atomic(path, data.encode("utf-8"), durable=False)
 
 
 def _decode(shown: str, raw: bytes) -> Any:

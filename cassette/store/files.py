@@ -13,9 +13,10 @@ links, a folder, a sparse file of a gigabyte of zeros with no newline. So:
 * ``bounded_lines`` reads a line at a time and never more than ``limit`` bytes of one
   (``readline`` with a size, in C), so a file without newlines costs the limit, not the
   file;
-* ``write_atomic`` writes a derived file (a manifest, an HTML page, a redacted copy)
-  beside its destination and renames it into place, so a failure half-way (a full disk,
-  a crash) leaves the old file or none, never a truncated one.
+* ``write_atomic`` writes a whole file (a cassette, an updated cassette, a manifest, an
+  HTML page, a redacted copy) beside its destination, flushes it, and renames it into
+  place, so a failure half-way (a full disk, a crash, a power cut) leaves the old file or
+  none, never a truncated one.
 
 Every failure is a ``CassetteError`` (``CassetteNotFoundError`` for a missing file) whose
 message starts with the path: the command line prints it as its one line.
@@ -27,12 +28,13 @@ import contextlib
 import errno
 import os
 import stat
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO, Final
 
 from cassette.core.codec import BOMS
-from cassette.core.limits import definitions_limit
+from cassette.core.limits import Limits, current_limits
 from cassette.errors import CassetteError, CassetteNotFoundError
 
 __all__ = [
@@ -94,12 +96,13 @@ def open_regular(path: str | os.PathLike[str], what: str = "cassette") -> Binary
         raise
 
 
-def read_definitions(path: str | os.PathLike[str], what: str) -> str:
+def read_definitions(path: str | os.PathLike[str], what: str, limits: Limits | None = None) -> str:
     """The text of a file of definitions (a mock manifest, a scenarios file), read whole:
-    a regular file, no larger than ``definitions_limit``, UTF-8 without a byte order mark.
-    Anything else is a ``CassetteError`` whose message starts with the path."""
+    a regular file, no larger than ``limits.definitions_limit`` (default: the run's
+    limits), UTF-8 without a byte order mark. Anything else is a ``CassetteError`` whose
+    message starts with the path."""
     source = os.fspath(path)
-    limit = definitions_limit()
+    limit = (current_limits() if limits is None else limits).definitions_limit
     try:
         with open_regular(source, what) as file:
             data = file.read(limit + 1)
@@ -172,8 +175,14 @@ def make_parent(target: Path) -> None:
         raise CassetteError(f"{target}: cannot create it: {describe_os_error(exc)}") from exc
 
 
-def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
+def write_atomic(path: str | os.PathLike[str], data: bytes, *, durable: bool = True) -> None:
     """Write ``data`` to ``path`` all at once: beside it first, then renamed over it.
+
+    The one whole-file writer: every file we replace (a cassette, an updated cassette, a
+    derived file) goes through it. ``durable`` (the default) flushes the new file to the
+    disk before the rename and the folder after it, so a power cut leaves the old file or
+    the new one, never an empty one; a scratch file another process reads at once (a
+    fault plan handed to a server command) skips the flushes.
 
     Raises ``CassetteError`` naming ``path`` and the reason (a full disk, a folder in the
     way, a path through a file); the destination is then as it was."""
@@ -193,9 +202,28 @@ def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as file:
             file.write(data)
+            if durable:
+                file.flush()
+                os.fsync(file.fileno())
         os.chmod(temporary, mode)
         os.replace(temporary, target)
     except OSError as exc:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise CassetteError(f"{target}: cannot write: {describe_os_error(exc)}") from exc
+    if durable:
+        _sync_folder(target.parent)
+
+
+def _sync_folder(folder: Path) -> None:
+    """Flush a folder's entries (the rename just made) to the disk. POSIX only: Windows
+    cannot open a folder, and its rename is already durable once ``MoveFileEx`` returns.
+    A file system that refuses (some network mounts) is no error: the rename happened."""
+    if sys.platform == "win32":
+        return
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)

@@ -22,8 +22,8 @@ import attrs
 
 from cassette.core._gc import paused_gc
 from cassette.core.codec import FAST_JSON_FROM, decode, decode_lines, encode_line, line_too_long
-from cassette.core.limits import line_limit
-from cassette.core.model import Era, Event, Header, MessageEvent, era_of
+from cassette.core.limits import Limits, current_limits
+from cassette.core.model import Era, Event, Header, HttpEvent, MessageEvent, RawEvent, era_of
 from cassette.errors import CassetteError, CassetteExistsError, CassetteNotFoundError
 from cassette.store.files import (
     LineTooLong,
@@ -39,7 +39,14 @@ from cassette.store.lock import FileLock
 if TYPE_CHECKING:  # the recorder is no part of reading a cassette, nor of a replay
     from cassette.core.recorder import Record
 
-__all__ = ["Cassette", "CassetteWriter", "append_events", "has_recording", "timed_after"]
+__all__ = [
+    "Cassette",
+    "CassetteWriter",
+    "append_events",
+    "has_recording",
+    "highest_numbers",
+    "timed_after",
+]
 
 
 @attrs.frozen
@@ -52,16 +59,18 @@ class Cassette:
     warnings: tuple[str, ...] = ()
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str]) -> Cassette:
+    def load(cls, path: str | os.PathLike[str], *, limits: Limits | None = None) -> Cassette:
         """Read a cassette file; errors name ``file:line`` (see ``codec``). Only a regular
-        file is read, one line at a time, none longer than the process's ``line_limit``
-        (``cassette.store.files`` says why)."""
+        file is read, one line at a time, none longer than ``limits.line_limit`` (default:
+        the run's limits; ``cassette.store.files`` says why)."""
         source = os.fspath(path)
-        limit = line_limit()
+        chosen = current_limits() if limits is None else limits
+        limit = chosen.line_limit
         with open_regular(source, "cassette") as file, paused_gc():
             try:
-                fast = os.fstat(file.fileno()).st_size >= FAST_JSON_FROM
-                decoded = decode_lines(bounded_lines(file, limit), source, limit, fast=fast)
+                fast = _fast_json(os.fstat(file.fileno()).st_size)
+                lines = bounded_lines(file, limit)
+                decoded = decode_lines(lines, source, limit, fast=fast, limits=chosen)
             except LineTooLong as exc:
                 raise line_too_long(source, exc.line, limit) from None
             except OSError as exc:
@@ -69,11 +78,14 @@ class Cassette:
         return cls(decoded.header, tuple(decoded.events), source, tuple(decoded.warnings))
 
     @classmethod
-    def loads(cls, data: bytes | str, source: str = "<cassette>") -> Cassette:
-        """Read a cassette from its bytes; ``source`` names it in messages."""
+    def loads(
+        cls, data: bytes | str, source: str = "<cassette>", *, limits: Limits | None = None
+    ) -> Cassette:
+        """Read a cassette from its bytes; ``source`` names it in messages; ``limits`` as
+        for ``load``."""
         raw = data.encode("utf-8") if isinstance(data, str) else data
         with paused_gc():
-            decoded = decode(raw, source)
+            decoded = decode(raw, source, fast=_fast_json(len(raw)), limits=limits)
         return cls(decoded.header, tuple(decoded.events), source, tuple(decoded.warnings))
 
     def dumps(self) -> bytes:
@@ -111,6 +123,18 @@ class Cassette:
         for event in self.events:
             if isinstance(event, MessageEvent) and direction in (None, event.dir):
                 yield event.message
+
+
+def _fast_json(size: int) -> bool:
+    """Whether a cassette of ``size`` bytes is parsed by orjson: only a large one (importing
+    orjson costs more than it saves below ``FAST_JSON_FROM``), and only when the
+    environment's switch allows it (read here, never in the core; the settings module is
+    imported only for a cassette that large, so a replay's start-up pays nothing)."""
+    if size < FAST_JSON_FROM:
+        return False
+    from cassette.store.config import fast_json_enabled
+
+    return fast_json_enabled()
 
 
 class CassetteWriter:
@@ -224,6 +248,30 @@ def append_events(path: str | os.PathLike[str], events: Sequence[Event]) -> None
             data = data[os.write(fd, data) :]
     finally:
         os.close(fd)
+
+
+def highest_numbers(path: str | os.PathLike[str]) -> tuple[int, int]:
+    """The highest stream number (``post-3``: 3) and session ordinal a cassette's events
+    use, 0 where none does, read through the codec: what an appender numbers on from.
+    The caller holds the lock, so nobody appends between this reading and its write."""
+    streams = [0]
+    sessions = [0]
+    stream: object
+    session: object
+    for event in Cassette.load(path).events:
+        if isinstance(event, HttpEvent):
+            stream, session = event.stream, event.session
+        elif isinstance(event, MessageEvent | RawEvent) and event.meta is not None:
+            stream, session = event.meta.get("stream"), event.meta.get("session")
+        else:
+            continue
+        if isinstance(stream, str):
+            number = stream.rpartition("-")[2]
+            if number.isascii() and number.isdigit():
+                streams.append(int(number))
+        if isinstance(session, int) and not isinstance(session, bool):
+            sessions.append(session)
+    return max(streams), max(sessions)
 
 
 def timed_after(events: Sequence[Event], last_t: float | None) -> Sequence[Event]:

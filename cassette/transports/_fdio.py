@@ -10,11 +10,13 @@ for a regular file that never blocks, to a plain read.
 Non-blocking mode belongs to the open file description, which other processes may share,
 so it is restored on close. stdout is left blocking (and written from a thread) when
 stderr shares its pipe, because Python's own stderr writes do not expect ``EAGAIN``.
+
+What is specific to asyncio (a descriptor kept registered with its loop) is
+``cassette.transports._asyncio_backend``, the one module that imports asyncio.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import socket
@@ -27,9 +29,11 @@ import anyio
 import anyio.lowlevel
 import anyio.to_thread
 
+from cassette.transports._asyncio_backend import LoopReads, running_loop
+
 __all__ = ["FdReader", "FdWriter", "unread_counter"]
 
-_CHUNK: Final = 1 << 16
+_CHUNK: Final = LoopReads.chunk_size
 Mode = Literal["poll", "thread", "direct"]
 
 
@@ -68,7 +72,7 @@ class _Fd:
                 os.set_blocking(self.fd, self._was_blocking)
 
 
-class FdReader(_Fd):
+class FdReader(_Fd, LoopReads):
     """Reads chunks from a descriptor; ``b""`` means end of file.
 
     On asyncio the descriptor stays registered with the event loop from one wait to the
@@ -77,8 +81,8 @@ class FdReader(_Fd):
     descriptor (two ``epoll_ctl`` calls, an event, a cancel scope) on every wait. The
     callback reads only while a task waits; called with none (the client wrote while we
     were busy) it unregisters, so a level-triggered loop does not call it again on every
-    iteration, and the next wait registers afresh. Other backends use
-    ``anyio.wait_readable``.
+    iteration, and the next wait registers afresh (``LoopReads``, in the asyncio
+    backend). Other backends use ``anyio.wait_readable``.
     """
 
     def __init__(self, fd: int) -> None:
@@ -89,14 +93,9 @@ class FdReader(_Fd):
         else:
             mode = "thread"
         super().__init__(fd, mode)
-        self._loop: asyncio.AbstractEventLoop | None = None  # where fd is registered
-        self._waiter: asyncio.Future[bytes] | None = None  # the task waiting for a chunk
-        self._pending: asyncio.Future[bytes] | None = None  # read for a waiter cancelled
+        self._init_loop_reads()
         self._empty = False  # read_now just found nothing: read need not try again first
         self._available = _available_counter(fd) if mode == "poll" else None
-        #: takes each chunk read while a task waits, on the event loop (``Pushing``):
-        #: False ends the wait with ``anyio.EndOfStream``
-        self.on_chunk: Callable[[bytes], bool] | None = None
 
     def read_now(self) -> bytes | None:
         """A chunk that can be read without waiting, or ``None`` when reading would wait,
@@ -129,7 +128,7 @@ class FdReader(_Fd):
                     return os.read(self.fd, _CHUNK)
             except BlockingIOError:
                 pass
-            loop = _running_asyncio_loop()
+            loop = running_loop()
             if loop is not None:
                 return await self._read_on(loop)
             while True:
@@ -142,54 +141,6 @@ class FdReader(_Fd):
             await anyio.lowlevel.checkpoint()
             return os.read(self.fd, _CHUNK)
         return await anyio.to_thread.run_sync(os.read, self.fd, _CHUNK, abandon_on_cancel=True)
-
-    async def _read_on(self, loop: asyncio.AbstractEventLoop) -> bytes:
-        """The next chunk, read by ``_on_readable`` when the loop finds fd readable."""
-        if sys.platform == "win32":  # ``read`` takes this path on POSIX only
-            raise NotImplementedError("add_reader needs a selector event loop")
-        if self._loop is not loop:
-            self._unregister()
-            loop.add_reader(self.fd, self._on_readable)
-            self._loop = loop
-        waiter: asyncio.Future[bytes] = loop.create_future()
-        self._waiter = waiter
-        try:
-            return await waiter
-        except BaseException:
-            # Cancelled after the chunk was read for us: the next read returns it.
-            if waiter.done() and not waiter.cancelled():
-                self._pending = waiter
-            raise
-        finally:
-            self._waiter = None
-
-    def _on_readable(self) -> None:
-        waiter = self._waiter
-        if waiter is None or waiter.done():
-            self._unregister()
-            return
-        try:
-            chunk = os.read(self.fd, _CHUNK)
-        except BlockingIOError:
-            return  # a readiness the waiting task already consumed
-        except OSError as exc:
-            waiter.set_exception(exc)
-            return
-        if chunk and self.on_chunk is not None:
-            try:
-                going = self.on_chunk(chunk)
-            except Exception as exc:  # the waiting task raises it, as from its own read
-                waiter.set_exception(exc)
-                return
-            if not going:
-                waiter.set_exception(anyio.EndOfStream())
-            return  # the chunk was taken: the task goes on waiting
-        waiter.set_result(chunk)
-
-    def _unregister(self) -> None:
-        loop, self._loop = self._loop, None
-        if loop is not None and not loop.is_closed():
-            loop.remove_reader(self.fd)
 
     def restore(self) -> None:
         self._unregister()
@@ -225,14 +176,6 @@ def _int_ioctl(fd: int, request: int) -> Callable[[], int | None]:
         return answer[0]
 
     return ask
-
-
-def _running_asyncio_loop() -> asyncio.AbstractEventLoop | None:
-    """The running asyncio loop, when the current backend is asyncio."""
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:
-        return None
 
 
 def _family(fd: int) -> int | None:

@@ -169,9 +169,65 @@ def test_a_small_cassette_is_read_without_it(tmp_path: Path, fast_calls: list[by
 
 
 def test_it_can_be_turned_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the switch is read at the edge, by the store (the core reads no environment)
+    from cassette.store import config
+
     monkeypatch.setattr(jsonrpc, "_fast", [])
     monkeypatch.setenv("CASSETTE_FAST_JSON", "0")
-    assert not jsonrpc.fast_json()
+    assert not config.fast_json()
     monkeypatch.setattr(jsonrpc, "_fast", [])
     monkeypatch.delenv("CASSETTE_FAST_JSON")
-    assert jsonrpc.fast_json()
+    assert config.fast_json()
+
+
+def test_turned_off_a_large_cassette_is_read_without_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fast_calls: list[bytes]
+) -> None:
+    from cassette import Cassette
+
+    tape = _large_cassette(tmp_path)
+    monkeypatch.setenv("CASSETTE_FAST_JSON", "0")
+    Cassette.load(tape)
+    Cassette.loads(tape.read_bytes())
+    assert fast_calls == []
+    monkeypatch.delenv("CASSETTE_FAST_JSON")
+    Cassette.load(tape)
+    assert fast_calls
+
+
+def test_turned_off_a_replay_process_never_imports_it(tmp_path: Path) -> None:
+    """The switch reaches a process the environment is inherited by (a replay a client
+    starts), through the store, which reads it when it loads the cassette."""
+    import os
+    import subprocess
+    import sys
+
+    tape = _large_cassette(tmp_path)
+    probe = (
+        "import sys; from cassette import Cassette; Cassette.load(sys.argv[1]); "
+        "print('orjson' in sys.modules)"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for switch, imported in (("0", "False"), ("1", "True")):
+        env["CASSETTE_FAST_JSON"] = switch
+        done = subprocess.run(
+            [sys.executable, "-c", probe, str(tape)],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=60,
+        )
+        assert done.stdout.strip() == imported, done.stderr
+
+
+def test_the_core_reads_no_environment() -> None:
+    import ast
+
+    readers = [
+        f"{path.relative_to(ROOT)}:{node.lineno}"
+        for path in sorted((ROOT / "cassette" / "core").rglob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Attribute) and node.attr in ("environ", "getenv", "environb")
+    ]
+    assert readers == []
