@@ -792,21 +792,28 @@ class _HttpFront:
 
     async def _serve(self, *, task_status: TaskStatus[str]) -> None:
         from cassette.errors import FaultExit
-        from cassette.modes.runner import Report, run_http
+        from cassette.modes.runner import ModeOptions, Report, run_mode
+        from cassette.runtime.conversation import DeliveryPolicy
+        from cassette.transport import ServeOptions, Target
 
-        try:
-            await run_http(
-                self.path,
-                self.upstream,
-                choice=self.owner.choice,
-                strategy=self.owner.strategy,
-                report=Report(self.owner._report, self.path),
-                on_ready=task_status.started,
-                on_info=self.info.append,
-                ignore=self.owner.ignore,
+        options = ModeOptions(
+            target=Target(url=self.upstream),
+            transport="streamable-http",
+            front="streamable-http",
+            strategy=self.owner.strategy,
+            listen=ServeOptions(on_ready=task_status.started),
+            policy=DeliveryPolicy(
+                on_warning=lambda text: self.info.append(f"warning: {text}"),
                 faults=self.plan,
                 on_fault=self.info.append,
-                before_record=self.hook,
+            ),
+            ignore=tuple(self.owner.ignore),
+            before_record=self.hook,
+        )
+        report = Report(self.owner._report, self.path)
+        try:
+            await run_mode(
+                self.path, self.owner.choice, options, report=report, on_info=self.info.append
             )
         except FaultExit as exc:  # the plan stopped the front, as it was asked to
             self.info.append(str(exc))

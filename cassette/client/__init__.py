@@ -18,8 +18,8 @@ The functions that talk to servers are ``async`` (anyio: asyncio or trio)::
     report.assert_ok()                                               # AssertionError + diff
 
 * ``load_scenarios`` / ``loads_scenarios``: a checked ``ScenarioFile`` (docs/scenarios.md);
-* ``record_scenarios`` / ``record_scenario``: run scenarios in a record mode (default
-  ``all``), a ``ScenarioResult`` with a ``StepResult`` per step;
+* ``record_scenarios`` / ``record_scenario``: run scenarios as a ``ScenarioOptions`` says
+  (a record mode, default ``all``), a ``ScenarioResult`` with a ``StepResult`` per step;
 * ``verify``: a ``VerifyReport`` of ``Verdict`` values; ``update=True`` writes the drift
   into the cassette; ``Ignores`` says what to leave out;
 * ``snapshot``: verify, record when missing, update under ``all`` (what the pytest
@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from cassette.client.drift import verify
     from cassette.client.record import (
         RecordTuning,
+        ScenarioOptions,
         ScenarioResult,
         record_scenario,
         record_scenarios,
@@ -65,6 +66,7 @@ _LAZY: dict[str, str] = {
     "record_variant": "cassette.client.variants",
     "Ignores": "cassette.client.compare",
     "RecordTuning": "cassette.client.record",
+    "ScenarioOptions": "cassette.client.record",
     "ScenarioResult": "cassette.client.record",
     "record_scenario": "cassette.client.record",
     "record_scenarios": "cassette.client.record",
@@ -90,6 +92,7 @@ __all__ = [
     "RecordTuning",
     "Scenario",
     "ScenarioFile",
+    "ScenarioOptions",
     "ScenarioResult",
     "ServerTarget",
     "Step",

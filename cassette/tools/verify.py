@@ -17,6 +17,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+import attrs
+
 from cassette.client.compare import Ignores, classify
 from cassette.client.connection import closed_errors
 from cassette.client.drift import Progress, verify
@@ -25,11 +27,13 @@ from cassette.client.snapshots import project_ignores
 from cassette.client.target import ServerTarget
 from cassette.core.urls import check_http_url
 from cassette.errors import CassetteError, TransportError, UsageError
+from cassette.runtime.keywords import deprecated_keywords
 from cassette.store.storage import Cassette
 from cassette.tools._common import emit
 
 __all__ = [
     "Verdict",
+    "VerifyOptions",
     "VerifyReport",
     "classify",
     "main",
@@ -67,32 +71,51 @@ def terminal_progress(stream: Any = None) -> Progress | None:
     return draw
 
 
+@attrs.frozen(kw_only=True)
+class VerifyOptions:
+    """How ``verify_cassette`` verifies: against ``upstream`` (a URL, reached with
+    ``transport``: streamable HTTP unless it says ``sse``) when no command is given,
+    leaving out what ``ignores`` says, each request allowed ``time_limit`` seconds,
+    ``progress`` told how far it is, and with ``update`` the drift written into TAPE."""
+
+    upstream: str | None = None
+    transport: str | None = None
+    ignores: Ignores = Ignores()
+    time_limit: float = 30.0
+    progress: Progress | None = None
+    update: bool = False
+
+
 async def verify_cassette(
     tape: Cassette | str | os.PathLike[str],
     command: Sequence[str | os.PathLike[str]] | None = None,
-    *,
-    upstream: str | None = None,
-    ignore: Sequence[str] = (),
-    ignore_keys: Sequence[str] = (),
-    time_limit: float = 30.0,
-    progress: Progress | None = None,
-    transport: str | None = None,
-    update: bool = False,
+    options: VerifyOptions = VerifyOptions(),
+    **legacy: Any,
 ) -> list[Verdict]:
-    """Re-fire the recorded client requests at ``command`` (stdio) or ``upstream`` (a URL,
-    streamable HTTP unless ``transport`` says ``sse``) and classify every answer; the
-    verdicts (``cassette.client.drift.verify`` gives the whole report)."""
-    if (command is None) == (upstream is None):
+    """Re-fire the recorded client requests at ``command`` (stdio) or ``options.upstream``
+    and classify every answer; the verdicts (``cassette.client.drift.verify`` gives the
+    whole report). The keyword options of earlier releases (``upstream=``, ``ignore=``,
+    ...) still work, with a ``DeprecationWarning``."""
+    deprecated_keywords(
+        "verify_cassette",
+        "verify_cassette(tape, command, VerifyOptions(upstream=..., ignores=Ignores(...), ...))",
+        legacy,
+        ("upstream", "ignore", "ignore_keys", "time_limit", "progress", "transport", "update"),
+    )
+    if legacy:
+        ignores = Ignores(legacy.pop("ignore", ()), legacy.pop("ignore_keys", ()))
+        options = attrs.evolve(options, ignores=ignores, **legacy)
+    if (command is None) == (options.upstream is None):
         raise UsageError("verify needs either a server command (-- COMMAND) or --upstream URL")
     argv = tuple(os.fspath(arg) for arg in command or ())
-    server = ServerTarget(command=argv, url=upstream, transport=transport)
+    server = ServerTarget(command=argv, url=options.upstream, transport=options.transport)
     report = await verify(
         tape,
         server,
-        ignores=Ignores(ignore, ignore_keys),
-        time_limit=time_limit,
-        progress=progress,
-        update=update,
+        ignores=options.ignores,
+        time_limit=options.time_limit,
+        progress=options.progress,
+        update=options.update,
     )
     return list(report.verdicts)
 
