@@ -25,7 +25,7 @@ from typing import Any
 
 from cassette.client.compare import Ignores
 from cassette.client.drift import verify
-from cassette.client.record import record_scenario
+from cassette.client.record import ScenarioOptions, record_scenario
 from cassette.client.report import VerifyReport
 from cassette.client.scenarios import Scenario, ScenarioFile
 from cassette.client.target import ServerTarget
@@ -102,9 +102,10 @@ async def _missing(
         raise UsageError(
             f"{tape}: the cassette of scenario {chosen.name!r} is named {chosen.name}.jsonl"
         )
-    result = await record_scenario(
-        file, chosen, choice=ModeChoice("once", choice.source), output=tape.parent, environ=environ
+    options = ScenarioOptions(
+        choice=ModeChoice("once", choice.source), output=tape.parent, environ=environ
     )
+    result = await record_scenario(file, chosen, options)
     lines = result.lines()
     return VerifyReport(
         str(tape), recorded=True, problems=tuple(lines[:-1]), note=lines[-1].partition(": ")[2]

@@ -25,7 +25,7 @@ from typing import Any, Final
 
 import attrs
 
-from cassette.client.record import RecordTuning, reachable, record_scenario
+from cassette.client.record import RecordTuning, ScenarioOptions, reachable, record_scenario
 from cassette.client.scenarios import Answers, Scenario, ScenarioFile, Step
 from cassette.client.target import ServerTarget
 from cassette.core.jsonrpc import METHOD_NOT_FOUND
@@ -261,13 +261,10 @@ async def _record(
         file = _scenario_file(
             client, chosen, era, server=server, scratch=Path(scratch), step_seconds=step_seconds
         )
-        result = await record_scenario(
-            file,
-            file.scenarios[0],
-            choice=ModeChoice("all", "cassette variant"),
-            tuning=tuning,
-            on_info=on_info,
+        options = ScenarioOptions(
+            choice=ModeChoice("all", "cassette variant"), tuning=tuning, on_info=on_info
         )
+        result = await record_scenario(file, file.scenarios[0], options)
         if result.error:
             return VariantResult(chosen.name, error=result.error)
         recorded = Cassette.load(result.cassette)

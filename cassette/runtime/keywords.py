@@ -16,7 +16,8 @@ from collections.abc import Collection, Mapping
 __all__ = ["DEPRECATED", "deprecated_keywords"]
 
 #: what every such warning starts with, so a test suite can make exactly these errors
-DEPRECATED = "cassette: the keyword form"
+#: (``-W "error:cassette keyword form:DeprecationWarning"``)
+DEPRECATED = "cassette keyword form"
 
 
 def deprecated_keywords(
