@@ -120,11 +120,12 @@ class HttpFront:
             self.options.policy, on_warning=lambda text: info(f"warning: {text}"), on_fault=info
         )
         listen = ServeOptions(on_ready=task_status.started)
-        options = attrs.evolve(self.options, listen=listen, policy=policy)
+        report = Report(self.report, self.path)
+        options = attrs.evolve(
+            self.options, listen=listen, policy=policy, report=report, on_info=info
+        )
         try:
-            await run_mode(
-                self.path, self.choice, options, report=Report(self.report, self.path), on_info=info
-            )
+            await run_mode(self.path, self.choice, options)
         except FaultExit as exc:  # the plan stopped the front, as it was asked to
             info(str(exc))
 

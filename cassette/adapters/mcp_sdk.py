@@ -291,7 +291,8 @@ def cassette_transport(
             strategy=strategy,
             passthrough_stderr=False,
             policy=DeliveryPolicy(on_miss=transport._miss, on_warning=warn),
+            on_info=on_info,
         )
-        return await run_mode(path, choice, options, client=side, on_info=on_info)
+        return await run_mode(path, choice, options, client=side)
 
     return CassetteTransport(run)

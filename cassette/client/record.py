@@ -307,7 +307,7 @@ class _Ready:
 async def _serve_until_cancelled(
     path: Path, choice: ModeChoice, options: ModeOptions, on_info: Info | None
 ) -> None:
-    await run_mode(path, choice, options, on_info=on_info)
+    await run_mode(path, choice, attrs.evolve(options, on_info=on_info))
 
 
 async def _run_client_side(
@@ -317,7 +317,7 @@ async def _run_client_side(
     stream: FrameStream,
     on_info: Info | None,
 ) -> None:
-    await run_mode(path, choice, options, client=stream, on_info=on_info)
+    await run_mode(path, choice, attrs.evolve(options, on_info=on_info), client=stream)
 
 
 async def record_scenarios(

@@ -109,6 +109,7 @@ class ModeOptions:
     ``redactor`` is what a fresh recording redacts with (an extension redacts what it
     appends as the cassette's header says). ``policy`` is how replies are delivered; its
     ``on_miss`` is the runner's to set (each miss also goes to the report).
+    ``report``, ``on_info`` and ``on_finish`` are the caller's channels (below).
     """
 
     target: Target
@@ -128,6 +129,12 @@ class ModeOptions:
     before_record: BeforeRecord | None = None
     #: an extension's fresh server first gets the session's earlier requests (``--prime``)
     prime: bool = False
+    #: the side channel a supervising process reads (``--report FILE``; none by default)
+    report: Report | None = None
+    #: hears what the mode does, for a person (``recording X``, ``appended ...``)
+    on_info: Info | None = None
+    #: hears each replay result as it is known (a network front: when it stops)
+    on_finish: Callable[[ReplayResult], None] | None = None
 
 
 @attrs.frozen
@@ -311,14 +318,21 @@ async def run_mode(
     options: ModeOptions,
     *,
     client: FrameStream | None = None,
-    report: Report | None = None,
-    on_info: Info | None = None,
-    on_finish: Callable[[ReplayResult], None] | None = None,
+    **legacy: Any,
 ) -> ModeResult:
-    """One serving in ``choice``'s mode. ``client`` is a harness's stream (the session is
-    then that one client, whatever ``options.front`` says); ``on_finish`` hears each
-    replay result as it is known (a network front: when it stops)."""
-    run = _Run(path, choice, report, on_info)
+    """One serving in ``choice``'s mode, as ``options`` say. ``client`` is a harness's
+    stream (the session is then that one client, whatever ``options.front`` says). The
+    keyword options of earlier releases (``report=``, ``on_info=``, ``on_finish=``) still
+    work, with a ``DeprecationWarning``."""
+    deprecated_keywords(
+        "run_mode",
+        "run_mode(path, choice, ModeOptions(report=..., on_info=..., on_finish=...))",
+        legacy,
+        ("report", "on_info", "on_finish"),
+    )
+    options = attrs.evolve(options, **legacy)
+    on_finish = options.on_finish
+    run = _Run(path, choice, options.report, options.on_info)
     try:
         action, lock = await decide(run.path, choice, run.info)
         if action is Action.MISSING:
@@ -501,7 +515,8 @@ async def run_stdio(
     target = Target(command=tuple(os.fspath(arg) for arg in command))
     report, on_info = legacy.pop("report", None), legacy.pop("on_info", None)
     options = _mode_options(target, on_info, legacy)
-    return await run_mode(path, choice, options, client=client, report=report, on_info=on_info)
+    options = attrs.evolve(options, report=report, on_info=on_info)
+    return await run_mode(path, choice, options, client=client)
 
 
 async def run_http(
@@ -516,7 +531,7 @@ async def run_http(
     deprecated_keywords(
         "run_http",
         "run_mode(path, choice, ModeOptions(target=Target(url=...), front=..., "
-        "listen=ServeOptions(...), policy=DeliveryPolicy(...)), on_finish=...)",
+        "listen=ServeOptions(...), policy=DeliveryPolicy(...), on_finish=...))",
         legacy,
         (*_RUN_KEYWORDS, *listening, "on_finish", "faults", "on_fault", "before_record"),
     )
@@ -527,11 +542,10 @@ async def run_http(
     options = _mode_options(Target(url=upstream), on_info, legacy)
     if options.policy.max_message_bytes != listen.max_message_bytes:
         listen = attrs.evolve(listen, max_message_bytes=options.policy.max_message_bytes)
-    options = attrs.evolve(options, front=transport, listen=listen)
-    result = await run_mode(
-        path, choice, options, report=report, on_info=on_info, on_finish=on_finish
+    options = attrs.evolve(
+        options, front=transport, listen=listen, report=report, on_info=on_info, on_finish=on_finish
     )
-    return result.action
+    return (await run_mode(path, choice, options)).action
 
 
 def _mode_options(target: Target, on_info: Info | None, legacy: dict[str, Any]) -> ModeOptions:

@@ -32,6 +32,7 @@ KEYWORD_FORMS = {
     "serve_replay": {"options"},
     "run_stdio": {"choice", "client"},
     "run_http": {"choice"},
+    "run_mode": {"client"},
     "serve_mock": {"options"},
     "record_scenario": {"options"},
     "record_scenarios": {"options"},
@@ -143,6 +144,26 @@ def test_verify_cassette_maps_its_keywords_onto_the_value() -> None:
     with (
         pytest.warns(DeprecationWarning, match=r"VerifyOptions"),
         pytest.raises(UsageError, match="needs either a server command"),
+    ):
+        anyio.run(go)
+
+
+def test_run_mode_takes_its_channels_from_the_options_or_warns(tmp_path: Path) -> None:
+    from cassette.errors import CassetteNotFoundError
+    from cassette.modes.policy import ModeChoice
+    from cassette.modes.runner import ModeOptions, run_mode
+    from cassette.transport import Target
+
+    told: list[str] = []
+    options = ModeOptions(target=Target(command=("server",)), redactor=None)
+    missing = tmp_path / "missing.jsonl"
+
+    async def go() -> None:
+        await run_mode(missing, ModeChoice("none"), options, on_info=told.append)
+
+    with (
+        pytest.warns(DeprecationWarning, match=r"run_mode\(on_info=.*ModeOptions"),
+        pytest.raises(CassetteNotFoundError),
     ):
         anyio.run(go)
 
