@@ -47,17 +47,11 @@ async def snapshot_in(
     ignore_keys: Sequence[str],
     seconds: float,
 ) -> VerifyReport:
-    from cassette.client.snapshots import project_ignores, snapshot
+    from cassette.client.snapshots import SnapshotOptions, project_ignores, snapshot
 
     ignores = project_ignores().merged(ignore, ignore_keys)
-    return await snapshot(
-        plan.path,
-        choice,
-        plan.server,
-        scenario=plan.scenario,
-        ignores=ignores,
-        time_limit=seconds,
-    )
+    options = SnapshotOptions(scenario=plan.scenario, ignores=ignores, time_limit=seconds)
+    return await snapshot(plan.path, choice, plan.server, options)
 
 
 def in_thread(func: Callable[[], Awaitable[Any]]) -> Any:

@@ -21,7 +21,7 @@ import attrs
 
 from cassette.client.compare import Ignores, classify
 from cassette.client.connection import closed_errors
-from cassette.client.drift import Progress, verify
+from cassette.client.drift import Progress, VerifyOptions, verify
 from cassette.client.report import Verdict, VerifyReport, render
 from cassette.client.snapshots import project_ignores
 from cassette.client.target import ServerTarget
@@ -71,52 +71,37 @@ def terminal_progress(stream: Any = None) -> Progress | None:
     return draw
 
 
-@attrs.frozen(kw_only=True)
-class VerifyOptions:
-    """How ``verify_cassette`` verifies: against ``upstream`` (a URL, reached with
-    ``transport``: streamable HTTP unless it says ``sse``) when no command is given,
-    leaving out what ``ignores`` says, each request allowed ``time_limit`` seconds,
-    ``progress`` told how far it is, and with ``update`` the drift written into TAPE."""
-
-    upstream: str | None = None
-    transport: str | None = None
-    ignores: Ignores = Ignores()
-    time_limit: float = 30.0
-    progress: Progress | None = None
-    update: bool = False
-
-
 async def verify_cassette(
     tape: Cassette | str | os.PathLike[str],
-    command: Sequence[str | os.PathLike[str]] | None = None,
+    command: Sequence[str | os.PathLike[str]] | ServerTarget | None = None,
     options: VerifyOptions = VerifyOptions(),
     **legacy: Any,
 ) -> list[Verdict]:
-    """Re-fire the recorded client requests at ``command`` (stdio) or ``options.upstream``
-    and classify every answer; the verdicts (``cassette.client.drift.verify`` gives the
-    whole report). The keyword options of earlier releases (``upstream=``, ``ignore=``,
-    ...) still work, with a ``DeprecationWarning``."""
+    """Re-fire the recorded client requests at ``command`` (a stdio server's command
+    line, or a ``ServerTarget``: ``ServerTarget(url=URL)`` for streamable HTTP, with
+    ``transport="sse"`` for legacy SSE) and classify every answer, as ``options`` say; the
+    verdicts (``cassette.client.drift.verify`` gives the whole report). The keyword
+    options of earlier releases (``upstream=``, ``ignore=``, ...) still work, with a
+    ``DeprecationWarning``."""
     deprecated_keywords(
         "verify_cassette",
-        "verify_cassette(tape, command, VerifyOptions(upstream=..., ignores=Ignores(...), ...))",
+        "verify_cassette(tape, ServerTarget(url=..., transport=...), "
+        "VerifyOptions(ignores=Ignores(...), ...))",
         legacy,
         ("upstream", "ignore", "ignore_keys", "time_limit", "progress", "transport", "update"),
     )
-    if legacy:
+    upstream, transport = legacy.pop("upstream", None), legacy.pop("transport", None)
+    if legacy.keys() & {"ignore", "ignore_keys"}:
         ignores = Ignores(legacy.pop("ignore", ()), legacy.pop("ignore_keys", ()))
-        options = attrs.evolve(options, ignores=ignores, **legacy)
-    if (command is None) == (options.upstream is None):
-        raise UsageError("verify needs either a server command (-- COMMAND) or --upstream URL")
-    argv = tuple(os.fspath(arg) for arg in command or ())
-    server = ServerTarget(command=argv, url=options.upstream, transport=options.transport)
-    report = await verify(
-        tape,
-        server,
-        ignores=options.ignores,
-        time_limit=options.time_limit,
-        progress=options.progress,
-        update=options.update,
-    )
+        options = attrs.evolve(options, ignores=ignores)
+    options = attrs.evolve(options, **legacy)
+    server = command
+    if not isinstance(server, ServerTarget):
+        if (server is None) == (upstream is None):
+            raise UsageError("verify needs either a server command (-- COMMAND) or --upstream URL")
+        argv = tuple(os.fspath(arg) for arg in server or ())
+        server = ServerTarget(command=argv, url=upstream, transport=transport)
+    report = await verify(tape, server, options)
     return list(report.verdicts)
 
 
@@ -220,10 +205,12 @@ def main(args: argparse.Namespace) -> int:
             lambda: verify(
                 cassette,
                 server,
-                ignores=ignores,
-                time_limit=args.timeout,
-                update=args.update,
-                progress=terminal_progress(),
+                VerifyOptions(
+                    ignores=ignores,
+                    time_limit=args.timeout,
+                    update=args.update,
+                    progress=terminal_progress(),
+                ),
             )
         )
     except Exception as raised:

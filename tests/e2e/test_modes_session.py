@@ -66,9 +66,9 @@ def session(
                         policy=DeliveryPolicy(
                             on_warning=lambda text: infos.append(f"warning: {text}")
                         ),
+                        on_info=infos.append,
                     ),
                     client=end,
-                    on_info=infos.append,
                 )
             )
 

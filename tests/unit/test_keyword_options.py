@@ -38,7 +38,12 @@ KEYWORD_FORMS = {
     "record_scenarios": {"options"},
     "verify_cassette": {"options"},
     "Extension": {"options"},
+    "verify": {"options"},
+    "snapshot": {"options"},
+    "record_variant": {"options"},
 }
+#: methods of the same names that are no keyword forms (``mcp_cassette.verify(...)``)
+NOT_KEYWORD_FORMS = {"verify"}
 
 
 def tape() -> Cassette:
@@ -215,6 +220,8 @@ def _keyword_calls(path: Path) -> list[str]:
         if isinstance(func, ast.Name) and func.id == "partial" and node.args:
             func = node.args[0]  # functools.partial(replay, on_miss=...)
         name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+        if isinstance(func, ast.Attribute) and name in NOT_KEYWORD_FORMS:
+            continue
         allowed = KEYWORD_FORMS.get(name or "")
         if allowed is None:
             continue
