@@ -201,6 +201,7 @@ def replay_transport(
     mid-session.
     """
     from cassette.core.replayer import Replayer
+    from cassette.runtime.conversation import DeliveryPolicy
     from cassette.runtime.serve import replay
 
     tape = _load(cassette)
@@ -209,7 +210,8 @@ def replay_transport(
     chosen = strategy or (stored if isinstance(stored, str) else None) or "default"
 
     async def run(side: FrameStream, transport: CassetteTransport) -> Any:
-        return await replay(side, Replayer(tape, chosen), on_miss=transport._miss, faults=plan)
+        policy = DeliveryPolicy(on_miss=transport._miss, faults=plan)
+        return await replay(side, Replayer(tape, chosen), policy)
 
     return CassetteTransport(run)
 
@@ -239,18 +241,20 @@ def record_transport(
 
     Like ``cassette record``: a non-empty ``path`` is refused unless ``overwrite``.
     """
-    from cassette.runtime.record import record
+    from cassette.runtime.record import RecordConfig, record_session
+    from cassette.transport import Target
+
+    target = Target(command=tuple(command))
 
     async def run(side: FrameStream, _transport: CassetteTransport) -> Any:
-        return await record(
-            command,
-            path,
-            client=side,
+        config = RecordConfig(
+            path=path,
             transport=transport,
             overwrite=overwrite,
             strategy=strategy,
             passthrough_stderr=False,
         )
+        return await record_session(target, config, side)
 
     return CassetteTransport(run)
 
@@ -268,8 +272,10 @@ def cassette_transport(
     The mode is ``mode``, else ``MCP_CASSETTE_MODE``, else ``once``. Under ``none`` a
     missing cassette fails here, naming the path and the mode, and nothing is started.
     """
-    from cassette.modes.runner import run_stdio
+    from cassette.modes.runner import ModeOptions, run_mode
+    from cassette.runtime.conversation import DeliveryPolicy
     from cassette.store.storage import has_recording
+    from cassette.transport import Target
 
     choice: ModeChoice = resolve_mode(("mode=", mode), env_value())
     if choice.mode == "none" and not has_recording(path):
@@ -279,15 +285,14 @@ def cassette_transport(
         raise CassetteNotFoundError(missing_cassette_message(path, choice))
 
     async def run(side: FrameStream, transport: CassetteTransport) -> Any:
-        return await run_stdio(
-            path,
-            command,
-            choice=choice,
-            client=side,
+        warn = None if on_info is None else (lambda text: on_info(f"warning: {text}"))
+        options = ModeOptions(
+            target=Target(command=tuple(command)),
             strategy=strategy,
-            on_miss=transport._miss,
-            on_info=on_info,
             passthrough_stderr=False,
+            policy=DeliveryPolicy(on_miss=transport._miss, on_warning=warn),
+            on_info=on_info,
         )
+        return await run_mode(path, choice, options, client=side)
 
     return CassetteTransport(run)

@@ -51,10 +51,12 @@ def _behaviour(args: argparse.Namespace) -> list[str]:
 
 
 def _serve(args: argparse.Namespace, manifest: dict[str, object]) -> int:
-    from cassette.mock.serve import check_front, serve_mock
+    from cassette.core.limits import DEFAULT_MAX_BYTES
+    from cassette.mock.serve import MockOptions, check_front, serve_mock
     from cassette.mock.server import MockServer
-    from cassette.runtime.conversation import ReplayResult
+    from cassette.runtime.conversation import DeliveryPolicy, ReplayResult
     from cassette.tools.distill import counts
+    from cassette.transport import ServeOptions
 
     max_message_bytes = apply_limits(args)
     plan = None
@@ -84,20 +86,25 @@ def _serve(args: argparse.Namespace, manifest: dict[str, object]) -> int:
             err(result.summary)
         outcome[:] = [EXIT_MISSES if result.misses else 0]
 
-    async def go() -> int:
-        await serve_mock(
-            server,
-            front=args.front,
+    options = MockOptions(
+        front=args.front,
+        listen=ServeOptions(
             host=args.host,
             port=args.port,
             on_ready=serving_on(path, quiet=args.quiet),
-            on_miss=lambda text: err(f"miss: {text}"),
-            on_finish=finished,
-            max_message_bytes=max_message_bytes,
             allowed_origins=origins,
+        ),
+        policy=DeliveryPolicy(
+            on_miss=lambda text: err(f"miss: {text}"),
+            max_message_bytes=max_message_bytes or DEFAULT_MAX_BYTES,
             faults=plan,
             on_fault=lambda text: err(f"fault: {text}"),
-        )
+        ),
+        on_finish=finished,
+    )
+
+    async def go() -> int:
+        await serve_mock(server, options)
         return outcome[0] if outcome else 0
 
     return run_async(go, outcome)

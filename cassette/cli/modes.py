@@ -163,6 +163,8 @@ def run_in_mode(
     On stdio the session ends when the client leaves. A ``network`` front (a recording
     proxy or a replay front for an upstream URL) runs until stopped, which is its
     normal end: its exit code is then decided by what it served."""
+    import attrs
+
     from cassette.modes.runner import run_mode
     from cassette.runtime.conversation import ReplayResult
     from cassette.store.report import Report
@@ -177,14 +179,13 @@ def run_in_mode(
     async def go() -> int:
         if network:
             outcome.append(0)  # stopping is how a proxy or a front ends
-        result = await run_mode(
-            tape,
-            choice,
+        channels = attrs.evolve(
             options,
             report=Report(report, tape),
             on_info=err,
             on_finish=finished if network else None,
         )
+        result = await run_mode(tape, choice, channels)
         if not network and result.summary:
             err(result.summary)
         return outcome[0] if network else exit_for(result)

@@ -66,7 +66,13 @@ def _choice(args: argparse.Namespace, paths: list[Path]) -> ModeChoice:
 
 def run_scenarios(args: argparse.Namespace) -> int:
     """The ``record --scenarios`` command."""
-    from cassette.client.record import RecordTuning, project_redactor, record_scenarios
+    from cassette.client.record import (
+        RecordTuning,
+        ScenarioOptions,
+        ScenarioResult,
+        project_redactor,
+        record_scenarios,
+    )
     from cassette.client.scenarios import load_scenarios
 
     _check(args)
@@ -93,18 +99,13 @@ def run_scenarios(args: argparse.Namespace) -> int:
     )
     failed: list[bool] = []
 
-    def told(result: object) -> None:
-        from cassette.client.record import ScenarioResult
-
-        assert isinstance(result, ScenarioResult)
+    def told(result: ScenarioResult) -> None:
         for line in result.lines():
             err(line)
         failed.append(not result.ok)
 
     async def go() -> int:
-        await record_scenarios(
-            file,
-            [s.name for s in chosen],
+        options = ScenarioOptions(
             choice=choice,
             output=output,
             tuning=tuning,
@@ -112,6 +113,7 @@ def run_scenarios(args: argparse.Namespace) -> int:
             on_warning=lambda text: err(f"warning: {text}"),
             on_result=told,
         )
+        await record_scenarios(file, [s.name for s in chosen], options)
         return 1 if any(failed) else 0
 
     return run_async(go)

@@ -123,27 +123,24 @@ def _redactor(args: argparse.Namespace, header: Any) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     from cassette.client.record import RecordTuning
-    from cassette.client.variants import VariantResult, record_variant
+    from cassette.client.variants import VariantOptions, VariantResult, record_variant
     from cassette.store.storage import Cassette
 
     header = Cassette.load(args.tape).header
     server = _server(args, header)
     tuning = RecordTuning(redactor=_redactor(args, header))
-    answers = _answers(args.answers)
+    options = VariantOptions(
+        tuning=tuning,
+        step_seconds=args.timeout,
+        replace=args.replace,
+        answers=_answers(args.answers),
+    )
     results: list[VariantResult] = []
 
     async def go() -> int:
         for name in dict.fromkeys(args.profiles):
             err(f"recording variant {name} of {args.tape} against {server.describe()}")
-            found = await record_variant(
-                args.tape,
-                name,
-                server,
-                tuning=tuning,
-                step_seconds=args.timeout,
-                replace=args.replace,
-                answers=answers,
-            )
+            found = await record_variant(args.tape, name, server, options)
             results.append(found)
             _tell(found, os.fspath(args.tape))
         return 0

@@ -18,10 +18,10 @@ The functions that talk to servers are ``async`` (anyio: asyncio or trio)::
     report.assert_ok()                                               # AssertionError + diff
 
 * ``load_scenarios`` / ``loads_scenarios``: a checked ``ScenarioFile`` (docs/scenarios.md);
-* ``record_scenarios`` / ``record_scenario``: run scenarios in a record mode (default
-  ``all``), a ``ScenarioResult`` with a ``StepResult`` per step;
-* ``verify``: a ``VerifyReport`` of ``Verdict`` values; ``update=True`` writes the drift
-  into the cassette; ``Ignores`` says what to leave out;
+* ``record_scenarios`` / ``record_scenario``: run scenarios as a ``ScenarioOptions`` says
+  (a record mode, default ``all``), a ``ScenarioResult`` with a ``StepResult`` per step;
+* ``verify``: a ``VerifyReport`` of ``Verdict`` values, as a ``VerifyOptions`` says
+  (``update=True`` writes the drift into the cassette; ``Ignores`` says what to leave out);
 * ``snapshot``: verify, record when missing, update under ``all`` (what the pytest
   fixture's ``verify`` runs);
 * ``record_variant``: a cassette's session again as another client (``PROFILES``), appended
@@ -38,9 +38,10 @@ from cassette._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from cassette.client.compare import Ignores
-    from cassette.client.drift import verify
+    from cassette.client.drift import VerifyOptions, verify
     from cassette.client.record import (
         RecordTuning,
+        ScenarioOptions,
         ScenarioResult,
         record_scenario,
         record_scenarios,
@@ -54,17 +55,19 @@ if TYPE_CHECKING:
         load_scenarios,
         loads_scenarios,
     )
-    from cassette.client.snapshots import project_ignores, snapshot
+    from cassette.client.snapshots import SnapshotOptions, project_ignores, snapshot
     from cassette.client.steps import StepResult
     from cassette.client.target import ServerTarget
-    from cassette.client.variants import PROFILES, VariantResult, record_variant
+    from cassette.client.variants import PROFILES, VariantOptions, VariantResult, record_variant
 
 _LAZY: dict[str, str] = {
     "PROFILES": "cassette.client.variants",
+    "VariantOptions": "cassette.client.variants",
     "VariantResult": "cassette.client.variants",
     "record_variant": "cassette.client.variants",
     "Ignores": "cassette.client.compare",
     "RecordTuning": "cassette.client.record",
+    "ScenarioOptions": "cassette.client.record",
     "ScenarioResult": "cassette.client.record",
     "record_scenario": "cassette.client.record",
     "record_scenarios": "cassette.client.record",
@@ -78,9 +81,11 @@ _LAZY: dict[str, str] = {
     "loads_scenarios": "cassette.client.scenarios",
     "project_ignores": "cassette.client.snapshots",
     "snapshot": "cassette.client.snapshots",
+    "SnapshotOptions": "cassette.client.snapshots",
     "StepResult": "cassette.client.steps",
     "ServerTarget": "cassette.client.target",
     "verify": "cassette.client.drift",
+    "VerifyOptions": "cassette.client.drift",
 }
 
 __all__ = [
@@ -90,12 +95,16 @@ __all__ = [
     "RecordTuning",
     "Scenario",
     "ScenarioFile",
+    "ScenarioOptions",
     "ScenarioResult",
     "ServerTarget",
+    "SnapshotOptions",
     "Step",
     "StepResult",
+    "VariantOptions",
     "VariantResult",
     "Verdict",
+    "VerifyOptions",
     "VerifyReport",
     "load_scenarios",
     "loads_scenarios",

@@ -62,10 +62,11 @@ from cassette.core.redaction import RedactionSession, Redactor
 from cassette.core.variants import split
 from cassette.core.wildcards import mask_like
 from cassette.errors import ReplayMiss, TransportError
+from cassette.runtime.keywords import deprecated_keywords
 from cassette.store.storage import Cassette
 from cassette.transport import ConnectOptions
 
-__all__ = ["Progress", "plan", "verify"]
+__all__ = ["Progress", "VerifyOptions", "plan", "verify"]
 
 _HANDSHAKE: Final = frozenset({"initialize"})
 #: The error a server gets for a question the cassette cannot answer (a replay's miss code).
@@ -73,6 +74,18 @@ NO_RECORDING: Final = -32099
 
 #: ``progress(done, total)``, called after each compared request
 Progress = Callable[[int, int], None]
+
+
+@attrs.frozen(kw_only=True)
+class VerifyOptions:
+    """How ``verify`` compares: what it leaves out (``ignores``), the seconds each
+    request may take (``time_limit``), whether the drift is written into the cassette
+    (``update``), and who hears how far it is (``progress``)."""
+
+    ignores: Ignores = Ignores()
+    time_limit: float = 30.0
+    update: bool = False
+    progress: Progress | None = None
 
 
 def plan(cassette: Cassette) -> tuple[list[Exchange], Exchange | None, int]:
@@ -281,18 +294,27 @@ def _subject(request: JSONObject) -> tuple[str, str]:
 async def verify(
     tape: Cassette | str | os.PathLike[str],
     server: ServerTarget | Sequence[str] | str,
-    *,
-    ignores: Ignores = Ignores(),
-    time_limit: float = 30.0,
-    update: bool = False,
-    progress: Progress | None = None,
+    options: VerifyOptions = VerifyOptions(),
+    **legacy: Any,
 ) -> VerifyReport:
     """Re-fire the recorded client requests at ``server`` (a ``ServerTarget``, a command
     line, or a streamable-HTTP URL) in the recorded era, classify every answer, and with
-    ``update`` write the drift into the cassette (see the module docstring)."""
+    ``options.update`` write the drift into the cassette (see the module docstring). The
+    keyword options of earlier releases (``ignores=``, ``update=``, ...) still work, with
+    a ``DeprecationWarning``."""
     import anyio
 
     from cassette.registry import get_connector
+
+    deprecated_keywords(
+        "verify",
+        "verify(tape, server, VerifyOptions(ignores=..., update=...))",
+        legacy,
+        attrs.fields_dict(VerifyOptions),
+    )
+    options = attrs.evolve(options, **legacy)
+    ignores, time_limit, update = options.ignores, options.time_limit, options.update
+    progress = options.progress
 
     if not isinstance(server, ServerTarget):
         server = ServerTarget.of(server)

@@ -37,11 +37,13 @@ from cassette.errors import TransportError
 from cassette.modes.policy import Action, ModeChoice, plan
 from cassette.modes.runner import ModeOptions, run_mode
 from cassette.runtime.conversation import DeliveryPolicy
+from cassette.runtime.keywords import deprecated_keywords
 from cassette.store.storage import has_recording
 from cassette.transport import ConnectOptions, FrameStream, ServeOptions, Target
 
 __all__ = [
     "RecordTuning",
+    "ScenarioOptions",
     "ScenarioResult",
     "project_redactor",
     "reachable",
@@ -164,20 +166,40 @@ async def _session(
     return await run_steps(client, opening, scenario.steps, answers, file.timeout), ""
 
 
+@attrs.frozen(kw_only=True)
+class ScenarioOptions:
+    """How scenarios are run: in ``choice``'s mode (by default each is recorded afresh),
+    their cassettes in ``output`` (default: where the scenario file says), ``${VAR}``
+    taken from ``environ`` (default: this process's), written as ``tuning`` says.
+    ``on_info`` hears what the mode does (``recording X``), ``on_warning`` what went
+    wrong on the way, and ``on_result`` each scenario's result as it is known."""
+
+    choice: ModeChoice = ModeChoice("all", "the caller")
+    output: str | os.PathLike[str] | None = None
+    environ: Mapping[str, str] | None = None
+    tuning: RecordTuning = RecordTuning()
+    on_info: Info | None = None
+    on_warning: Info | None = None
+    on_result: Callable[[ScenarioResult], None] | None = None
+
+
+_KEYWORDS = ("choice", "output", "environ", "tuning", "on_info", "on_warning")
+_VALUE_FORM = "record_scenarios(file, names, ScenarioOptions(choice=..., output=..., ...))"
+
+
 async def record_scenario(
     file: ScenarioFile,
     scenario: Scenario,
-    *,
-    choice: ModeChoice = ModeChoice("all", "the caller"),
-    output: str | os.PathLike[str] | None = None,
-    environ: Mapping[str, str] | None = None,
-    tuning: RecordTuning = RecordTuning(),
-    on_info: Info | None = None,
-    on_warning: Info | None = None,
+    options: ScenarioOptions = ScenarioOptions(),
+    **legacy: Any,
 ) -> ScenarioResult:
-    """Run ``scenario`` against the file's target in ``choice``'s mode (see the module
-    docstring); its cassette is ``<output>/<name>.jsonl``. ``on_info`` hears what the mode
-    does (``recording X``), ``on_warning`` what went wrong on the way."""
+    """Run ``scenario`` against the file's target as ``options`` say (see the module
+    docstring); its cassette is ``<output>/<name>.jsonl``. The keyword options of
+    earlier releases still work, with a ``DeprecationWarning``."""
+    deprecated_keywords("record_scenario", _VALUE_FORM, legacy, _KEYWORDS)
+    options = attrs.evolve(options, **legacy)
+    choice, output, environ = options.choice, options.output, options.environ
+    tuning, on_info, on_warning = options.tuning, options.on_info, options.on_warning
     import anyio
 
     env = os.environ if environ is None else environ
@@ -186,7 +208,7 @@ async def record_scenario(
     action = _DONE[plan(choice.mode, has_recording(path))]
     network = _network(server)
     redactor = tuning.redactor
-    options = ModeOptions(
+    mode_options = ModeOptions(
         target=server.target(),
         transport=server.transport_name,
         front=server.transport_name if network else "stdio",
@@ -209,7 +231,7 @@ async def record_scenario(
             listen = ServeOptions(on_ready=ready.set)
             if tuning.max_message_bytes is not None:
                 listen = attrs.evolve(listen, max_message_bytes=tuning.max_message_bytes)
-            mode = attrs.evolve(options, listen=listen)
+            mode = attrs.evolve(mode_options, listen=listen)
             tg.start_soon(_serve_until_cancelled, path, choice, mode, on_info)
             url = await ready.wait()
             connector = _connector(server.transport_name)
@@ -221,7 +243,7 @@ async def record_scenario(
             from cassette.transports.memory import memory_pair
 
             ours, theirs = memory_pair()
-            tg.start_soon(_run_client_side, path, choice, options, theirs, on_info)
+            tg.start_soon(_run_client_side, path, choice, mode_options, theirs, on_info)
             try:
                 await drive(ours)
             finally:
@@ -285,7 +307,7 @@ class _Ready:
 async def _serve_until_cancelled(
     path: Path, choice: ModeChoice, options: ModeOptions, on_info: Info | None
 ) -> None:
-    await run_mode(path, choice, options, on_info=on_info)
+    await run_mode(path, choice, attrs.evolve(options, on_info=on_info))
 
 
 async def _run_client_side(
@@ -295,23 +317,21 @@ async def _run_client_side(
     stream: FrameStream,
     on_info: Info | None,
 ) -> None:
-    await run_mode(path, choice, options, client=stream, on_info=on_info)
+    await run_mode(path, choice, attrs.evolve(options, on_info=on_info), client=stream)
 
 
 async def record_scenarios(
     file: ScenarioFile,
     names: Iterable[str] = (),
-    *,
-    choice: ModeChoice = ModeChoice("all", "the caller"),
-    output: str | os.PathLike[str] | None = None,
-    environ: Mapping[str, str] | None = None,
-    tuning: RecordTuning = RecordTuning(),
-    on_info: Info | None = None,
-    on_warning: Info | None = None,
-    on_result: Callable[[ScenarioResult], None] | None = None,
+    options: ScenarioOptions = ScenarioOptions(),
+    **legacy: Any,
 ) -> list[ScenarioResult]:
-    """Run the named scenarios (all of them when none are named), one after the other;
-    by default each is recorded afresh (mode ``all``)."""
+    """Run the named scenarios (all of them when none are named), one after the other,
+    as ``options`` say; by default each is recorded afresh (mode ``all``). The keyword
+    options of earlier releases still work, with a ``DeprecationWarning``."""
+    deprecated_keywords("record_scenarios", _VALUE_FORM, legacy, (*_KEYWORDS, "on_result"))
+    options = attrs.evolve(options, **legacy)
+    choice, output, environ = options.choice, options.output, options.environ
     chosen = [file.scenario(n) for n in names] or list(file.scenarios)
     server = file.server(environ)
     records = any(
@@ -322,17 +342,8 @@ async def record_scenarios(
         await reachable(server.url, file.timeout)
     results = []
     for scenario in chosen:
-        result = await record_scenario(
-            file,
-            scenario,
-            choice=choice,
-            output=output,
-            environ=environ,
-            tuning=tuning,
-            on_info=on_info,
-            on_warning=on_warning,
-        )
+        result = await record_scenario(file, scenario, options)
         results.append(result)
-        if on_result is not None:
-            on_result(result)
+        if options.on_result is not None:
+            options.on_result(result)
     return results

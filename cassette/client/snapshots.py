@@ -23,17 +23,20 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import attrs
+
 from cassette.client.compare import Ignores
-from cassette.client.drift import verify
-from cassette.client.record import record_scenario
+from cassette.client.drift import VerifyOptions, verify
+from cassette.client.record import ScenarioOptions, record_scenario
 from cassette.client.report import VerifyReport
 from cassette.client.scenarios import Scenario, ScenarioFile
 from cassette.client.target import ServerTarget
 from cassette.errors import CassetteNotFoundError, UsageError
 from cassette.modes.policy import ModeChoice, missing_cassette_message
+from cassette.runtime.keywords import deprecated_keywords
 from cassette.store.storage import has_recording
 
-__all__ = ["project_ignores", "snapshot"]
+__all__ = ["SnapshotOptions", "project_ignores", "snapshot"]
 
 _SECTION = "[tool.cassette.verify]"
 
@@ -60,18 +63,39 @@ def _strings(section: Mapping[str, Any], key: str) -> list[str]:
     return list(value)
 
 
+@attrs.frozen(kw_only=True)
+class SnapshotOptions:
+    """How ``snapshot`` verifies: for a scenario (its file and itself; a missing cassette
+    is then recorded from it, and its target is the default server), leaving out what
+    ``ignores`` says, each request allowed ``time_limit`` seconds, ``${VAR}`` taken from
+    ``environ`` (default: this process's)."""
+
+    scenario: tuple[ScenarioFile, Scenario] | None = None
+    ignores: Ignores = Ignores()
+    time_limit: float = 30.0
+    environ: Mapping[str, str] | None = None
+
+
 async def snapshot(
     path: str | os.PathLike[str],
     choice: ModeChoice,
     server: ServerTarget | None = None,
-    *,
-    scenario: tuple[ScenarioFile, Scenario] | None = None,
-    ignores: Ignores = Ignores(),
-    time_limit: float = 30.0,
-    environ: Mapping[str, str] | None = None,
+    options: SnapshotOptions = SnapshotOptions(),
+    **legacy: Any,
 ) -> VerifyReport:
     """Verify, record or update the cassette at ``path`` as ``choice``'s mode says (see
-    the module docstring). ``server`` defaults to the scenario file's target."""
+    the module docstring). ``server`` defaults to the scenario file's target. The
+    keyword options of earlier releases (``scenario=``, ``ignores=``, ...) still work,
+    with a ``DeprecationWarning``."""
+    deprecated_keywords(
+        "snapshot",
+        "snapshot(path, choice, server, SnapshotOptions(scenario=..., ignores=...))",
+        legacy,
+        attrs.fields_dict(SnapshotOptions),
+    )
+    options = attrs.evolve(options, **legacy)
+    scenario, ignores, environ = options.scenario, options.ignores, options.environ
+    time_limit = options.time_limit
     tape = Path(path)
     if not has_recording(tape):
         return await _missing(tape, choice, scenario, environ)
@@ -80,7 +104,8 @@ async def snapshot(
             raise UsageError("verify needs the server: its command line or URL")
         server = scenario[0].server(environ)
     update = choice.mode == "all"
-    return await verify(tape, server, ignores=ignores, time_limit=time_limit, update=update)
+    checks = VerifyOptions(ignores=ignores, time_limit=time_limit, update=update)
+    return await verify(tape, server, checks)
 
 
 async def _missing(
@@ -102,9 +127,10 @@ async def _missing(
         raise UsageError(
             f"{tape}: the cassette of scenario {chosen.name!r} is named {chosen.name}.jsonl"
         )
-    result = await record_scenario(
-        file, chosen, choice=ModeChoice("once", choice.source), output=tape.parent, environ=environ
+    options = ScenarioOptions(
+        choice=ModeChoice("once", choice.source), output=tape.parent, environ=environ
     )
+    result = await record_scenario(file, chosen, options)
     lines = result.lines()
     return VerifyReport(
         str(tape), recorded=True, problems=tuple(lines[:-1]), note=lines[-1].partition(": ")[2]

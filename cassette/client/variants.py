@@ -25,7 +25,7 @@ from typing import Any, Final
 
 import attrs
 
-from cassette.client.record import RecordTuning, reachable, record_scenario
+from cassette.client.record import RecordTuning, ScenarioOptions, reachable, record_scenario
 from cassette.client.scenarios import Answers, Scenario, ScenarioFile, Step
 from cassette.client.target import ServerTarget
 from cassette.core.jsonrpc import METHOD_NOT_FOUND
@@ -36,11 +36,12 @@ from cassette.core.variant_plan import RecordedClient, recorded_client
 from cassette.core.variants import VARIANT_META, compared, split, variant_of
 from cassette.errors import UsageError
 from cassette.modes.policy import ModeChoice
+from cassette.runtime.keywords import deprecated_keywords
 from cassette.store.files import write_atomic
 from cassette.store.lock import FileLock
 from cassette.store.storage import Cassette, append_events, timed_after
 
-__all__ = ["PROFILES", "Profile", "VariantResult", "record_variant"]
+__all__ = ["PROFILES", "Profile", "VariantOptions", "VariantResult", "record_variant"]
 
 Info = Callable[[str], None]
 
@@ -203,19 +204,40 @@ def _replace(
     write_atomic(tape, attrs.evolve(cassette, events=(*kept, *moved)).dumps())
 
 
+@attrs.frozen(kw_only=True)
+class VariantOptions:
+    """How ``record_variant`` records: written as ``tuning`` says (no redaction by
+    default: the variant is redacted as the cassette it joins), each step allowed
+    ``step_seconds``, an existing variant of that name replaced only with ``replace``,
+    the server's questions answered from ``answers`` (by method), and what it does told
+    to ``on_info``."""
+
+    tuning: RecordTuning = RecordTuning(redactor=None)
+    step_seconds: float = 30.0
+    replace: bool = False
+    answers: Mapping[str, dict[str, Any]] | None = None
+    on_info: Info | None = None
+
+
 async def record_variant(
     tape: str | os.PathLike[str],
     name: str,
     server: ServerTarget,
-    *,
-    tuning: RecordTuning = RecordTuning(redactor=None),
-    step_seconds: float = 30.0,
-    replace: bool = False,
-    answers: Mapping[str, dict[str, Any]] | None = None,
-    on_info: Info | None = None,
+    options: VariantOptions = VariantOptions(),
+    **legacy: Any,
 ) -> VariantResult:
     """Record variant ``name`` of ``tape`` against ``server`` and append it (see above);
-    the cassette's lock is held throughout, so no other writer changes it meanwhile."""
+    the cassette's lock is held throughout, so no other writer changes it meanwhile. The
+    keyword options of earlier releases still work, with a ``DeprecationWarning``."""
+    deprecated_keywords(
+        "record_variant",
+        "record_variant(tape, name, server, VariantOptions(tuning=..., replace=..., ...))",
+        legacy,
+        attrs.fields_dict(VariantOptions),
+    )
+    options = attrs.evolve(options, **legacy)
+    tuning, step_seconds, replace = options.tuning, options.step_seconds, options.replace
+    answers, on_info = options.answers, options.on_info
     chosen = _profile(name)
     lock = FileLock(tape)
     await lock.wait(on_wait=lambda: on_info and on_info(f"waiting for {tape}: being written"))
@@ -261,13 +283,10 @@ async def _record(
         file = _scenario_file(
             client, chosen, era, server=server, scratch=Path(scratch), step_seconds=step_seconds
         )
-        result = await record_scenario(
-            file,
-            file.scenarios[0],
-            choice=ModeChoice("all", "cassette variant"),
-            tuning=tuning,
-            on_info=on_info,
+        options = ScenarioOptions(
+            choice=ModeChoice("all", "cassette variant"), tuning=tuning, on_info=on_info
         )
+        result = await record_scenario(file, file.scenarios[0], options)
         if result.error:
             return VariantResult(chosen.name, error=result.error)
         recorded = Cassette.load(result.cassette)

@@ -10,7 +10,8 @@ describes it. The pieces, each usable on its own:
 * ``validate_manifest(manifest)``: findings, each at a JSON Pointer (``cassette.mock.validate``);
 * ``MockServer(manifest)``: the sans-IO server; ``answer(message)`` gives the reply to a
   JSON-RPC message, in-process (``cassette.mock.server``);
-* ``serve_mock(manifest, front="stdio"|"http")``: the server on a front (``cassette.mock.serve``).
+* ``serve_mock(manifest, MockOptions(front="http"))``: the server on a front
+  (``cassette.mock.serve``).
 
 ``cassette.tools.distill.distill_cassette(tape)`` makes a manifest from a cassette.
 Names are imported on first use, so validating a manifest does not load the fronts.
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
         loads_manifest,
         write_manifest,
     )
-    from cassette.mock.serve import serve_mock
+    from cassette.mock.serve import MockOptions, serve_mock
     from cassette.mock.server import MockServer
     from cassette.mock.template import render
     from cassette.mock.validate import ManifestFinding, validate_manifest
@@ -41,6 +42,7 @@ _LAZY: dict[str, str] = {
     "load_manifest": "cassette.mock.manifest",
     "loads_manifest": "cassette.mock.manifest",
     "write_manifest": "cassette.mock.manifest",
+    "MockOptions": "cassette.mock.serve",
     "serve_mock": "cassette.mock.serve",
     "MockServer": "cassette.mock.server",
     "render": "cassette.mock.template",
@@ -52,6 +54,7 @@ _LAZY: dict[str, str] = {
 __all__ = [
     "MANIFEST_FORMAT",
     "ManifestFinding",
+    "MockOptions",
     "MockServer",
     "dumps_manifest",
     "load_manifest",

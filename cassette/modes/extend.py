@@ -66,13 +66,19 @@ from cassette.core.jsonrpc import (
     error_response,
 )
 from cassette.core.model import Direction, Event, MessageEvent, era_of
-from cassette.core.recorder import BeforeRecord
-from cassette.core.redaction import Redactor, redact_argv, redact_text
+from cassette.core.redaction import redact_argv, redact_text
 from cassette.core.schemas import SchemaBook
 from cassette.core.secret_rules import secret_header_values
 from cassette.errors import CassetteError, TransportClosedError, TransportError, sole_exception
 from cassette.modes.append import Appender
+from cassette.modes.episode import (
+    ExtendOptions,
+    carried_headers,
+    describe_request,
+    redactor_of,
+)
 from cassette.registry import get_connector
+from cassette.runtime.keywords import deprecated_keywords
 from cassette.runtime.sink import stderr_passthrough
 from cassette.store.storage import Cassette
 from cassette.transport import (
@@ -86,33 +92,10 @@ from cassette.transport import (
     Upstream,
 )
 
-__all__ = ["Extension", "LiveLeg", "describe_request", "redactor_of"]
+__all__ = ["ExtendOptions", "Extension", "LiveLeg", "describe_request", "redactor_of"]
 
 #: How long a live server may take to finish its output once the client is done.
 DRAIN_TIMEOUT: Final = 10.0
-# What a client's HTTP request says about its own replay session, its body or its
-# connection, not about the leg: never carried on to the live server.
-_NOT_CARRIED: Final = frozenset(
-    {
-        "accept",
-        "connection",
-        "content-length",
-        "content-type",
-        "host",
-        "keep-alive",
-        "last-event-id",
-        "mcp-method",
-        "mcp-name",
-        "mcp-protocol-version",
-        "mcp-session-id",
-        "proxy-authorization",
-        "te",
-        "trailer",
-        "transfer-encoding",
-        "upgrade",
-    }
-)
-
 Info = Callable[[str], None]
 #: Requests a live leg never forwards: a handshake belongs to the session that makes it,
 #: and appending a client's ``initialize`` to a modern-era cassette would break it.
@@ -121,44 +104,11 @@ _NEVER_FORWARDED: Final = frozenset({"initialize", "server/discover"})
 _LIFECYCLE: Final = _NEVER_FORWARDED | {"ping"}
 
 
-def describe_request(message: JSONObject) -> str:
-    """A request for a person: its method, and a tool call's tool."""
-    method = str(message.get("method"))
-    params = message.get("params")
-    if method == "tools/call" and isinstance(params, dict):
-        return f'{method} "{params.get("name")}"'
-    return method
-
-
-def redactor_of(cassette: Cassette) -> Redactor | None:
-    """What is appended is redacted with the built-in rules and the header's paths and
-    named variables (never its patterns: nothing read from a cassette is compiled)."""
-    info = cassette.header.redaction
-    if not info:
-        return None
-    names = info.get("env", ())
-    literals = [v for n in names if isinstance(n, str) and (v := os.environ.get(n))]
-    return Redactor.from_header(info, literals)
-
-
-def _carried(meta: Mapping[str, Any] | None) -> dict[str, str] | None:
-    """The client's HTTP headers worth carrying to the live server (credentials)."""
-    raw = meta.get("headers") if meta else None
-    if not raw:
-        return None
-    headers: dict[str, str] = {}
-    for name, value in raw:
-        key = bytes(name).decode("latin-1").lower()
-        if key not in _NOT_CARRIED:
-            headers[key] = bytes(value).decode("latin-1")
-    return headers or None
-
-
 class Extension:
     """``new_episodes`` for one serving: a ``LiveLeg`` per client session (see above).
 
-    ``target`` is the live server, reached with ``transport``; ``on_appended`` hears each
-    request answered live (as the client sent it) once its exchange is in the cassette.
+    ``target`` is the live server, reached and reported as ``options`` say
+    (``cassette.modes.episode.ExtendOptions``).
     """
 
     def __init__(
@@ -166,23 +116,25 @@ class Extension:
         cassette: Cassette,
         path: str | os.PathLike[str],
         target: Target,
-        *,
-        transport: str = "stdio",
-        on_info: Info | None = None,
-        on_appended: Callable[[JSONObject], None] | None = None,
-        passthrough_stderr: bool = True,
-        before_record: BeforeRecord | None = None,
-        prime: bool = False,
+        options: ExtendOptions = ExtendOptions(),
+        **legacy: Any,
     ) -> None:
+        deprecated_keywords(
+            "Extension",
+            "Extension(cassette, path, target, ExtendOptions(...))",
+            legacy,
+            attrs.fields_dict(ExtendOptions),
+        )
+        options = attrs.evolve(options, **legacy)
         self.cassette = cassette
-        self.before_record = before_record
+        self.before_record = options.before_record
         #: replay the session's earlier requests to the fresh server before the missed one
-        self.prime = prime
+        self.prime = options.prime
         self.target = target
-        self.transport = transport
-        self.on_info: Info = on_info or (lambda _text: None)
-        self.on_appended = on_appended
-        self.passthrough_stderr = passthrough_stderr
+        self.transport = options.transport
+        self.on_info: Info = options.on_info or (lambda _text: None)
+        self.on_appended = options.on_appended
+        self.passthrough_stderr = options.passthrough_stderr
         self.modern = era_of(cassette.header) == "modern"
         self.recorded_version = cassette.header.protocol_version
         self.recorded_init = next(
@@ -276,7 +228,7 @@ class LiveLeg:
         if request.get("method") in _NEVER_FORWARDED:
             return False  # the leg's handshake is its own: the client's stays a miss
         if self.headers is None:
-            self.headers = _carried(frame.meta)
+            self.headers = carried_headers(frame.meta)
             raw = frame.meta.get("headers") if frame.meta else None
             if raw and self.ext.redaction is not None:  # a live server may echo them back
                 for value in secret_header_values(raw):

@@ -37,7 +37,6 @@ from typing import Any, Literal
 
 import attrs
 
-from cassette.core.faults import FaultPlan
 from cassette.core.jsonrpc import Kind, classify_value
 from cassette.core.matching import (
     LIFECYCLE_METHODS,
@@ -56,10 +55,12 @@ from cassette.errors import (
     UsageError,
     sole_exception,
 )
-from cassette.modes.extend import Extension, describe_request
+from cassette.modes.episode import ExtendOptions, describe_request
+from cassette.modes.extend import Extension
 from cassette.modes.policy import Action, ModeChoice, missing_cassette_message, plan
 from cassette.runtime.conversation import DeliveryPolicy, ReplayResult, SessionPool
 from cassette.runtime.frames import serve_frames
+from cassette.runtime.keywords import deprecated_keywords
 from cassette.runtime.record import (
     RecordConfig,
     RecordResult,
@@ -108,6 +109,7 @@ class ModeOptions:
     ``redactor`` is what a fresh recording redacts with (an extension redacts what it
     appends as the cassette's header says). ``policy`` is how replies are delivered; its
     ``on_miss`` is the runner's to set (each miss also goes to the report).
+    ``report``, ``on_info`` and ``on_finish`` are the caller's channels (below).
     """
 
     target: Target
@@ -127,6 +129,12 @@ class ModeOptions:
     before_record: BeforeRecord | None = None
     #: an extension's fresh server first gets the session's earlier requests (``--prime``)
     prime: bool = False
+    #: the side channel a supervising process reads (``--report FILE``; none by default)
+    report: Report | None = None
+    #: hears what the mode does, for a person (``recording X``, ``appended ...``)
+    on_info: Info | None = None
+    #: hears each replay result as it is known (a network front: when it stops)
+    on_finish: Callable[[ReplayResult], None] | None = None
 
 
 @attrs.frozen
@@ -310,14 +318,21 @@ async def run_mode(
     options: ModeOptions,
     *,
     client: FrameStream | None = None,
-    report: Report | None = None,
-    on_info: Info | None = None,
-    on_finish: Callable[[ReplayResult], None] | None = None,
+    **legacy: Any,
 ) -> ModeResult:
-    """One serving in ``choice``'s mode. ``client`` is a harness's stream (the session is
-    then that one client, whatever ``options.front`` says); ``on_finish`` hears each
-    replay result as it is known (a network front: when it stops)."""
-    run = _Run(path, choice, report, on_info)
+    """One serving in ``choice``'s mode, as ``options`` say. ``client`` is a harness's
+    stream (the session is then that one client, whatever ``options.front`` says). The
+    keyword options of earlier releases (``report=``, ``on_info=``, ``on_finish=``) still
+    work, with a ``DeprecationWarning``."""
+    deprecated_keywords(
+        "run_mode",
+        "run_mode(path, choice, ModeOptions(report=..., on_info=..., on_finish=...))",
+        legacy,
+        ("report", "on_info", "on_finish"),
+    )
+    options = attrs.evolve(options, **legacy)
+    on_finish = options.on_finish
+    run = _Run(path, choice, options.report, options.on_info)
     try:
         action, lock = await decide(run.path, choice, run.info)
         if action is Action.MISSING:
@@ -461,10 +476,7 @@ def _extension(run: _Run, tape: Cassette, options: ModeOptions, *, network: bool
         if network:  # a front that runs until stopped says so as it goes
             run.info(f"appended a new episode to {run.path}: {describe_request(request)}")
 
-    return Extension(
-        tape,
-        run.path,
-        options.target,
+    live = ExtendOptions(
         transport=options.transport,
         on_info=run.info,
         on_appended=appended,
@@ -472,9 +484,14 @@ def _extension(run: _Run, tape: Cassette, options: ModeOptions, *, network: bool
         before_record=options.before_record,
         prime=options.prime,
     )
+    return Extension(tape, run.path, options.target, live)
 
 
 # -- the keyword forms ---------------------------------------------------------------------
+
+
+_RUN_KEYWORDS: tuple[str, ...] = ("report", "on_info", "on_miss", "max_message_bytes")
+_RUN_KEYWORDS += ("redactor", "fsync", "strategy", "transport", "ignore")
 
 
 async def run_stdio(
@@ -483,85 +500,63 @@ async def run_stdio(
     *,
     choice: ModeChoice,
     client: FrameStream | None = None,
-    strategy: str | None = None,
-    transport: str = "stdio",
-    fsync: bool = False,
-    report: Report | None = None,
-    on_miss: Info | None = None,
-    on_info: Info | None = None,
-    passthrough_stderr: bool = True,
-    redactor: Any = "default",
-    max_message_bytes: int | None = None,
-    ignore: Sequence[str] = (),
+    **legacy: Any,
 ) -> ModeResult:
     """One session with ``client`` (default: this process's stdin and stdout), the live
-    server being ``command`` over ``transport``. A replay refuses a client line over
-    ``max_message_bytes`` (a recording forwards any line: it must stay transparent)."""
-    policy = DeliveryPolicy(on_miss=on_miss, on_warning=_warning(on_info))
-    if max_message_bytes is not None:
-        policy = attrs.evolve(policy, max_message_bytes=max_message_bytes)
-    options = ModeOptions(
-        target=Target(command=tuple(os.fspath(arg) for arg in command)),
-        transport=transport,
-        strategy=strategy,
-        fsync=fsync,
-        redactor=redactor,
-        passthrough_stderr=passthrough_stderr,
-        policy=policy,
-        ignore=tuple(ignore),
+    server being ``command`` over stdio, with the default options: the short form of
+    ``run_mode(path, choice, ModeOptions(...))``, which takes every option. The keyword
+    options of earlier releases still work, with a ``DeprecationWarning``."""
+    deprecated_keywords(
+        "run_stdio",
+        "run_mode(path, choice, ModeOptions(target=Target(command=...), ...), client=...)",
+        legacy,
+        (*_RUN_KEYWORDS, "passthrough_stderr"),
     )
-    return await run_mode(path, choice, options, client=client, report=report, on_info=on_info)
+    target = Target(command=tuple(os.fspath(arg) for arg in command))
+    report, on_info = legacy.pop("report", None), legacy.pop("on_info", None)
+    options = _mode_options(target, on_info, legacy)
+    options = attrs.evolve(options, report=report, on_info=on_info)
+    return await run_mode(path, choice, options, client=client)
 
 
 async def run_http(
-    path: str | os.PathLike[str],
-    upstream: str,
-    *,
-    choice: ModeChoice,
-    strategy: str | None = None,
-    host: str = "127.0.0.1",
-    port: int = 0,
-    fsync: bool = False,
-    report: Report | None = None,
-    on_ready: Callable[[str], None] | None = None,
-    on_miss: Info | None = None,
-    on_info: Info | None = None,
-    on_finish: Callable[[ReplayResult], None] | None = None,
-    redactor: Any = "default",
-    max_message_bytes: int | None = None,
-    transport: str = "streamable-http",
-    ignore: Sequence[str] = (),
-    faults: FaultPlan | None = None,
-    on_fault: Info | None = None,
-    before_record: BeforeRecord | None = None,
+    path: str | os.PathLike[str], upstream: str, *, choice: ModeChoice, **legacy: Any
 ) -> Action:
-    """Serve a network endpoint in a mode until cancelled: a replay front or a recording
-    proxy in front of ``upstream``, or (``new_episodes``) a replay front whose misses
-    ``upstream`` answers, appended to the cassette. ``faults`` is a plan laid over the
-    replay (docs/faults.md); ``ignore`` the params it never matches on."""
-    policy = DeliveryPolicy(
-        on_miss=on_miss, on_warning=_warning(on_info), faults=faults, on_fault=on_fault
+    """Serve a network endpoint in a mode until cancelled, with the default options: the
+    short form of ``run_mode(path, choice, ModeOptions(...))`` for a replay front, a
+    recording proxy in front of ``upstream``, or (``new_episodes``) a replay front whose
+    misses ``upstream`` answers. The keyword options of earlier releases (``port=``,
+    ``faults=``, ...) still work, with a ``DeprecationWarning``."""
+    listening = ("host", "port", "on_ready")
+    deprecated_keywords(
+        "run_http",
+        "run_mode(path, choice, ModeOptions(target=Target(url=...), front=..., "
+        "listen=ServeOptions(...), policy=DeliveryPolicy(...), on_finish=...))",
+        legacy,
+        (*_RUN_KEYWORDS, *listening, "on_finish", "faults", "on_fault", "before_record"),
     )
-    listen = ServeOptions(host=host, port=port, on_ready=on_ready)
-    if max_message_bytes is not None:
-        policy = attrs.evolve(policy, max_message_bytes=max_message_bytes)
-        listen = attrs.evolve(listen, max_message_bytes=max_message_bytes)
-    options = ModeOptions(
-        target=Target(url=upstream),
-        transport=transport,
-        front=transport,
-        strategy=strategy,
-        fsync=fsync,
-        redactor=redactor,
-        listen=listen,
-        policy=policy,
-        ignore=tuple(ignore),
-        before_record=before_record,
+    listen = ServeOptions(**{k: legacy.pop(k) for k in listening if k in legacy})
+    transport = legacy.setdefault("transport", "streamable-http")
+    report, on_info = legacy.pop("report", None), legacy.pop("on_info", None)
+    on_finish = legacy.pop("on_finish", None)
+    options = _mode_options(Target(url=upstream), on_info, legacy)
+    if options.policy.max_message_bytes != listen.max_message_bytes:
+        listen = attrs.evolve(listen, max_message_bytes=options.policy.max_message_bytes)
+    options = attrs.evolve(
+        options, front=transport, listen=listen, report=report, on_info=on_info, on_finish=on_finish
     )
-    result = await run_mode(
-        path, choice, options, report=report, on_info=on_info, on_finish=on_finish
-    )
-    return result.action
+    return (await run_mode(path, choice, options)).action
+
+
+def _mode_options(target: Target, on_info: Info | None, legacy: dict[str, Any]) -> ModeOptions:
+    """The keyword forms' options as the one value: delivery ones in its policy."""
+    delivery = {k: legacy.pop(k) for k in ("on_miss", "faults", "on_fault") if k in legacy}
+    policy = DeliveryPolicy(on_warning=_warning(on_info), **delivery)
+    limit = legacy.pop("max_message_bytes", None)
+    if limit is not None:
+        policy = attrs.evolve(policy, max_message_bytes=limit)
+    legacy["ignore"] = tuple(legacy.get("ignore", ()))
+    return ModeOptions(target=target, policy=policy, **legacy)
 
 
 def _warning(on_info: Info | None) -> Info | None:

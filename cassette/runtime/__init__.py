@@ -6,9 +6,12 @@
   (``cassette.runtime.record``);
 * ``open_recording``, ``open_replay`` and ``ClientConnection`` are the harness API.
 
-The keyword forms (``record``, ``record_http``, ``replay``, ``serve_replay``) build the
-same option values and call the same functions. Names are imported on first use, so a
-replay pays only for the modules it runs.
+Options are values (``RecordConfig``, ``ServeOptions``, ``DeliveryPolicy``,
+``ReplayOptions``); the short forms (``record``, ``record_http``, ``replay``,
+``serve_replay``) call the same functions, and the keyword options they took in earlier
+releases still work for one release, with a ``DeprecationWarning``.
+
+Names are imported on first use, so a replay pays only for the modules it runs.
 """
 
 from __future__ import annotations
@@ -39,7 +42,13 @@ if TYPE_CHECKING:
         record_proxy,
         record_session,
     )
-    from cassette.runtime.serve import replay, replay_sessions, serve, serve_replay
+    from cassette.runtime.serve import (
+        ReplayOptions,
+        replay,
+        replay_sessions,
+        serve,
+        serve_replay,
+    )
 
 __all__ = [
     "ANSWER_TIMEOUT",
@@ -51,6 +60,7 @@ __all__ = [
     "Pacing",
     "RecordConfig",
     "RecordResult",
+    "ReplayOptions",
     "ReplayResult",
     "SessionPool",
     "open_recording",
@@ -88,6 +98,7 @@ _LAZY: Final = {
     "record_http": "cassette.runtime.record",
     "record_proxy": "cassette.runtime.record",
     "record_session": "cassette.runtime.record",
+    "ReplayOptions": "cassette.runtime.serve",
     "replay": "cassette.runtime.serve",
     "replay_sessions": "cassette.runtime.serve",
     "serve": "cassette.runtime.serve",

@@ -42,8 +42,9 @@ from cassette.core.redaction import Redactor, secret_environment
 from cassette.core.text import printable
 from cassette.errors import UsageError, sole_exception
 from cassette.registry import get_connector, get_transport
+from cassette.runtime.keywords import deprecated_keywords
 from cassette.runtime.proxy import proxy
-from cassette.runtime.sink import Sink, SinkTap, open_sink, stderr_passthrough
+from cassette.runtime.sink import Sink, SinkOptions, SinkTap, open_sink, stderr_passthrough
 from cassette.store.destination import Destination
 from cassette.transport import (
     ConnectOptions,
@@ -182,10 +183,7 @@ def _open(config: RecordConfig, plugin: Transport, target: Target, path: Path) -
         described = {"url": target.url}
     else:
         described = {"command": portable_argv(target.command)}
-    return open_sink(
-        path,
-        plugin.name,
-        described,
+    options = SinkOptions(
         strategy=config.strategy,
         redactor=redactor,
         overwrite=True,  # the destination decided what may be replaced
@@ -193,6 +191,7 @@ def _open(config: RecordConfig, plugin: Transport, target: Target, path: Path) -
         on_warning=_warn(config),
         before_record=config.before_record,
     )
+    return open_sink(path, plugin.name, described, options)
 
 
 def _claim(config: RecordConfig) -> Destination:
@@ -359,40 +358,40 @@ def _stdio_client() -> FrameStream:
     return StdioClientStream()
 
 
+_RECORD_KEYWORDS = (
+    "transport",
+    "overwrite",
+    "fsync",
+    "strategy",
+    "passthrough_stderr",
+    "redactor",
+    "upstream_timeout",
+    "on_warning",
+    "before_record",
+)
+
+
 async def record(
     command: Sequence[str | os.PathLike[str]],
     path: str | os.PathLike[str],
-    *,
     client: FrameStream | None = None,
-    transport: str = "stdio",
-    overwrite: bool = False,
-    fsync: bool = False,
-    strategy: str | None = None,
-    passthrough_stderr: bool = True,
-    redactor: Redactor | Literal["default"] | None = "default",
-    url: str | None = None,
-    upstream_timeout: float | None = None,
-    on_warning: Warn | None = None,
-    before_record: BeforeRecord | None = None,
+    **legacy: Any,
 ) -> RecordResult:
-    """Record a live server through a transparent proxy (the keyword form of
-    ``record_session``, for harnesses). ``before_record`` sees each message before it is
-    written and returns what to write (``None``: nothing); redaction runs after it.
+    """Record a live server through a transparent proxy into ``path``, with the default
+    options: the short form of ``record_session(Target(command=...), RecordConfig(...))``,
+    which takes every option. ``client`` is the stream to the client (default: our own
+    stdin and stdout).
 
-    ``url`` is for frame transports that reach their server by address (a plugin's, such
-    as a TCP one): it is the target instead of a command."""
-    config = RecordConfig(
-        path=path,
-        transport=transport,
-        overwrite=overwrite,
-        fsync=fsync,
-        strategy=strategy,
-        redactor=redactor,
-        passthrough_stderr=passthrough_stderr,
-        upstream_timeout=upstream_timeout,
-        on_warning=on_warning,
-        before_record=before_record,
+    The keyword options of earlier releases (``overwrite=``, ``url=``, ...) still work,
+    with a ``DeprecationWarning``."""
+    deprecated_keywords(
+        "record",
+        "record_session(Target(command=..., url=...), RecordConfig(path=..., ...), client)",
+        legacy,
+        (*_RECORD_KEYWORDS, "url"),
     )
+    url = legacy.pop("url", None)
+    config = RecordConfig(path=path, **legacy)
     argv = tuple(os.fspath(arg) for arg in command)
     return await record_session(Target(command=argv, url=url), config, client)
 
@@ -431,33 +430,22 @@ async def record_proxy(
     return outcome[0]
 
 
-async def record_http(
-    upstream: str,
-    path: str | os.PathLike[str],
-    *,
-    host: str = "127.0.0.1",
-    port: int = 0,
-    overwrite: bool = False,
-    fsync: bool = False,
-    strategy: str | None = None,
-    on_ready: Callable[[str], None] | None = None,
-    transport: str = "streamable-http",
-    redactor: Redactor | Literal["default"] | None = "default",
-    upstream_timeout: float | None = None,
-    max_message_bytes: int | None = None,
-) -> RecordResult:
-    """The keyword form of ``record_proxy``: record ``upstream`` until cancelled. A
-    request body over ``max_message_bytes`` (default 64 MiB) gets 413."""
-    config = RecordConfig(
-        path=path,
-        transport=transport,
-        overwrite=overwrite,
-        fsync=fsync,
-        strategy=strategy,
-        redactor=redactor,
-        upstream_timeout=upstream_timeout,
+_LISTEN_KEYWORDS = ("host", "port", "on_ready", "max_message_bytes")
+
+
+async def record_http(upstream: str, path: str | os.PathLike[str], **legacy: Any) -> RecordResult:
+    """Record ``upstream`` over streamable HTTP until cancelled, with the default options:
+    the short form of ``record_proxy(upstream, RecordConfig(...), ServeOptions(...))``,
+    which takes every option. The keyword options of earlier releases still work, with a
+    ``DeprecationWarning``."""
+    deprecated_keywords(
+        "record_http",
+        "record_proxy(upstream, RecordConfig(path=..., ...), ServeOptions(host=..., ...))",
+        legacy,
+        (*_LISTEN_KEYWORDS, *_RECORD_KEYWORDS[:4], "redactor", "upstream_timeout"),
     )
-    listen = ServeOptions(host=host, port=port, on_ready=on_ready)
-    if max_message_bytes is not None:
-        listen = attrs.evolve(listen, max_message_bytes=max_message_bytes)
-    return await record_proxy(upstream, config, listen)
+    listen = ServeOptions(
+        **{k: v for k in _LISTEN_KEYWORDS if (v := legacy.pop(k, None)) is not None}
+    )
+    legacy.setdefault("transport", "streamable-http")
+    return await record_proxy(upstream, RecordConfig(path=path, **legacy), listen)

@@ -18,13 +18,12 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import Any
 
 import anyio
 import anyio.abc
 import attrs
 
-from cassette.core.deadlines import Pacing
 from cassette.core.matching import MissReport, Strategy
 from cassette.core.model import Recording
 from cassette.core.replayer import ReplaySessions, Responder, ResponderPool
@@ -37,6 +36,7 @@ from cassette.runtime.conversation import (
     SessionPool,
 )
 from cassette.runtime.frames import serve_frames
+from cassette.runtime.keywords import deprecated_keywords
 from cassette.transport import (
     CassetteFront,
     FrameServer,
@@ -45,10 +45,14 @@ from cassette.transport import (
     Transport,
 )
 
-if TYPE_CHECKING:
-    from cassette.core.faults import FaultPlan  # a plain replay never imports the rules
-
-__all__ = ["replay", "replay_sessions", "serve", "serve_frames", "serve_replay"]
+__all__ = [
+    "ReplayOptions",
+    "replay",
+    "replay_sessions",
+    "serve",
+    "serve_frames",
+    "serve_replay",
+]
 
 Finish = Callable[[ReplayResult], None]
 
@@ -123,22 +127,31 @@ async def _serve_one(stream: FrameStream, *, pool: SessionPool, finished: Finish
     finished(await serve_frames(stream, pool))
 
 
+_POLICY_KEYWORDS = (
+    "on_miss",
+    "on_warning",
+    "answer_timeout",
+    "pacing",
+    "max_message_bytes",
+    "faults",
+)
+
+
 async def replay(
     client: FrameStream,
     responder: Responder,
-    *,
-    on_miss: Callable[[str], None] | None = None,
-    on_warning: Callable[[str], None] | None = None,
-    answer_timeout: float | None = None,
-    pacing: Pacing | None = None,
-    max_message_bytes: int | None = None,
-    faults: FaultPlan | None = None,
+    policy: DeliveryPolicy = DeliveryPolicy(),
+    **legacy: Any,
 ) -> ReplayResult:
     """Serve one client from ``responder`` (a ``Replayer``, a ``MockServer``) until the
-    client finishes: ``serve_frames`` for a harness that has a stream in hand. With
-    ``faults``, the plan is laid over it; an ``exit`` fault raises ``FaultExit``."""
-    policy = _policy(on_miss, on_warning, answer_timeout, pacing, max_message_bytes)
-    policy = attrs.evolve(policy, faults=faults)
+    client finishes, as ``policy`` says (misses, limits, pacing, a fault plan):
+    ``serve_frames`` for a harness that has a stream in hand. An ``exit`` fault raises
+    ``FaultExit``. The keyword options of earlier releases (``on_miss=``, ``faults=``,
+    ...) still work, with a ``DeprecationWarning``."""
+    deprecated_keywords(
+        "replay", "replay(client, responder, DeliveryPolicy(...))", legacy, _POLICY_KEYWORDS
+    )
+    policy = _policy(policy, legacy)
     pool = SessionPool(_One(responder), policy)
     result = await serve_frames(client, pool)
     if pool.exit_code is not None:
@@ -146,20 +159,13 @@ async def replay(
     return result
 
 
-def _policy(
-    on_miss: Callable[[str], None] | None,
-    on_warning: Callable[[str], None] | None,
-    answer_timeout: float | None,
-    pacing: Pacing | None,
-    max_message_bytes: int | None,
-) -> DeliveryPolicy:
-    """The keyword forms' options, as the one value the runtime takes."""
-    policy = DeliveryPolicy(on_miss=on_miss, on_warning=on_warning, pacing=pacing)
-    if answer_timeout is not None:
-        policy = attrs.evolve(policy, answer_timeout=answer_timeout)
-    if max_message_bytes is not None:
-        policy = attrs.evolve(policy, max_message_bytes=max_message_bytes)
-    return policy
+def _policy(policy: DeliveryPolicy, legacy: dict[str, Any]) -> DeliveryPolicy:
+    """The keyword forms' delivery options, laid onto the policy value."""
+    changes = {k: legacy.pop(k) for k in _POLICY_KEYWORDS if k in legacy}
+    for default in ("answer_timeout", "max_message_bytes"):  # ``None`` kept the default
+        if default in changes and changes[default] is None:
+            del changes[default]
+    return attrs.evolve(policy, **changes)
 
 
 class _One:
@@ -197,27 +203,48 @@ def replay_sessions(
     return SessionPool(ReplaySessions(recording, strategy, environ=os.environ), policy)
 
 
+@attrs.frozen(kw_only=True)
+class ReplayOptions:
+    """How ``serve_replay`` serves a cassette: with ``strategy``, on the front
+    ``transport`` listening as ``listen`` says, delivering as ``policy`` says (a fault
+    plan is its ``faults``); ``on_finish`` hears each result as it is known."""
+
+    strategy: str | Strategy = "default"
+    transport: str | Transport = "stdio"
+    listen: ServeOptions = ServeOptions()
+    policy: DeliveryPolicy = DeliveryPolicy()
+    on_finish: Finish | None = None
+
+
 async def serve_replay(
-    cassette: Recording,
-    *,
-    strategy: str | Strategy = "default",
-    transport: str | Transport = "stdio",
-    on_miss: Callable[[str], None] | None = None,
-    host: str = "127.0.0.1",
-    port: int = 0,
-    on_ready: Callable[[str], None] | None = None,
-    on_finish: Finish | None = None,
-    on_warning: Callable[[str], None] | None = None,
-    answer_timeout: float | None = None,
-    pacing: Pacing | None = None,
-    max_message_bytes: int | None = None,
-    faults: FaultPlan | None = None,
+    cassette: Recording, options: ReplayOptions = ReplayOptions(), **legacy: Any
 ) -> list[ReplayResult]:
-    """Serve a cassette on a transport until it has no more clients (the keyword form of
-    ``serve`` with the cassette's replay sessions), with the fault plan ``faults`` laid
-    over it, if one is given."""
-    policy = _policy(on_miss, on_warning, answer_timeout, pacing, max_message_bytes)
-    policy = attrs.evolve(policy, faults=faults)
-    options = ServeOptions(host=host, port=port, on_ready=on_ready)
-    responders = ReplaySessions(cassette, strategy, environ=os.environ)
-    return await serve(transport, responders, options=options, policy=policy, on_finish=on_finish)
+    """Serve a cassette until it has no more clients, or until cancelled: ``serve`` with
+    the cassette's replay sessions. The keyword options of earlier releases
+    (``transport=``, ``port=``, ``faults=``, ...) still work, with a
+    ``DeprecationWarning``."""
+    deprecated_keywords(
+        "serve_replay",
+        "serve_replay(cassette, ReplayOptions(transport=..., listen=ServeOptions(...), "
+        "policy=DeliveryPolicy(...)))",
+        legacy,
+        ("strategy", "transport", "on_finish", "host", "port", "on_ready", *_POLICY_KEYWORDS),
+    )
+    if legacy:
+        options = _replay_options(options, legacy)
+    responders = ReplaySessions(cassette, options.strategy, environ=os.environ)
+    return await serve(
+        options.transport,
+        responders,
+        options=options.listen,
+        policy=options.policy,
+        on_finish=options.on_finish,
+    )
+
+
+def _replay_options(options: ReplayOptions, legacy: dict[str, Any]) -> ReplayOptions:
+    listen = attrs.evolve(
+        options.listen, **{k: legacy.pop(k) for k in ("host", "port", "on_ready") if k in legacy}
+    )
+    policy = _policy(options.policy, legacy)
+    return attrs.evolve(options, listen=listen, policy=policy, **legacy)

@@ -16,13 +16,23 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any, Final, Literal
 
+import attrs
+
 from cassette.core.limits import line_limit
 from cassette.core.recorder import BeforeRecord, Record, Recorder
 from cassette.core.redaction import Redactor
 from cassette.store.storage import CassetteWriter
 from cassette.transport import Exited, SideEvent, StderrLine
 
-__all__ = ["STDERR_TAIL", "Clock", "Sink", "SinkTap", "open_sink", "stderr_passthrough"]
+__all__ = [
+    "STDERR_TAIL",
+    "Clock",
+    "Sink",
+    "SinkOptions",
+    "SinkTap",
+    "open_sink",
+    "stderr_passthrough",
+]
 
 #: Lines of the server's stderr kept to explain a session that never succeeded.
 STDERR_TAIL: Final = 5
@@ -142,32 +152,40 @@ class SinkTap:
         self.sink.recorder.secret(value)
 
 
+@attrs.frozen(kw_only=True)
+class SinkOptions:
+    """How a fresh recording is written: the ``strategy`` its header stores for replays,
+    its ``redactor`` and ``before_record`` hook (``cassette.core.recorder``), whether it
+    may ``overwrite`` a file, ``fsync`` after each record, and who hears a warning."""
+
+    strategy: str | None = None
+    redactor: Redactor | None = None
+    overwrite: bool = False
+    fsync: bool = False
+    on_warning: Callable[[str], None] | None = None
+    before_record: BeforeRecord | None = None
+
+
 def open_sink(
     path: str | os.PathLike[str],
     transport: str,
     target: Mapping[str, Any],
-    *,
-    strategy: str | None,
-    redactor: Redactor | None,
-    overwrite: bool,
-    fsync: bool,
-    on_warning: Callable[[str], None] | None = None,
-    before_record: BeforeRecord | None = None,
+    options: SinkOptions = SinkOptions(),
 ) -> Sink:
     """A fresh recording's recorder and writer: the header names what was recorded
     (``target``, already redacted) and the strategy a replay should use by default."""
     header_target = dict(target)
-    if strategy is not None:
-        header_target["strategy"] = strategy
+    if options.strategy is not None:
+        header_target["strategy"] = options.strategy
     recorder = Recorder(
         transport=transport,
         started_at=now_iso(),
         target=header_target,
-        redactor=redactor,
-        before_record=before_record,
+        redactor=options.redactor,
+        before_record=options.before_record,
     )
-    writer = CassetteWriter(path, overwrite=overwrite, fsync=fsync).open()
-    return Sink(recorder, writer, Clock(), on_warning)
+    writer = CassetteWriter(path, overwrite=options.overwrite, fsync=options.fsync).open()
+    return Sink(recorder, writer, Clock(), options.on_warning)
 
 
 def stderr_passthrough(data: bytes) -> None:

@@ -17,19 +17,23 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+import attrs
+
 from cassette.client.compare import Ignores, classify
 from cassette.client.connection import closed_errors
-from cassette.client.drift import Progress, verify
+from cassette.client.drift import Progress, VerifyOptions, verify
 from cassette.client.report import Verdict, VerifyReport, render
 from cassette.client.snapshots import project_ignores
 from cassette.client.target import ServerTarget
 from cassette.core.urls import check_http_url
 from cassette.errors import CassetteError, TransportError, UsageError
+from cassette.runtime.keywords import deprecated_keywords
 from cassette.store.storage import Cassette
 from cassette.tools._common import emit
 
 __all__ = [
     "Verdict",
+    "VerifyOptions",
     "VerifyReport",
     "classify",
     "main",
@@ -69,31 +73,35 @@ def terminal_progress(stream: Any = None) -> Progress | None:
 
 async def verify_cassette(
     tape: Cassette | str | os.PathLike[str],
-    command: Sequence[str | os.PathLike[str]] | None = None,
-    *,
-    upstream: str | None = None,
-    ignore: Sequence[str] = (),
-    ignore_keys: Sequence[str] = (),
-    time_limit: float = 30.0,
-    progress: Progress | None = None,
-    transport: str | None = None,
-    update: bool = False,
+    command: Sequence[str | os.PathLike[str]] | ServerTarget | None = None,
+    options: VerifyOptions = VerifyOptions(),
+    **legacy: Any,
 ) -> list[Verdict]:
-    """Re-fire the recorded client requests at ``command`` (stdio) or ``upstream`` (a URL,
-    streamable HTTP unless ``transport`` says ``sse``) and classify every answer; the
-    verdicts (``cassette.client.drift.verify`` gives the whole report)."""
-    if (command is None) == (upstream is None):
-        raise UsageError("verify needs either a server command (-- COMMAND) or --upstream URL")
-    argv = tuple(os.fspath(arg) for arg in command or ())
-    server = ServerTarget(command=argv, url=upstream, transport=transport)
-    report = await verify(
-        tape,
-        server,
-        ignores=Ignores(ignore, ignore_keys),
-        time_limit=time_limit,
-        progress=progress,
-        update=update,
+    """Re-fire the recorded client requests at ``command`` (a stdio server's command
+    line, or a ``ServerTarget``: ``ServerTarget(url=URL)`` for streamable HTTP, with
+    ``transport="sse"`` for legacy SSE) and classify every answer, as ``options`` say; the
+    verdicts (``cassette.client.drift.verify`` gives the whole report). The keyword
+    options of earlier releases (``upstream=``, ``ignore=``, ...) still work, with a
+    ``DeprecationWarning``."""
+    deprecated_keywords(
+        "verify_cassette",
+        "verify_cassette(tape, ServerTarget(url=..., transport=...), "
+        "VerifyOptions(ignores=Ignores(...), ...))",
+        legacy,
+        ("upstream", "ignore", "ignore_keys", "time_limit", "progress", "transport", "update"),
     )
+    upstream, transport = legacy.pop("upstream", None), legacy.pop("transport", None)
+    if legacy.keys() & {"ignore", "ignore_keys"}:
+        ignores = Ignores(legacy.pop("ignore", ()), legacy.pop("ignore_keys", ()))
+        options = attrs.evolve(options, ignores=ignores)
+    options = attrs.evolve(options, **legacy)
+    server = command
+    if not isinstance(server, ServerTarget):
+        if (server is None) == (upstream is None):
+            raise UsageError("verify needs either a server command (-- COMMAND) or --upstream URL")
+        argv = tuple(os.fspath(arg) for arg in server or ())
+        server = ServerTarget(command=argv, url=upstream, transport=transport)
+    report = await verify(tape, server, options)
     return list(report.verdicts)
 
 
@@ -197,10 +205,12 @@ def main(args: argparse.Namespace) -> int:
             lambda: verify(
                 cassette,
                 server,
-                ignores=ignores,
-                time_limit=args.timeout,
-                update=args.update,
-                progress=terminal_progress(),
+                VerifyOptions(
+                    ignores=ignores,
+                    time_limit=args.timeout,
+                    update=args.update,
+                    progress=terminal_progress(),
+                ),
             )
         )
     except Exception as raised:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import attrs
 import pytest
 
 from cassette import Cassette
@@ -38,7 +39,14 @@ steps = [
 def test_scenarios_verify_and_update_are_values(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from cassette.client import Ignores, ServerTarget, load_scenarios, record_scenarios, verify
+    from cassette.client import (
+        Ignores,
+        ServerTarget,
+        VerifyOptions,
+        load_scenarios,
+        record_scenarios,
+        verify,
+    )
 
     for name in ("DRIFT", "DRIFT_PROMPT", "DRIFT_ASK"):
         monkeypatch.delenv(name, raising=False)
@@ -54,13 +62,13 @@ def test_scenarios_verify_and_update_are_values(
     assert Cassette.load(tape).header.era == "legacy"
 
     command = [PY, str(DRIFT_SERVER)]
-    volatile = Ignores(keys=["generatedAt"])
-    same = run(lambda: verify(tape, command, ignores=volatile))
+    volatile = VerifyOptions(ignores=Ignores(keys=["generatedAt"]))
+    same = run(lambda: verify(tape, command, volatile))
     assert same.ok
     assert [v.status for v in same.verdicts] == ["MATCH"] * 3
 
     changed = ServerTarget(command=command, env={"DRIFT": "1"})
-    drift = run(lambda: verify(tape, changed, ignores=volatile))
+    drift = run(lambda: verify(tape, changed, volatile))
     assert not drift.ok
     assert [(v.status, v.request.split()[1]) for v in drift.drift] == [
         ("CHANGED", "greet"),
@@ -71,9 +79,10 @@ def test_scenarios_verify_and_update_are_values(
         drift.assert_ok()
 
     before = tape.read_text()
-    update = run(lambda: verify(tape, changed, ignores=volatile, update=True))
+    updating = attrs.evolve(volatile, update=True)
+    update = run(lambda: verify(tape, changed, updating))
     assert (update.updated, update.kept, update.ok) == (True, (), True)
     assert tape.read_text() != before
-    again = run(lambda: verify(tape, changed, ignores=volatile))
+    again = run(lambda: verify(tape, changed, volatile))
     assert again.ok, again.text()
     assert again.as_data()["ok"] is True

@@ -13,7 +13,9 @@ import pytest
 from cassette import Cassette, ClientConnection, MessageEvent
 from cassette.errors import CassetteNotFoundError, TransportError
 from cassette.modes.policy import Action, ModeChoice
-from cassette.modes.runner import ModeResult, run_stdio
+from cassette.modes.runner import ModeOptions, ModeResult, run_mode
+from cassette.runtime.conversation import DeliveryPolicy
+from cassette.transport import Target
 from cassette.transports.memory import memory_pair
 from tests.support import PY, ROOT, run
 
@@ -55,13 +57,18 @@ def session(
 
         async def serve() -> None:
             results.append(
-                await run_stdio(
+                await run_mode(
                     path,
-                    command,
-                    choice=ModeChoice(mode),  # type: ignore[arg-type]
+                    ModeChoice(mode),  # type: ignore[arg-type]
+                    ModeOptions(
+                        target=Target(command=tuple(command)),
+                        passthrough_stderr=False,
+                        policy=DeliveryPolicy(
+                            on_warning=lambda text: infos.append(f"warning: {text}")
+                        ),
+                        on_info=infos.append,
+                    ),
                     client=end,
-                    on_info=infos.append,
-                    passthrough_stderr=False,
                 )
             )
 

@@ -40,7 +40,7 @@ def log(text: str) -> None:
 
 
 @app.tool()
-def login(  # noqa: PLR0917 (the tool's arguments, as a client sends them)
+def login(  # the tool's arguments, as a client sends them
     user: str,
     password: str,
     pin: int,

@@ -132,6 +132,7 @@ async def _exchange(plan: FaultPlan, sends: list[dict[str, Any]]) -> tuple[list[
     """Serve the recording under ``plan`` over a memory stream; what came back, and how
     the serving ended (its results, or the ``FaultExit`` it raised)."""
     from cassette.core.replayer import Replayer
+    from cassette.runtime.conversation import DeliveryPolicy
     from cassette.runtime.serve import replay
     from cassette.transport import Frame
     from cassette.transports.memory import memory_pair
@@ -142,7 +143,7 @@ async def _exchange(plan: FaultPlan, sends: list[dict[str, Any]]) -> tuple[list[
 
     async def serve() -> None:
         try:
-            ended.append(await replay(server, Replayer(_recording()), faults=plan))
+            ended.append(await replay(server, Replayer(_recording()), DeliveryPolicy(faults=plan)))
         except FaultExit as exc:
             ended.append(exc)
 

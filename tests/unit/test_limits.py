@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from functools import partial
 from typing import Any
 
 import anyio
@@ -27,10 +26,10 @@ from cassette.core.limits import (
 )
 from cassette.core.replayer import Replayer
 from cassette.errors import CassetteFormatError, UsageError
-from cassette.runtime import serve_replay
+from cassette.runtime import DeliveryPolicy, ReplayOptions, serve_replay
 from cassette.store.config import limits_for
 from cassette.store.storage import Cassette
-from cassette.transport import Frame
+from cassette.transport import Frame, ServeOptions
 from cassette.transports._http_record import RecordingProxy
 from cassette.transports._sse_replay import SseReplayApp, _Session
 from cassette.transports.streamable_http import HttpReplayApp
@@ -283,7 +282,8 @@ def test_the_recording_proxy_answers_413_before_reaching_the_upstream() -> None:
 
 
 def test_serve_replay_hands_its_size_limit_to_the_http_front() -> None:
-    """The library path the command line takes: ``serve_replay(max_message_bytes=...)``."""
+    """The library path the command line takes: ``serve_replay`` with the policy's
+    ``max_message_bytes``."""
 
     async def go() -> tuple[int, int]:
         ready = anyio.Event()
@@ -295,13 +295,13 @@ def test_serve_replay_hands_its_size_limit_to_the_http_front() -> None:
 
         async with anyio.create_task_group() as tg:
             tg.start_soon(
-                partial(
-                    serve_replay,
-                    LEGACY,
+                serve_replay,
+                LEGACY,
+                ReplayOptions(
                     transport="streamable-http",
-                    on_ready=on_ready,
-                    max_message_bytes=100,
-                )
+                    listen=ServeOptions(on_ready=on_ready),
+                    policy=DeliveryPolicy(max_message_bytes=100),
+                ),
             )
             with anyio.fail_after(20):
                 await ready.wait()
@@ -328,7 +328,8 @@ def test_replay_refuses_a_frame_over_its_limit_on_any_frame_stream() -> None:
 
     async def go() -> list[Any]:
         async with anyio.create_task_group() as tg:
-            tg.start_soon(partial(replay, server, Replayer(LEGACY), max_message_bytes=100))
+            policy = DeliveryPolicy(max_message_bytes=100)
+            tg.start_soon(replay, server, Replayer(LEGACY), policy)
             with anyio.fail_after(20):
                 await client.send(Frame(PING + b"\n"))
                 first = json.loads((await client.receive()).data)

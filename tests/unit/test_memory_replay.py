@@ -68,7 +68,7 @@ def test_pacing_delays_are_scaled_and_capped() -> None:
 def test_a_paced_replay_sends_the_same_messages_in_order() -> None:
     import functools
 
-    from cassette import Replayer, replay
+    from cassette import DeliveryPolicy, Replayer, replay
     from cassette.runtime import Pacing
     from cassette.transports.memory import memory_pair
 
@@ -77,7 +77,7 @@ def test_a_paced_replay_sends_the_same_messages_in_order() -> None:
         got: list[bytes] = []
         with anyio.fail_after(10):
             async with anyio.create_task_group() as tg:
-                paced = functools.partial(replay, pacing=Pacing(scale=0.0))
+                paced = functools.partial(replay, policy=DeliveryPolicy(pacing=Pacing(scale=0.0)))
                 tg.start_soon(paced, server, Replayer(tape()))
                 await client.send(
                     Frame(b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}\n')

@@ -17,10 +17,11 @@ import anyio
 import httpx
 import pytest
 
-from cassette import Cassette, Header, HttpEvent, MessageEvent, Target, TransportError
+from cassette import Cassette, Header, HttpEvent, MessageEvent, ServeOptions, Target, TransportError
 from cassette.core.jsonrpc import REPLAY_MISS
 from cassette.core.model import RecorderInfo
-from cassette.runtime import record_http, serve_replay
+from cassette.runtime import RecordConfig, RecordResult, ReplayOptions, record_proxy, serve_replay
+from cassette.transport import Ready
 from cassette.transports._http import Scope
 from cassette.transports.sse import SseReplayApp, SseTransport
 from cassette.transports.sse_parser import SSEEvent, SSEParser
@@ -333,13 +334,13 @@ def test_stopping_the_front_ends_open_streams_at_once() -> None:
         with anyio.fail_after(20):
             async with anyio.create_task_group() as tg:
                 tg.start_soon(
-                    partial(
-                        serve_replay,
-                        SSE_TAPE,
+                    serve_replay,
+                    SSE_TAPE,
+                    ReplayOptions(
                         transport=SseTransport(),
-                        on_ready=on_ready,
+                        listen=ServeOptions(on_ready=on_ready),
                         on_finish=lambda result: finished.append(result.summary),
-                    )
+                    ),
                 )
                 await ready.wait()
                 assert urls[0].endswith("/api/events")
@@ -415,6 +416,11 @@ class FakeLegacyServer:
             self.send.send_nowait(b"data:\r\n\r\n")  # a keep-alive
 
 
+async def _record_sse(upstream: str, config: RecordConfig, *, on_ready: Ready) -> RecordResult:
+    """A recording proxy on a free port, telling ``on_ready`` where (``serving`` says)."""
+    return await record_proxy(upstream, config, ServeOptions(on_ready=on_ready))
+
+
 @asynccontextmanager
 async def serving(start: Callable[..., Awaitable[Any]]) -> AsyncIterator[str]:
     urls: list[str] = []
@@ -447,7 +453,9 @@ def test_the_recording_proxy_rewrites_the_endpoint_relays_bytes_and_keeps_the_se
 
         with anyio.fail_after(20):
             async with serving(upstream_app) as upstream_url:
-                recorder = partial(record_http, upstream_url, path, transport="sse", port=0)
+                recorder = partial(
+                    _record_sse, upstream_url, RecordConfig(path=path, transport="sse")
+                )
                 async with serving(recorder) as proxy_url, httpx.AsyncClient(timeout=10) as client:
                     assert urlsplit(proxy_url).path == "/events"
                     async with client.stream("GET", proxy_url) as stream:
@@ -554,9 +562,8 @@ def test_the_recording_proxy_answers_a_slow_upstream_with_504_and_records_it(
 
         with anyio.fail_after(20):
             async with serving(upstream_app) as upstream_url:
-                recorder = partial(
-                    record_http, upstream_url, path, transport="sse", port=0, upstream_timeout=0.5
-                )
+                config = RecordConfig(path=path, transport="sse", upstream_timeout=0.5)
+                recorder = partial(_record_sse, upstream_url, config)
                 async with (
                     serving(recorder) as proxy_url,
                     httpx.AsyncClient(timeout=10) as client,

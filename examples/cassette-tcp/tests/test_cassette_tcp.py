@@ -16,7 +16,8 @@ import anyio
 from cassette_tcp import TcpTransport, open_stream
 from cassette_tcp.peer import peer_server
 
-from cassette import Cassette, ClientConnection, ServeOptions, Target, record, serve_replay
+from cassette import Cassette, ClientConnection, ServeOptions, Target, serve_replay
+from cassette.runtime import RecordConfig, ReplayOptions, record_session
 from cassette.testing import check_transport
 
 INIT = {
@@ -57,14 +58,15 @@ async def session(connection: ClientConnection) -> list[Any]:
 
 async def record_over_tcp(tape: Path, url: str) -> list[Any]:
     """Record the peer at ``url``, the client reaching the recorder through the plugin's
-    own ``serve``: one TCP connection, handed to ``record`` as its client stream."""
+    own ``serve``: one TCP connection, handed to ``record_session`` as its client stream."""
     answers: list[Any] = []
     connected = anyio.Event()
     done = anyio.Event()
 
     async def handler(stream: Any) -> None:
         connected.set()
-        await record([], tape, client=stream, transport="tcp", url=url, passthrough_stderr=False)
+        config = RecordConfig(path=tape, transport="tcp", passthrough_stderr=False)
+        await record_session(Target(url=url), config, stream)
         done.set()
 
     ready: list[str] = []
@@ -100,7 +102,8 @@ def test_a_session_recorded_over_tcp_replays_over_tcp(tmp_path: Path) -> None:
             listening.set()
 
         async with anyio.create_task_group() as tg:
-            front = partial(serve_replay, cassette, transport="tcp", on_ready=on_ready)
+            options = ReplayOptions(transport="tcp", listen=ServeOptions(on_ready=on_ready))
+            front = partial(serve_replay, cassette, options)
             tg.start_soon(front)
             await listening.wait()
             replayed = await session(ClientConnection(await open_stream(ready[0])))

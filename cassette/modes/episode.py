@@ -1,0 +1,104 @@
+"""What ``new_episodes`` is given and what it says: the options of an extension, a
+request described for a person, the redaction of what it appends, and which of a
+client's HTTP headers its live server gets.
+
+Kept apart from ``cassette.modes.extend`` (the live leg's machinery) so that callers
+building an extension, and the runner describing what was appended, read values only.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+
+import attrs
+
+from cassette.core.jsonrpc import JSONObject
+from cassette.core.recorder import BeforeRecord
+from cassette.core.redaction import Redactor
+from cassette.store.storage import Cassette
+
+__all__ = [
+    "NOT_CARRIED",
+    "ExtendOptions",
+    "carried_headers",
+    "describe_request",
+    "redactor_of",
+]
+
+Info = Callable[[str], None]
+
+# What a client's HTTP request says about its own replay session, its body or its
+# connection, not about the leg: never carried on to the live server.
+NOT_CARRIED: Final = frozenset(
+    {
+        "accept",
+        "connection",
+        "content-length",
+        "content-type",
+        "host",
+        "keep-alive",
+        "last-event-id",
+        "mcp-method",
+        "mcp-name",
+        "mcp-protocol-version",
+        "mcp-session-id",
+        "proxy-authorization",
+        "te",
+        "trailer",
+        "transfer-encoding",
+        "upgrade",
+    }
+)
+
+
+@attrs.frozen(kw_only=True)
+class ExtendOptions:
+    """How an ``Extension`` reaches the live server and tells what it does.
+
+    The server is reached with ``transport``; its stderr is shown to the person unless
+    ``passthrough_stderr`` is off; ``before_record`` sees each message before it is
+    appended; with ``prime`` a fresh server first gets the session's earlier requests.
+    ``on_info`` hears what happens, ``on_appended`` each request answered live (as the
+    client sent it) once its exchange is in the cassette."""
+
+    transport: str = "stdio"
+    on_info: Info | None = None
+    on_appended: Callable[[JSONObject], None] | None = None
+    passthrough_stderr: bool = True
+    before_record: BeforeRecord | None = None
+    prime: bool = False
+
+
+def describe_request(message: JSONObject) -> str:
+    """A request for a person: its method, and a tool call's tool."""
+    method = str(message.get("method"))
+    params = message.get("params")
+    if method == "tools/call" and isinstance(params, dict):
+        return f'{method} "{params.get("name")}"'
+    return method
+
+
+def redactor_of(cassette: Cassette) -> Redactor | None:
+    """What is appended is redacted with the built-in rules and the header's paths and
+    named variables (never its patterns: nothing read from a cassette is compiled)."""
+    info = cassette.header.redaction
+    if not info:
+        return None
+    names = info.get("env", ())
+    literals = [v for n in names if isinstance(n, str) and (v := os.environ.get(n))]
+    return Redactor.from_header(info, literals)
+
+
+def carried_headers(meta: Mapping[str, Any] | None) -> dict[str, str] | None:
+    """The client's HTTP headers worth carrying to the live server (credentials)."""
+    raw = meta.get("headers") if meta else None
+    if not raw:
+        return None
+    headers: dict[str, str] = {}
+    for name, value in raw:
+        key = bytes(name).decode("latin-1").lower()
+        if key not in NOT_CARRIED:
+            headers[key] = bytes(value).decode("latin-1")
+    return headers or None
