@@ -18,7 +18,13 @@ import importlib
 from collections.abc import Callable
 from typing import Any, Final
 
-from cassette.cli.common import fault_options, limit_options, listen_options, origin_options
+from cassette.cli.common import (
+    fault_options,
+    limit_options,
+    listen_options,
+    origin_options,
+    redaction_options,
+)
 
 __all__ = ["NAMES", "add_parsers", "dispatch"]
 
@@ -157,7 +163,7 @@ def _add_verify(sub: Any) -> None:
         "verify",
         help="re-fire a cassette's requests at a live server and report drift",
         usage="cassette verify TAPE [--update] [--ignore POINTER]... [--ignore-key NAME]... "
-        "[--timeout S] [--format {text,json}] [--transport NAME] "
+        "[--timeout S] [--format {text,json}] [--transport NAME] [redaction options] "
         "(--upstream URL | -- COMMAND [ARG...])",
         description="Run COMMAND as the server (or reach the endpoint URL), replay TAPE's "
         "client requests at it in the recorded era (for real), answer the server's own "
@@ -197,6 +203,7 @@ def _add_verify(sub: Any) -> None:
         "--timeout", type=float, default=30.0, metavar="S", help="wait S seconds per answer"
     )
     _format(verify)
+    redaction_options(verify)  # the live answers it prints and writes, as record redacts
     # TAPE, options after it, and the command after --: split in verify.main, because
     # argparse cannot take a command after a positional and options.
     verify.add_argument("rest", nargs=argparse.REMAINDER, metavar="TAPE [options] -- COMMAND")

@@ -58,11 +58,12 @@ from cassette.core.jsonrpc import JSONObject
 from cassette.core.matching import Candidate, FingerprintMatcher
 from cassette.core.model import Event, Header, MessageEvent, RecorderInfo
 from cassette.core.pairing import Exchange, exchanges
-from cassette.core.redaction import RedactionSession, Redactor
+from cassette.core.redaction import RedactionSession
 from cassette.core.variants import split
 from cassette.core.wildcards import mask_like
 from cassette.errors import ReplayMiss, TransportError
 from cassette.runtime.keywords import deprecated_keywords
+from cassette.store.gate import RedactOptions, joined, policy
 from cassette.store.storage import Cassette
 from cassette.transport import ConnectOptions
 
@@ -86,6 +87,8 @@ class VerifyOptions:
     time_limit: float = 30.0
     update: bool = False
     progress: Progress | None = None
+    #: the redaction rules added to the project's, as ``record`` takes them
+    redact: RedactOptions = attrs.field(factory=RedactOptions)
 
 
 def plan(cassette: Cassette) -> tuple[list[Exchange], Exchange | None, int]:
@@ -108,13 +111,11 @@ class _Secrets:
     since those match any live value. A cassette recorded without redaction is compared,
     and updated, as it is."""
 
-    def __init__(self, header: Header) -> None:
-        info = header.redaction
-        self.session: RedactionSession | None = None
-        if info:
-            names = info.get("env", ())
-            literals = [v for n in names if isinstance(n, str) and (v := os.environ.get(n))]
-            self.session = Redactor.from_header(info, literals).session()
+    def __init__(self, header: Header, options: RedactOptions | None = None) -> None:
+        # the one gate: the project's and the command's rules, the header's paths and
+        # variables; a pattern the cassette was redacted with must be given again
+        redactor = joined(policy(options or RedactOptions()), header.redaction)
+        self.session: RedactionSession | None = None if redactor is None else redactor.session()
 
     def redacted(self, live: JSONObject) -> tuple[JSONObject, tuple[str, ...]]:
         if self.session is None:
@@ -322,7 +323,7 @@ async def verify(
     source = cassette.source or "<cassette>"
     snapshot = Snapshot.of(source) if update else None
     pairs, handshake, total = plan(cassette)
-    secrets = _Secrets(cassette.header)
+    secrets = _Secrets(cassette.header, options.redact)
     run = _Run(cassette, ignores, update, secrets)
     answers = _ServerAnswers(cassette, secrets)
     connector = get_connector(server.transport_name)

@@ -57,6 +57,7 @@ from cassette.core.redacted import (
     check_header,
     has_placeholder,
     is_placeholder,
+    pattern_digest,
 )
 from cassette.core.schemas import (
     number_sentinel,
@@ -169,6 +170,8 @@ class Redactor:
         out: dict[str, Any] = {"placeholders": "random"}
         if self.patterns:
             out["patterns"] = list(self.patterns)
+            # recognised later by digest, so an extension never needs to run the text
+            out["digests"] = [pattern_digest(p) for p in self.patterns]
         if self.paths:
             out["paths"] = list(self.paths)
         if self.env_names:

@@ -66,7 +66,6 @@ from cassette.core.jsonrpc import (
     error_response,
 )
 from cassette.core.model import Direction, Event, MessageEvent, era_of
-from cassette.core.redaction import redact_argv, redact_text
 from cassette.core.schemas import SchemaBook
 from cassette.core.secret_rules import secret_header_values
 from cassette.errors import CassetteError, TransportClosedError, TransportError, sole_exception
@@ -80,6 +79,7 @@ from cassette.modes.episode import (
 from cassette.registry import get_connector
 from cassette.runtime.keywords import deprecated_keywords
 from cassette.runtime.sink import stderr_passthrough
+from cassette.store.gate import shown, shown_argv
 from cassette.store.storage import Cassette
 from cassette.transport import (
     ConnectOptions,
@@ -140,7 +140,7 @@ class Extension:
         self.recorded_init = next(
             (m for m in cassette.messages("c2s") if m.get("method") == "initialize"), None
         )
-        self.redactor = redactor_of(cassette)
+        self.redactor = redactor_of(cassette, options.redactor)
         # One session for everything appended in this serving: a secret met in one
         # appended exchange is redacted wherever it recurs in the next.
         self.redaction = None if self.redactor is None else self.redactor.session()
@@ -163,8 +163,8 @@ class Extension:
 
     def describe_target(self) -> str:
         if self.target.url:
-            return redact_text(self.target.url)
-        return " ".join(redact_argv(self.target.command))  # stderr ends up in CI logs
+            return shown(self.target.url)
+        return shown_argv(self.target.command)  # stderr ends up in CI logs
 
 
 @attrs.define

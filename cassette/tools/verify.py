@@ -28,6 +28,7 @@ from cassette.client.target import ServerTarget
 from cassette.core.urls import check_http_url
 from cassette.errors import CassetteError, TransportError, UsageError
 from cassette.runtime.keywords import deprecated_keywords
+from cassette.store.gate import RedactOptions, policy
 from cassette.store.storage import Cassette
 from cassette.tools._common import emit
 
@@ -146,6 +147,8 @@ def _option(args: argparse.Namespace, item: str, rest: list[str]) -> bool:
         args.ignore.append(value)
     elif (value := _take_value("--ignore-key", item, rest)) is not None:
         args.ignore_key.append(value)
+    elif _redaction_option(args, item, rest):
+        pass
     elif (value := _take_value("--upstream", item, rest)) is not None:
         args.upstream = value
     elif (value := _take_value("--transport", item, rest)) is not None:
@@ -162,6 +165,22 @@ def _option(args: argparse.Namespace, item: str, rest: list[str]) -> bool:
     else:
         return False
     return True
+
+
+def _redaction_option(args: argparse.Namespace, item: str, rest: list[str]) -> bool:
+    """``--no-redact`` and the ``--redact-*`` rules after TAPE, as ``record`` takes them."""
+    if item == "--no-redact":
+        args.no_redact = True
+        return True
+    for option, field in (
+        ("--redact-pattern", "redact_pattern"),
+        ("--redact-path", "redact_path"),
+        ("--redact-env", "redact_env"),
+    ):
+        if (value := _take_value(option, item, rest)) is not None:
+            vars(args)[field].append(value)
+            return True
+    return False
 
 
 def _check_usage(args: argparse.Namespace, tapes: list[str], command: list[str] | None) -> None:
@@ -199,6 +218,8 @@ def main(args: argparse.Namespace) -> int:
     cassette = Cassette.load(args.tape)
     ignores = project_ignores().merged(args.ignore, args.ignore_key)
     server = ServerTarget(command=tuple(command or ()), url=args.upstream, transport=args.transport)
+    redact = RedactOptions.from_args(args)
+    policy(redact)  # every rule checked before the server is started
     sys.stderr.write("cassette: warning: verify re-runs the recorded calls for real\n")
     try:
         report = anyio.run(
@@ -210,6 +231,7 @@ def main(args: argparse.Namespace) -> int:
                     time_limit=args.timeout,
                     update=args.update,
                     progress=terminal_progress(),
+                    redact=redact,
                 ),
             )
         )
