@@ -44,7 +44,6 @@ the request a miss, answered as in a replay, with a one-line reason.
 
 from __future__ import annotations
 
-import copy
 import os
 import time
 from collections.abc import Callable, Mapping
@@ -55,6 +54,7 @@ import anyio.abc
 import attrs
 
 from cassette.core.deadlines import HANDSHAKE_TIMEOUT
+from cassette.core.hooks import call_hook
 from cassette.core.ids import IdKey, id_key
 from cassette.core.jsonrpc import (
     REPLAY_MISS,
@@ -80,6 +80,7 @@ from cassette.registry import get_connector
 from cassette.runtime.keywords import deprecated_keywords
 from cassette.runtime.sink import stderr_passthrough
 from cassette.store.gate import shown, shown_argv
+from cassette.store.gate import shown as shown_text
 from cassette.store.storage import Cassette
 from cassette.transport import (
     ConnectOptions,
@@ -519,7 +520,8 @@ class LiveLeg:
             schemas = self.ext.schemas.schemas(direction, message, stream)
         hook = self.ext.before_record
         if hook is not None:
-            hooked = hook(copy.deepcopy(message), direction)
+            say = shown_text if session is None else session.text
+            hooked = call_hook(hook, message, direction, say)
             if hooked is None:
                 return  # the hook dropped it: what passed is unchanged, only not kept
             message = hooked

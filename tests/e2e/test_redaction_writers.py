@@ -167,3 +167,46 @@ def test_verify_takes_the_redaction_options_and_update_writes_no_secret(tmp_path
     assert "acct-222222" not in update.stdout + update.stderr
     assert "acct-222222" not in tape.read_text()
     assert "grace" in tape.read_text()
+
+
+HOOK = """\
+def scrub(message, direction):
+    if message.get("method") == "tools/call":
+        raise ValueError("cannot scrub " + message["params"]["arguments"]["text"])
+    return message
+"""
+
+
+def test_a_failing_hook_is_one_line_naming_it_and_the_cassette_stays_readable(
+    tmp_path: Path,
+) -> None:
+    from cassette import Cassette
+
+    (tmp_path / "hooks.py").write_text(HOOK)
+    tape = tmp_path / "t.jsonl"
+    token = "ghp_" + "Zz09" * 9
+    record = cassette(
+        "record", "-o", str(tape), "--before-record", "hooks.py:scrub", "--", PY, str(RAW_SERVER)
+    )
+    client = LineClient(record, cwd=tmp_path)
+    try:
+        client.initialize()
+        client.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 9,
+                "method": "tools/call",
+                "params": {"name": "echo", "arguments": {"text": token}},
+            }
+        )
+        code, err = client.finish()
+    finally:
+        client.kill_group()
+    lines = [line for line in err.splitlines() if "scrub" in line]
+    assert len(lines) == 1, err
+    assert "ValueError" in lines[0]
+    assert token not in err
+    assert code != 0
+    if tape.exists():
+        Cassette.load(tape)  # readable: no half-written line
+        assert token not in tape.read_text()

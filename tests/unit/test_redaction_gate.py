@@ -218,3 +218,42 @@ def test_scan_policy_ignores_this_machines_environment(monkeypatch: pytest.Monke
     found = scan_policy({"placeholders": "random", "paths": ["/params/x"]})
     assert "fake-machine-value-77" not in found.literals
     assert found.paths == ("/params/x",)
+
+
+# -- the before_record hook -----------------------------------------------------------------
+
+
+def _raises(message: dict[str, Any], direction: str) -> dict[str, Any]:
+    raise KeyError(message["params"]["secret"])
+
+
+def test_a_failing_hook_is_one_line_naming_it_with_its_text_redacted() -> None:
+    from cassette.core.hooks import HookError, call_hook
+
+    token = "ghp_" + "Qx7" * 12
+    with pytest.raises(HookError) as caught:
+        call_hook(
+            _raises,
+            {"params": {"secret": token}},
+            "c2s",
+            policy(settings={}, environ={}).session().text,
+        )  # type: ignore[arg-type,union-attr]
+    message = str(caught.value)
+    assert "\n" not in message
+    assert "test_redaction_gate:_raises" in message
+    assert token not in message
+
+
+@pytest.mark.parametrize("returned", [[1], "text", {"n": float("nan")}, {"x": object()}])
+def test_what_a_hook_returns_is_checked_before_it_is_written(returned: Any) -> None:
+    from cassette.core.hooks import HookError, call_hook
+
+    with pytest.raises(HookError, match="before_record hook"):
+        call_hook(lambda _m, _d: returned, {"id": 1}, "c2s")
+
+
+def test_a_hook_may_drop_or_change_a_message() -> None:
+    from cassette.core.hooks import call_hook
+
+    assert call_hook(lambda _m, _d: None, {"id": 1}, "c2s") is None
+    assert call_hook(lambda m, _d: {**m, "x": 1}, {"id": 1}, "c2s") == {"id": 1, "x": 1}
