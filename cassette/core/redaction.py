@@ -66,9 +66,9 @@ from cassette.core.schemas import (
     schema_property,
     string_sentinel,
 )
+from cassette.core.secret_names import _compiled
 from cassette.core.secret_rules import (
     Span,
-    _compiled,
     find_spans,
     is_protocol_key,
     is_secret_key,
