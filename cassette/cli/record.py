@@ -39,7 +39,7 @@ from cassette.core.urls import check_http_url
 from cassette.errors import UsageError
 from cassette.modes.policy import ModeChoice
 from cassette.runtime.record import RecordConfig
-from cassette.store.gate import shown
+from cassette.store.gate import shown, shown_argv
 from cassette.transport import ServeOptions, Target
 
 __all__ = ["RecordCommand", "add_parsers", "run"]
@@ -271,7 +271,8 @@ def _record_session(command: RecordCommand) -> int:
     config = attrs.evolve(command.config, on_result=results.append)
 
     path = os.fspath(command.config.path)
-    target = command.target.url or " ".join(command.target.command)
+    url = command.target.url  # what a person reads passes the gate (a CI log)
+    target = shown(url) if url else shown_argv(command.target.command)
     redaction = "on" if command.config.redactor is not None else "OFF"
     err(f"recording {target} to {path} ({command.config.transport}; redaction {redaction})")
 

@@ -40,12 +40,14 @@ Everything here is pure: values in, values out (a session's memory is its only s
 
 from __future__ import annotations
 
+import base64
+import html
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any, Final
-from urllib.parse import quote
+from urllib.parse import quote, quote_plus
 
 import attrs
 
@@ -359,7 +361,12 @@ class RedactionSession:
             return message, ()
         params = message.get("params")
         name = params.get("name") if isinstance(params, dict) else None
+        known = len(self._known)
         out: dict[str, Any] = self.value(message, schemas)
+        if len(self._known) != known:
+            # a secret met late in the message (its structured content) is redacted where
+            # it appeared earlier too (the same value in its text content)
+            out = self.value(message, schemas)
         if isinstance(name, str) and isinstance(out.get("params"), dict):
             out["params"]["name"] = name  # a tool or prompt name is how a request is matched
         return out, tuple(self._pointers)
@@ -393,11 +400,24 @@ class RedactionSession:
             ]
         if not isinstance(value, dict):
             return value
+        return self._object(value, path, schema, schemas, in_schema)
+
+    def _object(
+        self,
+        value: dict[str, Any],
+        path: Path,
+        schema: Any,
+        schemas: Mapping[tuple[str, ...], Any],
+        in_schema: bool,
+    ) -> dict[str, Any]:
         out: dict[str, Any] = {}
         binary = value.get("type") in ("image", "audio")
         top = path is None
+        pair = not in_schema and _secret_pair(value)
         for key, item in value.items():
             kind = _KEY_KIND_SCHEMA if in_schema else _key_kind(key)
+            if pair and key == "value":
+                kind = _KEY_KIND_SECRET  # {"name": "sid", "value": ...}: a cookie, a header
             if (top and key in ENVELOPE) or (binary and key == "data") or key == "blob":
                 out[key] = item  # a message's own fields; base64 bytes hold no text secrets
             elif kind == _KEY_KIND_PLAIN and isinstance(item, str):
@@ -508,6 +528,22 @@ def _key_kind(key: str) -> int:
     return _KEY_KIND_SECRET if is_secret_key(key) else _KEY_KIND_PLAIN
 
 
+#: Members beside ``name`` and ``value`` that make the pair a cookie (a browser's or an
+#: HTTP client's cookie jar) or an HTTP header (a HAR file).
+_COOKIE_KEYS: Final = frozenset(
+    {"domain", "path", "expires", "httpOnly", "secure", "sameSite", "hostOnly", "session"}
+)
+
+
+def _secret_pair(value: Mapping[str, Any]) -> bool:
+    """A ``{"name": ..., "value": ...}`` pair whose value is a credential: a cookie, or a
+    header or variable with a secret name (``{"name": "Authorization", "value": ...}``)."""
+    name = value.get("name")
+    if not isinstance(name, str) or "value" not in value:
+        return False
+    return is_secret_key(name) or not _COOKIE_KEYS.isdisjoint(value)
+
+
 def _worth_knowing(secret: str, sure: bool) -> bool:
     if len(secret) < _MIN_KNOWN or secret.lower() in _COMMON or has_placeholder(secret):
         return False
@@ -518,13 +554,28 @@ def _worth_knowing(secret: str, sure: bool) -> bool:
 
 
 def _forms(secret: str) -> list[str]:
-    """How a secret may be written in text: as is, JSON-escaped, URL-encoded."""
-    forms = [secret]
+    """How a secret may be written in text when a server echoes it back: as is,
+    JSON-escaped (with ``\\/`` too), percent- and form-encoded, HTML-escaped, and, for a
+    value long enough not to occur by chance, in upper and lower case, in hex and in
+    base64 (a server that encodes what it was sent)."""
     escaped = json.dumps(secret, ensure_ascii=False)[1:-1]
-    for form in (escaped, json.dumps(secret)[1:-1], quote(secret, safe="")):
-        if form not in forms:
-            forms.append(form)
-    return forms
+    slashed = escaped.replace("/", "\\/")
+    candidates = [
+        secret,
+        escaped,
+        slashed,
+        json.dumps(slashed, ensure_ascii=False)[1:-1],  # and that inside JSON text
+        json.dumps(secret)[1:-1],
+        quote(secret, safe=""),
+        quote_plus(secret, safe=""),
+        html.escape(secret),
+    ]
+    if len(secret) >= _SHORT_KNOWN:
+        raw = secret.encode("utf-8", "surrogatepass")
+        b64 = base64.b64encode(raw).decode("ascii")
+        candidates += [secret.upper(), secret.lower(), raw.hex(), raw.hex().upper()]
+        candidates += [b64, b64.rstrip("="), base64.urlsafe_b64encode(raw).decode("ascii")]
+    return list(dict.fromkeys(c for c in candidates if c))
 
 
 def _alternation(known: Mapping[str, str]) -> re.Pattern[str]:

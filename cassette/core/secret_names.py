@@ -44,11 +44,21 @@ SECRET_WORDS: Final = frozenset(
         "cookie",
         "signature",
         "privatekey",
+        "mnemonic",
     }
+)
+#: A last word that says how a secret is written, not what it is (``client-key-data``,
+#: ``private_key_pem``): the name is judged without it.
+_ENCODING_WORDS: Final = frozenset({"data", "pem", "b64", "base64", "der", "hex"})
+#: Words before ``tokens`` that make it a count (``inputTokens``, ``total_tokens``).
+_COUNTS: Final = frozenset(
+    {"input", "output", "total", "max", "min", "prompt", "completion", "cached", "reasoning"}
+    | {"num", "used", "remaining", "context", "cache", "generated", "response", "request"}
 )
 # A name ending in "key" is a secret only after one of these (apiKey, privateKey, x-api-key).
 _KEY_QUALIFIERS: Final = frozenset(
     {"api", "private", "secret", "access", "signing", "encryption", "account", "master", "client"}
+    | {"session"}
 )
 #: Protocol fields that sound like secrets and are not: redacting them breaks the session.
 _PROTOCOL_KEYS: Final = frozenset(
@@ -90,9 +100,15 @@ def is_secret_key(key: str) -> bool:
     if is_protocol_key(key):
         return False
     words = [w.lower() for w in _compiled(_CAMEL).split(key) if w]
+    if len(words) > 1 and words[-1] in _ENCODING_WORDS:
+        words.pop()
     if not words:
         return False
     last = words[-1]
+    if last.endswith("s") and last[:-1] in SECRET_WORDS | {"key", "apikey", "privatekey"}:
+        if last == "tokens" and len(words) > 1 and words[-2] in _COUNTS:
+            return False  # a count of model tokens
+        last = words[-1] = last[:-1]  # tokens, apiKeys, secrets, passwords, cookies
     if last in SECRET_WORDS or "".join(words[-2:]) in ("apikey", "privatekey"):
         return True
     return last == "key" and len(words) > 1 and words[-2] in _KEY_QUALIFIERS

@@ -127,7 +127,7 @@ def _may_hold_secret(text: str) -> bool:
     """For a text with no run of 16 token characters (so no token shape): False when no
     other rule can match either, as each needs "=", ":", "--" or a Bearer/Basic word. Most
     strings of a message (names, short texts) are ruled out by these checks alone."""
-    if "=" in text or ":" in text or "--" in text:
+    if "=" in text or ":" in text or "--" in text or "%3" in text:
         return True
     folded = text.lower()
     return "bearer" in folded or "basic" in folded
@@ -230,12 +230,13 @@ def _single() -> tuple[tuple[_Rule, re.Pattern[str]], ...]:
     return tuple(
         (rule, _compiled(rule.source) if rule.folded else rule.pattern)
         for rule in _rules()
-        if rule.name in ("url-credentials", "argument", "private-key", "bearer", "basic-auth")
+        if rule.alone
+        or rule.name in ("url-credentials", "argument", "private-key", "bearer", "basic-auth")
     )
 
 
 @cache
-def _rev_assign() -> tuple[re.Pattern[str], re.Pattern[str]]:
+def _rev_assign() -> tuple[re.Pattern[str], ...]:
     """``key=value`` forms, found on the reversed text from their ``=`` and from their
     ``:``: two expressions, each starting with one literal, which the engine skips to in a
     tight loop, where a leading ``[=:]`` set is tested character by character (1.7x the
@@ -245,7 +246,8 @@ def _rev_assign() -> tuple[re.Pattern[str], re.Pattern[str]]:
         + _trie(k[::-1] for k in _KEYWORDS)  # a trie: one branch per character at an anchor
         + ")"
     )
-    return re.compile("=" + rest), re.compile(":" + rest)
+    # and percent-encoded inside another URL ("token%3D..."), reversed: "d3%"
+    return tuple(re.compile(lead + rest) for lead in ("=", ":", "d3%", "a3%"))
 
 
 def _spans_long(text: str) -> list[Span] | None:
@@ -298,6 +300,8 @@ def _word_start(text: str, pos: int) -> bool:
     if pos == 0:
         return True
     before = text[pos - 1]
+    if pos >= 3 and text[pos - 3] == "%":  # after a percent-encoded "?" or "&" ("%3Ftoken")
+        return True
     return not before.isalnum() or (before.islower() and text[pos].isupper())
 
 

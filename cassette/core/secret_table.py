@@ -44,6 +44,9 @@ class _Rule:
     folded: bool = False  # triggers are found case-insensitively
     check: Check | None = None  # a last look at the secret (cheap, optional)
     word_start: bool = False  # the trigger must not continue a lower-case word
+    #: searched on its own in a long text: its match holds no run of 16 token characters
+    #: for the long path's run finder to see (``secret_rules._spans_long``)
+    alone: bool = False
 
     @property
     def pattern(self) -> re.Pattern[str]:
@@ -59,6 +62,14 @@ def _basic_credentials(secret: str) -> bool:
         return False
 
 
+def _credential_like(secret: str) -> bool:
+    """A word after ``password`` is a secret only if no sentence could hold it: it has a
+    digit or a sign, or mixes cases past its first letter (``reset``, ``Reset`` are not)."""
+    if not secret.isalpha():
+        return True
+    return len(secret) >= 8 and not secret.islower() and not secret.istitle()
+
+
 _BODY: Final = r"[A-Za-z0-9_\-]"
 
 
@@ -69,9 +80,12 @@ def _prefixed(name: str, prefixes: tuple[str, ...], body: str) -> _Rule:
 
 # A value runs to a space, a quote, a comma or a closing bracket; to "&" only where the
 # next query parameter starts ("token=abc&api_key=xyz"), since passwords hold "&" too.
-_VALUE_END: Final = r"(?:[^\s\"'&,;<>`\\)\]}]|&(?![A-Za-z0-9_.-]+=))"
+# Percent-encoded inside another URL, a value runs to the encoded "&" ("%26").
+_VALUE_END: Final = r"(?:[^\s\"'&,;<>`\\)\]}%]|%(?!26)|&(?![A-Za-z0-9_.-]+=))"
 # "password=", "api_key: ", '"secret": "', "DB_PASS = ", "token\": \"" (JSON in a string).
-_ASSIGN: Final = r"(?:[-_]?(?:key|id|value|string|token))?\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
+_ASSIGN: Final = (
+    r"(?:[-_]?(?:key|id|value|string|token))?\\?[\"']?[ \t]*(?:[:=]|%3[ad])[ \t]*\\?[\"']?"
+)
 _SCHEME: Final = r"(?:(?i:bearer|basic|token|digest)[ \t]+)?"
 _KEYWORDS: Final = (
     "password",
@@ -112,7 +126,34 @@ def _rules() -> tuple[_Rule, ...]:
             "url-credentials",
             ("://",),
             # the look-ahead fails a URL with no "@" in its authority without backtracking
-            r"://(?=[^\s/?#@\"'<>]*+@)(?P<s>[^\s/?#@\"'<>]*(?:@[^\s/?#@\"'<>]*)*)@[^\s/?#@\"'<>]",
+            # a password may hold "/" ("user:pa/ss@host"), never a port ("host:8080/a@b")
+            r"://(?=[^\s?#@\"'<>]*+@)(?P<s>[^\s/?#@\"'<>:]+:(?![0-9]*[/@])[^\s?#@\"'<>/]*/"
+            r"[^\s?#@\"'<>]*|[^\s/?#@\"'<>]*(?:@[^\s/?#@\"'<>]*)*)@[^\s/?#@\"'<>]",
+        ),
+        _Rule(  # the same, JSON-escaped ("postgres:\/\/admin:pw@db")
+            "url-credentials",
+            (":\\/\\/",),
+            r":\\/\\/(?=[^\s?#@\"'<>]*+@)(?P<s>[^\s/?#@\"'<>\\]*(?:@[^\s/?#@\"'<>\\]*)*)"
+            r"@[^\s/?#@\"'<>\\]",
+        ),
+        _Rule(  # every cookie of a Cookie or Set-Cookie line, not only the first
+            "cookie",
+            ("cookie",),
+            r"cookie\\?[\"']?[ \t]*:[ \t]*\\?[\"']?(?P<s>[^\r\n\"'\\]{1,4000})",
+            re.IGNORECASE,
+            folded=True,
+            word_start=True,
+            alone=True,
+        ),
+        _Rule(  # "password VALUE" (.netrc, log lines): only a value no word could be
+            "password",
+            ("password", "passwd", "passphrase"),
+            r"pass(?:word|wd|phrase)[ \t]+(?P<s>[^\s\"'<>`\\]{6,200})",
+            re.IGNORECASE,
+            folded=True,
+            check=_credential_like,
+            word_start=True,
+            alone=True,
         ),
         _Rule(
             "bearer",
@@ -152,7 +193,9 @@ def _rules() -> tuple[_Rule, ...]:
             "private-key",
             ("-----BEGIN",),
             r"-----BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----"
-            r"(?P<s>[\s\S]{1,20000}?)-----END[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----",
+            # to its END line, or, with none (the first lines of a file), its base64 body
+            r"(?P<s>[\s\S]{1,20000}?(?=-----END[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----)"
+            r"|[A-Za-z0-9+/=\s\\]{16,20000})",
         ),
         _Rule(
             "jwt",
@@ -181,7 +224,9 @@ def _rules() -> tuple[_Rule, ...]:
             ("xoxb-", "xoxa-", "xoxp-", "xoxo-", "xoxr-", "xoxs-", "xoxe-"),
             r"[A-Za-z0-9-]{11,}",
         ),
-        _prefixed("slack", ("hooks.slack.com/services/",), r"[A-Za-z0-9/_-]{20,}"),
+        attrs.evolve(
+            _prefixed("slack", ("hooks.slack.com/services/",), r"[A-Za-z0-9/_-]{20,}"), alone=True
+        ),
         _prefixed(
             "aws-key",
             (

@@ -75,6 +75,8 @@ async def secrets_session(target: Any, login: dict[str, Any] | None = None) -> d
         out["session"] = dump(await client.call_tool("session_info", {}))
         for name in ("environment", "command_line", "keys", "whoami"):
             out[name] = dump(await client.call_tool(name, {}))
+        echoed = (login or {}).get("echoed", CORPUS["echoed"])
+        out["forms"] = dump(await client.call_tool("forms", {"password": echoed}))
     return out
 
 
