@@ -95,7 +95,12 @@ _WORD_RULES: Final = ("url-credentials", "argument", "private-key")
 
 
 def _word_triggers() -> set[str]:
-    return {t.lower() for r in _rules() if r.folded or r.name in _WORD_RULES for t in r.triggers}
+    return {
+        t.lower()
+        for r in _rules()
+        if r.folded or r.alone or r.name in _WORD_RULES
+        for t in r.triggers
+    }
 
 
 @cache
@@ -125,12 +130,21 @@ LONG_TEXT: Final = 4096
 
 def _may_hold_secret(text: str) -> bool:
     """For a text with no run of 16 token characters (so no token shape): False when no
-    other rule can match either, as each needs "=", ":", "--" or a Bearer/Basic word. Most
+    other rule can match either, as each needs "=", ":", "--", "%3" or a Bearer, Basic or
+    password word. Most
     strings of a message (names, short texts) are ruled out by these checks alone."""
     if "=" in text or ":" in text or "--" in text or "%3" in text:
         return True
     folded = text.lower()
-    return "bearer" in folded or "basic" in folded
+    return any(probe in folded for probe in _probes())
+
+
+@cache
+def _probes() -> tuple[str, ...]:
+    """What a text with none of "=", ":", "--" must hold for a rule to match: a Bearer,
+    Basic or password word, or the trigger of a token whose body may hold no run."""
+    alone = {t.lower() for r in _rules() if r.alone for t in r.triggers}
+    return ("bearer", "basic", "pass", *sorted(alone))
 
 
 # What a JSON message needs to hold for any rule to fire, seen on its raw text: a trigger

@@ -73,9 +73,11 @@ def _credential_like(secret: str) -> bool:
 _BODY: Final = r"[A-Za-z0-9_\-]"
 
 
-def _prefixed(name: str, prefixes: tuple[str, ...], body: str) -> _Rule:
+def _prefixed(name: str, prefixes: tuple[str, ...], body: str, *, alone: bool = False) -> _Rule:
+    """A token shape: a literal prefix and its body. ``alone`` for a body that may hold no
+    run of 16 token characters (it holds ``.``, ``/``, ``+`` or ``=``)."""
     alternatives = "|".join(re.escape(p) for p in prefixes)
-    return _Rule(name, prefixes, rf"(?P<s>(?:{alternatives}){body})")
+    return _Rule(name, prefixes, rf"(?P<s>(?:{alternatives}){body})", alone=alone)
 
 
 # A value runs to a space, a quote, a comma or a closing bracket; to "&" only where the
@@ -139,7 +141,8 @@ def _rules() -> tuple[_Rule, ...]:
         _Rule(  # every cookie of a Cookie or Set-Cookie line, not only the first
             "cookie",
             ("cookie",),
-            r"cookie\\?[\"']?[ \t]*:[ \t]*\\?[\"']?(?P<s>[^\r\n\"'\\]{1,4000})",
+            r"cookie\\?[\"']?[ \t]*:[ \t]*\\?[\"']?"
+            r"(?P<s>[^\s;\"'\\]{1,4000}(?:;[ \t]*[^\s;\"'\\]{1,4000}){0,100})",
             re.IGNORECASE,
             folded=True,
             word_start=True,
@@ -195,7 +198,7 @@ def _rules() -> tuple[_Rule, ...]:
             r"-----BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----"
             # to its END line, or, with none (the first lines of a file), its base64 body
             r"(?P<s>[\s\S]{1,20000}?(?=-----END[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----)"
-            r"|[A-Za-z0-9+/=\s\\]{16,20000})",
+            r"|(?:(?:\r?\n|\\r?\\n)[A-Za-z0-9+/=]{16,200}){1,200})",
         ),
         _Rule(
             "jwt",
@@ -245,7 +248,7 @@ def _rules() -> tuple[_Rule, ...]:
             r"[A-Z0-9]{16}(?![A-Za-z0-9])",
         ),
         _prefixed("google-key", ("AIza",), rf"{_BODY}{{35}}"),
-        _prefixed("google-oauth", ("ya29.",), r"[A-Za-z0-9_.-]{20,}"),
+        _prefixed("google-oauth", ("ya29.",), r"[A-Za-z0-9_.-]{20,}", alone=True),
         _prefixed("google-oauth", ("GOCSPX-",), rf"{_BODY}{{20,}}"),
         _prefixed("npm", ("npm_",), r"[A-Za-z0-9]{36}"),
         _prefixed("huggingface", ("hf_",), r"[A-Za-z0-9]{30,}"),
@@ -256,7 +259,7 @@ def _rules() -> tuple[_Rule, ...]:
         _prefixed("digitalocean", ("dop_v1_", "doo_v1_", "dor_v1_"), r"[a-f0-9]{64}"),
         _prefixed("docker", ("dckr_pat_",), rf"{_BODY}{{20,}}"),
         _prefixed("vault", ("hvs.", "hvb."), rf"{_BODY}{{20,}}"),
-        _prefixed("grafana", ("glsa_", "glc_"), r"[A-Za-z0-9_=+/]{30,}"),
+        _prefixed("grafana", ("glsa_", "glc_"), r"[A-Za-z0-9_=+/]{30,}", alone=True),
         _prefixed("age", ("AGE-SECRET-KEY-1",), r"[A-Z0-9]{50,}"),
         _prefixed("postman", ("PMAK-",), r"[a-f0-9]{24}-[a-f0-9]{34}"),
         _prefixed("linear", ("lin_api_",), r"[A-Za-z0-9]{30,}"),
@@ -266,14 +269,14 @@ def _rules() -> tuple[_Rule, ...]:
         _prefixed("groq", ("gsk_",), r"[A-Za-z0-9]{40,}"),
         _prefixed("replicate", ("r8_",), r"[A-Za-z0-9]{30,}"),
         _prefixed("perplexity", ("pplx-",), r"[A-Za-z0-9]{40,}"),
-        _prefixed("sentry", ("sntrys_", "sntryu_"), r"[A-Za-z0-9_=+/]{30,}"),
+        _prefixed("sentry", ("sntrys_", "sntryu_"), r"[A-Za-z0-9_=+/]{30,}", alone=True),
         _prefixed("tailscale", ("tskey-",), r"[A-Za-z0-9-]{20,}"),
         _prefixed("supabase", ("sbp_",), r"[a-f0-9]{40}"),
         _prefixed("planetscale", ("pscale_tkn_", "pscale_pw_"), rf"{_BODY}{{30,}}"),
         _prefixed("figma", ("figd_",), rf"{_BODY}{{30,}}"),
         _prefixed("notion", ("ntn_",), r"[A-Za-z0-9]{40,}"),
         _prefixed("contentful", ("CFPAT-",), rf"{_BODY}{{40,}}"),
-        _prefixed("onepassword", ("ops_eyJ",), r"[A-Za-z0-9_=+/-]{30,}"),
+        _prefixed("onepassword", ("ops_eyJ",), r"[A-Za-z0-9_=+/-]{30,}", alone=True),
         _prefixed("mailgun", ("key-",), r"[0-9a-f]{32}(?![0-9a-f])"),
         _prefixed("square", ("sq0atp-", "sq0csp-"), rf"{_BODY}{{22,}}"),
         _prefixed("twilio", ("SK",), r"[0-9a-f]{32}(?![0-9a-f])"),
@@ -292,5 +295,5 @@ def _rules() -> tuple[_Rule, ...]:
         _prefixed("typeform", ("tfp_",), rf"{_BODY}{{40,}}"),
         _prefixed("clojars", ("CLOJARS_",), r"[a-z0-9]{60}"),
         _prefixed("alibaba", ("LTAI",), r"[A-Za-z0-9]{20}(?![A-Za-z0-9])"),
-        _prefixed("flyio", ("FlyV1 fm2_",), r"[A-Za-z0-9+/=_-]{40,}"),
+        _prefixed("flyio", ("FlyV1 fm2_",), r"[A-Za-z0-9+/=_-]{40,}", alone=True),
     )
