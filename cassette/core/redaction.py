@@ -44,13 +44,14 @@ import base64
 import html
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any, Final
 from urllib.parse import quote, quote_plus
 
 import attrs
 
+from cassette.core.known import SHORT, KnownValues
 from cassette.core.redacted import (
     ENV_NAME,
     ENVELOPE,
@@ -105,7 +106,7 @@ _COMMON: Final = frozenset(
 _UNSURE: Final = frozenset({"assignment"})
 _MIN_KNOWN: Final = 4
 _NOT_SECRET_ENV: Final = frozenset({"PWD", "OLDPWD"})
-_SHORT_KNOWN: Final = 8  # known values shorter than this match only as whole words
+_SHORT_KNOWN: Final = SHORT  # known values shorter than this match only as whole words
 _LONG_TEXT: Final = 4096
 
 
@@ -235,8 +236,7 @@ class RedactionSession:
     def __init__(self, policy: Redactor) -> None:
         self.policy = policy
         self._tokens: dict[str, str] = {}  # secret -> its placeholder
-        self._known: dict[str, str] = {}  # a secret as it may appear in text -> placeholder
-        self._known_re: re.Pattern[str] | None = None
+        self._known = KnownValues()  # a secret as it may appear in text -> placeholder
         self._pointers: list[str] = []
         self._pem: set[str] = set()  # line streams inside a PEM private key
 
@@ -254,8 +254,7 @@ class RedactionSession:
         holder = self.placeholder(rule, secret)
         if _worth_knowing(secret, sure) and secret not in self._known:
             for form in _forms(secret):
-                self._known.setdefault(form, holder)
-            self._known_re = None
+                self._known.add(form, holder)
         return holder
 
     @property
@@ -304,17 +303,20 @@ class RedactionSession:
         parts.append(value[last:])
         return "".join(parts)
 
+    def _known_text(self, value: str) -> str:
+        """``value`` with the known values in it replaced (and nothing else looked for)."""
+        if len(value) < _MIN_KNOWN:
+            return value
+        spans = self._known_spans(value)
+        if not spans:
+            return value
+        if "REDACTED" in value:
+            held = [m.span() for m in PLACEHOLDER_PATTERN.finditer(value)]
+            spans = [s for s in spans if not _overlaps(s, held)]
+        return self._replace(value, merge(spans)) if spans else value
+
     def _known_spans(self, value: str) -> list[Span]:
-        if len(value) > _LONG_TEXT:
-            return [
-                Span(pos, pos + len(form), "known")
-                for form in self._known
-                for pos in _find_all(value, form)
-                if len(form) >= _SHORT_KNOWN or _whole_word(value, pos, len(form))
-            ]
-        if self._known_re is None:
-            self._known_re = _alternation(self._known)
-        return [Span(*m.span(), "known") for m in self._known_re.finditer(value)]
+        return [Span(start, end, "known") for start, end in self._known.spans(value)]
 
     def restart_lines(self) -> None:
         """Line streams start afresh (a new read of the same session's lines)."""
@@ -366,7 +368,7 @@ class RedactionSession:
         if len(self._known) != known:
             # a secret met late in the message (its structured content) is redacted where
             # it appeared earlier too (the same value in its text content)
-            out = self.value(message, schemas)
+            out = _strings(out, self._known_text)
         if isinstance(name, str) and isinstance(out.get("params"), dict):
             out["params"]["name"] = name  # a tool or prompt name is how a request is matched
         return out, tuple(self._pointers)
@@ -374,11 +376,7 @@ class RedactionSession:
     def _clean(self, raw: str) -> bool:
         if self.policy.paths or self.policy._compiled or json_may_hold_secret(raw):
             return False
-        if not self._known:
-            return True
-        if self._known_re is None:
-            self._known_re = _alternation(self._known)
-        return self._known_re.search(raw) is None
+        return not self._known.found_in(raw)
 
     def _walk(
         self,
@@ -558,18 +556,21 @@ def _forms(secret: str) -> list[str]:
     JSON-escaped (with ``\\/`` too), percent- and form-encoded, HTML-escaped, and, for a
     value long enough not to occur by chance, in upper and lower case, in hex and in
     base64 (a server that encodes what it was sent)."""
-    escaped = json.dumps(secret, ensure_ascii=False)[1:-1]
-    slashed = escaped.replace("/", "\\/")
-    candidates = [
-        secret,
-        escaped,
-        slashed,
-        json.dumps(slashed, ensure_ascii=False)[1:-1],  # and that inside JSON text
-        json.dumps(secret)[1:-1],
-        quote(secret, safe=""),
-        quote_plus(secret, safe=""),
-        html.escape(secret),
-    ]
+    if secret.isascii() and secret.isalnum():
+        candidates = [secret]  # every escaping leaves it as it is
+    else:
+        escaped = json.dumps(secret, ensure_ascii=False)[1:-1]
+        slashed = escaped.replace("/", "\\/")
+        candidates = [
+            secret,
+            escaped,
+            slashed,
+            json.dumps(slashed, ensure_ascii=False)[1:-1],  # and that inside JSON text
+            json.dumps(secret)[1:-1],
+            quote(secret, safe=""),
+            quote_plus(secret, safe=""),
+            html.escape(secret),
+        ]
     if len(secret) >= _SHORT_KNOWN:
         raw = secret.encode("utf-8", "surrogatepass")
         b64 = base64.b64encode(raw).decode("ascii")
@@ -578,29 +579,15 @@ def _forms(secret: str) -> list[str]:
     return list(dict.fromkeys(c for c in candidates if c))
 
 
-def _alternation(known: Mapping[str, str]) -> re.Pattern[str]:
-    parts = []
-    for form in sorted(known, key=len, reverse=True):
-        escaped = re.escape(form)
-        if len(form) < _SHORT_KNOWN:
-            escaped = rf"(?<![A-Za-z0-9]){escaped}(?![A-Za-z0-9])"
-        parts.append(escaped)
-    return re.compile("|".join(parts))
-
-
-def _find_all(text: str, form: str) -> list[int]:
-    out = []
-    pos = text.find(form)
-    while pos != -1:
-        out.append(pos)
-        pos = text.find(form, pos + len(form))
-    return out
-
-
-def _whole_word(text: str, pos: int, size: int) -> bool:
-    before = text[pos - 1] if pos else " "
-    after = text[pos + size] if pos + size < len(text) else " "
-    return not (before.isascii() and before.isalnum()) and not (after.isascii() and after.isalnum())
+def _strings(value: Any, change: Callable[[str], str]) -> Any:
+    """``value`` with ``change`` applied to every string in it (keys and envelope kept)."""
+    if isinstance(value, str):
+        return change(value)
+    if isinstance(value, list):
+        return [_strings(v, change) for v in value]
+    if isinstance(value, dict):
+        return {k: v if k in ENVELOPE else _strings(v, change) for k, v in value.items()}
+    return value
 
 
 def _overlaps(span: Span, held: list[tuple[int, int]]) -> bool:
