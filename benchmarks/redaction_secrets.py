@@ -61,7 +61,8 @@ for raw in sys.stdin:
                   "serverInfo": {"name": "presign", "version": "1"}}
         sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}) + "\n")
     else:
-        sys.stdout.write('{"jsonrpc": "2.0", "id": %s, "result": %s}\n' % (json.dumps(msg["id"]), ANSWER))
+        head = '{"jsonrpc": "2.0", "id": %s, "result": ' % json.dumps(msg["id"])
+        sys.stdout.write(head + ANSWER + "}\n")
     sys.stdout.flush()
 """
 

@@ -125,6 +125,8 @@ CORPUS: Final[dict[str, str]] = {
     "url_password_slash": "pa/" + _body(14),
     "cli_passphrase_spaced": "horse-" + _body(14),
     "echoed": "Ech0/" + _body(12) + "+&" + _body(6),
+    # under a property whose schema gives a pattern: its sentinel must match it
+    "patterned_key": "ak" + "_" + _body(16, "0123456789abcdef"),
 }
 
 # A few derived forms, planted as they would appear.

@@ -101,7 +101,13 @@ _COMMON: Final = frozenset(
     {"true", "false", "null", "none", "undefined", "required", "optional", "enabled"}
     | {"disabled", "redacted", "password", "secret", "token", "string", "bearer", "basic"}
     | {"example", "changeme", "xxxx", "****", "********"}
+    # what examples, test set-ups and fetch() options hold where a credential would be
+    | {"test", "testing", "postgres", "mysql", "redis", "admin", "root", "guest", "user"}
+    | {"localhost", "default", "dummy", "fake", "local", "include", "omit", "same-origin"}
+    | {"secret123", "password123", "mysecret", "mypassword", "letmein", "sample"}
 )
+#: A value made of letters only and shorter than this is a word, not a credential
+_WORD_LIKE: Final = 8
 # Rules whose finds are certain enough to be remembered at any length of 4 or more.
 _UNSURE: Final = frozenset({"assignment"})
 _MIN_KNOWN: Final = 4
@@ -298,6 +304,8 @@ class RedactionSession:
             holder = self._known.get(secret) or self.placeholder(span.rule, secret)
             if span.rule == "url-credentials":
                 holder = holder.replace("[", "%5B").replace("]", "%5D")
+            elif _bare_json_number(value, span.start, span.end):
+                holder = f'"{holder}"'  # JSON text stays JSON: {"pin": "[REDACTED:...]"}
             parts += (value[last : span.start], holder)
             last = span.end
         parts.append(value[last:])
@@ -543,7 +551,14 @@ def _secret_pair(value: Mapping[str, Any]) -> bool:
 
 
 def _worth_knowing(secret: str, sure: bool) -> bool:
+    """Whether a secret found in one place is redacted wherever it appears later. Not when
+    it is too short or too common to be a credential (the rule: fewer than 4 characters;
+    a common word or test value, ``_COMMON``; letters only and fewer than 8): such a value
+    (``OPENAI_API_KEY=test``, ``credentials: "include"``) is redacted where it was found
+    but not hunted for elsewhere, where it is an ordinary word (``postgresql://``)."""
     if len(secret) < _MIN_KNOWN or secret.lower() in _COMMON or has_placeholder(secret):
+        return False
+    if secret.isalpha() and len(secret) < _WORD_LIKE:
         return False
     if sure:
         return True
@@ -604,6 +619,24 @@ def _flat(path: Path) -> tuple[str, ...]:
 
 def _pointer(path: Path) -> str:
     return "".join("/" + p.replace("~", "~0").replace("/", "~1") for p in _flat(path))
+
+
+_JSON_NUMBER: Final = re.compile(r"-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
+
+
+def _bare_json_number(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` is a number standing as a JSON value in JSON text
+    (after ``:``, ``[`` or ``,``, before ``,``, ``}`` or ``]``): a placeholder there must
+    be quoted, or the text stops being JSON."""
+    if not _JSON_NUMBER.fullmatch(text, start, end):
+        return False
+    i = start - 1
+    while i >= 0 and text[i] in " \t\r\n":
+        i -= 1
+    j = end
+    while j < len(text) and text[j] in " \t\r\n":
+        j += 1
+    return i >= 0 and j < len(text) and text[i] in ":[," and text[j] in ",}]"
 
 
 def _replace_at(value: Any, parts: list[str], make: Any) -> Any:

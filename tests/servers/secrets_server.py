@@ -122,6 +122,18 @@ def keys() -> str:
     return "\n".join(f"{name}: {CORPUS[name]}" for name in names)
 
 
+class Account(BaseModel):
+    apiKey: Annotated[str, Field(pattern=r"^ak_[0-9a-f]{16}$")]
+    plan: str
+
+
+@app.tool()
+def account() -> Account:
+    """A secret under a property whose output schema gives a pattern: a replay the SDK
+    validates must still match it."""
+    return Account(apiKey=CORPUS["patterned_key"], plan="team")
+
+
 @app.tool()
 def forms(password: str) -> dict[str, object]:
     """The forms real tools print (text and structured), and ``password`` echoed back

@@ -115,3 +115,60 @@ def test_plain_words_are_not_secrets(text: str) -> None:
 def test_counts_of_model_tokens_are_not_secrets() -> None:
     out = Redactor().session().value({"usage": {"inputTokens": 1200, "total_tokens": 1500}})
     assert out == {"usage": {"inputTokens": 1200, "total_tokens": 1500}}
+
+
+# -- replays stay valid -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("schema", "check"),
+    [
+        ({"type": "string", "pattern": "^ak_[0-9a-f]{16}$"}, r"ak_[0-9a-f]{16}"),
+        ({"type": "string", "pattern": "^[A-Z]{2}-\\d{4}$"}, r"[A-Z]{2}-\d{4}"),
+        ({"type": "string", "pattern": "^[a-z]+$", "minLength": 12}, r"[a-z]{12,}"),
+        ({"type": "string", "pattern": "^(sk|pk)_[A-Za-z0-9]{8,}$"}, r"(sk|pk)_[A-Za-z0-9]{8,}"),
+        ({"type": "string", "format": "ipv4"}, r"192\.0\.2\.0"),
+        ({"type": "string", "enum": ["a1", "b2"]}, r"a1"),
+        ({"type": "string", "maxLength": 4}, r".{1,4}"),
+    ],
+)
+def test_a_typed_sentinel_satisfies_the_schema(schema: dict[str, Any], check: str) -> None:
+    session = Redactor().session()
+    out = session.value({"apiKey": "Zq8Lm2Xr7Tt5Vv1Bb9Nn"}, {("apiKey",): schema})
+    assert re.fullmatch(check, out["apiKey"]), out
+    assert "Zq8Lm2Xr7Tt5Vv1Bb9Nn" not in json.dumps(out)
+
+
+def test_a_pattern_the_placeholder_matches_keeps_the_placeholder() -> None:
+    out = Redactor().session().value({"apiKey": "Zq8Lm2Xr7Tt5"}, {("apiKey",): {"pattern": "."}})
+    assert out["apiKey"].startswith("[REDACTED:")
+
+
+def test_a_numeric_secret_inside_json_text_keeps_the_text_json() -> None:
+    session = Redactor().session()
+    message = {
+        "result": {
+            "structuredContent": {"pin": 48213},
+            "content": [{"type": "text", "text": '{"pin": 48213, "list": [48213]}'}],
+        }
+    }
+    out, _ = session.message(message)
+    parsed = json.loads(out["result"]["content"][0]["text"])
+    assert str(parsed["pin"]).startswith("[REDACTED:")
+    assert "48213" not in json.dumps(out)
+
+
+@pytest.mark.parametrize("dummy", ["test", "postgres", "include", "admin", "secret123"])
+def test_dummy_values_are_redacted_where_found_and_not_hunted_elsewhere(dummy: str) -> None:
+    redactor = Redactor.configured(environ={"OPENAI_API_KEY": dummy})
+    session = redactor.session()
+    out, _ = session.message({"params": {"arguments": {"credentials": dummy}}})
+    assert out["params"]["arguments"]["credentials"] != dummy
+    text = f"connect to postgresql://db/{dummy}?mode={dummy} for the {dummy} run"
+    assert session.text(text) == text
+
+
+def test_a_short_numeric_pin_is_still_followed() -> None:
+    session = Redactor().session()
+    session.message({"params": {"arguments": {"pin": "4821"}}})
+    assert "4821" not in session.text("login with pin 4821 ok")
