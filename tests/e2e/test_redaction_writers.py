@@ -210,3 +210,29 @@ def test_a_failing_hook_is_one_line_naming_it_and_the_cassette_stays_readable(
     if tape.exists():
         Cassette.load(tape)  # readable: no half-written line
         assert token not in tape.read_text()
+
+
+def test_a_miss_prints_no_value_the_projects_rules_or_secret_variables_redact(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "pyproject.toml").write_text(PROJECT)
+    tape = tmp_path / "t.jsonl"
+    record = cassette("record", "-o", str(tape), "--", PY, str(RAW_SERVER))
+    assert session(record, tmp_path, {"text": "hello"})[0] == 0
+    env_secret = "Vv1Bb9Nn" + "Zq8Lm2Xr7Tt5"
+    client = LineClient(
+        cassette("replay", str(tape)), env={"DEPLOY_TOKEN": env_secret}, cwd=tmp_path
+    )
+    try:
+        client.initialize()
+        reply = client.request(
+            "tools/call",
+            {"name": "other", "arguments": {"note": f"acct-333333 and {env_secret}"}},
+        )
+        _code, err = client.finish()
+    finally:
+        client.kill_group()
+    assert "error" in reply
+    assert "miss" in err.lower() or "no recording" in err.lower(), err
+    for secret in ("acct-333333", env_secret):
+        assert secret not in err
