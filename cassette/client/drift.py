@@ -15,8 +15,9 @@ header names:
 
 A request the recording shows unanswered (a cancelled call, a ``subscriptions/listen``
 stream) is not sent: there is nothing to compare with, and its effects would be real.
-Each live answer is first redacted as the cassette is (``_Secrets``: its rules and the
-built-in ones; a redacted position of the recording matches any live value), so a secret
+Each live answer is first redacted as the cassette is (``_Secrets``: the one gate's policy,
+``cassette.store.gate``, with the project's rules, ``VerifyOptions.redact`` and the
+cassette's header; a redacted position of the recording matches any live value), so a secret
 neither shows in the report nor counts as drift, then classified by
 ``cassette.client.compare.classify``.
 

@@ -28,9 +28,11 @@ being answered with a miss error:
   caused, the client's answers to the server's requests) is appended as **one write,
   under the cassette's lock, before its response reaches the client**: the next run
   replays it, and two processes extending one cassette never interleave lines. What is
-  appended is redacted with the built-in rules, the header's JSON Pointer paths and the
-  values of the variables it names (its patterns are a record and are never run: nothing
-  read from a cassette is compiled), following the server's schemas as a recording does.
+  appended is redacted by the one gate's policy (``cassette.store.gate.joined``): the
+  built-in rules, the project's and the command's, the header's JSON Pointer paths and
+  the values of the variables it names; the header's patterns are recognised by digest
+  and must be given again by the project or the command (nothing read from a cassette is
+  compiled), following the server's schemas as a recording does.
   In a cassette recorded over streamable HTTP it is shaped as that transport records:
   each POST a ``post-N`` stream numbered after what the file holds at the time
   of the write, the leg's session an ordinal of its own (legacy era).
