@@ -236,3 +236,40 @@ def test_a_miss_prints_no_value_the_projects_rules_or_secret_variables_redact(
     assert "miss" in err.lower() or "no recording" in err.lower(), err
     for secret in ("acct-333333", env_secret):
         assert secret not in err
+
+
+def test_a_variant_keeps_the_rules_the_cassette_was_recorded_with(tmp_path: Path) -> None:
+    server = tmp_path / "acct_server.py"
+    server.write_text(ACCOUNT_SERVER)
+    tape = tmp_path / "a.jsonl"
+    record = cassette(
+        "record", "-o", str(tape), "--redact-pattern", "acct-[0-9]{6}", "--", PY, str(server)
+    )
+    client = LineClient(record, env={"ACCT": "acct-111111", "HOLDER": "ada"}, cwd=tmp_path)
+    try:
+        client.initialize()
+        client.request("tools/call", {"name": "account", "arguments": {}})
+        assert client.finish()[0] == 0
+    finally:
+        client.kill_group()
+
+    def variant(*extra: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            cassette("variant", tape.name, "--as", "inspector", *extra),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=tmp_path,
+            env={**os.environ, "ACCT": "acct-222222", "HOLDER": "grace"},
+            check=False,
+        )
+
+    refused = variant()
+    assert refused.returncode == 2, refused.stderr
+    assert "acct-[0-9]{6}" in refused.stderr
+    done = variant("--redact-pattern", "acct-[0-9]{6}")
+    assert done.returncode == 0, done.stderr
+    raw = tape.read_text()
+    assert "holder grace" in raw  # the variant was recorded
+    assert "acct-222222" not in raw
+    assert "acct-222222" not in done.stdout + done.stderr
