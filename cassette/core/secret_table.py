@@ -83,7 +83,8 @@ def _prefixed(name: str, prefixes: tuple[str, ...], body: str, *, alone: bool = 
 # A value runs to a space, a quote, a comma or a closing bracket; to "&" only where the
 # next query parameter starts ("token=abc&api_key=xyz"), since passwords hold "&" too.
 # Percent-encoded inside another URL, a value runs to the encoded "&" ("%26").
-_VALUE_END: Final = r"(?:[^\s\"'&,;<>`\\)\]}%]|%(?!26)|&(?![A-Za-z0-9_.-]+=))"
+# A run of plain characters is taken whole (possessive: nothing to try again inside it).
+_VALUE_END: Final = r"(?:[^\s\"'&,;<>`\\)\]}%]++|%(?!26)|&(?![A-Za-z0-9_.-]+=))"
 # "password=", "api_key: ", '"secret": "', "DB_PASS = ", "token\": \"" (JSON in a string).
 _ASSIGN: Final = (
     r"(?:[-_]?(?:key|id|value|string|token))?\\?[\"']?[ \t]*(?:[:=]|%3[ad])[ \t]*\\?[\"']?"
