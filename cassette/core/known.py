@@ -16,10 +16,11 @@ So a text is searched in one of two ways, whichever is cheaper:
 * with many, each form is indexed by an *anchor*, its longest run of letters and digits
   that sits between two other characters of the form (or the whole form, when it is one
   run; failing that, its longest run at either end). The text's runs are collected once
-  (``re.findall``, a set) and intersected with the anchors (a set operation in C). When
-  few forms can be in the text they are looked for with ``str.find``; when many (one
-  answer holding a thousand secrets), the text's runs are walked once and each anchored
-  form checked where its anchor stands. The cost is a pass or two over the text and the
+  (``re.findall``, a set) and each looked up among the anchors (never the other way
+  round: the anchors are many, a text's runs few). When few forms can be in the text
+  they are looked for with ``str.find``; when many (one answer holding a thousand
+  secrets), the text's runs are walked once and each anchored form checked where its
+  anchor stands. The cost is a pass or two over the text and the
   forms that are in it: linear in the text, flat in the number of secrets. The price: a
   form whose anchor is glued to other letters or digits in the text (``xyzSECRET``) is
   not seen this way.
@@ -93,7 +94,8 @@ class KnownValues:
         if len(self.holders) <= _DIRECT:
             yield from _found(text, self.holders)
             return
-        present = set(_RUNS.findall(text)) & self._anchored.keys()
+        anchored = self._anchored  # looked up run by run: the text's runs are the fewer
+        present = [run for run in set(_RUNS.findall(text)) if run in anchored]
         if len(present) <= _DIRECT:
             forms = [form for run in present for form, _ in self._anchored[run]]
             yield from _found(text, forms)
