@@ -30,8 +30,17 @@ import anyio
 import httpx
 
 from cassette.core.deadlines import UPSTREAM_TIMEOUT
-from cassette.errors import TransportClosedError, TransportError, map_exceptions
-from cassette.transport import ConnectOptions, Frame, RecordOptions, Tap, Target, Upstream
+from cassette.transport import (
+    ConnectOptions,
+    Frame,
+    RecordOptions,
+    Tap,
+    Target,
+    TransportClosedError,
+    TransportError,
+    Upstream,
+    map_exceptions,
+)
 from cassette.transports._http import Inbox, upstream_client, upstream_errors
 from cassette.transports._sse_record import SseRecordingProxy
 from cassette.transports._sse_replay import SseReplayApp

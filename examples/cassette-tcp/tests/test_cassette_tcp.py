@@ -51,7 +51,7 @@ async def session(connection: ClientConnection) -> list[Any]:
     answers.append(
         await connection.request("tools/call", {"name": "echo", "arguments": {"text": "over tcp"}})
     )
-    await connection.aclose()  # a half-close: the server sees the end, and so do we
+    await connection.send_eof()  # a half-close: the server sees the end, and so do we
     return answers
 
 
