@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from types import FunctionType
 from typing import Any, Final
 
-__all__ = ["PUBLIC_MODULES", "is_public", "lazy_exports", "publish"]
+__all__ = ["PUBLIC_MODULES", "TABLES", "is_public", "lazy_exports", "publish"]
 
 #: The modules a user imports from; every other module of the package is internal.
 PUBLIC_MODULES: Final = frozenset(
@@ -37,6 +37,11 @@ PUBLIC_MODULES: Final = frozenset(
         "cassette.transport",
     }
 )
+
+
+#: Every package's table of lazily imported names, by package: what the public-API test
+#: compares with the package's ``__all__`` and its ``TYPE_CHECKING`` imports.
+TABLES: Final[dict[str, Mapping[str, str]]] = {}
 
 
 def is_public(module: str) -> bool:
@@ -88,6 +93,7 @@ def lazy_exports(
     (``DeprecationWarning``, naming the new spelling) and gives the new name's value."""
     namespace = sys.modules[package].__dict__
     public = is_public(package)
+    TABLES[package] = table
     old_names = renamed or {}
 
     def __getattr__(name: str) -> Any:

@@ -70,6 +70,7 @@ __all__ = [
     "Pushing",
     "Ready",
     "RecordOptions",
+    "Recording",
     "RecordingFront",
     "Reply",
     "SecretTap",
@@ -451,7 +452,9 @@ class RecordingFront(Transport, Protocol):
         ...
 
 
-if not TYPE_CHECKING:  # ``RecordOptions`` is built on first use: a replay never records
+# ``RecordOptions`` is built on first use (a replay never records), ``Recording`` too (the
+# model's module is not needed to write a plugin's streams).
+if not TYPE_CHECKING:
     from cassette._lazy import lazy_exports, publish
 
     for _name in ("Reply", "normalize_origin"):  # defined inside, exported here
@@ -460,7 +463,7 @@ if not TYPE_CHECKING:  # ``RecordOptions`` is built on first use: a replay never
 
     __getattr__, __dir__ = lazy_exports(
         __name__,
-        {"RecordOptions": "cassette._record_options"},
+        {"RecordOptions": "cassette._record_options", "Recording": "cassette.core.model"},
         [*globals(), *__all__],
         renamed={"ClientSession": "ServedSession", "Sessions": "SessionPool"},
     )
