@@ -28,6 +28,13 @@ notifications that came in the same read, and drops the progress it was waiting 
 yield to the event loop between writes is not enough: measured on stdio, the TypeScript
 client's progress callbacks fired in 0 of 10 replays with it, as with one write.
 
+Framing is the transport's: it cuts what it reads into frames (stdio's lines, by
+``cassette.transports._lines``) and carries each frame it is given as one message. This
+module only writes each message as the contract's frame (its JSON and the newline every
+frame of a line-framed wire ends with: docs/transports.md, "Frames") and, on an ``Eager``
+stream, keeps the unwritten rest of a partial non-blocking write for the next write, as a
+caller of ``os.write`` must.
+
 The loop ends when the client finishes or stops reading, or when a reply ``closes`` the
 session (the recorded server exited there): what is gathered is written first, paced
 replies are let finish, then the stream is closed.
@@ -42,7 +49,7 @@ import anyio
 import anyio.abc
 
 from cassette.core.jsonrpc import Kind, classify_value, dumps_bytes, is_answer
-from cassette.core.replayer import Reply
+from cassette.core.reply import Reply
 from cassette.errors import TransportClosedError
 from cassette.runtime.conversation import Conversation, SessionPool
 from cassette.runtime.policy import ReplayResult, ServedSession
