@@ -457,9 +457,10 @@ class RecordingFront(Transport, Protocol):
 if not TYPE_CHECKING:
     from cassette._lazy import lazy_exports, publish
 
-    for _name in ("Reply", "normalize_origin"):  # defined inside, exported here
-        publish(globals()[_name], __name__)
-    del _name
+    # defined inside, exported here; Reply's annotations name types imported for type
+    # checking only, so there is nothing to resolve (and this runs on a replay's start-up)
+    publish(Reply, __name__, resolve=False)
+    publish(normalize_origin, __name__)
 
     __getattr__, __dir__ = lazy_exports(
         __name__,
