@@ -37,7 +37,7 @@ go to the session's GET stream. A cassette recorded over stdio has no such facts
 is answered on its POST (as SSE when notifications precede the response), and what a client
 notification caused goes to the GET stream.
 
-The app answers from a ``cassette.transport.Sessions``: one ``ClientSession`` per replay
+The app answers from a ``cassette.transport.SessionPool``: one ``ServedSession`` per replay
 session, opened by the runtime's delivery policy (``cassette.runtime``), which decides
 what each reply is, reports misses, refuses oversized messages, paces and fails server
 requests the client leaves unanswered. The app only routes. A reply that is ``pending``
@@ -70,7 +70,7 @@ from cassette.core.ids import id_key
 from cassette.core.jsonrpc import INVALID_REQUEST, Classified, Kind, classify, dumps_bytes
 from cassette.core.model import era_of
 from cassette.core.variants import has_legacy_variant
-from cassette.transport import Frame, Reply, Sessions
+from cassette.transport import Frame, Reply, SessionPool
 from cassette.transports._http import (
     BODY_LIMIT,
     SSE_HEADERS,
@@ -145,7 +145,7 @@ class HttpReplayApp:
 
     def __init__(
         self,
-        sessions: Sessions,
+        sessions: SessionPool,
         *,
         path: str | None = None,
         bound_host: str = "127.0.0.1",

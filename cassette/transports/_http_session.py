@@ -19,7 +19,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from cassette.core.ids import IdKey, id_key
 from cassette.core.jsonrpc import dumps_bytes
 from cassette.core.mcp import SUBSCRIPTION_ID_META
-from cassette.transport import ClientSession, Outgoing, Reply
+from cassette.transport import Outgoing, Reply, ServedSession
 from cassette.transports._http import Send
 
 __all__ = [
@@ -99,7 +99,7 @@ class Session:
     and the POST streams held open for the requests they carry."""
 
     def __init__(self, now: float) -> None:
-        self.conversation: ClientSession
+        self.conversation: ServedSession
         self.sender: MemoryObjectSendStream[Any]
         self.receiver: MemoryObjectReceiveStream[Any]
         self.sender, self.receiver = anyio.create_memory_object_stream[Any](float("inf"))

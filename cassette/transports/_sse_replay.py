@@ -40,7 +40,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 
 from cassette.core.jsonrpc import Kind, classify, classify_value, dumps_bytes, is_answer
 from cassette.core.model import Recording
-from cassette.transport import DRAIN_DEADLINE, ClientSession, Frame, Reply, Sessions
+from cassette.transport import DRAIN_DEADLINE, Frame, Reply, ServedSession, SessionPool
 from cassette.transports._drain import Counter, tcp_peer_counter, until_read
 from cassette.transports._http import (
     BODY_LIMIT,
@@ -85,7 +85,7 @@ class _Session:
     def __init__(self, tg: anyio.abc.TaskGroup, unread: Counter | None = None) -> None:
         self.tg = tg
         self.unread = unread
-        self.conversation: ClientSession
+        self.conversation: ServedSession
         self.closed = False
         self.sender: MemoryObjectSendStream[Any]
         self.receiver: MemoryObjectReceiveStream[Any]
@@ -113,7 +113,7 @@ class SseReplayApp:
 
     def __init__(
         self,
-        sessions: Sessions,
+        sessions: SessionPool,
         *,
         path: str | None = None,
         post_path: str = DEFAULT_POST_PATH,

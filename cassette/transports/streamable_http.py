@@ -36,16 +36,18 @@ from cassette.core.deadlines import UPSTREAM_TIMEOUT
 from cassette.core.jsonrpc import Classified, Kind, classify, dumps_bytes, error_response
 from cassette.core.mcp import NAMED_PARAM, VERSION_META
 from cassette.core.redaction import redact_text
-from cassette.errors import TransportClosedError, TransportError, map_exceptions
 from cassette.transport import (
     ConnectOptions,
     Frame,
     RecordOptions,
     ServeOptions,
-    Sessions,
+    SessionPool,
     Tap,
     Target,
+    TransportClosedError,
+    TransportError,
     Upstream,
+    map_exceptions,
 )
 from cassette.transports._http import (
     Asgi,
@@ -303,7 +305,7 @@ class NetworkFront:
     name: ClassVar[str]
     replay_app: ClassVar[Callable[..., HttpReplayApp]]
 
-    async def serve_sessions(self, sessions: Sessions, options: ServeOptions) -> None:
+    async def serve_sessions(self, sessions: SessionPool, options: ServeOptions) -> None:
         """Serve ``sessions`` until cancelled. A request body over
         ``options.max_message_bytes`` gets 413."""
         app = type(self).replay_app(
