@@ -31,7 +31,8 @@ if TYPE_CHECKING:
         StderrEvent,
     )
     from cassette.core.recorder import Recorder
-    from cassette.core.replayer import Replayer, Reply
+    from cassette.core.replayer import Replayer
+    from cassette.core.reply import Reply
     from cassette.errors import (
         AlreadyPlayedError,
         CassetteError,
@@ -108,7 +109,7 @@ _LAZY: dict[str, str] = {
     "ReplayMiss": "cassette.errors",
     "ReplayResult": "cassette.runtime.conversation",
     "Replayer": "cassette.core.replayer",
-    "Reply": "cassette.core.replayer",
+    "Reply": "cassette.core.reply",
     "STRATEGIES": "cassette.core.matching",
     "StderrEvent": "cassette.core.model",
     "Strategy": "cassette.core.matching",

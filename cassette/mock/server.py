@@ -47,7 +47,8 @@ from cassette.core.jsonrpc import (
 from cassette.core.matching import MissReport, canonical
 from cassette.core.mcp import LEGACY_VERSIONS
 from cassette.core.model import Header, RecorderInfo, Recording
-from cassette.core.replayer import Reply, Responder
+from cassette.core.reply import Reply
+from cassette.core.sessions import Responder
 from cassette.errors import ManifestError
 from cassette.mock.template import TemplateTooLarge, render
 from cassette.mock.validate import validate_manifest

@@ -39,7 +39,8 @@ from cassette.core.deadlines import Deadlines
 from cassette.core.ids import id_key
 from cassette.core.jsonrpc import INVALID_REQUEST, Classified, Kind, classify, error_response
 from cassette.core.model import Recording
-from cassette.core.replayer import Reply, Responder, ResponderPool
+from cassette.core.reply import Reply
+from cassette.core.sessions import Responder, ResponderPool
 from cassette.errors import UsageError
 from cassette.runtime.policy import DeliveryPolicy, ReplayResult, ServedSession
 from cassette.transport import Emit, Frame, Outgoing

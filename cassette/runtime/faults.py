@@ -37,7 +37,7 @@ import anyio.abc
 from cassette.core.faults import FaultRule, Injector
 from cassette.core.ids import id_key
 from cassette.core.jsonrpc import JSONObject, Kind, RawFrame, classify, dumps, error_response
-from cassette.core.replayer import Reply
+from cassette.core.reply import Reply
 from cassette.runtime.policy import ReplayResult, Say, ServedSession
 from cassette.transport import Emit, Frame, Outgoing
 

@@ -42,7 +42,7 @@ import anyio
 import anyio.abc
 
 from cassette.core.jsonrpc import Kind, classify_value, dumps_bytes, is_answer
-from cassette.core.replayer import Reply
+from cassette.core.reply import Reply
 from cassette.errors import TransportClosedError
 from cassette.runtime.conversation import Conversation, SessionPool
 from cassette.runtime.policy import ReplayResult, ServedSession

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     import anyio
 
     from cassette.core.faults import FaultPlan
-    from cassette.core.replayer import Reply
+    from cassette.core.reply import Reply
     from cassette.transport import Frame, Outgoing
 
 __all__ = ["DeliveryPolicy", "ReplayResult", "Say", "ServedSession"]
