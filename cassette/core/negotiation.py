@@ -68,6 +68,7 @@ __all__ = [
     "HANDSHAKES",
     "GroupState",
     "Negotiation",
+    "client_era",
     "client_facts",
     "refuse_other_era",
 ]

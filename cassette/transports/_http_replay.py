@@ -59,17 +59,10 @@ import anyio
 import attrs
 from anyio.streams.memory import MemoryObjectReceiveStream
 
-from cassette.core.eras import (
-    UNSUPPORTED_VERSION,
-    client_era,
-    initialize_from_discover,
-    legacy_status,
-    recorded_handshake,
-)
 from cassette.core.ids import id_key
 from cassette.core.jsonrpc import INVALID_REQUEST, Classified, Kind, classify, dumps_bytes
 from cassette.core.model import era_of
-from cassette.core.variants import has_legacy_variant
+from cassette.core.negotiation import client_era
 from cassette.transport import Frame, Reply, Sessions
 from cassette.transports._http import (
     BODY_LIMIT,
@@ -172,13 +165,6 @@ class HttpReplayApp:
         self._versions = modern_versions(recording)
         self._sessionless = sessionless_methods(recording)
         self._resumed = resumed_streams(recording)
-        # A legacy client on a modern cassette is served when the recorded discovery lists
-        # a legacy revision (``cassette.core.eras``), or a legacy variant session holds
-        # what the server told such a client; its sessions are legacy ones.
-        handshake = recorded_handshake(recording.events) or {}
-        self._serves_legacy = initialize_from_discover(
-            handshake, None
-        ) is not None or has_legacy_variant(recording.events)
 
     def _open(self) -> Session:
         session = Session(self._clock())
@@ -252,11 +238,9 @@ class HttpReplayApp:
             return
         classified = classify(body)
         call = _Call(scope, receive, send)
-        if not legacy and _opens_session(classified):  # a legacy client, modern cassette
-            if not self._serves_legacy:
-                await self._refuse_legacy(call, body)
-                return
-            legacy = True
+        # A legacy client on a modern cassette opens a legacy session, if its replay serves
+        # that client (``Reply.refuses_era`` says it does not: ``_answer``)
+        legacy = legacy or _opens_session(classified)
         if not legacy:
             refusal = modern_post_refusal(scope["headers"], classified, self._versions)
             if refusal is not None:
@@ -267,28 +251,23 @@ class HttpReplayApp:
             return
         await self._legacy_post(call, body, classified)
 
-    def _status(self, session: Session, reply: Reply) -> int | None:
-        """The recorded status of what answers ``reply``, as this session's client expects
-        it: a legacy client's session on a modern cassette gets a legacy server's."""
-        status = reply.exchange.status if reply.exchange is not None else None
-        if self.era == "modern" and session is not self._shared:
-            return legacy_status(status)
-        if status is None and _era_refused(reply):
-            return 400  # a 2026-07-28 server mirrors -32022 in the status
-        return status
+    @staticmethod
+    def _status(reply: Reply) -> int | None:
+        """The status ``reply`` goes out with: the one its responder chose for this client
+        (``Reply.status``: a legacy client of a modern cassette, a refused era), else the
+        recorded one."""
+        if reply.status is not None:
+            return reply.status
+        return reply.exchange.status if reply.exchange is not None else None
 
-    async def _refuse_legacy(self, call: _Call, body: bytes) -> None:
-        """A legacy client's ``initialize`` on a modern cassette whose recorded server
-        listed no legacy revision: the replay's ``-32022`` (a miss, with the hint to
-        record for that client), at 400 as a modern-only server answers, and no session."""
-        session = self._open()
-        try:
-            frame = Frame(body, {"headers": call.scope["headers"]})
-            reply = await session.conversation.receive(frame)
-        finally:
-            await session.conversation.aclose()
+    async def _refuse_era(self, call: _Call, session: Session, reply: Reply) -> None:
+        """A session opened for a client its replay does not serve (a legacy client's
+        ``initialize`` on a modern cassette whose recorded server listed no legacy
+        revision): the replay's ``-32022`` (a miss, with the hint to record for that
+        client), at 400 as a modern-only server answers, and no session."""
+        await self._end(session)
         answer = reply.messages[0] if reply.messages else None
-        await send_simple(call.send, 400, dumps_bytes(answer), _JSON)
+        await send_simple(call.send, reply.status or 400, dumps_bytes(answer), _JSON)
 
     async def _known_session(self, scope: Scope, send: Send) -> bool:
         """A session id this front never gave, or ended, gets 404 before anything else."""
@@ -356,6 +335,9 @@ class HttpReplayApp:
         try:
             frame = Frame(body, {"headers": call.scope["headers"]})
             reply = self._deliverable(session, await session.conversation.receive(frame))
+            if reply.refuses_era and extra:  # a session opened for a client it cannot serve
+                await self._refuse_era(call, session, reply)
+                return
             if reply.drops:
                 await _drop(call.send, extra)
             if kind in (Kind.RESPONSE, Kind.ERROR):  # a client answer: what it unblocked
@@ -396,7 +378,7 @@ class HttpReplayApp:
         send = call.send
         carries = kind in (Kind.REQUEST, Kind.BATCH)
         on_post = self._route(reply, carries_request=carries)
-        status = self._status(session, reply)
+        status = self._status(reply)
         posted = [out for out, here in zip(outgoing(reply), on_post, strict=True) if here]
         if not posted:
             await self._write(session, reply, on_post)
@@ -516,7 +498,7 @@ class HttpReplayApp:
         what follows a client's answer, a live server's messages, or the error a server
         request left unanswered past its deadline gets."""
         send, conversation = call.send, session.conversation
-        status = self._status(session, reply)
+        status = self._status(reply)
         headers = [*SSE_HEADERS, *extra]
         await send({"type": "http.response.start", "status": status or 200, "headers": headers})
         stream = EventStream(session, "post")
@@ -676,12 +658,3 @@ async def _cancel_on_disconnect(receive: Receive, scope: anyio.CancelScope) -> N
     while (await receive())["type"] != "http.disconnect":
         pass
     scope.cancel()
-
-
-def _era_refused(reply: Reply) -> bool:
-    """Whether ``reply`` is the replay's own ``-32022``: a 2026-07-28 client refused by a
-    legacy cassette, which a 2026-07-28 server answers at 400, not at a legacy 200."""
-    if reply.exchange is not None or len(reply.messages) != 1:
-        return False
-    error = reply.messages[0].get("error") if isinstance(reply.messages[0], dict) else None
-    return isinstance(error, dict) and error.get("code") == UNSUPPORTED_VERSION
