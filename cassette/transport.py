@@ -49,6 +49,7 @@ from cassette.errors import TransportClosedError, TransportError
 
 if TYPE_CHECKING:
     from cassette._record_options import RecordOptions
+    from cassette.core.jsonrpc import Classified
 
 __all__ = [
     "DEFAULT_HOST",
@@ -349,8 +350,10 @@ class ClientSession(Protocol):
         """What the server says before the client says anything (usually nothing)."""
         ...
 
-    async def receive(self, frame: Frame) -> Reply:
-        """The reply to one client message (a stdio line, an HTTP body)."""
+    async def receive(self, frame: Frame, classified: Classified | None = None) -> Reply:
+        """The reply to one client message (a stdio line, an HTTP body); ``classified``:
+        the frame as the front already decoded it (``cassette.core.jsonrpc.classify``), so
+        it is decoded once."""
         ...
 
     def undelivered(self, server_id: object) -> Reply:

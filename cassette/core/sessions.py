@@ -11,7 +11,7 @@ needs (its misses), so a long run keeps no ended session.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Protocol
+from typing import Any, Protocol
 
 from cassette.core.jsonrpc import JSONObject
 from cassette.core.matching import FingerprintMatcher, MissReport, Strategy, get_strategy
@@ -35,6 +35,11 @@ class Responder(Protocol):
     def start(self) -> Reply: ...
 
     def receive_frame(self, data: bytes | str) -> Reply: ...
+
+    def receive(self, message: Any) -> Reply:
+        """One client message already decoded (a front that checked the frame decoded
+        it): answered as ``receive_frame`` answers its frame."""
+        ...
 
     def expire(self, server_id: object) -> Reply: ...
 

@@ -246,8 +246,7 @@ class HttpReplayApp:
             if refusal is not None:
                 await _refuse(send, refusal)
                 return
-            kind, value = classified.kind, classified.value
-            await self._answer(call, self._shared, body, kind, value, extra=[])
+            await self._answer(call, self._shared, body, classified, extra=[])
             return
         await self._legacy_post(call, body, classified)
 
@@ -301,7 +300,7 @@ class HttpReplayApp:
             extra.append((b"mcp-session-id", session_id.encode()))
         else:
             session = self._shared
-        await self._answer(call, session, body, classified.kind, classified.value, extra=extra)
+        await self._answer(call, session, body, classified, extra=extra)
 
     def _session_refusal(
         self, session_id: str | None, opens: bool, classified: Classified
@@ -322,19 +321,20 @@ class HttpReplayApp:
         call: _Call,
         session: Session,
         body: bytes,
-        kind: Kind,
-        value: Any,
+        classified: Classified,
         *,
         extra: list[tuple[bytes, bytes]],
     ) -> None:
         # Held before the reply is asked for: what a live server says for this request may
         # come through ``emit`` before the reply itself is back.
-        key = id_key(value.get("id")) if kind is Kind.REQUEST else None
+        kind = classified.kind
+        key = id_key(classified.value.get("id")) if kind is Kind.REQUEST else None
         if key is not None:
             session.hold(key)
         try:
             frame = Frame(body, {"headers": call.scope["headers"]})
-            reply = self._deliverable(session, await session.conversation.receive(frame))
+            answer = await session.conversation.receive(frame, classified)  # decoded once
+            reply = self._deliverable(session, answer)
             if reply.refuses_era and extra:  # a session opened for a client it cannot serve
                 await self._refuse_era(call, session, reply)
                 return

@@ -221,11 +221,13 @@ class SseReplayApp:
         body = await read_body(receive, self.max_body, send=send)
         if body is None:
             return
-        refusal = sse_post_refusal(scope["headers"], classify(body))
+        classified = classify(body)  # decoded once: checked here, answered from it
+        refusal = sse_post_refusal(scope["headers"], classified)
         if refusal is not None:
             await send_simple(send, refusal.status, refusal.body, refusal.content_type)
             return
-        reply = await session.conversation.receive(Frame(body, {"headers": scope["headers"]}))
+        frame = Frame(body, {"headers": scope["headers"]})
+        reply = await session.conversation.receive(frame, classified)
         if reply.closes or reply.drops:  # the server exited (or a fault cut it): so does this
             await session.deliver(reply)
             session.close()
