@@ -21,7 +21,7 @@ network front (``new`` returns itself) and any number of clients at once.
 * ``ping``, ``logging/setLevel`` and ``completion/complete`` (no values) are answered;
   any other method gets ``-32601``; notifications and client answers are ignored.
 
-``MockServer`` has the interface the replay fronts drive (``cassette.core.replayer.Responder``),
+``MockServer`` has the interface the replay fronts drive (``cassette.core.sessions.Responder``),
 so ``cassette mock`` serves it on the replay's stdio and HTTP fronts unchanged.
 """
 
@@ -171,7 +171,7 @@ class MockServer:
             caps["prompts"] = {}
         return caps
 
-    # -- what the fronts drive (cassette.core.replayer.Responder) ------------------------------
+    # -- what the fronts drive (cassette.core.sessions.Responder) ------------------------------
 
     def new(self) -> MockServer:
         """A session: the same server, since a mock keeps no session state."""
