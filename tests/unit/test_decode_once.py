@@ -101,3 +101,33 @@ def test_sse_decodes_each_post_once(decodes: list[str]) -> None:
         assert len(decodes) == 2
 
     sse.drive(body)
+
+
+class _Fallback:
+    """A live side that takes nothing: what ``new_episodes`` is when the replay answers."""
+
+    async def seen(self, frame: Frame, classified: jsonrpc.Classified) -> bool:
+        return False
+
+    async def take(self, request: dict[str, Any], frame: Frame) -> bool:
+        return False
+
+    async def aclose(self) -> None:
+        pass
+
+
+def test_new_episodes_decodes_each_message_once(decodes: list[str]) -> None:
+    """Under ``new_episodes`` the conversation classifies a frame for its live side and
+    hands the same value to the replay (it decoded each frame three times)."""
+    from cassette.runtime.conversation import Conversation, DeliveryPolicy
+
+    conversation = Conversation(Replayer(STDIO_TAPE), DeliveryPolicy(), _Fallback())
+
+    async def go() -> list[Any]:
+        sends = [req(0, "initialize", INIT), req(1, "tools/list")]
+        replies = [await conversation.receive(Frame(json.dumps(m).encode())) for m in sends]
+        return [reply.messages for reply in replies]
+
+    answers = anyio.run(go)
+    assert [messages[-1]["id"] for messages in answers] == [0, 1]
+    assert len(decodes) == 2
