@@ -52,14 +52,12 @@ Which clients are served, and at which statuses, the replay says (``Reply.status
 
 from __future__ import annotations
 
-import contextlib
 import math
 import time
 import uuid
 from collections.abc import Callable, Sequence
 from typing import Final
 
-import anyio
 import attrs
 
 from cassette.core.ids import id_key
@@ -69,7 +67,6 @@ from cassette.core.negotiation import client_era
 from cassette.transport import Frame, Reply, Sessions
 from cassette.transports._http import (
     BODY_LIMIT,
-    SSE_HEADERS,
     Guard,
     Receive,
     Scope,
@@ -94,7 +91,7 @@ from cassette.transports._http_recorded import (
     resumed_streams,
     sessionless_methods,
 )
-from cassette.transports._http_session import EventStream, Serving, Session, sender
+from cassette.transports._http_session import Serving, Session, resume
 
 __all__ = ["HttpReplayApp"]
 
@@ -359,49 +356,13 @@ class HttpReplayApp:
             return
         resumed = found.resumable(header(scope, b"last-event-id"))
         if resumed is not None and resumed[0].kind == "post":
-            await self._resume(resumed[0], resumed[1], receive, send)
+            await resume(resumed[0], resumed[1], receive, send)
         elif found.get_streams:
             text = "Conflict: Only one SSE stream is allowed per session"
             await _refuse(send, json_refusal(409, -32000, text))
         else:
             rest = b"".join(resumed[0].events[resumed[1] :]) if resumed is not None else b""
-            await self._standalone(found, rest, receive, send)
-
-    async def _standalone(
-        self, session: Session, rest: bytes, receive: Receive, send: Send
-    ) -> None:
-        """The session's standalone stream, until the client closes it or the session
-        ends; ``rest`` first (what an earlier GET stream had not delivered)."""
-        await send({"type": "http.response.start", "status": 200, "headers": list(SSE_HEADERS)})
-        stream = EventStream(session, "get")
-        session.get_streams += 1
-        write = sender(send)
-        try:
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(_cancel_on_disconnect, receive, tg.cancel_scope)
-                with contextlib.suppress(anyio.BrokenResourceError, OSError):  # client gone
-                    if rest:
-                        await write(rest)
-                    async for message in session.receiver:
-                        await write(stream.message(message))
-                tg.cancel_scope.cancel()
-        finally:
-            session.get_streams -= 1
-            stream.finish()
-        await _end(send)
-
-    async def _resume(self, stream: EventStream, after: int, receive: Receive, send: Send) -> None:
-        """A POST's stream resumed: the events after the ``after``-th, as they come, and
-        the end with the POST's (its response included: exactly what the client lacked)."""
-        await send({"type": "http.response.start", "status": 200, "headers": list(SSE_HEADERS)})
-        write = sender(send)
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(_cancel_on_disconnect, receive, tg.cancel_scope)
-            with contextlib.suppress(anyio.BrokenResourceError, OSError):  # client gone
-                async for chunk in stream.tail(after):
-                    await write(chunk)
-            tg.cancel_scope.cancel()
-        await _end(send)
+            await found.standalone(rest, receive, send)
 
     async def _delete(self, scope: Scope, send: Send) -> None:
         found = self._session_of(scope)
@@ -424,12 +385,6 @@ def _opens_session(classified: Classified) -> bool:
     )
 
 
-async def _end(send: Send) -> None:
-    """End a streaming response (its client may have gone away just now)."""
-    with contextlib.suppress(OSError):
-        await send({"type": "http.response.body", "body": b""})
-
-
 def _modern_without_session(session_id: str | None, classified: Classified) -> bool:
     """A 2026-07-28 client's request (its envelope says so) on a legacy cassette, sent
     without a session as that era does: left to the replay, which refuses it with
@@ -440,10 +395,3 @@ def _modern_without_session(session_id: str | None, classified: Classified) -> b
     value = classified.value
     # a dual-era client's probe gets what a legacy server gives it, as before
     return value.get("method") != "server/discover" and client_era(value) == "modern"
-
-
-async def _cancel_on_disconnect(receive: Receive, scope: anyio.CancelScope) -> None:
-    """End a streaming response's work when its client goes away."""
-    while (await receive())["type"] != "http.disconnect":
-        pass
-    scope.cancel()

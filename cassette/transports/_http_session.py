@@ -41,6 +41,7 @@ __all__ = [
     "is_listen",
     "outgoing",
     "request_on_get",
+    "resume",
     "sender",
     "status_of",
 ]
@@ -204,6 +205,27 @@ class Session:
         if stream is None or not number.isdigit() or int(number) > len(stream.events):
             return None
         return stream, int(number)
+
+    async def standalone(self, rest: bytes, receive: Receive, send: Send) -> None:
+        """The session's standalone GET stream, until the client closes it or the session
+        ends; ``rest`` first (what an earlier GET stream had not delivered)."""
+        await send({"type": "http.response.start", "status": 200, "headers": list(SSE_HEADERS)})
+        stream = EventStream(self, "get")
+        self.get_streams += 1
+        write = sender(send)
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(_cancel_on_disconnect, receive, tg.cancel_scope)
+                with contextlib.suppress(anyio.BrokenResourceError, OSError):  # client gone
+                    if rest:
+                        await write(rest)
+                    async for message in self.receiver:
+                        await write(stream.message(message))
+                tg.cancel_scope.cancel()
+        finally:
+            self.get_streams -= 1
+            stream.finish()
+        await _end(send)
 
     # -- delivery --------------------------------------------------------------------------
 
@@ -394,6 +416,33 @@ class Session:
         finally:
             stream.finish()
         await send({"type": "http.response.body", "body": b""})
+
+
+async def resume(stream: EventStream, after: int, receive: Receive, send: Send) -> None:
+    """A POST's stream resumed: the events after the ``after``-th, as they come, and the
+    end with the POST's (its response included: exactly what the client lacked)."""
+    await send({"type": "http.response.start", "status": 200, "headers": list(SSE_HEADERS)})
+    write = sender(send)
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(_cancel_on_disconnect, receive, tg.cancel_scope)
+        with contextlib.suppress(anyio.BrokenResourceError, OSError):  # client gone
+            async for chunk in stream.tail(after):
+                await write(chunk)
+        tg.cancel_scope.cancel()
+    await _end(send)
+
+
+async def _end(send: Send) -> None:
+    """End a streaming response (its client may have gone away just now)."""
+    with contextlib.suppress(OSError):
+        await send({"type": "http.response.body", "body": b""})
+
+
+async def _cancel_on_disconnect(receive: Receive, scope: anyio.CancelScope) -> None:
+    """End a streaming response's work when its client goes away."""
+    while (await receive())["type"] != "http.disconnect":
+        pass
+    scope.cancel()
 
 
 def status_of(reply: Reply) -> int | None:
