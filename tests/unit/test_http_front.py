@@ -578,30 +578,6 @@ class TestAcrossEras:
 
         scenario(app, body)
 
-    def test_a_legacy_client_unserved_by_a_modern_cassette_gets_400_and_no_session(
-        self,
-    ) -> None:
-        """The recorded discovery lists no legacy revision: the replay refuses the
-        ``initialize`` with -32022 (a miss naming how to record for it), the front answers
-        400 as a modern-only server does, and keeps no session for that client."""
-        modern = tape(
-            "modern",
-            c2s(req(1, "server/discover", {"_meta": MODERN_META}), "post-1"),
-            s2c(res(1, {"supportedVersions": ["2026-07-28"]}), "post-1"),
-        )
-        misses: list[str] = []
-        app = front_app(HttpReplayApp, modern, on_miss=misses.append)
-
-        async def body(client: httpx.AsyncClient) -> None:
-            init = await post(client, req(1, "initialize", {"protocolVersion": "2025-11-25"}))
-            assert (init.status_code, init.json()["error"]["code"]) == (400, -32022)
-            assert "mcp-session-id" not in init.headers
-            assert "--era legacy" in init.json()["error"]["message"]
-
-        scenario(app, body)
-        assert app.sessions == {}
-        assert len(misses) == 1
-
     def test_a_modern_client_of_a_legacy_cassette_is_refused_with_how_to_record(self) -> None:
         """The recorded server refused this client's sessionless requests; the replay's
         answer is the -32022 that says so and how to record for it, not a header check."""

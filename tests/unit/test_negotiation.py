@@ -7,12 +7,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import httpx
+
 from cassette.core.jsonrpc import REPLAY_MISS
 from cassette.core.matching import Candidate, Strategy
 from cassette.core.negotiation import GroupState, Negotiation
 from cassette.core.prepared import Prepared
 from cassette.core.replayer import Replayer
 from cassette.errors import NotRecordedError
+from cassette.transports.streamable_http import HttpReplayApp
+from tests.support import front_app
+from tests.unit import test_http_front as http
 from tests.unit.test_replayer import req, res, tape
 from tests.unit.test_server_initiated import ANSWER, CALL, sampling_tape
 from tests.unit.test_variants import SAMPLING, init, inspector_tape
@@ -89,3 +94,26 @@ def test_an_unrecorded_ping_is_certain_and_discovery_is_not_a_legacy_method() ->
     lacks = terms.unrecorded(req(4, "server/discover"), "legacy", None)
     assert lacks is not None
     assert lacks["error"]["code"] == -32601
+
+
+def test_a_legacy_client_unserved_by_a_modern_cassette_gets_400_and_no_session() -> None:
+    """The recorded discovery lists no legacy revision: the replay refuses the
+    ``initialize`` with -32022 (a miss naming how to record for it), the front answers
+    400 as a modern-only server does, and keeps no session for that client."""
+    modern = http.tape(
+        "modern",
+        http.c2s(http.req(1, "server/discover", {"_meta": http.MODERN_META}), "post-1"),
+        http.s2c(http.res(1, {"supportedVersions": ["2026-07-28"]}), "post-1"),
+    )
+    misses: list[str] = []
+    app = front_app(HttpReplayApp, modern, on_miss=misses.append)
+
+    async def body(client: httpx.AsyncClient) -> None:
+        init = await http.post(client, http.req(1, "initialize", {"protocolVersion": "2025-11-25"}))
+        assert (init.status_code, init.json()["error"]["code"]) == (400, -32022)
+        assert "mcp-session-id" not in init.headers
+        assert "--era legacy" in init.json()["error"]["message"]
+
+    http.scenario(app, body)
+    assert app.sessions == {}
+    assert len(misses) == 1
