@@ -44,7 +44,8 @@ if TYPE_CHECKING:
         StderrEvent,
     )
     from cassette.core.recorder import Recorder
-    from cassette.core.replayer import Replayer, ReplaySessions, Responder, ResponderPool
+    from cassette.core.replayer import Replayer
+    from cassette.core.sessions import ReplaySessions, Responder, ResponderPool
     from cassette.errors import (
         AlreadyPlayedError,
         CassetteError,
@@ -158,11 +159,11 @@ _LAZY: dict[str, str] = {
     "ReplayMiss": "cassette.errors",
     "ReplayOptions": "cassette.runtime.serve",
     "ReplayResult": "cassette.runtime.conversation",
-    "ReplaySessions": "cassette.core.replayer",
+    "ReplaySessions": "cassette.core.sessions",
     "Replayer": "cassette.core.replayer",
     "Reply": "cassette.transport",
-    "Responder": "cassette.core.replayer",
-    "ResponderPool": "cassette.core.replayer",
+    "Responder": "cassette.core.sessions",
+    "ResponderPool": "cassette.core.sessions",
     "STRATEGIES": "cassette.core.matching",
     "ScenarioError": "cassette.errors",
     "ServeOptions": "cassette.transport",

@@ -51,12 +51,14 @@ from cassette.errors import TransportClosedError, TransportError, map_exceptions
 
 if TYPE_CHECKING:
     from cassette._record_options import RecordOptions
+    from cassette.core.jsonrpc import Classified
     from cassette.core.model import Recording
 
 __all__ = [
     "DEFAULT_HOST",
     "DRAIN_DEADLINE",
     "CassetteFront",
+    "Classified",
     "ConnectOptions",
     "Drainable",
     "Eager",
@@ -355,8 +357,10 @@ class ServedSession(Protocol):
         """What the server says before the client says anything (usually nothing)."""
         ...
 
-    async def receive(self, frame: Frame) -> Reply:
-        """The reply to one client message (a stdio line, an HTTP body)."""
+    async def receive(self, frame: Frame, classified: Classified | None = None) -> Reply:
+        """The reply to one client message (a stdio line, an HTTP body); ``classified``:
+        the frame as the front already decoded it (``cassette.core.jsonrpc.classify``), so
+        it is decoded once."""
         ...
 
     def undelivered(self, server_id: object) -> Reply:
@@ -464,7 +468,11 @@ if not TYPE_CHECKING:
 
     __getattr__, __dir__ = lazy_exports(
         __name__,
-        {"RecordOptions": "cassette._record_options", "Recording": "cassette.core.model"},
+        {
+            "Classified": "cassette.core.jsonrpc",
+            "RecordOptions": "cassette._record_options",
+            "Recording": "cassette.core.model",
+        },
         [*globals(), *__all__],
         renamed={"ClientSession": "ServedSession", "Sessions": "SessionPool"},
     )

@@ -203,7 +203,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _serve(command: ReplayCommand) -> int:
     from cassette.core.matching import get_strategy
-    from cassette.core.replayer import ReplaySessions
+    from cassette.core.sessions import ReplaySessions
     from cassette.runtime.conversation import ReplayResult
     from cassette.runtime.serve import front_of, serve
     from cassette.store.storage import Cassette

@@ -47,7 +47,7 @@ from cassette.core.matching import (
 from cassette.core.model import MessageEvent
 from cassette.core.recorder import BeforeRecord
 from cassette.core.redaction import Redactor
-from cassette.core.replayer import ReplaySessions
+from cassette.core.sessions import ReplaySessions
 from cassette.errors import (
     CassetteError,
     CassetteNotFoundError,

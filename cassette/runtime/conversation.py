@@ -22,7 +22,7 @@ sits a ``Conversation`` per client session; it is the only place that decides
 A front only routes: it asks the conversation for a reply and writes each message where
 its protocol puts it. So a feature added here (a pacing rule, a fault overlay) works on
 every front without touching one. ``SessionPool`` hands out conversations to a front
-(``cassette.transport.Sessions``) and gathers what they report.
+(``cassette.transport.SessionPool``) and gathers what they report.
 """
 
 from __future__ import annotations
@@ -37,9 +37,17 @@ import attrs
 
 from cassette.core.deadlines import Deadlines
 from cassette.core.ids import id_key
-from cassette.core.jsonrpc import INVALID_REQUEST, Classified, Kind, classify, error_response
+from cassette.core.jsonrpc import (
+    INVALID_REQUEST,
+    SINGLE_MESSAGES,
+    Classified,
+    Kind,
+    classify,
+    error_response,
+)
 from cassette.core.model import Recording
-from cassette.core.replayer import Reply, Responder, ResponderPool
+from cassette.core.reply import Reply
+from cassette.core.sessions import Responder, ResponderPool
 from cassette.errors import UsageError
 from cassette.runtime.policy import DeliveryPolicy, ReplayResult, ServedSession
 from cassette.transport import Emit, Frame, Outgoing
@@ -85,7 +93,7 @@ class _NoAnswer:
 
 
 class Conversation:
-    """One client session under the delivery policy (``cassette.transport.ClientSession``)."""
+    """One client session under the delivery policy (``cassette.transport.ServedSession``)."""
 
     def __init__(
         self,
@@ -107,27 +115,36 @@ class Conversation:
     def start(self) -> Reply:
         return self._settle(self.responder.start())
 
-    async def receive(self, frame: Frame) -> Reply:
-        reply = self.receive_now(frame)
+    async def receive(self, frame: Frame, classified: Classified | None = None) -> Reply:
+        reply = self.receive_now(frame, classified)
         if reply is not None:
             return reply
         assert self.fallback is not None
-        return await self._receive_or_fall_back(frame, self.fallback)
+        return await self._receive_or_fall_back(frame, self.fallback, classified)
 
-    def receive_now(self, frame: Frame) -> Reply | None:
+    def receive_now(self, frame: Frame, classified: Classified | None = None) -> Reply | None:
         """``receive`` where it needs no waiting (no live fallback), else ``None``: a
         frame front calls it first, which spares it a coroutine per message."""
-        return self.receive_data_now(frame.data, frame.meta)
+        return self.receive_data_now(frame.data, frame.meta, classified)
 
-    def receive_data_now(self, data: bytes, meta: Mapping[str, Any] | None = None) -> Reply | None:
+    def receive_data_now(
+        self,
+        data: bytes,
+        meta: Mapping[str, Any] | None = None,
+        classified: Classified | None = None,
+    ) -> Reply | None:
         """``receive_now`` of a frame's two fields, for a ``Pushing`` stream, which hands
-        them over without building a ``Frame``."""
+        them over without building a ``Frame``. ``classified``: the frame as its front
+        already decoded it (a network front checks a body before it is answered), so it
+        is not decoded again."""
         if meta is not None or len(data) > self.policy.max_message_bytes:
             refused = self._oversized(data, meta)
             if refused is not None:
                 return refused
         if self.fallback is None:
-            return self._settle(self.responder.receive_frame(data))
+            if classified is None:
+                return self._settle(self.responder.receive_frame(data))
+            return self._settle(self._answer(data, classified))
         return None
 
     def undelivered(self, server_id: object) -> Reply:
@@ -202,11 +219,22 @@ class Conversation:
         text = f"cassette-mcp: a line of {size} bytes is over the size limit"
         return Reply((error_response(None, INVALID_REQUEST, text),), metas=(None,))
 
-    async def _receive_or_fall_back(self, frame: Frame, fallback: Fallback) -> Reply:
-        classified = classify(frame.data)
+    def _answer(self, data: bytes, classified: Classified) -> Reply:
+        """The responder's reply to a frame decoded once already: a single message as
+        its value; anything else (a batch, a frame that is no message, which a recording
+        may hold as a raw exchange) as it came."""
+        if classified.kind in SINGLE_MESSAGES:
+            return self.responder.receive(classified.value)
+        return self.responder.receive_frame(data)
+
+    async def _receive_or_fall_back(
+        self, frame: Frame, fallback: Fallback, classified: Classified | None
+    ) -> Reply:
+        if classified is None:
+            classified = classify(frame.data)
         if await fallback.seen(frame, classified):
             return Reply()  # the client answered the live server
-        reply = self.responder.receive_frame(frame.data)
+        reply = self._answer(frame.data, classified)
         if reply.miss is not None and classified.kind is Kind.REQUEST:
             request = classified.value
             if await fallback.take(request, frame):
@@ -233,7 +261,7 @@ class Conversation:
 
 
 class SessionPool:
-    """Hands conversations to a front (``cassette.transport.Sessions``), one per client
+    """Hands conversations to a front (``cassette.transport.SessionPool``), one per client
     session, each with its own responder from ``responders``, and gathers their results.
 
     ``tg`` is where fallbacks run their live side; it must outlive every session (the

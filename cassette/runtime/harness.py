@@ -16,7 +16,7 @@ import anyio
 
 from cassette.core.jsonrpc import JSONObject, Kind, classify, dumps_bytes
 from cassette.core.matching import Strategy
-from cassette.core.replayer import ReplaySessions
+from cassette.core.sessions import ReplaySessions
 from cassette.runtime.record import RecordConfig, RecordResult, record_session
 from cassette.runtime.serve import serve
 from cassette.store.storage import Cassette

@@ -23,7 +23,8 @@ if TYPE_CHECKING:
     import anyio
 
     from cassette.core.faults import FaultPlan
-    from cassette.core.replayer import Reply
+    from cassette.core.jsonrpc import Classified
+    from cassette.core.reply import Reply
     from cassette.transport import Frame, Outgoing
 
 __all__ = ["DeliveryPolicy", "ReplayResult", "Say", "ServedSession"]
@@ -72,7 +73,7 @@ class ServedSession(Protocol):
 
     def start(self) -> Reply: ...
 
-    async def receive(self, frame: Frame) -> Reply: ...
+    async def receive(self, frame: Frame, classified: Classified | None = None) -> Reply: ...
 
     def undelivered(self, server_id: object) -> Reply: ...
 

@@ -26,7 +26,7 @@ import attrs
 
 from cassette.core.matching import MissReport, Strategy
 from cassette.core.model import Recording
-from cassette.core.replayer import ReplaySessions, Responder, ResponderPool
+from cassette.core.sessions import ReplaySessions, Responder, ResponderPool
 from cassette.errors import FaultExit, UsageError
 from cassette.registry import get_transport
 from cassette.runtime.conversation import (

@@ -31,8 +31,8 @@ import anyio
 import attrs
 import httpx
 
-from cassette.core.eras import era_refusal
 from cassette.core.jsonrpc import Kind, classify, dumps_bytes, error_response
+from cassette.core.negotiation import refuse_other_era
 from cassette.core.redaction import redact_text
 from cassette.core.secret_rules import secret_header_values
 from cassette.transport import SecretTap, Tap
@@ -176,12 +176,12 @@ class RecordingProxy:
 
     async def _answered_here(self, send: Send, body: bytes, ex: _Pass) -> bool:
         """``--era``: the other era's opening answered here, as a server of the named era
-        answers it (``cassette.core.eras.era_refusal``), and recorded as the server's: the
-        ``server/discover`` probe gets 200 with ``-32601``, an ``initialize`` 400 with
-        ``-32022``."""
+        answers it (``cassette.core.negotiation.refuse_other_era``), and recorded as the
+        server's: the ``server/discover`` probe gets 200 with ``-32601``, an ``initialize``
+        400 with ``-32022``."""
         if self.era == "auto":
             return False
-        answer = era_refusal(self.era, classify(body).value)
+        answer = refuse_other_era(self.era, classify(body).value)
         if answer is None:
             return False
         status = 400 if self.era == "modern" else 200

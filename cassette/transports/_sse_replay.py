@@ -103,6 +103,39 @@ class _Session:
         async for group in self.conversation.paced(reply):
             self.push([message for message, _ in group])
 
+    async def answer(self, reply: Reply) -> None:
+        """Deliver the reply to a POST: at once when it ends the session or was made up
+        here, else from a task of the stream (the POST gets its 202 now, as live)."""
+        if reply.closes or reply.drops:  # the server exited (or a fault cut it): so does this
+            await self.deliver(reply)
+            self.close()
+        elif reply.since is None:
+            await self.deliver(reply)  # made up here (an error): nothing to pace
+        else:
+            # Recorded answers may be paced. Tasks start in order, so unpaced replies
+            # still reach the stream in order.
+            self.tg.start_soon(self.deliver, reply)
+
+    async def write_stream(self, send: Send) -> None:
+        """Write the session's messages as they come; past an answer deadline, what is
+        overdue."""
+        conversation = self.conversation
+        noted = False  # the last event written was a notification
+        while True:
+            with anyio.move_on_after(conversation.remaining()):
+                try:
+                    message = await self.receiver.receive()
+                except anyio.EndOfStream:
+                    return
+                if noted and is_answer(message):
+                    await _let_read(self.unread)
+                noted = classify_value(message) is Kind.NOTIFICATION
+                body = _event(message)
+                await send({"type": "http.response.body", "body": body, "more_body": True})
+                continue
+            for reply in conversation.overdue():
+                await self.deliver(reply)
+
     def close(self) -> None:
         self.closed = True
         self.sender.close()
@@ -173,7 +206,7 @@ class SseReplayApp:
             tg.start_soon(_close_on_disconnect, receive, session)
             try:
                 await session.deliver(session.conversation.start())
-                await self._write_stream(send, session)
+                await session.write_stream(send)
             except OSError:
                 gone = True  # the client went away mid-send
             finally:
@@ -185,26 +218,6 @@ class SseReplayApp:
         if not gone:
             with contextlib.suppress(OSError):  # it may have gone away just now
                 await send({"type": "http.response.body", "body": b""})
-
-    async def _write_stream(self, send: Send, session: _Session) -> None:
-        """Write the session's messages as they come; past an answer deadline, what is
-        overdue."""
-        conversation = session.conversation
-        noted = False  # the last event written was a notification
-        while True:
-            with anyio.move_on_after(conversation.remaining()):
-                try:
-                    message = await session.receiver.receive()
-                except anyio.EndOfStream:
-                    return
-                if noted and is_answer(message):
-                    await _let_read(session.unread)
-                noted = classify_value(message) is Kind.NOTIFICATION
-                body = _event(message)
-                await send({"type": "http.response.body", "body": body, "more_body": True})
-                continue
-            for reply in conversation.overdue():
-                await session.deliver(reply)
 
     # -- client messages -------------------------------------------------------------------
 
@@ -221,20 +234,14 @@ class SseReplayApp:
         body = await read_body(receive, self.max_body, send=send)
         if body is None:
             return
-        refusal = sse_post_refusal(scope["headers"], classify(body))
+        classified = classify(body)  # decoded once: checked here, answered from it
+        refusal = sse_post_refusal(scope["headers"], classified)
         if refusal is not None:
             await send_simple(send, refusal.status, refusal.body, refusal.content_type)
             return
-        reply = await session.conversation.receive(Frame(body, {"headers": scope["headers"]}))
-        if reply.closes or reply.drops:  # the server exited (or a fault cut it): so does this
-            await session.deliver(reply)
-            session.close()
-        elif reply.since is None:
-            await session.deliver(reply)  # made up here (an error): nothing to pace
-        else:
-            # Recorded answers may be paced: the POST gets its 202 now, as live. Tasks
-            # start in order, so unpaced replies still reach the stream in order.
-            session.tg.start_soon(session.deliver, reply)
+        frame = Frame(body, {"headers": scope["headers"]})
+        reply = await session.conversation.receive(frame, classified)
+        await session.answer(reply)
         status = reply.exchange.status if reply.exchange is not None else None
         if status is not None and self._own_statuses:
             await send_simple(send, status, b"", _TEXT)

@@ -32,7 +32,7 @@ from cassette import (
     serve,
 )
 from cassette.core.deadlines import Pacing
-from cassette.core.replayer import ReplaySessions
+from cassette.core.sessions import ReplaySessions
 from cassette.mock import MockServer
 from cassette.transport import FrameStream, Handler, Upstream
 from cassette.transports.memory import MemoryFrameStream, memory_pair
