@@ -58,7 +58,7 @@ from cassette.errors import (
 from cassette.modes.episode import ExtendOptions, describe_request
 from cassette.modes.extend import Extension
 from cassette.modes.policy import Action, ModeChoice, missing_cassette_message, plan
-from cassette.runtime.conversation import DeliveryPolicy, ReplayResult, SessionPool
+from cassette.runtime.conversation import DeliveryPolicy, PolicySessionPool, ReplayResult
 from cassette.runtime.frames import serve_frames
 from cassette.runtime.keywords import deprecated_keywords
 from cassette.runtime.record import (
@@ -448,7 +448,7 @@ async def _serve_client(
 
     results: list[ReplayResult] = []
     async with anyio.create_task_group() as tg:
-        pool = SessionPool(responders, policy, fallback=extension, tg=tg)
+        pool = PolicySessionPool(responders, policy, fallback=extension, tg=tg)
         try:
             results.append(await serve_frames(client, pool))
         finally:

@@ -5,7 +5,7 @@ Theory of operation
 A *responder* answers client messages, sans-IO: a cassette's ``Replayer``, a mock
 manifest's ``MockServer``, anything with the ``Responder`` interface. A *front* carries
 messages to and from clients: stdio, streamable HTTP, SSE, a plugin's. Between the two
-sits a ``Conversation`` per client session; it is the only place that decides
+sits a ``PolicySession`` per client session; it is the only place that decides
 
 * what a miss or a warning tells the person (``DeliveryPolicy.on_miss`` / ``on_warning``);
 * how big a client message may be (an oversized one gets ``Invalid Request`` and the
@@ -21,7 +21,7 @@ sits a ``Conversation`` per client session; it is the only place that decides
 
 A front only routes: it asks the conversation for a reply and writes each message where
 its protocol puts it. So a feature added here (a pacing rule, a fault overlay) works on
-every front without touching one. ``SessionPool`` hands out conversations to a front
+every front without touching one. ``PolicySessionPool`` hands out policy sessions to a front
 (``cassette.transport.SessionPool``) and gathers what they report.
 """
 
@@ -49,16 +49,16 @@ from cassette.core.model import Recording
 from cassette.core.reply import Reply
 from cassette.core.sessions import Responder, ResponderPool
 from cassette.errors import UsageError
-from cassette.runtime.policy import DeliveryPolicy, ReplayResult, ServedSession
+from cassette.runtime.policy import DeliveryPolicy, ReplayResult, RuntimeServedSession
 from cassette.transport import Emit, Frame, Outgoing
 
 __all__ = [
-    "Conversation",
     "DeliveryPolicy",
     "Fallback",
     "FallbackFactory",
+    "PolicySession",
+    "PolicySessionPool",
     "ReplayResult",
-    "SessionPool",
 ]
 
 
@@ -92,7 +92,7 @@ class _NoAnswer:
     request_id: object
 
 
-class Conversation:
+class PolicySession:
     """One client session under the delivery policy (``cassette.transport.ServedSession``)."""
 
     def __init__(
@@ -100,7 +100,7 @@ class Conversation:
         responder: Responder,
         policy: DeliveryPolicy,
         fallback: Fallback | None = None,
-        on_close: Callable[[Conversation], None] | None = None,
+        on_close: Callable[[PolicySession], None] | None = None,
     ) -> None:
         self.responder = responder
         self.policy = policy
@@ -260,7 +260,7 @@ class Conversation:
         return reply
 
 
-class SessionPool:
+class PolicySessionPool:
     """Hands conversations to a front (``cassette.transport.SessionPool``), one per client
     session, each with its own responder from ``responders``, and gathers their results.
 
@@ -281,9 +281,9 @@ class SessionPool:
         self.policy = policy
         self._fallback = fallback
         self._tg = tg
-        self._open: dict[int, Conversation] = {}
+        self._open: dict[int, PolicySession] = {}
         self._ids = itertools.count()
-        self.on_close: Callable[[Conversation], None] | None = None
+        self.on_close: Callable[[PolicySession], None] | None = None
         #: set when a fault plan made the server exit, with its code
         self.exit_code: int | None = None
         self.exited = anyio.Event()
@@ -292,14 +292,14 @@ class SessionPool:
     def recording(self) -> Recording:
         return self.responders.recording
 
-    def open(self, emit: Emit) -> ServedSession:
+    def open(self, emit: Emit) -> RuntimeServedSession:
         """A new client session; with a fault plan in the policy, the plan laid over it."""
         fallback = None
         if self._fallback is not None:
             assert self._tg is not None
             fallback = self._fallback(emit, self._tg)
         number = next(self._ids)
-        conversation = Conversation(
+        conversation = PolicySession(
             self.responders.new(),
             self.policy,
             fallback,
@@ -327,7 +327,7 @@ class SessionPool:
             self.exit_code = code
         self.exited.set()
 
-    def _closed(self, number: int, conversation: Conversation) -> None:
+    def _closed(self, number: int, conversation: PolicySession) -> None:
         self._open.pop(number, None)
         if self.on_close is not None:
             self.on_close(conversation)

@@ -2,7 +2,7 @@
 
 Theory of operation
 -------------------
-``FaultedSession`` wraps one client session (a ``Conversation``: a cassette's replay, a
+``FaultedSession`` wraps one client session (a ``PolicySession``: a cassette's replay, a
 mock, an extension) and keeps its interface, so every front serves it unchanged; the
 pool that opens conversations wraps each in one when its policy has a plan
 (``cassette.runtime.conversation``). For each client request the session's ``Injector``
@@ -46,7 +46,7 @@ from cassette.core.jsonrpc import (
     error_response,
 )
 from cassette.core.reply import Reply
-from cassette.runtime.policy import ReplayResult, Say, ServedSession
+from cassette.runtime.policy import ReplayResult, RuntimeServedSession, Say
 from cassette.transport import Emit, Frame, Outgoing
 
 __all__ = ["FaultedSession"]
@@ -63,7 +63,7 @@ class FaultedSession:
 
     def __init__(
         self,
-        inner: ServedSession,
+        inner: RuntimeServedSession,
         injector: Injector,
         emit: Emit,
         *,

@@ -3,7 +3,7 @@
 Theory of operation
 -------------------
 Frames are read one at a time and each is answered by the client's served session (a
-``Conversation``, or the fault overlay over one). Writing follows the recording's order
+``PolicySession``, or the fault overlay over one). Writing follows the recording's order
 and clock, not only the arrival order:
 
 * a reply the policy paces (``--pace recorded``) is written by a task of its own, each
@@ -52,8 +52,8 @@ import anyio.abc
 from cassette.core.jsonrpc import Kind, classify_value, dumps_bytes, is_answer
 from cassette.core.reply import Reply
 from cassette.errors import TransportClosedError
-from cassette.runtime.conversation import Conversation, SessionPool
-from cassette.runtime.policy import ReplayResult, ServedSession
+from cassette.runtime.conversation import PolicySession, PolicySessionPool
+from cassette.runtime.policy import ReplayResult, RuntimeServedSession
 from cassette.transport import DRAIN_DEADLINE, Drainable, Eager, Frame, FrameStream, Pushing
 
 __all__ = ["serve_frames"]
@@ -64,7 +64,7 @@ class _Writer:
 
     def __init__(self, stream: FrameStream) -> None:
         self.stream = stream
-        self.session: ServedSession
+        self.session: RuntimeServedSession
         self.gone = False  # the client stopped reading: nothing more is written
         # fast_acquire: an uncontended acquire does not yield to the event loop, which
         # would cost a loop iteration on every call (writers rarely contend).
@@ -187,7 +187,7 @@ def _in_recorded_order(replies: list[Reply]) -> list[object]:
     return [message for *_, message in keyed]
 
 
-async def serve_frames(stream: FrameStream, pool: SessionPool) -> ReplayResult:
+async def serve_frames(stream: FrameStream, pool: PolicySessionPool) -> ReplayResult:
     """Serve one client on a frame stream until it finishes; the stream is closed at the
     end (see the module docstring)."""
     writer = _Writer(stream)
@@ -209,7 +209,7 @@ async def serve_frames(stream: FrameStream, pool: SessionPool) -> ReplayResult:
 
 async def _answer(
     stream: FrameStream,
-    session: ServedSession,
+    session: RuntimeServedSession,
     writer: _Writer,
     writes: anyio.abc.TaskGroup,
 ) -> None:
@@ -225,13 +225,13 @@ async def _answer(
 
 
 def _pushing(
-    stream: FrameStream, session: ServedSession, writer: _Writer, writes: anyio.abc.TaskGroup
+    stream: FrameStream, session: RuntimeServedSession, writer: _Writer, writes: anyio.abc.TaskGroup
 ) -> Pushing | None:
     """Answer from the reader's callback while the loop waits (``Pushing``), where no
     answer can need waiting: a plain session, with no live fallback and no pacing.
     A reply that ends the session (the recorded server exited, the client stopped
     reading) stops it, and the loop ends as at the end of the client's input."""
-    if not isinstance(stream, Pushing) or not isinstance(session, Conversation):
+    if not isinstance(stream, Pushing) or not isinstance(session, PolicySession):
         return None
     if session.fallback is not None or session.policy.pacing is not None:
         return None
@@ -253,14 +253,14 @@ def _pushing(
 
 async def _read_loop(
     stream: FrameStream,
-    session: ServedSession,
+    session: RuntimeServedSession,
     writer: _Writer,
     writes: anyio.abc.TaskGroup,
 ) -> None:
     """Each frame the loop reads (the ones a ``Pushing`` stream did not take) answered."""
     eager = stream if isinstance(stream, Eager) else None
-    # a Conversation's sync path, as in _pushing; anything else is awaited
-    receive_now = session.receive_now if isinstance(session, Conversation) else None
+    # a PolicySession's sync path, as in _pushing; anything else is awaited
+    receive_now = session.receive_now if isinstance(session, PolicySession) else None
     while not writer.gone:
         frame = eager.receive_ready() if eager is not None else None
         if frame is None:
@@ -278,7 +278,7 @@ async def _read_loop(
 
 
 async def _watch_deadlines(
-    session: ServedSession, write: Callable[[Reply], Awaitable[None]]
+    session: RuntimeServedSession, write: Callable[[Reply], Awaitable[None]]
 ) -> None:
     """Fail each request the client leaves unanswered past its deadline, and each request
     the recording never answered that the client did not cancel in time."""

@@ -10,7 +10,7 @@ checkers alone).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
 import attrs
@@ -18,16 +18,15 @@ import attrs
 from cassette.core.deadlines import ANSWER_TIMEOUT, Pacing
 from cassette.core.limits import DEFAULT_MAX_BYTES
 from cassette.core.matching import MissReport
+from cassette.transport import ServedSession
 
 if TYPE_CHECKING:
     import anyio
 
     from cassette.core.faults import FaultPlan
-    from cassette.core.jsonrpc import Classified
     from cassette.core.reply import Reply
-    from cassette.transport import Frame, Outgoing
 
-__all__ = ["DeliveryPolicy", "ReplayResult", "Say", "ServedSession"]
+__all__ = ["DeliveryPolicy", "ReplayResult", "RuntimeServedSession", "Say"]
 
 Say = Callable[[str], None]
 
@@ -64,27 +63,14 @@ class ReplayResult:
     exit_code: int | None = None
 
 
-class ServedSession(Protocol):
-    """What a front and the frame loop use of a client session (a ``Conversation``, or
-    the fault overlay over one)."""
+class RuntimeServedSession(ServedSession, Protocol):
+    """A served session (``cassette.transport.ServedSession``) as the runtime's own frame
+    loop and fault overlay drive it (a ``PolicySession``, or the fault overlay over one):
+    the contract's methods, and what only the runtime uses on top of them."""
 
     @property
     def changed(self) -> anyio.Event: ...
 
-    def start(self) -> Reply: ...
-
-    async def receive(self, frame: Frame, classified: Classified | None = None) -> Reply: ...
-
-    def undelivered(self, server_id: object) -> Reply: ...
-
-    def remaining(self) -> float: ...
-
-    def overdue(self) -> list[Reply]: ...
-
     def paces(self, reply: Reply) -> bool: ...
-
-    def paced(self, reply: Reply) -> AsyncIterator[Sequence[Outgoing]]: ...
-
-    async def aclose(self) -> None: ...
 
     def result(self) -> ReplayResult: ...

@@ -10,7 +10,7 @@ fault overlay) on a transport. It asks the plugin what it can do, never how:
   ``serve_frames`` (``cassette.runtime.frames``) for each client stream.
 
 The delivery rules themselves (misses, warnings, size limits, deadlines, pacing) are the
-``Conversation``'s, so every front keeps them the same way.
+``PolicySession``'s, so every front keeps them the same way.
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ from cassette.registry import get_transport
 from cassette.runtime.conversation import (
     DeliveryPolicy,
     FallbackFactory,
+    PolicySessionPool,
     ReplayResult,
-    SessionPool,
 )
 from cassette.runtime.frames import serve_frames
 from cassette.runtime.keywords import deprecated_keywords
@@ -89,7 +89,7 @@ async def serve(
             on_finish(result)
 
     async with anyio.create_task_group() as tg:
-        pool = SessionPool(responders, policy, fallback=fallback, tg=tg)
+        pool = PolicySessionPool(responders, policy, fallback=fallback, tg=tg)
         try:
             with anyio.CancelScope() as serving:
                 tg.start_soon(_stop_on_exit, pool, serving)
@@ -106,14 +106,14 @@ async def serve(
     return results
 
 
-async def _stop_on_exit(pool: SessionPool, serving: anyio.CancelScope) -> None:
+async def _stop_on_exit(pool: PolicySessionPool, serving: anyio.CancelScope) -> None:
     """A fault plan's ``exit``: the front stops, as the server process would have."""
     await pool.exited.wait()
     serving.cancel()
 
 
 async def _serve_sessions(
-    plugin: CassetteFront, pool: SessionPool, options: ServeOptions, finished: Finish
+    plugin: CassetteFront, pool: PolicySessionPool, options: ServeOptions, finished: Finish
 ) -> None:
     try:
         await plugin.serve_sessions(pool, options)
@@ -123,7 +123,7 @@ async def _serve_sessions(
         finished(pool.result())
 
 
-async def _serve_one(stream: FrameStream, *, pool: SessionPool, finished: Finish) -> None:
+async def _serve_one(stream: FrameStream, *, pool: PolicySessionPool, finished: Finish) -> None:
     finished(await serve_frames(stream, pool))
 
 
@@ -152,7 +152,7 @@ async def replay(
         "replay", "replay(client, responder, DeliveryPolicy(...))", legacy, _POLICY_KEYWORDS
     )
     policy = _policy(policy, legacy)
-    pool = SessionPool(_One(responder), policy)
+    pool = PolicySessionPool(_One(responder), policy)
     result = await serve_frames(client, pool)
     if pool.exit_code is not None:
         raise FaultExit(pool.exit_code)
@@ -197,10 +197,10 @@ def replay_sessions(
     strategy: str | Strategy = "default",
     *,
     policy: DeliveryPolicy = DeliveryPolicy(),
-) -> SessionPool:
+) -> PolicySessionPool:
     """The sessions of a cassette, as a network front serves them: what to pass to a front's
     ASGI app to mount it in-process (``HttpReplayApp(replay_sessions(tape))``)."""
-    return SessionPool(ReplaySessions(recording, strategy, environ=os.environ), policy)
+    return PolicySessionPool(ReplaySessions(recording, strategy, environ=os.environ), policy)
 
 
 @attrs.frozen(kw_only=True)

@@ -44,7 +44,7 @@ requests the client leaves unanswered. The app only routes a request to its sess
 checks it as HTTP, decoding its body once; the session (``_http_session.Session``)
 answers it and delivers everything that follows. A reply that is ``pending`` (answered
 live, under ``new_episodes``) holds its POST open like one that awaits the client; the
-rest of it comes through the session's ``emit`` (``Session.later``), routed by the
+rest of it comes through the session's ``emit`` (``SessionStreams.later``), routed by the
 request it answers: onto that POST's stream while it is open, else onto the GET stream.
 Which clients are served, and at which statuses, the replay says (``Reply.status``,
 ``Reply.refuses_era``): the front reads no era rule of its own.
@@ -91,7 +91,7 @@ from cassette.transports._http_recorded import (
     resumed_streams,
     sessionless_methods,
 )
-from cassette.transports._http_session import Serving, Session, resume
+from cassette.transports._http_session import Serving, SessionStreams, resume
 
 __all__ = ["HttpReplayApp"]
 
@@ -121,7 +121,7 @@ class _Call:
 class HttpReplayApp:
     """ASGI app serving replay sessions over streamable HTTP (see the module docstring).
 
-    ``sessions`` answers (the runtime's ``SessionPool``: a cassette's replay, a mock's,
+    ``sessions`` answers (the runtime's ``PolicySessionPool``: a cassette's replay, a mock's,
     an extension's); its ``recording`` says how to serve: era, path, recorded statuses.
     """
 
@@ -145,7 +145,7 @@ class HttpReplayApp:
         self.path = path or recorded_path(recording) or "/mcp"
         methods = b"POST" if self.era == "modern" else _LEGACY_METHODS
         self.guard = Guard(bound_host, _FORBIDDEN, methods, tuple(allowed_origins))
-        self.sessions: dict[str, Session] = {}
+        self.sessions: dict[str, SessionStreams] = {}
         self._pool = sessions
         self._serving = Serving(
             by_stream=recording.header.transport != "sse",
@@ -157,10 +157,10 @@ class HttpReplayApp:
         self._versions = modern_versions(recording)
         self._sessionless = sessionless_methods(recording)
 
-    def _open(self) -> Session:
+    def _open(self) -> SessionStreams:
         """A new session: what comes later for it is its own to deliver (``later``)."""
-        session = Session(self._clock(), self._serving)
-        session.conversation = self._pool.open(session.later)
+        session = SessionStreams(self._clock(), self._serving)
+        session.served = self._pool.open(session.later)
         return session
 
     def stop_streams(self) -> None:
@@ -236,7 +236,7 @@ class HttpReplayApp:
             return
         await self._legacy_post(call, body, classified)
 
-    async def _refuse_era(self, call: _Call, session: Session, reply: Reply) -> None:
+    async def _refuse_era(self, call: _Call, session: SessionStreams, reply: Reply) -> None:
         """A session opened for a client its replay does not serve (a legacy client's
         ``initialize`` on a modern cassette whose recorded server listed no legacy
         revision): the replay's ``-32022`` (a miss, with the hint to record for that
@@ -296,7 +296,7 @@ class HttpReplayApp:
     async def _answer(
         self,
         call: _Call,
-        session: Session,
+        session: SessionStreams,
         body: bytes,
         classified: Classified,
         *,
@@ -323,7 +323,7 @@ class HttpReplayApp:
         if reply.closes:
             await self._end(session)
 
-    async def _end(self, session: Session) -> None:
+    async def _end(self, session: SessionStreams) -> None:
         """The recorded server exited here: its session is gone (later requests in it get
         404, its GET stream ends), as with the live server."""
         for session_id, known in list(self.sessions.items()):
@@ -331,11 +331,11 @@ class HttpReplayApp:
                 del self.sessions[session_id]
         session.close()
         if session is not self._shared:
-            await session.conversation.aclose()
+            await session.served.aclose()
 
     # -- GET and DELETE (legacy) ----------------------------------------------------------
 
-    def _session_of(self, scope: Scope) -> Session | Refusal:
+    def _session_of(self, scope: Scope) -> SessionStreams | Refusal:
         """The session a GET or DELETE names, or why there is none (400, 404), or a
         protocol version it may not use (400)."""
         session_id = header(scope, b"mcp-session-id")
@@ -373,7 +373,7 @@ class HttpReplayApp:
         assert session_id is not None
         ended = self.sessions.pop(session_id)
         ended.close()
-        await ended.conversation.aclose()
+        await ended.served.aclose()
         await send_simple(send, 200, b"")
 
 

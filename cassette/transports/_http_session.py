@@ -35,7 +35,7 @@ from cassette.transports._http import (
 __all__ = [
     "EventStream",
     "Serving",
-    "Session",
+    "SessionStreams",
     "as_stream",
     "goes_on_post",
     "is_listen",
@@ -60,7 +60,7 @@ class EventStream:
     stream has nothing more to come, and ``tail`` follows it until then.
     """
 
-    def __init__(self, session: Session, kind: str) -> None:
+    def __init__(self, session: SessionStreams, kind: str) -> None:
         session.streams += 1
         self.kind = kind
         self.name = f"{kind}-{session.streams}"
@@ -122,8 +122,8 @@ class Serving:
     priming: Mapping[str, int | None] = attrs.field(factory=dict)
 
 
-class Session:
-    """One replay session: its conversation with the runtime, its standalone GET stream,
+class SessionStreams:
+    """One replay session: its served session under the runtime, its standalone GET stream,
     the POST streams held open for the requests they carry, and the delivery of every
     reply onto them. The app routes a request to its session and checks it as HTTP; the
     session answers it (``answer``) and delivers what comes later (``later``, the
@@ -131,7 +131,7 @@ class Session:
 
     def __init__(self, now: float, serving: Serving = Serving()) -> None:
         self.serving = serving
-        self.conversation: ServedSession
+        self.served: ServedSession
         self.sender: MemoryObjectSendStream[Any]
         self.receiver: MemoryObjectReceiveStream[Any]
         self.sender, self.receiver = anyio.create_memory_object_stream[Any](float("inf"))
@@ -232,7 +232,7 @@ class Session:
     async def ask(self, frame: Frame, classified: Classified) -> Reply:
         """The reply to a client message the front decoded (``classified``), with what a
         server request it cannot deliver is replaced by (``deliverable``)."""
-        return self.deliverable(await self.conversation.receive(frame, classified))
+        return self.deliverable(await self.served.receive(frame, classified))
 
     async def answer(
         self,
@@ -275,7 +275,7 @@ class Session:
         live server drops it, and the replay goes on."""
         resumed = self.serving.resumed
         while reply.awaiting and self.get_streams == 0 and request_on_get(reply, resumed):
-            more = self.conversation.undelivered(reply.awaiting[0])
+            more = self.served.undelivered(reply.awaiting[0])
             reply = attrs.evolve(
                 more,
                 messages=reply.messages + more.messages,
@@ -293,7 +293,7 @@ class Session:
             self.channel(key)[0].send_nowait(reply)
             return
         reply = self.deliverable(reply)
-        async for group in self.conversation.paced(reply):
+        async for group in self.served.paced(reply):
             self.push([message for message, _ in group])
 
     async def _respond(
@@ -334,7 +334,7 @@ class Session:
         of ``stream`` (through ``write``; none: the caller sends them itself), the rest onto
         the GET stream. ``head`` goes first (a priming event)."""
         index = 0
-        async for group in self.conversation.paced(reply):
+        async for group in self.served.paced(reply):
             chunk = head
             head = b""
             for message, _ in group:
@@ -392,7 +392,7 @@ class Session:
         """Answer as an SSE stream that stays open until the request has its response:
         what follows a client's answer, a live server's messages, or the error a server
         request left unanswered past its deadline gets."""
-        conversation = self.conversation
+        served = self.served
         headers = [*SSE_HEADERS, *extra]
         status = status_of(reply) or 200
         await send({"type": "http.response.start", "status": status, "headers": headers})
@@ -403,7 +403,7 @@ class Session:
             head = self._prime(stream, reply)
             await self._write(reply, on_post, write=write, stream=stream, head=head)
             while _incomplete(reply):
-                with anyio.move_on_after(conversation.remaining()):
+                with anyio.move_on_after(served.remaining()):
                     try:
                         reply = self.deliverable(await more.receive())
                     except anyio.EndOfStream:
@@ -411,7 +411,7 @@ class Session:
                     on_post = self.route(reply, carries_request=True)
                     await self._write(reply, on_post, write=write, stream=stream)
                     continue
-                for late in conversation.overdue():
+                for late in served.overdue():
                     await self.later(late)
         finally:
             stream.finish()

@@ -85,7 +85,7 @@ class _Session:
     def __init__(self, tg: anyio.abc.TaskGroup, unread: Counter | None = None) -> None:
         self.tg = tg
         self.unread = unread
-        self.conversation: ServedSession
+        self.served: ServedSession
         self.closed = False
         self.sender: MemoryObjectSendStream[Any]
         self.receiver: MemoryObjectReceiveStream[Any]
@@ -100,7 +100,7 @@ class _Session:
 
     async def deliver(self, reply: Reply) -> None:
         """Queue a reply's messages for the stream, each group when the session paces it."""
-        async for group in self.conversation.paced(reply):
+        async for group in self.served.paced(reply):
             self.push([message for message, _ in group])
 
     async def answer(self, reply: Reply) -> None:
@@ -119,10 +119,10 @@ class _Session:
     async def write_stream(self, send: Send) -> None:
         """Write the session's messages as they come; past an answer deadline, what is
         overdue."""
-        conversation = self.conversation
+        served = self.served
         noted = False  # the last event written was a notification
         while True:
-            with anyio.move_on_after(conversation.remaining()):
+            with anyio.move_on_after(served.remaining()):
                 try:
                     message = await self.receiver.receive()
                 except anyio.EndOfStream:
@@ -133,7 +133,7 @@ class _Session:
                 body = _event(message)
                 await send({"type": "http.response.body", "body": body, "more_body": True})
                 continue
-            for reply in conversation.overdue():
+            for reply in served.overdue():
                 await self.deliver(reply)
 
     def close(self) -> None:
@@ -202,10 +202,10 @@ class SseReplayApp:
         async with anyio.create_task_group() as tg:
             unread = tcp_peer_counter(scope.get("client"), scope.get("server"))
             session = self.sessions[session_id] = _Session(tg, unread)
-            session.conversation = self._pool.open(session.deliver)
+            session.served = self._pool.open(session.deliver)
             tg.start_soon(_close_on_disconnect, receive, session)
             try:
-                await session.deliver(session.conversation.start())
+                await session.deliver(session.served.start())
                 await session.write_stream(send)
             except OSError:
                 gone = True  # the client went away mid-send
@@ -214,7 +214,7 @@ class SseReplayApp:
                 session.close()
                 tg.cancel_scope.cancel()
                 with anyio.CancelScope(shield=True):
-                    await session.conversation.aclose()
+                    await session.served.aclose()
         if not gone:
             with contextlib.suppress(OSError):  # it may have gone away just now
                 await send({"type": "http.response.body", "body": b""})
@@ -240,7 +240,7 @@ class SseReplayApp:
             await send_simple(send, refusal.status, refusal.body, refusal.content_type)
             return
         frame = Frame(body, {"headers": scope["headers"]})
-        reply = await session.conversation.receive(frame, classified)
+        reply = await session.served.receive(frame, classified)
         await session.answer(reply)
         status = reply.exchange.status if reply.exchange is not None else None
         if status is not None and self._own_statuses:

@@ -111,21 +111,26 @@ def test_a_rehomed_value_class_still_converts_through_the_codec() -> None:
 
 
 @pytest.mark.parametrize(
-    ("old", "new"), [("ClientSession", "ServedSession"), ("Sessions", "SessionPool")]
+    ("package", "old", "new"),
+    [
+        ("cassette.transport", "ClientSession", "ServedSession"),
+        ("cassette.transport", "Sessions", "SessionPool"),
+        ("cassette.runtime", "Conversation", "PolicySession"),
+        ("cassette.runtime", "SessionPool", "PolicySessionPool"),
+    ],
 )
-def test_a_renamed_contract_name_works_for_a_release_and_names_the_new_one(
-    old: str, new: str
+def test_a_renamed_name_works_for_a_release_and_names_the_new_one(
+    package: str, old: str, new: str
 ) -> None:
-    import cassette.transport
-
-    with pytest.warns(DeprecationWarning, match=rf"cassette\.transport\.{new}") as caught:
-        value = getattr(cassette.transport, old)
-    assert value is getattr(cassette.transport, new)
+    module = importlib.import_module(package)
+    with pytest.warns(DeprecationWarning, match=rf"{re.escape(package)}\.{new}") as caught:
+        value = getattr(module, old)
+    assert value is getattr(module, new)
     assert caught[0].filename == __file__  # attributed to the line that used the old name
-    assert old not in dir(cassette.transport)
+    assert old not in dir(module)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        getattr(cassette.transport, new)  # the new name is quiet
+        getattr(module, new)  # the new name is quiet
 
 
 def test_a_plugin_author_imports_the_contract_in_ten_modules_or_fewer() -> None:
