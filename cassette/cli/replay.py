@@ -230,7 +230,7 @@ def _serve(command: ReplayCommand) -> int:
 
     async def go() -> int:
         responders = ReplaySessions(tape, strategy, environ=os.environ)
-        await serve(front, responders, options=listen, policy=command.policy, on_finish=finished)
+        await serve(front, responders, options=listen, policy=command.policy.finishing(finished))
         return outcome[0] if outcome else 0
 
     return run_async(go, outcome)

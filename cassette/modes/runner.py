@@ -422,9 +422,8 @@ async def _replay(
             options.front,
             responders,
             options=options.listen,
-            policy=policy,
+            policy=policy.finishing(on_finish),
             fallback=extension,
-            on_finish=on_finish,
         )
     misses = tuple(m for r in results for m in r.misses)
     run.report.write("unplayed", requests=_unplayed(responders))

@@ -41,7 +41,9 @@ class DeliveryPolicy:
     ``pacing`` reproduces recorded gaps between server messages (``None``: none);
     ``max_message_bytes`` is the largest client message answered. ``faults`` is a fault
     plan laid over whatever answers (docs/faults.md), and ``on_fault`` hears each fault
-    as it is injected: a test that fails because of one can say which.
+    as it is injected: a test that fails because of one can say which. ``on_finish``
+    gets each result of a serving as it is known (``cassette.serve``), also when the
+    serving ends by cancellation: the policy owns the end summary as it owns the misses.
     """
 
     on_miss: Say | None = None
@@ -51,6 +53,12 @@ class DeliveryPolicy:
     max_message_bytes: int = DEFAULT_MAX_BYTES
     faults: FaultPlan | None = None
     on_fault: Say | None = None
+    on_finish: Callable[[ReplayResult], None] | None = None
+
+    def finishing(self, on_finish: Callable[[ReplayResult], None] | None) -> DeliveryPolicy:
+        """This policy, with ``on_finish`` hearing the results when one is given (an
+        options value's own ``on_finish``, which the value forms of our entry points keep)."""
+        return self if on_finish is None else attrs.evolve(self, on_finish=on_finish)
 
 
 @attrs.frozen

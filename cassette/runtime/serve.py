@@ -72,13 +72,22 @@ async def serve(
     options: ServeOptions = ServeOptions(),
     policy: DeliveryPolicy = DeliveryPolicy(),
     fallback: FallbackFactory | None = None,
-    on_finish: Finish | None = None,
+    **legacy: Any,
 ) -> list[ReplayResult]:
     """Serve ``responders`` on ``front`` until it has no more clients, or until cancelled.
 
-    ``on_finish`` gets each result as it is known, also when the serving ends by
+    ``policy.on_finish`` gets each result as it is known, also when the serving ends by
     cancellation: one per client for a frame server, one for all sessions when a network
-    front stops. The plugin is given the policy's size limit."""
+    front stops. The plugin is given the policy's size limit. ``on_finish=``, the keyword
+    of earlier releases, still works with a ``DeprecationWarning``."""
+    deprecated_keywords(
+        "serve",
+        "serve(front, responders, policy=DeliveryPolicy(on_finish=...))",
+        legacy,
+        ("on_finish",),
+    )
+    policy = policy.finishing(legacy.get("on_finish"))
+    on_finish = policy.on_finish
     plugin = front_of(front)
     options = attrs.evolve(options, max_message_bytes=policy.max_message_bytes)
     results: list[ReplayResult] = []
@@ -237,8 +246,7 @@ async def serve_replay(
         options.transport,
         responders,
         options=options.listen,
-        policy=options.policy,
-        on_finish=options.on_finish,
+        policy=options.policy.finishing(options.on_finish),
     )
 
 

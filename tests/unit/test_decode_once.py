@@ -119,7 +119,7 @@ class _Fallback:
 def test_new_episodes_decodes_each_message_once(decodes: list[str]) -> None:
     """Under ``new_episodes`` the conversation classifies a frame for its live side and
     hands the same value to the replay (it decoded each frame three times)."""
-    from cassette.runtime.conversation import PolicySession, DeliveryPolicy
+    from cassette.runtime.conversation import DeliveryPolicy, PolicySession
 
     conversation = PolicySession(Replayer(STDIO_TAPE), DeliveryPolicy(), _Fallback())
 

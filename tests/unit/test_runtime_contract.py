@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import anyio
+import attrs
 import pytest
 
 from cassette import (
@@ -161,7 +162,10 @@ def test_a_third_party_frame_server_works_with_every_option_set() -> None:
         async with anyio.create_task_group() as tg:
             tg.start_soon(
                 lambda: serve(
-                    plugin, responders, options=options, policy=policy, on_finish=finished.append
+                    plugin,
+                    responders,
+                    options=options,
+                    policy=attrs.evolve(policy, on_finish=finished.append),
                 )
             )
             conn = await plugin.dial()
