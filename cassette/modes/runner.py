@@ -378,7 +378,7 @@ async def _record_proxy(options: ModeOptions, config: RecordConfig) -> RecordRes
         )
     if not options.target.url:
         raise UsageError(f"recording over {options.front} needs the server's URL")
-    return await record_proxy(options.target.url, config, options.listen)
+    return await record_proxy(options.target, config, options.listen)
 
 
 async def _replay(

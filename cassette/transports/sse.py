@@ -188,6 +188,7 @@ class SseTransport(NetworkFront):
             options.max_message_bytes,
             timeout,
             allowed_origins=options.allowed_origins,
+            headers=options.headers,
         )
         try:
             await run_app(

@@ -355,6 +355,7 @@ class StreamableHttpTransport(NetworkFront):
             options.max_message_bytes,
             allowed_origins=options.allowed_origins,
             era=options.era,
+            headers=options.headers,
         )
         try:
             await run_app(proxy, options.host, options.port, proxy.path, options.on_ready)
