@@ -32,7 +32,7 @@ import attrs
 from cassette.core.secret_rules import secret_header_values
 from cassette.errors import UsageError
 
-__all__ = ["Expanded", "HeaderTemplate", "expand", "parse_header", "parse_headers"]
+__all__ = ["Expanded", "HeaderTemplate", "expand", "parse_header", "parse_headers", "refusal"]
 
 #: RFC 9110 token characters: what a header name may be made of.
 _NAME: Final = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
@@ -160,3 +160,23 @@ def expand(
     pairs = [(k.encode("ascii"), v.encode("ascii")) for k, v in headers.items()]
     secrets += secret_header_values(pairs)  # ``Bearer abc``: ``abc`` alone too
     return Expanded(headers, tuple(dict.fromkeys(s for s in secrets if s)))
+
+
+def refusal(status: int, where: str, names: Iterable[str] = ()) -> str:
+    """One line saying which credential a server refused (HTTP 401 or 403) and how to give
+    one: the header names that were sent (``names``, never values), or, when none was, the
+    authorization flow. ``where`` names the server (already redacted)."""
+    given = ", ".join(names)
+    if status == 403:
+        held = f"the credentials in {given}" if given else "the token of the authorization flow"
+        return f"{where} refused the request (HTTP 403): {held} lack a permission (a scope)"
+    if given:
+        return (
+            f"{where} refused the credentials in {given} (HTTP 401): check the value "
+            "--header gives (and the variable it reads)"
+        )
+    return (
+        f"{where} asks for credentials (HTTP 401): none was sent; the client may log in "
+        "through the authorization flow (the recording proxy serves it), or give one with "
+        "--header 'Authorization: Bearer ${TOKEN}'"
+    )

@@ -44,6 +44,7 @@ from cassette.core.text import printable
 from cassette.errors import UsageError, sole_exception
 from cassette.registry import get_connector, get_transport
 from cassette.runtime.proxy import proxy
+from cassette.runtime.refusals import RefusalNotices
 from cassette.runtime.sink import Sink, SinkTap, open_sink, stderr_passthrough
 from cassette.store.destination import Destination
 from cassette.transport import (
@@ -438,7 +439,9 @@ async def record_proxy(
     with _recording(config, plugin, target) as (sink, outcome):
         if config.redactor is not None:
             config.redactor.prepare()  # before the first client, not on its first request
-        await plugin.record_proxy(target.url, SinkTap(sink), options)
+        names = tuple(target.headers or ())
+        tap = RefusalNotices(SinkTap(sink), target.url, names, _info(config))
+        await plugin.record_proxy(target.url, tap, options)
     return outcome[0]
 
 

@@ -34,7 +34,16 @@ from urllib.parse import urlsplit
 import anyio
 import attrs
 
-from cassette.transports._http import Scope, Send, header, send_simple
+from cassette.transports._http import (
+    Asgi,
+    Guard,
+    Receive,
+    Scope,
+    Send,
+    header,
+    read_body,
+    send_simple,
+)
 
 if TYPE_CHECKING:
     import httpx
@@ -42,6 +51,7 @@ if TYPE_CHECKING:
 __all__ = [
     "WELL_KNOWN",
     "AuthFacade",
+    "RequireBearer",
     "auth_refusal",
     "challenge",
     "metadata_url",
@@ -185,3 +195,67 @@ async def _fetch(client: httpx.AsyncClient, url: str) -> dict[str, object] | Non
     except ValueError:
         return None
     return document if isinstance(document, dict) else None
+
+
+_FORBIDDEN: Final = (
+    b'{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Forbidden origin"}}',
+    b"application/json",
+)
+_UNAUTHORIZED: Final = (
+    b'{"error":"invalid_token","error_description":"cassette-mcp: this replay was started '
+    b'with --require-auth: send any bearer token (it is not checked)"}'
+)
+
+
+class RequireBearer:
+    """ASGI middleware in front of a replay app (``--require-auth``): a request to the MCP
+    path without a bearer token gets 401 with a challenge naming this front's protected
+    resource metadata, which it serves itself (listing ``authorization_servers``, if any).
+
+    It checks that a token is *present*, never that it is valid: a replay has no
+    authorization server to ask, and tests run offline. What it lets a test see is a
+    client's handling of the challenge: discovery, sending the token it holds."""
+
+    def __init__(
+        self,
+        app: Asgi,
+        path: str,
+        bound_host: str,
+        authorization_servers: tuple[str, ...] = (),
+        allowed_origins: tuple[str, ...] = (),
+    ) -> None:
+        self.app = app
+        self.path = path
+        self.servers = authorization_servers
+        self.guard = Guard(bound_host, _FORBIDDEN, allowed_origins=allowed_origins)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] == "OPTIONS":
+            await self.app(scope, receive, send)
+            return
+        metadata = scope["method"] in ("GET", "HEAD") and scope["path"] in metadata_paths(self.path)
+        if not metadata and (scope["path"] != self.path or _has_bearer(scope)):
+            await self.app(scope, receive, send)
+            return
+        admitted = await self.guard.admit(scope, receive, send)
+        if admitted is None:
+            return
+        resource = own_url(scope, self.path)
+        if metadata:
+            document: dict[str, object] = {
+                "resource": resource,
+                "bearer_methods_supported": ["header"],
+            }
+            if self.servers:
+                document["authorization_servers"] = list(self.servers)
+            await send_simple(admitted, 200, json.dumps(document).encode(), b"application/json")
+            return
+        await read_body(receive)  # the request is refused whole; its body is not wanted
+        ask = ((b"www-authenticate", challenge(metadata_url(resource))),)
+        await send_simple(admitted, 401, _UNAUTHORIZED, b"application/json", ask)
+
+
+def _has_bearer(scope: Scope) -> bool:
+    value = header(scope, b"authorization") or ""
+    scheme, _, token = value.partition(" ")
+    return scheme.lower() == "bearer" and bool(token.strip())

@@ -57,6 +57,7 @@ from cassette.transports._http import (
     upstream_errors,
     url_of,
 )
+from cassette.transports._http_auth import RequireBearer
 from cassette.transports._http_record import RecordingProxy
 from cassette.transports._http_replay import HttpReplayApp
 from cassette.transports.sse_parser import SSEParser
@@ -312,8 +313,17 @@ class NetworkFront:
             max_body=options.max_message_bytes,
             allowed_origins=options.allowed_origins,
         )
+        served: Asgi = app
+        if options.require_auth:
+            served = RequireBearer(
+                app,
+                app.path,
+                options.host,
+                options.authorization_servers,
+                options.allowed_origins,
+            )
         await run_app(
-            app, options.host, options.port, app.path, options.on_ready, on_stop=app.stop_streams
+            served, options.host, options.port, app.path, options.on_ready, on_stop=app.stop_streams
         )
 
 
