@@ -10,15 +10,17 @@ is refused before anything is sent or recorded, and no message ever shows a valu
 from __future__ import annotations
 
 import argparse
-import os
-from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 
-from cassette.core.headers import Expanded, HeaderTemplate, expand, parse_headers
-from cassette.core.redaction import Redactor
-from cassette.errors import UsageError
+if TYPE_CHECKING:
+    from cassette.core.headers import Expanded
+    from cassette.core.redaction import Redactor
 
-__all__ = ["header_options", "upstream_headers", "with_header_secrets"]
+__all__ = [
+    "header_options",
+    "upstream_headers",
+    "with_header_secrets",
+]
 
 
 def header_options(parser: argparse.ArgumentParser, what: str = "the server") -> None:
@@ -36,39 +38,12 @@ def header_options(parser: argparse.ArgumentParser, what: str = "the server") ->
     )
 
 
-def templates(
-    given: list[str], settings: Mapping[str, Any] | None = None
-) -> tuple[HeaderTemplate, ...]:
-    """The command line's templates, after the project's (``[tool.cassette] headers``)
-    that the command line does not name again."""
-    ours = parse_headers(given)
-    configured = (settings or {}).get("headers")
-    if configured is None:
-        return ours
-    if not isinstance(configured, Mapping):
-        raise UsageError(
-            '[tool.cassette] headers must be a table, e.g. headers = { Authorization = "Bearer '
-            '${TOKEN}" }'
-        )
-    project = parse_headers(configured, "[tool.cassette] headers")
-    named = {t.name.lower() for t in ours}
-    return (*(t for t in project if t.name.lower() not in named), *ours)
+def upstream_headers(args: argparse.Namespace) -> Expanded | None:
+    """The headers ``args.headers`` ask for, after the project's, expanded from this
+    process's environment; ``None`` when there are none."""
+    from cassette.store.headers import project_headers
 
-
-def upstream_headers(
-    args: argparse.Namespace, settings: Mapping[str, Any] | None = None
-) -> Expanded | None:
-    """The headers ``args`` ask for (and the project's), expanded from the environment;
-    ``None`` when there are none. ``settings``: ``[tool.cassette]``, read when not given."""
-    given = list(args.headers)
-    if settings is None:
-        from cassette.store.config import load_settings
-
-        settings = load_settings()
-    found = templates(given, settings)
-    if not found:
-        return None
-    return expand(found, os.environ)
+    return project_headers(args.headers)
 
 
 def with_header_secrets(redactor: Redactor | None, expanded: Expanded | None) -> Redactor | None:
@@ -76,35 +51,3 @@ def with_header_secrets(redactor: Redactor | None, expanded: Expanded | None) ->
     if redactor is None or expanded is None:
         return redactor
     return redactor.with_literals(expanded.secrets)
-
-
-def require_auth_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--require-auth",
-        action="store_true",
-        help="HTTP front: answer a request without a bearer token with 401 and a "
-        "WWW-Authenticate challenge naming this front's protected resource metadata (RFC "
-        "9728), to test a client's handling of authorization offline. Only the token's "
-        "presence is checked, never its validity; without this flag a replay needs no "
-        "credentials",
-    )
-    parser.add_argument(
-        "--auth-server",
-        action="append",
-        default=[],
-        metavar="URL",
-        help="with --require-auth: an authorization server the metadata lists "
-        "(repeatable; default none)",
-    )
-
-
-def require_auth(args: argparse.Namespace, front: str) -> tuple[bool, tuple[str, ...]]:
-    """``--require-auth`` and ``--auth-server``, checked: for the streamable HTTP front."""
-    from cassette.core.urls import check_http_url
-
-    servers = tuple(check_http_url(url, "--auth-server") for url in args.auth_server)
-    if servers and not args.require_auth:
-        raise UsageError("--auth-server is for --require-auth")
-    if args.require_auth and front != "streamable-http":
-        raise UsageError("--require-auth is for the streamable HTTP front (--front http)")
-    return bool(args.require_auth), servers

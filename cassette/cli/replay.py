@@ -14,6 +14,7 @@ from typing import Any
 
 import attrs
 
+from cassette.cli.auth_front import require_auth, require_auth_options
 from cassette.cli.common import (
     EXIT_MISSES,
     allowed_origins,
@@ -30,7 +31,6 @@ from cassette.cli.common import (
     run_async,
     serving_on,
 )
-from cassette.cli.headers import require_auth, require_auth_options
 from cassette.cli.modes import add_mode_options, apply_sessions, replay_choice, run_in_mode
 from cassette.core.deadlines import Pacing
 from cassette.errors import CassetteNotFoundError, UsageError
