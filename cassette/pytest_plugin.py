@@ -43,7 +43,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
@@ -58,6 +58,7 @@ from cassette.modes.policy import (
     missing_cassette_message,
     resolve_test_mode,
 )
+from cassette.transport import Target
 
 if TYPE_CHECKING:
     from cassette.core.faults import FaultPlan
@@ -378,17 +379,20 @@ class MCPCassette:
         name: str | None = None,
         faults: FaultsArg = None,
         before_record: Callable[..., Any] | str | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> str:
         """A local URL to use instead of the streamable-HTTP server at ``url``: a recording
         proxy in front of it, or a replay front, serving until the test ends. ``faults``
-        and ``before_record`` as for ``server_command``."""
+        and ``before_record`` as for ``server_command``. ``headers`` go to the server with
+        every request while recording (``{"Authorization": "Bearer ${TOKEN}"}``: ``${VAR}``
+        from the environment, after ``[tool.cassette] headers``); a replay needs none."""
         from cassette.modes.runner import next_session_path
 
         path = next_session_path(self.cassette_path(name), self._sessions)
         plan = self._faults_for(faults)
         self._require(path, faulted=plan is not None)
         hook = self._hook_callable(before_record)
-        front = _HttpFront(path, url, self, plan, hook)
+        front = _HttpFront(path, _upstream(url, headers, self.choice, path), self, plan, hook)
         local = front.start()
         self._fronts.append(front)
         return local
@@ -753,13 +757,33 @@ def _in_thread(func: Callable[[], Awaitable[Any]]) -> Any:
     pytest.fail(f"mcp-cassette: {problem}", pytrace=False)  # outside: no chained context
 
 
+def _upstream(
+    url: str, headers: Mapping[str, str] | None, choice: ModeChoice, path: Path
+) -> Target:
+    """``server_url``'s server with its headers expanded, when the session reaches it; a
+    variable left unset fails the test in one line then, and only then."""
+    from cassette.modes.policy import Action, plan
+    from cassette.store.headers import project_headers
+
+    live = plan(choice.mode, path.exists()) in (Action.RECORD, Action.EXTEND)
+    try:
+        expanded = project_headers(headers or {})
+    except CassetteError as exc:
+        if not live:
+            return Target(url=url)
+        problem = str(exc)
+    else:
+        return Target(url=url, headers=expanded.headers if expanded is not None else None)
+    pytest.fail(f"mcp-cassette: server_url({url!r}): {problem}", pytrace=False)
+
+
 class _HttpFront:
     """A recording proxy or a replay front for one ``server_url``, in a thread."""
 
     def __init__(
         self,
         path: Path,
-        upstream: str,
+        upstream: Target,
         owner: MCPCassette,
         plan: FaultPlan | None = None,
         hook: Callable[..., Any] | None = None,

@@ -10,13 +10,17 @@ is refused before anything is sent or recorded, and no message ever shows a valu
 from __future__ import annotations
 
 import argparse
+import os
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from cassette.core.headers import Expanded
     from cassette.core.redaction import Redactor
+    from cassette.modes.policy import ModeChoice
 
 __all__ = [
+    "goes_live",
     "header_options",
     "upstream_headers",
     "with_header_secrets",
@@ -44,6 +48,14 @@ def upstream_headers(args: argparse.Namespace) -> Expanded | None:
     from cassette.store.headers import project_headers
 
     return project_headers(args.headers)
+
+
+def goes_live(choice: ModeChoice, path: str | os.PathLike[str]) -> bool:
+    """Whether a session in mode ``choice`` on cassette ``path`` reaches the live server
+    (it records or extends), and so needs the credentials its headers carry."""
+    from cassette.modes.policy import Action, plan
+
+    return plan(choice.mode, Path(path).exists()) in (Action.RECORD, Action.EXTEND)
 
 
 def with_header_secrets(redactor: Redactor | None, expanded: Expanded | None) -> Redactor | None:

@@ -34,7 +34,12 @@ from cassette.cli.common import (
     redaction_options,
     run_async,
 )
-from cassette.cli.headers import header_options, upstream_headers, with_header_secrets
+from cassette.cli.headers import (
+    goes_live,
+    header_options,
+    upstream_headers,
+    with_header_secrets,
+)
 from cassette.cli.modes import add_mode_options, apply_sessions, record_choice, run_in_mode
 from cassette.core.headers import Expanded
 from cassette.core.redaction import redact_text
@@ -191,8 +196,8 @@ class RecordCommand:
         elif args.upstream is not None and "://" not in args.upstream:
             raise UsageError(f"--upstream: {args.upstream!r} is not a URL (it needs a scheme)")
         origins = allowed_origins(args.allow_origin, served=network)
-        headers = _headers(args)
         output = apply_sessions(args.output, args.sessions)
+        headers = _headers(args, live=mode is None or goes_live(mode, output))
         config = RecordConfig(
             path=output,
             transport=transport,
@@ -239,14 +244,21 @@ def _before_record(spec: str | None) -> Any:
     return load_hook(spec)
 
 
-def _headers(args: argparse.Namespace) -> Expanded | None:
+def _headers(args: argparse.Namespace, *, live: bool) -> Expanded | None:
     """``--header`` (and ``[tool.cassette] headers``) for an ``--upstream``; a server
-    command gets its credentials from its environment instead."""
+    command gets its credentials from its environment instead. A session that will not
+    reach the server (a mode that replays) needs none: a variable left unset is then no
+    error."""
     if args.upstream is None:
         if args.headers:
             raise UsageError("--header is for --upstream URL: a server command reads its own")
         return None
-    return upstream_headers(args)
+    if live:
+        return upstream_headers(args)
+    try:
+        return upstream_headers(args)
+    except UsageError:
+        return None
 
 
 def _has_proxy(transport: str) -> bool:

@@ -515,7 +515,7 @@ async def run_stdio(
 
 async def run_http(
     path: str | os.PathLike[str],
-    upstream: str,
+    upstream: str | Target,
     *,
     choice: ModeChoice,
     strategy: str | None = None,
@@ -547,7 +547,7 @@ async def run_http(
         policy = attrs.evolve(policy, max_message_bytes=max_message_bytes)
         listen = attrs.evolve(listen, max_message_bytes=max_message_bytes)
     options = ModeOptions(
-        target=Target(url=upstream),
+        target=upstream if isinstance(upstream, Target) else Target(url=upstream),
         transport=transport,
         front=transport,
         strategy=strategy,
