@@ -162,10 +162,11 @@ def expand(
     return Expanded(headers, tuple(dict.fromkeys(s for s in secrets if s)))
 
 
-def refusal(status: int, where: str, names: Iterable[str] = ()) -> str:
+def refusal(status: int, where: str, names: Iterable[str] = (), *, flow: bool = True) -> str:
     """One line saying which credential a server refused (HTTP 401 or 403) and how to give
     one: the header names that were sent (``names``, never values), or, when none was, the
-    authorization flow. ``where`` names the server (already redacted)."""
+    authorization flow (``flow``: a client that can run it is on the other side, as with
+    the recording proxy). ``where`` names the server (already redacted)."""
     given = ", ".join(names)
     if status == 403:
         held = f"the credentials in {given}" if given else "the token of the authorization flow"
@@ -174,6 +175,11 @@ def refusal(status: int, where: str, names: Iterable[str] = ()) -> str:
         return (
             f"{where} refused the credentials in {given} (HTTP 401): check the value "
             "--header gives (and the variable it reads)"
+        )
+    if not flow:
+        return (
+            f"{where} asks for credentials (HTTP 401): none was sent; give one with "
+            "--header 'Authorization: Bearer ${TOKEN}' (its value from the environment)"
         )
     return (
         f"{where} asks for credentials (HTTP 401): none was sent; the client may log in "

@@ -162,7 +162,7 @@ def _http_error(sent: Classified, status: int, content: bytes, names: Iterable[s
     detail = f": {text}" if text else ""
     message = f"cassette-mcp: the server answered HTTP {status} with no JSON-RPC body{detail}"
     if status in (401, 403):  # which credential, not the server's error document
-        message = "cassette-mcp: " + refusal(status, "the server", names)
+        message = "cassette-mcp: " + refusal(status, "the server", names, flow=False)
     return dumps_bytes(error_response(sent.value["id"], -32000, message))
 
 
