@@ -318,3 +318,46 @@ def _environ() -> dict[str, str]:
     import os
 
     return dict(os.environ)
+
+
+FIXTURE_SUITE = """
+import os
+import anyio
+from mcp import Client
+
+
+def test_bearer(mcp_cassette):
+    url = mcp_cassette.server_url(
+        os.environ["SERVER_URL"], headers={"Authorization": "Bearer ${UPSTREAM_BEARER}"}
+    )
+
+    async def go():
+        with anyio.fail_after(30):
+            async with Client(url) as client:
+                return (await client.call_tool("echo", {"message": "fixture"})).content[0].text
+
+    assert anyio.run(go) == "Echo: fixture"
+"""
+
+
+def test_the_fixture_sends_headers_from_the_environment_and_replays_without(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.plugin.test_plugin import Suite
+
+    suite = Suite(pytester, monkeypatch)
+    pytester.makepyfile(test_agent=FIXTURE_SUITE)
+    tape = pytester.path / "cassettes" / "test_agent" / "test_bearer.jsonl"
+    server, upstream = start_bearer_server()
+    with server:
+        unset = suite.run(SERVER_URL=upstream)  # recording, and the variable is not set
+        unset.assert_outcomes(failed=1)
+        unset.stdout.fnmatch_lines(["*${UPSTREAM_BEARER} is not set in the environment*"])
+        assert not tape.exists()
+        first = suite.run(SERVER_URL=upstream, UPSTREAM_BEARER=TOKEN)
+        first.assert_outcomes(passed=1)
+    assert Cassette.load(tape).header.target["headers"] == ["Authorization"]
+    assert TOKEN not in tape.read_text()
+    # CI: no server, no token, mode none: the replay needs neither
+    offline = suite.run(SERVER_URL=upstream, MCP_CASSETTE_MODE="none", **OFFLINE_ENV)
+    offline.assert_outcomes(passed=1)
