@@ -361,3 +361,30 @@ def test_the_fixture_sends_headers_from_the_environment_and_replays_without(
     # CI: no server, no token, mode none: the replay needs neither
     offline = suite.run(SERVER_URL=upstream, MCP_CASSETTE_MODE="none", **OFFLINE_ENV)
     offline.assert_outcomes(passed=1)
+
+
+def test_variant_sends_the_header_and_never_writes_its_value(tmp_path: Path) -> None:
+    import subprocess
+
+    tape = tmp_path / "bearer.jsonl"
+    server, upstream = start_bearer_server()
+    header = "Authorization: Bearer ${UPSTREAM_BEARER}"
+    env = {"UPSTREAM_BEARER": TOKEN}
+    with server:
+        proxy, url = recording_proxy(tape, upstream, "--header", header, env=env)
+        with proxy:
+            run(lambda: plain_session(url), timeout=30)
+            assert proxy.stop(signal.SIGINT) == 0, proxy.output()
+        argv = [PY, "-m", "cassette", "variant", str(tape), "--as", "legacy", "--header", header]
+        done = subprocess.run(
+            argv, capture_output=True, timeout=60, check=False, env={**_environ(), **env}
+        )
+    assert done.returncode == 0, done.stderr.decode()
+    assert "variant legacy: sent" in done.stderr.decode()
+    whoami = [
+        m["result"]["content"][0]["text"]
+        for m in Cassette.load(tape).messages("s2c")
+        if "called with" in json.dumps(m)
+    ]
+    assert len(whoami) == 2  # the main recording's and the variant's
+    assert TOKEN not in written_bytes(tmp_path)
