@@ -178,13 +178,19 @@ class ServeOptions:
 
     ``allowed_origins`` are browser origins (as ``normalize_origin`` writes them) a network
     front answers besides this machine's own (loopback ones), with CORS headers and
-    preflights; a page from any other ``Origin`` still gets 403. Default: none."""
+    preflights; a page from any other ``Origin`` still gets 403. Default: none.
+
+    ``require_auth`` (an HTTP front): a request without a bearer token gets 401 and a
+    challenge naming the front's own protected resource metadata, which lists
+    ``authorization_servers``. A token's presence is checked, never its validity."""
 
     host: str = DEFAULT_HOST
     port: int = 0
     max_message_bytes: int = DEFAULT_MAX_BYTES
     on_ready: Ready | None = None
     allowed_origins: tuple[str, ...] = attrs.field(default=(), converter=_origins)
+    require_auth: bool = False
+    authorization_servers: tuple[str, ...] = ()
 
 
 # -- streams -------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from typing import Any
 
 import attrs
 
+from cassette.cli.auth_front import require_auth, require_auth_options
 from cassette.cli.common import (
     EXIT_MISSES,
     allowed_origins,
@@ -66,6 +67,7 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
     )
     listen_options(rep, "the HTTP front")
     origin_options(rep, "the HTTP front")
+    require_auth_options(rep)
     limit_options(rep, "a client line (stdio) or request body (HTTP, else 413)")
     rep.add_argument("-q", "--quiet", action="store_true", help="no start-up banner")
     fault_options(rep)
@@ -125,6 +127,7 @@ class ReplayCommand:
         tape = apply_sessions(args.tape, args.sessions)
         front = front_name(args.transport, "stdio")
         origins = allowed_origins(args.allow_origin, served=front != "stdio")
+        auth, auth_servers = require_auth(args, front)
         pacing = Pacing(args.pace_scale, args.pace_cap) if args.pace == "recorded" else None
         policy = DeliveryPolicy(
             on_miss=_miss_reporter(args.report, tape),
@@ -143,6 +146,8 @@ class ReplayCommand:
                 port=args.port,
                 max_message_bytes=limit,
                 allowed_origins=origins,
+                require_auth=auth,
+                authorization_servers=auth_servers,
             ),
             policy=policy,
             mode=replay_choice(args.mode, has_command=bool(args.server)),

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from cassette.cli.common import fault_options, limit_options, listen_options, origin_options
+from cassette.cli.headers import header_options
 
 __all__ = ["NAMES", "add_parsers", "dispatch"]
 
@@ -149,6 +150,7 @@ def _add_check(sub: Any) -> None:
         "initialize only; modern: server/discover only (2026-07-28)",
     )
     _format(check)
+    header_options(check, "the server (--url)")
     check.set_defaults(tool="cassette.tools.check", handler=dispatch)
 
 
@@ -200,7 +202,7 @@ def _add_verify(sub: Any) -> None:
     # TAPE, options after it, and the command after --: split in verify.main, because
     # argparse cannot take a command after a positional and options.
     verify.add_argument("rest", nargs=argparse.REMAINDER, metavar="TAPE [options] -- COMMAND")
-    verify.set_defaults(tool="cassette.tools.verify", handler=dispatch)
+    verify.set_defaults(tool="cassette.tools.verify", handler=dispatch, headers=[])
 
 
 def _add_distill(sub: Any) -> None:

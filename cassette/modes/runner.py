@@ -393,7 +393,7 @@ async def _record_proxy(options: ModeOptions, config: RecordConfig) -> RecordRes
         )
     if not options.target.url:
         raise UsageError(f"recording over {options.front} needs the server's URL")
-    return await record_proxy(options.target.url, config, options.listen)
+    return await record_proxy(options.target, config, options.listen)
 
 
 async def _replay(
@@ -519,7 +519,7 @@ async def run_stdio(
 
 
 async def run_http(
-    path: str | os.PathLike[str], upstream: str, *, choice: ModeChoice, **legacy: Any
+    path: str | os.PathLike[str], upstream: str | Target, *, choice: ModeChoice, **legacy: Any
 ) -> Action:
     """Serve a network endpoint in a mode until cancelled, with the default options: the
     short form of ``run_mode(path, choice, ModeOptions(...))`` for a replay front, a
@@ -538,7 +538,8 @@ async def run_http(
     transport = legacy.setdefault("transport", "streamable-http")
     report, on_info = legacy.pop("report", None), legacy.pop("on_info", None)
     on_finish = legacy.pop("on_finish", None)
-    options = _mode_options(Target(url=upstream), on_info, legacy)
+    target = upstream if isinstance(upstream, Target) else Target(url=upstream)
+    options = _mode_options(target, on_info, legacy)
     if options.policy.max_message_bytes != listen.max_message_bytes:
         listen = attrs.evolve(listen, max_message_bytes=options.policy.max_message_bytes)
     options = attrs.evolve(

@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -28,6 +28,7 @@ from cassette.client.target import ServerTarget
 from cassette.core.urls import check_http_url
 from cassette.errors import CassetteError, TransportError, UsageError
 from cassette.runtime.keywords import deprecated_keywords
+from cassette.store.headers import project_headers
 from cassette.store.storage import Cassette
 from cassette.tools._common import emit
 
@@ -148,6 +149,8 @@ def _option(args: argparse.Namespace, item: str, rest: list[str]) -> bool:
         args.ignore_key.append(value)
     elif (value := _take_value("--upstream", item, rest)) is not None:
         args.upstream = value
+    elif (value := _take_value("--header", item, rest)) is not None:
+        args.headers.append(value)
     elif (value := _take_value("--transport", item, rest)) is not None:
         args.transport = "streamable-http" if value == "http" else value
     elif (value := _take_value("--timeout", item, rest)) is not None:
@@ -179,6 +182,8 @@ def _check_usage(args: argparse.Namespace, tapes: list[str], command: list[str] 
         raise UsageError("verify: --timeout must be more than 0 seconds")
     if args.upstream is not None:
         check_http_url(args.upstream, "--upstream")
+    elif args.headers:
+        raise UsageError("verify: --header is for --upstream URL (a command reads its own)")
     if args.transport is not None:
         _check_transport(args.transport, url=args.upstream is not None)
 
@@ -198,7 +203,13 @@ def main(args: argparse.Namespace) -> int:
     command = _parse(args)
     cassette = Cassette.load(args.tape)
     ignores = project_ignores().merged(args.ignore, args.ignore_key)
-    server = ServerTarget(command=tuple(command or ()), url=args.upstream, transport=args.transport)
+    expanded = project_headers(args.headers) if args.upstream is not None else None
+    headers = expanded.headers if expanded is not None else None
+    server = ServerTarget(
+        command=tuple(command or ()), url=args.upstream, transport=args.transport, headers=headers
+    )
+    if args.upstream is not None:
+        _missing_headers(cassette, headers or {})
     sys.stderr.write("cassette: warning: verify re-runs the recorded calls for real\n")
     try:
         report = anyio.run(
@@ -223,6 +234,24 @@ def main(args: argparse.Namespace) -> int:
         return 2
     emit(report.json() if args.format == "json" else report.text())
     return 0 if report.ok else 1
+
+
+def _missing_headers(cassette: Cassette, headers: Mapping[str, str]) -> None:
+    """Say which headers the recording was made with that this run does not send (their
+    names are in the cassette's header; their values never were)."""
+    recorded = cassette.header.target.get("headers")
+    if not isinstance(recorded, list):
+        return
+    sent = {name.lower() for name in headers}
+    missing = [str(n) for n in recorded if str(n).lower() not in sent]
+    if missing:
+        names = ", ".join(missing)
+        where = cassette.source or "the cassette"
+        sys.stderr.write(
+            f"cassette: warning: {where} was recorded sending the header(s) {names}, which "
+            f"this run does not send (give --header '{missing[0]}: ...' with its value from "
+            "the environment, ${VAR}, or [tool.cassette] headers)\n"
+        )
 
 
 def _server_failure(exc: BaseException) -> bool:

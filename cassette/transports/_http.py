@@ -209,7 +209,7 @@ async def lifespan(receive: Receive, send: Send) -> None:
 
 
 #: Response headers a browser page may read (the session id it must send back).
-_EXPOSED: Final = b"mcp-session-id, mcp-protocol-version, last-event-id"
+_EXPOSED: Final = b"mcp-session-id, mcp-protocol-version, last-event-id, www-authenticate"
 
 
 @attrs.frozen

@@ -202,6 +202,7 @@ class SseTransport(NetworkFront):
             options.max_message_bytes,
             timeout,
             allowed_origins=options.allowed_origins,
+            headers=options.headers,
         )
         try:
             await run_app(
