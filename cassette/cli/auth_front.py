@@ -36,9 +36,11 @@ def require_auth_options(parser: argparse.ArgumentParser) -> None:
 
 def require_auth(args: argparse.Namespace, front: str) -> tuple[bool, tuple[str, ...]]:
     """``--require-auth`` and ``--auth-server``, checked: for the streamable HTTP front."""
-    from cassette.core.urls import check_http_url
+    servers: tuple[str, ...] = ()
+    if args.auth_server:  # a plain replay imports no URL checks
+        from cassette.core.urls import check_http_url
 
-    servers = tuple(check_http_url(url, "--auth-server") for url in args.auth_server)
+        servers = tuple(check_http_url(url, "--auth-server") for url in args.auth_server)
     if servers and not args.require_auth:
         raise UsageError("--auth-server is for --require-auth")
     if args.require_auth and front != "streamable-http":

@@ -57,11 +57,10 @@ from __future__ import annotations
 import json
 from collections import deque
 from collections.abc import Mapping, Sequence
-from typing import Any, Final, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Final, Literal, Protocol
 
 import attrs
 
-from cassette.core.jsondiff import MISSING, Difference, differences
 from cassette.core.jsonrpc import JSONObject, dumps, one_shot
 from cassette.core.strategies import (
     STRATEGIES,
@@ -73,6 +72,9 @@ from cassette.core.strategies import (
 )
 from cassette.core.wildcards import has_wildcards, mask_like
 from cassette.errors import AlreadyPlayedError, NotRecordedError, ReplayMiss
+
+if TYPE_CHECKING:
+    from cassette.core.jsondiff import Difference
 
 __all__ = [
     "LIFECYCLE_METHODS",
@@ -258,6 +260,8 @@ class MissReport:
 
 
 def _plain(value: Any) -> Any:
+    from cassette.core.jsondiff import MISSING
+
     return None if value is MISSING else value
 
 
@@ -295,6 +299,7 @@ class Matcher(Protocol):
 
 def show_value(value: Any) -> str:
     """A JSON value shortened for a one-line message."""
+    from cassette.core.jsondiff import MISSING
 
     if value is MISSING:
         return "(absent)"
@@ -523,6 +528,8 @@ class FingerprintMatcher:
         return self._closest(message, label, same_key)
 
     def _closest(self, message: JSONObject, label: str, pool: list[Candidate]) -> MissReport:
+        from cassette.core.jsondiff import differences  # a miss's work, not a replay's start
+
         consumed = {c.key for c, used in zip(self._candidates, self._consumed, strict=True) if used}
         pool = sorted(pool, key=lambda c: c.key in consumed)[:_DIAGNOSE_LIMIT]
         best: tuple[Candidate, list[Difference], int] | None = None

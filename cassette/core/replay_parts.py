@@ -4,14 +4,16 @@ writes for a person (labels, misses with their closest recording). Sans-IO."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from cassette.core.exchanges import Exchange, Item
-from cassette.core.jsondiff import Difference, differences
 from cassette.core.jsonrpc import JSONObject
 from cassette.core.matching import MissReport, show_value
 from cassette.core.reply import Reply
 from cassette.core.wildcards import mask_like
+
+if TYPE_CHECKING:
+    from cassette.core.jsondiff import Difference
 
 __all__ = [
     "INPUTS",
@@ -90,6 +92,8 @@ def input_responses_differ(recorded: JSONObject, live: JSONObject) -> tuple[str,
     mine, theirs = params(recorded).get(INPUTS), params(live).get(INPUTS)
     if mine is None and theirs is None:
         return ()
+    from cassette.core.jsondiff import differences
+
     diffs = differences(mine, mask_like(mine, theirs), limit=3)
     if not diffs:
         return ()

@@ -41,7 +41,6 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from cassette.core.exchanges import Exchange, raw_key
-from cassette.core.jsondiff import differences
 from cassette.core.jsonrpc import (
     INVALID_REQUEST,
     PARSE_ERROR,
@@ -350,6 +349,8 @@ class Replayer:
         paused = self._waits.answered(message.get("id"))
         if paused is None:
             return Reply()  # an answer to nothing we are waiting for: a real server ignores it
+        from cassette.core.jsondiff import differences  # answered server requests only
+
         live = mask_like(paused.answer, message)
         diffs = differences(answer_part(paused.answer), answer_part(live), limit=3)
         if not diffs:
