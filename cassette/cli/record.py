@@ -34,6 +34,7 @@ from cassette.cli.common import (
     redaction_options,
     run_async,
 )
+from cassette.cli.layout import Layout
 from cassette.cli.modes import add_mode_options, apply_sessions, record_choice, run_in_mode
 from cassette.core.redaction import redact_text
 from cassette.core.urls import check_http_url
@@ -103,7 +104,9 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
         "--fsync", action="store_true", help="flush every event to disk, not only to the OS"
     )
     rec.add_argument(
+        "--timeout",
         "--upstream-timeout",
+        dest="upstream_timeout",
         type=float,
         default=None,
         metavar="S",
@@ -133,6 +136,39 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
     add_mode_options(rec)
     rec.add_argument("server", nargs=argparse.REMAINDER, metavar="-- COMMAND [ARG...]")
     rec.set_defaults(handler=run, serves=True)
+    rec.layout = _LAYOUT
+
+
+_LAYOUT = Layout(
+    usage="cassette record -o TAPE [options] (-- COMMAND [ARG...] | --upstream URL)\n"
+    "       cassette record --scenarios FILE [--scenario NAME]... [-o DIR] [options]",
+    groups={
+        "what to record": ("output", "transport", "upstream", "header", "scenarios", "scenario"),
+        "how it is written": (
+            "overwrite",
+            "fsync",
+            "strategy",
+            "era",
+            "before_record",
+            "ignore_param",
+        ),
+        "secrets (redaction is on by default)": (
+            "no_redact",
+            "redact_pattern",
+            "redact_path",
+            "redact_env",
+        ),
+        "timing and limits": ("upstream_timeout", "max_message_bytes", "max_depth"),
+        "the recording proxy (--upstream over HTTP or SSE)": ("host", "port", "allow_origin"),
+        "record modes": ("mode", "prime", "report", "sessions", "faults"),
+    },
+    examples=(
+        "cassette record -o t.jsonl -- node server.js",
+        "cassette record -o t.jsonl --upstream http://127.0.0.1:3001/mcp",
+        "cassette record -o t.jsonl --mode once -- python server.py",
+        "cassette record --scenarios scenarios.toml",
+    ),
+)
 
 
 @attrs.frozen(kw_only=True)
@@ -182,7 +218,15 @@ class RecordCommand:
             raise UsageError(
                 "--era modern: the legacy HTTP+SSE transport carries legacy sessions only"
             )
-        network = args.upstream is not None and _has_proxy(transport)
+        proxied = _has_proxy(transport)
+        if command and proxied:
+            raise UsageError(
+                f"--transport {args.transport} reaches a server at a URL: give --upstream URL "
+                "instead of a server command (a command is recorded over stdio)"
+            )
+        network = args.upstream is not None and proxied
+        if not network:
+            _no_listening(args, "a stdio recording listens on nothing: they are for --upstream")
         if network:
             check_http_url(args.upstream, "--upstream")
         elif args.upstream is not None and "://" not in args.upstream:
@@ -214,6 +258,16 @@ class RecordCommand:
             ignore=ignore_params(args),
             prime=args.prime,
         )
+
+
+def _no_listening(args: argparse.Namespace, why: str) -> None:
+    """``--host``, ``--port`` and ``--allow-origin`` where nothing listens: refused, not
+    silently ignored."""
+    from cassette.cli.common import listening_given
+
+    given = listening_given(args)
+    if given:
+        raise UsageError(f"{given}: {why}")
 
 
 def _before_record(spec: str | None) -> Any:

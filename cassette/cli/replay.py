@@ -25,11 +25,13 @@ from cassette.cli.common import (
     ignore_params,
     limit_options,
     listen_options,
+    listening_given,
     origin_options,
     print_config,
     run_async,
     serving_on,
 )
+from cassette.cli.layout import Layout
 from cassette.cli.modes import add_mode_options, apply_sessions, replay_choice, run_in_mode
 from cassette.core.deadlines import Pacing
 from cassette.errors import CassetteNotFoundError, UsageError
@@ -92,6 +94,31 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
         help="seconds to wait for the client's answer to a replayed server request (default 30)",
     )
     rep.set_defaults(handler=run, serves=True)
+    rep.layout = _LAYOUT
+
+
+_LAYOUT = Layout(
+    usage="cassette replay TAPE [options] [--mode MODE -- COMMAND [ARG...]]",
+    groups={
+        "matching": ("strategy", "ignore_param", "allow_repeats"),
+        "how clients reach the replay": ("transport", "host", "port", "allow_origin", "quiet"),
+        "timing and limits": (
+            "pace",
+            "pace_scale",
+            "pace_cap",
+            "answer_timeout",
+            "max_message_bytes",
+            "max_depth",
+        ),
+        "record modes": ("mode", "prime", "report", "sessions", "faults"),
+    },
+    examples=(
+        "cassette replay t.jsonl",
+        "cassette replay t.jsonl --front http --port 8080",
+        "cassette replay t.jsonl --strategy loose --ignore-param /params/arguments/now",
+        "cassette replay t.jsonl --mode once -- node server.js",
+    ),
+)
 
 
 @attrs.frozen(kw_only=True, eq=False)  # compared by identity: no __eq__ to build at import
@@ -122,8 +149,13 @@ class ReplayCommand:
             get_strategy(args.strategy)
         if args.answer_timeout <= 0:
             raise UsageError(f"--answer-timeout must be positive, not {args.answer_timeout:g}")
+        _check_pacing(args)
         tape = apply_sessions(args.tape, args.sessions)
         front = front_name(args.transport, "stdio")
+        if front == "stdio":
+            given = listening_given(args)
+            if given:
+                raise UsageError(f"{given}: the stdio front listens on nothing (try --front http)")
         origins = allowed_origins(args.allow_origin, served=front != "stdio")
         pacing = Pacing(args.pace_scale, args.pace_cap) if args.pace == "recorded" else None
         policy = DeliveryPolicy(
@@ -153,6 +185,14 @@ class ReplayCommand:
             prime=args.prime,
             behaviour=behaviour_args(args),
         )
+
+
+def _check_pacing(args: argparse.Namespace) -> None:
+    """Pacing values that cannot mean anything are refused before anything starts."""
+    if args.pace_scale < 0:
+        raise UsageError(f"--pace-scale must be 0 or more, not {args.pace_scale:g}")
+    if args.pace_cap < 0:
+        raise UsageError(f"--pace-cap must be 0 or more, not {args.pace_cap:g}")
 
 
 def behaviour_args(args: argparse.Namespace) -> tuple[str, ...]:

@@ -12,6 +12,7 @@ import os
 from typing import Any
 
 from cassette.cli.common import err, front_name, redaction_options, run_async
+from cassette.cli.layout import Layout
 from cassette.errors import UsageError
 
 __all__ = ["add_parsers", "run"]
@@ -76,6 +77,28 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
     redaction_options(variant)
     # the command after ``--`` is cut off before parsing (``split_replay_command``)
     variant.set_defaults(handler=run, server=[])
+    variant.layout = Layout(
+        usage="cassette variant TAPE --as NAME [--as NAME]... [options] [-- COMMAND [ARG...]]",
+        groups={
+            "the client": ("profiles", "answers", "replace"),
+            "the server (default: the one TAPE's header names)": (
+                "upstream",
+                "transport",
+                "header",
+                "timeout",
+            ),
+            "secrets (redaction is on by default)": (
+                "no_redact",
+                "redact_pattern",
+                "redact_path",
+                "redact_env",
+            ),
+        },
+        examples=(
+            "cassette variant t.jsonl --as bare",
+            "cassette variant t.jsonl --as modern --replace -- node server.js",
+        ),
+    )
 
 
 def _server(args: argparse.Namespace, header: Any) -> Any:
