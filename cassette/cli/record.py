@@ -342,10 +342,7 @@ def _record_session(command: RecordCommand) -> int:
     code = run_async(go)
     result = results[0] if results else None
     if result is not None and result.succeeded:  # a failure is told by recording_exit
-        ended = (
-            "" if result.exit_code is None else f"; the server exited with code {result.exit_code}"
-        )
-        err(f"wrote {result.events} line(s) to {result.path}{ended}")
+        err(result.written())
     told = recording_exit(result)
     return code or told  # a signal's code wins; the line was said either way
 
@@ -370,8 +367,11 @@ def _record_proxy(command: RecordCommand) -> int:
         await record_proxy(upstream, config, listen)
         return 0
 
-    run_async(go, outcome)
-    return recording_exit(results[0] if results else None)
+    code = run_async(go, outcome)
+    result = results[0] if results else None
+    if result is not None and result.succeeded:  # as a stdio recording ends
+        err(result.written())
+    return recording_exit(result) or code
 
 
 def _in_mode(command: RecordCommand, choice: ModeChoice) -> int:

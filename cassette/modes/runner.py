@@ -271,11 +271,13 @@ class _Run:
         _announce(action, self.path, self.choice, self.info)
 
     def recorded(self, result: RecordResult) -> None:
-        """A recording that never succeeded is an error of the session (it is told at
-        once: the run may be ending on a signal)."""
+        """A recording that never succeeded is an error of the session; one that did says
+        what it wrote (either is told at once: the run may be ending on a signal)."""
         if not result.succeeded:
             self.report.write("error", text=result.failure())
             self.info(f"error: {result.failure()}")
+        else:  # the one line every recording ends with (``RecordResult.written``)
+            self.info(result.written())
 
     def check_success(self, tape: Cassette, options: ModeOptions) -> None:
         """Warn when the cassette a mode replays holds no successful answer: a failed
