@@ -210,6 +210,7 @@ def main(args: argparse.Namespace) -> int:
     ]
     sys.stderr.write("cassette: warning: verify re-runs the recorded calls for real\n")
     reports: list[VerifyReport] = []
+    server: ServerTarget | None = None
     try:
         for cassette, server in zip(loaded, servers, strict=True):
             each = attrs.evolve(options, progress=terminal_progress())
@@ -218,7 +219,10 @@ def main(args: argparse.Namespace) -> int:
         exc = _unwrapped(raised)
         if not _server_failure(exc):
             raise exc from None
-        closed = isinstance(exc, closed_errors()) or not str(exc)  # whichever side saw it
+        # a stdio server's end reads the same whichever side saw it first; a URL that
+        # cannot be reached says why
+        url = server is not None and server.is_url
+        closed = (isinstance(exc, closed_errors()) and not url) or not str(exc)
         line = "the server closed the connection" if closed else str(exc)
         sys.stderr.write(f"cassette: error: {line}\n")
         return 2
