@@ -34,8 +34,15 @@ from cassette.cli.common import (
     redaction_options,
     run_async,
 )
+from cassette.cli.headers import (
+    goes_live,
+    header_options,
+    upstream_headers,
+    with_header_secrets,
+)
 from cassette.cli.layout import Layout
 from cassette.cli.modes import add_mode_options, apply_sessions, record_choice, run_in_mode
+from cassette.core.headers import Expanded
 from cassette.core.redaction import redact_text
 from cassette.core.urls import check_http_url
 from cassette.errors import UsageError
@@ -94,6 +101,7 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
         "legacy HTTP+SSE with --transport sse) through a local reverse proxy; with a plugin "
         "that has no proxy, the plugin reaches URL and the client talks to us on stdio",
     )
+    header_options(rec, "the upstream (--upstream)")
     listen_options(rec, "the recording proxy")
     origin_options(rec, "the recording proxy")
     limit_options(rec, "an HTTP request body the proxy accepts (stdio recording forwards any)")
@@ -143,7 +151,7 @@ _LAYOUT = Layout(
     usage="cassette record -o TAPE [options] (-- COMMAND [ARG...] | --upstream URL)\n"
     "       cassette record --scenarios FILE [--scenario NAME]... [-o DIR] [options]",
     groups={
-        "what to record": ("output", "transport", "upstream", "header", "scenarios", "scenario"),
+        "what to record": ("output", "transport", "upstream", "headers", "scenarios", "scenario"),
         "how it is written": (
             "overwrite",
             "fsync",
@@ -233,20 +241,25 @@ class RecordCommand:
             raise UsageError(f"--upstream: {args.upstream!r} is not a URL (it needs a scheme)")
         origins = allowed_origins(args.allow_origin, served=network)
         output = apply_sessions(args.output, args.sessions)
+        headers = _headers(args, live=mode is None or goes_live(mode, output))
         config = RecordConfig(
             path=output,
             transport=transport,
             overwrite=args.overwrite,
             fsync=args.fsync,
             strategy=args.strategy,
-            redactor=_redactor(args, output),
+            redactor=with_header_secrets(_redactor(args, output), headers),
             upstream_timeout=args.upstream_timeout,
             on_warning=lambda text: err(f"warning: {text}"),
             before_record=_before_record(args.before_record),
             era=args.era,
         )
         return cls(
-            target=Target(command=tuple(command), url=args.upstream),
+            target=Target(
+                command=tuple(command),
+                url=args.upstream,
+                headers=headers.headers if headers is not None else None,
+            ),
             config=config,
             listen=ServeOptions(
                 host=args.host, port=args.port, max_message_bytes=limit, allowed_origins=origins
@@ -283,6 +296,23 @@ def _before_record(spec: str | None) -> Any:
         found = find_pyproject()
         return load_hook(configured, found.parent if found is not None else None)
     return load_hook(spec)
+
+
+def _headers(args: argparse.Namespace, *, live: bool) -> Expanded | None:
+    """``--header`` (and ``[tool.cassette] headers``) for an ``--upstream``; a server
+    command gets its credentials from its environment instead. A session that will not
+    reach the server (a mode that replays) needs none: a variable left unset is then no
+    error."""
+    if args.upstream is None:
+        if args.headers:
+            raise UsageError("--header is for --upstream URL: a server command reads its own")
+        return None
+    if live:
+        return upstream_headers(args)
+    try:
+        return upstream_headers(args)
+    except UsageError:
+        return None
 
 
 def _has_proxy(transport: str) -> bool:
@@ -364,7 +394,7 @@ def _record_proxy(command: RecordCommand) -> int:
 
     async def go() -> int:
         outcome.append(0)  # stopping the proxy is how a recording ends
-        await record_proxy(upstream, config, listen)
+        await record_proxy(command.target, config, listen)
         return 0
 
     code = run_async(go, outcome)

@@ -14,6 +14,7 @@ from typing import Any
 
 import attrs
 
+from cassette.cli.auth_front import require_auth, require_auth_options
 from cassette.cli.common import (
     EXIT_MISSES,
     allowed_origins,
@@ -68,6 +69,7 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
     )
     listen_options(rep, "the HTTP front")
     origin_options(rep, "the HTTP front")
+    require_auth_options(rep)
     limit_options(rep, "a client line (stdio) or request body (HTTP, else 413)")
     rep.add_argument("-q", "--quiet", action="store_true", help="no start-up banner")
     fault_options(rep)
@@ -157,6 +159,7 @@ class ReplayCommand:
             if given:
                 raise UsageError(f"{given}: the stdio front listens on nothing (try --front http)")
         origins = allowed_origins(args.allow_origin, served=front != "stdio")
+        auth, auth_servers = require_auth(args, front)
         pacing = Pacing(args.pace_scale, args.pace_cap) if args.pace == "recorded" else None
         policy = DeliveryPolicy(
             on_miss=_miss_reporter(args.report, tape),
@@ -175,6 +178,8 @@ class ReplayCommand:
                 port=args.port,
                 max_message_bytes=limit,
                 allowed_origins=origins,
+                require_auth=auth,
+                authorization_servers=auth_servers,
             ),
             policy=policy,
             mode=replay_choice(args.mode, has_command=bool(args.server)),
@@ -243,7 +248,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _serve(command: ReplayCommand) -> int:
     from cassette.core.matching import get_strategy
-    from cassette.core.replayer import ReplaySessions
+    from cassette.core.sessions import ReplaySessions
     from cassette.runtime.conversation import ReplayResult
     from cassette.runtime.serve import front_of, serve
     from cassette.store.storage import Cassette
@@ -270,7 +275,7 @@ def _serve(command: ReplayCommand) -> int:
 
     async def go() -> int:
         responders = ReplaySessions(tape, strategy, environ=os.environ)
-        await serve(front, responders, options=listen, policy=command.policy, on_finish=finished)
+        await serve(front, responders, options=listen, policy=command.policy.finishing(finished))
         return outcome[0] if outcome else 0
 
     return run_async(go, outcome)

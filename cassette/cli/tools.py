@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from cassette.cli.common import fault_options, limit_options, listen_options, origin_options
+from cassette.cli.headers import header_options
 from cassette.cli.layout import Layout
 
 __all__ = ["NAMES", "add_parsers", "dispatch"]
@@ -157,6 +158,7 @@ def _add_check(sub: Any) -> None:
         "initialize only; modern: server/discover only (2026-07-28)",
     )
     _format(check)
+    header_options(check, "the server (--url)")
     check.set_defaults(tool="cassette.tools.check", handler=dispatch)
 
 
@@ -220,6 +222,7 @@ def _add_verify(sub: Any) -> None:
         "--timeout", type=float, default=30.0, metavar="S", help="wait S seconds per answer"
     )
     _format(verify)
+    header_options(verify)
     # the command after ``--`` is cut off before parsing (``split_replay_command``)
     verify.set_defaults(tool="cassette.tools.verify", handler=dispatch, server=[])
 
@@ -332,7 +335,7 @@ _LAYOUTS: dict[str, Layout] = {
     "check": Layout(
         usage="cassette check [options] (-- COMMAND [ARG...] | --upstream URL | --stdio COMMAND)",
         groups={
-            "the server": ("url", "stdio", "header", "era", "timeout"),
+            "the server": ("url", "stdio", "headers", "era", "timeout"),
             "output": _REPORT,
         },
         examples=(
@@ -348,7 +351,7 @@ _LAYOUTS: dict[str, Layout] = {
             "the server (default: the one each cassette's header names)": (
                 "upstream",
                 "transport",
-                "header",
+                "headers",
                 "timeout",
             ),
             "scenarios": ("scenarios", "scenario"),

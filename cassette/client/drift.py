@@ -44,7 +44,7 @@ refused, since that answer is the refusal's artefact) is listed in
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 import attrs
@@ -59,6 +59,7 @@ from cassette.core.matching import Candidate, FingerprintMatcher
 from cassette.core.model import Event, Header, MessageEvent, RecorderInfo
 from cassette.core.pairing import Exchange, exchanges
 from cassette.core.redaction import RedactionSession, Redactor
+from cassette.core.secret_rules import header_secrets
 from cassette.core.variants import split
 from cassette.core.wildcards import mask_like
 from cassette.errors import ReplayMiss, TransportError
@@ -108,12 +109,13 @@ class _Secrets:
     since those match any live value. A cassette recorded without redaction is compared,
     and updated, as it is."""
 
-    def __init__(self, header: Header) -> None:
+    def __init__(self, header: Header, headers: Mapping[str, str] | None = None) -> None:
         info = header.redaction
         self.session: RedactionSession | None = None
         if info:
             names = info.get("env", ())
             literals = [v for n in names if isinstance(n, str) and (v := os.environ.get(n))]
+            literals += header_secrets(headers or {})  # sent upstream: never written back
             self.session = Redactor.from_header(info, literals).session()
 
     def redacted(self, live: JSONObject) -> tuple[JSONObject, tuple[str, ...]]:
@@ -322,7 +324,7 @@ async def verify(
     source = cassette.source or "<cassette>"
     snapshot = Snapshot.of(source) if update else None
     pairs, handshake, total = plan(cassette)
-    secrets = _Secrets(cassette.header)
+    secrets = _Secrets(cassette.header, server.headers)
     run = _Run(cassette, ignores, update, secrets)
     answers = _ServerAnswers(cassette, secrets)
     connector = get_connector(server.transport_name)

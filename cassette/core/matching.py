@@ -63,8 +63,16 @@ import attrs
 
 from cassette.core.jsondiff import MISSING, Difference, differences
 from cassette.core.jsonrpc import JSONObject, dumps, one_shot
+from cassette.core.strategies import (
+    STRATEGIES,
+    Strategy,
+    check_ignore_pointer,
+    get_strategy,
+    ignored_paths,
+    without_ignored,
+)
 from cassette.core.wildcards import has_wildcards, mask_like
-from cassette.errors import AlreadyPlayedError, NotRecordedError, ReplayMiss, UsageError
+from cassette.errors import AlreadyPlayedError, NotRecordedError, ReplayMiss
 
 __all__ = [
     "LIFECYCLE_METHODS",
@@ -206,92 +214,6 @@ def _repeatable(method: str) -> bool:
     return method in METHOD_ONLY or method in READ_ONLY or method.endswith("/list")
 
 
-@attrs.frozen
-class Strategy:
-    """A named matching policy (see the module docstring for the three built-ins), and the
-    params it never matches on (``ignore``: JSON Pointers into the request)."""
-
-    name: str
-    repeat_listings: bool
-    fallback_to_method: bool
-    ignore: tuple[str, ...] = ()
-
-    def ignoring(self, pointers: Sequence[str]) -> Strategy:
-        """This strategy, also ignoring ``pointers`` (each checked: a ``UsageError`` says
-        what a pointer must look like)."""
-        for pointer in pointers:
-            check_ignore_pointer(pointer)
-        if not pointers:
-            return self
-        return attrs.evolve(self, ignore=tuple(dict.fromkeys([*self.ignore, *pointers])))
-
-
-def check_ignore_pointer(pointer: str) -> None:
-    """An ignore pointer is a JSON Pointer (RFC 6901) into the request's params."""
-    if not pointer.startswith("/params/"):
-        raise UsageError(
-            f"ignore pointer {pointer!r}: give a JSON Pointer into the request's params, "
-            "e.g. /params/arguments/timestamp or /params/uri"
-        )
-
-
-def _steps(pointer: str) -> list[str]:
-    return [part.replace("~1", "/").replace("~0", "~") for part in pointer.split("/")[1:]]
-
-
-def _drop(value: Any, steps: Sequence[str]) -> Any:
-    """``value`` without what ``steps`` lead to; only the containers on the way are copied."""
-    if not steps:
-        return value
-    head, rest = steps[0], steps[1:]
-    if isinstance(value, dict) and head in value:
-        copy = dict(value)
-        if rest:
-            copy[head] = _drop(value[head], rest)
-        else:
-            del copy[head]
-        return copy
-    if isinstance(value, list) and head.isdigit() and int(head) < len(value):
-        items = list(value)
-        if rest:
-            items[int(head)] = _drop(items[int(head)], rest)
-        else:
-            items[int(head)] = None
-        return items
-    return value
-
-
-def without_ignored(message: JSONObject, ignore: Sequence[str]) -> JSONObject:
-    """``message`` with the ignored params removed (what fingerprints are made of)."""
-    for pointer in ignore:
-        message = _drop(message, _steps(pointer))
-    return message
-
-
-def _ignored_paths(message: JSONObject, ignore: Sequence[str]) -> tuple[str, ...]:
-    """The ignore pointers as paths into ``compared_part`` (what a miss diagnosis diffs)."""
-    prefix = "/params/arguments" if message.get("method") == "tools/call" else "/params"
-    return tuple(p[len(prefix) :] for p in ignore if p.startswith(prefix + "/"))
-
-
-STRATEGIES: Final = {
-    "strict": Strategy("strict", repeat_listings=False, fallback_to_method=False),
-    "default": Strategy("default", repeat_listings=True, fallback_to_method=False),
-    "loose": Strategy("loose", repeat_listings=True, fallback_to_method=True),
-}
-
-
-def get_strategy(strategy: str | Strategy) -> Strategy:
-    """Resolve a strategy name; an unknown one is a ``UsageError`` listing the valid ones."""
-    if isinstance(strategy, Strategy):
-        return strategy
-    try:
-        return STRATEGIES[strategy]
-    except KeyError:
-        valid = ", ".join(STRATEGIES)
-        raise UsageError(f"unknown strategy {strategy!r}; choose one of: {valid}") from None
-
-
 @attrs.frozen(slots=True)
 class Candidate:
     """One recorded client message the matcher may hand out."""
@@ -354,9 +276,19 @@ def _session_queue(
 
 
 class Matcher(Protocol):
-    """Picks the recording that answers a live request; raises ``ReplayMiss`` otherwise."""
+    """Picks the recording that answers a live request; raises ``ReplayMiss`` otherwise.
 
-    def match(self, message: JSONObject) -> int:
+    Everything it needs is public: it is made from the recorded requests (``Candidate``
+    values: ``key``, ``message``, ``seq``) and raises ``cassette.errors.NotRecordedError``
+    or ``AlreadyPlayedError``. ``strict`` declares how the replay treats what is not a
+    request: under a strict matcher a client's answer that differs from the recorded one,
+    or a server request left out for a capability the client lacks, is a miss, not a
+    warning."""
+
+    #: whether differing client answers and left-out server requests are misses
+    strict: bool
+
+    def match(self, message: dict[str, Any]) -> int:
         """Return the ``Candidate.key`` of the recording that answers ``message``."""
         ...
 
@@ -439,6 +371,7 @@ class FingerprintMatcher:
         self, candidates: Sequence[Candidate] | CandidateIndex, strategy: str | Strategy = "default"
     ):
         self.strategy = get_strategy(strategy)
+        self.strict = self.strategy.strict
         ignore = self.strategy.ignore
         if not isinstance(candidates, CandidateIndex):
             index = CandidateIndex.build(candidates, ignore=ignore)
@@ -593,7 +526,7 @@ class FingerprintMatcher:
         consumed = {c.key for c, used in zip(self._candidates, self._consumed, strict=True) if used}
         pool = sorted(pool, key=lambda c: c.key in consumed)[:_DIAGNOSE_LIMIT]
         best: tuple[Candidate, list[Difference], int] | None = None
-        ignored = _ignored_paths(message, self._index.ignore)
+        ignored = ignored_paths(message, self._index.ignore)
         for cand in pool:
             received = compared_part(cand.masked(message))
             diffs = differences(compared_part(cand.message), received)
@@ -603,7 +536,7 @@ class FingerprintMatcher:
         assert best is not None
         cand, diffs, _ = best
         what = "arguments" if message.get("method") == "tools/call" else "params"
-        ignored = _ignored_paths(message, self._index.ignore)
+        ignored = ignored_paths(message, self._index.ignore)
 
         def is_ignored(path: str) -> bool:
             return any(path == p or path.startswith(p + "/") for p in ignored)

@@ -47,7 +47,7 @@ from cassette.core.matching import (
 from cassette.core.model import MessageEvent
 from cassette.core.recorder import BeforeRecord
 from cassette.core.redaction import Redactor
-from cassette.core.replayer import ReplaySessions
+from cassette.core.sessions import ReplaySessions
 from cassette.errors import (
     CassetteError,
     CassetteNotFoundError,
@@ -58,7 +58,7 @@ from cassette.errors import (
 from cassette.modes.episode import ExtendOptions, describe_request
 from cassette.modes.extend import Extension
 from cassette.modes.policy import Action, ModeChoice, missing_cassette_message, plan
-from cassette.runtime.conversation import DeliveryPolicy, ReplayResult, SessionPool
+from cassette.runtime.conversation import DeliveryPolicy, PolicySessionPool, ReplayResult
 from cassette.runtime.frames import serve_frames
 from cassette.runtime.keywords import deprecated_keywords
 from cassette.runtime.record import (
@@ -395,7 +395,7 @@ async def _record_proxy(options: ModeOptions, config: RecordConfig) -> RecordRes
         )
     if not options.target.url:
         raise UsageError(f"recording over {options.front} needs the server's URL")
-    return await record_proxy(options.target.url, config, options.listen)
+    return await record_proxy(options.target, config, options.listen)
 
 
 async def _replay(
@@ -424,9 +424,8 @@ async def _replay(
             options.front,
             responders,
             options=options.listen,
-            policy=policy,
+            policy=policy.finishing(on_finish),
             fallback=extension,
-            on_finish=on_finish,
         )
     misses = tuple(m for r in results for m in r.misses)
     run.report.write("unplayed", requests=_unplayed(responders))
@@ -450,7 +449,7 @@ async def _serve_client(
 
     results: list[ReplayResult] = []
     async with anyio.create_task_group() as tg:
-        pool = SessionPool(responders, policy, fallback=extension, tg=tg)
+        pool = PolicySessionPool(responders, policy, fallback=extension, tg=tg)
         try:
             results.append(await serve_frames(client, pool))
         finally:
@@ -522,7 +521,7 @@ async def run_stdio(
 
 
 async def run_http(
-    path: str | os.PathLike[str], upstream: str, *, choice: ModeChoice, **legacy: Any
+    path: str | os.PathLike[str], upstream: str | Target, *, choice: ModeChoice, **legacy: Any
 ) -> Action:
     """Serve a network endpoint in a mode until cancelled, with the default options: the
     short form of ``run_mode(path, choice, ModeOptions(...))`` for a replay front, a
@@ -541,7 +540,8 @@ async def run_http(
     transport = legacy.setdefault("transport", "streamable-http")
     report, on_info = legacy.pop("report", None), legacy.pop("on_info", None)
     on_finish = legacy.pop("on_finish", None)
-    options = _mode_options(Target(url=upstream), on_info, legacy)
+    target = upstream if isinstance(upstream, Target) else Target(url=upstream)
+    options = _mode_options(target, on_info, legacy)
     if options.policy.max_message_bytes != listen.max_message_bytes:
         listen = attrs.evolve(listen, max_message_bytes=options.policy.max_message_bytes)
     options = attrs.evolve(

@@ -40,11 +40,13 @@ from cassette.core.deadlines import STOP_BOUND
 from cassette.core.eras import ERA_CHOICES
 from cassette.core.recorder import BeforeRecord
 from cassette.core.redaction import Redactor, secret_environment
+from cassette.core.secret_rules import header_secrets
 from cassette.core.text import printable
 from cassette.errors import UsageError, sole_exception
 from cassette.registry import get_connector, get_transport
 from cassette.runtime.keywords import deprecated_keywords
 from cassette.runtime.proxy import proxy
+from cassette.runtime.refusals import RefusalNotices
 from cassette.runtime.sink import Sink, SinkOptions, SinkTap, open_sink, stderr_passthrough
 from cassette.store.destination import Destination
 from cassette.transport import (
@@ -209,11 +211,15 @@ def _open(config: RecordConfig, plugin: Transport, target: Target, path: Path) -
     redactor = config.redactor
     if redactor is not None and target.env:
         redactor = redactor.with_literals(secret_environment(target.env))
+    if redactor is not None and target.headers:  # an upstream may echo a credential back
+        redactor = redactor.with_literals(header_secrets(target.headers))
     described: dict[str, Any]
     if target.url is not None:
         described = {"url": target.url}
     else:
         described = {"command": portable_argv(target.command)}
+    if target.headers:  # the names a replay against the live server needs, never values
+        described["headers"] = sorted(target.headers)
     options = SinkOptions(
         strategy=config.strategy,
         redactor=redactor,
@@ -439,11 +445,16 @@ def recording_front(transport: str | Transport) -> RecordingFront:
 
 
 async def record_proxy(
-    upstream: str, config: RecordConfig, listen: ServeOptions = ServeOptions()
+    upstream: str | Target, config: RecordConfig, listen: ServeOptions = ServeOptions()
 ) -> RecordResult:
     """Record a live network endpoint through the transport's local reverse proxy, until
     cancelled. Point the client at the URL ``listen.on_ready`` receives; every client
-    session that passes through is kept in the one cassette."""
+    session that passes through is kept in the one cassette. A ``Target`` with
+    ``headers`` has the proxy send them upstream with every request (their names are
+    recorded, their values never)."""
+    target = upstream if isinstance(upstream, Target) else Target(url=upstream)
+    if target.url is None:
+        raise UsageError("recording through a proxy needs the server's URL")
     plugin = recording_front(config.transport)
     options = RecordOptions(
         host=listen.host,
@@ -453,11 +464,14 @@ async def record_proxy(
         upstream_timeout=config.upstream_timeout,
         allowed_origins=listen.allowed_origins,
         era=config.era,
+        headers=target.headers,
     )
-    with _recording(config, plugin, Target(url=upstream)) as (sink, outcome):
+    with _recording(config, plugin, target) as (sink, outcome):
         if config.redactor is not None:
             config.redactor.prepare()  # before the first client, not on its first request
-        await plugin.record_proxy(upstream, SinkTap(sink), options)
+        names = tuple(target.headers or ())
+        tap = RefusalNotices(SinkTap(sink), target.url, names, _info(config))
+        await plugin.record_proxy(target.url, tap, options)
     return outcome[0]
 
 

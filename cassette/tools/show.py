@@ -41,7 +41,8 @@ from cassette.core.faults import FaultPlan, preview
 from cassette.core.jsonrpc import Kind
 from cassette.core.matching import FingerprintMatcher, get_strategy
 from cassette.core.model import Event, ExitEvent, HttpEvent, MessageEvent, RawEvent, StderrEvent
-from cassette.core.replayer import Prepared, Replayer
+from cassette.core.prepared import Prepared
+from cassette.core.replayer import Replayer
 from cassette.core.text import printable
 from cassette.core.variants import describe
 from cassette.errors import UsageError

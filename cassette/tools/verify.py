@@ -19,7 +19,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,7 @@ from cassette.client.target import ServerTarget
 from cassette.core.urls import check_http_url
 from cassette.errors import CassetteError, TransportError, UsageError
 from cassette.runtime.keywords import deprecated_keywords
+from cassette.store.headers import project_headers
 from cassette.store.storage import Cassette
 from cassette.tools._common import emit
 
@@ -138,11 +139,19 @@ def _jobs(args: argparse.Namespace) -> tuple[list[_Job], str | None]:
         raise UsageError("verify: give either --upstream URL or -- COMMAND, not both")
     if args.upstream is not None:
         check_http_url(args.upstream, "--upstream")
+    elif args.headers:
+        raise UsageError("verify: --header is for --upstream URL (a command reads its own)")
     if args.transport is not None and (command or args.upstream is not None):
         _check_transport(args.transport, url=args.upstream is not None)
     server = None
     if command or args.upstream is not None:
-        server = ServerTarget(command=tuple(command), url=args.upstream, transport=args.transport)
+        expanded = project_headers(args.headers) if args.upstream is not None else None
+        server = ServerTarget(
+            command=tuple(command),
+            url=args.upstream,
+            transport=args.transport,
+            headers=expanded.headers if expanded is not None else None,
+        )
     return [_Job(tape, server) for tape in args.tapes], None
 
 
@@ -208,6 +217,9 @@ def main(args: argparse.Namespace) -> int:
         job.server or recorded_server(cassette, args.transport, job.tape)
         for job, cassette in zip(jobs, loaded, strict=True)
     ]
+    for each_tape, each_server in zip(loaded, servers, strict=True):
+        if each_server.is_url:
+            _missing_headers(each_tape, each_server.headers or {})
     sys.stderr.write("cassette: warning: verify re-runs the recorded calls for real\n")
     reports: list[VerifyReport] = []
     server: ServerTarget | None = None
@@ -248,6 +260,24 @@ def _summary(reports: list[VerifyReport], label: str | None) -> str:
     what = f"{label}: {len(reports)} scenario(s)" if label else f"{len(reports)} cassette(s)"
     tail = f", {updated} updated" if updated else ""
     return f"{what} verified: {len(reports) - drifted} as recorded, {drifted} drifted{tail}"
+
+
+def _missing_headers(cassette: Cassette, headers: Mapping[str, str]) -> None:
+    """Say which headers the recording was made with that this run does not send (their
+    names are in the cassette's header; their values never were)."""
+    recorded = cassette.header.target.get("headers")
+    if not isinstance(recorded, list):
+        return
+    sent = {name.lower() for name in headers}
+    missing = [str(n) for n in recorded if str(n).lower() not in sent]
+    if missing:
+        names = ", ".join(missing)
+        where = cassette.source or "the cassette"
+        sys.stderr.write(
+            f"cassette: warning: {where} was recorded sending the header(s) {names}, which "
+            f"this run does not send (give --header '{missing[0]}: ...' with its value from "
+            "the environment, ${VAR}, or [tool.cassette] headers)\n"
+        )
 
 
 def _server_failure(exc: BaseException) -> bool:
