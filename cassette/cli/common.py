@@ -32,6 +32,7 @@ __all__ = [
     "FRONT_ALIASES",
     "TAKES_COMMAND",
     "Parser",
+    "allow_repeats",
     "allowed_origins",
     "apply_limits",
     "client_config",
@@ -49,6 +50,7 @@ __all__ = [
     "print_config",
     "recording_exit",
     "redaction_options",
+    "repeat_options",
     "run_async",
     "serving_on",
     "startup_over",
@@ -260,6 +262,30 @@ def apply_limits(args: argparse.Namespace) -> int:
     chosen = DEFAULT_MAX_BYTES if size is None else size
     set_max_message_bytes(chosen)
     return chosen
+
+
+def repeat_options(parser: argparse.ArgumentParser) -> None:
+    """``--allow-repeats``: a used-up request gets its last answer again."""
+    parser.add_argument(
+        "--allow-repeats",
+        action="store_true",
+        default=None,
+        help="answer a request whose recordings are all played with its last answer "
+        "again, for any method (a retry, a tool called twice but recorded once), counted "
+        "in the end-of-run line; also allow-repeats = true in [tool.cassette]",
+    )
+
+
+def allow_repeats(args: argparse.Namespace) -> bool:
+    """``--allow-repeats``, else the project's ``allow-repeats`` (a boolean)."""
+    if args.allow_repeats:
+        return True
+    from cassette.store.config import load_settings, setting_error
+
+    value = load_settings().get("allow-repeats", False)
+    if not isinstance(value, bool):
+        raise setting_error(None, "tool.cassette", "allow-repeats", "must be true or false")
+    return value
 
 
 def ignore_options(parser: argparse.ArgumentParser) -> None:

@@ -20,6 +20,7 @@ from typing import Any
 import attrs
 
 from cassette.cli.common import (
+    allow_repeats,
     allowed_origins,
     err,
     fault_options,
@@ -32,6 +33,7 @@ from cassette.cli.common import (
     origin_options,
     recording_exit,
     redaction_options,
+    repeat_options,
     run_async,
 )
 from cassette.cli.headers import (
@@ -141,6 +143,7 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
     )
     fault_options(rec)
     ignore_options(rec)
+    repeat_options(rec)
     add_mode_options(rec)
     rec.add_argument("server", nargs=argparse.REMAINDER, metavar="-- COMMAND [ARG...]")
     rec.set_defaults(handler=run, serves=True)
@@ -159,6 +162,7 @@ _LAYOUT = Layout(
             "era",
             "before_record",
             "ignore_param",
+            "allow_repeats",
         ),
         "secrets (redaction is on by default)": (
             "no_redact",
@@ -193,6 +197,7 @@ class RecordCommand:
     faults: str | None = None
     ignore: tuple[str, ...] = ()
     prime: bool = False
+    repeats: bool = False
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> RecordCommand:
@@ -210,6 +215,11 @@ class RecordCommand:
             raise UsageError(
                 "--report needs a mode (--mode, or MCP_CASSETTE_MODE): a plain recording "
                 "has nothing to report"
+            )
+        if mode is None and args.allow_repeats:
+            raise UsageError(
+                "--allow-repeats needs a mode (--mode once, none or new_episodes): a plain "
+                "recording answers nothing from the cassette"
             )
         if mode is None and args.faults is not None:
             raise UsageError(
@@ -269,6 +279,7 @@ class RecordCommand:
             report=args.report,
             faults=args.faults,
             ignore=ignore_params(args),
+            repeats=allow_repeats(args) if mode is not None else False,
             prime=args.prime,
         )
 
@@ -429,6 +440,7 @@ def _in_mode(command: RecordCommand, choice: ModeChoice) -> int:
         era=command.config.era,
         listen=listen,
         ignore=command.ignore,
+        allow_repeats=command.repeats,
         before_record=command.config.before_record,
         prime=command.prime,
         policy=fault_policy(

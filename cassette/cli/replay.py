@@ -17,6 +17,7 @@ import attrs
 from cassette.cli.auth_front import require_auth, require_auth_options
 from cassette.cli.common import (
     EXIT_MISSES,
+    allow_repeats,
     allowed_origins,
     err,
     fault_options,
@@ -29,6 +30,7 @@ from cassette.cli.common import (
     listening_given,
     origin_options,
     print_config,
+    repeat_options,
     run_async,
     serving_on,
 )
@@ -59,6 +61,7 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
         help="strict, default or loose (default: the cassette's, else default)",
     )
     ignore_options(rep)
+    repeat_options(rep)
     rep.add_argument(
         "--front",
         "--transport",
@@ -138,6 +141,8 @@ class ReplayCommand:
     report: str | None
     ignore: tuple[str, ...] = ()
     prime: bool = False
+    #: a used-up request gets its last answer again (``--allow-repeats``)
+    repeats: bool = False
     #: the options that change what the replay does, for the client configuration it prints
     behaviour: tuple[str, ...] = ()
 
@@ -188,6 +193,7 @@ class ReplayCommand:
             report=args.report,
             ignore=ignore_params(args),
             prime=args.prime,
+            repeats=allow_repeats(args),
             behaviour=behaviour_args(args),
         )
 
@@ -209,6 +215,8 @@ def behaviour_args(args: argparse.Namespace) -> tuple[str, ...]:
         out += ["--strategy", args.strategy]
     for pointer in args.ignore_param:
         out += ["--ignore-param", pointer]
+    if args.allow_repeats:
+        out += ["--allow-repeats"]
     if args.faults is not None:
         out += ["--faults", str(Path(args.faults).resolve())]
     if args.pace != "none":
@@ -249,6 +257,7 @@ def run(args: argparse.Namespace) -> int:
 def _serve(command: ReplayCommand) -> int:
     from cassette.core.matching import get_strategy
     from cassette.core.sessions import ReplaySessions
+    from cassette.core.strategies import repeating
     from cassette.runtime.conversation import ReplayResult
     from cassette.runtime.serve import front_of, serve
     from cassette.store.storage import Cassette
@@ -258,6 +267,7 @@ def _serve(command: ReplayCommand) -> int:
         err(f"warning: {warning}")
     recorded = tape.header.target.get("strategy")
     strategy = get_strategy(command.strategy or recorded or "default").ignoring(command.ignore)
+    strategy = repeating(strategy, command.repeats)
     front = front_of(command.front)
     path = Path(command.tape).resolve()
     if not command.quiet:
@@ -319,5 +329,6 @@ def _in_mode(command: ReplayCommand) -> int:
         policy=policy,
         ignore=command.ignore,
         prime=command.prime,
+        allow_repeats=command.repeats,
     )
     return run_in_mode(command.tape, command.mode, options, report=command.report, network=False)

@@ -48,6 +48,7 @@ from cassette.core.model import MessageEvent
 from cassette.core.recorder import BeforeRecord
 from cassette.core.redaction import Redactor
 from cassette.core.sessions import ReplaySessions
+from cassette.core.strategies import repeating
 from cassette.errors import (
     CassetteError,
     CassetteNotFoundError,
@@ -125,6 +126,8 @@ class ModeOptions:
     policy: DeliveryPolicy = DeliveryPolicy()
     #: params a replay never matches on (JSON Pointers; ``Strategy.ignore``)
     ignore: tuple[str, ...] = ()
+    #: a used-up request gets its last answer again (``Strategy.allow_repeats``)
+    allow_repeats: bool = False
     #: sees each message before a recording or an extension writes it
     before_record: BeforeRecord | None = None
     #: an extension's fresh server first gets the session's earlier requests (``--prime``)
@@ -407,7 +410,7 @@ async def _replay(
     client: FrameStream | None,
     on_finish: Callable[[ReplayResult], None] | None,
 ) -> ModeResult:
-    strategy = _strategy(tape, options.strategy, options.ignore)
+    strategy = repeating(_strategy(tape, options.strategy, options.ignore), options.allow_repeats)
     responders = ReplaySessions(tape, strategy, environ=os.environ)
     policy = run.policy(options)
     network = client is None and isinstance(front_of(options.front), CassetteFront)

@@ -75,3 +75,23 @@ def test_peer_marker_spellings_are_understood_with_a_warning(suite: Suite) -> No
             "it ignore=...*",
         ]
     )
+
+
+TWICE = """
+def test_twice(mcp_cassette):
+    texts = [e.split(":", 1)[1] for e in expected()]
+    assert talk(mcp_cassette.server_command(SERVER), *texts) == expected()
+"""
+
+
+@pytest.mark.parametrize("spelling", ["allow_repeats", "allow_playback_repeats"])
+def test_the_marker_allows_repeats(suite: Suite, spelling: str) -> None:
+    suite.write("test_again", f"@pytest.mark.mcp_cassette({spelling}=True)" + TWICE)
+    suite.run(EXPECT="live:a").assert_outcomes(passed=1)  # recorded once
+    again = suite.run(MCP_CASSETTE_MODE="none", EXPECT="live:a,live:a")
+    again.assert_outcomes(passed=1)  # called twice: the second gets the last answer again
+    assert suite.starts == 1
+    suite.write("test_again", TWICE)
+    plain = suite.run(MCP_CASSETTE_MODE="none", EXPECT="live:a,live:a")
+    plain.assert_outcomes(failed=1)
+    plain.stdout.fnmatch_lines(["*allow_repeats (--allow-repeats) would answer it again*"])
