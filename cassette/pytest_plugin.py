@@ -207,5 +207,7 @@ class _Totals:
         parts = [f"{totals[k]} {w}" for k, w in words.items() if totals.get(k)]
         if totals.get("episodes"):
             parts.append(f"{totals['episodes']} new episode(s) appended")
+        if totals.get("repeats"):
+            parts.append(f"{totals['repeats']} answer(s) repeated (allow_repeats)")
         if parts:
             terminalreporter.write_line(f"mcp-cassette: sessions: {', '.join(parts)}")

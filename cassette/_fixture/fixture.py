@@ -514,6 +514,8 @@ class MCPCassette:
                 totals[key] = totals.get(key, 0) + 1
             elif fact.get("event") == "episode":
                 totals["episodes"] = totals.get("episodes", 0) + 1
+            elif fact.get("event") == "repeats":
+                totals["repeats"] = totals.get("repeats", 0) + int(fact.get("count", 0))
         if totals:
             self._item.user_properties.append(("mcp_cassette", totals))
 

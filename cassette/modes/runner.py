@@ -432,6 +432,8 @@ async def _replay(
         )
     misses = tuple(m for r in results for m in r.misses)
     run.report.write("unplayed", requests=_unplayed(responders))
+    if responders.repeats:
+        run.report.write("repeats", count=responders.repeats)
     summary = "\n".join(r.summary for r in results if r.summary)
     appended: tuple[str, ...] = ()
     if extension is not None:

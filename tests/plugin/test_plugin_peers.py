@@ -90,6 +90,9 @@ def test_the_marker_allows_repeats(suite: Suite, spelling: str) -> None:
     suite.run(EXPECT="live:a").assert_outcomes(passed=1)  # recorded once
     again = suite.run(MCP_CASSETTE_MODE="none", EXPECT="live:a,live:a")
     again.assert_outcomes(passed=1)  # called twice: the second gets the last answer again
+    again.stdout.fnmatch_lines(
+        ["mcp-cassette: sessions: 1 replayed, 1 answer(s) repeated (allow_repeats)"]
+    )
     assert suite.starts == 1
     suite.write("test_again", TWICE)
     plain = suite.run(MCP_CASSETTE_MODE="none", EXPECT="live:a,live:a")
