@@ -86,6 +86,14 @@ class _Formatter(argparse.HelpFormatter):
         return "\n\n".join(out)
 
 
+    def _format_action(self, action: argparse.Action) -> str:
+        if isinstance(action, argparse._SubParsersAction):  # the commands, without a
+            return "".join(  # "COMMAND" line above them
+                self._format_action(sub) for sub in action._get_subactions()
+            )
+        return super()._format_action(action)
+
+
 class Parser(argparse.ArgumentParser):
     """argparse, with our usage exit code and one-line error (docs/cli.md): no usage
     block first; a subcommand's own error names the subcommand, and a mistyped choice

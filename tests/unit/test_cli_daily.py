@@ -34,7 +34,7 @@ def test_a_bare_cassette_prints_the_help(capsys: pytest.CaptureFixture[str]) -> 
     assert out.startswith("usage: cassette [--version] [-h] COMMAND [options]")
     assert "Examples:" in out
     for command in _COMMANDS:
-        assert f"\n    {command} " in out
+        assert f"\n  {command} " in out
 
 
 def test_a_mistyped_command_gets_the_one_meant(capsys: pytest.CaptureFixture[str]) -> None:
