@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -137,6 +138,12 @@ class RecordResult:
     failed: str | None = None
     stderr_tail: tuple[str, ...] = ()
 
+    def written(self) -> str:
+        """The line a recording that succeeded ends with: how much it wrote, where, and
+        how the server exited (when it is a process we ran)."""
+        ended = "" if self.exit_code is None else f"; {_ending(self.exit_code)}"
+        return f"wrote {self.events} line(s) to {self.path}{ended}"
+
     def failure(self) -> str:
         """One line saying why there is no cassette: what became of the server, what it
         last said on stderr, where the session is kept."""
@@ -144,11 +151,35 @@ class RecordResult:
         if self.exit_code is not None:
             parts.append(_ending(self.exit_code))
         if self.stderr_tail:
-            said = " / ".join(printable(line) for line in self.stderr_tail)
-            parts.append(f"its last stderr: {said}")
+            parts.append(stderr_excerpt(self.stderr_tail))
         if self.failed is not None:
             parts.append(f"the session is kept in {self.failed} (not a cassette)")
         return "; ".join(parts)
+
+
+#: the last lines quoted when none of them reads as the server's error
+_QUOTED = 5
+#: a line that states an error: ``Error: Cannot find module 'x'`` (Node),
+#: ``ModuleNotFoundError: No module named 'x'`` (Python), ``error: TOKEN is not set``,
+#: ``fatal: ...``, ``panic: ...`` (Go); never a stack frame (``at f (x.js:1)``, ``File "x"``)
+_ERROR_LINE = re.compile(
+    r"^(?:[A-Za-z_][\w.]*)?(?:Error|Exception|Exit|error|fatal|FATAL|panic|ERROR)"
+    r"(?:\s*\[\w+\])?:\s*\S"
+)
+
+
+def stderr_excerpt(lines: Sequence[str]) -> str:
+    """What to quote of a failed server's stderr: the line that states its error (the
+    last one that does: Python's ``XxxError: ...`` ends its traceback, Node's ``Error:``
+    line sits above its stack), else its last few lines."""
+    kept = [line for line in lines if line.strip()]
+    found = [line for line in kept if _ERROR_LINE.match(line.strip())]
+    if found:
+        line = printable(found[-1].strip())
+        last = found[-1] is kept[-1]
+        return f"its last stderr: {line}" if last else f"its stderr said: {line}"
+    said = " / ".join(printable(line) for line in kept[-_QUOTED:])
+    return f"its last stderr: {said}"
 
 
 def _ending(code: int) -> str:
