@@ -85,7 +85,6 @@ class _Formatter(argparse.HelpFormatter):
                 out.append(super()._fill_text(block, width, indent))
         return "\n\n".join(out)
 
-
     def _format_action(self, action: argparse.Action) -> str:
         if isinstance(action, argparse._SubParsersAction):  # the commands, without a
             return "".join(  # "COMMAND" line above them

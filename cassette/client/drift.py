@@ -54,12 +54,12 @@ from cassette.client.connection import McpClient
 from cassette.client.report import Verdict, VerifyReport
 from cassette.client.rewrite import Snapshot, rewrite_lines
 from cassette.client.target import ServerTarget
+from cassette.core.headers import header_secrets
 from cassette.core.jsonrpc import JSONObject
 from cassette.core.matching import Candidate, FingerprintMatcher
 from cassette.core.model import Event, Header, MessageEvent, RecorderInfo
 from cassette.core.pairing import Exchange, exchanges
 from cassette.core.redaction import RedactionSession, Redactor
-from cassette.core.secret_rules import header_secrets
 from cassette.core.variants import split
 from cassette.core.wildcards import mask_like
 from cassette.errors import ReplayMiss, TransportError

@@ -33,7 +33,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator
 from functools import cache, lru_cache
 from typing import Any, Final
 
@@ -154,13 +154,6 @@ def secret_header_values(headers: Iterable[tuple[bytes, bytes]]) -> list[str]:
             if credentials.strip() and scheme.isalpha():
                 out.append(credentials.strip())
     return out
-
-
-def header_secrets(headers: Mapping[str, str]) -> list[str]:
-    """``secret_header_values`` of headers held as a mapping (``Target.headers``)."""
-    return secret_header_values(
-        (k.encode("latin-1", "replace"), v.encode("latin-1", "replace")) for k, v in headers.items()
-    )
 
 
 # -- spans ---------------------------------------------------------------------------------

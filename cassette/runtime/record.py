@@ -38,9 +38,9 @@ import attrs
 
 from cassette.core.deadlines import STOP_BOUND
 from cassette.core.eras import ERA_CHOICES
+from cassette.core.headers import header_secrets
 from cassette.core.recorder import BeforeRecord
 from cassette.core.redaction import Redactor, secret_environment
-from cassette.core.secret_rules import header_secrets
 from cassette.core.text import printable
 from cassette.errors import UsageError, sole_exception
 from cassette.registry import get_connector, get_transport
