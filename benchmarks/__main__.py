@@ -192,7 +192,7 @@ def measure_scaling(sizes: list[int], sample: int, tmp: Path, rounds: int = 7) -
     median of its rounds, and ``growth`` the median over rounds of largest / smallest.
     """
     from cassette import Cassette
-    from cassette.core.replayer import Prepared
+    from cassette.core.prepared import Prepared
 
     out: dict[str, Any] = {}
     loaded: dict[int, tuple[Any, Any, list[dict[str, Any]]]] = {}
@@ -259,7 +259,7 @@ def measure_fast_json(path: Path, rounds: int) -> dict[str, Any]:
     library's, in interleaved rounds (``None`` figures without orjson installed)."""
     from cassette import Cassette
     from cassette.core import jsonrpc
-    from cassette.core.replayer import Prepared
+    from cassette.core.prepared import Prepared
 
     if not jsonrpc.fast_json():
         return {"fast_s": None, "stdlib_s": None, "events": 0}

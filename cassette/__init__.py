@@ -1,7 +1,12 @@
 """cassette-mcp: record real MCP sessions once, replay them as a server forever.
 
-The public API. Everything here is importable from ``cassette`` directly; submodules are
-implementation detail unless their docstring says otherwise. The sans-IO core
+The public API. Everything here is importable from ``cassette`` directly. The other public
+modules are ``cassette.transport`` (the plugin contract), ``cassette.errors``,
+``cassette.registry``, ``cassette.testing``, ``cassette.client``, ``cassette.mock``,
+``cassette.tools.*``, ``cassette.adapters.mcp_sdk`` and ``cassette.pytest_plugin``; every
+other module (``cassette.core``, ``cassette.runtime``, ``cassette.modes``, ``cassette.store``,
+``cassette.transports``) is internal and may move, and what they define that a user needs
+is exported here, reporting ``cassette`` as its ``__module__``. The sans-IO core
 (``Recorder``, ``Replayer``, ``FingerprintMatcher``) takes values and returns values;
 ``serve`` puts it on any transport (``serve_replay`` for a cassette), ``record`` records
 through a transparent proxy, ``open_recording`` and ``open_replay`` do both in-process.
@@ -18,8 +23,16 @@ from cassette._lazy import lazy_exports
 from cassette._version import __version__
 
 if TYPE_CHECKING:
+    from cassette.core.deadlines import Pacing
     from cassette.core.faults import FaultPlan, FaultRule
-    from cassette.core.matching import STRATEGIES, FingerprintMatcher, Matcher, MissReport, Strategy
+    from cassette.core.matching import (
+        STRATEGIES,
+        Candidate,
+        FingerprintMatcher,
+        Matcher,
+        MissReport,
+        Strategy,
+    )
     from cassette.core.model import (
         FORMAT_VERSION,
         Event,
@@ -31,7 +44,8 @@ if TYPE_CHECKING:
         StderrEvent,
     )
     from cassette.core.recorder import Recorder
-    from cassette.core.replayer import Replayer, Reply
+    from cassette.core.replayer import Replayer
+    from cassette.core.sessions import ReplaySessions, Responder, ResponderPool
     from cassette.errors import (
         AlreadyPlayedError,
         CassetteError,
@@ -42,20 +56,37 @@ if TYPE_CHECKING:
         DuplicateTransportError,
         EraError,
         FaultExit,
+        ManifestError,
         NotRecordedError,
         PluginError,
         PluginLoadError,
         ReplayMiss,
+        ScenarioError,
         TransportClosedError,
         TransportError,
         UnknownTransportError,
         UsageError,
     )
+    from cassette.modes.policy import ModeChoice
+    from cassette.modes.runner import ModeOptions, ModeResult, run_mode, run_stdio
     from cassette.registry import available, get_transport, load_transport
     from cassette.runtime.conversation import DeliveryPolicy, ReplayResult
     from cassette.runtime.harness import ClientConnection, open_recording, open_replay
-    from cassette.runtime.record import RecordResult, record
-    from cassette.runtime.serve import replay, serve, serve_replay
+    from cassette.runtime.record import (
+        RecordConfig,
+        RecordResult,
+        record,
+        record_http,
+        record_proxy,
+        record_session,
+    )
+    from cassette.runtime.serve import (
+        ReplayOptions,
+        replay,
+        replay_sessions,
+        serve,
+        serve_replay,
+    )
     from cassette.store.storage import Cassette, CassetteWriter
     from cassette.transport import (
         CassetteFront,
@@ -65,24 +96,34 @@ if TYPE_CHECKING:
         FrameStream,
         RecordingFront,
         RecordOptions,
+        Reply,
+        ServedSession,
         ServeOptions,
+        SessionPool,
         Tap,
         Target,
         Transport,
         Upstream,
         UpstreamConnector,
+        map_exceptions,
     )
+    from cassette.transports.sse import SseReplayApp
+    from cassette.transports.streamable_http import HttpReplayApp
 
 _LAZY: dict[str, str] = {
     "AlreadyPlayedError": "cassette.errors",
+    "Candidate": "cassette.core.matching",
     "Cassette": "cassette.store.storage",
     "CassetteError": "cassette.errors",
     "CassetteExistsError": "cassette.errors",
     "CassetteFormatError": "cassette.errors",
+    "CassetteFront": "cassette.transport",
     "CassetteNotFoundError": "cassette.errors",
     "CassetteVersionError": "cassette.errors",
     "CassetteWriter": "cassette.store.storage",
     "ClientConnection": "cassette.runtime.harness",
+    "ConnectOptions": "cassette.transport",
+    "DeliveryPolicy": "cassette.runtime.conversation",
     "DuplicateTransportError": "cassette.errors",
     "EraError": "cassette.errors",
     "Event": "cassette.core.model",
@@ -93,50 +134,69 @@ _LAZY: dict[str, str] = {
     "FaultRule": "cassette.core.faults",
     "FingerprintMatcher": "cassette.core.matching",
     "Frame": "cassette.transport",
+    "FrameServer": "cassette.transport",
     "FrameStream": "cassette.transport",
     "Header": "cassette.core.model",
     "HttpEvent": "cassette.core.model",
+    "HttpReplayApp": "cassette.transports.streamable_http",
+    "ManifestError": "cassette.errors",
     "Matcher": "cassette.core.matching",
     "MessageEvent": "cassette.core.model",
     "MissReport": "cassette.core.matching",
+    "ModeChoice": "cassette.modes.policy",
+    "ModeOptions": "cassette.modes.runner",
+    "ModeResult": "cassette.modes.runner",
     "NotRecordedError": "cassette.errors",
+    "Pacing": "cassette.core.deadlines",
     "PluginError": "cassette.errors",
     "PluginLoadError": "cassette.errors",
     "RawEvent": "cassette.core.model",
+    "RecordConfig": "cassette.runtime.record",
+    "RecordOptions": "cassette.transport",
     "RecordResult": "cassette.runtime.record",
     "Recorder": "cassette.core.recorder",
+    "RecordingFront": "cassette.transport",
     "ReplayMiss": "cassette.errors",
+    "ReplayOptions": "cassette.runtime.serve",
     "ReplayResult": "cassette.runtime.conversation",
+    "ReplaySessions": "cassette.core.sessions",
     "Replayer": "cassette.core.replayer",
-    "Reply": "cassette.core.replayer",
+    "Reply": "cassette.transport",
+    "Responder": "cassette.core.sessions",
+    "ResponderPool": "cassette.core.sessions",
     "STRATEGIES": "cassette.core.matching",
+    "ScenarioError": "cassette.errors",
+    "ServeOptions": "cassette.transport",
+    "ServedSession": "cassette.transport",
+    "SessionPool": "cassette.transport",
+    "SseReplayApp": "cassette.transports.sse",
     "StderrEvent": "cassette.core.model",
     "Strategy": "cassette.core.matching",
-    "Target": "cassette.transport",
     "Tap": "cassette.transport",
+    "Target": "cassette.transport",
     "Transport": "cassette.transport",
-    "CassetteFront": "cassette.transport",
-    "RecordingFront": "cassette.transport",
     "TransportClosedError": "cassette.errors",
     "TransportError": "cassette.errors",
     "UnknownTransportError": "cassette.errors",
     "Upstream": "cassette.transport",
+    "UpstreamConnector": "cassette.transport",
     "UsageError": "cassette.errors",
     "available": "cassette.registry",
     "get_transport": "cassette.registry",
     "load_transport": "cassette.registry",
+    "map_exceptions": "cassette.transport",
     "open_recording": "cassette.runtime.harness",
     "open_replay": "cassette.runtime.harness",
     "record": "cassette.runtime.record",
+    "record_http": "cassette.runtime.record",
+    "record_proxy": "cassette.runtime.record",
+    "record_session": "cassette.runtime.record",
     "replay": "cassette.runtime.serve",
-    "serve_replay": "cassette.runtime.serve",
+    "replay_sessions": "cassette.runtime.serve",
+    "run_mode": "cassette.modes.runner",
+    "run_stdio": "cassette.modes.runner",
     "serve": "cassette.runtime.serve",
-    "DeliveryPolicy": "cassette.runtime.conversation",
-    "ConnectOptions": "cassette.transport",
-    "ServeOptions": "cassette.transport",
-    "RecordOptions": "cassette.transport",
-    "FrameServer": "cassette.transport",
-    "UpstreamConnector": "cassette.transport",
+    "serve_replay": "cassette.runtime.serve",
 }
 
 
@@ -144,6 +204,7 @@ __all__ = [
     "FORMAT_VERSION",
     "STRATEGIES",
     "AlreadyPlayedError",
+    "Candidate",
     "Cassette",
     "CassetteError",
     "CassetteExistsError",
@@ -168,22 +229,37 @@ __all__ = [
     "FrameStream",
     "Header",
     "HttpEvent",
+    "HttpReplayApp",
+    "ManifestError",
     "Matcher",
     "MessageEvent",
     "MissReport",
+    "ModeChoice",
+    "ModeOptions",
+    "ModeResult",
     "NotRecordedError",
+    "Pacing",
     "PluginError",
     "PluginLoadError",
     "RawEvent",
+    "RecordConfig",
     "RecordOptions",
     "RecordResult",
     "Recorder",
     "RecordingFront",
     "ReplayMiss",
+    "ReplayOptions",
     "ReplayResult",
+    "ReplaySessions",
     "Replayer",
     "Reply",
+    "Responder",
+    "ResponderPool",
+    "ScenarioError",
     "ServeOptions",
+    "ServedSession",
+    "SessionPool",
+    "SseReplayApp",
     "StderrEvent",
     "Strategy",
     "Tap",
@@ -199,10 +275,17 @@ __all__ = [
     "available",
     "get_transport",
     "load_transport",
+    "map_exceptions",
     "open_recording",
     "open_replay",
     "record",
+    "record_http",
+    "record_proxy",
+    "record_session",
     "replay",
+    "replay_sessions",
+    "run_mode",
+    "run_stdio",
     "serve",
     "serve_replay",
 ]

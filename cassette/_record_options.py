@@ -6,7 +6,7 @@ records, imports ``cassette.transport`` and so paid for it on every start.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import attrs
 
@@ -34,3 +34,7 @@ class RecordOptions:
     #: the era to record in: ``auto`` (the client chooses), ``legacy`` or ``modern`` (the
     #: other era's opening is answered by the proxy, ``cassette.core.eras.era_refusal``)
     era: str = "auto"
+    #: headers the proxy adds to every request it forwards upstream (credentials given by
+    #: the person recording, ``Target.headers``); never recorded. A header the client sent
+    #: itself with the same name is replaced.
+    headers: Mapping[str, str] | None = None

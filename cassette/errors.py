@@ -29,9 +29,9 @@ again, for a message a person can read.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from types import TracebackType
 
 __all__ = [
     "AlreadyPlayedError",
@@ -154,24 +154,39 @@ class DuplicateTransportError(PluginError):
     """Two installed distributions register a transport under the same name."""
 
 
-@contextmanager
-def map_exceptions(
-    mapping: Mapping[type[BaseException], Callable[[BaseException], CassetteError]],
-) -> Iterator[None]:
+class map_exceptions:
     """Convert a foreign exception to ours where it crosses into our code.
 
     ``mapping`` takes each foreign type (say ``httpx.TransportError``) to a function that
     makes our exception from it (``lambda exc: TransportClosedError(f"{url}: {exc}")``);
     the first matching entry wins, the original is kept as ``__cause__``, and anything
     not listed passes through untouched. The idea is httpcore's ``map_exceptions``.
+
+    One value can guard many calls (``with self._errors:`` in a stream's ``send``): it
+    holds no state between them, so a transport builds it once, not once per frame.
     """
-    try:
-        yield
-    except Exception as exc:
-        for foreign, make in mapping.items():
+
+    __slots__ = ("_mapping",)
+
+    def __init__(
+        self, mapping: Mapping[type[BaseException], Callable[[BaseException], CassetteError]]
+    ) -> None:
+        self._mapping = tuple(mapping.items())
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if exc is None or not isinstance(exc, Exception):
+            return  # nothing raised, or a cancellation / exit: never converted
+        for foreign, make in self._mapping:
             if isinstance(exc, foreign):
                 raise make(exc) from exc
-        raise
 
 
 def sole_exception(exc: BaseException) -> BaseException:

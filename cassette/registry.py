@@ -12,6 +12,11 @@ its first answer. So ``load_transport`` first reads the ``entry_points.txt`` fil
 the name, imports that object directly. Anything else (no claim found, two claims, a
 failed import, listing) goes through ``importlib.metadata``, which owns the semantics and
 the messages; the quick read only ever answers the one unambiguous case.
+
+A test can put a plugin in the registry without installing a distribution:
+``with register("fake", FakeTransport): ...`` makes ``"fake"`` a transport name everywhere
+one is taken (``serve_replay(transport="fake")``, ``check_transport("fake")``) until the
+block ends. Such a registration is found before the installed ones.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import importlib
 import os
 import sys
 from functools import cache
+from types import TracebackType
 from typing import TYPE_CHECKING, Final, cast
 
 from cassette.errors import (
@@ -36,11 +42,13 @@ if TYPE_CHECKING:
 __all__ = [
     "ALIASES",
     "GROUP",
+    "Registration",
     "available",
     "canonical",
     "get_connector",
     "get_transport",
     "load_transport",
+    "register",
 ]
 
 GROUP: Final = "cassette.transports"
@@ -57,11 +65,9 @@ def canonical(name: str) -> str:
     return ALIASES.get(name, name)
 
 
-#: What to install when a built-in transport's optional dependencies are missing.
-_INSTALL_HINTS: Final = {
-    "streamable-http": "pip install 'cassette-mcp[http]'",
-    "sse": "pip install 'cassette-mcp[http]'",
-}
+#: The extra to install when a built-in transport's optional dependencies are missing
+#: (the command for the running install: ``cassette_mcp._install``).
+_INSTALL_HINTS: Final = {"streamable-http": "http", "sse": "http"}
 
 
 @cache
@@ -76,9 +82,56 @@ def _registered() -> dict[str, tuple[EntryPoint, ...]]:
     return {name: tuple(eps) for name, eps in found.items()}
 
 
+#: Plugins registered in this process (``register``), by name: found before installed ones.
+_IN_PROCESS: dict[str, type[Transport]] = {}
+
+
+class Registration:
+    """A plugin registered in this process. Leaving its ``with`` block, or ``unregister``,
+    takes it out again; the block gives the plugin class."""
+
+    def __init__(self, name: str, plugin: type[Transport]) -> None:
+        self.name = name
+        self.plugin = plugin
+
+    def unregister(self) -> None:
+        """Take the plugin out of the registry (again: nothing happens)."""
+        if _IN_PROCESS.get(self.name) is self.plugin:
+            del _IN_PROCESS[self.name]
+
+    def __enter__(self) -> type[Transport]:
+        return self.plugin
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.unregister()
+
+
+def register(name: str, plugin: type[Transport], *, replace: bool = False) -> Registration:
+    """Register ``plugin`` (a class, as an entry point names it) as transport ``name`` in
+    this process, without installing anything: for tests. A name another plugin already
+    has is a ``DuplicateTransportError``, unless ``replace`` lets this one stand in for an
+    installed plugin until it is unregistered; an alias (``http``) is a ``UsageError``."""
+    if name in ALIASES:
+        raise UsageError(f"{name!r} is short for {ALIASES[name]!r}: register another name")
+    if name in _IN_PROCESS:
+        raise DuplicateTransportError(f"transport name {name!r} is already registered here")
+    if not replace and name in _registered():
+        raise DuplicateTransportError(
+            f"transport name {name!r} is installed; pass replace=True to stand in for it"
+        )
+    _IN_PROCESS[name] = plugin
+    return Registration(name, plugin)
+
+
 def available() -> list[str]:
-    """Names of every installed transport, without importing any of them."""
-    return sorted(_registered())
+    """Names of every installed transport, and of those registered in this process,
+    without importing any of them."""
+    return sorted({*_registered(), *_IN_PROCESS})
 
 
 def _dist_name(ep: EntryPoint) -> str:
@@ -153,6 +206,9 @@ def _quick_load(name: str) -> type[Transport] | None:
 def load_transport(name: str) -> type[Transport]:
     """Import and return the plugin class registered as ``name`` (or an alias of it)."""
     name = canonical(name)
+    here = _IN_PROCESS.get(name)
+    if here is not None:
+        return here
     quick = _quick_load(name)
     if quick is not None:
         return quick
@@ -169,10 +225,17 @@ def load_transport(name: str) -> type[Transport]:
     try:
         plugin = ep.load()
     except ImportError as exc:
-        hint = _INSTALL_HINTS.get(name) or _hint(ep, exc.name)
+        extra = _INSTALL_HINTS.get(name)
+        hint = _hint(ep, exc.name) if extra is None else _install(extra)
         missing = f" (missing module {exc.name!r})" if exc.name else ""
         raise PluginLoadError(f"transport {name!r} could not be imported{missing}: {hint}") from exc
     return cast("type[Transport]", plugin)
+
+
+def _install(extra: str) -> str:
+    from cassette_mcp._install import install_command
+
+    return install_command(extra)
 
 
 def _hint(ep: EntryPoint, missing: str | None) -> str:

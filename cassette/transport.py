@@ -16,8 +16,8 @@ with ``isinstance``; a plugin implements the ones that fit it:
   runtime's business: the handler owns the conversation;
 * ``CassetteFront``: ``serve_sessions(sessions, options)``, for a network front whose
   exchanges carry more than frames (statuses, streams, sessions): it opens a
-  ``ClientSession`` per client session from ``sessions`` and answers each request with what
-  that session replies, routed the way its protocol routes it;
+  ``ServedSession`` per client session from the ``SessionPool`` it is given and answers
+  each request with what that session replies, routed the way its protocol routes it;
 * ``RecordingFront``: ``record_proxy(upstream, tap, options)``, a recording proxy for such
   a network transport, reporting what passed to a ``Tap``.
 
@@ -29,8 +29,11 @@ handles one read as one batch sees them first, as it did live.
 Options reach a plugin as one frozen value per call (``ConnectOptions``, ``ServeOptions``,
 ``RecordOptions``): a new option is a new field with a default, so it never breaks a plugin
 written before it. Streams use anyio's words: ``send_eof`` is a half-close (we finished
-sending; we can still receive), ``aclose`` a full close. docs/transports.md is the full
-contract; ``cassette.testing.check_transport`` checks a plugin against it.
+sending; we can still receive), ``aclose`` a full close. A foreign exception becomes ours
+where it enters, through ``map_exceptions``. docs/transports.md is the full contract;
+``cassette.testing.check_transport`` checks a plugin against it, and
+``cassette.registry.register`` puts a plugin in the registry for a test without installing
+it. The words (session, front, frame, ...) are defined in docs/architecture.md's glossary.
 """
 
 from __future__ import annotations
@@ -43,18 +46,19 @@ import attrs
 
 from cassette._origins import DEFAULT_HOST, _origins, normalize_origin
 from cassette.core.limits import DEFAULT_MAX_BYTES
-from cassette.core.model import Recording
 from cassette.core.reply import Reply
-from cassette.errors import TransportClosedError, TransportError
+from cassette.errors import TransportClosedError, TransportError, map_exceptions
 
 if TYPE_CHECKING:
     from cassette._record_options import RecordOptions
+    from cassette.core.jsonrpc import Classified
+    from cassette.core.model import Recording
 
 __all__ = [
     "DEFAULT_HOST",
     "DRAIN_DEADLINE",
     "CassetteFront",
-    "ClientSession",
+    "Classified",
     "ConnectOptions",
     "Drainable",
     "Eager",
@@ -68,11 +72,13 @@ __all__ = [
     "Pushing",
     "Ready",
     "RecordOptions",
+    "Recording",
     "RecordingFront",
     "Reply",
     "SecretTap",
     "ServeOptions",
-    "Sessions",
+    "ServedSession",
+    "SessionPool",
     "SideEvent",
     "SideEventHandler",
     "StderrLine",
@@ -84,6 +90,7 @@ __all__ = [
     "TransportError",
     "Upstream",
     "UpstreamConnector",
+    "map_exceptions",
     "normalize_origin",
 ]
 
@@ -171,13 +178,19 @@ class ServeOptions:
 
     ``allowed_origins`` are browser origins (as ``normalize_origin`` writes them) a network
     front answers besides this machine's own (loopback ones), with CORS headers and
-    preflights; a page from any other ``Origin`` still gets 403. Default: none."""
+    preflights; a page from any other ``Origin`` still gets 403. Default: none.
+
+    ``require_auth`` (an HTTP front): a request without a bearer token gets 401 and a
+    challenge naming the front's own protected resource metadata, which lists
+    ``authorization_servers``. A token's presence is checked, never its validity."""
 
     host: str = DEFAULT_HOST
     port: int = 0
     max_message_bytes: int = DEFAULT_MAX_BYTES
     on_ready: Ready | None = None
     allowed_origins: tuple[str, ...] = attrs.field(default=(), converter=_origins)
+    require_auth: bool = False
+    authorization_servers: tuple[str, ...] = ()
 
 
 # -- streams -------------------------------------------------------------------------------
@@ -335,8 +348,9 @@ Outgoing = tuple[Any, Mapping[str, Any] | None]
 Emit = Callable[[Reply], Awaitable[None]]
 
 
-class ClientSession(Protocol):
-    """One client session, answered by the runtime under its one delivery policy.
+class ServedSession(Protocol):
+    """One client's session as a front serves it: answered by the runtime under its one
+    delivery policy. (Not the MCP SDK's ``ClientSession``, which is a client's side.)
 
     The front hands it what the client sends and writes what it replies; the session owns
     everything else: matching, miss and warning reporting, size limits, pacing, the
@@ -349,8 +363,10 @@ class ClientSession(Protocol):
         """What the server says before the client says anything (usually nothing)."""
         ...
 
-    async def receive(self, frame: Frame) -> Reply:
-        """The reply to one client message (a stdio line, an HTTP body)."""
+    async def receive(self, frame: Frame, classified: Classified | None = None) -> Reply:
+        """The reply to one client message (a stdio line, an HTTP body); ``classified``:
+        the frame as the front already decoded it (``cassette.core.jsonrpc.classify``), so
+        it is decoded once."""
         ...
 
     def undelivered(self, server_id: object) -> Reply:
@@ -378,7 +394,7 @@ class ClientSession(Protocol):
         ...
 
 
-class Sessions(Protocol):
+class SessionPool(Protocol):
     """Every client session a network front serves, and how to serve them.
 
     ``recording`` says how the recorded server was reached (its header: era, transport,
@@ -389,7 +405,7 @@ class Sessions(Protocol):
     @property
     def recording(self) -> Recording: ...
 
-    def open(self, emit: Emit) -> ClientSession: ...
+    def open(self, emit: Emit) -> ServedSession: ...
 
 
 # -- what a transport can do ---------------------------------------------------------------
@@ -430,7 +446,7 @@ class FrameServer(Transport, Protocol):
 class CassetteFront(Transport, Protocol):
     """A network front: serves client sessions whose exchanges carry more than frames."""
 
-    async def serve_sessions(self, sessions: Sessions, options: ServeOptions) -> None:
+    async def serve_sessions(self, sessions: SessionPool, options: ServeOptions) -> None:
         """Serve ``sessions`` until cancelled; cancellation is the normal way this ends, and
         then the front stops gracefully (its open streams end at once)."""
         ...
@@ -446,9 +462,23 @@ class RecordingFront(Transport, Protocol):
         ...
 
 
-if not TYPE_CHECKING:  # ``RecordOptions`` is built on first use: a replay never records
-    from cassette._lazy import lazy_exports
+# ``RecordOptions`` is built on first use (a replay never records), ``Recording`` too (the
+# model's module is not needed to write a plugin's streams).
+if not TYPE_CHECKING:
+    from cassette._lazy import lazy_exports, publish
+
+    # defined inside, exported here; Reply's annotations name types imported for type
+    # checking only, so there is nothing to resolve (and this runs on a replay's start-up)
+    publish(Reply, __name__, resolve=False)
+    publish(normalize_origin, __name__)
 
     __getattr__, __dir__ = lazy_exports(
-        __name__, {"RecordOptions": "cassette._record_options"}, [*globals(), *__all__]
+        __name__,
+        {
+            "Classified": "cassette.core.jsonrpc",
+            "RecordOptions": "cassette._record_options",
+            "Recording": "cassette.core.model",
+        },
+        [*globals(), *__all__],
+        renamed={"ClientSession": "ServedSession", "Sessions": "SessionPool"},
     )

@@ -13,7 +13,7 @@ import contextlib
 import json
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -42,6 +42,8 @@ from cassette.modes.policy import missing_cassette_message
 if TYPE_CHECKING:
     from cassette.client.report import VerifyReport
     from cassette.core.faults import FaultPlan
+    from cassette.modes.policy import ModeChoice
+    from cassette.transport import Target
 
 __all__ = ["MCPCassette"]
 
@@ -89,6 +91,9 @@ class MCPCassette:
             settings.get("record_on_failure"), item.config.getoption(KEEP_DEST)
         )
         self._hook = project.before_record
+        #: a used-up request gets its last answer again (the marker's ``allow_repeats``;
+        #: ``allow-repeats`` in [tool.cassette] is read by the replay itself)
+        self.allow_repeats = bool(settings.get("allow_repeats"))
         self._scenarios_file = settings.get("scenarios")
         self._scenario = settings.get("scenario")
         marker_path = settings.get("path")
@@ -153,6 +158,8 @@ class MCPCassette:
             out += ["--strategy", self.strategy]
         for pointer in self.ignore:
             out += ["--ignore-param", pointer]
+        if self.allow_repeats:
+            out += ["--allow-repeats"]
         if plan is not None:
             out += ["--faults", str(self._plan_file(plan))]
         hook = self._hook_spec(before_record)
@@ -167,24 +174,27 @@ class MCPCassette:
         name: str | None = None,
         faults: FaultsArg = None,
         before_record: Callable[..., Any] | str | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> str:
         """A local URL to use instead of the streamable-HTTP server at ``url``: a recording
         proxy in front of it, or a replay front, serving until the test ends. ``faults``
-        and ``before_record`` as for ``server_command``."""
+        and ``before_record`` as for ``server_command``. ``headers`` go to the server with
+        every request while recording (``{"Authorization": "Bearer ${TOKEN}"}``: ``${VAR}``
+        from the environment, after ``[tool.cassette] headers``); a replay needs none."""
         from cassette.modes.runner import ModeOptions, next_session_path
         from cassette.runtime.conversation import DeliveryPolicy
-        from cassette.transport import Target
 
         path = next_session_path(self.cassette_path(name), self._sessions)
         plan = self._faults_for(faults)
         self._require(path, faulted=plan is not None)
         options = ModeOptions(
-            target=Target(url=url),
+            target=_upstream(url, headers, self.choice, path),
             transport="streamable-http",
             front="streamable-http",
             strategy=self.strategy,
             policy=DeliveryPolicy(faults=plan),
             ignore=tuple(self.ignore),
+            allow_repeats=self.allow_repeats or _project_repeats(),
             before_record=self._hook_callable(before_record),
         )
         front = HttpFront(path, self.choice, options, self._report)
@@ -504,5 +514,36 @@ class MCPCassette:
                 totals[key] = totals.get(key, 0) + 1
             elif fact.get("event") == "episode":
                 totals["episodes"] = totals.get("episodes", 0) + 1
+            elif fact.get("event") == "repeats":
+                totals["repeats"] = totals.get("repeats", 0) + int(fact.get("count", 0))
         if totals:
             self._item.user_properties.append(("mcp_cassette", totals))
+
+
+def _upstream(
+    url: str, headers: Mapping[str, str] | None, choice: ModeChoice, path: Path
+) -> Target:
+    """``server_url``'s server with its headers expanded, when the session reaches it; a
+    variable left unset fails the test in one line then, and only then."""
+    from cassette.modes.policy import Action, plan
+    from cassette.store.headers import project_headers
+    from cassette.transport import Target
+
+    live = plan(choice.mode, path.exists()) in (Action.RECORD, Action.EXTEND)
+    try:
+        expanded = project_headers(headers or {})
+    except CassetteError as exc:
+        if not live:
+            return Target(url=url)
+        problem = str(exc)
+    else:
+        return Target(url=url, headers=expanded.headers if expanded is not None else None)
+    pytest.fail(f"mcp-cassette: server_url({url!r}): {problem}", pytrace=False)
+
+
+def _project_repeats() -> bool:
+    """``allow-repeats`` in ``[tool.cassette]`` (an in-process front reads it here; a
+    replay process reads it itself)."""
+    from cassette.store.config import load_settings
+
+    return load_settings().get("allow-repeats") is True

@@ -20,6 +20,7 @@ from typing import Any
 import attrs
 
 from cassette.cli.common import (
+    allow_repeats,
     allowed_origins,
     err,
     fault_options,
@@ -32,9 +33,18 @@ from cassette.cli.common import (
     origin_options,
     recording_exit,
     redaction_options,
+    repeat_options,
     run_async,
 )
+from cassette.cli.headers import (
+    goes_live,
+    header_options,
+    upstream_headers,
+    with_header_secrets,
+)
+from cassette.cli.layout import Layout
 from cassette.cli.modes import add_mode_options, apply_sessions, record_choice, run_in_mode
+from cassette.core.headers import Expanded
 from cassette.core.urls import check_http_url
 from cassette.errors import UsageError
 from cassette.modes.policy import ModeChoice
@@ -93,6 +103,7 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
         "legacy HTTP+SSE with --transport sse) through a local reverse proxy; with a plugin "
         "that has no proxy, the plugin reaches URL and the client talks to us on stdio",
     )
+    header_options(rec, "the upstream (--upstream)")
     listen_options(rec, "the recording proxy")
     origin_options(rec, "the recording proxy")
     limit_options(rec, "an HTTP request body the proxy accepts (stdio recording forwards any)")
@@ -103,7 +114,9 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
         "--fsync", action="store_true", help="flush every event to disk, not only to the OS"
     )
     rec.add_argument(
+        "--timeout",
         "--upstream-timeout",
+        dest="upstream_timeout",
         type=float,
         default=None,
         metavar="S",
@@ -130,9 +143,44 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
     )
     fault_options(rec)
     ignore_options(rec)
+    repeat_options(rec)
     add_mode_options(rec)
     rec.add_argument("server", nargs=argparse.REMAINDER, metavar="-- COMMAND [ARG...]")
     rec.set_defaults(handler=run, serves=True)
+    rec.layout = _LAYOUT
+
+
+_LAYOUT = Layout(
+    usage="cassette record -o TAPE [options] (-- COMMAND [ARG...] | --upstream URL)\n"
+    "       cassette record --scenarios FILE [--scenario NAME]... [-o DIR] [options]",
+    groups={
+        "what to record": ("output", "transport", "upstream", "headers", "scenarios", "scenario"),
+        "how it is written": (
+            "overwrite",
+            "fsync",
+            "strategy",
+            "era",
+            "before_record",
+            "ignore_param",
+            "allow_repeats",
+        ),
+        "secrets (redaction is on by default)": (
+            "no_redact",
+            "redact_pattern",
+            "redact_path",
+            "redact_env",
+        ),
+        "timing and limits": ("upstream_timeout", "max_message_bytes", "max_depth"),
+        "the recording proxy (--upstream over HTTP or SSE)": ("host", "port", "allow_origin"),
+        "record modes": ("mode", "prime", "report", "sessions", "faults"),
+    },
+    examples=(
+        "cassette record -o t.jsonl -- node server.js",
+        "cassette record -o t.jsonl --upstream http://127.0.0.1:3001/mcp",
+        "cassette record -o t.jsonl --mode once -- python server.py",
+        "cassette record --scenarios scenarios.toml",
+    ),
+)
 
 
 @attrs.frozen(kw_only=True)
@@ -149,6 +197,7 @@ class RecordCommand:
     faults: str | None = None
     ignore: tuple[str, ...] = ()
     prime: bool = False
+    repeats: bool = False
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> RecordCommand:
@@ -167,6 +216,11 @@ class RecordCommand:
                 "--report needs a mode (--mode, or MCP_CASSETTE_MODE): a plain recording "
                 "has nothing to report"
             )
+        if mode is None and args.allow_repeats:
+            raise UsageError(
+                "--allow-repeats needs a mode (--mode once, none or new_episodes): a plain "
+                "recording answers nothing from the cassette"
+            )
         if mode is None and args.faults is not None:
             raise UsageError(
                 "--faults needs a mode (--mode once, none or new_episodes): faults are laid "
@@ -182,27 +236,40 @@ class RecordCommand:
             raise UsageError(
                 "--era modern: the legacy HTTP+SSE transport carries legacy sessions only"
             )
-        network = args.upstream is not None and _has_proxy(transport)
+        proxied = _has_proxy(transport)
+        if command and proxied:
+            raise UsageError(
+                f"--transport {args.transport} reaches a server at a URL: give --upstream URL "
+                "instead of a server command (a command is recorded over stdio)"
+            )
+        network = args.upstream is not None and proxied
+        if not network:
+            _no_listening(args, "a stdio recording listens on nothing: they are for --upstream")
         if network:
             check_http_url(args.upstream, "--upstream")
         elif args.upstream is not None and "://" not in args.upstream:
             raise UsageError(f"--upstream: {args.upstream!r} is not a URL (it needs a scheme)")
         origins = allowed_origins(args.allow_origin, served=network)
         output = apply_sessions(args.output, args.sessions)
+        headers = _headers(args, live=mode is None or goes_live(mode, output))
         config = RecordConfig(
             path=output,
             transport=transport,
             overwrite=args.overwrite,
             fsync=args.fsync,
             strategy=args.strategy,
-            redactor=_redactor(args, output),
+            redactor=with_header_secrets(_redactor(args, output), headers),
             upstream_timeout=args.upstream_timeout,
             on_warning=lambda text: err(f"warning: {text}"),
             before_record=_before_record(args.before_record),
             era=args.era,
         )
         return cls(
-            target=Target(command=tuple(command), url=args.upstream),
+            target=Target(
+                command=tuple(command),
+                url=args.upstream,
+                headers=headers.headers if headers is not None else None,
+            ),
             config=config,
             listen=ServeOptions(
                 host=args.host, port=args.port, max_message_bytes=limit, allowed_origins=origins
@@ -212,8 +279,19 @@ class RecordCommand:
             report=args.report,
             faults=args.faults,
             ignore=ignore_params(args),
+            repeats=allow_repeats(args) if mode is not None else False,
             prime=args.prime,
         )
+
+
+def _no_listening(args: argparse.Namespace, why: str) -> None:
+    """``--host``, ``--port`` and ``--allow-origin`` where nothing listens: refused, not
+    silently ignored."""
+    from cassette.cli.common import listening_given
+
+    given = listening_given(args)
+    if given:
+        raise UsageError(f"{given}: {why}")
 
 
 def _before_record(spec: str | None) -> Any:
@@ -229,6 +307,23 @@ def _before_record(spec: str | None) -> Any:
         found = find_pyproject()
         return load_hook(configured, found.parent if found is not None else None)
     return load_hook(spec)
+
+
+def _headers(args: argparse.Namespace, *, live: bool) -> Expanded | None:
+    """``--header`` (and ``[tool.cassette] headers``) for an ``--upstream``; a server
+    command gets its credentials from its environment instead. A session that will not
+    reach the server (a mode that replays) needs none: a variable left unset is then no
+    error."""
+    if args.upstream is None:
+        if args.headers:
+            raise UsageError("--header is for --upstream URL: a server command reads its own")
+        return None
+    if live:
+        return upstream_headers(args)
+    try:
+        return upstream_headers(args)
+    except UsageError:
+        return None
 
 
 def _has_proxy(transport: str) -> bool:
@@ -283,10 +378,7 @@ def _record_session(command: RecordCommand) -> int:
     code = run_async(go)
     result = results[0] if results else None
     if result is not None and result.succeeded:  # a failure is told by recording_exit
-        ended = (
-            "" if result.exit_code is None else f"; the server exited with code {result.exit_code}"
-        )
-        err(f"wrote {result.events} line(s) to {result.path}{ended}")
+        err(result.written())
     told = recording_exit(result)
     return code or told  # a signal's code wins; the line was said either way
 
@@ -308,11 +400,14 @@ def _record_proxy(command: RecordCommand) -> int:
 
     async def go() -> int:
         outcome.append(0)  # stopping the proxy is how a recording ends
-        await record_proxy(upstream, config, listen)
+        await record_proxy(command.target, config, listen)
         return 0
 
-    run_async(go, outcome)
-    return recording_exit(results[0] if results else None)
+    code = run_async(go, outcome)
+    result = results[0] if results else None
+    if result is not None and result.succeeded:  # as a stdio recording ends
+        err(result.written())
+    return recording_exit(result) or code
 
 
 def _in_mode(command: RecordCommand, choice: ModeChoice) -> int:
@@ -340,6 +435,7 @@ def _in_mode(command: RecordCommand, choice: ModeChoice) -> int:
         era=command.config.era,
         listen=listen,
         ignore=command.ignore,
+        allow_repeats=command.repeats,
         before_record=command.config.before_record,
         prime=command.prime,
         policy=fault_policy(

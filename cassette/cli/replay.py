@@ -14,8 +14,10 @@ from typing import Any
 
 import attrs
 
+from cassette.cli.auth_front import require_auth, require_auth_options
 from cassette.cli.common import (
     EXIT_MISSES,
+    allow_repeats,
     allowed_origins,
     err,
     fault_options,
@@ -25,11 +27,14 @@ from cassette.cli.common import (
     ignore_params,
     limit_options,
     listen_options,
+    listening_given,
     origin_options,
     print_config,
+    repeat_options,
     run_async,
     serving_on,
 )
+from cassette.cli.layout import Layout
 from cassette.cli.modes import add_mode_options, apply_sessions, replay_choice, run_in_mode
 from cassette.core.deadlines import Pacing
 from cassette.errors import CassetteNotFoundError, UsageError
@@ -56,6 +61,7 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
         help="strict, default or loose (default: the cassette's, else default)",
     )
     ignore_options(rep)
+    repeat_options(rep)
     rep.add_argument(
         "--front",
         "--transport",
@@ -66,6 +72,7 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
     )
     listen_options(rep, "the HTTP front")
     origin_options(rep, "the HTTP front")
+    require_auth_options(rep)
     limit_options(rep, "a client line (stdio) or request body (HTTP, else 413)")
     rep.add_argument("-q", "--quiet", action="store_true", help="no start-up banner")
     fault_options(rep)
@@ -92,6 +99,31 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
         help="seconds to wait for the client's answer to a replayed server request (default 30)",
     )
     rep.set_defaults(handler=run, serves=True)
+    rep.layout = _LAYOUT
+
+
+_LAYOUT = Layout(
+    usage="cassette replay TAPE [options] [--mode MODE -- COMMAND [ARG...]]",
+    groups={
+        "matching": ("strategy", "ignore_param", "allow_repeats"),
+        "how clients reach the replay": ("transport", "host", "port", "allow_origin", "quiet"),
+        "timing and limits": (
+            "pace",
+            "pace_scale",
+            "pace_cap",
+            "answer_timeout",
+            "max_message_bytes",
+            "max_depth",
+        ),
+        "record modes": ("mode", "prime", "report", "sessions", "faults"),
+    },
+    examples=(
+        "cassette replay t.jsonl",
+        "cassette replay t.jsonl --front http --port 8080",
+        "cassette replay t.jsonl --strategy loose --ignore-param /params/arguments/now",
+        "cassette replay t.jsonl --mode once -- node server.js",
+    ),
+)
 
 
 @attrs.frozen(kw_only=True, eq=False)  # compared by identity: no __eq__ to build at import
@@ -109,6 +141,8 @@ class ReplayCommand:
     report: str | None
     ignore: tuple[str, ...] = ()
     prime: bool = False
+    #: a used-up request gets its last answer again (``--allow-repeats``)
+    repeats: bool = False
     #: the options that change what the replay does, for the client configuration it prints
     behaviour: tuple[str, ...] = ()
 
@@ -122,9 +156,15 @@ class ReplayCommand:
             get_strategy(args.strategy)
         if args.answer_timeout <= 0:
             raise UsageError(f"--answer-timeout must be positive, not {args.answer_timeout:g}")
+        _check_pacing(args)
         tape = apply_sessions(args.tape, args.sessions)
         front = front_name(args.transport, "stdio")
+        if front == "stdio":
+            given = listening_given(args)
+            if given:
+                raise UsageError(f"{given}: the stdio front listens on nothing (try --front http)")
         origins = allowed_origins(args.allow_origin, served=front != "stdio")
+        auth, auth_servers = require_auth(args, front)
         pacing = Pacing(args.pace_scale, args.pace_cap) if args.pace == "recorded" else None
         policy = DeliveryPolicy(
             on_miss=_miss_reporter(args.report, tape),
@@ -143,6 +183,8 @@ class ReplayCommand:
                 port=args.port,
                 max_message_bytes=limit,
                 allowed_origins=origins,
+                require_auth=auth,
+                authorization_servers=auth_servers,
             ),
             policy=policy,
             mode=replay_choice(args.mode, has_command=bool(args.server)),
@@ -151,8 +193,17 @@ class ReplayCommand:
             report=args.report,
             ignore=ignore_params(args),
             prime=args.prime,
+            repeats=allow_repeats(args),
             behaviour=behaviour_args(args),
         )
+
+
+def _check_pacing(args: argparse.Namespace) -> None:
+    """Pacing values that cannot mean anything are refused before anything starts."""
+    if args.pace_scale < 0:
+        raise UsageError(f"--pace-scale must be 0 or more, not {args.pace_scale:g}")
+    if args.pace_cap < 0:
+        raise UsageError(f"--pace-cap must be 0 or more, not {args.pace_cap:g}")
 
 
 def behaviour_args(args: argparse.Namespace) -> tuple[str, ...]:
@@ -164,6 +215,8 @@ def behaviour_args(args: argparse.Namespace) -> tuple[str, ...]:
         out += ["--strategy", args.strategy]
     for pointer in args.ignore_param:
         out += ["--ignore-param", pointer]
+    if args.allow_repeats:
+        out += ["--allow-repeats"]
     if args.faults is not None:
         out += ["--faults", str(Path(args.faults).resolve())]
     if args.pace != "none":
@@ -203,7 +256,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _serve(command: ReplayCommand) -> int:
     from cassette.core.matching import get_strategy
-    from cassette.core.replayer import ReplaySessions
+    from cassette.core.sessions import ReplaySessions
+    from cassette.core.strategies import repeating
     from cassette.runtime.conversation import ReplayResult
     from cassette.runtime.serve import front_of, serve
     from cassette.store.storage import Cassette
@@ -213,6 +267,7 @@ def _serve(command: ReplayCommand) -> int:
         err(f"warning: {warning}")
     recorded = tape.header.target.get("strategy")
     strategy = get_strategy(command.strategy or recorded or "default").ignoring(command.ignore)
+    strategy = repeating(strategy, command.repeats)
     front = front_of(command.front)
     path = Path(command.tape).resolve()
     if not command.quiet:
@@ -230,7 +285,7 @@ def _serve(command: ReplayCommand) -> int:
 
     async def go() -> int:
         responders = ReplaySessions(tape, strategy, environ=os.environ)
-        await serve(front, responders, options=listen, policy=command.policy, on_finish=finished)
+        await serve(front, responders, options=listen, policy=command.policy.finishing(finished))
         return outcome[0] if outcome else 0
 
     return run_async(go, outcome)
@@ -274,5 +329,6 @@ def _in_mode(command: ReplayCommand) -> int:
         policy=policy,
         ignore=command.ignore,
         prime=command.prime,
+        allow_repeats=command.repeats,
     )
     return run_in_mode(command.tape, command.mode, options, report=command.report, network=False)

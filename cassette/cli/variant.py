@@ -12,6 +12,9 @@ import os
 from typing import Any
 
 from cassette.cli.common import err, front_name, redaction_options, run_async
+from cassette.cli.headers import header_options, upstream_headers, with_header_secrets
+from cassette.cli.layout import Layout
+from cassette.core.headers import Expanded
 from cassette.errors import UsageError
 
 __all__ = ["add_parsers", "run"]
@@ -52,6 +55,7 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
         help="the client to record as (repeatable): " + ", ".join(PROFILES),
     )
     variant.add_argument("--upstream", metavar="URL", help="the live server's HTTP endpoint")
+    header_options(variant, "the server (--upstream)")
     variant.add_argument(
         "--transport",
         metavar="NAME",
@@ -76,9 +80,31 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
     redaction_options(variant)
     # the command after ``--`` is cut off before parsing (``split_replay_command``)
     variant.set_defaults(handler=run, server=[])
+    variant.layout = Layout(
+        usage="cassette variant TAPE --as NAME [--as NAME]... [options] [-- COMMAND [ARG...]]",
+        groups={
+            "the client": ("profiles", "answers", "replace"),
+            "the server (default: the one TAPE's header names)": (
+                "upstream",
+                "transport",
+                "headers",
+                "timeout",
+            ),
+            "secrets (redaction is on by default)": (
+                "no_redact",
+                "redact_pattern",
+                "redact_path",
+                "redact_env",
+            ),
+        },
+        examples=(
+            "cassette variant t.jsonl --as bare",
+            "cassette variant t.jsonl --as modern --replace -- node server.js",
+        ),
+    )
 
 
-def _server(args: argparse.Namespace, header: Any) -> Any:
+def _server(args: argparse.Namespace, header: Any) -> tuple[Any, Expanded | None]:
     """The server to record against: the command or URL given, else the recorded one."""
     from cassette.client.target import ServerTarget
 
@@ -102,7 +128,14 @@ def _server(args: argparse.Namespace, header: Any) -> Any:
     if not command and recorded_on == "stdio":
         default = "streamable-http"  # a URL given for a stdio recording
     transport = front_name(args.transport, default)
-    return ServerTarget(command=tuple(command), url=args.upstream, transport=transport)
+    if args.upstream is None and args.headers:
+        raise UsageError("--header is for a server reached by URL, not a command")
+    expanded = upstream_headers(args) if args.upstream is not None else None
+    headers = expanded.headers if expanded is not None else None
+    server = ServerTarget(
+        command=tuple(command), url=args.upstream, transport=transport, headers=headers
+    )
+    return server, expanded
 
 
 def _redactor(args: argparse.Namespace, header: Any) -> Any:
@@ -122,8 +155,8 @@ def run(args: argparse.Namespace) -> int:
     from cassette.store.storage import Cassette
 
     header = Cassette.load(args.tape).header
-    server = _server(args, header)
-    tuning = RecordTuning(redactor=_redactor(args, header))
+    server, expanded = _server(args, header)
+    tuning = RecordTuning(redactor=with_header_secrets(_redactor(args, header), expanded))
     options = VariantOptions(
         tuning=tuning,
         step_seconds=args.timeout,

@@ -45,7 +45,7 @@ refused, since that answer is the refusal's artefact) is listed in
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 import attrs
@@ -64,7 +64,7 @@ from cassette.core.variants import split
 from cassette.core.wildcards import mask_like
 from cassette.errors import ReplayMiss, TransportError
 from cassette.runtime.keywords import deprecated_keywords
-from cassette.store.gate import RedactOptions, joined, policy
+from cassette.store.gate import RedactOptions, for_target, joined, policy
 from cassette.store.storage import Cassette
 from cassette.transport import ConnectOptions
 
@@ -112,10 +112,17 @@ class _Secrets:
     since those match any live value. A cassette recorded without redaction is compared,
     and updated, as it is."""
 
-    def __init__(self, header: Header, options: RedactOptions | None = None) -> None:
+    def __init__(
+        self,
+        header: Header,
+        options: RedactOptions | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
         # the one gate: the project's and the command's rules, the header's paths and
-        # variables; a pattern the cassette was redacted with must be given again
+        # variables; a pattern the cassette was redacted with must be given again; and
+        # the credentials sent upstream (``--header``), never written back
         redactor = joined(policy(options or RedactOptions()), header.redaction)
+        redactor = for_target(redactor, None, headers)
         self.session: RedactionSession | None = None if redactor is None else redactor.session()
 
     def redacted(self, live: JSONObject) -> tuple[JSONObject, tuple[str, ...]]:
@@ -324,7 +331,7 @@ async def verify(
     source = cassette.source or "<cassette>"
     snapshot = Snapshot.of(source) if update else None
     pairs, handshake, total = plan(cassette)
-    secrets = _Secrets(cassette.header, options.redact)
+    secrets = _Secrets(cassette.header, options.redact, server.headers)
     run = _Run(cassette, ignores, update, secrets)
     answers = _ServerAnswers(cassette, secrets)
     connector = get_connector(server.transport_name)

@@ -29,7 +29,10 @@ kept on the exchange so an HTTP front can answer with it. A status of 400 or mor
 the server *rejected* the request before serving it (no session yet, a bad header): the
 exchange is marked ``rejected``, and a replay offers it only to a request rejected the same
 way (``cassette.core.replayer``). What a rejected GET or DELETE carried (an error body)
-belongs to no exchange: it answered that HTTP request, not a client message.
+belongs to no exchange: it answered that HTTP request, not a client message. A POST refused
+for its credentials (401, or 403 for want of scope: ``_UNAUTHORIZED``) is no part of the
+session at all: the client sent it again once authorized, and a replay needs no
+credentials, so the exchange is left out (the recording proxy writes no body for it).
 
 A client frame that is not one JSON-RPC message (a batch, an invalid message, a line that
 is not JSON) is kept as a *raw exchange*: what the server said after it (an error with a
@@ -58,6 +61,7 @@ _PROGRESS: Final = "notifications/progress"
 _LISTEN: Final = "subscriptions/listen"
 _ACKNOWLEDGED: Final = "notifications/subscriptions/acknowledged"
 _REJECTED: Final = 400  # the lowest HTTP status that refuses a request
+_UNAUTHORIZED: Final = frozenset({401, 403})  # refused for the credentials it carried
 Meta = Mapping[str, Any] | None
 
 
@@ -155,6 +159,7 @@ class _Cutter:
         self.last: Exchange | None = None
         self.server_requests: dict[object, Exchange | None] = {}
         self.refused_streams: set[str] = set()  # GETs and DELETEs the server refused
+        self.unauthorized: set[int] = set()  # keys of POSTs refused for their credentials
 
     def client(self, event: MessageEvent, kind: Kind) -> None:
         meta, message = event.meta, event.message
@@ -295,6 +300,11 @@ class _Cutter:
         exchange = self.by_stream.get(event.stream)
         if exchange is not None and event.method == "POST":
             exchange.status = event.status
+            if event.status in _UNAUTHORIZED and not exchange.items:
+                self.unauthorized.add(exchange.key)
+                for key, open_exchange in list(self.open.items()):
+                    if open_exchange is exchange:
+                        del self.open[key]
         elif event.method != "POST" and event.status >= _REJECTED:
             self.refused_streams.add(event.stream)
 
@@ -317,7 +327,18 @@ def cut(events: Iterable[object]) -> tuple[list[Item], list[Exchange]]:
                 answer(event)
         else:
             server(event, kind)
+    if cutter.unauthorized:
+        return cutter.preamble, _authorized(cutter.exchanges, cutter.unauthorized)
     return cutter.preamble, cutter.exchanges
+
+
+def _authorized(exchanges: list[Exchange], refused: set[int]) -> list[Exchange]:
+    """The exchanges without those refused for their credentials, keys renumbered (a key
+    is an exchange's index)."""
+    kept = [x for x in exchanges if x.key not in refused]
+    for index, exchange in enumerate(kept):
+        exchange.key = index
+    return kept
 
 
 def _other(cutter: _Cutter, event: object) -> None:

@@ -118,7 +118,7 @@ class Kind(enum.Enum):
 class Classified:
     """A frame's kind plus the decoded value (``None`` for ``NOT_JSON``). A value, not
     frozen: one is built for every frame, and a frozen class's fields cost
-    ``object.__setattr__`` each (see ``cassette.core.replayer.Reply``)."""
+    ``object.__setattr__`` each (see ``cassette.core.reply.Reply``)."""
 
     kind: Kind
     value: Any = None

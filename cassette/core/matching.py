@@ -50,6 +50,14 @@ Strategies trade strictness for tolerance and are named so a test states its cho
              prompt name, the resource URI, the task id, the page), never another's, so a
              test that reorders calls or varies arguments still gets an answer and never
              one meant for something else.
+
+Any strategy may also *allow repeats* (``Strategy.allow_repeats``: the marker's
+``allow_repeats=True``, ``--allow-repeats``, ``allow-repeats`` in ``[tool.cassette]``,
+vcrpy's ``allow_playback_repeats``): a request of any method whose recordings are all
+used up gets its last answer again instead of an "already played" miss, and each time is
+counted (``FingerprintMatcher.repeats``) for the end-of-run line. An "already played"
+miss suggests ``loose`` only when an unplayed recording of the same key is left (so
+``loose`` would answer), and ``allow_repeats`` when there is a last answer to give.
 """
 
 from __future__ import annotations
@@ -57,14 +65,24 @@ from __future__ import annotations
 import json
 from collections import deque
 from collections.abc import Mapping, Sequence
-from typing import Any, Final, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Final, Literal, Protocol
 
 import attrs
 
-from cassette.core.jsondiff import MISSING, Difference, differences
 from cassette.core.jsonrpc import JSONObject, dumps, one_shot
+from cassette.core.strategies import (
+    STRATEGIES,
+    Strategy,
+    check_ignore_pointer,
+    get_strategy,
+    ignored_paths,
+    without_ignored,
+)
 from cassette.core.wildcards import has_wildcards, mask_like
-from cassette.errors import AlreadyPlayedError, NotRecordedError, ReplayMiss, UsageError
+from cassette.errors import AlreadyPlayedError, NotRecordedError, ReplayMiss
+
+if TYPE_CHECKING:
+    from cassette.core.jsondiff import Difference
 
 __all__ = [
     "LIFECYCLE_METHODS",
@@ -206,92 +224,6 @@ def _repeatable(method: str) -> bool:
     return method in METHOD_ONLY or method in READ_ONLY or method.endswith("/list")
 
 
-@attrs.frozen
-class Strategy:
-    """A named matching policy (see the module docstring for the three built-ins), and the
-    params it never matches on (``ignore``: JSON Pointers into the request)."""
-
-    name: str
-    repeat_listings: bool
-    fallback_to_method: bool
-    ignore: tuple[str, ...] = ()
-
-    def ignoring(self, pointers: Sequence[str]) -> Strategy:
-        """This strategy, also ignoring ``pointers`` (each checked: a ``UsageError`` says
-        what a pointer must look like)."""
-        for pointer in pointers:
-            check_ignore_pointer(pointer)
-        if not pointers:
-            return self
-        return attrs.evolve(self, ignore=tuple(dict.fromkeys([*self.ignore, *pointers])))
-
-
-def check_ignore_pointer(pointer: str) -> None:
-    """An ignore pointer is a JSON Pointer (RFC 6901) into the request's params."""
-    if not pointer.startswith("/params/"):
-        raise UsageError(
-            f"ignore pointer {pointer!r}: give a JSON Pointer into the request's params, "
-            "e.g. /params/arguments/timestamp or /params/uri"
-        )
-
-
-def _steps(pointer: str) -> list[str]:
-    return [part.replace("~1", "/").replace("~0", "~") for part in pointer.split("/")[1:]]
-
-
-def _drop(value: Any, steps: Sequence[str]) -> Any:
-    """``value`` without what ``steps`` lead to; only the containers on the way are copied."""
-    if not steps:
-        return value
-    head, rest = steps[0], steps[1:]
-    if isinstance(value, dict) and head in value:
-        copy = dict(value)
-        if rest:
-            copy[head] = _drop(value[head], rest)
-        else:
-            del copy[head]
-        return copy
-    if isinstance(value, list) and head.isdigit() and int(head) < len(value):
-        items = list(value)
-        if rest:
-            items[int(head)] = _drop(items[int(head)], rest)
-        else:
-            items[int(head)] = None
-        return items
-    return value
-
-
-def without_ignored(message: JSONObject, ignore: Sequence[str]) -> JSONObject:
-    """``message`` with the ignored params removed (what fingerprints are made of)."""
-    for pointer in ignore:
-        message = _drop(message, _steps(pointer))
-    return message
-
-
-def _ignored_paths(message: JSONObject, ignore: Sequence[str]) -> tuple[str, ...]:
-    """The ignore pointers as paths into ``compared_part`` (what a miss diagnosis diffs)."""
-    prefix = "/params/arguments" if message.get("method") == "tools/call" else "/params"
-    return tuple(p[len(prefix) :] for p in ignore if p.startswith(prefix + "/"))
-
-
-STRATEGIES: Final = {
-    "strict": Strategy("strict", repeat_listings=False, fallback_to_method=False),
-    "default": Strategy("default", repeat_listings=True, fallback_to_method=False),
-    "loose": Strategy("loose", repeat_listings=True, fallback_to_method=True),
-}
-
-
-def get_strategy(strategy: str | Strategy) -> Strategy:
-    """Resolve a strategy name; an unknown one is a ``UsageError`` listing the valid ones."""
-    if isinstance(strategy, Strategy):
-        return strategy
-    try:
-        return STRATEGIES[strategy]
-    except KeyError:
-        valid = ", ".join(STRATEGIES)
-        raise UsageError(f"unknown strategy {strategy!r}; choose one of: {valid}") from None
-
-
 @attrs.frozen(slots=True)
 class Candidate:
     """One recorded client message the matcher may hand out."""
@@ -336,6 +268,8 @@ class MissReport:
 
 
 def _plain(value: Any) -> Any:
+    from cassette.core.jsondiff import MISSING
+
     return None if value is MISSING else value
 
 
@@ -354,15 +288,26 @@ def _session_queue(
 
 
 class Matcher(Protocol):
-    """Picks the recording that answers a live request; raises ``ReplayMiss`` otherwise."""
+    """Picks the recording that answers a live request; raises ``ReplayMiss`` otherwise.
 
-    def match(self, message: JSONObject) -> int:
+    Everything it needs is public: it is made from the recorded requests (``Candidate``
+    values: ``key``, ``message``, ``seq``) and raises ``cassette.errors.NotRecordedError``
+    or ``AlreadyPlayedError``. ``strict`` declares how the replay treats what is not a
+    request: under a strict matcher a client's answer that differs from the recorded one,
+    or a server request left out for a capability the client lacks, is a miss, not a
+    warning."""
+
+    #: whether differing client answers and left-out server requests are misses
+    strict: bool
+
+    def match(self, message: dict[str, Any]) -> int:
         """Return the ``Candidate.key`` of the recording that answers ``message``."""
         ...
 
 
 def show_value(value: Any) -> str:
     """A JSON value shortened for a one-line message."""
+    from cassette.core.jsondiff import MISSING
 
     if value is MISSING:
         return "(absent)"
@@ -439,6 +384,7 @@ class FingerprintMatcher:
         self, candidates: Sequence[Candidate] | CandidateIndex, strategy: str | Strategy = "default"
     ):
         self.strategy = get_strategy(strategy)
+        self.strict = self.strategy.strict
         ignore = self.strategy.ignore
         if not isinstance(candidates, CandidateIndex):
             index = CandidateIndex.build(candidates, ignore=ignore)
@@ -455,6 +401,8 @@ class FingerprintMatcher:
         self._by_method: dict[MethodKey, deque[int]] = {}
         self._by_listing: dict[Fingerprint, deque[int]] = {}
         self._last: dict[Fingerprint, int] = {}
+        #: requests answered again with their last recording (``Strategy.allow_repeats``)
+        self.repeats = 0
 
     def _queue(self, fp: Fingerprint) -> deque[int] | None:
         return _session_queue(self._by_fp, self._index.by_fp, fp)
@@ -512,11 +460,9 @@ class FingerprintMatcher:
             if not self._consumed[p]:
                 self._consumed[p] = True
                 return self._use(t_fp, p)
-        if self.strategy.repeat_listings and _repeatable(fp[0]):
-            for last_fp in [fp] * (queue is not None) + [t_fp for _, t_fp in fits]:
-                last = self._last.get(last_fp)
-                if last is not None:
-                    return self._candidates[last].key
+        again = self._again(fp, queue is not None, [t_fp for _, t_fp in fits])
+        if again is not None:
+            return again
         if fits:
             queue = self._queue(fits[0][1])
             fp = fits[0][1]
@@ -525,6 +471,20 @@ class FingerprintMatcher:
             if pos is not None:
                 return self._use(fp, pos)
         raise self._miss(original, fp, recorded=queue is not None)
+
+    def _again(self, fp: Fingerprint, recorded: bool, fits: list[Fingerprint]) -> int | None:
+        """The last answer again for a request whose recordings are used up: a read-only
+        one under ``default`` and ``loose``; any one with ``allow_repeats`` (counted)."""
+        listing = self.strategy.repeat_listings and _repeatable(fp[0])
+        if not (listing or self.strategy.allow_repeats):
+            return None
+        for last_fp in [fp] * recorded + fits:
+            last = self._last.get(last_fp)
+            if last is not None:
+                if not listing:
+                    self.repeats += 1
+                return self._candidates[last].key
+        return None
 
     def _match_listing(self, message: JSONObject) -> int:
         """A cursor the recording never handed out: the next page of that listing in
@@ -560,13 +520,27 @@ class FingerprintMatcher:
         times = len(self._index.by_fp.get(fp, ()))
         last = self._last.get(fp)
         seq = self._candidates[last].seq if last is not None else None
-        hint = "" if self.strategy.name == "loose" else "; the loose strategy would reuse another"
+        hint = self._already_played_hint(message, last)
         summary = (
             f"{_label(message)} with these arguments was recorded {times} time(s) and every "
             f"recording has been played already (strategy {self.strategy.name}{hint})"
         )
         report = MissReport("already-played", str(message.get("method")), summary, seq)
         return AlreadyPlayedError(summary, report)
+
+    def _already_played_hint(self, message: JSONObject, last: int | None) -> str:
+        """What would answer a used-up request, and only what would: ``loose`` when an
+        unplayed recording of the same key (another argument set of the same tool) is
+        left, ``allow_repeats`` when there is a last answer to give again."""
+        hints = []
+        if not self.strategy.fallback_to_method:
+            key = method_key(message, self._index.cursors)
+            left = self._index.by_method.get(key, ())
+            if any(not self._consumed[pos] for pos in left):
+                hints.append("the loose strategy would answer it with another recording of it")
+        if last is not None and not self.strategy.allow_repeats:
+            hints.append("allow_repeats (--allow-repeats) would answer it again")
+        return "".join(f"; {hint}" for hint in hints)
 
     def _not_recorded(self, message: JSONObject) -> MissReport:
         method = str(message.get("method"))
@@ -590,10 +564,12 @@ class FingerprintMatcher:
         return self._closest(message, label, same_key)
 
     def _closest(self, message: JSONObject, label: str, pool: list[Candidate]) -> MissReport:
+        from cassette.core.jsondiff import differences  # a miss's work, not a replay's start
+
         consumed = {c.key for c, used in zip(self._candidates, self._consumed, strict=True) if used}
         pool = sorted(pool, key=lambda c: c.key in consumed)[:_DIAGNOSE_LIMIT]
         best: tuple[Candidate, list[Difference], int] | None = None
-        ignored = _ignored_paths(message, self._index.ignore)
+        ignored = ignored_paths(message, self._index.ignore)
         for cand in pool:
             received = compared_part(cand.masked(message))
             diffs = differences(compared_part(cand.message), received)
@@ -603,7 +579,7 @@ class FingerprintMatcher:
         assert best is not None
         cand, diffs, _ = best
         what = "arguments" if message.get("method") == "tools/call" else "params"
-        ignored = _ignored_paths(message, self._index.ignore)
+        ignored = ignored_paths(message, self._index.ignore)
 
         def is_ignored(path: str) -> bool:
             return any(path == p or path.startswith(p + "/") for p in ignored)

@@ -30,7 +30,7 @@ class Reply:
 
     Treat it as a value (``attrs.evolve`` makes a changed copy), though it is not frozen:
     one is built for every message a replay answers, and a frozen attrs class sets each
-    of these fourteen fields through ``object.__setattr__``, which made building it 15,000
+    of these sixteen fields through ``object.__setattr__``, which made building it 15,000
     instructions, a twentieth of a stdio call (4.6x what a plain slotted class costs).
     """
 
@@ -61,6 +61,12 @@ class Reply:
     #: drop the client's connection here, without an answer (a fault plan's disconnect):
     #: a frame stream closes as for ``closes``, an HTTP front cuts the request's connection
     drops: bool = False
+    #: the HTTP status to answer with where the era rules change the recorded one (a
+    #: legacy client of a modern recording, a refused era); ``None``: the exchange's own
+    status: int | None = None
+    #: the responder refused its client's era (``-32022``): a network front keeps no
+    #: session for a client it cannot serve
+    refuses_era: bool = False
 
 
 def _reply(messages: Sequence[Any], metas: Sequence[Mapping[str, Any] | None] = ()) -> Reply:

@@ -77,8 +77,7 @@ async def serve_mock(
         check_front(options.front),
         server,
         options=options.listen,
-        policy=options.policy,
-        on_finish=options.on_finish,
+        policy=options.policy.finishing(options.on_finish),
     )
 
 

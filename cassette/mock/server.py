@@ -21,7 +21,7 @@ network front (``new`` returns itself) and any number of clients at once.
 * ``ping``, ``logging/setLevel`` and ``completion/complete`` (no values) are answered;
   any other method gets ``-32601``; notifications and client answers are ignored.
 
-``MockServer`` has the interface the replay fronts drive (``cassette.core.replayer.Responder``),
+``MockServer`` has the interface the replay fronts drive (``cassette.core.sessions.Responder``),
 so ``cassette mock`` serves it on the replay's stdio and HTTP fronts unchanged.
 """
 
@@ -47,7 +47,8 @@ from cassette.core.jsonrpc import (
 from cassette.core.matching import MissReport, canonical
 from cassette.core.mcp import LEGACY_VERSIONS
 from cassette.core.model import Header, RecorderInfo, Recording
-from cassette.core.replayer import Reply, Responder
+from cassette.core.reply import Reply
+from cassette.core.sessions import Responder
 from cassette.errors import ManifestError
 from cassette.mock.template import TemplateTooLarge, render
 from cassette.mock.validate import validate_manifest
@@ -170,7 +171,7 @@ class MockServer:
             caps["prompts"] = {}
         return caps
 
-    # -- what the fronts drive (cassette.core.replayer.Responder) ------------------------------
+    # -- what the fronts drive (cassette.core.sessions.Responder) ------------------------------
 
     def new(self) -> MockServer:
         """A session: the same server, since a mock keeps no session state."""

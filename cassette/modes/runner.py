@@ -47,7 +47,8 @@ from cassette.core.matching import (
 from cassette.core.model import MessageEvent
 from cassette.core.recorder import BeforeRecord
 from cassette.core.redaction import Redactor
-from cassette.core.replayer import ReplaySessions
+from cassette.core.sessions import ReplaySessions
+from cassette.core.strategies import repeating
 from cassette.errors import (
     CassetteError,
     CassetteNotFoundError,
@@ -58,7 +59,7 @@ from cassette.errors import (
 from cassette.modes.episode import ExtendOptions, describe_request
 from cassette.modes.extend import Extension
 from cassette.modes.policy import Action, ModeChoice, missing_cassette_message, plan
-from cassette.runtime.conversation import DeliveryPolicy, ReplayResult, SessionPool
+from cassette.runtime.conversation import DeliveryPolicy, PolicySessionPool, ReplayResult
 from cassette.runtime.frames import serve_frames
 from cassette.runtime.keywords import deprecated_keywords
 from cassette.runtime.record import (
@@ -125,6 +126,8 @@ class ModeOptions:
     policy: DeliveryPolicy = DeliveryPolicy()
     #: params a replay never matches on (JSON Pointers; ``Strategy.ignore``)
     ignore: tuple[str, ...] = ()
+    #: a used-up request gets its last answer again (``Strategy.allow_repeats``)
+    allow_repeats: bool = False
     #: sees each message before a recording or an extension writes it
     before_record: BeforeRecord | None = None
     #: an extension's fresh server first gets the session's earlier requests (``--prime``)
@@ -271,11 +274,13 @@ class _Run:
         _announce(action, self.path, self.choice, self.info)
 
     def recorded(self, result: RecordResult) -> None:
-        """A recording that never succeeded is an error of the session (it is told at
-        once: the run may be ending on a signal)."""
+        """A recording that never succeeded is an error of the session; one that did says
+        what it wrote (either is told at once: the run may be ending on a signal)."""
         if not result.succeeded:
             self.report.write("error", text=result.failure())
             self.info(f"error: {result.failure()}")
+        else:  # the one line every recording ends with (``RecordResult.written``)
+            self.info(result.written())
 
     def check_success(self, tape: Cassette, options: ModeOptions) -> None:
         """Warn when the cassette a mode replays holds no successful answer: a failed
@@ -393,7 +398,7 @@ async def _record_proxy(options: ModeOptions, config: RecordConfig) -> RecordRes
         )
     if not options.target.url:
         raise UsageError(f"recording over {options.front} needs the server's URL")
-    return await record_proxy(options.target.url, config, options.listen)
+    return await record_proxy(options.target, config, options.listen)
 
 
 async def _replay(
@@ -405,7 +410,7 @@ async def _replay(
     client: FrameStream | None,
     on_finish: Callable[[ReplayResult], None] | None,
 ) -> ModeResult:
-    strategy = _strategy(tape, options.strategy, options.ignore)
+    strategy = repeating(_strategy(tape, options.strategy, options.ignore), options.allow_repeats)
     responders = ReplaySessions(tape, strategy, environ=os.environ)
     policy = run.policy(options)
     network = client is None and isinstance(front_of(options.front), CassetteFront)
@@ -422,12 +427,13 @@ async def _replay(
             options.front,
             responders,
             options=options.listen,
-            policy=policy,
+            policy=policy.finishing(on_finish),
             fallback=extension,
-            on_finish=on_finish,
         )
     misses = tuple(m for r in results for m in r.misses)
     run.report.write("unplayed", requests=_unplayed(responders))
+    if responders.repeats:
+        run.report.write("repeats", count=responders.repeats)
     summary = "\n".join(r.summary for r in results if r.summary)
     appended: tuple[str, ...] = ()
     if extension is not None:
@@ -448,7 +454,7 @@ async def _serve_client(
 
     results: list[ReplayResult] = []
     async with anyio.create_task_group() as tg:
-        pool = SessionPool(responders, policy, fallback=extension, tg=tg)
+        pool = PolicySessionPool(responders, policy, fallback=extension, tg=tg)
         try:
             results.append(await serve_frames(client, pool))
         finally:
@@ -521,7 +527,7 @@ async def run_stdio(
 
 
 async def run_http(
-    path: str | os.PathLike[str], upstream: str, *, choice: ModeChoice, **legacy: Any
+    path: str | os.PathLike[str], upstream: str | Target, *, choice: ModeChoice, **legacy: Any
 ) -> Action:
     """Serve a network endpoint in a mode until cancelled, with the default options: the
     short form of ``run_mode(path, choice, ModeOptions(...))`` for a replay front, a
@@ -540,7 +546,8 @@ async def run_http(
     transport = legacy.setdefault("transport", "streamable-http")
     report, on_info = legacy.pop("report", None), legacy.pop("on_info", None)
     on_finish = legacy.pop("on_finish", None)
-    options = _mode_options(Target(url=upstream), on_info, legacy)
+    target = upstream if isinstance(upstream, Target) else Target(url=upstream)
+    options = _mode_options(target, on_info, legacy)
     if options.policy.max_message_bytes != listen.max_message_bytes:
         listen = attrs.evolve(listen, max_message_bytes=options.policy.max_message_bytes)
     options = attrs.evolve(

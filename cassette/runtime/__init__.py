@@ -1,7 +1,7 @@
 """The async glue between the sans-IO core and the transports: one serve path.
 
 * ``serve`` puts any responder on any front (``cassette.runtime.serve``), under the one
-  delivery policy (``DeliveryPolicy``, applied by a ``Conversation`` per client session);
+  delivery policy (``DeliveryPolicy``, applied by a ``PolicySession`` per client session);
 * ``record_session`` and ``record_proxy`` record through a transparent proxy
   (``cassette.runtime.record``);
 * ``open_recording``, ``open_replay`` and ``ClientConnection`` are the harness API.
@@ -23,12 +23,12 @@ from cassette._lazy import lazy_exports
 if TYPE_CHECKING:
     from cassette.core.deadlines import ANSWER_TIMEOUT, Pacing
     from cassette.runtime.conversation import (
-        Conversation,
         DeliveryPolicy,
         Fallback,
         FallbackFactory,
+        PolicySession,
+        PolicySessionPool,
         ReplayResult,
-        SessionPool,
     )
     from cassette.runtime.frames import serve_frames
     from cassette.runtime.harness import ClientConnection, open_recording, open_replay
@@ -53,16 +53,16 @@ if TYPE_CHECKING:
 __all__ = [
     "ANSWER_TIMEOUT",
     "ClientConnection",
-    "Conversation",
     "DeliveryPolicy",
     "Fallback",
     "FallbackFactory",
     "Pacing",
+    "PolicySession",
+    "PolicySessionPool",
     "RecordConfig",
     "RecordResult",
     "ReplayOptions",
     "ReplayResult",
-    "SessionPool",
     "open_recording",
     "open_replay",
     "print_err",
@@ -81,12 +81,12 @@ __all__ = [
 _LAZY: Final = {
     "ANSWER_TIMEOUT": "cassette.core.deadlines",
     "Pacing": "cassette.core.deadlines",
-    "Conversation": "cassette.runtime.conversation",
+    "PolicySession": "cassette.runtime.conversation",
     "DeliveryPolicy": "cassette.runtime.conversation",
     "Fallback": "cassette.runtime.conversation",
     "FallbackFactory": "cassette.runtime.conversation",
     "ReplayResult": "cassette.runtime.conversation",
-    "SessionPool": "cassette.runtime.conversation",
+    "PolicySessionPool": "cassette.runtime.conversation",
     "ClientConnection": "cassette.runtime.harness",
     "open_recording": "cassette.runtime.harness",
     "open_replay": "cassette.runtime.harness",
@@ -106,4 +106,10 @@ _LAZY: Final = {
     "serve_replay": "cassette.runtime.serve",
 }
 
-__getattr__, __dir__ = lazy_exports(__name__, _LAZY, __all__)
+# The glossary's names (docs/architecture.md); the old ones warn for one release.
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    _LAZY,
+    __all__,
+    renamed={"Conversation": "PolicySession", "SessionPool": "PolicySessionPool"},
+)

@@ -5,7 +5,7 @@ Theory of operation
 A *responder* answers client messages, sans-IO: a cassette's ``Replayer``, a mock
 manifest's ``MockServer``, anything with the ``Responder`` interface. A *front* carries
 messages to and from clients: stdio, streamable HTTP, SSE, a plugin's. Between the two
-sits a ``Conversation`` per client session; it is the only place that decides
+sits a ``PolicySession`` per client session; it is the only place that decides
 
 * what a miss or a warning tells the person (``DeliveryPolicy.on_miss`` / ``on_warning``);
 * how big a client message may be (an oversized one gets ``Invalid Request`` and the
@@ -21,8 +21,8 @@ sits a ``Conversation`` per client session; it is the only place that decides
 
 A front only routes: it asks the conversation for a reply and writes each message where
 its protocol puts it. So a feature added here (a pacing rule, a fault overlay) works on
-every front without touching one. ``SessionPool`` hands out conversations to a front
-(``cassette.transport.Sessions``) and gathers what they report.
+every front without touching one. ``PolicySessionPool`` hands out policy sessions to a front
+(``cassette.transport.SessionPool``) and gathers what they report.
 """
 
 from __future__ import annotations
@@ -37,21 +37,29 @@ import attrs
 
 from cassette.core.deadlines import Deadlines
 from cassette.core.ids import id_key
-from cassette.core.jsonrpc import INVALID_REQUEST, Classified, Kind, classify, error_response
+from cassette.core.jsonrpc import (
+    INVALID_REQUEST,
+    SINGLE_MESSAGES,
+    Classified,
+    Kind,
+    classify,
+    error_response,
+)
 from cassette.core.model import Recording
-from cassette.core.replayer import Reply, Responder, ResponderPool
+from cassette.core.reply import Reply
+from cassette.core.sessions import Responder, ResponderPool
 from cassette.errors import UsageError
-from cassette.runtime.policy import DeliveryPolicy, ReplayResult, ServedSession
+from cassette.runtime.policy import DeliveryPolicy, ReplayResult, RuntimeServedSession
 from cassette.store.gate import shown
 from cassette.transport import Emit, Frame, Outgoing
 
 __all__ = [
-    "Conversation",
     "DeliveryPolicy",
     "Fallback",
     "FallbackFactory",
+    "PolicySession",
+    "PolicySessionPool",
     "ReplayResult",
-    "SessionPool",
 ]
 
 
@@ -85,15 +93,15 @@ class _NoAnswer:
     request_id: object
 
 
-class Conversation:
-    """One client session under the delivery policy (``cassette.transport.ClientSession``)."""
+class PolicySession:
+    """One client session under the delivery policy (``cassette.transport.ServedSession``)."""
 
     def __init__(
         self,
         responder: Responder,
         policy: DeliveryPolicy,
         fallback: Fallback | None = None,
-        on_close: Callable[[Conversation], None] | None = None,
+        on_close: Callable[[PolicySession], None] | None = None,
     ) -> None:
         self.responder = responder
         self.policy = policy
@@ -108,27 +116,36 @@ class Conversation:
     def start(self) -> Reply:
         return self._settle(self.responder.start())
 
-    async def receive(self, frame: Frame) -> Reply:
-        reply = self.receive_now(frame)
+    async def receive(self, frame: Frame, classified: Classified | None = None) -> Reply:
+        reply = self.receive_now(frame, classified)
         if reply is not None:
             return reply
         assert self.fallback is not None
-        return await self._receive_or_fall_back(frame, self.fallback)
+        return await self._receive_or_fall_back(frame, self.fallback, classified)
 
-    def receive_now(self, frame: Frame) -> Reply | None:
+    def receive_now(self, frame: Frame, classified: Classified | None = None) -> Reply | None:
         """``receive`` where it needs no waiting (no live fallback), else ``None``: a
         frame front calls it first, which spares it a coroutine per message."""
-        return self.receive_data_now(frame.data, frame.meta)
+        return self.receive_data_now(frame.data, frame.meta, classified)
 
-    def receive_data_now(self, data: bytes, meta: Mapping[str, Any] | None = None) -> Reply | None:
+    def receive_data_now(
+        self,
+        data: bytes,
+        meta: Mapping[str, Any] | None = None,
+        classified: Classified | None = None,
+    ) -> Reply | None:
         """``receive_now`` of a frame's two fields, for a ``Pushing`` stream, which hands
-        them over without building a ``Frame``."""
+        them over without building a ``Frame``. ``classified``: the frame as its front
+        already decoded it (a network front checks a body before it is answered), so it
+        is not decoded again."""
         if meta is not None or len(data) > self.policy.max_message_bytes:
             refused = self._oversized(data, meta)
             if refused is not None:
                 return refused
         if self.fallback is None:
-            return self._settle(self.responder.receive_frame(data))
+            if classified is None:
+                return self._settle(self.responder.receive_frame(data))
+            return self._settle(self._answer(data, classified))
         return None
 
     def undelivered(self, server_id: object) -> Reply:
@@ -203,11 +220,22 @@ class Conversation:
         text = f"cassette-mcp: a line of {size} bytes is over the size limit"
         return Reply((error_response(None, INVALID_REQUEST, text),), metas=(None,))
 
-    async def _receive_or_fall_back(self, frame: Frame, fallback: Fallback) -> Reply:
-        classified = classify(frame.data)
+    def _answer(self, data: bytes, classified: Classified) -> Reply:
+        """The responder's reply to a frame decoded once already: a single message as
+        its value; anything else (a batch, a frame that is no message, which a recording
+        may hold as a raw exchange) as it came."""
+        if classified.kind in SINGLE_MESSAGES:
+            return self.responder.receive(classified.value)
+        return self.responder.receive_frame(data)
+
+    async def _receive_or_fall_back(
+        self, frame: Frame, fallback: Fallback, classified: Classified | None
+    ) -> Reply:
+        if classified is None:
+            classified = classify(frame.data)
         if await fallback.seen(frame, classified):
             return Reply()  # the client answered the live server
-        reply = self.responder.receive_frame(frame.data)
+        reply = self._answer(frame.data, classified)
         if reply.miss is not None and classified.kind is Kind.REQUEST:
             request = classified.value
             if await fallback.take(request, frame):
@@ -234,8 +262,8 @@ class Conversation:
         return reply
 
 
-class SessionPool:
-    """Hands conversations to a front (``cassette.transport.Sessions``), one per client
+class PolicySessionPool:
+    """Hands conversations to a front (``cassette.transport.SessionPool``), one per client
     session, each with its own responder from ``responders``, and gathers their results.
 
     ``tg`` is where fallbacks run their live side; it must outlive every session (the
@@ -255,9 +283,9 @@ class SessionPool:
         self.policy = policy
         self._fallback = fallback
         self._tg = tg
-        self._open: dict[int, Conversation] = {}
+        self._open: dict[int, PolicySession] = {}
         self._ids = itertools.count()
-        self.on_close: Callable[[Conversation], None] | None = None
+        self.on_close: Callable[[PolicySession], None] | None = None
         #: set when a fault plan made the server exit, with its code
         self.exit_code: int | None = None
         self.exited = anyio.Event()
@@ -266,14 +294,14 @@ class SessionPool:
     def recording(self) -> Recording:
         return self.responders.recording
 
-    def open(self, emit: Emit) -> ServedSession:
+    def open(self, emit: Emit) -> RuntimeServedSession:
         """A new client session; with a fault plan in the policy, the plan laid over it."""
         fallback = None
         if self._fallback is not None:
             assert self._tg is not None
             fallback = self._fallback(emit, self._tg)
         number = next(self._ids)
-        conversation = Conversation(
+        conversation = PolicySession(
             self.responders.new(),
             self.policy,
             fallback,
@@ -301,7 +329,7 @@ class SessionPool:
             self.exit_code = code
         self.exited.set()
 
-    def _closed(self, number: int, conversation: Conversation) -> None:
+    def _closed(self, number: int, conversation: PolicySession) -> None:
         self._open.pop(number, None)
         if self.on_close is not None:
             self.on_close(conversation)

@@ -2,7 +2,7 @@
 
 Theory of operation
 -------------------
-``FaultedSession`` wraps one client session (a ``Conversation``: a cassette's replay, a
+``FaultedSession`` wraps one client session (a ``PolicySession``: a cassette's replay, a
 mock, an extension) and keeps its interface, so every front serves it unchanged; the
 pool that opens conversations wraps each in one when its policy has a plan
 (``cassette.runtime.conversation``). For each client request the session's ``Injector``
@@ -36,9 +36,17 @@ import anyio.abc
 
 from cassette.core.faults import FaultRule, Injector
 from cassette.core.ids import id_key
-from cassette.core.jsonrpc import JSONObject, Kind, RawFrame, classify, dumps, error_response
-from cassette.core.replayer import Reply
-from cassette.runtime.policy import ReplayResult, Say, ServedSession
+from cassette.core.jsonrpc import (
+    Classified,
+    JSONObject,
+    Kind,
+    RawFrame,
+    classify,
+    dumps,
+    error_response,
+)
+from cassette.core.reply import Reply
+from cassette.runtime.policy import ReplayResult, RuntimeServedSession, Say
 from cassette.transport import Emit, Frame, Outgoing
 
 __all__ = ["FaultedSession"]
@@ -55,7 +63,7 @@ class FaultedSession:
 
     def __init__(
         self,
-        inner: ServedSession,
+        inner: RuntimeServedSession,
         injector: Injector,
         emit: Emit,
         *,
@@ -105,18 +113,19 @@ class FaultedSession:
 
     # -- where faults come in --------------------------------------------------------------
 
-    async def receive(self, frame: Frame) -> Reply:
-        classified = classify(frame.data)
+    async def receive(self, frame: Frame, classified: Classified | None = None) -> Reply:
+        if classified is None:
+            classified = classify(frame.data)
         if self._exited is not None and self._exited.is_set():
             return Reply(drops=True)  # the server is gone: nothing is answered any more
         if classified.kind is Kind.NOTIFICATION:
             await self._cancelled(classified.value)
         if classified.kind is not Kind.REQUEST:
-            return await self.inner.receive(frame)
+            return await self.inner.receive(frame, classified)
         request: JSONObject = classified.value
         rule = self._injector.decide(request)
         if rule is None:
-            return await self.inner.receive(frame)
+            return await self.inner.receive(frame, classified)
         if self._on_fault is not None:
             self._on_fault(f"{_label(request)}: injected {rule.describe()}")
         return await self._inject(rule, request, frame)

@@ -1,9 +1,10 @@
-"""One client on a frame stream: read its messages, write what the conversation replies.
+"""One client on a frame stream: read its messages, write what its served session replies.
 
 Theory of operation
 -------------------
-Frames are read one at a time and each is answered by the client's ``Conversation``.
-Writing follows the recording's order and clock, not only the arrival order:
+Frames are read one at a time and each is answered by the client's served session (a
+``PolicySession``, or the fault overlay over one). Writing follows the recording's order
+and clock, not only the arrival order:
 
 * a reply the policy paces (``--pace recorded``) is written by a task of its own, each
   group of messages when its recorded gap has passed, so one slow exchange never holds
@@ -28,6 +29,13 @@ notifications that came in the same read, and drops the progress it was waiting 
 yield to the event loop between writes is not enough: measured on stdio, the TypeScript
 client's progress callbacks fired in 0 of 10 replays with it, as with one write.
 
+Framing is the transport's: it cuts what it reads into frames (stdio's lines, by
+``cassette.transports._lines``) and carries each frame it is given as one message. This
+module only writes each message as the contract's frame (its JSON and the newline every
+frame of a line-framed wire ends with: docs/transports.md, "Frames") and, on an ``Eager``
+stream, keeps the unwritten rest of a partial non-blocking write for the next write, as a
+caller of ``os.write`` must.
+
 The loop ends when the client finishes or stops reading, or when a reply ``closes`` the
 session (the recorded server exited there): what is gathered is written first, paced
 replies are let finish, then the stream is closed.
@@ -42,10 +50,10 @@ import anyio
 import anyio.abc
 
 from cassette.core.jsonrpc import Kind, classify_value, dumps_bytes, is_answer
-from cassette.core.replayer import Reply
+from cassette.core.reply import Reply
 from cassette.errors import TransportClosedError
-from cassette.runtime.conversation import Conversation, SessionPool
-from cassette.runtime.policy import ReplayResult, ServedSession
+from cassette.runtime.conversation import PolicySession, PolicySessionPool
+from cassette.runtime.policy import ReplayResult, RuntimeServedSession
 from cassette.transport import DRAIN_DEADLINE, Drainable, Eager, Frame, FrameStream, Pushing
 
 __all__ = ["serve_frames"]
@@ -56,7 +64,7 @@ class _Writer:
 
     def __init__(self, stream: FrameStream) -> None:
         self.stream = stream
-        self.conversation: ServedSession
+        self.session: RuntimeServedSession
         self.gone = False  # the client stopped reading: nothing more is written
         # fast_acquire: an uncontended acquire does not yield to the event loop, which
         # would cost a loop iteration on every call (writers rarely contend).
@@ -73,14 +81,14 @@ class _Writer:
 
     async def now(self, reply: Reply) -> None:
         """Write ``reply``, paced as the policy says, before returning."""
-        async for group in self.conversation.paced(reply):
+        async for group in self.session.paced(reply):
             await self._send([message for message, _ in group])
 
     def submit(self, reply: Reply, tg: anyio.abc.TaskGroup) -> None:
         """Write ``reply`` soon: paced on its own clock, or with what else is gathered."""
         if not reply.messages or self.gone:
             return
-        if self.conversation.paces(reply):
+        if self.session.paces(reply):
             tg.start_soon(self.now, reply)
             return
         self._gathered.append(reply)
@@ -179,37 +187,37 @@ def _in_recorded_order(replies: list[Reply]) -> list[object]:
     return [message for *_, message in keyed]
 
 
-async def serve_frames(stream: FrameStream, pool: SessionPool) -> ReplayResult:
+async def serve_frames(stream: FrameStream, pool: PolicySessionPool) -> ReplayResult:
     """Serve one client on a frame stream until it finishes; the stream is closed at the
     end (see the module docstring)."""
     writer = _Writer(stream)
-    conversation = pool.open(writer.now)
-    writer.conversation = conversation
+    session = pool.open(writer.now)
+    writer.session = session
     try:
         async with anyio.create_task_group() as watchers:
-            watchers.start_soon(_watch_deadlines, conversation, writer.now)
+            watchers.start_soon(_watch_deadlines, session, writer.now)
             watchers.start_soon(writer.run)
             async with anyio.create_task_group() as writes:
-                await _answer(stream, conversation, writer, writes)
+                await _answer(stream, session, writer, writes)
             watchers.cancel_scope.cancel()
     finally:
         with anyio.CancelScope(shield=True):
-            await conversation.aclose()
+            await session.aclose()
             await stream.aclose()
-    return conversation.result()
+    return session.result()
 
 
 async def _answer(
     stream: FrameStream,
-    conversation: ServedSession,
+    session: RuntimeServedSession,
     writer: _Writer,
     writes: anyio.abc.TaskGroup,
 ) -> None:
     """The reading loop: each frame's reply submitted to the writer."""
-    writer.submit(conversation.start(), writes)
-    pushing = _pushing(stream, conversation, writer, writes)
+    writer.submit(session.start(), writes)
+    pushing = _pushing(stream, session, writer, writes)
     try:
-        await _read_loop(stream, conversation, writer, writes)
+        await _read_loop(stream, session, writer, writes)
     finally:
         if pushing is not None:
             pushing.push_frames(None, None)
@@ -217,17 +225,17 @@ async def _answer(
 
 
 def _pushing(
-    stream: FrameStream, conversation: ServedSession, writer: _Writer, writes: anyio.abc.TaskGroup
+    stream: FrameStream, session: RuntimeServedSession, writer: _Writer, writes: anyio.abc.TaskGroup
 ) -> Pushing | None:
     """Answer from the reader's callback while the loop waits (``Pushing``), where no
-    answer can need waiting: a plain conversation, with no live fallback and no pacing.
+    answer can need waiting: a plain session, with no live fallback and no pacing.
     A reply that ends the session (the recorded server exited, the client stopped
     reading) stops it, and the loop ends as at the end of the client's input."""
-    if not isinstance(stream, Pushing) or not isinstance(conversation, Conversation):
+    if not isinstance(stream, Pushing) or not isinstance(session, PolicySession):
         return None
-    if conversation.fallback is not None or conversation.policy.pacing is not None:
+    if session.fallback is not None or session.policy.pacing is not None:
         return None
-    receive_now = conversation.receive_data_now
+    receive_now = session.receive_data_now
 
     def handle(data: bytes, meta: Mapping[str, Any] | None) -> bool:
         reply = receive_now(data, meta)
@@ -245,14 +253,14 @@ def _pushing(
 
 async def _read_loop(
     stream: FrameStream,
-    conversation: ServedSession,
+    session: RuntimeServedSession,
     writer: _Writer,
     writes: anyio.abc.TaskGroup,
 ) -> None:
     """Each frame the loop reads (the ones a ``Pushing`` stream did not take) answered."""
     eager = stream if isinstance(stream, Eager) else None
-    # a Conversation's sync path, as in _pushing; anything else is awaited
-    receive_now = conversation.receive_now if isinstance(conversation, Conversation) else None
+    # a PolicySession's sync path, as in _pushing; anything else is awaited
+    receive_now = session.receive_now if isinstance(session, PolicySession) else None
     while not writer.gone:
         frame = eager.receive_ready() if eager is not None else None
         if frame is None:
@@ -263,21 +271,21 @@ async def _read_loop(
                 break
         reply = receive_now(frame) if receive_now is not None else None
         if reply is None:
-            reply = await conversation.receive(frame)
+            reply = await session.receive(frame)
         writer.submit(reply, writes)
         if reply.closes or reply.drops:
             break  # the recorded server exited here (or a fault cut it): so does this session
 
 
 async def _watch_deadlines(
-    conversation: ServedSession, write: Callable[[Reply], Awaitable[None]]
+    session: RuntimeServedSession, write: Callable[[Reply], Awaitable[None]]
 ) -> None:
     """Fail each request the client leaves unanswered past its deadline, and each request
     the recording never answered that the client did not cancel in time."""
     while True:
-        changed = conversation.changed
-        with anyio.move_on_after(conversation.remaining()):
+        changed = session.changed
+        with anyio.move_on_after(session.remaining()):
             await changed.wait()
             continue
-        for reply in conversation.overdue():
+        for reply in session.overdue():
             await write(reply)

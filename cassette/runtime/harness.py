@@ -16,7 +16,7 @@ import anyio
 
 from cassette.core.jsonrpc import JSONObject, Kind, classify, dumps_bytes
 from cassette.core.matching import Strategy
-from cassette.core.replayer import ReplaySessions
+from cassette.core.sessions import ReplaySessions
 from cassette.runtime.record import RecordConfig, RecordResult, record_session
 from cassette.runtime.serve import serve
 from cassette.store.storage import Cassette
@@ -75,10 +75,14 @@ class ClientConnection:
             message["params"] = params
         await self.send(message)
 
-    async def aclose(self) -> None:
-        """Finish the session from the client's side (the server sees end of input; what
-        it still says can be read)."""
+    async def send_eof(self) -> None:
+        """Half-close: finish the session from the client's side (the server sees end of
+        input; what it still says can be read)."""
         await self.stream.send_eof()
+
+    async def aclose(self) -> None:
+        """Full close: both directions (nothing more is sent or read), as anyio's streams."""
+        await self.stream.aclose()
 
 
 @asynccontextmanager

@@ -10,7 +10,7 @@ checkers alone).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
 import attrs
@@ -18,15 +18,15 @@ import attrs
 from cassette.core.deadlines import ANSWER_TIMEOUT, Pacing
 from cassette.core.limits import DEFAULT_MAX_BYTES
 from cassette.core.matching import MissReport
+from cassette.transport import ServedSession
 
 if TYPE_CHECKING:
     import anyio
 
     from cassette.core.faults import FaultPlan
-    from cassette.core.replayer import Reply
-    from cassette.transport import Frame, Outgoing
+    from cassette.core.reply import Reply
 
-__all__ = ["DeliveryPolicy", "ReplayResult", "Say", "ServedSession"]
+__all__ = ["DeliveryPolicy", "ReplayResult", "RuntimeServedSession", "Say"]
 
 Say = Callable[[str], None]
 
@@ -41,7 +41,9 @@ class DeliveryPolicy:
     ``pacing`` reproduces recorded gaps between server messages (``None``: none);
     ``max_message_bytes`` is the largest client message answered. ``faults`` is a fault
     plan laid over whatever answers (docs/faults.md), and ``on_fault`` hears each fault
-    as it is injected: a test that fails because of one can say which.
+    as it is injected: a test that fails because of one can say which. ``on_finish``
+    gets each result of a serving as it is known (``cassette.serve``), also when the
+    serving ends by cancellation: the policy owns the end summary as it owns the misses.
     """
 
     on_miss: Say | None = None
@@ -51,6 +53,12 @@ class DeliveryPolicy:
     max_message_bytes: int = DEFAULT_MAX_BYTES
     faults: FaultPlan | None = None
     on_fault: Say | None = None
+    on_finish: Callable[[ReplayResult], None] | None = None
+
+    def finishing(self, on_finish: Callable[[ReplayResult], None] | None) -> DeliveryPolicy:
+        """This policy, with ``on_finish`` hearing the results when one is given (an
+        options value's own ``on_finish``, which the value forms of our entry points keep)."""
+        return self if on_finish is None else attrs.evolve(self, on_finish=on_finish)
 
 
 @attrs.frozen
@@ -63,27 +71,14 @@ class ReplayResult:
     exit_code: int | None = None
 
 
-class ServedSession(Protocol):
-    """What a front and the frame loop use of a client session (a ``Conversation``, or
-    the fault overlay over one)."""
+class RuntimeServedSession(ServedSession, Protocol):
+    """A served session (``cassette.transport.ServedSession``) as the runtime's own frame
+    loop and fault overlay drive it (a ``PolicySession``, or the fault overlay over one):
+    the contract's methods, and what only the runtime uses on top of them."""
 
     @property
     def changed(self) -> anyio.Event: ...
 
-    def start(self) -> Reply: ...
-
-    async def receive(self, frame: Frame) -> Reply: ...
-
-    def undelivered(self, server_id: object) -> Reply: ...
-
-    def remaining(self) -> float: ...
-
-    def overdue(self) -> list[Reply]: ...
-
     def paces(self, reply: Reply) -> bool: ...
-
-    def paced(self, reply: Reply) -> AsyncIterator[Sequence[Outgoing]]: ...
-
-    async def aclose(self) -> None: ...
 
     def result(self) -> ReplayResult: ...

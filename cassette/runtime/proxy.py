@@ -32,8 +32,8 @@ import anyio
 import attrs
 
 from cassette.core.deadlines import SHUTDOWN_GRACE, STOP_GRACE, STOP_KILL_AFTER
-from cassette.core.eras import era_refusal
 from cassette.core.jsonrpc import classify, dumps_bytes
+from cassette.core.negotiation import refuse_other_era
 from cassette.errors import TransportClosedError
 from cassette.runtime.sink import Sink
 from cassette.runtime.watchdog import Watchdog
@@ -66,7 +66,7 @@ class _Relay:
             b"server/discover" in frame.data or b"initialize" in frame.data
         ):
             return False
-        answer = era_refusal(self.era, classify(frame.data).value)
+        answer = refuse_other_era(self.era, classify(frame.data).value)
         if answer is None:
             return False
         data = dumps_bytes(answer) + b"\n"

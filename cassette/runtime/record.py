@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -44,6 +45,7 @@ from cassette.errors import UsageError, sole_exception
 from cassette.registry import get_connector, get_transport
 from cassette.runtime.keywords import deprecated_keywords
 from cassette.runtime.proxy import proxy
+from cassette.runtime.refusals import RefusalNotices
 from cassette.runtime.sink import Sink, SinkOptions, SinkTap, open_sink, stderr_passthrough
 from cassette.store.destination import Destination
 from cassette.store.gate import for_target
@@ -140,6 +142,12 @@ class RecordResult:
     failed: str | None = None
     stderr_tail: tuple[str, ...] = ()
 
+    def written(self) -> str:
+        """The line a recording that succeeded ends with: how much it wrote, where, and
+        how the server exited (when it is a process we ran)."""
+        ended = "" if self.exit_code is None else f"; {_ending(self.exit_code)}"
+        return f"wrote {self.events} line(s) to {self.path}{ended}"
+
     def failure(self) -> str:
         """One line saying why there is no cassette: what became of the server, what it
         last said on stderr, where the session is kept."""
@@ -147,11 +155,35 @@ class RecordResult:
         if self.exit_code is not None:
             parts.append(_ending(self.exit_code))
         if self.stderr_tail:
-            said = " / ".join(printable(line) for line in self.stderr_tail)
-            parts.append(f"its last stderr: {said}")
+            parts.append(stderr_excerpt(self.stderr_tail))
         if self.failed is not None:
             parts.append(f"the session is kept in {self.failed} (not a cassette)")
         return "; ".join(parts)
+
+
+#: the last lines quoted when none of them reads as the server's error
+_QUOTED = 5
+#: a line that states an error: ``Error: Cannot find module 'x'`` (Node),
+#: ``ModuleNotFoundError: No module named 'x'`` (Python), ``error: TOKEN is not set``,
+#: ``fatal: ...``, ``panic: ...`` (Go); never a stack frame (``at f (x.js:1)``, ``File "x"``)
+_ERROR_LINE = re.compile(
+    r"^(?:[A-Za-z_][\w.]*)?(?:Error|Exception|Exit|error|fatal|FATAL|panic|ERROR)"
+    r"(?:\s*\[\w+\])?:\s*\S"
+)
+
+
+def stderr_excerpt(lines: Sequence[str]) -> str:
+    """What to quote of a failed server's stderr: the line that states its error (the
+    last one that does: Python's ``XxxError: ...`` ends its traceback, Node's ``Error:``
+    line sits above its stack), else its last few lines."""
+    kept = [line for line in lines if line.strip()]
+    found = [line for line in kept if _ERROR_LINE.match(line.strip())]
+    if found:
+        line = printable(found[-1].strip())
+        last = found[-1] is kept[-1]
+        return f"its last stderr: {line}" if last else f"its stderr said: {line}"
+    said = " / ".join(printable(line) for line in kept[-_QUOTED:])
+    return f"its last stderr: {said}"
 
 
 def _ending(code: int) -> str:
@@ -180,12 +212,14 @@ def _open(config: RecordConfig, plugin: Transport, target: Target, path: Path) -
     command line; the recorder redacts it) and the transport that carried it. Secret-named
     variables of the server's own environment are redacted wherever they appear, as ours
     are."""
-    redactor = for_target(config.redactor, target.env)
+    redactor = for_target(config.redactor, target.env, target.headers)
     described: dict[str, Any]
     if target.url is not None:
         described = {"url": target.url}
     else:
         described = {"command": portable_argv(target.command)}
+    if target.headers:  # the names a replay against the live server needs, never values
+        described["headers"] = sorted(target.headers)
     options = SinkOptions(
         strategy=config.strategy,
         redactor=redactor,
@@ -411,11 +445,16 @@ def recording_front(transport: str | Transport) -> RecordingFront:
 
 
 async def record_proxy(
-    upstream: str, config: RecordConfig, listen: ServeOptions = ServeOptions()
+    upstream: str | Target, config: RecordConfig, listen: ServeOptions = ServeOptions()
 ) -> RecordResult:
     """Record a live network endpoint through the transport's local reverse proxy, until
     cancelled. Point the client at the URL ``listen.on_ready`` receives; every client
-    session that passes through is kept in the one cassette."""
+    session that passes through is kept in the one cassette. A ``Target`` with
+    ``headers`` has the proxy send them upstream with every request (their names are
+    recorded, their values never)."""
+    target = upstream if isinstance(upstream, Target) else Target(url=upstream)
+    if target.url is None:
+        raise UsageError("recording through a proxy needs the server's URL")
     plugin = recording_front(config.transport)
     options = RecordOptions(
         host=listen.host,
@@ -425,11 +464,14 @@ async def record_proxy(
         upstream_timeout=config.upstream_timeout,
         allowed_origins=listen.allowed_origins,
         era=config.era,
+        headers=target.headers,
     )
-    with _recording(config, plugin, Target(url=upstream)) as (sink, outcome):
+    with _recording(config, plugin, target) as (sink, outcome):
         if config.redactor is not None:
             config.redactor.prepare()  # before the first client, not on its first request
-        await plugin.record_proxy(upstream, SinkTap(sink), options)
+        names = tuple(target.headers or ())
+        tap = RefusalNotices(SinkTap(sink), target.url, names, _info(config))
+        await plugin.record_proxy(target.url, tap, options)
     return outcome[0]
 
 

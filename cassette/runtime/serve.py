@@ -10,7 +10,7 @@ fault overlay) on a transport. It asks the plugin what it can do, never how:
   ``serve_frames`` (``cassette.runtime.frames``) for each client stream.
 
 The delivery rules themselves (misses, warnings, size limits, deadlines, pacing) are the
-``Conversation``'s, so every front keeps them the same way.
+``PolicySession``'s, so every front keeps them the same way.
 """
 
 from __future__ import annotations
@@ -26,14 +26,14 @@ import attrs
 
 from cassette.core.matching import MissReport, Strategy
 from cassette.core.model import Recording
-from cassette.core.replayer import ReplaySessions, Responder, ResponderPool
+from cassette.core.sessions import ReplaySessions, Responder, ResponderPool
 from cassette.errors import FaultExit, UsageError
 from cassette.registry import get_transport
 from cassette.runtime.conversation import (
     DeliveryPolicy,
     FallbackFactory,
+    PolicySessionPool,
     ReplayResult,
-    SessionPool,
 )
 from cassette.runtime.frames import serve_frames
 from cassette.runtime.keywords import deprecated_keywords
@@ -72,13 +72,22 @@ async def serve(
     options: ServeOptions = ServeOptions(),
     policy: DeliveryPolicy = DeliveryPolicy(),
     fallback: FallbackFactory | None = None,
-    on_finish: Finish | None = None,
+    **legacy: Any,
 ) -> list[ReplayResult]:
     """Serve ``responders`` on ``front`` until it has no more clients, or until cancelled.
 
-    ``on_finish`` gets each result as it is known, also when the serving ends by
+    ``policy.on_finish`` gets each result as it is known, also when the serving ends by
     cancellation: one per client for a frame server, one for all sessions when a network
-    front stops. The plugin is given the policy's size limit."""
+    front stops. The plugin is given the policy's size limit. ``on_finish=``, the keyword
+    of earlier releases, still works with a ``DeprecationWarning``."""
+    deprecated_keywords(
+        "serve",
+        "serve(front, responders, policy=DeliveryPolicy(on_finish=...))",
+        legacy,
+        ("on_finish",),
+    )
+    policy = policy.finishing(legacy.get("on_finish"))
+    on_finish = policy.on_finish
     plugin = front_of(front)
     options = attrs.evolve(options, max_message_bytes=policy.max_message_bytes)
     results: list[ReplayResult] = []
@@ -89,7 +98,7 @@ async def serve(
             on_finish(result)
 
     async with anyio.create_task_group() as tg:
-        pool = SessionPool(responders, policy, fallback=fallback, tg=tg)
+        pool = PolicySessionPool(responders, policy, fallback=fallback, tg=tg)
         try:
             with anyio.CancelScope() as serving:
                 tg.start_soon(_stop_on_exit, pool, serving)
@@ -106,14 +115,14 @@ async def serve(
     return results
 
 
-async def _stop_on_exit(pool: SessionPool, serving: anyio.CancelScope) -> None:
+async def _stop_on_exit(pool: PolicySessionPool, serving: anyio.CancelScope) -> None:
     """A fault plan's ``exit``: the front stops, as the server process would have."""
     await pool.exited.wait()
     serving.cancel()
 
 
 async def _serve_sessions(
-    plugin: CassetteFront, pool: SessionPool, options: ServeOptions, finished: Finish
+    plugin: CassetteFront, pool: PolicySessionPool, options: ServeOptions, finished: Finish
 ) -> None:
     try:
         await plugin.serve_sessions(pool, options)
@@ -123,7 +132,7 @@ async def _serve_sessions(
         finished(pool.result())
 
 
-async def _serve_one(stream: FrameStream, *, pool: SessionPool, finished: Finish) -> None:
+async def _serve_one(stream: FrameStream, *, pool: PolicySessionPool, finished: Finish) -> None:
     finished(await serve_frames(stream, pool))
 
 
@@ -152,7 +161,7 @@ async def replay(
         "replay", "replay(client, responder, DeliveryPolicy(...))", legacy, _POLICY_KEYWORDS
     )
     policy = _policy(policy, legacy)
-    pool = SessionPool(_One(responder), policy)
+    pool = PolicySessionPool(_One(responder), policy)
     result = await serve_frames(client, pool)
     if pool.exit_code is not None:
         raise FaultExit(pool.exit_code)
@@ -197,10 +206,10 @@ def replay_sessions(
     strategy: str | Strategy = "default",
     *,
     policy: DeliveryPolicy = DeliveryPolicy(),
-) -> SessionPool:
+) -> PolicySessionPool:
     """The sessions of a cassette, as a network front serves them: what to pass to a front's
     ASGI app to mount it in-process (``HttpReplayApp(replay_sessions(tape))``)."""
-    return SessionPool(ReplaySessions(recording, strategy, environ=os.environ), policy)
+    return PolicySessionPool(ReplaySessions(recording, strategy, environ=os.environ), policy)
 
 
 @attrs.frozen(kw_only=True)
@@ -237,8 +246,7 @@ async def serve_replay(
         options.transport,
         responders,
         options=options.listen,
-        policy=options.policy,
-        on_finish=options.on_finish,
+        policy=options.policy.finishing(options.on_finish),
     )
 
 

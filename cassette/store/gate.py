@@ -54,6 +54,7 @@ __all__ = [
     "scan_policy",
     "shown",
     "shown_argv",
+    "with_values",
 ]
 
 _ENV_NAME: Final = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
@@ -204,14 +205,31 @@ def joined(
     return widened.with_literals(values)
 
 
-def for_target(redactor: Redactor | None, env: Mapping[str, str] | None) -> Redactor | None:
+def for_target(
+    redactor: Redactor | None,
+    env: Mapping[str, str] | None,
+    headers: Mapping[str, str] | None = None,
+) -> Redactor | None:
     """``redactor`` also redacting the secret-named variables a server is given (it may
-    print them)."""
-    if redactor is None or not env:
-        return redactor
-    from cassette.core.redaction import secret_environment
+    print them) and the credentials of the HTTP headers sent to it (``--header``: an
+    upstream may echo one back)."""
+    if redactor is None:
+        return None
+    if env:
+        from cassette.core.redaction import secret_environment
 
-    return redactor.with_literals(secret_environment(env))
+        redactor = redactor.with_literals(secret_environment(env))
+    if headers:
+        from cassette.core.headers import header_secrets
+
+        redactor = redactor.with_literals(header_secrets(headers))
+    return redactor
+
+
+def with_values(redactor: Redactor | None, values: Iterable[str]) -> Redactor | None:
+    """``redactor`` also redacting these exact values (credentials the command was given,
+    such as ``--header`` values) wherever they appear."""
+    return None if redactor is None else redactor.with_literals(values)
 
 
 def scan_policy(header: Mapping[str, Any] | None, *, start: Path | None = None) -> Redactor:

@@ -21,7 +21,7 @@ import anyio
 import attrs
 
 from cassette.core.recorder import Record, Recorder
-from cassette.core.replayer import ReplaySessions
+from cassette.core.sessions import ReplaySessions
 from cassette.errors import CassetteError
 from cassette.runtime.serve import serve
 from cassette.store.storage import Cassette, CassetteWriter

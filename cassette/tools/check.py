@@ -26,7 +26,7 @@ import json
 import os
 import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -37,6 +37,7 @@ from cassette.core.definitions import TOOL_NAME, Issue, schema_checker, schema_i
 from cassette.core.mcp import LATEST_LEGACY, MODERN_VERSION
 from cassette.core.urls import check_http_url
 from cassette.errors import CassetteError, TransportError, UsageError
+from cassette.store.headers import project_headers
 from cassette.tools._common import emit
 
 __all__ = [
@@ -164,8 +165,7 @@ async def _session(conn: Any, era: str = "auto") -> CheckReport:
         issues.append(
             Issue(
                 "warning",
-                "schemas not validated: jsonschema is not installed "
-                "(pip install 'cassette-mcp[tools]')",
+                f"schemas not validated: jsonschema is not installed ({_install('tools')})",
             )
         )
     surfaces = (
@@ -194,6 +194,7 @@ async def check_server(
     url: str | None = None,
     time_limit: float = 60.0,
     era: str = "auto",
+    headers: Mapping[str, str] | None = None,
 ) -> CheckReport:
     """Connect to a server (a command over stdio, or a streamable HTTP URL) and check it,
     in ``era`` (``auto``: discover, falling back to ``initialize``)."""
@@ -209,7 +210,7 @@ async def check_server(
         argv = tuple(os.fspath(arg) for arg in command)
         transport, target = get_connector("stdio"), Target(command=argv)
     else:
-        transport, target = get_connector("streamable-http"), Target(url=url)
+        transport, target = get_connector("streamable-http"), Target(url=url, headers=headers)
     try:
         with anyio.fail_after(time_limit):
             async with transport.connect(target) as upstream:
@@ -239,11 +240,19 @@ def main(args: argparse.Namespace) -> int:
         )
     if args.url is not None:
         check_http_url(args.url, "--url")
+    elif args.headers:
+        raise UsageError("--header is for --url URL (a command reads its own)")
     command = command or after or None
+    expanded = project_headers(args.headers) if args.url is not None else None
+    headers = expanded.headers if expanded is not None else None
     try:
         report = anyio.run(
             lambda: check_server(
-                command=command, url=args.url, time_limit=args.timeout, era=args.era
+                command=command,
+                url=args.url,
+                time_limit=args.timeout,
+                era=args.era,
+                headers=headers,
             )
         )
     except (TransportError, CassetteError) as exc:
@@ -253,3 +262,9 @@ def main(args: argparse.Namespace) -> int:
         return 2
     emit(json.dumps(report.as_data(), indent=2) if args.format == "json" else report.text())
     return 0 if report.passed else 1
+
+
+def _install(extra: str) -> str:
+    from cassette_mcp._install import install_command
+
+    return install_command(extra)

@@ -29,7 +29,6 @@ from cassette.core.jsondiff import same_json
 from cassette.core.matching import canonical
 from cassette.core.mcp import META_PREFIX
 from cassette.core.variants import split
-from cassette.errors import UsageError
 from cassette.store.storage import Cassette
 from cassette.tools._common import emit, exchanges
 
@@ -252,8 +251,6 @@ def counts(manifest: Mapping[str, Any]) -> dict[str, int]:
 def main(args: argparse.Namespace) -> int:
     from cassette.mock.manifest import manifest_kind, write_manifest
 
-    if not args.as_mock:
-        raise UsageError("distill needs --as-mock: cassette distill TAPE --as-mock -o MANIFEST")
     manifest_kind(args.output)  # a wrong suffix is a usage error before anything is read
     notes: list[str] = []
     manifest = distill_cassette(args.tape, notes=notes)

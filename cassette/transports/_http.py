@@ -15,6 +15,7 @@ import logging
 import socket
 import sys
 from collections.abc import Awaitable, Callable, Collection, Iterable, Iterator, MutableMapping
+from functools import partial
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urlsplit
 
@@ -22,7 +23,7 @@ import anyio
 import attrs
 
 from cassette.errors import CassetteError, TransportClosedError, TransportError
-from cassette.transport import Frame, normalize_origin
+from cassette.transport import Frame, map_exceptions, normalize_origin
 
 if TYPE_CHECKING:
     import httpx
@@ -208,7 +209,7 @@ async def lifespan(receive: Receive, send: Send) -> None:
 
 
 #: Response headers a browser page may read (the session id it must send back).
-_EXPOSED: Final = b"mcp-session-id, mcp-protocol-version, last-event-id"
+_EXPOSED: Final = b"mcp-session-id, mcp-protocol-version, last-event-id, www-authenticate"
 
 
 @attrs.frozen
@@ -365,20 +366,27 @@ def bind(host: str, port: int) -> socket.socket:
     """A listening TCP socket; a taken port is a ``TransportError`` that names it."""
     family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
-    try:
-        if sys.platform != "win32":
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        # Accepted connections inherit this (Linux): without it a response written as
-        # headers then body waits ~40 ms for the client's delayed ACK (Nagle).
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        sock.bind((host.strip("[]"), port))
-        sock.listen(128)
-    except OSError as exc:
-        sock.close()
-        reason = "is taken" if exc.errno in (98, 48, 10048) else f"cannot be bound ({exc.strerror})"
-        raise TransportError(f"port {port} on {host} {reason}") from exc
+    with map_exceptions({OSError: partial(_unbindable, host, port)}):
+        try:
+            if sys.platform != "win32":
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            # Accepted connections inherit this (Linux): without it a response written as
+            # headers then body waits ~40 ms for the client's delayed ACK (Nagle).
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            sock.bind((host.strip("[]"), port))
+            sock.listen(128)
+        except OSError:
+            sock.close()
+            raise
     sock.setblocking(False)
     return sock
+
+
+def _unbindable(host: str, port: int, exc: BaseException) -> TransportError:
+    errno = exc.errno if isinstance(exc, OSError) else None
+    strerror = exc.strerror if isinstance(exc, OSError) else exc
+    reason = "is taken" if errno in (98, 48, 10048) else f"cannot be bound ({strerror})"
+    return TransportError(f"port {port} on {host} {reason}")
 
 
 def url_of(sock: socket.socket, path: str) -> str:

@@ -31,8 +31,8 @@ import anyio
 import attrs
 import httpx
 
-from cassette.core.eras import era_refusal
 from cassette.core.jsonrpc import Kind, classify, dumps_bytes, error_response
+from cassette.core.negotiation import refuse_other_era
 from cassette.core.redaction import redact_text
 from cassette.core.secret_rules import secret_header_values
 from cassette.transport import SecretTap, Tap
@@ -49,6 +49,7 @@ from cassette.transports._http import (
     send_simple,
     wait_for_disconnect,
 )
+from cassette.transports._http_auth import AuthFacade, auth_refusal, with_extra
 from cassette.transports.sse_parser import SSEEvent, SSEParser
 
 __all__ = ["RecordingProxy"]
@@ -87,6 +88,7 @@ class RecordingProxy:
         *,
         allowed_origins: Sequence[str] = (),
         era: str = "auto",
+        headers: Mapping[str, str] | None = None,
     ) -> None:
         self.upstream_timeout = upstream_timeout
         self.era = era
@@ -98,6 +100,8 @@ class RecordingProxy:
         self._counter = itertools.count(1)
         self._sessions: dict[str, int] = {}
         self._http = LazyClient()
+        self.extra = dict(headers or {})  # given by the person recording; never recorded
+        self.auth = AuthFacade(upstream, self.path)
 
     async def aclose(self) -> None:
         await self._http.aclose()
@@ -133,6 +137,9 @@ class RecordingProxy:
         if admitted is None:
             return
         send = admitted
+        if self.auth.answers(scope):  # the authorization flow's discovery: not recorded
+            await self.auth.serve(scope, send, self._http())
+            return
         if scope["path"] != self.path:
             await send_simple(send, 404, b"Not Found", b"text/plain")
             return
@@ -160,7 +167,7 @@ class RecordingProxy:
             f"?{scope['query_string'].decode()}" if scope["query_string"] else ""
         )
         request = self._http().build_request(
-            method, url, headers=_as_str(forwardable(scope["headers"])), content=body
+            method, url, headers=with_extra(forwardable(scope["headers"]), self.extra), content=body
         )
         try:
             with anyio.fail_after(self.upstream_timeout):
@@ -170,18 +177,19 @@ class RecordingProxy:
             await self._upstream_failed(send, failed, session, body, exc)
             return
         try:
-            await self._respond(send, receive, response, _Pass(method, stream, meta, body_kind))
+            ex = _Pass(method, stream, meta, body_kind)
+            await self._respond(send, receive, response, ex, scope)
         finally:
             await response.aclose()
 
     async def _answered_here(self, send: Send, body: bytes, ex: _Pass) -> bool:
         """``--era``: the other era's opening answered here, as a server of the named era
-        answers it (``cassette.core.eras.era_refusal``), and recorded as the server's: the
-        ``server/discover`` probe gets 200 with ``-32601``, an ``initialize`` 400 with
-        ``-32022``."""
+        answers it (``cassette.core.negotiation.refuse_other_era``), and recorded as the
+        server's: the ``server/discover`` probe gets 200 with ``-32601``, an ``initialize``
+        400 with ``-32022``."""
         if self.era == "auto":
             return False
-        answer = era_refusal(self.era, classify(body).value)
+        answer = refuse_other_era(self.era, classify(body).value)
         if answer is None:
             return False
         status = 400 if self.era == "modern" else 200
@@ -193,7 +201,7 @@ class RecordingProxy:
         return True
 
     async def _respond(
-        self, send: Send, receive: Receive, response: httpx.Response, ex: _Pass
+        self, send: Send, receive: Receive, response: httpx.Response, ex: _Pass, scope: Scope
     ) -> None:
         meta = ex.meta
         new_session = self._session(response.headers.get(_SESSION_HEADER))
@@ -203,6 +211,12 @@ class RecordingProxy:
         if ex.method != "POST" or status != _default_status(ex.body_kind):
             self.tap.http(ex.method, ex.stream, status, meta.get("session"))
         headers = forwardable(response.headers.raw)
+        if auth_refusal(status, headers):  # its status is all the cassette keeps of it
+            content = await response.aread()
+            headers = self.auth.rewrite(scope, headers)
+            await send({"type": "http.response.start", "status": status, "headers": headers})
+            await send({"type": "http.response.body", "body": content})
+            return
         await send({"type": "http.response.start", "status": status, "headers": headers})
         if response.headers.get("content-type", "").startswith("text/event-stream"):
             await self._relay_events(send, receive, response, meta)
@@ -243,7 +257,3 @@ class RecordingProxy:
             if event.retry is not None:
                 event_meta["retry"] = event.retry
             self.tap.frame("s2c", event.data.encode("utf-8"), event_meta)
-
-
-def _as_str(headers: list[tuple[bytes, bytes]]) -> list[tuple[str, str]]:
-    return [(k.decode("latin-1"), v.decode("latin-1")) for k, v in headers]

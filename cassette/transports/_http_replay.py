@@ -37,44 +37,36 @@ go to the session's GET stream. A cassette recorded over stdio has no such facts
 is answered on its POST (as SSE when notifications precede the response), and what a client
 notification caused goes to the GET stream.
 
-The app answers from a ``cassette.transport.Sessions``: one ``ClientSession`` per replay
+The app answers from a ``cassette.transport.SessionPool``: one ``ServedSession`` per replay
 session, opened by the runtime's delivery policy (``cassette.runtime``), which decides
 what each reply is, reports misses, refuses oversized messages, paces and fails server
-requests the client leaves unanswered. The app only routes. A reply that is ``pending``
-(answered live, under ``new_episodes``) holds its POST open like one that awaits the
-client; the rest of it comes through the session's ``emit``, routed by the request it
-answers: onto that POST's stream while it is open, else onto the GET stream.
+requests the client leaves unanswered. The app only routes a request to its session and
+checks it as HTTP, decoding its body once; the session (``_http_session.Session``)
+answers it and delivers everything that follows. A reply that is ``pending`` (answered
+live, under ``new_episodes``) holds its POST open like one that awaits the client; the
+rest of it comes through the session's ``emit`` (``SessionStreams.later``), routed by the
+request it answers: onto that POST's stream while it is open, else onto the GET stream.
+Which clients are served, and at which statuses, the replay says (``Reply.status``,
+``Reply.refuses_era``): the front reads no era rule of its own.
 """
 
 from __future__ import annotations
 
-import contextlib
 import math
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, Final
+from collections.abc import Callable, Sequence
+from typing import Final
 
-import anyio
 import attrs
-from anyio.streams.memory import MemoryObjectReceiveStream
 
-from cassette.core.eras import (
-    UNSUPPORTED_VERSION,
-    client_era,
-    initialize_from_discover,
-    legacy_status,
-    recorded_handshake,
-)
 from cassette.core.ids import id_key
 from cassette.core.jsonrpc import INVALID_REQUEST, Classified, Kind, classify, dumps_bytes
 from cassette.core.model import era_of
-from cassette.core.variants import has_legacy_variant
-from cassette.transport import Frame, Reply, Sessions
+from cassette.core.negotiation import client_era
+from cassette.transport import Frame, Reply, SessionPool
 from cassette.transports._http import (
     BODY_LIMIT,
-    SSE_HEADERS,
-    DropConnection,
     Guard,
     Receive,
     Scope,
@@ -82,7 +74,6 @@ from cassette.transports._http import (
     header,
     read_body,
     send_simple,
-    wait_for_disconnect,
 )
 from cassette.transports._http_checks import (
     Refusal,
@@ -100,16 +91,7 @@ from cassette.transports._http_recorded import (
     resumed_streams,
     sessionless_methods,
 )
-from cassette.transports._http_session import (
-    EventStream,
-    Session,
-    as_stream,
-    goes_on_post,
-    is_listen,
-    outgoing,
-    request_on_get,
-    sender,
-)
+from cassette.transports._http_session import Serving, SessionStreams, resume
 
 __all__ = ["HttpReplayApp"]
 
@@ -139,13 +121,13 @@ class _Call:
 class HttpReplayApp:
     """ASGI app serving replay sessions over streamable HTTP (see the module docstring).
 
-    ``sessions`` answers (the runtime's ``SessionPool``: a cassette's replay, a mock's,
+    ``sessions`` answers (the runtime's ``PolicySessionPool``: a cassette's replay, a mock's,
     an extension's); its ``recording`` says how to serve: era, path, recorded statuses.
     """
 
     def __init__(
         self,
-        sessions: Sessions,
+        sessions: SessionPool,
         *,
         path: str | None = None,
         bound_host: str = "127.0.0.1",
@@ -163,26 +145,22 @@ class HttpReplayApp:
         self.path = path or recorded_path(recording) or "/mcp"
         methods = b"POST" if self.era == "modern" else _LEGACY_METHODS
         self.guard = Guard(bound_host, _FORBIDDEN, methods, tuple(allowed_origins))
-        self.sessions: dict[str, Session] = {}
+        self.sessions: dict[str, SessionStreams] = {}
         self._pool = sessions
-        self._by_stream = recording.header.transport != "sse"
+        self._serving = Serving(
+            by_stream=recording.header.transport != "sse",
+            resumed=frozenset(resumed_streams(recording)),
+            priming=primed_streams(recording),
+        )
         self._shared = self._open()
         self._get_refused = get_refused(recording)
-        self._priming = primed_streams(recording)
         self._versions = modern_versions(recording)
         self._sessionless = sessionless_methods(recording)
-        self._resumed = resumed_streams(recording)
-        # A legacy client on a modern cassette is served when the recorded discovery lists
-        # a legacy revision (``cassette.core.eras``), or a legacy variant session holds
-        # what the server told such a client; its sessions are legacy ones.
-        handshake = recorded_handshake(recording.events) or {}
-        self._serves_legacy = initialize_from_discover(
-            handshake, None
-        ) is not None or has_legacy_variant(recording.events)
 
-    def _open(self) -> Session:
-        session = Session(self._clock())
-        session.conversation = self._pool.open(lambda reply: self._continue(session, reply))
+    def _open(self) -> SessionStreams:
+        """A new session: what comes later for it is its own to deliver (``later``)."""
+        session = SessionStreams(self._clock(), self._serving)
+        session.served = self._pool.open(session.later)
         return session
 
     def stop_streams(self) -> None:
@@ -234,12 +212,6 @@ class HttpReplayApp:
         if found is not None:
             found.used_at = self._clock()
 
-    def _route(self, reply: Reply, *, carries_request: bool) -> list[bool]:
-        """For each message of ``reply``: whether it goes back on the POST."""
-        return goes_on_post(
-            reply, carries_request=carries_request, by_stream=self._by_stream, resumed=self._resumed
-        )
-
     # -- POST ------------------------------------------------------------------------------
 
     async def _post(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -252,43 +224,26 @@ class HttpReplayApp:
             return
         classified = classify(body)
         call = _Call(scope, receive, send)
-        if not legacy and _opens_session(classified):  # a legacy client, modern cassette
-            if not self._serves_legacy:
-                await self._refuse_legacy(call, body)
-                return
-            legacy = True
+        # A legacy client on a modern cassette opens a legacy session, if its replay serves
+        # that client (``Reply.refuses_era`` says it does not: ``_answer``)
+        legacy = legacy or _opens_session(classified)
         if not legacy:
             refusal = modern_post_refusal(scope["headers"], classified, self._versions)
             if refusal is not None:
                 await _refuse(send, refusal)
                 return
-            kind, value = classified.kind, classified.value
-            await self._answer(call, self._shared, body, kind, value, extra=[])
+            await self._answer(call, self._shared, body, classified, extra=[])
             return
         await self._legacy_post(call, body, classified)
 
-    def _status(self, session: Session, reply: Reply) -> int | None:
-        """The recorded status of what answers ``reply``, as this session's client expects
-        it: a legacy client's session on a modern cassette gets a legacy server's."""
-        status = reply.exchange.status if reply.exchange is not None else None
-        if self.era == "modern" and session is not self._shared:
-            return legacy_status(status)
-        if status is None and _era_refused(reply):
-            return 400  # a 2026-07-28 server mirrors -32022 in the status
-        return status
-
-    async def _refuse_legacy(self, call: _Call, body: bytes) -> None:
-        """A legacy client's ``initialize`` on a modern cassette whose recorded server
-        listed no legacy revision: the replay's ``-32022`` (a miss, with the hint to
-        record for that client), at 400 as a modern-only server answers, and no session."""
-        session = self._open()
-        try:
-            frame = Frame(body, {"headers": call.scope["headers"]})
-            reply = await session.conversation.receive(frame)
-        finally:
-            await session.conversation.aclose()
+    async def _refuse_era(self, call: _Call, session: SessionStreams, reply: Reply) -> None:
+        """A session opened for a client its replay does not serve (a legacy client's
+        ``initialize`` on a modern cassette whose recorded server listed no legacy
+        revision): the replay's ``-32022`` (a miss, with the hint to record for that
+        client), at 400 as a modern-only server answers, and no session."""
+        await self._end(session)
         answer = reply.messages[0] if reply.messages else None
-        await send_simple(call.send, 400, dumps_bytes(answer), _JSON)
+        await send_simple(call.send, reply.status or 400, dumps_bytes(answer), _JSON)
 
     async def _known_session(self, scope: Scope, send: Send) -> bool:
         """A session id this front never gave, or ended, gets 404 before anything else."""
@@ -322,7 +277,7 @@ class HttpReplayApp:
             extra.append((b"mcp-session-id", session_id.encode()))
         else:
             session = self._shared
-        await self._answer(call, session, body, classified.kind, classified.value, extra=extra)
+        await self._answer(call, session, body, classified, extra=extra)
 
     def _session_refusal(
         self, session_id: str | None, opens: bool, classified: Classified
@@ -341,40 +296,34 @@ class HttpReplayApp:
     async def _answer(
         self,
         call: _Call,
-        session: Session,
+        session: SessionStreams,
         body: bytes,
-        kind: Kind,
-        value: Any,
+        classified: Classified,
         *,
         extra: list[tuple[bytes, bytes]],
     ) -> None:
+        """Hand the checked request to its session, which answers it; a session opened
+        for a client its replay refuses, or whose recorded server exited, is ended."""
         # Held before the reply is asked for: what a live server says for this request may
         # come through ``emit`` before the reply itself is back.
-        key = id_key(value.get("id")) if kind is Kind.REQUEST else None
+        kind = classified.kind
+        key = id_key(classified.value.get("id")) if kind is Kind.REQUEST else None
         if key is not None:
             session.hold(key)
         try:
             frame = Frame(body, {"headers": call.scope["headers"]})
-            reply = self._deliverable(session, await session.conversation.receive(frame))
-            if reply.drops:
-                await _drop(call.send, extra)
-            if kind in (Kind.RESPONSE, Kind.ERROR):  # a client answer: what it unblocked
-                await self._continue(session, reply)
-                await send_simple(call.send, 202, b"", headers=extra)
-            elif key is not None and _incomplete(reply):
-                _, more = session.channel(key)
-                await self._hold_open(call, session, reply, more, extra)
-            elif is_listen(reply):
-                await self._listen(call, session, reply)
-            else:
-                await self._respond(call, session, reply, kind, extra)
+            reply = await session.ask(frame, classified)  # decoded once, by the front
+            if reply.refuses_era and extra:  # a session opened for a client it cannot serve
+                await self._refuse_era(call, session, reply)
+                return
+            await session.answer(call.send, call.receive, reply, kind, key=key, extra=extra)
         finally:
             if key is not None:
                 session.release(key)
         if reply.closes:
             await self._end(session)
 
-    async def _end(self, session: Session) -> None:
+    async def _end(self, session: SessionStreams) -> None:
         """The recorded server exited here: its session is gone (later requests in it get
         404, its GET stream ends), as with the live server."""
         for session_id, known in list(self.sessions.items()):
@@ -382,167 +331,11 @@ class HttpReplayApp:
                 del self.sessions[session_id]
         session.close()
         if session is not self._shared:
-            await session.conversation.aclose()
-
-    async def _respond(
-        self,
-        call: _Call,
-        session: Session,
-        reply: Reply,
-        kind: Kind,
-        extra: list[tuple[bytes, bytes]],
-    ) -> None:
-        """Answer a POST as it was recorded: a status, JSON, or an SSE stream."""
-        send = call.send
-        carries = kind in (Kind.REQUEST, Kind.BATCH)
-        on_post = self._route(reply, carries_request=carries)
-        status = self._status(session, reply)
-        posted = [out for out, here in zip(outgoing(reply), on_post, strict=True) if here]
-        if not posted:
-            await self._write(session, reply, on_post)
-            await send_simple(send, status or 202, b"", headers=extra)
-            return
-        if as_stream(reply, posted):
-            headers = [*SSE_HEADERS, *extra]
-            await send({"type": "http.response.start", "status": status or 200, "headers": headers})
-            stream = EventStream(session, "post")
-            try:
-                head = self._prime(stream, reply)
-                write = sender(send)
-                await self._write(session, reply, on_post, write=write, stream=stream, head=head)
-            finally:
-                stream.finish()
-            await send({"type": "http.response.body", "body": b""})
-            return
-        await self._write(session, reply, on_post)
-        await send_simple(send, status or 200, dumps_bytes(posted[-1][0]), _JSON, extra)
-
-    async def _write(
-        self,
-        session: Session,
-        reply: Reply,
-        on_post: Sequence[bool],
-        *,
-        write: Callable[[bytes], Awaitable[None]] | None = None,
-        stream: EventStream | None = None,
-        head: bytes = b"",
-    ) -> None:
-        """Send a reply's messages as the session paces them: those ``on_post`` as events
-        of ``stream`` (through ``write``; none: the caller sends them itself), the rest onto
-        the GET stream. ``head`` goes first (a priming event)."""
-        index = 0
-        async for group in session.conversation.paced(reply):
-            chunk = head
-            head = b""
-            for message, _ in group:
-                listen = session.listen_for(message)
-                if listen is not None:  # caused here, sent on the live listen stream
-                    with contextlib.suppress(anyio.ClosedResourceError):
-                        listen.send_nowait(message)
-                elif not on_post[index]:
-                    session.push((message,))
-                elif stream is not None:
-                    chunk += stream.message(message)
-                index += 1
-            if chunk and write is not None:
-                await write(chunk)
-        if head and write is not None:
-            await write(head)
-
-    def _deliverable(self, session: Session, reply: Reply) -> Reply:
-        """A server request bound for a GET stream that is not open is dropped, as the
-        live server drops it, and the replay goes on."""
-        while reply.awaiting and session.get_streams == 0 and request_on_get(reply, self._resumed):
-            more = session.conversation.undelivered(reply.awaiting[0])
-            reply = attrs.evolve(
-                more,
-                messages=reply.messages + more.messages,
-                metas=reply.metas + more.metas,
-                times=reply.times + more.times,
-                origin=reply.origin,
-            )
-        return reply
-
-    async def _listen(self, call: _Call, session: Session, reply: Reply) -> None:
-        """A 2026-07-28 ``subscriptions/listen`` stream: its recorded notifications
-        (the acknowledgement first), then open until the client closes it."""
-        send = call.send
-        on_post = self._route(reply, carries_request=True)
-        await send({"type": "http.response.start", "status": 200, "headers": list(SSE_HEADERS)})
-        stream = EventStream(session, "post")
-        write = sender(send)
-        key = id_key(reply.origin)
-        later, tagged = anyio.create_memory_object_stream[Any](float("inf"))
-        try:
-            await self._write(session, reply, on_post, write=write, stream=stream)
-            session.listens[key] = later
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(_forward_events, tagged, stream, write)
-                await wait_for_disconnect(call.receive, anyio.Event())
-                tg.cancel_scope.cancel()
-        finally:
-            if session.listens.get(key) is later:
-                del session.listens[key]
-            later.close()
-            stream.finish()
-
-    def _prime(self, stream: EventStream, reply: Reply) -> bytes:
-        """The priming event the recorded stream opened with, if it had one."""
-        recorded = reply.exchange.stream if reply.exchange is not None else None
-        if recorded is None or recorded not in self._priming:
-            return b""
-        return stream.priming(self._priming[recorded])
-
-    async def _continue(self, session: Session, reply: Reply) -> None:
-        """A reply that came later (after a client answer, live, overdue): to the POST of
-        the request it belongs to while that is open, else to the GET stream."""
-        key = id_key(reply.origin)
-        if key in session.open:
-            session.channel(key)[0].send_nowait(reply)
-            return
-        reply = self._deliverable(session, reply)
-        async for group in session.conversation.paced(reply):
-            session.push([message for message, _ in group])
-
-    async def _hold_open(
-        self,
-        call: _Call,
-        session: Session,
-        reply: Reply,
-        more: MemoryObjectReceiveStream[Reply],
-        extra: list[tuple[bytes, bytes]],
-    ) -> None:
-        """Answer as an SSE stream that stays open until the request has its response:
-        what follows a client's answer, a live server's messages, or the error a server
-        request left unanswered past its deadline gets."""
-        send, conversation = call.send, session.conversation
-        status = self._status(session, reply)
-        headers = [*SSE_HEADERS, *extra]
-        await send({"type": "http.response.start", "status": status or 200, "headers": headers})
-        stream = EventStream(session, "post")
-        write = sender(send)
-        try:
-            on_post = self._route(reply, carries_request=True)
-            head = self._prime(stream, reply)
-            await self._write(session, reply, on_post, write=write, stream=stream, head=head)
-            while _incomplete(reply):
-                with anyio.move_on_after(conversation.remaining()):
-                    try:
-                        reply = self._deliverable(session, await more.receive())
-                    except anyio.EndOfStream:
-                        break  # the front is stopping
-                    on_post = self._route(reply, carries_request=True)
-                    await self._write(session, reply, on_post, write=write, stream=stream)
-                    continue
-                for late in conversation.overdue():
-                    await self._continue(session, late)
-        finally:
-            stream.finish()
-        await send({"type": "http.response.body", "body": b""})
+            await session.served.aclose()
 
     # -- GET and DELETE (legacy) ----------------------------------------------------------
 
-    def _session_of(self, scope: Scope) -> Session | Refusal:
+    def _session_of(self, scope: Scope) -> SessionStreams | Refusal:
         """The session a GET or DELETE names, or why there is none (400, 404), or a
         protocol version it may not use (400)."""
         session_id = header(scope, b"mcp-session-id")
@@ -563,49 +356,13 @@ class HttpReplayApp:
             return
         resumed = found.resumable(header(scope, b"last-event-id"))
         if resumed is not None and resumed[0].kind == "post":
-            await self._resume(resumed[0], resumed[1], receive, send)
+            await resume(resumed[0], resumed[1], receive, send)
         elif found.get_streams:
             text = "Conflict: Only one SSE stream is allowed per session"
             await _refuse(send, json_refusal(409, -32000, text))
         else:
             rest = b"".join(resumed[0].events[resumed[1] :]) if resumed is not None else b""
-            await self._standalone(found, rest, receive, send)
-
-    async def _standalone(
-        self, session: Session, rest: bytes, receive: Receive, send: Send
-    ) -> None:
-        """The session's standalone stream, until the client closes it or the session
-        ends; ``rest`` first (what an earlier GET stream had not delivered)."""
-        await send({"type": "http.response.start", "status": 200, "headers": list(SSE_HEADERS)})
-        stream = EventStream(session, "get")
-        session.get_streams += 1
-        write = sender(send)
-        try:
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(_cancel_on_disconnect, receive, tg.cancel_scope)
-                with contextlib.suppress(anyio.BrokenResourceError, OSError):  # client gone
-                    if rest:
-                        await write(rest)
-                    async for message in session.receiver:
-                        await write(stream.message(message))
-                tg.cancel_scope.cancel()
-        finally:
-            session.get_streams -= 1
-            stream.finish()
-        await _end(send)
-
-    async def _resume(self, stream: EventStream, after: int, receive: Receive, send: Send) -> None:
-        """A POST's stream resumed: the events after the ``after``-th, as they come, and
-        the end with the POST's (its response included: exactly what the client lacked)."""
-        await send({"type": "http.response.start", "status": 200, "headers": list(SSE_HEADERS)})
-        write = sender(send)
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(_cancel_on_disconnect, receive, tg.cancel_scope)
-            with contextlib.suppress(anyio.BrokenResourceError, OSError):  # client gone
-                async for chunk in stream.tail(after):
-                    await write(chunk)
-            tg.cancel_scope.cancel()
-        await _end(send)
+            await found.standalone(rest, receive, send)
 
     async def _delete(self, scope: Scope, send: Send) -> None:
         found = self._session_of(scope)
@@ -616,7 +373,7 @@ class HttpReplayApp:
         assert session_id is not None
         ended = self.sessions.pop(session_id)
         ended.close()
-        await ended.conversation.aclose()
+        await ended.served.aclose()
         await send_simple(send, 200, b"")
 
 
@@ -626,31 +383,6 @@ def _opens_session(classified: Classified) -> bool:
     return classified.kind in (Kind.REQUEST, Kind.BATCH) and any(
         isinstance(v, dict) and v.get("method") == "initialize" and "id" in v for v in values
     )
-
-
-async def _drop(send: Send, extra: list[tuple[bytes, bytes]]) -> None:
-    """Cut the connection without an answer (a fault plan's disconnect): the response
-    starts as an event stream, as a server that died mid-answer leaves it, and ends
-    unterminated."""
-    headers = [*SSE_HEADERS, *extra]
-    await send({"type": "http.response.start", "status": 200, "headers": headers})
-    raise DropConnection
-
-
-async def _end(send: Send) -> None:
-    """End a streaming response (its client may have gone away just now)."""
-    with contextlib.suppress(OSError):
-        await send({"type": "http.response.body", "body": b""})
-
-
-async def _forward_events(
-    messages: MemoryObjectReceiveStream[Any],
-    stream: EventStream,
-    write: Callable[[bytes], Awaitable[None]],
-) -> None:
-    """Write what other requests' replays send to a listen stream, as its events."""
-    async for message in messages:
-        await write(stream.message(message))
 
 
 def _modern_without_session(session_id: str | None, classified: Classified) -> bool:
@@ -663,25 +395,3 @@ def _modern_without_session(session_id: str | None, classified: Classified) -> b
     value = classified.value
     # a dual-era client's probe gets what a legacy server gives it, as before
     return value.get("method") != "server/discover" and client_era(value) == "modern"
-
-
-def _incomplete(reply: Reply) -> bool:
-    """Whether more of a request's reply is still to come: the client's answer to a server
-    request, a live answer, or the end of a wait for an answer the recording lacks."""
-    return not reply.responded and bool(reply.awaiting or reply.pending or reply.unanswered)
-
-
-async def _cancel_on_disconnect(receive: Receive, scope: anyio.CancelScope) -> None:
-    """End a streaming response's work when its client goes away."""
-    while (await receive())["type"] != "http.disconnect":
-        pass
-    scope.cancel()
-
-
-def _era_refused(reply: Reply) -> bool:
-    """Whether ``reply`` is the replay's own ``-32022``: a 2026-07-28 client refused by a
-    legacy cassette, which a 2026-07-28 server answers at 400, not at a legacy 200."""
-    if reply.exchange is not None or len(reply.messages) != 1:
-        return False
-    error = reply.messages[0].get("error") if isinstance(reply.messages[0], dict) else None
-    return isinstance(error, dict) and error.get("code") == UNSUPPORTED_VERSION

@@ -1,37 +1,52 @@
-"""The streamable-HTTP replay front's bookkeeping, sans HTTP: sessions, event streams, and
-where each message of a reply goes.
+"""The streamable-HTTP replay front's sessions: event streams, where each message of a
+reply goes, and the delivery of every reply of a session onto its streams.
 
-Kept apart from ``cassette.transports._http_replay`` (the ASGI app) so the app reads as
-what it does per request. Routing rules: a message recorded on a GET stream goes to the
-session's GET stream; one recorded on a POST (or, for a cassette with no such facts, any
-message of a request's reply) goes back on that POST, as an SSE stream when the recording
-streamed it (or when there is more than the response to send).
+Kept apart from ``cassette.transports._http_replay`` (the ASGI app, which routes requests
+to sessions and checks them as HTTP) so that a session's answers stay with the session,
+and the app reads as what it does per request. Routing rules: a message recorded on a GET
+stream goes to the session's GET stream; one recorded on a POST (or, for a cassette with no
+such facts, any message of a request's reply) goes back on that POST, as an SSE stream when
+the recording streamed it (or when there is more than the response to send).
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Sequence
-from typing import Any
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping, Sequence
+from typing import Any, Final
 
 import anyio
+import attrs
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from cassette.core.ids import IdKey, id_key
-from cassette.core.jsonrpc import dumps_bytes
+from cassette.core.jsonrpc import Classified, Kind, dumps_bytes
 from cassette.core.mcp import SUBSCRIPTION_ID_META
-from cassette.transport import ClientSession, Outgoing, Reply
-from cassette.transports._http import Send
+from cassette.transport import Frame, Outgoing, Reply, ServedSession
+from cassette.transports._http import (
+    SSE_HEADERS,
+    DropConnection,
+    Receive,
+    Send,
+    send_simple,
+    wait_for_disconnect,
+)
 
 __all__ = [
     "EventStream",
-    "Session",
+    "Serving",
+    "SessionStreams",
     "as_stream",
     "goes_on_post",
     "is_listen",
     "outgoing",
     "request_on_get",
+    "resume",
     "sender",
+    "status_of",
 ]
+
+_JSON: Final = b"application/json"
 
 
 class EventStream:
@@ -45,7 +60,7 @@ class EventStream:
     stream has nothing more to come, and ``tail`` follows it until then.
     """
 
-    def __init__(self, session: Session, kind: str) -> None:
+    def __init__(self, session: SessionStreams, kind: str) -> None:
         session.streams += 1
         self.kind = kind
         self.name = f"{kind}-{session.streams}"
@@ -94,12 +109,29 @@ class EventStream:
                 await self._grew.wait()
 
 
-class Session:
-    """One replay session: its conversation with the runtime, its standalone GET stream,
-    and the POST streams held open for the requests they carry."""
+@attrs.frozen
+class Serving:
+    """What the recording says about how its server answered, the same for every session:
+    whether a message's recorded stream routes it (not for a legacy HTTP+SSE cassette,
+    where everything travelled on the one GET stream), the recorded GET streams that
+    resumed a POST's (``Last-Event-ID``), and the priming events recorded streams opened
+    with (their ``retry``, by stream)."""
 
-    def __init__(self, now: float) -> None:
-        self.conversation: ClientSession
+    by_stream: bool = True
+    resumed: frozenset[str] = frozenset()
+    priming: Mapping[str, int | None] = attrs.field(factory=dict)
+
+
+class SessionStreams:
+    """One replay session: its served session under the runtime, its standalone GET stream,
+    the POST streams held open for the requests they carry, and the delivery of every
+    reply onto them. The app routes a request to its session and checks it as HTTP; the
+    session answers it (``answer``) and delivers what comes later (``later``, the
+    conversation's ``emit``), so an answer never goes back through the app."""
+
+    def __init__(self, now: float, serving: Serving = Serving()) -> None:
+        self.serving = serving
+        self.served: ServedSession
         self.sender: MemoryObjectSendStream[Any]
         self.receiver: MemoryObjectReceiveStream[Any]
         self.sender, self.receiver = anyio.create_memory_object_stream[Any](float("inf"))
@@ -173,6 +205,278 @@ class Session:
         if stream is None or not number.isdigit() or int(number) > len(stream.events):
             return None
         return stream, int(number)
+
+    async def standalone(self, rest: bytes, receive: Receive, send: Send) -> None:
+        """The session's standalone GET stream, until the client closes it or the session
+        ends; ``rest`` first (what an earlier GET stream had not delivered)."""
+        await send({"type": "http.response.start", "status": 200, "headers": list(SSE_HEADERS)})
+        stream = EventStream(self, "get")
+        self.get_streams += 1
+        write = sender(send)
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(_cancel_on_disconnect, receive, tg.cancel_scope)
+                with contextlib.suppress(anyio.BrokenResourceError, OSError):  # client gone
+                    if rest:
+                        await write(rest)
+                    async for message in self.receiver:
+                        await write(stream.message(message))
+                tg.cancel_scope.cancel()
+        finally:
+            self.get_streams -= 1
+            stream.finish()
+        await _end(send)
+
+    # -- delivery --------------------------------------------------------------------------
+
+    async def ask(self, frame: Frame, classified: Classified) -> Reply:
+        """The reply to a client message the front decoded (``classified``), with what a
+        server request it cannot deliver is replaced by (``deliverable``)."""
+        return self.deliverable(await self.served.receive(frame, classified))
+
+    async def answer(
+        self,
+        send: Send,
+        receive: Receive,
+        reply: Reply,
+        kind: Kind,
+        *,
+        key: IdKey | None,
+        extra: list[tuple[bytes, bytes]],
+    ) -> None:
+        """Answer the POST that carried a client message of ``kind`` with ``reply``, as the
+        recorded server answered it; ``key``: the request's, held open (``hold``);
+        ``extra``: headers the answer carries (a new session id)."""
+        if reply.drops:
+            await _drop(send, extra)
+        if kind in (Kind.RESPONSE, Kind.ERROR):  # a client answer: what it unblocked
+            await self.later(reply)
+            await send_simple(send, 202, b"", headers=extra)
+        elif key is not None and _incomplete(reply):
+            _, more = self.channel(key)
+            await self._hold_open(send, reply, more, extra)
+        elif is_listen(reply):
+            await self._listen(send, receive, reply)
+        else:
+            await self._respond(send, reply, kind, extra)
+
+    def route(self, reply: Reply, *, carries_request: bool) -> list[bool]:
+        """For each message of ``reply``: whether it goes back on the POST."""
+        serving = self.serving
+        return goes_on_post(
+            reply,
+            carries_request=carries_request,
+            by_stream=serving.by_stream,
+            resumed=serving.resumed,
+        )
+
+    def deliverable(self, reply: Reply) -> Reply:
+        """A server request bound for a GET stream that is not open is dropped, as the
+        live server drops it, and the replay goes on."""
+        resumed = self.serving.resumed
+        while reply.awaiting and self.get_streams == 0 and request_on_get(reply, resumed):
+            more = self.served.undelivered(reply.awaiting[0])
+            reply = attrs.evolve(
+                more,
+                messages=reply.messages + more.messages,
+                metas=reply.metas + more.metas,
+                times=reply.times + more.times,
+                origin=reply.origin,
+            )
+        return reply
+
+    async def later(self, reply: Reply) -> None:
+        """A reply that came later (after a client answer, live, overdue): to the POST of
+        the request it belongs to while that is open, else to the GET stream."""
+        key = id_key(reply.origin)
+        if key in self.open:
+            self.channel(key)[0].send_nowait(reply)
+            return
+        reply = self.deliverable(reply)
+        async for group in self.served.paced(reply):
+            self.push([message for message, _ in group])
+
+    async def _respond(
+        self, send: Send, reply: Reply, kind: Kind, extra: list[tuple[bytes, bytes]]
+    ) -> None:
+        """Answer a POST as it was recorded: a status, JSON, or an SSE stream."""
+        on_post = self.route(reply, carries_request=kind in (Kind.REQUEST, Kind.BATCH))
+        status = status_of(reply)
+        posted = [out for out, here in zip(outgoing(reply), on_post, strict=True) if here]
+        if not posted:
+            await self._write(reply, on_post)
+            await send_simple(send, status or 202, b"", headers=extra)
+            return
+        if as_stream(reply, posted):
+            headers = [*SSE_HEADERS, *extra]
+            await send({"type": "http.response.start", "status": status or 200, "headers": headers})
+            stream = EventStream(self, "post")
+            try:
+                head = self._prime(stream, reply)
+                await self._write(reply, on_post, write=sender(send), stream=stream, head=head)
+            finally:
+                stream.finish()
+            await send({"type": "http.response.body", "body": b""})
+            return
+        await self._write(reply, on_post)
+        await send_simple(send, status or 200, dumps_bytes(posted[-1][0]), _JSON, extra)
+
+    async def _write(
+        self,
+        reply: Reply,
+        on_post: Sequence[bool],
+        *,
+        write: Callable[[bytes], Awaitable[None]] | None = None,
+        stream: EventStream | None = None,
+        head: bytes = b"",
+    ) -> None:
+        """Send a reply's messages as the session paces them: those ``on_post`` as events
+        of ``stream`` (through ``write``; none: the caller sends them itself), the rest onto
+        the GET stream. ``head`` goes first (a priming event)."""
+        index = 0
+        async for group in self.served.paced(reply):
+            chunk = head
+            head = b""
+            for message, _ in group:
+                listen = self.listen_for(message)
+                if listen is not None:  # caused here, sent on the live listen stream
+                    with contextlib.suppress(anyio.ClosedResourceError):
+                        listen.send_nowait(message)
+                elif not on_post[index]:
+                    self.push((message,))
+                elif stream is not None:
+                    chunk += stream.message(message)
+                index += 1
+            if chunk and write is not None:
+                await write(chunk)
+        if head and write is not None:
+            await write(head)
+
+    async def _listen(self, send: Send, receive: Receive, reply: Reply) -> None:
+        """A 2026-07-28 ``subscriptions/listen`` stream: its recorded notifications
+        (the acknowledgement first), then open until the client closes it."""
+        on_post = self.route(reply, carries_request=True)
+        await send({"type": "http.response.start", "status": 200, "headers": list(SSE_HEADERS)})
+        stream = EventStream(self, "post")
+        write = sender(send)
+        key = id_key(reply.origin)
+        tagged_in, tagged = anyio.create_memory_object_stream[Any](float("inf"))
+        try:
+            await self._write(reply, on_post, write=write, stream=stream)
+            self.listens[key] = tagged_in
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(_forward_events, tagged, stream, write)
+                await wait_for_disconnect(receive, anyio.Event())
+                tg.cancel_scope.cancel()
+        finally:
+            if self.listens.get(key) is tagged_in:
+                del self.listens[key]
+            tagged_in.close()
+            stream.finish()
+
+    def _prime(self, stream: EventStream, reply: Reply) -> bytes:
+        """The priming event the recorded stream opened with, if it had one."""
+        recorded = reply.exchange.stream if reply.exchange is not None else None
+        priming = self.serving.priming
+        if recorded is None or recorded not in priming:
+            return b""
+        return stream.priming(priming[recorded])
+
+    async def _hold_open(
+        self,
+        send: Send,
+        reply: Reply,
+        more: MemoryObjectReceiveStream[Reply],
+        extra: list[tuple[bytes, bytes]],
+    ) -> None:
+        """Answer as an SSE stream that stays open until the request has its response:
+        what follows a client's answer, a live server's messages, or the error a server
+        request left unanswered past its deadline gets."""
+        served = self.served
+        headers = [*SSE_HEADERS, *extra]
+        status = status_of(reply) or 200
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        stream = EventStream(self, "post")
+        write = sender(send)
+        try:
+            on_post = self.route(reply, carries_request=True)
+            head = self._prime(stream, reply)
+            await self._write(reply, on_post, write=write, stream=stream, head=head)
+            while _incomplete(reply):
+                with anyio.move_on_after(served.remaining()):
+                    try:
+                        reply = self.deliverable(await more.receive())
+                    except anyio.EndOfStream:
+                        break  # the front is stopping
+                    on_post = self.route(reply, carries_request=True)
+                    await self._write(reply, on_post, write=write, stream=stream)
+                    continue
+                for late in served.overdue():
+                    await self.later(late)
+        finally:
+            stream.finish()
+        await send({"type": "http.response.body", "body": b""})
+
+
+async def resume(stream: EventStream, after: int, receive: Receive, send: Send) -> None:
+    """A POST's stream resumed: the events after the ``after``-th, as they come, and the
+    end with the POST's (its response included: exactly what the client lacked)."""
+    await send({"type": "http.response.start", "status": 200, "headers": list(SSE_HEADERS)})
+    write = sender(send)
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(_cancel_on_disconnect, receive, tg.cancel_scope)
+        with contextlib.suppress(anyio.BrokenResourceError, OSError):  # client gone
+            async for chunk in stream.tail(after):
+                await write(chunk)
+        tg.cancel_scope.cancel()
+    await _end(send)
+
+
+async def _end(send: Send) -> None:
+    """End a streaming response (its client may have gone away just now)."""
+    with contextlib.suppress(OSError):
+        await send({"type": "http.response.body", "body": b""})
+
+
+async def _cancel_on_disconnect(receive: Receive, scope: anyio.CancelScope) -> None:
+    """End a streaming response's work when its client goes away."""
+    while (await receive())["type"] != "http.disconnect":
+        pass
+    scope.cancel()
+
+
+def status_of(reply: Reply) -> int | None:
+    """The status ``reply`` goes out with: the one its responder chose for this client
+    (``Reply.status``: a legacy client of a modern cassette, a refused era), else the
+    recorded one."""
+    if reply.status is not None:
+        return reply.status
+    return reply.exchange.status if reply.exchange is not None else None
+
+
+def _incomplete(reply: Reply) -> bool:
+    """Whether more of a request's reply is still to come: the client's answer to a server
+    request, a live answer, or the end of a wait for an answer the recording lacks."""
+    return not reply.responded and bool(reply.awaiting or reply.pending or reply.unanswered)
+
+
+async def _drop(send: Send, extra: list[tuple[bytes, bytes]]) -> None:
+    """Cut the connection without an answer (a fault plan's disconnect): the response
+    starts as an event stream, as a server that died mid-answer leaves it, and ends
+    unterminated."""
+    headers = [*SSE_HEADERS, *extra]
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    raise DropConnection
+
+
+async def _forward_events(
+    messages: MemoryObjectReceiveStream[Any],
+    stream: EventStream,
+    write: Callable[[bytes], Awaitable[None]],
+) -> None:
+    """Write what other requests' replays send to a listen stream, as its events."""
+    async for message in messages:
+        await write(stream.message(message))
 
 
 def is_listen(reply: Reply) -> bool:

@@ -38,7 +38,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 from urllib.parse import urljoin, urlsplit
 
@@ -59,6 +59,7 @@ from cassette.transports._http import (
     read_body,
     send_simple,
 )
+from cassette.transports._http_auth import with_extra
 from cassette.transports.sse_parser import SSEEvent, SSEParser
 
 __all__ = ["SseRecordingProxy", "local_endpoint", "serialize_event"]
@@ -122,7 +123,9 @@ class SseRecordingProxy:
         upstream_timeout: float = UPSTREAM_TIMEOUT,
         *,
         allowed_origins: Sequence[str] = (),
+        headers: Mapping[str, str] | None = None,
     ) -> None:
+        self.extra = dict(headers or {})  # given by the person recording; never recorded
         self.max_body = max_body
         self.upstream_timeout = upstream_timeout
         self.upstream = upstream
@@ -165,7 +168,7 @@ class SseRecordingProxy:
         name = f"get-{next(self._counter)}"
         url = _with_query(self.upstream, scope)
         request = self._http().build_request(
-            "GET", url, headers=_as_str(forwardable(scope["headers"]))
+            "GET", url, headers=with_extra(forwardable(scope["headers"]), self.extra)
         )
         try:
             with anyio.fail_after(self.upstream_timeout):
@@ -280,9 +283,8 @@ class SseRecordingProxy:
             self.tap.frame("c2s", body, meta)
         try:
             with anyio.fail_after(self.upstream_timeout):
-                response = await self._http().request(
-                    "POST", url, headers=_as_str(forwardable(scope["headers"])), content=body
-                )
+                sent = with_extra(forwardable(scope["headers"]), self.extra)
+                response = await self._http().request("POST", url, headers=sent, content=body)
         except (httpx.HTTPError, TimeoutError) as exc:
             await self._failed(send, "POST", name, session, url=url, exc=exc)
             return
@@ -331,7 +333,3 @@ def _with_query(url: str, scope: Scope) -> str:
     if not query:
         return url
     return url + ("&" if urlsplit(url).query else "?") + query
-
-
-def _as_str(headers: list[tuple[bytes, bytes]]) -> list[tuple[str, str]]:
-    return [(k.decode("latin-1"), v.decode("latin-1")) for k, v in headers]

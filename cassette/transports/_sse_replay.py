@@ -40,7 +40,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 
 from cassette.core.jsonrpc import Kind, classify, classify_value, dumps_bytes, is_answer
 from cassette.core.model import Recording
-from cassette.transport import DRAIN_DEADLINE, ClientSession, Frame, Reply, Sessions
+from cassette.transport import DRAIN_DEADLINE, Frame, Reply, ServedSession, SessionPool
 from cassette.transports._drain import Counter, tcp_peer_counter, until_read
 from cassette.transports._http import (
     BODY_LIMIT,
@@ -85,7 +85,7 @@ class _Session:
     def __init__(self, tg: anyio.abc.TaskGroup, unread: Counter | None = None) -> None:
         self.tg = tg
         self.unread = unread
-        self.conversation: ClientSession
+        self.served: ServedSession
         self.closed = False
         self.sender: MemoryObjectSendStream[Any]
         self.receiver: MemoryObjectReceiveStream[Any]
@@ -100,8 +100,41 @@ class _Session:
 
     async def deliver(self, reply: Reply) -> None:
         """Queue a reply's messages for the stream, each group when the session paces it."""
-        async for group in self.conversation.paced(reply):
+        async for group in self.served.paced(reply):
             self.push([message for message, _ in group])
+
+    async def answer(self, reply: Reply) -> None:
+        """Deliver the reply to a POST: at once when it ends the session or was made up
+        here, else from a task of the stream (the POST gets its 202 now, as live)."""
+        if reply.closes or reply.drops:  # the server exited (or a fault cut it): so does this
+            await self.deliver(reply)
+            self.close()
+        elif reply.since is None:
+            await self.deliver(reply)  # made up here (an error): nothing to pace
+        else:
+            # Recorded answers may be paced. Tasks start in order, so unpaced replies
+            # still reach the stream in order.
+            self.tg.start_soon(self.deliver, reply)
+
+    async def write_stream(self, send: Send) -> None:
+        """Write the session's messages as they come; past an answer deadline, what is
+        overdue."""
+        served = self.served
+        noted = False  # the last event written was a notification
+        while True:
+            with anyio.move_on_after(served.remaining()):
+                try:
+                    message = await self.receiver.receive()
+                except anyio.EndOfStream:
+                    return
+                if noted and is_answer(message):
+                    await _let_read(self.unread)
+                noted = classify_value(message) is Kind.NOTIFICATION
+                body = _event(message)
+                await send({"type": "http.response.body", "body": body, "more_body": True})
+                continue
+            for reply in served.overdue():
+                await self.deliver(reply)
 
     def close(self) -> None:
         self.closed = True
@@ -113,7 +146,7 @@ class SseReplayApp:
 
     def __init__(
         self,
-        sessions: Sessions,
+        sessions: SessionPool,
         *,
         path: str | None = None,
         post_path: str = DEFAULT_POST_PATH,
@@ -169,11 +202,11 @@ class SseReplayApp:
         async with anyio.create_task_group() as tg:
             unread = tcp_peer_counter(scope.get("client"), scope.get("server"))
             session = self.sessions[session_id] = _Session(tg, unread)
-            session.conversation = self._pool.open(session.deliver)
+            session.served = self._pool.open(session.deliver)
             tg.start_soon(_close_on_disconnect, receive, session)
             try:
-                await session.deliver(session.conversation.start())
-                await self._write_stream(send, session)
+                await session.deliver(session.served.start())
+                await session.write_stream(send)
             except OSError:
                 gone = True  # the client went away mid-send
             finally:
@@ -181,30 +214,10 @@ class SseReplayApp:
                 session.close()
                 tg.cancel_scope.cancel()
                 with anyio.CancelScope(shield=True):
-                    await session.conversation.aclose()
+                    await session.served.aclose()
         if not gone:
             with contextlib.suppress(OSError):  # it may have gone away just now
                 await send({"type": "http.response.body", "body": b""})
-
-    async def _write_stream(self, send: Send, session: _Session) -> None:
-        """Write the session's messages as they come; past an answer deadline, what is
-        overdue."""
-        conversation = session.conversation
-        noted = False  # the last event written was a notification
-        while True:
-            with anyio.move_on_after(conversation.remaining()):
-                try:
-                    message = await session.receiver.receive()
-                except anyio.EndOfStream:
-                    return
-                if noted and is_answer(message):
-                    await _let_read(session.unread)
-                noted = classify_value(message) is Kind.NOTIFICATION
-                body = _event(message)
-                await send({"type": "http.response.body", "body": body, "more_body": True})
-                continue
-            for reply in conversation.overdue():
-                await session.deliver(reply)
 
     # -- client messages -------------------------------------------------------------------
 
@@ -221,20 +234,14 @@ class SseReplayApp:
         body = await read_body(receive, self.max_body, send=send)
         if body is None:
             return
-        refusal = sse_post_refusal(scope["headers"], classify(body))
+        classified = classify(body)  # decoded once: checked here, answered from it
+        refusal = sse_post_refusal(scope["headers"], classified)
         if refusal is not None:
             await send_simple(send, refusal.status, refusal.body, refusal.content_type)
             return
-        reply = await session.conversation.receive(Frame(body, {"headers": scope["headers"]}))
-        if reply.closes or reply.drops:  # the server exited (or a fault cut it): so does this
-            await session.deliver(reply)
-            session.close()
-        elif reply.since is None:
-            await session.deliver(reply)  # made up here (an error): nothing to pace
-        else:
-            # Recorded answers may be paced: the POST gets its 202 now, as live. Tasks
-            # start in order, so unpaced replies still reach the stream in order.
-            session.tg.start_soon(session.deliver, reply)
+        frame = Frame(body, {"headers": scope["headers"]})
+        reply = await session.served.receive(frame, classified)
+        await session.answer(reply)
         status = reply.exchange.status if reply.exchange is not None else None
         if status is not None and self._own_statuses:
             await send_simple(send, status, b"", _TEXT)

@@ -9,15 +9,36 @@ and nothing else.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, Final
 
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
-from cassette.errors import TransportClosedError
-from cassette.transport import Frame, FrameStream, Handler, ServeOptions
+from cassette.transport import (
+    Frame,
+    FrameStream,
+    Handler,
+    ServeOptions,
+    TransportClosedError,
+    map_exceptions,
+)
 
 __all__ = ["MemoryFrameStream", "MemoryTransport", "memory_pair"]
+
+
+def _closed(_exc: BaseException) -> TransportClosedError:
+    return TransportClosedError("the other end of the memory stream is closed")
+
+
+def _not_serving(_exc: BaseException) -> TransportClosedError:
+    return TransportClosedError("this memory transport is no longer serving")
+
+
+#: Where anyio's errors cross into a memory stream (``map_exceptions``, built once).
+_SEND_ERRORS: Final = map_exceptions(
+    {anyio.BrokenResourceError: _closed, anyio.ClosedResourceError: _closed}
+)
+_ACCEPT_ERRORS: Final = map_exceptions({anyio.ClosedResourceError: _not_serving})
 
 
 class MemoryFrameStream:
@@ -30,10 +51,8 @@ class MemoryFrameStream:
         self._receive = receive
 
     async def send(self, frame: Frame) -> None:
-        try:
+        with _SEND_ERRORS:
             await self._send.send(frame)
-        except (anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
-            raise TransportClosedError("the other end of the memory stream is closed") from exc
 
     async def receive(self) -> Frame:
         try:
@@ -71,10 +90,8 @@ class MemoryTransport:
     def open_connection(self) -> FrameStream:
         """Connect a new client; the running ``serve`` picks up the other end."""
         client, server = memory_pair()
-        try:
+        with _ACCEPT_ERRORS:
             self._accept_send.send_nowait(server)
-        except anyio.ClosedResourceError as exc:
-            raise TransportClosedError("this memory transport is no longer serving") from exc
         return client
 
     def stop(self) -> None:

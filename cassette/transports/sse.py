@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
+from functools import partial
 from typing import Any, ClassVar, Final
 from urllib.parse import urljoin
 
@@ -30,8 +31,17 @@ import anyio
 import httpx
 
 from cassette.core.deadlines import UPSTREAM_TIMEOUT
-from cassette.errors import TransportClosedError, TransportError, map_exceptions
-from cassette.transport import ConnectOptions, Frame, RecordOptions, Tap, Target, Upstream
+from cassette.transport import (
+    ConnectOptions,
+    Frame,
+    RecordOptions,
+    Tap,
+    Target,
+    TransportClosedError,
+    TransportError,
+    Upstream,
+    map_exceptions,
+)
 from cassette.transports._http import Inbox, upstream_client, upstream_errors
 from cassette.transports._sse_record import SseRecordingProxy
 from cassette.transports._sse_replay import SseReplayApp
@@ -42,6 +52,14 @@ __all__ = ["SseRecordingProxy", "SseReplayApp", "SseTransport", "SseUpstream"]
 
 #: Seconds a server gets to send its ``endpoint`` event once the stream is open.
 ENDPOINT_TIMEOUT: Final = 30.0
+
+
+def _unreachable(url: str, exc: BaseException) -> TransportError:
+    return TransportError(f"cannot reach {url}: {exc}")
+
+
+def _failed(what: str, _exc: BaseException) -> TransportError:
+    return TransportError(what)
 
 
 class SseUpstream(Inbox):
@@ -72,28 +90,28 @@ class SseUpstream(Inbox):
         request = self._client.build_request(
             "GET", self.url, headers={**self._extra, "accept": "text/event-stream"}
         )
+        unreachable = map_exceptions({httpx.HTTPError: partial(_unreachable, self.url)})
         try:
-            self._response = await self._client.send(request, stream=True)
-            content_type = self._response.headers.get("content-type", "")
-            if self._response.status_code != 200 or not content_type.startswith(
-                "text/event-stream"
-            ):
-                raise TransportError(
-                    f"{self.url} answered {self._response.status_code} "
-                    f"({content_type or 'no content type'}), not an event stream"
-                )
-            self._chunks = self._response.aiter_bytes()
-            async for chunk in self._chunks:
-                self._take(self._parser.feed(chunk))
-                if self.endpoint is not None:
-                    return
-            raise TransportError(f"{self.url} ended its event stream without an endpoint event")
-        except BaseException as exc:
+            with unreachable:
+                self._response = await self._client.send(request, stream=True)
+                content_type = self._response.headers.get("content-type", "")
+                if self._response.status_code != 200 or not content_type.startswith(
+                    "text/event-stream"
+                ):
+                    raise TransportError(
+                        f"{self.url} answered {self._response.status_code} "
+                        f"({content_type or 'no content type'}), not an event stream"
+                    )
+                self._chunks = self._response.aiter_bytes()
+                async for chunk in self._chunks:
+                    self._take(self._parser.feed(chunk))
+                    if self.endpoint is not None:
+                        return
+                raise TransportError(f"{self.url} ended its event stream without an endpoint event")
+        except BaseException:
             if self._response is not None:
                 with anyio.CancelScope(shield=True):
                     await self._response.aclose()
-            if isinstance(exc, httpx.HTTPError):
-                raise TransportError(f"cannot reach {self.url}: {exc}") from exc
             raise
 
     async def pump(self) -> None:
@@ -162,13 +180,9 @@ class SseTransport(NetworkFront):
         timeout = options.timeout or self.endpoint_timeout
         async with upstream_client() as client:
             upstream = SseUpstream(client, target.url, target.headers)
-            try:
-                with anyio.fail_after(timeout):
-                    await upstream.open()
-            except TimeoutError as exc:
-                raise TransportError(
-                    f"{target.url} sent no endpoint event within {timeout:g} s"
-                ) from exc
+            silent = partial(_failed, f"{target.url} sent no endpoint event within {timeout:g} s")
+            with map_exceptions({TimeoutError: silent}), anyio.fail_after(timeout):
+                await upstream.open()
             async with anyio.create_task_group() as tg:
                 tg.start_soon(upstream.pump)
                 try:
@@ -188,6 +202,7 @@ class SseTransport(NetworkFront):
             options.max_message_bytes,
             timeout,
             allowed_origins=options.allowed_origins,
+            headers=options.headers,
         )
         try:
             await run_app(

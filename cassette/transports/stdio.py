@@ -44,7 +44,6 @@ import anyio
 import anyio.abc
 
 from cassette.core.limits import DEFAULT_MAX_BYTES
-from cassette.errors import TransportClosedError, TransportError
 from cassette.transport import (
     ConnectOptions,
     Frame,
@@ -53,7 +52,10 @@ from cassette.transport import (
     SideEventHandler,
     StderrLine,
     Target,
+    TransportClosedError,
+    TransportError,
     Upstream,
+    map_exceptions,
 )
 from cassette.transports._drain import until_read
 from cassette.transports._fdio import FdReader, FdWriter, unread_counter
@@ -156,11 +158,8 @@ class StdioUpstream:
         stdin = self.process.stdin
         if stdin is None or self._input_closed:
             raise TransportClosedError("the server's stdin is closed")
-        try:
+        with _STDIN_ERRORS:
             await stdin.send(frame.data)
-        except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError) as exc:
-            detail = f": {exc}" if str(exc) else ""  # anyio's errors often carry no text
-            raise TransportClosedError(f"the server stopped reading its stdin{detail}") from exc
 
     async def receive(self) -> Frame:
         return await self._framer.next_frame(self._read_stdout)
@@ -358,19 +357,17 @@ class StdioClientStream:
     async def send(self, frame: Frame) -> None:
         if self._closed:
             raise TransportClosedError("stdout is closed")
-        try:
+        with _STDOUT_ERRORS:
             await self._writer.write(frame.data)
-        except (BrokenPipeError, ConnectionResetError) as exc:
-            raise TransportClosedError("the client stopped reading our stdout") from exc
 
     def send_ready(self, data: bytes) -> int:
         """Write what stdout takes without waiting (``Eager``)."""
         if self._closed:
             raise TransportClosedError("stdout is closed")
-        try:
+        try:  # _STDOUT_ERRORS written out: this runs once per answer (docs/architecture.md)
             return self._writer.write_now(data)
         except (BrokenPipeError, ConnectionResetError) as exc:
-            raise TransportClosedError("the client stopped reading our stdout") from exc
+            raise _stdout_closed(exc) from exc
 
     async def drained(self) -> bool:
         """Wait until the client has read all we wrote (``Drainable``; the caller bounds
@@ -396,6 +393,36 @@ class StdioClientStream:
         """Done with the client: end our output and give stdin back its blocking mode."""
         await self.send_eof()
         self._reader.restore()
+
+
+def _stdin_closed(exc: BaseException) -> TransportClosedError:
+    detail = f": {exc}" if str(exc) else ""  # anyio's errors often carry no text
+    return TransportClosedError(f"the server stopped reading its stdin{detail}")
+
+
+def _stdout_closed(_exc: BaseException) -> TransportClosedError:
+    return TransportClosedError("the client stopped reading our stdout")
+
+
+def _cannot_start(program: str) -> Callable[[BaseException], TransportError]:
+    def make(exc: BaseException) -> TransportError:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        return TransportError(f"cannot start server {program!r}: {reason}")
+
+    return make
+
+
+#: Where a foreign error crosses into a stdio stream (``map_exceptions``, built once).
+_STDIN_ERRORS: Final = map_exceptions(
+    {
+        anyio.BrokenResourceError: _stdin_closed,
+        anyio.ClosedResourceError: _stdin_closed,
+        OSError: _stdin_closed,
+    }
+)
+_STDOUT_ERRORS: Final = map_exceptions(
+    {BrokenPipeError: _stdout_closed, ConnectionResetError: _stdout_closed}
+)
 
 
 async def _spawn(argv: list[str], cwd: str | None, env: dict[str, str] | None) -> anyio.abc.Process:
@@ -457,12 +484,8 @@ class StdioTransport:
         if not target.command:
             raise TransportError("the stdio transport needs a server command to run")
         env = None if target.env is None else {**os.environ, **target.env}
-        try:
+        with map_exceptions({OSError: _cannot_start(target.command[0])}):
             process = await _spawn(list(target.command), target.cwd, env)
-        except OSError as exc:
-            raise TransportError(
-                f"cannot start server {target.command[0]!r}: {exc.strerror or exc}"
-            ) from exc
         group = sys.platform != "win32"  # it leads its own process group (see _spawn)
         upstream = StdioUpstream(process, self.grace, self.kill_after, group=group)
         report: SideEventHandler = options.on_side_event or (lambda _event: None)

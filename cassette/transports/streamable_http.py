@@ -24,7 +24,7 @@ import base64
 import contextlib
 import re
 import sys
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from contextlib import asynccontextmanager
 from typing import ClassVar
 
@@ -33,19 +33,22 @@ import anyio.abc
 import httpx
 
 from cassette.core.deadlines import UPSTREAM_TIMEOUT
+from cassette.core.headers import refusal
 from cassette.core.jsonrpc import Classified, Kind, classify, dumps_bytes, error_response
 from cassette.core.mcp import NAMED_PARAM, VERSION_META
 from cassette.core.redaction import redact_text
-from cassette.errors import TransportClosedError, TransportError, map_exceptions
 from cassette.transport import (
     ConnectOptions,
     Frame,
     RecordOptions,
     ServeOptions,
-    Sessions,
+    SessionPool,
     Tap,
     Target,
+    TransportClosedError,
+    TransportError,
     Upstream,
+    map_exceptions,
 )
 from cassette.transports._http import (
     Asgi,
@@ -57,6 +60,7 @@ from cassette.transports._http import (
     upstream_errors,
     url_of,
 )
+from cassette.transports._http_auth import RequireBearer
 from cassette.transports._http_record import RecordingProxy
 from cassette.transports._http_replay import HttpReplayApp
 from cassette.transports.sse_parser import SSEParser
@@ -150,7 +154,7 @@ def _routing_headers(classified: Classified) -> dict[str, str]:
     return headers
 
 
-def _http_error(sent: Classified, status: int, content: bytes) -> bytes:
+def _http_error(sent: Classified, status: int, content: bytes, names: Iterable[str] = ()) -> bytes:
     """The JSON-RPC error a client gets for an HTTP error without a JSON-RPC body (a plain
     404, a proxy's HTML page): without it the request would wait for an answer forever.
     Nothing for a notification or an answer, which expect no reply."""
@@ -159,6 +163,8 @@ def _http_error(sent: Classified, status: int, content: bytes) -> bytes:
     text = " ".join(content[:300].decode("utf-8", "replace").split())[:200]  # one line
     detail = f": {text}" if text else ""
     message = f"cassette-mcp: the server answered HTTP {status} with no JSON-RPC body{detail}"
+    if status in (401, 403):  # which credential, not the server's error document
+        message = "cassette-mcp: " + refusal(status, "the server", names, flow=False)
     return dumps_bytes(error_response(sent.value["id"], -32000, message))
 
 
@@ -263,7 +269,7 @@ class HttpUpstream(Inbox):
             else:
                 content = await response.aread()
                 if response.status_code >= 400 and not classify(content).is_message:
-                    content = _http_error(sent, response.status_code, content)
+                    content = _http_error(sent, response.status_code, content, self._extra)
                 if content.strip():
                     self._deliver(content, {"in_reply_to": origin} if origin is not None else None)
 
@@ -303,7 +309,7 @@ class NetworkFront:
     name: ClassVar[str]
     replay_app: ClassVar[Callable[..., HttpReplayApp]]
 
-    async def serve_sessions(self, sessions: Sessions, options: ServeOptions) -> None:
+    async def serve_sessions(self, sessions: SessionPool, options: ServeOptions) -> None:
         """Serve ``sessions`` until cancelled. A request body over
         ``options.max_message_bytes`` gets 413."""
         app = type(self).replay_app(
@@ -312,8 +318,17 @@ class NetworkFront:
             max_body=options.max_message_bytes,
             allowed_origins=options.allowed_origins,
         )
+        served: Asgi = app
+        if options.require_auth:
+            served = RequireBearer(
+                app,
+                app.path,
+                options.host,
+                options.authorization_servers,
+                options.allowed_origins,
+            )
         await run_app(
-            app, options.host, options.port, app.path, options.on_ready, on_stop=app.stop_streams
+            served, options.host, options.port, app.path, options.on_ready, on_stop=app.stop_streams
         )
 
 
@@ -355,6 +370,7 @@ class StreamableHttpTransport(NetworkFront):
             options.max_message_bytes,
             allowed_origins=options.allowed_origins,
             era=options.era,
+            headers=options.headers,
         )
         try:
             await run_app(proxy, options.host, options.port, proxy.path, options.on_ready)

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from cassette.core.matching import Candidate, FingerprintMatcher, get_strategy
-from cassette.core.replayer import ReplaySessions
+from cassette.core.sessions import ReplaySessions
 from cassette.errors import NotRecordedError, UsageError
 from tests.unit.test_matching import call, req
 from tests.unit.test_replayer import tape

@@ -34,6 +34,7 @@ KEYWORD_FORMS = {
     "run_http": {"choice"},
     "run_mode": {"client"},
     "serve_mock": {"options"},
+    "serve": {"options", "policy", "fallback"},
     "record_scenario": {"options"},
     "record_scenarios": {"options"},
     "verify_cassette": {"options"},
@@ -42,8 +43,9 @@ KEYWORD_FORMS = {
     "snapshot": {"options"},
     "record_variant": {"options"},
 }
-#: methods of the same names that are no keyword forms (``mcp_cassette.verify(...)``)
-NOT_KEYWORD_FORMS = {"verify"}
+#: methods of the same names that are no keyword forms (``mcp_cassette.verify(...)``,
+#: an ASGI server's ``server.serve(sockets=...)``)
+NOT_KEYWORD_FORMS = {"verify", "serve"}
 
 
 def tape() -> Cassette:
@@ -100,16 +102,18 @@ def test_serve_replay_with_keywords_warns_and_serves_as_the_value_form() -> None
     finished: list[int] = []
 
     async def go() -> list[bytes]:
+        done = anyio.Event()
+
+        def on_finish(result: Any) -> None:
+            finished.append(len(result.misses))
+            done.set()
+
         with anyio.fail_after(10):
             async with anyio.create_task_group() as tg:
-                tg.start_soon(
-                    lambda: serve_replay(
-                        tape(), transport=front, on_finish=lambda r: finished.append(len(r.misses))
-                    )
-                )
-                await anyio.sleep(0.05)
+                tg.start_soon(lambda: serve_replay(tape(), transport=front, on_finish=on_finish))
+                # the front's accept queue is unbounded: a client may connect before it serves
                 got = await _exchange(front.open_connection())
-                await anyio.sleep(0.05)
+                await done.wait()
                 tg.cancel_scope.cancel()
                 return got
 
@@ -118,6 +122,37 @@ def test_serve_replay_with_keywords_warns_and_serves_as_the_value_form() -> None
     assert b'"id":1' in got[0]
     assert b"error" in got[1]
     assert finished == [1]
+
+
+def test_serve_with_on_finish_warns_and_the_policy_hears_the_result() -> None:
+    from cassette import DeliveryPolicy, ReplaySessions, serve
+
+    front = MemoryTransport()
+    heard: dict[str, list[int]] = {"keyword": [], "policy": []}
+
+    async def go(keyword: bool) -> None:
+        done = anyio.Event()
+        into = heard["keyword" if keyword else "policy"]
+
+        def on_finish(result: Any) -> None:
+            into.append(len(result.misses))
+            done.set()
+
+        policy = DeliveryPolicy() if keyword else DeliveryPolicy(on_finish=on_finish)
+        extra = {"on_finish": on_finish} if keyword else {}
+        with anyio.fail_after(10):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(lambda: serve(front, ReplaySessions(tape()), policy=policy, **extra))
+                await _exchange(front.open_connection())
+                await done.wait()
+                tg.cancel_scope.cancel()
+
+    with pytest.warns(DeprecationWarning, match=r"serve\(on_finish=.*DeliveryPolicy\(on_finish"):
+        anyio.run(go, True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        anyio.run(go, False)
+    assert heard == {"keyword": [1], "policy": [1]}
 
 
 def test_serve_mock_with_keywords_warns_and_serves() -> None:
@@ -130,7 +165,6 @@ def test_serve_mock_with_keywords_warns_and_serves() -> None:
         with anyio.fail_after(10):
             async with anyio.create_task_group() as tg:
                 tg.start_soon(lambda: serve_mock(manifest, front=front, max_message_bytes=None))
-                await anyio.sleep(0.05)
                 got = await _exchange(front.open_connection())
                 tg.cancel_scope.cancel()
                 return got
@@ -202,7 +236,6 @@ def test_the_value_forms_raise_no_deprecation_warning() -> None:
                 tg.start_soon(replay, server, Replayer(tape()), policy)
                 got = await _exchange(client)
                 tg.start_soon(serve_replay, tape(), ReplayOptions(transport=front, policy=policy))
-                await anyio.sleep(0.05)
                 got += await _exchange(front.open_connection())
                 tg.cancel_scope.cancel()
                 return got

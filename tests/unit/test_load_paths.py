@@ -140,7 +140,8 @@ def test_paused_gc_restores_it_on_an_error_too() -> None:
 #: only for a miss or a warning), ``tomllib`` (a project's pyproject.toml that does not hold
 #: ``[tool.cassette]`` is not parsed), ``tempfile`` (only where a file is written), the
 #: pytest plugin's settings, and orjson (the ``fast`` extra reads only cassettes of
-#: ``FAST_JSON_FROM`` bytes or more).
+#: ``FAST_JSON_FROM`` bytes or more), and the structural diff (a miss's diagnosis, or a
+#: client answer that may differ) with the URL checks (only for options that name a URL).
 _NOT_ON_THE_STDIO_REPLAY_PATH = (
     "orjson",
     "cassette.store.pytest_config",
@@ -165,6 +166,8 @@ _NOT_ON_THE_STDIO_REPLAY_PATH = (
     "cassette.modes.extend",
     "cassette.transports.streamable_http",
     "cassette.transports.memory",
+    "cassette.core.jsondiff",
+    "cassette.core.urls",
 )
 
 

@@ -13,7 +13,8 @@ import pytest
 
 from cassette.core.jsonrpc import REPLAY_MISS
 from cassette.core.model import Event, ExitEvent, Header, MessageEvent, RawEvent, RecorderInfo
-from cassette.core.replayer import Replayer, Reply
+from cassette.core.replayer import Replayer
+from cassette.core.reply import Reply
 
 HEADER = Header(transport="stdio", recorder=RecorderInfo("t", "0"), started_at="x", era="legacy")
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import anyio
+import attrs
 import pytest
 
 from cassette import (
@@ -32,7 +33,7 @@ from cassette import (
     serve,
 )
 from cassette.core.deadlines import Pacing
-from cassette.core.replayer import ReplaySessions
+from cassette.core.sessions import ReplaySessions
 from cassette.mock import MockServer
 from cassette.transport import FrameStream, Handler, Upstream
 from cassette.transports.memory import MemoryFrameStream, memory_pair
@@ -161,7 +162,10 @@ def test_a_third_party_frame_server_works_with_every_option_set() -> None:
         async with anyio.create_task_group() as tg:
             tg.start_soon(
                 lambda: serve(
-                    plugin, responders, options=options, policy=policy, on_finish=finished.append
+                    plugin,
+                    responders,
+                    options=options,
+                    policy=attrs.evolve(policy, on_finish=finished.append),
                 )
             )
             conn = await plugin.dial()
@@ -171,7 +175,7 @@ def test_a_third_party_frame_server_works_with_every_option_set() -> None:
                 {"jsonrpc": "2.0", "id": 9, "method": "ping", "params": {"p": "x" * 3_000}}
             )
             big = await conn.receive()  # refused unread: an error with a null id
-            await conn.aclose()
+            await conn.send_eof()
         return init, missed, big
 
     init, missed, big = run(go, timeout=30)
@@ -261,7 +265,7 @@ def test_a_third_party_upstream_connector_records_with_every_option(tmp_path: Pa
             tg.start_soon(record_session, Target(url="echo://x"), config, end)
             conn = ClientConnection(client)
             answer = await conn.request("initialize", INIT)
-            await conn.aclose()
+            await conn.send_eof()
         return answer
 
     answer = run(go, timeout=30)
@@ -293,7 +297,7 @@ def test_a_mock_goes_through_the_same_serve_path_and_policy() -> None:
                 {"jsonrpc": "2.0", "id": 9, "method": "ping", "params": {"p": "x" * 400}}
             )
             big = await conn.receive()  # refused unread: an error with a null id
-            await conn.aclose()
+            await conn.send_eof()
             memory.stop()
         return missed, big
 

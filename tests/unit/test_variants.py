@@ -10,7 +10,8 @@ import pytest
 
 from cassette.core.codec import decode, encode_line
 from cassette.core.model import MessageEvent
-from cassette.core.replayer import Replayer, ReplaySessions
+from cassette.core.replayer import Replayer
+from cassette.core.sessions import ReplaySessions
 from cassette.core.variant_plan import recorded_client
 from cassette.core.variants import Fit, choose, split
 from cassette.errors import CassetteFormatError

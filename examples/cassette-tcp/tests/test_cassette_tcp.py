@@ -16,8 +16,16 @@ import anyio
 from cassette_tcp import TcpTransport, open_stream
 from cassette_tcp.peer import peer_server
 
-from cassette import Cassette, ClientConnection, ServeOptions, Target, serve_replay
-from cassette.runtime import RecordConfig, ReplayOptions, record_session
+from cassette import (
+    Cassette,
+    ClientConnection,
+    RecordConfig,
+    ReplayOptions,
+    ServeOptions,
+    Target,
+    record_session,
+    serve_replay,
+)
 from cassette.testing import check_transport
 
 INIT = {
@@ -52,7 +60,7 @@ async def session(connection: ClientConnection) -> list[Any]:
     answers.append(
         await connection.request("tools/call", {"name": "echo", "arguments": {"text": "over tcp"}})
     )
-    await connection.aclose()  # a half-close: the server sees the end, and so do we
+    await connection.send_eof()  # a half-close: the server sees the end, and so do we
     return answers
 
 

@@ -45,11 +45,23 @@ from cassette.transport import (
     TransportClosedError,
     TransportError,
     Upstream,
+    map_exceptions,
 )
 
 __all__ = ["TcpStream", "TcpTransport", "TcpUpstream", "open_stream"]
 
 _LISTEN_VARIABLE = "CASSETTE_TCP_LISTEN"
+
+
+def _gone(exc: BaseException) -> TransportClosedError:
+    return TransportClosedError(f"the TCP peer went away: {exc}")
+
+
+#: anyio's and the OS's errors, as the contract's (``TransportClosedError``), where they
+#: cross into the plugin; built once, it guards every ``send``.
+_SEND_ERRORS = map_exceptions(
+    {anyio.BrokenResourceError: _gone, anyio.ClosedResourceError: _gone, OSError: _gone}
+)
 
 
 def parse_address(url: str) -> tuple[str, int]:
@@ -98,10 +110,8 @@ class TcpStream:
     async def send(self, frame: Frame) -> None:
         if self._closed or self._sent_eof or self._eof:
             raise TransportClosedError("the TCP connection is closed")
-        try:
+        with _SEND_ERRORS:
             await self._sock.send(frame.data)
-        except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError) as exc:
-            raise TransportClosedError(f"the TCP peer went away: {exc}") from exc
 
     async def send_eof(self) -> None:
         """Half-close: the peer reads end of stream (FIN); we can still read what is left."""
@@ -129,11 +139,15 @@ class TcpUpstream(TcpStream):
 async def open_stream(url: str) -> TcpStream:
     """Connect to ``url`` as a client (what a test's client factory returns)."""
     host, port = parse_address(url)
-    try:
+    with map_exceptions({OSError: partial(_failed, f"cannot reach {url}")}):
         sock = await anyio.connect_tcp(host, port)
-    except OSError as exc:
-        raise TransportError(f"cannot reach {url}: {exc.strerror or exc}") from exc
     return TcpStream(sock)
+
+
+def _failed(what: str, exc: BaseException) -> TransportError:
+    """``what`` failed, and the OS's reason why (its text, not its repr)."""
+    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+    return TransportError(f"{what}: {reason}")
 
 
 class TcpTransport:
@@ -151,10 +165,8 @@ class TcpTransport:
         if not target.url:
             raise TransportError("the tcp transport needs a tcp://HOST:PORT URL to reach")
         host, port = parse_address(target.url)
-        try:
+        with map_exceptions({OSError: partial(_failed, f"cannot reach {target.url}")}):
             sock = await anyio.connect_tcp(host, port)
-        except OSError as exc:
-            raise TransportError(f"cannot reach {target.url}: {exc.strerror or exc}") from exc
         upstream = TcpUpstream(sock)
         try:
             yield upstream
@@ -167,10 +179,8 @@ class TcpTransport:
             host, port = parse_address(self.listen)
         else:
             host, port = options.host, options.port
-        try:
+        with map_exceptions({OSError: partial(_failed, f"cannot listen on {host}:{port}")}):
             listener = await anyio.create_tcp_listener(local_host=host, local_port=port)
-        except OSError as exc:
-            raise TransportError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
         bound_host, bound_port = listener.extra(SocketAttribute.local_address)[:2]  # noqa: S610
         address = f"tcp://{bound_host}:{bound_port}"
         if options.on_ready is not None:

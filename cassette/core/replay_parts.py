@@ -1,0 +1,106 @@
+"""Small pure helpers of a replay: the parts of a message it compares, and the lines it
+writes for a person (labels, misses with their closest recording). Sans-IO."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final
+
+from cassette.core.exchanges import Exchange, Item
+from cassette.core.jsonrpc import JSONObject
+from cassette.core.matching import MissReport, show_value
+from cassette.core.reply import Reply
+from cassette.core.wildcards import mask_like
+
+if TYPE_CHECKING:
+    from cassette.core.jsondiff import Difference
+
+__all__ = [
+    "INPUTS",
+    "answer_part",
+    "env_values",
+    "input_responses_differ",
+    "label",
+    "miss_line",
+    "needs_answer",
+    "params",
+    "played",
+    "where",
+]
+
+#: the member a 2026-07-28 retry carries the client's answers in
+INPUTS: Final = "inputResponses"
+
+
+def needs_answer(exchange: Exchange, live: JSONObject) -> bool:
+    """A request whose recording holds no answer (a listen stream never has one: it stays
+    open until the client closes it)."""
+    return (
+        "id" in live
+        and exchange.raw is None
+        and not exchange.answered
+        and live.get("method") != "subscriptions/listen"
+    )
+
+
+def label(request: JSONObject) -> str:
+    """A request as a person names it: its method, and a tool call's tool."""
+    method = str(request.get("method"))
+    return f'{method} "{params(request).get("name")}"' if method == "tools/call" else method
+
+
+def played(items: Sequence[Item]) -> Reply:
+    """Recorded server messages, sent as they were (a preamble)."""
+    return Reply(tuple(i.message for i in items), None, tuple(i.meta for i in items))
+
+
+def miss_line(report: MissReport, source: str | None) -> str:
+    """A miss in one line, with where its closest recording is."""
+    line = report.closest_line
+    if line is None:
+        return report.summary
+    where = f"{source}:{line}" if source else f"line {line}"
+    return f"{report.summary} (closest recording: {where})"
+
+
+def params(message: JSONObject) -> dict[str, Any]:
+    """A message's params when they are an object, else an empty one."""
+    found = message.get("params")
+    return found if isinstance(found, dict) else {}
+
+
+def answer_part(message: JSONObject) -> Any:
+    """What a client answer says, without the parts that may vary between runs."""
+    if "error" in message:
+        return {"error": message["error"]}
+    result = message.get("result")
+    if isinstance(result, dict):
+        return {k: v for k, v in result.items() if k != "_meta"}
+    return result
+
+
+def where(diffs: Sequence[Difference]) -> str:
+    """Where two values differ, for a person."""
+    return "; ".join(
+        f"{d.path or '/'}: recorded {show_value(d.recorded)}, received {show_value(d.received)}"
+        for d in diffs
+    )
+
+
+def input_responses_differ(recorded: JSONObject, live: JSONObject) -> tuple[str, ...]:
+    """A 2026-07-28 retry carries the client's ``inputResponses``; say if they changed."""
+    mine, theirs = params(recorded).get(INPUTS), params(live).get(INPUTS)
+    if mine is None and theirs is None:
+        return ()
+    from cassette.core.jsondiff import differences
+
+    diffs = differences(mine, mask_like(mine, theirs), limit=3)
+    if not diffs:
+        return ()
+    return (f"{live.get('method')}: inputResponses differ from the recording at {where(diffs)}",)
+
+
+def env_values(info: Mapping[str, Any], environ: Mapping[str, str] | None) -> list[str]:
+    """Values of the environment variables the recording named as secret, if set here."""
+    names = info.get("env") or ()
+    return [v for n in names if isinstance(n, str) and (v := (environ or {}).get(n))]

@@ -1,0 +1,168 @@
+"""The session pool: every replay session a front serves from one cassette.
+
+A front does not answer clients itself; it asks a *responder*, one per client session
+(``Responder``: a ``Replayer``, a mock's server, anything that answers the same way), which
+it gets from a *pool* (``ResponderPool``). ``ReplaySessions`` is the cassette's pool: each
+session gets its own ``Replayer`` (its own consumption state), all sharing the cassette's
+``Prepared`` work, and what an ended session leaves is only what the end-of-run report
+needs (its misses), so a long run keeps no ended session.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+from cassette.core.jsonrpc import JSONObject
+from cassette.core.matching import FingerprintMatcher, MissReport, Strategy, get_strategy
+from cassette.core.model import Recording
+from cassette.core.prepared import Prepared, check_redaction
+from cassette.core.replayer import Replayer
+from cassette.core.reply import Reply
+
+__all__ = ["ReplaySessions", "Responder", "ResponderPool"]
+
+
+class Responder(Protocol):
+    """One client session's sans-IO answerer, as the fronts drive it: a ``Replayer``, or
+    anything that answers the same way (``cassette.mock.MockServer``)."""
+
+    misses: list[MissReport]
+
+    @property
+    def waiting(self) -> tuple[object, ...]: ...
+
+    def start(self) -> Reply: ...
+
+    def receive_frame(self, data: bytes | str) -> Reply: ...
+
+    def receive(self, message: Any) -> Reply:
+        """One client message already decoded (a front that checked the frame decoded
+        it): answered as ``receive_frame`` answers its frame."""
+        ...
+
+    def expire(self, server_id: object) -> Reply: ...
+
+    def give_up(self, request_id: object) -> Reply: ...
+
+    def undelivered(self, server_id: object) -> Reply: ...
+
+    def describe(self, report: MissReport) -> str: ...
+
+    def summary(self) -> str: ...
+
+
+class ResponderPool(Protocol):
+    """Every session a front serves: ``ReplaySessions``, or a mock's. ``recording`` says
+    how the answering server was reached (era, transport, recorded HTTP facts), so a
+    network front serves its sessions as that server did. ``release`` is told when a
+    session has ended: what it kept for the end of the run (its misses) is taken from it,
+    and the rest let go, so a front serving a long run keeps no ended session."""
+
+    @property
+    def recording(self) -> Recording: ...
+
+    def new(self) -> Responder: ...
+
+    def release(self, responder: Responder) -> None: ...
+
+    @property
+    def misses(self) -> list[MissReport]: ...
+
+    def summary(self) -> str: ...
+
+
+class ReplaySessions:
+    """Every replay session a network front serves from one cassette.
+
+    Each session gets its own ``Replayer`` (its own consumption state), all sharing the
+    cassette's ``Prepared`` work. A session's replayer is kept while it is open; when it
+    ends (``release``) only its misses and their summary stay, for the end-of-run report:
+    the memory a long run keeps grows with its misses, not with its sessions.
+    """
+
+    def __init__(
+        self,
+        recording: Recording,
+        strategy: str | Strategy = "default",
+        *,
+        environ: Mapping[str, str] | None = None,
+    ) -> None:
+        check_redaction(recording)  # refused before any client is served
+        self.recording = recording
+        self._strategy = strategy
+        self._environ = environ
+        self._prepared = Prepared.of(recording, get_strategy(strategy).ignore)
+        self._open: dict[int, Replayer] = {}
+        self._ended_misses: list[MissReport] = []
+        self._ended_repeats = 0
+        self._ended_summaries: list[str] = []
+        #: what the ended sessions left unplayed, folded as each ends (``unplayed``)
+        self._ended_unplayed: dict[int, JSONObject] | None = None
+        self._unplayed_unknown = False
+        self.sessions = 0  # sessions opened so far
+
+    def new(self) -> Replayer:
+        """A fresh session."""
+        replayer = Replayer(
+            self.recording, self._strategy, environ=self._environ, prepared=self._prepared
+        )
+        self._open[id(replayer)] = replayer
+        self.sessions += 1
+        return replayer
+
+    @property
+    def live(self) -> int:
+        """Sessions opened and not ended yet (each holds its replayer)."""
+        return len(self._open)
+
+    def release(self, responder: Responder) -> None:
+        """The session of ``responder`` has ended: keep its misses, let go of the rest."""
+        replayer = self._open.pop(id(responder), None)
+        if replayer is None:
+            return
+        self._ended_misses += replayer.misses
+        self._ended_repeats += replayer.repeats
+        summary = replayer.summary()
+        if summary:
+            self._ended_summaries.append(summary)
+        self._ended_unplayed = self._fold(self._ended_unplayed, replayer)
+
+    def _fold(
+        self, unplayed: dict[int, JSONObject] | None, replayer: Replayer
+    ) -> dict[int, JSONObject] | None:
+        """``unplayed`` narrowed to what ``replayer`` left unplayed too (at most the
+        cassette's requests, however many sessions are folded in)."""
+        matcher = replayer.main_matcher
+        if not isinstance(matcher, FingerprintMatcher):
+            self._unplayed_unknown = True
+            return unplayed
+        left = {c.seq: c.message for c in matcher.unconsumed()}
+        if unplayed is None:
+            return left
+        return {seq: message for seq, message in unplayed.items() if seq in left}
+
+    def unplayed(self) -> list[tuple[int, JSONObject]]:
+        """The recorded requests no session played, as (event index, message) in order;
+        empty when a session's matcher cannot tell (not a fingerprint matcher)."""
+        unplayed = self._ended_unplayed
+        for replayer in self._open.values():
+            unplayed = self._fold(unplayed, replayer)
+        if self._unplayed_unknown:
+            return []
+        return sorted((unplayed or {}).items())
+
+    @property
+    def misses(self) -> list[MissReport]:
+        """Every miss of every session so far."""
+        return [*self._ended_misses, *(m for r in self._open.values() for m in r.misses)]
+
+    @property
+    def repeats(self) -> int:
+        """Answers every session gave again on request (``allow_repeats``) so far."""
+        return self._ended_repeats + sum(r.repeats for r in self._open.values())
+
+    def summary(self) -> str:
+        """All sessions' misses, for a person ("" when there were none)."""
+        open_ = (s for s in (r.summary() for r in self._open.values()) if s)
+        return "\n".join([*self._ended_summaries, *open_])

@@ -1,0 +1,156 @@
+"""What a replay session waits for, and what it does when the wait ends badly.
+
+Two waits, both answered by the runtime's deadlines (``cassette.core.deadlines``), so
+nothing can hang a session:
+
+* a *server request* the replay sent (``sampling/createMessage``, ``roots/list``...)
+  whose recording shows the server waiting for the client's answer: the replay is
+  ``Paused`` there (``cassette.core.playback``); no answer in time fails the request that
+  waited on it;
+* a *client request* whose recording holds no answer (the client cancelled it while
+  recording, or the recording ends first): the replay waits for the live client to cancel
+  it too, and fails it at its deadline (``give_up``); when the recorded server exited
+  while it was open (a crash mid-call), it fails at once and the session ends.
+
+Every failure is a miss of the session (``misses`` is the replayer's own list) and a
+JSON-RPC error to the request alone. Sans-IO.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from cassette.core.exchanges import Exchange
+from cassette.core.ids import id_key
+from cassette.core.jsonrpc import REPLAY_MISS, JSONObject, error_response
+from cassette.core.matching import MissReport
+from cassette.core.playback import Paused, Played
+from cassette.core.replay_parts import label, miss_line
+from cassette.core.reply import Reply
+
+__all__ = ["Waits"]
+
+_CANCELLED: Final = "the client cancelled it while recording"
+_ENDS: Final = "the recording ends before the server answered it"
+
+
+class Waits:
+    """One session's waits: server requests paused for the client's answer, by live id,
+    and client requests without a recorded answer, by live id."""
+
+    def __init__(self, misses: list[MissReport], source: str | None) -> None:
+        self.misses = misses
+        self.source = source
+        self.paused: dict[object, Paused] = {}
+        # requests whose recording has no answer, by live id: (exchange, request, why)
+        self._no_answers: dict[object, tuple[Exchange, JSONObject, str]] = {}
+
+    def pause(self, paused: Paused) -> object:
+        """Wait for the client's answer to ``paused``'s server request; its live id."""
+        live_id = paused.request.get("id")
+        self.paused[id_key(live_id)] = paused
+        return live_id
+
+    def answered(self, server_id: object) -> Paused | None:
+        """What waited for the answer to ``server_id`` (``None``: nothing did)."""
+        return self.paused.pop(id_key(server_id), None)
+
+    @property
+    def waiting(self) -> tuple[object, ...]:
+        """Live ids of server requests still waiting for the client's answer."""
+        return tuple(paused.request.get("id") for paused in self.paused.values())
+
+    def not_asked(
+        self, exchange: Exchange, skipped: list[str], warnings: tuple[str, ...], strict: bool
+    ) -> tuple[tuple[str, ...], MissReport | None]:
+        """Server requests left out for capabilities the client did not declare: a warning,
+        and under ``strict`` a miss (the replay went on without what the recording had)."""
+        text = (
+            f"the recording sends {', '.join(skipped)} here, for a capability this client did "
+            "not declare, so it was not sent; what the recording shows next was replayed"
+        )
+        if not strict:
+            return (*warnings, text), None
+        report = MissReport("answer-differs", skipped[0], text, exchange.seq)
+        self.misses.append(report)
+        return warnings, report
+
+    def no_answer(
+        self,
+        exchange: Exchange,
+        live: JSONObject,
+        played: Played,
+        warnings: tuple[str, ...],
+        since: float,
+    ) -> Reply:
+        """What the recording shows before its missing answer, then: an error at once and
+        the session's end if the server exited here; otherwise a deadline."""
+        times = tuple(played.times)
+        if exchange.exited:
+            summary = (
+                f"{label(live)} was never answered: the recorded server exited while it "
+                "was open, and the replay ends the session here as the server did"
+            )
+            report = MissReport("no-answer", str(live.get("method")), summary, exchange.seq)
+            failed = self.failed(live, report, exchange)
+            return Reply(
+                (*played.messages, *failed.messages),
+                report,
+                (*played.metas, None),
+                exchange,
+                live.get("id"),
+                warnings=warnings,
+                times=(*times, times[-1] if times else since),
+                responded=True,
+                since=since,
+                closes=True,
+            )
+        why = _CANCELLED if exchange.cancelled else _ENDS
+        self._no_answers[id_key(live.get("id"))] = (exchange, live, why)
+        return Reply(
+            tuple(played.messages),
+            None,
+            tuple(played.metas),
+            exchange,
+            live.get("id"),
+            warnings=warnings,
+            times=times,
+            since=since,
+            unanswered=True,
+        )
+
+    def fail(self, paused: Paused, report: MissReport) -> Reply:
+        """The request that waited on ``paused``'s server request fails with ``report``."""
+        self.misses.append(report)
+        origin = paused.live.get("id")
+        if "id" not in paused.live:
+            return Reply(miss=report, origin=None)
+        text = f"cassette-mcp: {report.summary}"
+        error = error_response(origin, REPLAY_MISS, text, report.as_data())
+        return Reply((error,), report, (None,), paused.exchange, origin, responded=True)
+
+    def cancel(self, request_id: object) -> None:
+        """The client cancelled ``request_id``: nothing waits on it now."""
+        self._no_answers.pop(id_key(request_id), None)  # cancelled: it needs no answer now
+        for key, paused in list(self.paused.items()):
+            if "id" in paused.live and id_key(paused.live["id"]) == id_key(request_id):
+                del self.paused[key]
+
+    def give_up(self, request_id: object) -> Reply:
+        """The request ``request_id``, which the recording leaves unanswered, is still
+        unanswered at its deadline: fail it with an error naming why (a miss)."""
+        found = self._no_answers.pop(id_key(request_id), None)
+        if found is None:  # the client cancelled it since: it is settled, with no answer
+            return Reply(origin=request_id, responded=True)
+        exchange, request, why = found
+        summary = f"{label(request)} has no recorded answer: {why}"
+        report = MissReport("no-answer", str(request.get("method")), summary, exchange.seq)
+        return self.failed(request, report, exchange)
+
+    def failed(self, request: JSONObject, report: MissReport, exchange: Exchange) -> Reply:
+        """``request`` answered with the error ``report`` names."""
+        self.misses.append(report)
+        text = f"cassette-mcp: {miss_line(report, self.source)}"
+        error = error_response(request.get("id"), REPLAY_MISS, text, report.as_data())
+        origin = request.get("id")
+        return Reply((error,), report, (None,), exchange, origin, responded=True)

@@ -1,0 +1,158 @@
+"""The public API holds together: what each public module says it exports is what it
+exports, every name resolves, and nothing reports an internal module as its home.
+
+Three lists name a lazily exporting module's names: ``__all__``, the table that imports
+them on first use (``cassette._lazy.TABLES``) and the ``TYPE_CHECKING`` imports that type
+checkers read. Nothing but this test keeps them from drifting apart.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+import re
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+
+from cassette._lazy import TABLES, is_public
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "everything.jsonl"
+PUBLIC = [
+    "cassette",
+    "cassette.transport",
+    "cassette.errors",
+    "cassette.registry",
+    "cassette.testing",
+    "cassette.client",
+    "cassette.mock",
+]
+LAZY = ["cassette", "cassette.transport", "cassette.testing", "cassette.client", "cassette.mock"]
+
+
+def _type_checking_imports(module: str) -> set[str]:
+    """The names the module's top-level ``if TYPE_CHECKING:`` block imports."""
+    source = inspect.getsource(importlib.import_module(module))
+    names: set[str] = set()
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
+            for statement in node.body:
+                if isinstance(statement, ast.ImportFrom):
+                    names.update(alias.asname or alias.name for alias in statement.names)
+    return names
+
+
+@pytest.mark.parametrize("module", LAZY)
+def test_all_the_lazy_table_and_the_type_checking_imports_agree(module: str) -> None:
+    package = importlib.import_module(module)
+    table = set(TABLES[module])
+    assert table == _type_checking_imports(module)
+    assert table <= set(package.__all__)
+    eager = set(package.__all__) - table
+    assert all(name in vars(package) for name in eager), "listed, but neither here nor lazy"
+
+
+@pytest.mark.parametrize("module", PUBLIC)
+def test_every_exported_name_resolves_and_has_a_public_home(module: str) -> None:
+    package = importlib.import_module(module)
+    assert len(set(package.__all__)) == len(package.__all__), "a name listed twice"
+    for name in package.__all__:
+        value = getattr(package, name)
+        if inspect.isclass(value) or inspect.isfunction(value):
+            home = value.__module__
+            if home.startswith("cassette"):
+                assert is_public(home), f"{module}.{name} reports {home}"
+                assert getattr(importlib.import_module(home), name) is value
+
+
+def test_the_package_exports_what_the_docs_import() -> None:
+    """Every name docs/library.md tells a user to use is importable from ``cassette``."""
+    import cassette
+
+    for name in (
+        "Candidate",
+        "ReplaySessions",
+        "Replayer",
+        "Responder",
+        "ModeChoice",
+        "ModeOptions",
+        "run_mode",
+        "run_stdio",
+        "Pacing",
+        "replay_sessions",
+        "record_http",
+        "DeliveryPolicy",
+    ):
+        assert name in cassette.__all__
+        assert getattr(cassette, name).__module__ == "cassette"
+
+
+def test_a_rehomed_value_class_still_converts_through_the_codec() -> None:
+    """Re-homing resolves an attrs class's annotations first, so cattrs still reads them
+    (a fresh process: the converter is built after every name was re-homed)."""
+    code = (
+        "import cassette\n"
+        "for name in cassette.__all__: getattr(cassette, name)\n"
+        "from cassette.core.codec import _converter, encode\n"
+        f"tape = cassette.Cassette.load({str(EXAMPLE)!r})\n"
+        "assert cassette.Header.__module__ == 'cassette'\n"
+        "conv = _converter()\n"
+        "assert conv.structure(encode(tape.header), cassette.Header) == tape.header\n"
+        "for event in tape.events:\n"
+        "    if not isinstance(event, cassette.MessageEvent):\n"
+        "        assert conv.structure(encode(event), type(event)) == event\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+@pytest.mark.parametrize(
+    ("package", "old", "new"),
+    [
+        ("cassette.transport", "ClientSession", "ServedSession"),
+        ("cassette.transport", "Sessions", "SessionPool"),
+        ("cassette.runtime", "Conversation", "PolicySession"),
+        ("cassette.runtime", "SessionPool", "PolicySessionPool"),
+    ],
+)
+def test_a_renamed_name_works_for_a_release_and_names_the_new_one(
+    package: str, old: str, new: str
+) -> None:
+    module = importlib.import_module(package)
+    with pytest.warns(DeprecationWarning, match=rf"{re.escape(package)}\.{new}") as caught:
+        value = getattr(module, old)
+    assert value is getattr(module, new)
+    assert caught[0].filename == __file__  # attributed to the line that used the old name
+    assert old not in dir(module)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        getattr(module, new)  # the new name is quiet
+
+
+def test_a_plugin_author_imports_the_contract_in_ten_modules_or_fewer() -> None:
+    code = (
+        "import sys, cassette.transport\n"
+        "print(sorted(m for m in sys.modules if m.startswith('cassette')))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    ).stdout
+    loaded = ast.literal_eval(out)
+    assert len(loaded) <= 10, loaded
+
+
+def test_docs_and_examples_import_only_public_modules() -> None:
+    private = re.compile(r"from cassette\.(core|runtime|modes|store|transports)\b")
+    for path in [
+        ROOT / "README.md",
+        *(ROOT / "docs").glob("*.md"),
+        *(ROOT / "examples").rglob("*"),
+    ]:
+        if path.suffix not in (".md", ".py", ".toml") or ".venv" in path.parts:
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            assert not private.search(line), f"{path}:{number}: {line.strip()}"
