@@ -57,6 +57,7 @@ __all__ = [
     "with_values",
 ]
 
+_OPTIONS: Final = "the command line"
 _ENV_NAME: Final = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
 
 
@@ -95,22 +96,27 @@ def check_rules(
 ) -> None:
     """Refuse, in one line naming ``where`` they came from, rules that would make a
     cassette unreadable or a recording crash (see the module docstring)."""
+
+    def name(kind: str) -> str:  # "--redact-path", or "FILE: [tool.cassette.redact] path"
+        return f"--redact-{kind}" if where == _OPTIONS else f"{where} {kind}"
+
     for path in paths:
         if path and not path.startswith("/"):
             raise UsageError(
-                f"{where} path {path!r} is not a JSON Pointer: it starts with / "
+                f"{name('path')} {path!r} is not a JSON Pointer: it starts with / "
                 f"(did you mean '/{path}'?)"
             )
-    for name in env:
-        if not _ENV_NAME.match(name):
-            hint = f" (did you mean {name.lstrip('$').strip('{}')!r}?)" if "$" in name else ""
-            raise UsageError(f"{where} env {name!r} is not a variable name{hint}")
+    for env_name in env:
+        if not _ENV_NAME.match(env_name):
+            bare = env_name.lstrip("$").strip("{}")
+            hint = f" (did you mean {bare!r}?)" if "$" in env_name else ""
+            raise UsageError(f"{name('env')} {env_name!r} is not a variable name{hint}")
     for pattern in patterns:
         try:
             re.compile(pattern)
         except re.error as exc:
             raise UsageError(
-                f"{where} pattern {pattern!r} is not a regular expression: {exc}"
+                f"{name('pattern')} {pattern!r} is not a regular expression: {exc}"
             ) from None
 
 
@@ -159,7 +165,7 @@ def policy(
         _strings(rules.get("env"), "env", where),
     )
     check_rules(*project, where=where)
-    check_rules(options.patterns, options.paths, options.env, where="--redact-*")
+    check_rules(options.patterns, options.paths, options.env, where=_OPTIONS)
     patterns = [*project[0], *options.patterns]
     paths = [*project[1], *options.paths]
     env = [*project[2], *options.env, *extra_env]
