@@ -45,11 +45,11 @@ from cassette.cli.headers import (
 from cassette.cli.layout import Layout
 from cassette.cli.modes import add_mode_options, apply_sessions, record_choice, run_in_mode
 from cassette.core.headers import Expanded
-from cassette.core.redaction import redact_text
 from cassette.core.urls import check_http_url
 from cassette.errors import UsageError
 from cassette.modes.policy import ModeChoice
 from cassette.runtime.record import RecordConfig
+from cassette.store.gate import shown, shown_argv
 from cassette.transport import ServeOptions, Target
 
 __all__ = ["RecordCommand", "add_parsers", "run"]
@@ -334,15 +334,9 @@ def _has_proxy(transport: str) -> bool:
 
 
 def _redactor(args: argparse.Namespace, output: str) -> Any:
-    from cassette.store.config import load_settings, redactor_for
+    from cassette.store.gate import RedactOptions, policy
 
-    redactor = redactor_for(
-        load_settings(),
-        enabled=not args.no_redact,
-        patterns=args.redact_pattern,
-        paths=args.redact_path,
-        env=args.redact_env,
-    )
+    redactor = policy(RedactOptions.from_args(args))
     if redactor is None:
         err(f"warning: redaction is off: secrets in this session will be written to {output}")
     return redactor
@@ -372,7 +366,8 @@ def _record_session(command: RecordCommand) -> int:
     config = attrs.evolve(command.config, on_result=results.append)
 
     path = os.fspath(command.config.path)
-    target = command.target.url or " ".join(command.target.command)
+    url = command.target.url  # what a person reads passes the gate (a CI log)
+    target = shown(url) if url else shown_argv(command.target.command)
     redaction = "on" if command.config.redactor is not None else "OFF"
     err(f"recording {target} to {path} ({command.config.transport}; redaction {redaction})")
 
@@ -396,7 +391,7 @@ def _record_proxy(command: RecordCommand) -> int:
     path = os.fspath(command.config.path)
 
     def ready(url: str) -> None:
-        err(f"recording {redact_text(upstream)} to {path}; point your client at {url}")
+        err(f"recording {shown(upstream)} to {path}; point your client at {url}")
 
     listen = attrs.evolve(command.listen, on_ready=ready)
     results: list[RecordResult] = []
@@ -425,7 +420,7 @@ def _in_mode(command: RecordCommand, choice: ModeChoice) -> int:
         upstream = command.target.url
 
         def ready(url: str) -> None:
-            err(f"serving {path} for {redact_text(str(upstream))}; point your client at {url}")
+            err(f"serving {path} for {shown(str(upstream))}; point your client at {url}")
 
         listen = attrs.evolve(listen, on_ready=ready)
     transport = front_name(str(command.config.transport), "stdio")

@@ -18,7 +18,13 @@ import importlib
 from collections.abc import Callable
 from typing import Any, Final
 
-from cassette.cli.common import fault_options, limit_options, listen_options, origin_options
+from cassette.cli.common import (
+    fault_options,
+    limit_options,
+    listen_options,
+    origin_options,
+    redaction_options,
+)
 from cassette.cli.headers import header_options
 from cassette.cli.layout import Layout
 
@@ -223,6 +229,7 @@ def _add_verify(sub: Any) -> None:
     )
     _format(verify)
     header_options(verify)
+    redaction_options(verify)  # the live answers it prints and writes, as record redacts
     # the command after ``--`` is cut off before parsing (``split_replay_command``)
     verify.set_defaults(tool="cassette.tools.verify", handler=dispatch, server=[])
 

@@ -139,16 +139,11 @@ def _server(args: argparse.Namespace, header: Any) -> tuple[Any, Expanded | None
 
 
 def _redactor(args: argparse.Namespace, header: Any) -> Any:
-    from cassette.store.config import load_settings, redactor_for
+    from cassette.store.gate import RedactOptions, joined, policy
 
-    info = header.redaction or {}
-    redactor = redactor_for(
-        load_settings(),
-        enabled=not args.no_redact,
-        patterns=args.redact_pattern,
-        paths=[*args.redact_path, *(info.get("paths") or ())],
-        env=[*args.redact_env, *(info.get("env") or ())],
-    )
+    redactor = policy(RedactOptions.from_args(args))
+    if redactor is not None and header.redaction:
+        redactor = joined(redactor, header.redaction)  # and never fewer rules than it had
     if redactor is None:
         err(f"warning: redaction is off: secrets in the variants will be written to {args.tape}")
     return redactor

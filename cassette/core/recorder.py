@@ -24,13 +24,13 @@ successes (a ``ping`` before anything else) decide nothing.
 from __future__ import annotations
 
 import base64
-import copy
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 import attrs
 
 from cassette._version import __version__
+from cassette.core.hooks import call_hook
 from cassette.core.ids import id_key
 from cassette.core.jsonrpc import JSONObject, Kind, classify
 from cassette.core.mcp import VERSION_META
@@ -154,7 +154,8 @@ class Recorder:
         session = meta.get("session") if meta else None
         kept: JSONObject | None = message
         if self.before_record is not None:
-            kept = self.before_record(copy.deepcopy(message), direction)
+            shown = str if self._session is None else self._session.text
+            kept = call_hook(self.before_record, message, direction, shown)
         pointers = None
         if self._session is not None:
             schemas = self._schemas.schemas(direction, message, stream)

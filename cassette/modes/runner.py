@@ -489,6 +489,7 @@ def _extension(run: _Run, tape: Cassette, options: ModeOptions, *, network: bool
         passthrough_stderr=options.passthrough_stderr,
         before_record=options.before_record,
         prime=options.prime,
+        redactor=options.redactor,
     )
     return Extension(tape, run.path, options.target, live)
 

@@ -50,6 +50,7 @@ from cassette.core.reply import Reply
 from cassette.core.sessions import Responder, ResponderPool
 from cassette.errors import UsageError
 from cassette.runtime.policy import DeliveryPolicy, ReplayResult, RuntimeServedSession
+from cassette.store.gate import shown
 from cassette.transport import Emit, Frame, Outgoing
 
 __all__ = [
@@ -244,11 +245,12 @@ class PolicySession:
 
     def _settle(self, reply: Reply) -> Reply:
         """Tell the person what the reply says, and start the clock on what it awaits."""
+        # what a person reads passes the one gate: the project's rules too (a CI log)
         if reply.miss is not None and self.policy.on_miss is not None:
-            self.policy.on_miss(self.responder.describe(reply.miss))
+            self.policy.on_miss(shown(self.responder.describe(reply.miss)))
         if self.policy.on_warning is not None:
             for warning in reply.warnings:
-                self.policy.on_warning(warning)
+                self.policy.on_warning(shown(warning))
         if reply.awaiting or reply.unanswered:
             now = anyio.current_time()
             for server_id in reply.awaiting:

@@ -38,9 +38,8 @@ import attrs
 
 from cassette.core.deadlines import STOP_BOUND
 from cassette.core.eras import ERA_CHOICES
-from cassette.core.headers import header_secrets
 from cassette.core.recorder import BeforeRecord
-from cassette.core.redaction import Redactor, secret_environment
+from cassette.core.redaction import Redactor
 from cassette.core.text import printable
 from cassette.errors import UsageError, sole_exception
 from cassette.registry import get_connector, get_transport
@@ -49,6 +48,7 @@ from cassette.runtime.proxy import proxy
 from cassette.runtime.refusals import RefusalNotices
 from cassette.runtime.sink import Sink, SinkOptions, SinkTap, open_sink, stderr_passthrough
 from cassette.store.destination import Destination
+from cassette.store.gate import for_target
 from cassette.transport import (
     ConnectOptions,
     FrameStream,
@@ -75,10 +75,14 @@ __all__ = [
 Warn = Callable[[str], None]
 
 
-def default_redactor() -> Redactor:
-    """The built-in rules, plus the value of every variable of this process's environment
-    whose name says it is secret (the server inherits them, and may print them)."""
-    return Redactor.configured(environ=os.environ)
+def default_redactor() -> Redactor | None:
+    """The one gate's policy with no options of the command's: the built-in rules, the
+    project's ``[tool.cassette.redact]``, and the value of every variable of this
+    process's environment whose name says it is secret (the server inherits them, and
+    may print them). ``None`` when the project turns redaction off."""
+    from cassette.store.gate import policy
+
+    return policy()
 
 
 def _redactor(choice: Redactor | Literal["default"] | None) -> Redactor | None:
@@ -208,11 +212,7 @@ def _open(config: RecordConfig, plugin: Transport, target: Target, path: Path) -
     command line; the recorder redacts it) and the transport that carried it. Secret-named
     variables of the server's own environment are redacted wherever they appear, as ours
     are."""
-    redactor = config.redactor
-    if redactor is not None and target.env:
-        redactor = redactor.with_literals(secret_environment(target.env))
-    if redactor is not None and target.headers:  # an upstream may echo a credential back
-        redactor = redactor.with_literals(header_secrets(target.headers))
+    redactor = for_target(config.redactor, target.env, target.headers)
     described: dict[str, Any]
     if target.url is not None:
         described = {"url": target.url}

@@ -34,6 +34,7 @@ from cassette.client.target import ServerTarget
 from cassette.core.urls import check_http_url
 from cassette.errors import CassetteError, TransportError, UsageError
 from cassette.runtime.keywords import deprecated_keywords
+from cassette.store.gate import RedactOptions, policy
 from cassette.store.headers import project_headers
 from cassette.store.storage import Cassette
 from cassette.tools._common import emit
@@ -209,8 +210,10 @@ def main(args: argparse.Namespace) -> int:
 
     jobs, label = _jobs(args)
     ignores = project_ignores().merged(args.ignore, args.ignore_key)
+    redact = RedactOptions.from_args(args)
+    policy(redact)  # every rule checked before the server is started
     options = VerifyOptions(
-        ignores=ignores, time_limit=args.timeout, update=args.update, progress=None
+        ignores=ignores, time_limit=args.timeout, update=args.update, progress=None, redact=redact
     )
     loaded = [Cassette.load(job.tape) for job in jobs]  # every one readable before a call
     servers = [
