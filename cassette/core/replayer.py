@@ -75,6 +75,7 @@ from cassette.core.replay_parts import (
     needs_answer,
     params,
     played,
+    summary_lines,
     where,
 )
 from cassette.core.reply import Reply, _reply
@@ -236,16 +237,7 @@ class Replayer:
     def summary(self) -> str:
         """A one-line-per-miss account for the end of a session, and the count of answers
         repeated on request ("" when neither)."""
-        lines = []
-        if self.repeats:
-            lines.append(
-                f"{self.repeats} request(s) answered again with their last recording "
-                "(allow_repeats)"
-            )
-        if self.misses:
-            lines.append(f"{len(self.misses)} request(s) had no recording:")
-            lines += [f"  - {miss_line(m, self.source)}" for m in self.misses]
-        return "\n".join(lines)
+        return summary_lines(self.misses, self.repeats, self.source)
 
     # -- dispatch ----------------------------------------------------------------------
 
