@@ -105,14 +105,15 @@ class Parser(argparse.ArgumentParser):
         kwargs.setdefault("formatter_class", _Formatter)
         super().__init__(*args, **kwargs)
         self.commands = {}
-        self.layout: Layout | None = None
+        #: the help's layout, or what makes it (a replay's parser never builds it)
+        self.layout: Layout | Callable[[], Layout] | None = None
 
     def format_help(self) -> str:
         if self.layout is not None:  # arranged only when shown (cassette.cli.layout)
             from cassette.cli.layout import apply_layout
 
             layout, self.layout = self.layout, None
-            apply_layout(self, layout)
+            apply_layout(self, layout() if callable(layout) else layout)
         return super().format_help()
 
     def error(self, message: str) -> NoReturn:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -34,7 +34,6 @@ from cassette.cli.common import (
     run_async,
     serving_on,
 )
-from cassette.cli.layout import Layout
 from cassette.cli.modes import add_mode_options, apply_sessions, replay_choice, run_in_mode
 from cassette.core.deadlines import Pacing
 from cassette.errors import CassetteNotFoundError, UsageError
@@ -42,6 +41,9 @@ from cassette.modes.policy import ModeChoice, missing_cassette_message
 from cassette.runtime.conversation import DeliveryPolicy
 from cassette.store.storage import has_recording
 from cassette.transport import ServeOptions, Target
+
+if TYPE_CHECKING:
+    from cassette.cli.layout import Layout
 
 __all__ = ["ReplayCommand", "add_parsers", "run"]
 
@@ -99,31 +101,36 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
         help="seconds to wait for the client's answer to a replayed server request (default 30)",
     )
     rep.set_defaults(handler=run, serves=True)
-    rep.layout = _LAYOUT
+    rep.layout = _layout
 
 
-_LAYOUT = Layout(
-    usage="cassette replay TAPE [options] [--mode MODE -- COMMAND [ARG...]]",
-    groups={
-        "matching": ("strategy", "ignore_param", "allow_repeats"),
-        "how clients reach the replay": ("transport", "host", "port", "allow_origin", "quiet"),
-        "timing and limits": (
-            "pace",
-            "pace_scale",
-            "pace_cap",
-            "answer_timeout",
-            "max_message_bytes",
-            "max_depth",
+def _layout() -> Layout:
+    """``replay --help``'s layout, built only when help is printed: a replay parses its
+    options on every start and shows no help."""
+    from cassette.cli.layout import Layout
+
+    return Layout(
+        usage="cassette replay TAPE [options] [--mode MODE -- COMMAND [ARG...]]",
+        groups={
+            "matching": ("strategy", "ignore_param", "allow_repeats"),
+            "how clients reach the replay": ("transport", "host", "port", "allow_origin", "quiet"),
+            "timing and limits": (
+                "pace",
+                "pace_scale",
+                "pace_cap",
+                "answer_timeout",
+                "max_message_bytes",
+                "max_depth",
+            ),
+            "record modes": ("mode", "prime", "report", "sessions", "faults"),
+        },
+        examples=(
+            "cassette replay t.jsonl",
+            "cassette replay t.jsonl --front http --port 8080",
+            "cassette replay t.jsonl --strategy loose --ignore-param /params/arguments/now",
+            "cassette replay t.jsonl --mode once -- node server.js",
         ),
-        "record modes": ("mode", "prime", "report", "sessions", "faults"),
-    },
-    examples=(
-        "cassette replay t.jsonl",
-        "cassette replay t.jsonl --front http --port 8080",
-        "cassette replay t.jsonl --strategy loose --ignore-param /params/arguments/now",
-        "cassette replay t.jsonl --mode once -- node server.js",
-    ),
-)
+    )
 
 
 @attrs.frozen(kw_only=True, eq=False)  # compared by identity: no __eq__ to build at import
