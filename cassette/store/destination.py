@@ -87,7 +87,7 @@ class Destination:
             candidate = session_path(wanted, number)
             lock = FileLock(candidate)
             if not lock.try_acquire():
-                holder = holder if holder is not None else lock.holder() or 0
+                holder = holder if holder is not None else lock.holder(within=1.0) or 0
                 continue
             if not has_recording(candidate) or (overwrite and number == 1):
                 return cls(wanted, candidate, _writing(candidate, overwrite), lock, holder)
