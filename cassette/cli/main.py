@@ -46,6 +46,7 @@ _COMMANDS: dict[str, str] = {
         "cassette.cli.tools",
     ),
     **dict.fromkeys(("git-setup", "git-textconv"), "cassette.cli.gitdiff"),
+    "hook": "cassette.cli.hooks",
 }
 
 
