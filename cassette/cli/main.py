@@ -47,6 +47,7 @@ _COMMANDS: dict[str, str] = {
     ),
     **dict.fromkeys(("git-setup", "git-textconv"), "cassette.cli.gitdiff"),
     "hook": "cassette.cli.hooks",
+    "import": "cassette.cli.importing",
 }
 
 

@@ -13,7 +13,7 @@ TOOLS = [
 ]
 
 
-def answer(message: dict) -> dict:
+def answer(message: dict) -> dict | None:
     method = message.get("method")
     if method == "initialize":
         return {
@@ -28,7 +28,7 @@ def answer(message: dict) -> dict:
         return {"content": [{"type": "text", "text": text}]}
     if method == "tools/call":
         return {"content": [{"type": "text", "text": "Hello, Ada."}]}
-    return {}
+    return None  # anything else (a modern client's server/discover, ping): not found
 
 
 def main() -> int:
@@ -36,9 +36,13 @@ def main() -> int:
         message = json.loads(line)
         if "id" not in message or "method" not in message:
             continue
-        sys.stdout.write(
-            json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": answer(message)}) + "\n"
-        )
+        result = answer(message)
+        reply = {"jsonrpc": "2.0", "id": message["id"]}
+        if result is None:
+            reply["error"] = {"code": -32601, "message": "Method not found"}
+        else:
+            reply["result"] = result
+        sys.stdout.write(json.dumps(reply) + "\n")
         sys.stdout.flush()
     return 0
 
