@@ -34,6 +34,7 @@ import difflib
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Final
 
 import attrs
 
@@ -90,13 +91,10 @@ def quiet_lines(
     new: Sequence[tuple[Event, bytes]],
 ) -> bytes:
     """The file a re-recording leaves: ``old`` and ``new`` are events with their lines."""
-    matcher = difflib.SequenceMatcher(
-        None, [_key(e) for e, _ in old], [_key(e) for e, _ in new], autojunk=False
-    )
     out: list[bytes] = []
     kept = False
     last_t: float | None = None  # the ``t`` of the line written last
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in _opcodes([_key(e) for e, _ in old], [_key(e) for e, _ in new]):
         if tag == "equal":
             for event, line in old[i1:i2]:
                 out.append(line)
@@ -110,6 +108,34 @@ def quiet_lines(
             out.append(line if t == event.t else encode_line(attrs.evolve(event, t=t)))
             last_t = t
     return _header_line(old_header_line, old_header, new_header, kept) + b"".join(out)
+
+
+#: Past this many events between the common head and tail, the middle is taken as
+#: changed as a whole rather than aligned (an alignment's cost grows with the product).
+_MOST_ALIGNED: Final = 4000
+
+
+def _opcodes(a: list[bytes], b: list[bytes]) -> list[tuple[str, int, int, int, int]]:
+    """``difflib``'s opcodes for ``a`` to ``b``, cheap for the usual re-recording: the
+    common head and tail are taken as they are, only the middle is aligned, and a long
+    middle is one replaced block."""
+    head = 0
+    while head < min(len(a), len(b)) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    a_end, b_end = len(a) - tail, len(b) - tail
+    ops: list[tuple[str, int, int, int, int]] = [("equal", 0, head, 0, head)] if head else []
+    if a_end - head > _MOST_ALIGNED or b_end - head > _MOST_ALIGNED:
+        ops.append(("replace", head, a_end, head, b_end))
+    elif head < a_end or head < b_end:
+        matcher = difflib.SequenceMatcher(None, a[head:a_end], b[head:b_end], autojunk=False)
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+            ops.append((tag, i1 + head, i2 + head, j1 + head, j2 + head))
+    if tail:
+        ops.append(("equal", a_end, len(a), b_end, len(b)))
+    return ops
 
 
 def _key(event: Event) -> bytes:
