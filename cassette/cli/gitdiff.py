@@ -80,7 +80,9 @@ def _setup(args: argparse.Namespace) -> int:
     missing = [line for line in wanted if line not in present]
     if missing:
         joiner = "" if not text or text.endswith("\n") else "\n"
-        attributes.write_text(text + joiner + "\n".join(missing) + "\n", encoding="utf-8")
+        from cassette.store.files import write_atomic  # the store writes every file
+
+        write_atomic(attributes, (text + joiner + "\n".join(missing) + "\n").encode("utf-8"))
     sys.stderr.write(
         f"cassette: git diff shows {', '.join(args.pattern or ['*.jsonl'])} as messages "
         f"({attributes} and diff.{_DRIVER}.textconv)\n"
