@@ -45,6 +45,9 @@ _COMMANDS: dict[str, str] = {
         ("lint", "diff", "redact", "show", "check", "verify", "distill", "mock"),
         "cassette.cli.tools",
     ),
+    **dict.fromkeys(("git-setup", "git-textconv"), "cassette.cli.gitdiff"),
+    "hook": "cassette.cli.hooks",
+    "import": "cassette.cli.importing",
 }
 
 
