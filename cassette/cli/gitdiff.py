@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from cassette.cli.layout import Layout
 from cassette.errors import CassetteError
 
 __all__ = ["add_parsers", "textconv"]
@@ -47,6 +48,14 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
         help="the files that are cassettes (repeatable; default: *.jsonl)",
     )
     setup.set_defaults(handler=_setup)
+    setup.layout = Layout(
+        usage="cassette git-setup [--pattern GLOB]...",
+        groups={"which files": ("pattern",)},
+        examples=(
+            "cassette git-setup                      # *.jsonl files are cassettes",
+            "cassette git-setup --pattern 'tests/cassettes/*.jsonl'",
+        ),
+    )
     conv = sub.add_parser(
         "git-textconv",
         help="print a cassette as git's diff driver compares it",
@@ -54,6 +63,14 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
     )
     conv.add_argument("file", metavar="FILE")
     conv.set_defaults(handler=_textconv)
+    conv.layout = Layout(
+        usage="cassette git-textconv FILE",
+        groups={},
+        examples=(
+            "cassette git-textconv t.jsonl           # what git diff compares",
+            "cassette git-setup                      # then git diff uses it",
+        ),
+    )
 
 
 def _git(*args: str) -> str:

@@ -14,6 +14,8 @@ from __future__ import annotations
 import argparse
 from typing import Any, Final
 
+from cassette.cli.layout import Layout
+
 __all__ = ["add_parsers"]
 
 #: Each check and the command line it runs on one file.
@@ -32,6 +34,14 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
     hook.add_argument("check", choices=sorted(_CHECKS), help="the check to run")
     hook.add_argument("files", nargs="*", metavar="FILE", help="the cassettes to check")
     hook.set_defaults(handler=_run)
+    hook.layout = Layout(
+        usage="cassette hook {lint,scan} [FILE...]",
+        groups={},
+        examples=(
+            "cassette hook lint tests/cassettes/*.jsonl",
+            "cassette hook scan tests/cassettes/*.jsonl",
+        ),
+    )
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from cassette.cli.common import err
+from cassette.cli.layout import Layout
 
 __all__ = ["add_parsers"]
 
@@ -28,6 +29,14 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
     )
     command.add_argument("--overwrite", action="store_true", help="replace OUT if it exists")
     command.set_defaults(handler=_run)
+    command.layout = Layout(
+        usage="cassette import FILE [-o OUT] [--overwrite]",
+        groups={"where it is written": ("output", "overwrite")},
+        examples=(
+            "cassette import recording.json                # mcp-recorder",
+            "cassette import tape.json -o tape.jsonl       # the Python mcp-cassette",
+        ),
+    )
 
 
 def _run(args: argparse.Namespace) -> int:
