@@ -190,8 +190,22 @@ class map_exceptions:
 
 
 def sole_exception(exc: BaseException) -> BaseException:
-    """The one error inside nested single-member exception groups (else ``exc`` itself):
-    what a task group raised, as a person needs to see it."""
-    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
-        exc = exc.exceptions[0]
+    """The one error inside nested exception groups (else ``exc`` itself): what a task
+    group raised, as a person needs to see it. Errors that say the same thing count as
+    one: tasks that overlap one failure (two writes to a full disk) each raise it, and
+    that is still one failure with one documented exit code."""
+    while isinstance(exc, BaseExceptionGroup):
+        leaves = _leaves(exc)
+        first = leaves[0] if leaves else exc
+        if not all(type(leaf) is type(first) and str(leaf) == str(first) for leaf in leaves):
+            return exc
+        exc = first
     return exc
+
+
+def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
+    """Every error in ``group`` that is not itself a group, nested groups flattened."""
+    found: list[BaseException] = []
+    for inner in group.exceptions:
+        found += _leaves(inner) if isinstance(inner, BaseExceptionGroup) else [inner]
+    return found

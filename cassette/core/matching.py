@@ -61,7 +61,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal, Protocol
 
 import attrs
 
-from cassette.core.jsonrpc import JSONObject, dumps, one_shot
+from cassette.core.jsonrpc import JSONObject, dumps, keeping_literals, one_shot
 from cassette.core.strategies import (
     STRATEGIES,
     Strategy,
@@ -128,13 +128,15 @@ MethodKey = tuple[str, str]
 
 # The C encoder sorts keys itself: several times faster than sorting in Python first, and
 # this runs once per recorded request when a cassette is prepared.
-_canonical = one_shot(
-    json.JSONEncoder(
-        ensure_ascii=False,
-        separators=(",", ":"),
-        check_circular=False,
-        allow_nan=False,
-        sort_keys=True,
+_canonical = keeping_literals(
+    one_shot(
+        json.JSONEncoder(
+            ensure_ascii=False,
+            separators=(",", ":"),
+            check_circular=False,
+            allow_nan=False,
+            sort_keys=True,
+        )
     )
 )
 

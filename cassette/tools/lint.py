@@ -27,7 +27,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from cassette.core.jsonrpc import Kind
+from cassette.core.jsonrpc import Kind, pretty
 from cassette.core.model import (
     Era,
     Event,
@@ -267,7 +267,7 @@ def render(source: str, findings: list[Finding], fmt: str) -> str:
             "ok": all(f.severity == "info" for f in findings),
             "findings": [f.as_data() for f in findings],
         }
-        return json.dumps(data, indent=2)
+        return pretty(data)
     if not findings:
         return f"{source}: header and frames agree"
     lines = [f"{source}:{f.line}: {f.severity}: [{f.code}] {f.message}" for f in findings]
