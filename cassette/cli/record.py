@@ -33,6 +33,7 @@ from cassette.cli.common import (
     recording_exit,
     redaction_options,
     run_async,
+    seconds,
 )
 from cassette.cli.headers import (
     goes_live,
@@ -112,7 +113,7 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
     )
     rec.add_argument(
         "--upstream-timeout",
-        type=float,
+        type=seconds,
         default=None,
         metavar="S",
         help="seconds the server may take to answer a request before the client gets an "

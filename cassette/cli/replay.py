@@ -19,6 +19,7 @@ from cassette.cli.common import (
     EXIT_MISSES,
     allowed_origins,
     err,
+    factor,
     fault_options,
     fault_policy,
     front_name,
@@ -29,6 +30,7 @@ from cassette.cli.common import (
     origin_options,
     print_config,
     run_async,
+    seconds,
     serving_on,
 )
 from cassette.cli.modes import add_mode_options, apply_sessions, replay_choice, run_in_mode
@@ -81,14 +83,14 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
         "delays between server messages, on every front",
     )
     rep.add_argument(
-        "--pace-scale", type=float, default=1.0, metavar="X", help="multiply recorded delays by X"
+        "--pace-scale", type=factor, default=1.0, metavar="X", help="multiply recorded delays by X"
     )
     rep.add_argument(
-        "--pace-cap", type=float, default=5.0, metavar="S", help="at most S seconds per delay"
+        "--pace-cap", type=factor, default=5.0, metavar="S", help="at most S seconds per delay"
     )
     rep.add_argument(
         "--answer-timeout",
-        type=float,
+        type=seconds,
         default=30.0,
         metavar="S",
         help="seconds to wait for the client's answer to a replayed server request (default 30)",

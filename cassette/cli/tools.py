@@ -18,7 +18,13 @@ import importlib
 from collections.abc import Callable
 from typing import Any, Final
 
-from cassette.cli.common import fault_options, limit_options, listen_options, origin_options
+from cassette.cli.common import (
+    fault_options,
+    limit_options,
+    listen_options,
+    origin_options,
+    seconds,
+)
 from cassette.cli.headers import header_options
 
 __all__ = ["NAMES", "add_parsers", "dispatch"]
@@ -140,7 +146,7 @@ def _add_check(sub: Any) -> None:
     )
     target.add_argument("--url", metavar="URL", help="streamable HTTP endpoint of the server")
     check.add_argument(
-        "--timeout", type=float, default=60.0, metavar="S", help="give up after S seconds"
+        "--timeout", type=seconds, default=60.0, metavar="S", help="give up after S seconds"
     )
     check.add_argument(
         "--era",
@@ -196,7 +202,7 @@ def _add_verify(sub: Any) -> None:
         "sse for --upstream",
     )
     verify.add_argument(
-        "--timeout", type=float, default=30.0, metavar="S", help="wait S seconds per answer"
+        "--timeout", type=seconds, default=30.0, metavar="S", help="wait S seconds per answer"
     )
     _format(verify)
     # TAPE, options after it, and the command after --: split in verify.main, because

@@ -178,8 +178,8 @@ def _check_usage(args: argparse.Namespace, tapes: list[str], command: list[str] 
         )
     if command is not None and not command:
         raise UsageError(_USAGE)
-    if args.timeout <= 0:
-        raise UsageError("verify: --timeout must be more than 0 seconds")
+    if not 0 < args.timeout < float("inf"):  # NaN fails this too
+        raise UsageError("verify: --timeout must be a finite number of seconds above 0")
     if args.upstream is not None:
         check_http_url(args.upstream, "--upstream")
     elif args.headers:

@@ -192,6 +192,20 @@ def test_an_unknown_mode_stops_the_run_listing_the_valid_ones(
     assert suite.starts == 0
 
 
+@pytest.mark.parametrize("value", ["", "  "])
+def test_an_empty_mode_variable_stops_the_run_instead_of_recording(
+    suite: Suite, value: str
+) -> None:
+    # ``MCP_CASSETTE_MODE=`` in a CI file once meant ``once``: live calls in CI.
+    suite.write("test_any", ECHO)
+    result = suite.run(MCP_CASSETTE_MODE=value)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["*MCP_CASSETTE_MODE is set but empty*once, none, all (or its synonym rewrite)*"]
+    )
+    assert suite.starts == 0
+
+
 def test_an_unknown_marker_mode_errors_that_test_only(suite: Suite) -> None:
     suite.write(
         "test_marks",
