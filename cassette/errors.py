@@ -45,6 +45,7 @@ __all__ = [
     "FaultExit",
     "ManifestError",
     "NotRecordedError",
+    "NotWritableError",
     "PluginError",
     "PluginLoadError",
     "ReplayMiss",
@@ -82,6 +83,12 @@ class CassetteNotFoundError(CassetteError, FileNotFoundError):
 
 class CassetteExistsError(CassetteError, FileExistsError):
     """Recording would overwrite a cassette that already holds a session."""
+
+
+class NotWritableError(CassetteError, PermissionError):
+    """A cassette must be written (or its lock file made) where the system refuses writes:
+    a read-only folder, checkout or file system. A replay that writes nothing never
+    raises it."""
 
 
 class EraError(CassetteError, ValueError):
