@@ -82,3 +82,21 @@ def test_the_recording_proxy_joins_the_client_query_onto_the_upstream_one(
     upstream: str, query: str, url: str
 ) -> None:
     assert joined_query(upstream, query) == url
+
+
+FORGED = "evil\ncassette: error: forged"
+
+
+def test_a_newline_in_a_tool_name_cannot_forge_a_line_of_ours() -> None:
+    from cassette.core.replayer import Replayer
+    from tests.unit.test_replayer import req, res, tape
+
+    call = req(1, "tools/call", {"name": FORGED, "arguments": {"a": 1}})
+    replayer = Replayer(tape(("c2s", call), ("s2c", res(1, "ok"))))
+    other = {"name": "x\ncassette: forged too", "arguments": {}}
+    for params in ({"name": FORGED, "arguments": {"a": 2}}, other):
+        (error,) = replayer.receive(req(2, "tools/call", params)).messages
+        assert "\n" not in error["error"]["message"]
+        assert "evil\\u000acassette" in error["error"]["message"]
+    summary = replayer.summary()
+    assert all(line.startswith(("  - ", "2 request")) for line in summary.splitlines()), summary
