@@ -47,6 +47,7 @@ __all__ = [
     "listen_options",
     "origin_options",
     "port_number",
+    "positive_count",
     "print_config",
     "recording_exit",
     "redaction_options",
@@ -199,6 +200,17 @@ def port_number(text: str) -> int:
     if not 0 <= port <= 65535:
         raise argparse.ArgumentTypeError(f"{port} is not a port (0 to 65535; 0: a free one)")
     return port
+
+
+def positive_count(text: str) -> int:
+    """A count option (``--max-sessions``): a whole number of 1 or more."""
+    try:
+        number = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"{number}: must be 1 or more")
+    return number
 
 
 def _finite(text: str) -> float:

@@ -28,6 +28,7 @@ from cassette.cli.common import (
     limit_options,
     listen_options,
     origin_options,
+    positive_count,
     print_config,
     run_async,
     seconds,
@@ -75,6 +76,14 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
     fault_options(rep)
     add_mode_options(rep)
     rep.set_defaults(server=[])  # replay TAPE [options] -- COMMAND: see split_replay_command
+    rep.add_argument(
+        "--max-sessions",
+        type=positive_count,
+        default=1000,
+        metavar="N",
+        help="HTTP front: at most N sessions open at once; one more ends the least recently "
+        "used, whose next request gets 404 (default 1000)",
+    )
     rep.add_argument(
         "--pace",
         choices=("none", "recorded"),
@@ -150,6 +159,7 @@ class ReplayCommand:
                 allowed_origins=origins,
                 require_auth=auth,
                 authorization_servers=auth_servers,
+                max_sessions=args.max_sessions,
             ),
             policy=policy,
             mode=replay_choice(args.mode, has_command=bool(args.server)),
