@@ -284,6 +284,14 @@ def _redactor(args: argparse.Namespace, output: str) -> Any:
     return redactor
 
 
+def adopt_orphans() -> None:
+    """A server's descendant that leaves its process group is ended with it (Linux; see
+    ``cassette.transports._reaper``). Only here: the process is the command's own."""
+    from cassette.transports._reaper import adopt_orphans as adopt
+
+    adopt()
+
+
 def run(args: argparse.Namespace) -> int:
     if args.scenarios is not None or args.scenario:
         from cassette.cli.scenarios import run_scenarios
@@ -292,6 +300,7 @@ def run(args: argparse.Namespace) -> int:
     if args.output is None:
         raise UsageError("record needs -o TAPE, the cassette to write (or --scenarios FILE)")
     command = RecordCommand.from_args(args)
+    adopt_orphans()  # this process is the recorder's own: what leaves the group is ours
     if command.mode is not None:
         return _in_mode(command, command.mode)
     if command.network:
