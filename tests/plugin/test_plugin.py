@@ -313,3 +313,28 @@ def test_cassette_paths_sessions_and_names(suite: Suite) -> None:
     # each session replays its own cassette, in start order
     suite.run(MCP_CASSETTE_MODE="none", TAG="gone").assert_outcomes(passed=5)
     assert suite.starts == 7
+
+
+def test_the_default_mode_replays_from_a_read_only_checkout(suite: Suite) -> None:
+    # Bazel and Nix sandboxes: the cassettes are there and nothing may be written. A
+    # read-only bind mount, since the tests run as root, for whom chmod stops nothing.
+    import subprocess
+
+    suite.write("test_ro", ECHO)
+    suite.run().assert_outcomes(passed=1)
+    folder = suite.pytester.path / "cassettes"
+    steps = (
+        ["mount", "--bind", str(folder), str(folder)],
+        ["mount", "-o", "remount,ro,bind", str(folder)],
+    )
+    try:
+        for step in steps:
+            made = subprocess.run(step, capture_output=True, check=False)
+            if made.returncode != 0:
+                pytest.skip(f"cannot make a read-only bind mount: {made.stderr.decode()}")
+        again = suite.run(TAG="changed")
+        again.assert_outcomes(passed=1)
+        again.stdout.fnmatch_lines(["mcp-cassette: sessions: 1 replayed"])
+    finally:
+        subprocess.run(["umount", str(folder)], capture_output=True, check=False)
+    assert suite.starts == 1
