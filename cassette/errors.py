@@ -55,6 +55,7 @@ __all__ = [
     "TransportError",
     "UnknownTransportError",
     "UsageError",
+    "anticipated_exception",
     "map_exceptions",
     "sole_exception",
 ]
@@ -214,6 +215,18 @@ def sole_exception(exc: BaseException) -> BaseException:
         if not all(type(leaf) is type(first) and str(leaf) == str(first) for leaf in leaves):
             return exc
         exc = first
+    return exc
+
+
+def anticipated_exception(exc: BaseException) -> BaseException:
+    """``sole_exception``, and for a group of different errors that are all ours (a full
+    disk on one task, a closed transport on another), the first of them: every one has a
+    documented exit code, so the group is no bug, and the first is what started it."""
+    exc = sole_exception(exc)
+    if isinstance(exc, BaseExceptionGroup):
+        leaves = _leaves(exc)
+        if leaves and all(isinstance(leaf, CassetteError) for leaf in leaves):
+            return leaves[0]
     return exc
 
 

@@ -11,7 +11,7 @@ import pytest
 from cassette.core import jsonrpc
 from cassette.core.jsonrpc import JSONNumber, find_literal, pretty
 from cassette.core.matching import canonical
-from cassette.errors import CassetteError, sole_exception
+from cassette.errors import CassetteError, TransportError, anticipated_exception, sole_exception
 from cassette.transports._http_record import joined_query
 
 TEXTS = [
@@ -100,3 +100,10 @@ def test_a_newline_in_a_tool_name_cannot_forge_a_line_of_ours() -> None:
         assert "evil\\u000acassette" in error["error"]["message"]
     summary = replayer.summary()
     assert all(line.startswith(("  - ", "2 request")) for line in summary.splitlines()), summary
+
+
+def test_a_group_of_different_errors_of_ours_is_its_first_not_a_bug() -> None:
+    full, closed = CassetteError("disk full"), TransportError("closed")
+    assert anticipated_exception(ExceptionGroup("tasks", [full, closed])) is full
+    mixed = ExceptionGroup("tasks", [full, ValueError("bug")])
+    assert anticipated_exception(mixed) is mixed  # a bug among them stays a bug (70)
