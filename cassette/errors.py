@@ -43,7 +43,6 @@ __all__ = [
     "DuplicateTransportError",
     "EraError",
     "FaultExit",
-    "HookError",
     "ManifestError",
     "NotRecordedError",
     "NotWritableError",
@@ -91,12 +90,6 @@ class NotWritableError(CassetteError, PermissionError):
     """A cassette must be written (or its lock file made) where the system refuses writes:
     a read-only folder, checkout or file system. A replay that writes nothing never
     raises it."""
-
-
-class HookError(CassetteError, RuntimeError):
-    """A ``before_record`` hook raised, or returned what is not a JSON-RPC message (nor
-    ``None``): the recording stops there, as on a full disk, so the cassette holds every
-    frame the client saw before and nothing the hook did not vouch for."""
 
 
 class EraError(CassetteError, ValueError):

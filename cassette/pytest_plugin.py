@@ -115,10 +115,12 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
         f"{MARKER}(path=None, *, mode=None, strategy=None, ignore=(), faults=None, "
-        "fail_on_unused=None, record_on_failure=None, scenarios=None, scenario=None): the "
+        "fail_on_unused=None, record_on_failure=None, scenarios=None, scenario=None, "
+        "allow_repeats=None): the "
         "cassette the mcp_cassette fixture uses (a path relative to the test file), its record "
         "mode, matching strategy, params never matched on, fault plan, and what happens to "
-        "unused recordings and to a failing test's recording; for mcp_cassette.verify, a "
+        "unused recordings, to a failing test's recording and to a request whose "
+        "recordings are used up; for mcp_cassette.verify, a "
         "scenarios file (relative to the test file) and the scenario whose cassette it "
         "verifies (cassette-mcp; docs/pytest.md)",
     )
@@ -205,5 +207,7 @@ class _Totals:
         parts = [f"{totals[k]} {w}" for k, w in words.items() if totals.get(k)]
         if totals.get("episodes"):
             parts.append(f"{totals['episodes']} new episode(s) appended")
+        if totals.get("repeats"):
+            parts.append(f"{totals['repeats']} answer(s) repeated (allow_repeats)")
         if parts:
             terminalreporter.write_line(f"mcp-cassette: sessions: {', '.join(parts)}")

@@ -65,11 +65,9 @@ def canonical(name: str) -> str:
     return ALIASES.get(name, name)
 
 
-#: What to install when a built-in transport's optional dependencies are missing.
-_INSTALL_HINTS: Final = {
-    "streamable-http": "pip install 'cassette-mcp[http]'",
-    "sse": "pip install 'cassette-mcp[http]'",
-}
+#: The extra to install when a built-in transport's optional dependencies are missing
+#: (the command for the running install: ``cassette_mcp._install``).
+_INSTALL_HINTS: Final = {"streamable-http": "http", "sse": "http"}
 
 
 @cache
@@ -227,10 +225,17 @@ def load_transport(name: str) -> type[Transport]:
     try:
         plugin = ep.load()
     except ImportError as exc:
-        hint = _INSTALL_HINTS.get(name) or _hint(ep, exc.name)
+        extra = _INSTALL_HINTS.get(name)
+        hint = _hint(ep, exc.name) if extra is None else _install(extra)
         missing = f" (missing module {exc.name!r})" if exc.name else ""
         raise PluginLoadError(f"transport {name!r} could not be imported{missing}: {hint}") from exc
     return cast("type[Transport]", plugin)
+
+
+def _install(extra: str) -> str:
+    from cassette_mcp._install import install_command
+
+    return install_command(extra)
 
 
 def _hint(ep: EntryPoint, missing: str | None) -> str:

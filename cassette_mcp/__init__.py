@@ -32,7 +32,6 @@ __all__ = ["EXIT_CONFLICT", "conflict", "main"]
 EXIT_CONFLICT: Final = 78
 
 _NAME: Final = "cassette"
-_REINSTALL: Final = "pip install --force-reinstall --no-deps cassette-mcp"
 
 
 def _foreign_distribution(site: Path) -> str | None:
@@ -54,6 +53,9 @@ def _foreign_distribution(site: Path) -> str | None:
 def conflict() -> str | None:
     """The one-line explanation when ``import cassette`` would not be cassette-mcp's own
     package, else ``None``. Finds the package without importing it."""
+    from cassette_mcp._install import reinstall_command
+
+    _REINSTALL = reinstall_command()
     spec = importlib.util.find_spec(_NAME)
     if spec is None:
         return f"cassette-mcp: error: no package 'cassette' is importable; fix: {_REINSTALL}"

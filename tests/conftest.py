@@ -28,6 +28,9 @@ with contextlib.suppress(ImportError):
 # A developer's or CI's record mode must not change what this suite's own commands do;
 # the tests that are about MCP_CASSETTE_MODE set it themselves.
 os.environ.pop("MCP_CASSETTE_MODE", None)
+# Nor may running under CI (``CI=true`` makes the plugin's default mode none); the tests
+# about it set it themselves.
+os.environ.pop("CI", None)
 
 # The portable subset (`pytest -m portable`): modules that need Python and the `portable`
 # dependency group alone (no Node.js, no browser, no import linter) and no POSIX-only call,

@@ -14,9 +14,12 @@ environment, the upstream URL and its query string, and HTTP headers.
 from __future__ import annotations
 
 import base64
+import html
+import json
 import random
 import string
 from typing import Final
+from urllib.parse import quote, quote_plus
 
 _rng = random.Random(16)
 _ALNUM = string.ascii_letters + string.digits
@@ -96,6 +99,34 @@ CORPUS: Final[dict[str, str]] = {
     "twilio": "S" + "K" + _body(32, "0123456789abcdef"),
     "alibaba": "LT" + "AI" + _body(20),
     "doppler": "dp.pt." + _body(43),
+    # -- forms real tools print (each planted as ``FORMS`` says) -------------------------
+    "slack_webhook_long": "hooks.slack.com/services/T"
+    + _body(10)
+    + "/B"
+    + _body(10)
+    + "/"
+    + _body(24),
+    "pem_no_end_line": _body(64, _B64),
+    "cookie_second": _body(32),
+    "cookie_third": _body(28),
+    "netrc_password": "n3tRc-" + _body(14),
+    "log_password": "Lg" + _body(12) + "7",
+    "escaped_url_password": "Pg" + _body(14),
+    "encoded_query_token": _body(26),
+    "plural_tokens": _body(30),
+    "plural_api_keys": _body(30),
+    "plural_secrets": _body(30),
+    "plural_passwords": "Pw-" + _body(16),
+    "cookie_pair_value": _body(40),
+    "session_key": _body(32),
+    "mnemonic": " ".join(("abandon", "ability", "able", "about", "above", _body(8).lower())),
+    "kube_client_key_data": base64.b64encode(_body(48).encode()).decode(),
+    "private_key_pem_field": _body(48),
+    "url_password_slash": "pa/" + _body(14),
+    "cli_passphrase_spaced": "horse-" + _body(14),
+    "echoed": "Ech0/" + _body(12) + "+&" + _body(6),
+    # under a property whose schema gives a pattern: its sentinel must match it
+    "patterned_key": "ak" + "_" + _body(16, "0123456789abcdef"),
 }
 
 # A few derived forms, planted as they would appear.
@@ -108,6 +139,82 @@ AZURE_CONNECTION: Final = (
 )
 POSTGRES_URL: Final = f"postgres://admin:{CORPUS['postgres_password']}@db.internal:5432/app"
 REDIS_URL: Final = f"redis://:{CORPUS['redis_password']}@cache.internal:6379/0"
+
+#: Where each form is planted: the text of the ``forms`` tool's answer (``forms_text``),
+#: its structured content (``forms_structured``), the command line (``ARGUMENTS``), and
+#: the known value the client sends as ``password`` echoed back encoded (``echoes``).
+FORMS: Final = (
+    "slack_webhook_long",
+    "pem_no_end_line",
+    "cookie_second",
+    "cookie_third",
+    "netrc_password",
+    "log_password",
+    "escaped_url_password",
+    "encoded_query_token",
+    "plural_tokens",
+    "plural_api_keys",
+    "plural_secrets",
+    "plural_passwords",
+    "cookie_pair_value",
+    "session_key",
+    "mnemonic",
+    "kube_client_key_data",
+    "private_key_pem_field",
+    "url_password_slash",
+    "cli_passphrase_spaced",
+    "echoed",
+)
+
+
+def echoes(value: str) -> dict[str, str]:
+    """A known value as a server may echo it back."""
+    raw = value.encode()
+    return {
+        "form": quote_plus(value),
+        "html": html.escape(value),
+        "json-slashes": json.dumps(value)[1:-1].replace("/", "\\/"),
+        "hex": raw.hex(),
+        "base64": base64.b64encode(raw).decode(),
+        "upper": value.upper(),
+    }
+
+
+def forms_text() -> str:
+    """The text forms, as tools print them; the Slack webhook past the long-text limit."""
+    c = CORPUS
+    inner = f"https://api.example.com/cb?token={c['encoded_query_token']}&x=1"
+    pem_head = "-----" + " ".join(("BEGIN", "PRIVATE", "KEY")) + "-----"
+    lines = [
+        "lorem ipsum " * 400 + f"alerts: https://{c['slack_webhook_long']}",
+        f"{pem_head}\n{c['pem_no_end_line']}",
+        f"Cookie: theme=dark; session={c['cookie_second']}; csrftoken={c['cookie_third']}",
+        f"machine api.example.com login bob password {c['netrc_password']}",
+        f"2026-01-01 INFO connecting with password {c['log_password']} now",
+        json.dumps({"dsn": f"postgres://admin:{c['escaped_url_password']}@db:5432/app"}).replace(
+            "/", "\\/"
+        ),
+        "https://app.example.com/login?next=" + quote(inner, safe=""),
+        f"cache: redis://admin:{c['url_password_slash']}@cache.internal:6379/0",
+    ]
+    return "\n".join(lines)
+
+
+def forms_structured() -> dict[str, object]:
+    """The structured forms: plural and container names, a cookie jar, a kubeconfig."""
+    c = CORPUS
+    return {
+        "tokens": [c["plural_tokens"]],
+        "apiKeys": {"prod": c["plural_api_keys"]},
+        "secrets": c["plural_secrets"],
+        "passwords": [c["plural_passwords"]],
+        "jar": [{"name": "sid", "value": c["cookie_pair_value"], "domain": "example.com"}],
+        "sessionKey": c["session_key"],
+        "mnemonic": c["mnemonic"],
+        "users": [{"name": "ci", "user": {"client-key-data": c["kube_client_key_data"]}}],
+        "private_key_pem": c["private_key_pem_field"],
+    }
+
 
 #: Environment variables the server is started with (secret names, as in real life).
 ENVIRONMENT: Final = {
@@ -125,6 +232,8 @@ ARGUMENTS: Final = (
     "--api-key",
     CORPUS["cli_api_key"],
     REDIS_URL,
+    "--passphrase",
+    CORPUS["cli_passphrase_spaced"],
 )
 
 #: Where each value travels (documentation for a person reading a failure).
@@ -152,6 +261,8 @@ def fragments(value: str) -> list[str]:
     """A value and the pieces of it that would still identify it (its ends, PEM lines, the
     encoded form it travels in)."""
     out = [value]
+    if value == CORPUS["echoed"]:
+        out += list(echoes(value).values())
     if value == CORPUS["basic_password"]:
         out.append(BASIC_CREDENTIALS)
     if "\n" in value:

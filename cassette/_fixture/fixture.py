@@ -91,6 +91,9 @@ class MCPCassette:
             settings.get("record_on_failure"), item.config.getoption(KEEP_DEST)
         )
         self._hook = project.before_record
+        #: a used-up request gets its last answer again (the marker's ``allow_repeats``;
+        #: ``allow-repeats`` in [tool.cassette] is read by the replay itself)
+        self.allow_repeats = bool(settings.get("allow_repeats"))
         self._scenarios_file = settings.get("scenarios")
         self._scenario = settings.get("scenario")
         marker_path = settings.get("path")
@@ -155,6 +158,8 @@ class MCPCassette:
             out += ["--strategy", self.strategy]
         for pointer in self.ignore:
             out += ["--ignore-param", pointer]
+        if self.allow_repeats:
+            out += ["--allow-repeats"]
         if plan is not None:
             out += ["--faults", str(self._plan_file(plan))]
         hook = self._hook_spec(before_record)
@@ -189,6 +194,7 @@ class MCPCassette:
             strategy=self.strategy,
             policy=DeliveryPolicy(faults=plan),
             ignore=tuple(self.ignore),
+            allow_repeats=self.allow_repeats or _project_repeats(),
             before_record=self._hook_callable(before_record),
         )
         front = HttpFront(path, self.choice, options, self._report)
@@ -508,6 +514,8 @@ class MCPCassette:
                 totals[key] = totals.get(key, 0) + 1
             elif fact.get("event") == "episode":
                 totals["episodes"] = totals.get("episodes", 0) + 1
+            elif fact.get("event") == "repeats":
+                totals["repeats"] = totals.get("repeats", 0) + int(fact.get("count", 0))
         if totals:
             self._item.user_properties.append(("mcp_cassette", totals))
 
@@ -531,3 +539,11 @@ def _upstream(
     else:
         return Target(url=url, headers=expanded.headers if expanded is not None else None)
     pytest.fail(f"mcp-cassette: server_url({url!r}): {problem}", pytrace=False)
+
+
+def _project_repeats() -> bool:
+    """``allow-repeats`` in ``[tool.cassette]`` (an in-process front reads it here; a
+    replay process reads it itself)."""
+    from cassette.store.config import load_settings
+
+    return load_settings().get("allow-repeats") is True

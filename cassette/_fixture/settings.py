@@ -9,8 +9,9 @@ standard library, pytest and ``cassette.modes.policy``; the rest on first use.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -29,11 +30,14 @@ __all__ = [
     "MARKER_ARGS",
     "MODE_DEST",
     "OPTION",
+    "PEER_ARGS",
+    "PEER_OPTION",
     "SETTINGS",
     "STOP_TIMEOUT",
     "UNUSED_DEST",
     "UNUSED_OPTION",
     "FaultsArg",
+    "ci_value",
     "default_path",
     "file_safe",
     "flag",
@@ -61,7 +65,21 @@ MARKER_ARGS: Final = (
     "record_on_failure",
     "scenarios",
     "scenario",
+    "allow_repeats",
 )
+#: What vcrpy and pytest-recording users write, and the marker argument that means it:
+#: accepted, with a warning naming ours.
+PEER_ARGS: Final = {
+    "record_mode": "mode",
+    "ignore_params": "ignore",
+    "ignore_param": "ignore",
+    "allow_playback_repeats": "allow_repeats",
+    "record_on_exception": "record_on_failure",
+    "cassette": "path",
+}
+#: pytest-recording's option, honoured for MCP cassettes when it is given
+PEER_OPTION: Final = "--record-mode"
+PEER_DEST: Final = "record_mode"
 CONFIG_MODE: Final = "[tool.cassette.pytest] mode"
 STOP_TIMEOUT: Final = 30.0
 
@@ -79,13 +97,32 @@ def project_settings(config: pytest.Config) -> PytestSettings:
 
 def resolve(marker_mode: str | None, config: pytest.Config) -> ModeChoice:
     """Marker, option, environment, project config, once; none from the option or the
-    environment is a ceiling (``resolve_test_mode``)."""
-    return resolve_test_mode(
+    environment is a ceiling (``resolve_test_mode``).
+
+    The option is ours, else pytest-recording's ``--record-mode`` when it was given (its
+    ``rewrite`` is our ``all``), so ``pytest --record-mode=none`` starts no live server for
+    an MCP cassette either. With no mode given anywhere, a run under CI (``CI`` set, not
+    empty, ``0`` or ``false``) defaults to ``none``, as pytest-recording's default is: a
+    forgotten setting never starts real servers with real credentials in CI."""
+    ours = config.getoption(MODE_DEST)
+    theirs = config.getoption(PEER_DEST, None)  # None: pytest-recording absent, or not given
+    option = (OPTION, ours) if ours or not isinstance(theirs, str) else (PEER_OPTION, theirs)
+    choice = resolve_test_mode(
         (f"@pytest.mark.{MARKER}", marker_mode),
-        (OPTION, config.getoption(MODE_DEST)),
+        option,
         env_value(),
         (CONFIG_MODE, project_settings(config).mode),
     )
+    ci = ci_value()
+    if choice.source == "default" and ci is not None:
+        return ModeChoice("none", f"CI={ci}")
+    return choice
+
+
+def ci_value(environ: Mapping[str, str] | None = None) -> str | None:
+    """``CI``'s value when it says this is a CI run (set, not empty, not 0 or false)."""
+    value = (os.environ if environ is None else environ).get("CI", "").strip()
+    return None if value.lower() in ("", "0", "false", "no") else value
 
 
 # -- where cassettes live ------------------------------------------------------------------
@@ -116,7 +153,8 @@ def marker_settings(item: pytest.Item) -> dict[str, Any]:
     over module); a positional argument is the path."""
     settings: dict[str, Any] = {}
     for marker in item.iter_markers(MARKER):
-        unknown = sorted(set(marker.kwargs) - set(MARKER_ARGS))
+        kwargs = _canonical(item, marker.kwargs)
+        unknown = sorted(set(kwargs) - set(MARKER_ARGS))
         if unknown or len(marker.args) > 1:
             pytest.fail(
                 f"@pytest.mark.{MARKER} takes a path and the keywords "
@@ -126,9 +164,29 @@ def marker_settings(item: pytest.Item) -> dict[str, Any]:
             )
         if marker.args:
             settings.setdefault("path", marker.args[0])
-        for key, value in marker.kwargs.items():
+        for key, value in kwargs.items():
             settings.setdefault(key, value)
     return settings
+
+
+def _canonical(item: pytest.Item, kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """The marker's keywords with vcrpy's and pytest-recording's spellings taken as ours,
+    each with a warning naming ours (given both, ours wins)."""
+    out: dict[str, Any] = {}
+    for key, value in kwargs.items():
+        ours = PEER_ARGS.get(key)
+        if ours is None:
+            out[key] = value
+            continue
+        item.warn(
+            pytest.PytestWarning(
+                f"@pytest.mark.{MARKER}({key}=...) is the vcrpy / pytest-recording spelling; "
+                f"cassette-mcp calls it {ours}=... (docs/pytest.md)"
+            )
+        )
+        if ours not in kwargs:
+            out[ours] = value
+    return out
 
 
 FaultsArg = Any  # a plan file's path, a list of rule tables, a FaultPlan, or None

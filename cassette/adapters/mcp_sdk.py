@@ -48,8 +48,10 @@ try:
     from mcp.shared.message import SessionMessage
     from mcp.types import jsonrpc_message_adapter
 except ImportError as exc:  # pragma: no cover  (the test environment has the SDK)
+    from cassette_mcp._install import install_command
+
     raise PluginLoadError(
-        "cassette.adapters.mcp_sdk needs the official MCP SDK: pip install 'cassette-mcp[mcp]'"
+        f"cassette.adapters.mcp_sdk needs the official MCP SDK: {install_command('mcp')}"
     ) from exc
 
 __all__ = ["CassetteTransport", "cassette_transport", "record_transport", "replay_transport"]

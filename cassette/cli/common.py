@@ -11,7 +11,7 @@ import gc
 import json
 import signal
 import sys
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, NoReturn
 
@@ -19,6 +19,7 @@ from cassette.errors import PluginError, TransportError, UsageError
 from cassette.registry import ALIASES
 
 if TYPE_CHECKING:
+    from cassette.cli.layout import Layout
     from cassette.runtime.record import RecordResult
 
 __all__ = [
@@ -31,6 +32,7 @@ __all__ = [
     "FRONT_ALIASES",
     "TAKES_COMMAND",
     "Parser",
+    "allow_repeats",
     "allowed_origins",
     "apply_limits",
     "client_config",
@@ -45,6 +47,7 @@ __all__ = [
     "ignore_params",
     "limit_options",
     "listen_options",
+    "listening_given",
     "origin_options",
     "port_number",
     "positive_count",
@@ -52,6 +55,7 @@ __all__ = [
     "recording_exit",
     "redaction_options",
     "regular_expression",
+    "repeat_options",
     "run_async",
     "seconds",
     "serving_on",
@@ -72,11 +76,60 @@ TAKES_COMMAND: Final = frozenset({"replay", "check", "record", "verify", "varian
 FRONT_ALIASES: Final = ALIASES
 
 
+class _Formatter(argparse.HelpFormatter):
+    """Paragraphs wrapped to the terminal, as argparse does; lines indented by two spaces
+    (the examples) kept as written, so a command reads as one."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        out: list[str] = []
+        for block in text.split("\n\n"):
+            lines = block.splitlines()
+            if lines and all(line.startswith("  ") for line in lines[1:]):
+                head, rest = lines[0], lines[1:]
+                out.append("\n".join([super()._fill_text(head, width, indent), *rest]))
+            else:
+                out.append(super()._fill_text(block, width, indent))
+        return "\n\n".join(out)
+
+    def _format_action(self, action: argparse.Action) -> str:
+        if isinstance(action, argparse._SubParsersAction):  # the commands, without a
+            return "".join(  # "COMMAND" line above them
+                self._format_action(sub) for sub in action._get_subactions()
+            )
+        return super()._format_action(action)
+
+
 class Parser(argparse.ArgumentParser):
-    """argparse, with our usage exit code and one-line error."""
+    """argparse, with our usage exit code and one-line error (docs/cli.md): no usage
+    block first; a subcommand's own error names the subcommand, and a mistyped choice
+    gets the one most likely meant."""
+
+    #: the top-level parser's commands, by name (``cassette.cli.main.parser`` sets it)
+    commands: Mapping[str, argparse.ArgumentParser]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
+        self.commands = {}
+        #: the help's layout, or what makes it (a replay's parser never builds it)
+        self.layout: Layout | Callable[[], Layout] | None = None
+
+    def format_help(self) -> str:
+        if self.layout is not None:  # arranged only when shown (cassette.cli.layout)
+            from cassette.cli.layout import apply_layout
+
+            layout, self.layout = self.layout, None
+            apply_layout(self, layout() if callable(layout) else layout)
+        return super().format_help()
 
     def error(self, message: str) -> NoReturn:
-        self.print_usage(sys.stderr)
+        if "invalid choice" in message:
+            from cassette.cli.suggest import invalid_choice
+
+            message = invalid_choice(message)
+        command = self.prog.removeprefix("cassette").strip()
+        if command and not message.startswith(f"{command}:"):
+            message = f"{command}: {message}; see cassette {command} --help"
         self.exit(EXIT_USAGE, f"cassette: error: {message}\n")
 
 
@@ -232,11 +285,9 @@ def seconds(text: str) -> float:
 
 
 def factor(text: str) -> float:
-    """A scale (``--pace-scale``) or a cap in seconds (``--pace-cap``): finite, 0 or more."""
-    number = _finite(text)
-    if number < 0:
-        raise argparse.ArgumentTypeError(f"{text!r}: must be 0 or more")
-    return number
+    """A scale (``--pace-scale``) or a cap in seconds (``--pace-cap``): a finite number
+    (the replay command refuses a negative one, naming the option)."""
+    return _finite(text)
 
 
 def regular_expression(text: str) -> str:
@@ -296,6 +347,30 @@ def apply_limits(args: argparse.Namespace) -> int:
     return chosen
 
 
+def repeat_options(parser: argparse.ArgumentParser) -> None:
+    """``--allow-repeats``: a used-up request gets its last answer again."""
+    parser.add_argument(
+        "--allow-repeats",
+        action="store_true",
+        default=None,
+        help="answer a request whose recordings are all played with its last answer "
+        "again, for any method (a retry, a tool called twice but recorded once), counted "
+        "in the end-of-run line; also allow-repeats = true in [tool.cassette]",
+    )
+
+
+def allow_repeats(args: argparse.Namespace) -> bool:
+    """``--allow-repeats``, else the project's ``allow-repeats`` (a boolean)."""
+    if args.allow_repeats:
+        return True
+    from cassette.store.config import load_settings, setting_error
+
+    value = load_settings().get("allow-repeats", False)
+    if not isinstance(value, bool):
+        raise setting_error(None, "tool.cassette", "allow-repeats", "must be true or false")
+    return value
+
+
 def ignore_options(parser: argparse.ArgumentParser) -> None:
     """``--ignore-param POINTER`` (repeatable): params a replay never matches on."""
     parser.add_argument(
@@ -353,6 +428,17 @@ def listen_options(parser: argparse.ArgumentParser, what: str) -> None:
         default=0,
         help=f"port {what} listens on (default 0: a free one)",
     )
+
+
+def listening_given(args: argparse.Namespace) -> str | None:
+    """The listening option given (``--host``, ``--port``), if any: a command that will
+    listen on nothing refuses it rather than ignore it (``--allow-origin`` is checked by
+    ``allowed_origins``)."""
+    if args.port != 0:
+        return f"--port {args.port}"
+    if args.host != "127.0.0.1":
+        return f"--host {args.host}"
+    return None
 
 
 def origin_options(parser: argparse.ArgumentParser, what: str) -> None:

@@ -62,4 +62,6 @@ def with_header_secrets(redactor: Redactor | None, expanded: Expanded | None) ->
     """``redactor``, also redacting the header values wherever an upstream echoes them."""
     if redactor is None or expanded is None:
         return redactor
-    return redactor.with_literals(expanded.secrets)
+    from cassette.store.gate import with_values
+
+    return with_values(redactor, expanded.secrets)

@@ -45,21 +45,38 @@ _COMMANDS: dict[str, str] = {
         ("lint", "diff", "redact", "show", "check", "verify", "distill", "mock"),
         "cassette.cli.tools",
     ),
+    **dict.fromkeys(("git-setup", "git-textconv"), "cassette.cli.gitdiff"),
+    "hook": "cassette.cli.hooks",
+    "import": "cassette.cli.importing",
 }
 
 
-def parser(only: str | None = None) -> argparse.ArgumentParser:
+def parser(only: str | None = None) -> Parser:
     """The command line's parser, with every command, or only the command ``only`` (the
     one being run); each command sets the ``handler`` that runs it."""
     top = Parser(
         prog="cassette",
+        usage="cassette [--version] [-h] COMMAND [options]",
         description="Record real MCP sessions and replay them as a server.",
-        epilog="Exit codes: 0 ok, 1 replay misses or tool findings, 2 usage, 3 cassette, "
+        epilog="Examples:\n"
+        "  cassette record -o t.jsonl -- node server.js   # record a session over stdio\n"
+        "  cassette replay t.jsonl                        # serve it back, offline\n"
+        "  cassette replay t.jsonl --front http --port 8080\n"
+        "  cassette show t.jsonl --html t.html            # look at it\n\n"
+        "Exit codes: 0 ok, 1 replay misses or tool findings, 2 usage, 3 cassette, "
         "4 transport (record: nothing succeeded), 5 record: the server exited with an "
-        "error, 128+N signal. See docs/cli.md.",
+        "error, 128+N signal. See docs/cli.md; COMMAND --help for a command's options.",
     )
     top.add_argument("--version", action="version", version=f"cassette-mcp {__version__}")
-    sub = top.add_subparsers(dest="command", required=True, parser_class=Parser)
+    sub = top.add_subparsers(
+        dest="command",
+        required=True,
+        parser_class=Parser,
+        metavar="COMMAND",
+        title="commands",
+        prog="cassette",
+    )
+    top.commands = sub.choices
     done: set[str] = set()
     for name, module in _COMMANDS.items():
         if (only is None or name == only) and module not in done:
@@ -83,13 +100,22 @@ def main(argv: Sequence[str] | None = None) -> int:
 def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     """The command and its options (argparse exits on a usage error or ``--help``)."""
     argv, command = split_replay_command(sys.argv[1:] if argv is None else argv)
+    if not argv:  # a bare ``cassette``: what it can do, not an error
+        parser().print_help()
+        raise SystemExit(0)
+    if not argv[0].startswith("-") and argv[0] not in _COMMANDS:
+        from cassette.cli.suggest import unknown_command
+
+        Parser(prog="cassette").error(unknown_command(argv[0], _COMMANDS))
     top = parser(_chosen(argv))
     args, extra = top.parse_known_args(argv)
     if extra:
-        hint = ""
-        if getattr(args, "command", None) in TAKES_COMMAND:
-            hint = " (a server command goes after --, e.g. -- node server.js)"
-        top.error(f"unrecognized arguments: {' '.join(extra)}{hint}")
+        from cassette.cli.suggest import unrecognized
+
+        name = getattr(args, "command", None)
+        sub = top.commands.get(name) if isinstance(name, str) else None
+        offers_dash = name in TAKES_COMMAND and command is None
+        top.error(unrecognized(extra, sub or top, offers_dash=offers_dash))
     if command is not None:
         args.server = command
     return args

@@ -19,10 +19,12 @@ from cassette.cli.common import (
     apply_limits,
     client_config,
     err,
+    listening_given,
     print_config,
     run_async,
     serving_on,
 )
+from cassette.errors import UsageError
 
 __all__ = ["main"]
 
@@ -66,6 +68,9 @@ def _serve(args: argparse.Namespace, manifest: dict[str, object]) -> int:
         plan = load_fault_plan(args.faults)
     check_front(args.front)  # before the banner: a front it cannot serve is a usage error
     origins = allowed_origins(args.allow_origin, served=args.front != "stdio")
+    given = listening_given(args) if args.front == "stdio" else None
+    if given:
+        raise UsageError(f"{given}: the stdio front listens on nothing (try --front http)")
     server = MockServer(manifest, source=args.manifest)
     for warning in server.warnings:
         err(f"warning: {args.manifest}#{warning.pointer}: {warning.message}")

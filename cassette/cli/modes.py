@@ -84,11 +84,11 @@ def add_mode_options(parser: argparse.ArgumentParser) -> None:
 
 
 #: the commands that take a TAPE and options before ``-- COMMAND``
-_CUT = ("replay", "check", "variant")
+_CUT = ("replay", "check", "variant", "verify")
 
 
 def split_replay_command(argv: Sequence[str]) -> tuple[list[str], list[str] | None]:
-    """``replay TAPE [options] -- COMMAND...`` (and ``check``, ``variant``):
+    """``replay TAPE [options] -- COMMAND...`` (and ``check``, ``variant``, ``verify``):
     argparse cannot take a command after an optional positional, so the part after the
     first ``--`` is cut off first."""
     args = list(argv)

@@ -20,6 +20,7 @@ from typing import Any
 import attrs
 
 from cassette.cli.common import (
+    allow_repeats,
     allowed_origins,
     err,
     fault_options,
@@ -32,6 +33,7 @@ from cassette.cli.common import (
     origin_options,
     recording_exit,
     redaction_options,
+    repeat_options,
     run_async,
     seconds,
 )
@@ -41,13 +43,14 @@ from cassette.cli.headers import (
     upstream_headers,
     with_header_secrets,
 )
+from cassette.cli.layout import Layout
 from cassette.cli.modes import add_mode_options, apply_sessions, record_choice, run_in_mode
 from cassette.core.headers import Expanded
-from cassette.core.redaction import redact_text
 from cassette.core.urls import check_http_url
 from cassette.errors import UsageError
 from cassette.modes.policy import ModeChoice
 from cassette.runtime.record import RecordConfig
+from cassette.store.gate import shown, shown_argv
 from cassette.transport import ServeOptions, Target
 
 __all__ = ["RecordCommand", "add_parsers", "run"]
@@ -112,7 +115,9 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
         "--fsync", action="store_true", help="flush every event to disk, not only to the OS"
     )
     rec.add_argument(
+        "--timeout",
         "--upstream-timeout",
+        dest="upstream_timeout",
         type=seconds,
         default=None,
         metavar="S",
@@ -139,9 +144,44 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
     )
     fault_options(rec)
     ignore_options(rec)
+    repeat_options(rec)
     add_mode_options(rec)
     rec.add_argument("server", nargs=argparse.REMAINDER, metavar="-- COMMAND [ARG...]")
     rec.set_defaults(handler=run, serves=True)
+    rec.layout = _LAYOUT
+
+
+_LAYOUT = Layout(
+    usage="cassette record -o TAPE [options] (-- COMMAND [ARG...] | --upstream URL)\n"
+    "       cassette record --scenarios FILE [--scenario NAME]... [-o DIR] [options]",
+    groups={
+        "what to record": ("output", "transport", "upstream", "headers", "scenarios", "scenario"),
+        "how it is written": (
+            "overwrite",
+            "fsync",
+            "strategy",
+            "era",
+            "before_record",
+            "ignore_param",
+            "allow_repeats",
+        ),
+        "secrets (redaction is on by default)": (
+            "no_redact",
+            "redact_pattern",
+            "redact_path",
+            "redact_env",
+        ),
+        "timing and limits": ("upstream_timeout", "max_message_bytes", "max_depth"),
+        "the recording proxy (--upstream over HTTP or SSE)": ("host", "port", "allow_origin"),
+        "record modes": ("mode", "prime", "report", "sessions", "faults"),
+    },
+    examples=(
+        "cassette record -o t.jsonl -- node server.js",
+        "cassette record -o t.jsonl --upstream http://127.0.0.1:3001/mcp",
+        "cassette record -o t.jsonl --mode once -- python server.py",
+        "cassette record --scenarios scenarios.toml",
+    ),
+)
 
 
 @attrs.frozen(kw_only=True)
@@ -158,6 +198,7 @@ class RecordCommand:
     faults: str | None = None
     ignore: tuple[str, ...] = ()
     prime: bool = False
+    repeats: bool = False
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> RecordCommand:
@@ -176,6 +217,11 @@ class RecordCommand:
                 "--report needs a mode (--mode, or MCP_CASSETTE_MODE): a plain recording "
                 "has nothing to report"
             )
+        if mode is None and args.allow_repeats:
+            raise UsageError(
+                "--allow-repeats needs a mode (--mode once, none or new_episodes): a plain "
+                "recording answers nothing from the cassette"
+            )
         if mode is None and args.faults is not None:
             raise UsageError(
                 "--faults needs a mode (--mode once, none or new_episodes): faults are laid "
@@ -191,7 +237,15 @@ class RecordCommand:
             raise UsageError(
                 "--era modern: the legacy HTTP+SSE transport carries legacy sessions only"
             )
-        network = args.upstream is not None and _has_proxy(transport)
+        proxied = _has_proxy(transport)
+        if command and proxied:
+            raise UsageError(
+                f"--transport {args.transport} reaches a server at a URL: give --upstream URL "
+                "instead of a server command (a command is recorded over stdio)"
+            )
+        network = args.upstream is not None and proxied
+        if not network:
+            _no_listening(args, "a stdio recording listens on nothing: they are for --upstream")
         if network:
             check_http_url(args.upstream, "--upstream")
         elif args.upstream is not None and "://" not in args.upstream:
@@ -226,8 +280,19 @@ class RecordCommand:
             report=args.report,
             faults=args.faults,
             ignore=ignore_params(args),
+            repeats=allow_repeats(args) if mode is not None else False,
             prime=args.prime,
         )
+
+
+def _no_listening(args: argparse.Namespace, why: str) -> None:
+    """``--host``, ``--port`` and ``--allow-origin`` where nothing listens: refused, not
+    silently ignored."""
+    from cassette.cli.common import listening_given
+
+    given = listening_given(args)
+    if given:
+        raise UsageError(f"{given}: {why}")
 
 
 def _before_record(spec: str | None) -> Any:
@@ -270,15 +335,9 @@ def _has_proxy(transport: str) -> bool:
 
 
 def _redactor(args: argparse.Namespace, output: str) -> Any:
-    from cassette.store.config import load_settings, redactor_for
+    from cassette.store.gate import RedactOptions, policy
 
-    redactor = redactor_for(
-        load_settings(),
-        enabled=not args.no_redact,
-        patterns=args.redact_pattern,
-        paths=args.redact_path,
-        env=args.redact_env,
-    )
+    redactor = policy(RedactOptions.from_args(args))
     if redactor is None:
         err(f"warning: redaction is off: secrets in this session will be written to {output}")
     return redactor
@@ -317,7 +376,8 @@ def _record_session(command: RecordCommand) -> int:
     config = attrs.evolve(command.config, on_result=results.append)
 
     path = os.fspath(command.config.path)
-    target = command.target.url or " ".join(command.target.command)
+    url = command.target.url  # what a person reads passes the gate (a CI log)
+    target = shown(url) if url else shown_argv(command.target.command)
     redaction = "on" if command.config.redactor is not None else "OFF"
     err(f"recording {target} to {path} ({command.config.transport}; redaction {redaction})")
 
@@ -328,10 +388,7 @@ def _record_session(command: RecordCommand) -> int:
     code = run_async(go)
     result = results[0] if results else None
     if result is not None and result.succeeded:  # a failure is told by recording_exit
-        ended = (
-            "" if result.exit_code is None else f"; the server exited with code {result.exit_code}"
-        )
-        err(f"wrote {result.events} line(s) to {result.path}{ended}")
+        err(result.written())
     told = recording_exit(result)
     return code or told  # a signal's code wins; the line was said either way
 
@@ -344,7 +401,7 @@ def _record_proxy(command: RecordCommand) -> int:
     path = os.fspath(command.config.path)
 
     def ready(url: str) -> None:
-        err(f"recording {redact_text(upstream)} to {path}; point your client at {url}")
+        err(f"recording {shown(upstream)} to {path}; point your client at {url}")
 
     listen = attrs.evolve(command.listen, on_ready=ready)
     results: list[RecordResult] = []
@@ -356,8 +413,11 @@ def _record_proxy(command: RecordCommand) -> int:
         await record_proxy(command.target, config, listen)
         return 0
 
-    run_async(go, outcome)
-    return recording_exit(results[0] if results else None)
+    code = run_async(go, outcome)
+    result = results[0] if results else None
+    if result is not None and result.succeeded:  # as a stdio recording ends
+        err(result.written())
+    return recording_exit(result) or code
 
 
 def _in_mode(command: RecordCommand, choice: ModeChoice) -> int:
@@ -370,7 +430,7 @@ def _in_mode(command: RecordCommand, choice: ModeChoice) -> int:
         upstream = command.target.url
 
         def ready(url: str) -> None:
-            err(f"serving {path} for {redact_text(str(upstream))}; point your client at {url}")
+            err(f"serving {path} for {shown(str(upstream))}; point your client at {url}")
 
         listen = attrs.evolve(listen, on_ready=ready)
     transport = front_name(str(command.config.transport), "stdio")
@@ -385,6 +445,7 @@ def _in_mode(command: RecordCommand, choice: ModeChoice) -> int:
         era=command.config.era,
         listen=listen,
         ignore=command.ignore,
+        allow_repeats=command.repeats,
         before_record=command.config.before_record,
         prime=command.prime,
         policy=fault_policy(

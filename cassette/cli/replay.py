@@ -10,13 +10,14 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from cassette.cli.auth_front import require_auth, require_auth_options
 from cassette.cli.common import (
     EXIT_MISSES,
+    allow_repeats,
     allowed_origins,
     err,
     factor,
@@ -27,9 +28,11 @@ from cassette.cli.common import (
     ignore_params,
     limit_options,
     listen_options,
+    listening_given,
     origin_options,
     positive_count,
     print_config,
+    repeat_options,
     run_async,
     seconds,
     serving_on,
@@ -41,6 +44,9 @@ from cassette.modes.policy import ModeChoice, missing_cassette_message
 from cassette.runtime.conversation import DeliveryPolicy
 from cassette.store.storage import has_recording
 from cassette.transport import ServeOptions, Target
+
+if TYPE_CHECKING:
+    from cassette.cli.layout import Layout
 
 __all__ = ["ReplayCommand", "add_parsers", "run"]
 
@@ -60,6 +66,7 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
         help="strict, default or loose (default: the cassette's, else default)",
     )
     ignore_options(rep)
+    repeat_options(rep)
     rep.add_argument(
         "--front",
         "--transport",
@@ -105,6 +112,36 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
         help="seconds to wait for the client's answer to a replayed server request (default 30)",
     )
     rep.set_defaults(handler=run, serves=True)
+    rep.layout = _layout
+
+
+def _layout() -> Layout:
+    """``replay --help``'s layout, built only when help is printed: a replay parses its
+    options on every start and shows no help."""
+    from cassette.cli.layout import Layout
+
+    return Layout(
+        usage="cassette replay TAPE [options] [--mode MODE -- COMMAND [ARG...]]",
+        groups={
+            "matching": ("strategy", "ignore_param", "allow_repeats"),
+            "how clients reach the replay": ("transport", "host", "port", "allow_origin", "quiet"),
+            "timing and limits": (
+                "pace",
+                "pace_scale",
+                "pace_cap",
+                "answer_timeout",
+                "max_message_bytes",
+                "max_depth",
+            ),
+            "record modes": ("mode", "prime", "report", "sessions", "faults"),
+        },
+        examples=(
+            "cassette replay t.jsonl",
+            "cassette replay t.jsonl --front http --port 8080",
+            "cassette replay t.jsonl --strategy loose --ignore-param /params/arguments/now",
+            "cassette replay t.jsonl --mode once -- node server.js",
+        ),
+    )
 
 
 @attrs.frozen(kw_only=True, eq=False)  # compared by identity: no __eq__ to build at import
@@ -122,6 +159,8 @@ class ReplayCommand:
     report: str | None
     ignore: tuple[str, ...] = ()
     prime: bool = False
+    #: a used-up request gets its last answer again (``--allow-repeats``)
+    repeats: bool = False
     #: the options that change what the replay does, for the client configuration it prints
     behaviour: tuple[str, ...] = ()
 
@@ -135,8 +174,13 @@ class ReplayCommand:
             get_strategy(args.strategy)
         if args.answer_timeout <= 0:
             raise UsageError(f"--answer-timeout must be positive, not {args.answer_timeout:g}")
+        _check_pacing(args)
         tape = apply_sessions(args.tape, args.sessions)
         front = front_name(args.transport, "stdio")
+        if front == "stdio":
+            given = listening_given(args)
+            if given:
+                raise UsageError(f"{given}: the stdio front listens on nothing (try --front http)")
         origins = allowed_origins(args.allow_origin, served=front != "stdio")
         auth, auth_servers = require_auth(args, front)
         pacing = Pacing(args.pace_scale, args.pace_cap) if args.pace == "recorded" else None
@@ -168,8 +212,17 @@ class ReplayCommand:
             report=args.report,
             ignore=ignore_params(args),
             prime=args.prime,
+            repeats=allow_repeats(args),
             behaviour=behaviour_args(args),
         )
+
+
+def _check_pacing(args: argparse.Namespace) -> None:
+    """Pacing values that cannot mean anything are refused before anything starts."""
+    if args.pace_scale < 0:
+        raise UsageError(f"--pace-scale must be 0 or more, not {args.pace_scale:g}")
+    if args.pace_cap < 0:
+        raise UsageError(f"--pace-cap must be 0 or more, not {args.pace_cap:g}")
 
 
 def behaviour_args(args: argparse.Namespace) -> tuple[str, ...]:
@@ -181,6 +234,8 @@ def behaviour_args(args: argparse.Namespace) -> tuple[str, ...]:
         out += ["--strategy", args.strategy]
     for pointer in args.ignore_param:
         out += ["--ignore-param", pointer]
+    if args.allow_repeats:
+        out += ["--allow-repeats"]
     if args.faults is not None:
         out += ["--faults", str(Path(args.faults).resolve())]
     if args.pace != "none":
@@ -221,6 +276,7 @@ def run(args: argparse.Namespace) -> int:
 def _serve(command: ReplayCommand) -> int:
     from cassette.core.matching import get_strategy
     from cassette.core.sessions import ReplaySessions
+    from cassette.core.strategies import repeating
     from cassette.runtime.conversation import ReplayResult
     from cassette.runtime.serve import front_of, serve
     from cassette.store.storage import Cassette
@@ -230,6 +286,7 @@ def _serve(command: ReplayCommand) -> int:
         err(f"warning: {warning}")
     recorded = tape.header.target.get("strategy")
     strategy = get_strategy(command.strategy or recorded or "default").ignoring(command.ignore)
+    strategy = repeating(strategy, command.repeats)
     front = front_of(command.front)
     path = Path(command.tape).resolve()
     if not command.quiet:
@@ -291,5 +348,6 @@ def _in_mode(command: ReplayCommand) -> int:
         policy=policy,
         ignore=command.ignore,
         prime=command.prime,
+        allow_repeats=command.repeats,
     )
     return run_in_mode(command.tape, command.mode, options, report=command.report, network=False)

@@ -23,9 +23,11 @@ from cassette.cli.common import (
     limit_options,
     listen_options,
     origin_options,
+    redaction_options,
     seconds,
 )
 from cassette.cli.headers import header_options
+from cassette.cli.layout import Layout
 
 __all__ = ["NAMES", "add_parsers", "dispatch"]
 
@@ -43,6 +45,7 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
     for name, add in _ADDERS.items():
         if only is None or name == only:
             add(sub)
+            sub.choices[name].layout = _LAYOUTS[name]
 
 
 def _add_lint(sub: Any) -> None:
@@ -134,7 +137,7 @@ def _add_check(sub: Any) -> None:
         "tools, resources, prompts and templates, and find problems (duplicate or badly "
         "named tools, missing descriptions, missing or invalid JSON Schemas, lists that "
         "fail). Exit 1 on errors, 2 when the server cannot be reached.",
-        usage="cassette check [options] (-- COMMAND [ARG...] | --stdio COMMAND | --url URL)",
+        usage="cassette check [options] (-- COMMAND [ARG...] | --upstream URL | --stdio COMMAND)",
     )
     check.set_defaults(server=[])  # check [options] -- COMMAND: cut off by the main parser
     target = check.add_mutually_exclusive_group()
@@ -144,7 +147,13 @@ def _add_check(sub: Any) -> None:
         help='server command line as one string, e.g. "node s.js" (or give it after --, as '
         "record and verify take it)",
     )
-    target.add_argument("--url", metavar="URL", help="streamable HTTP endpoint of the server")
+    target.add_argument(
+        "--upstream",
+        "--url",
+        dest="url",
+        metavar="URL",
+        help="streamable HTTP endpoint of the server (--url is the same)",
+    )
     check.add_argument(
         "--timeout", type=seconds, default=60.0, metavar="S", help="give up after S seconds"
     )
@@ -163,38 +172,53 @@ def _add_check(sub: Any) -> None:
 def _add_verify(sub: Any) -> None:
     verify = sub.add_parser(
         "verify",
-        help="re-fire a cassette's requests at a live server and report drift",
-        usage="cassette verify TAPE [--update] [--ignore POINTER]... [--ignore-key NAME]... "
-        "[--timeout S] [--format {text,json}] [--transport NAME] "
-        "(--upstream URL | -- COMMAND [ARG...])",
-        description="Run COMMAND as the server (or reach the endpoint URL), replay TAPE's "
-        "client requests at it in the recorded era (for real), answer the server's own "
-        "requests from TAPE, and classify each answer MATCH, CHANGED, ERROR-SHAPE-CHANGED, "
-        "MISSING, SERVER-REQUEST-CHANGED or UNANSWERED. With --update, write the new answers "
-        "into TAPE. A progress bar is drawn on stderr when it is a terminal. Exit 1 on drift "
-        "(0 once --update wrote it), 2 when the server cannot be run or reached.",
+        help="re-fire cassettes' requests at a live server and report drift",
+        description="Run the server (COMMAND, the endpoint URL, else the one each TAPE's "
+        "header recorded), replay TAPE's client requests at it in the recorded era (for "
+        "real), answer the server's own requests from TAPE, and classify each answer "
+        "MATCH, CHANGED, ERROR-SHAPE-CHANGED, MISSING, SERVER-REQUEST-CHANGED or "
+        "UNANSWERED. With --scenarios FILE, verify each scenario's cassette against the "
+        "server the file's [target] names. With --update, write the new answers into the "
+        "cassette. A progress bar is drawn on stderr when it is a terminal. Exit 1 on "
+        "drift (0 once --update wrote it), 2 when the server cannot be run or reached.",
+    )
+    verify.add_argument("tapes", nargs="*", metavar="TAPE", help="cassettes to verify")
+    verify.add_argument(
+        "--scenarios",
+        metavar="FILE",
+        help="verify the cassettes of FILE's scenarios against its [target] (docs/scenarios.md)",
+    )
+    verify.add_argument(
+        "--scenario",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="with --scenarios: verify only this scenario (repeatable)",
     )
     verify.add_argument(
         "--ignore",
         action="append",
         default=[],
         metavar="POINTER",
-        help="ignore differences at or under this JSON Pointer, e.g. /result/content (repeatable)",
+        help="answers: ignore differences at or under this JSON Pointer, e.g. "
+        "/result/content (repeatable)",
     )
     verify.add_argument(
         "--ignore-key",
         action="append",
         default=[],
         metavar="NAME",
-        help="ignore the values of keys with this name at any depth, JSON inside text "
-        "included (repeatable)",
+        help="answers: ignore the values of keys with this name at any depth, JSON inside "
+        "text included (repeatable)",
     )
     verify.add_argument(
         "--update",
         action="store_true",
-        help="write the live answers that drifted into TAPE (atomically, redacted)",
+        help="write the live answers that drifted into the cassette (atomically, redacted)",
     )
-    verify.add_argument("--upstream", metavar="URL", help="HTTP endpoint to verify")
+    verify.add_argument(
+        "--upstream", "--url", metavar="URL", help="HTTP endpoint to verify (--url is the same)"
+    )
     verify.add_argument(
         "--transport",
         metavar="NAME",
@@ -205,10 +229,10 @@ def _add_verify(sub: Any) -> None:
         "--timeout", type=seconds, default=30.0, metavar="S", help="wait S seconds per answer"
     )
     _format(verify)
-    # TAPE, options after it, and the command after --: split in verify.main, because
-    # argparse cannot take a command after a positional and options.
-    verify.add_argument("rest", nargs=argparse.REMAINDER, metavar="TAPE [options] -- COMMAND")
-    verify.set_defaults(tool="cassette.tools.verify", handler=dispatch, headers=[])
+    header_options(verify)
+    redaction_options(verify)  # the live answers it prints and writes, as record redacts
+    # the command after ``--`` is cut off before parsing (``split_replay_command``)
+    verify.set_defaults(tool="cassette.tools.verify", handler=dispatch, server=[])
 
 
 def _add_distill(sub: Any) -> None:
@@ -222,7 +246,9 @@ def _add_distill(sub: Any) -> None:
     )
     distill.add_argument("tape", metavar="TAPE")
     distill.add_argument(
-        "--as-mock", action="store_true", help="distill into a mock manifest (required)"
+        "--as-mock",
+        action="store_true",
+        help="distill into a mock manifest (the only kind, and the default: optional)",
     )
     distill.add_argument(
         "-o", "--output", required=True, metavar="MANIFEST", help="manifest to write (.json, .toml)"
@@ -248,6 +274,8 @@ def _add_mock(sub: Any) -> None:
     )
     mock.add_argument(
         "--front",
+        "--transport",
+        dest="front",
         default="stdio",
         help="how clients reach the mock: stdio (default), http (streamable HTTP), sse "
         "(legacy HTTP+SSE), or a plugin's front",
@@ -273,6 +301,100 @@ _ADDERS: dict[str, Callable[[Any], None]] = {
     "mock": _add_mock,
 }
 NAMES: Final = tuple(_ADDERS)
+
+_REPORT = ("format",)
+#: how each tool's ``--help`` reads (``cassette.cli.layout``)
+_LAYOUTS: dict[str, Layout] = {
+    "lint": Layout(
+        usage="cassette lint TAPE [--format {text,json}]",
+        groups={"output": _REPORT},
+        examples=("cassette lint t.jsonl", "cassette lint t.jsonl --format json"),
+    ),
+    "diff": Layout(
+        usage="cassette diff A B [--ignore POINTER]... [--format {text,json}]",
+        groups={"comparing (answers)": ("ignore",), "output": _REPORT},
+        examples=(
+            "cassette diff old.jsonl new.jsonl",
+            "cassette diff old.jsonl new.jsonl --ignore /result/_meta",
+        ),
+    ),
+    "redact": Layout(
+        usage="cassette redact TAPE (-o OUT [--overwrite] | --scan) [--format {text,json}]",
+        groups={"what to do": ("output", "scan", "overwrite"), "output": _REPORT},
+        examples=(
+            "cassette redact --scan t.jsonl",
+            "cassette redact t.jsonl -o clean.jsonl",
+        ),
+    ),
+    "show": Layout(
+        usage="cassette show TAPE [--html OUT] [--against OTHER [--strategy S]] "
+        "[--faults PLAN] [--format {text,json}]",
+        groups={
+            "views": ("html", "faults"),
+            "matching another session": ("against", "strategy"),
+            "output": _REPORT,
+        },
+        examples=(
+            "cassette show t.jsonl",
+            "cassette show t.jsonl --html t.html",
+            "cassette show t.jsonl --against rerun.jsonl",
+        ),
+    ),
+    "check": Layout(
+        usage="cassette check [options] (-- COMMAND [ARG...] | --upstream URL | --stdio COMMAND)",
+        groups={
+            "the server": ("url", "stdio", "headers", "era", "timeout"),
+            "output": _REPORT,
+        },
+        examples=(
+            "cassette check -- node server.js",
+            "cassette check --upstream http://127.0.0.1:3001/mcp",
+            "cassette check --era modern --format json -- python server.py",
+        ),
+    ),
+    "verify": Layout(
+        usage="cassette verify TAPE... [options] [-- COMMAND [ARG...] | --upstream URL]\n"
+        "       cassette verify --scenarios FILE [--scenario NAME]... [--update]",
+        groups={
+            "the server (default: the one each cassette's header names)": (
+                "upstream",
+                "transport",
+                "headers",
+                "timeout",
+            ),
+            "scenarios": ("scenarios", "scenario"),
+            "comparing (answers)": ("ignore", "ignore_key", "update"),
+            "output": _REPORT,
+        },
+        examples=(
+            "cassette verify t.jsonl",
+            "cassette verify t.jsonl --ignore-key generatedAt -- python server.py",
+            "cassette verify cassettes/*.jsonl --update",
+            "cassette verify --scenarios scenarios.toml",
+        ),
+    ),
+    "distill": Layout(
+        usage="cassette distill TAPE -o MANIFEST [--overwrite] [--format {text,json}]",
+        groups={"writing": ("output", "overwrite", "as_mock"), "output": _REPORT},
+        examples=(
+            "cassette distill t.jsonl -o mock.toml",
+            "cassette mock mock.toml",
+        ),
+    ),
+    "mock": Layout(
+        usage="cassette mock MANIFEST [options] | cassette mock --validate MANIFEST",
+        groups={
+            "how clients reach the mock": ("front", "host", "port", "allow_origin", "quiet"),
+            "limits and faults": ("max_message_bytes", "max_depth", "faults"),
+            "checking": ("validate", "format"),
+        },
+        examples=(
+            "cassette mock mock.toml",
+            "cassette mock mock.toml --front http --port 8080",
+            "cassette mock --validate mock.toml",
+        ),
+    ),
+}
 
 
 def dispatch(args: argparse.Namespace) -> int:

@@ -13,6 +13,7 @@ from typing import Any
 
 from cassette.cli.common import err, front_name, redaction_options, run_async, seconds
 from cassette.cli.headers import header_options, upstream_headers, with_header_secrets
+from cassette.cli.layout import Layout
 from cassette.core.headers import Expanded
 from cassette.errors import UsageError
 
@@ -79,6 +80,28 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
     redaction_options(variant)
     # the command after ``--`` is cut off before parsing (``split_replay_command``)
     variant.set_defaults(handler=run, server=[])
+    variant.layout = Layout(
+        usage="cassette variant TAPE --as NAME [--as NAME]... [options] [-- COMMAND [ARG...]]",
+        groups={
+            "the client": ("profiles", "answers", "replace"),
+            "the server (default: the one TAPE's header names)": (
+                "upstream",
+                "transport",
+                "headers",
+                "timeout",
+            ),
+            "secrets (redaction is on by default)": (
+                "no_redact",
+                "redact_pattern",
+                "redact_path",
+                "redact_env",
+            ),
+        },
+        examples=(
+            "cassette variant t.jsonl --as bare",
+            "cassette variant t.jsonl --as modern --replace -- node server.js",
+        ),
+    )
 
 
 def _server(args: argparse.Namespace, header: Any) -> tuple[Any, Expanded | None]:
@@ -116,16 +139,11 @@ def _server(args: argparse.Namespace, header: Any) -> tuple[Any, Expanded | None
 
 
 def _redactor(args: argparse.Namespace, header: Any) -> Any:
-    from cassette.store.config import load_settings, redactor_for
+    from cassette.store.gate import RedactOptions, joined, policy
 
-    info = header.redaction or {}
-    redactor = redactor_for(
-        load_settings(),
-        enabled=not args.no_redact,
-        patterns=args.redact_pattern,
-        paths=[*args.redact_path, *(info.get("paths") or ())],
-        env=[*args.redact_env, *(info.get("env") or ())],
-    )
+    redactor = policy(RedactOptions.from_args(args))
+    if redactor is not None and header.redaction:
+        redactor = joined(redactor, header.redaction)  # and never fewer rules than it had
     if redactor is None:
         err(f"warning: redaction is off: secrets in the variants will be written to {args.tape}")
     return redactor

@@ -15,8 +15,9 @@ header names:
 
 A request the recording shows unanswered (a cancelled call, a ``subscriptions/listen``
 stream) is not sent: there is nothing to compare with, and its effects would be real.
-Each live answer is first redacted as the cassette is (``_Secrets``: its rules and the
-built-in ones; a redacted position of the recording matches any live value), so a secret
+Each live answer is first redacted as the cassette is (``_Secrets``: the one gate's policy,
+``cassette.store.gate``, with the project's rules, ``VerifyOptions.redact`` and the
+cassette's header; a redacted position of the recording matches any live value), so a secret
 neither shows in the report nor counts as drift, then classified by
 ``cassette.client.compare.classify``.
 
@@ -58,12 +59,12 @@ from cassette.core.jsonrpc import JSONObject
 from cassette.core.matching import Candidate, FingerprintMatcher
 from cassette.core.model import Event, Header, MessageEvent, RecorderInfo
 from cassette.core.pairing import Exchange, exchanges
-from cassette.core.redaction import RedactionSession, Redactor
-from cassette.core.secret_rules import header_secrets
+from cassette.core.redaction import RedactionSession
 from cassette.core.variants import split
 from cassette.core.wildcards import mask_like
 from cassette.errors import ReplayMiss, TransportError
 from cassette.runtime.keywords import deprecated_keywords
+from cassette.store.gate import RedactOptions, for_target, joined, policy
 from cassette.store.storage import Cassette
 from cassette.transport import ConnectOptions
 
@@ -87,6 +88,8 @@ class VerifyOptions:
     time_limit: float = 30.0
     update: bool = False
     progress: Progress | None = None
+    #: the redaction rules added to the project's, as ``record`` takes them
+    redact: RedactOptions = attrs.field(factory=RedactOptions)
 
 
 def plan(cassette: Cassette) -> tuple[list[Exchange], Exchange | None, int]:
@@ -109,14 +112,18 @@ class _Secrets:
     since those match any live value. A cassette recorded without redaction is compared,
     and updated, as it is."""
 
-    def __init__(self, header: Header, headers: Mapping[str, str] | None = None) -> None:
-        info = header.redaction
-        self.session: RedactionSession | None = None
-        if info:
-            names = info.get("env", ())
-            literals = [v for n in names if isinstance(n, str) and (v := os.environ.get(n))]
-            literals += header_secrets(headers or {})  # sent upstream: never written back
-            self.session = Redactor.from_header(info, literals).session()
+    def __init__(
+        self,
+        header: Header,
+        options: RedactOptions | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        # the one gate: the project's and the command's rules, the header's paths and
+        # variables; a pattern the cassette was redacted with must be given again; and
+        # the credentials sent upstream (``--header``), never written back
+        redactor = joined(policy(options or RedactOptions()), header.redaction)
+        redactor = for_target(redactor, None, headers)
+        self.session: RedactionSession | None = None if redactor is None else redactor.session()
 
     def redacted(self, live: JSONObject) -> tuple[JSONObject, tuple[str, ...]]:
         if self.session is None:
@@ -324,7 +331,7 @@ async def verify(
     source = cassette.source or "<cassette>"
     snapshot = Snapshot.of(source) if update else None
     pairs, handshake, total = plan(cassette)
-    secrets = _Secrets(cassette.header, server.headers)
+    secrets = _Secrets(cassette.header, options.redact, server.headers)
     run = _Run(cassette, ignores, update, secrets)
     answers = _ServerAnswers(cassette, secrets)
     connector = get_connector(server.transport_name)

@@ -130,15 +130,15 @@ def project_redactor(
 ) -> Redactor | None:
     """The redaction a scenario's cassette gets: the project's rules (``[tool.cassette]``
     nearest the scenarios file), ``rules`` (``enabled``, ``patterns``, ``paths``, ``env``,
-    as ``redactor_for`` takes them), and the value of every variable the target takes."""
-    from cassette.store.config import load_settings, redactor_for
+    as ``cassette.store.gate.RedactOptions`` holds them), and the value of every variable
+    the target takes."""
+    from cassette.store.gate import RedactOptions, policy
 
-    env = list(rules.pop("env", ()))
-    return redactor_for(
-        load_settings(file.path.parent),
-        env=[*env, *file.variables()],
+    return policy(
+        RedactOptions(**rules),
+        start=file.path.parent,
+        extra_env=file.variables(),
         environ=os.environ if environ is None else environ,
-        **rules,
     )
 
 

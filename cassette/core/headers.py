@@ -32,7 +32,15 @@ import attrs
 from cassette.core.secret_rules import secret_header_values
 from cassette.errors import UsageError
 
-__all__ = ["Expanded", "HeaderTemplate", "expand", "parse_header", "parse_headers", "refusal"]
+__all__ = [
+    "Expanded",
+    "HeaderTemplate",
+    "expand",
+    "header_secrets",
+    "parse_header",
+    "parse_headers",
+    "refusal",
+]
 
 #: RFC 9110 token characters: what a header name may be made of.
 _NAME: Final = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
@@ -185,4 +193,14 @@ def refusal(status: int, where: str, names: Iterable[str] = (), *, flow: bool = 
         f"{where} asks for credentials (HTTP 401): none was sent; the client may log in "
         "through the authorization flow (the recording proxy serves it), or give one with "
         "--header 'Authorization: Bearer ${TOKEN}'"
+    )
+
+
+def header_secrets(headers: Mapping[str, str]) -> list[str]:
+    """The credentials among headers held as a mapping (``Target.headers``), as the
+    redactor's ``secret_header_values`` finds them in a request's raw headers."""
+    from cassette.core.secret_rules import secret_header_values
+
+    return secret_header_values(
+        (k.encode("latin-1", "replace"), v.encode("latin-1", "replace")) for k, v in headers.items()
     )

@@ -50,6 +50,14 @@ Strategies trade strictness for tolerance and are named so a test states its cho
              prompt name, the resource URI, the task id, the page), never another's, so a
              test that reorders calls or varies arguments still gets an answer and never
              one meant for something else.
+
+Any strategy may also *allow repeats* (``Strategy.allow_repeats``: the marker's
+``allow_repeats=True``, ``--allow-repeats``, ``allow-repeats`` in ``[tool.cassette]``,
+vcrpy's ``allow_playback_repeats``): a request of any method whose recordings are all
+used up gets its last answer again instead of an "already played" miss, and each time is
+counted (``FingerprintMatcher.repeats``) for the end-of-run line. An "already played"
+miss suggests ``loose`` only when an unplayed recording of the same key is left (so
+``loose`` would answer), and ``allow_repeats`` when there is a last answer to give.
 """
 
 from __future__ import annotations
@@ -407,6 +415,8 @@ class FingerprintMatcher:
         self._by_method: dict[MethodKey, deque[int]] = {}
         self._by_listing: dict[Fingerprint, deque[int]] = {}
         self._last: dict[Fingerprint, int] = {}
+        #: requests answered again with their last recording (``Strategy.allow_repeats``)
+        self.repeats = 0
 
     def _queue(self, fp: Fingerprint) -> deque[int] | None:
         return _session_queue(self._by_fp, self._index.by_fp, fp)
@@ -464,11 +474,9 @@ class FingerprintMatcher:
             if not self._consumed[p]:
                 self._consumed[p] = True
                 return self._use(t_fp, p)
-        if self.strategy.repeat_listings and _repeatable(fp[0]):
-            for last_fp in [fp] * (queue is not None) + [t_fp for _, t_fp in fits]:
-                last = self._last.get(last_fp)
-                if last is not None:
-                    return self._candidates[last].key
+        again = self._again(fp, queue is not None, [t_fp for _, t_fp in fits])
+        if again is not None:
+            return again
         if fits:
             queue = self._queue(fits[0][1])
             fp = fits[0][1]
@@ -477,6 +485,20 @@ class FingerprintMatcher:
             if pos is not None:
                 return self._use(fp, pos)
         raise self._miss(original, fp, recorded=queue is not None)
+
+    def _again(self, fp: Fingerprint, recorded: bool, fits: list[Fingerprint]) -> int | None:
+        """The last answer again for a request whose recordings are used up: a read-only
+        one under ``default`` and ``loose``; any one with ``allow_repeats`` (counted)."""
+        listing = self.strategy.repeat_listings and _repeatable(fp[0])
+        if not (listing or self.strategy.allow_repeats):
+            return None
+        for last_fp in [fp] * recorded + fits:
+            last = self._last.get(last_fp)
+            if last is not None:
+                if not listing:
+                    self.repeats += 1
+                return self._candidates[last].key
+        return None
 
     def _match_listing(self, message: JSONObject) -> int:
         """A cursor the recording never handed out: the next page of that listing in
@@ -512,13 +534,27 @@ class FingerprintMatcher:
         times = len(self._index.by_fp.get(fp, ()))
         last = self._last.get(fp)
         seq = self._candidates[last].seq if last is not None else None
-        hint = "" if self.strategy.name == "loose" else "; the loose strategy would reuse another"
+        hint = self._already_played_hint(message, last)
         summary = (
             f"{_label(message)} with these arguments was recorded {times} time(s) and every "
             f"recording has been played already (strategy {self.strategy.name}{hint})"
         )
         report = MissReport("already-played", str(message.get("method")), summary, seq)
         return AlreadyPlayedError(summary, report)
+
+    def _already_played_hint(self, message: JSONObject, last: int | None) -> str:
+        """What would answer a used-up request, and only what would: ``loose`` when an
+        unplayed recording of the same key (another argument set of the same tool) is
+        left, ``allow_repeats`` when there is a last answer to give again."""
+        hints = []
+        if not self.strategy.fallback_to_method:
+            key = method_key(message, self._index.cursors)
+            left = self._index.by_method.get(key, ())
+            if any(not self._consumed[pos] for pos in left):
+                hints.append("the loose strategy would answer it with another recording of it")
+        if last is not None and not self.strategy.allow_repeats:
+            hints.append("allow_repeats (--allow-repeats) would answer it again")
+        return "".join(f"; {hint}" for hint in hints)
 
     def _not_recorded(self, message: JSONObject) -> MissReport:
         method = str(message.get("method"))

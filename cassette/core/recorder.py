@@ -24,15 +24,15 @@ successes (a ``ping`` before anything else) decide nothing.
 from __future__ import annotations
 
 import base64
-import copy
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 import attrs
 
 from cassette._version import __version__
+from cassette.core.hooks import call_hook
 from cassette.core.ids import id_key
-from cassette.core.jsonrpc import SINGLE_MESSAGES, JSONObject, Kind, classify, classify_value, dumps
+from cassette.core.jsonrpc import JSONObject, Kind, classify
 from cassette.core.mcp import VERSION_META
 from cassette.core.model import (
     Direction,
@@ -48,7 +48,7 @@ from cassette.core.model import (
 )
 from cassette.core.redaction import RedactionSession, Redactor
 from cassette.core.schemas import SchemaBook
-from cassette.errors import EraError, HookError
+from cassette.errors import EraError
 
 __all__ = ["MODERN_VERSION_KEY", "BeforeRecord", "Record", "Recorder"]
 
@@ -58,41 +58,6 @@ Record = Header | Event
 #: A ``before_record`` hook: a message (a copy) and its direction in, what to keep out
 #: (``None``: keep nothing).
 BeforeRecord = Callable[[JSONObject, Direction], JSONObject | None]
-
-
-#: The prefix ``cassette.store.config.load_hook`` gives a hook file's module.
-_FILE_HOOK: Final = "_cassette_hook_"
-
-
-def _hooked(hook: BeforeRecord, message: JSONObject, direction: Direction) -> JSONObject | None:
-    """What ``hook`` keeps of ``message`` (given a copy), checked before anything is
-    written: a hook that raises, or returns what is not a JSON-RPC message that encodes
-    as JSON, stops the recording with one line naming it (``HookError``), instead of a
-    traceback or a line no reader can read."""
-    module = str(getattr(hook, "__module__", "?"))
-    if module.startswith(_FILE_HOOK):  # loaded from a file: named as the option named it
-        module = module.removeprefix(_FILE_HOOK) + ".py"
-    name = f"{module}:{getattr(hook, '__qualname__', repr(hook))}"
-    stopped = "; the recording stopped here, and every frame the client saw before is in the file"
-    try:
-        kept = hook(copy.deepcopy(message), direction)
-    except Exception as exc:
-        raise HookError(
-            f"the before-record hook {name} raised {type(exc).__name__}: {exc}{stopped}"
-        ) from exc
-    if kept is None:
-        return None
-    problem = None
-    if not isinstance(kept, dict) or classify_value(kept) not in SINGLE_MESSAGES:
-        problem = f"returned {type(kept).__name__} that is not a JSON-RPC message (nor None)"
-    else:
-        try:
-            dumps(kept)
-        except (TypeError, ValueError, RecursionError) as exc:
-            problem = f"returned a message that is not JSON ({exc})"
-    if problem is not None:
-        raise HookError(f"the before-record hook {name} {problem}{stopped}")
-    return kept
 
 
 def _modern_version(request: JSONObject) -> str | None:
@@ -189,7 +154,8 @@ class Recorder:
         session = meta.get("session") if meta else None
         kept: JSONObject | None = message
         if self.before_record is not None:
-            kept = _hooked(self.before_record, message, direction)
+            shown = str if self._session is None else self._session.text
+            kept = call_hook(self.before_record, message, direction, shown)
         pointers = None
         if self._session is not None:
             schemas = self._schemas.schemas(direction, message, stream)

@@ -23,6 +23,7 @@ __all__ = [
     "check_header",
     "has_placeholder",
     "is_placeholder",
+    "pattern_digest",
 ]
 
 #: A message's own fields, which the redactor never changes (a replay gives it no message
@@ -47,6 +48,14 @@ def has_placeholder(value: str) -> bool:
     return "REDACTED" in value and PLACEHOLDER_PATTERN.search(value) is not None
 
 
+def pattern_digest(pattern: str) -> str:
+    """What a header records of a pattern beside its text, so that the rules a cassette
+    was redacted with are recognised later without running anything read from it."""
+    import hashlib
+
+    return "sha256:" + hashlib.sha256(pattern.encode("utf-8")).hexdigest()[:32]
+
+
 # -- the header ----------------------------------------------------------------------------
 
 _MAX_RULES: Final = 256
@@ -55,6 +64,7 @@ _SALT: Final = r"^[0-9a-fA-F]{0,256}$"
 #: What an environment variable's name may be (the header's ``env`` list, and a
 #: ``NAME=value`` argument the redactor looks at).
 ENV_NAME: Final = r"^[A-Za-z_][A-Za-z0-9_.-]*$"
+_DIGEST: Final = r"^sha256:[0-9a-f]{16,64}$"
 _HEADER_LISTS: Final = ("patterns", "paths", "env")
 
 
@@ -92,4 +102,10 @@ def check_header(info: Any) -> list[str]:
             problems.append("redaction.paths must be JSON Pointers (starting with /)")
         elif name == "env" and any(not _compiled(ENV_NAME).match(n) for n in rules):
             problems.append("redaction.env must hold environment variable names")
+    digests = info.get("digests")
+    if digests is not None and (
+        not isinstance(digests, list)
+        or not all(isinstance(d, str) and _compiled(_DIGEST).match(d) for d in digests)
+    ):
+        problems.append("redaction.digests must be a list of sha256:HEX digests")
     return problems

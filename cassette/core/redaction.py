@@ -40,15 +40,18 @@ Everything here is pure: values in, values out (a session's memory is its only s
 
 from __future__ import annotations
 
+import base64
+import html
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any, Final
-from urllib.parse import quote
+from urllib.parse import quote, quote_plus
 
 import attrs
 
+from cassette.core.known import SHORT, KnownValues
 from cassette.core.redacted import (
     ENV_NAME,
     ENVELOPE,
@@ -57,6 +60,7 @@ from cassette.core.redacted import (
     check_header,
     has_placeholder,
     is_placeholder,
+    pattern_digest,
 )
 from cassette.core.schemas import (
     number_sentinel,
@@ -65,9 +69,9 @@ from cassette.core.schemas import (
     schema_property,
     string_sentinel,
 )
+from cassette.core.secret_names import _compiled
 from cassette.core.secret_rules import (
     Span,
-    _compiled,
     find_spans,
     is_protocol_key,
     is_secret_key,
@@ -97,12 +101,18 @@ _COMMON: Final = frozenset(
     {"true", "false", "null", "none", "undefined", "required", "optional", "enabled"}
     | {"disabled", "redacted", "password", "secret", "token", "string", "bearer", "basic"}
     | {"example", "changeme", "xxxx", "****", "********"}
+    # what examples, test set-ups and fetch() options hold where a credential would be
+    | {"test", "testing", "postgres", "mysql", "redis", "admin", "root", "guest", "user"}
+    | {"localhost", "default", "dummy", "fake", "local", "include", "omit", "same-origin"}
+    | {"secret123", "password123", "mysecret", "mypassword", "letmein", "sample"}
 )
+#: A value made of letters only and shorter than this is a word, not a credential
+_WORD_LIKE: Final = 8
 # Rules whose finds are certain enough to be remembered at any length of 4 or more.
 _UNSURE: Final = frozenset({"assignment"})
 _MIN_KNOWN: Final = 4
 _NOT_SECRET_ENV: Final = frozenset({"PWD", "OLDPWD"})
-_SHORT_KNOWN: Final = 8  # known values shorter than this match only as whole words
+_SHORT_KNOWN: Final = SHORT  # known values shorter than this match only as whole words
 _LONG_TEXT: Final = 4096
 
 
@@ -169,6 +179,8 @@ class Redactor:
         out: dict[str, Any] = {"placeholders": "random"}
         if self.patterns:
             out["patterns"] = list(self.patterns)
+            # recognised later by digest, so an extension never needs to run the text
+            out["digests"] = [pattern_digest(p) for p in self.patterns]
         if self.paths:
             out["paths"] = list(self.paths)
         if self.env_names:
@@ -230,8 +242,7 @@ class RedactionSession:
     def __init__(self, policy: Redactor) -> None:
         self.policy = policy
         self._tokens: dict[str, str] = {}  # secret -> its placeholder
-        self._known: dict[str, str] = {}  # a secret as it may appear in text -> placeholder
-        self._known_re: re.Pattern[str] | None = None
+        self._known = KnownValues()  # a secret as it may appear in text -> placeholder
         self._pointers: list[str] = []
         self._pem: set[str] = set()  # line streams inside a PEM private key
 
@@ -249,8 +260,7 @@ class RedactionSession:
         holder = self.placeholder(rule, secret)
         if _worth_knowing(secret, sure) and secret not in self._known:
             for form in _forms(secret):
-                self._known.setdefault(form, holder)
-            self._known_re = None
+                self._known.add(form, holder)
         return holder
 
     @property
@@ -294,22 +304,27 @@ class RedactionSession:
             holder = self._known.get(secret) or self.placeholder(span.rule, secret)
             if span.rule == "url-credentials":
                 holder = holder.replace("[", "%5B").replace("]", "%5D")
+            elif _bare_json_number(value, span.start, span.end):
+                holder = f'"{holder}"'  # JSON text stays JSON: {"pin": "[REDACTED:...]"}
             parts += (value[last : span.start], holder)
             last = span.end
         parts.append(value[last:])
         return "".join(parts)
 
+    def _known_text(self, value: str) -> str:
+        """``value`` with the known values in it replaced (and nothing else looked for)."""
+        if len(value) < _MIN_KNOWN:
+            return value
+        spans = self._known_spans(value)
+        if not spans:
+            return value
+        if "REDACTED" in value:
+            held = [m.span() for m in PLACEHOLDER_PATTERN.finditer(value)]
+            spans = [s for s in spans if not _overlaps(s, held)]
+        return self._replace(value, merge(spans)) if spans else value
+
     def _known_spans(self, value: str) -> list[Span]:
-        if len(value) > _LONG_TEXT:
-            return [
-                Span(pos, pos + len(form), "known")
-                for form in self._known
-                for pos in _find_all(value, form)
-                if len(form) >= _SHORT_KNOWN or _whole_word(value, pos, len(form))
-            ]
-        if self._known_re is None:
-            self._known_re = _alternation(self._known)
-        return [Span(*m.span(), "known") for m in self._known_re.finditer(value)]
+        return [Span(start, end, "known") for start, end in self._known.spans(value)]
 
     def restart_lines(self) -> None:
         """Line streams start afresh (a new read of the same session's lines)."""
@@ -356,7 +371,12 @@ class RedactionSession:
             return message, ()
         params = message.get("params")
         name = params.get("name") if isinstance(params, dict) else None
+        known = len(self._known)
         out: dict[str, Any] = self.value(message, schemas)
+        if len(self._known) != known:
+            # a secret met late in the message (its structured content) is redacted where
+            # it appeared earlier too (the same value in its text content)
+            out = _strings(out, self._known_text)
         if isinstance(name, str) and isinstance(out.get("params"), dict):
             out["params"]["name"] = name  # a tool or prompt name is how a request is matched
         return out, tuple(self._pointers)
@@ -364,11 +384,7 @@ class RedactionSession:
     def _clean(self, raw: str) -> bool:
         if self.policy.paths or self.policy._compiled or json_may_hold_secret(raw):
             return False
-        if not self._known:
-            return True
-        if self._known_re is None:
-            self._known_re = _alternation(self._known)
-        return self._known_re.search(raw) is None
+        return not self._known.found_in(raw)
 
     def _walk(
         self,
@@ -390,11 +406,24 @@ class RedactionSession:
             ]
         if not isinstance(value, dict):
             return value
+        return self._object(value, path, schema, schemas, in_schema)
+
+    def _object(
+        self,
+        value: dict[str, Any],
+        path: Path,
+        schema: Any,
+        schemas: Mapping[tuple[str, ...], Any],
+        in_schema: bool,
+    ) -> dict[str, Any]:
         out: dict[str, Any] = {}
         binary = value.get("type") in ("image", "audio")
         top = path is None
+        pair = not in_schema and _secret_pair(value)
         for key, item in value.items():
             kind = _KEY_KIND_SCHEMA if in_schema else _key_kind(key)
+            if pair and key == "value":
+                kind = _KEY_KIND_SECRET  # {"name": "sid", "value": ...}: a cookie, a header
             if (top and key in ENVELOPE) or (binary and key == "data") or key == "blob":
                 out[key] = item  # a message's own fields; base64 bytes hold no text secrets
             elif kind == _KEY_KIND_PLAIN and isinstance(item, str):
@@ -505,8 +534,31 @@ def _key_kind(key: str) -> int:
     return _KEY_KIND_SECRET if is_secret_key(key) else _KEY_KIND_PLAIN
 
 
+#: Members beside ``name`` and ``value`` that make the pair a cookie (a browser's or an
+#: HTTP client's cookie jar) or an HTTP header (a HAR file).
+_COOKIE_KEYS: Final = frozenset(
+    {"domain", "path", "expires", "httpOnly", "secure", "sameSite", "hostOnly", "session"}
+)
+
+
+def _secret_pair(value: Mapping[str, Any]) -> bool:
+    """A ``{"name": ..., "value": ...}`` pair whose value is a credential: a cookie, or a
+    header or variable with a secret name (``{"name": "Authorization", "value": ...}``)."""
+    name = value.get("name")
+    if not isinstance(name, str) or "value" not in value:
+        return False
+    return is_secret_key(name) or not _COOKIE_KEYS.isdisjoint(value)
+
+
 def _worth_knowing(secret: str, sure: bool) -> bool:
+    """Whether a secret found in one place is redacted wherever it appears later. Not when
+    it is too short or too common to be a credential (the rule: fewer than 4 characters;
+    a common word or test value, ``_COMMON``; letters only and fewer than 8): such a value
+    (``OPENAI_API_KEY=test``, ``credentials: "include"``) is redacted where it was found
+    but not hunted for elsewhere, where it is an ordinary word (``postgresql://``)."""
     if len(secret) < _MIN_KNOWN or secret.lower() in _COMMON or has_placeholder(secret):
+        return False
+    if secret.isalpha() and len(secret) < _WORD_LIKE:
         return False
     if sure:
         return True
@@ -515,38 +567,42 @@ def _worth_knowing(secret: str, sure: bool) -> bool:
 
 
 def _forms(secret: str) -> list[str]:
-    """How a secret may be written in text: as is, JSON-escaped, URL-encoded."""
-    forms = [secret]
-    escaped = json.dumps(secret, ensure_ascii=False)[1:-1]
-    for form in (escaped, json.dumps(secret)[1:-1], quote(secret, safe="")):
-        if form not in forms:
-            forms.append(form)
-    return forms
+    """How a secret may be written in text when a server echoes it back: as is,
+    JSON-escaped (with ``\\/`` too), percent- and form-encoded, HTML-escaped, and, for a
+    value long enough not to occur by chance, in upper and lower case, in hex and in
+    base64 (a server that encodes what it was sent)."""
+    if secret.isascii() and secret.isalnum():
+        candidates = [secret]  # every escaping leaves it as it is
+    else:
+        escaped = json.dumps(secret, ensure_ascii=False)[1:-1]
+        slashed = escaped.replace("/", "\\/")
+        candidates = [
+            secret,
+            escaped,
+            slashed,
+            json.dumps(slashed, ensure_ascii=False)[1:-1],  # and that inside JSON text
+            json.dumps(secret)[1:-1],
+            quote(secret, safe=""),
+            quote_plus(secret, safe=""),
+            html.escape(secret),
+        ]
+    if len(secret) >= _SHORT_KNOWN:
+        raw = secret.encode("utf-8", "surrogatepass")
+        b64 = base64.b64encode(raw).decode("ascii")
+        candidates += [secret.upper(), secret.lower(), raw.hex(), raw.hex().upper()]
+        candidates += [b64, b64.rstrip("="), base64.urlsafe_b64encode(raw).decode("ascii")]
+    return list(dict.fromkeys(c for c in candidates if c))
 
 
-def _alternation(known: Mapping[str, str]) -> re.Pattern[str]:
-    parts = []
-    for form in sorted(known, key=len, reverse=True):
-        escaped = re.escape(form)
-        if len(form) < _SHORT_KNOWN:
-            escaped = rf"(?<![A-Za-z0-9]){escaped}(?![A-Za-z0-9])"
-        parts.append(escaped)
-    return re.compile("|".join(parts))
-
-
-def _find_all(text: str, form: str) -> list[int]:
-    out = []
-    pos = text.find(form)
-    while pos != -1:
-        out.append(pos)
-        pos = text.find(form, pos + len(form))
-    return out
-
-
-def _whole_word(text: str, pos: int, size: int) -> bool:
-    before = text[pos - 1] if pos else " "
-    after = text[pos + size] if pos + size < len(text) else " "
-    return not (before.isascii() and before.isalnum()) and not (after.isascii() and after.isalnum())
+def _strings(value: Any, change: Callable[[str], str]) -> Any:
+    """``value`` with ``change`` applied to every string in it (keys and envelope kept)."""
+    if isinstance(value, str):
+        return change(value)
+    if isinstance(value, list):
+        return [_strings(v, change) for v in value]
+    if isinstance(value, dict):
+        return {k: v if k in ENVELOPE else _strings(v, change) for k, v in value.items()}
+    return value
 
 
 def _overlaps(span: Span, held: list[tuple[int, int]]) -> bool:
@@ -563,6 +619,24 @@ def _flat(path: Path) -> tuple[str, ...]:
 
 def _pointer(path: Path) -> str:
     return "".join("/" + p.replace("~", "~0").replace("/", "~1") for p in _flat(path))
+
+
+_JSON_NUMBER: Final = re.compile(r"-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
+
+
+def _bare_json_number(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` is a number standing as a JSON value in JSON text
+    (after ``:``, ``[`` or ``,``, before ``,``, ``}`` or ``]``): a placeholder there must
+    be quoted, or the text stops being JSON."""
+    if not _JSON_NUMBER.fullmatch(text, start, end):
+        return False
+    i = start - 1
+    while i >= 0 and text[i] in " \t\r\n":
+        i -= 1
+    j = end
+    while j < len(text) and text[j] in " \t\r\n":
+        j += 1
+    return i >= 0 and j < len(text) and text[i] in ":[," and text[j] in ",}]"
 
 
 def _replace_at(value: Any, parts: list[str], make: Any) -> Any:

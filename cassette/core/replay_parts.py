@@ -25,6 +25,7 @@ __all__ = [
     "needs_answer",
     "params",
     "played",
+    "summary_lines",
     "where",
 ]
 
@@ -106,3 +107,17 @@ def env_values(info: Mapping[str, Any], environ: Mapping[str, str] | None) -> li
     """Values of the environment variables the recording named as secret, if set here."""
     names = info.get("env") or ()
     return [v for n in names if isinstance(n, str) and (v := (environ or {}).get(n))]
+
+
+def summary_lines(misses: Sequence[MissReport], repeats: int, source: str | None) -> str:
+    """A session's end account: the answers repeated on request (``allow_repeats``), then
+    one line per miss with where its closest recording is ("" when neither)."""
+    lines = []
+    if repeats:
+        lines.append(
+            f"{repeats} request(s) answered again with their last recording (allow_repeats)"
+        )
+    if misses:
+        lines.append(f"{len(misses)} request(s) had no recording:")
+        lines += [f"  - {miss_line(m, source)}" for m in misses]
+    return "\n".join(lines)

@@ -75,6 +75,7 @@ from cassette.core.replay_parts import (
     needs_answer,
     params,
     played,
+    summary_lines,
     where,
 )
 from cassette.core.reply import Reply, _reply
@@ -227,13 +228,16 @@ class Replayer:
         """One line for a person: the miss and where its closest recording is."""
         return miss_line(report, self.source)
 
+    @property
+    def repeats(self) -> int:
+        """Requests answered again with their last recording (``allow_repeats``)."""
+        matcher = self.main_matcher
+        return matcher.repeats if isinstance(matcher, FingerprintMatcher) else 0
+
     def summary(self) -> str:
-        """A one-line-per-miss account for the end of a session ("" when none)."""
-        if not self.misses:
-            return ""
-        lines = [f"{len(self.misses)} request(s) had no recording:"]
-        lines += [f"  - {miss_line(m, self.source)}" for m in self.misses]
-        return "\n".join(lines)
+        """A one-line-per-miss account for the end of a session, and the count of answers
+        repeated on request ("" when neither)."""
+        return summary_lines(self.misses, self.repeats, self.source)
 
     # -- dispatch ----------------------------------------------------------------------
 

@@ -156,7 +156,34 @@ _FORMAT_SENTINELS: Final = {
     "uuid": "00000000-0000-0000-0000-000000000000",
     "date-time": "1970-01-01T00:00:00Z",
     "date": "1970-01-01",
+    "time": "00:00:00Z",
+    "uri-reference": "https://redacted.invalid/",
+    "iri": "https://redacted.invalid/",
+    "idn-email": "redacted@example.invalid",
+    "hostname": "redacted.invalid",
+    "ipv4": "192.0.2.0",
+    "ipv6": "2001:db8::",
 }
+
+
+def _patterned(holder: str, pattern: str, shortest: Any, longest: Any) -> str | None:
+    """The placeholder if ``pattern`` allows it, else a fixed example of the pattern
+    (``cassette.core.sentinels``), within the schema's lengths; ``None`` if neither."""
+    from cassette.core.sentinels import pattern_allows, pattern_example
+
+    low = shortest if isinstance(shortest, int) else 0
+    high = longest if isinstance(longest, int) else None
+    for candidate in (holder, pattern_example(pattern), pattern_example(pattern, low)):
+        if (
+            candidate is None
+            or len(candidate) < low
+            or (high is not None and len(candidate) > high)
+        ):
+            continue
+        if candidate == holder and not pattern_allows(pattern, holder):
+            continue
+        return candidate
+    return None
 
 
 def string_sentinel(holder: str, schema: Any) -> str:
@@ -172,6 +199,10 @@ def string_sentinel(holder: str, schema: Any) -> str:
         fixed = const
     elif isinstance(fmt, str) and fmt in _FORMAT_SENTINELS:
         fixed = _FORMAT_SENTINELS[fmt]
+    elif isinstance(schema.get("pattern"), str) and (
+        (found := _patterned(holder, schema["pattern"], shortest, longest)) is not None
+    ):
+        fixed = found
     elif (
         schema.get("pattern") is not None
         or isinstance(longest, int)

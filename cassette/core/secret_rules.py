@@ -30,14 +30,21 @@ Everything here is pure: text in, spans out.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from functools import cache, lru_cache
+from collections.abc import Iterable, Iterator
+from functools import cache
 from typing import Any, Final
 
-import attrs
+from cassette.core.secret_names import (
+    _KEY_QUALIFIERS,
+    SECRET_WORDS,
+    _compiled,
+    is_protocol_key,
+    is_secret_key,
+    is_secret_option,
+    secret_header_values,
+)
+from cassette.core.secret_table import _KEYWORDS, Span, _Rule, _rules
 
 __all__ = [
     "SECRET_WORDS",
@@ -49,349 +56,6 @@ __all__ = [
     "json_may_hold_secret",
     "secret_header_values",
 ]
-
-# -- names ---------------------------------------------------------------------------------
-
-_CAMEL: Final = r"(?<=[a-z0-9])(?=[A-Z])|[-_\s.]+"
-#: Last words of a name that says its value is secret (``apiKey``, ``DB_PASS``, ``pwd``).
-SECRET_WORDS: Final = frozenset(
-    {
-        "token",
-        "secret",
-        "password",
-        "passwd",
-        "passphrase",
-        "passcode",
-        "pass",
-        "pwd",
-        "pin",
-        "otp",
-        "auth",
-        "authorization",
-        "credential",
-        "credentials",
-        "apikey",
-        "cookie",
-        "signature",
-        "privatekey",
-    }
-)
-# A name ending in "key" is a secret only after one of these (apiKey, privateKey, x-api-key).
-_KEY_QUALIFIERS: Final = frozenset(
-    {"api", "private", "secret", "access", "signing", "encryption", "account", "master", "client"}
-)
-#: Protocol fields that sound like secrets and are not: redacting them breaks the session.
-_PROTOCOL_KEYS: Final = frozenset(
-    {
-        "progresstoken",
-        "maxtokens",
-        "cursor",
-        "nextcursor",
-        "requestid",
-        "protocolversion",
-    }
-)
-
-
-@cache
-def _compiled(source: str, flags: int = 0) -> re.Pattern[str]:
-    """``source`` compiled once, on first use (see the module docstring)."""
-    return re.compile(source, flags)
-
-
-def _folded(key: str) -> str:
-    return key.lower().replace("-", "").replace("_", "")
-
-
-@lru_cache(maxsize=4096)
-def is_protocol_key(key: str) -> bool:
-    """A JSON-RPC or MCP field whose value a redaction must never touch."""
-    return _folded(key) in _PROTOCOL_KEYS
-
-
-@lru_cache(maxsize=4096)
-def is_secret_key(key: str) -> bool:
-    """Whether a JSON member, variable or header name says its value is a secret.
-
-    Judged by the last word, so ``maxTokens``, ``progressToken`` (protocol fields),
-    ``tokenizer`` and ``passwordPolicy`` are not secrets, and ``GITHUB_TOKEN``, ``pwd``,
-    ``client_secret`` and ``x-api-key`` are. Cached: a replay asks this of every member
-    name of every request, and messages repeat the same few names."""
-    if is_protocol_key(key):
-        return False
-    words = [w.lower() for w in _compiled(_CAMEL).split(key) if w]
-    if not words:
-        return False
-    last = words[-1]
-    if last in SECRET_WORDS or "".join(words[-2:]) in ("apikey", "privatekey"):
-        return True
-    return last == "key" and len(words) > 1 and words[-2] in _KEY_QUALIFIERS
-
-
-_OPTION: Final = r"^--?([A-Za-z0-9][A-Za-z0-9_-]*)$"
-
-
-def is_secret_option(arg: str) -> bool:
-    """``--token``, ``--api-key``, ``--secret-key``, ``--passphrase``; not ``--max-tokens``."""
-    match = _compiled(_OPTION).match(arg)
-    return match is not None and is_secret_key(match.group(1))
-
-
-def secret_header_values(headers: Iterable[tuple[bytes, bytes]]) -> list[str]:
-    """The credentials in HTTP request headers: an ``Authorization`` value and its
-    credentials without the scheme, each cookie's value, any secret-named header's value."""
-    out: list[str] = []
-    for raw_name, raw_value in headers:
-        name = bytes(raw_name).decode("latin-1").lower()
-        value = bytes(raw_value).decode("latin-1").strip()
-        if not value:
-            continue
-        if name == "cookie":
-            out += [v.strip() for _, _, v in (c.partition("=") for c in value.split(";")) if v]
-        elif name in ("authorization", "proxy-authorization") or is_secret_key(name):
-            out.append(value)
-            scheme, _, credentials = value.partition(" ")
-            if credentials.strip() and scheme.isalpha():
-                out.append(credentials.strip())
-    return out
-
-
-def header_secrets(headers: Mapping[str, str]) -> list[str]:
-    """``secret_header_values`` of headers held as a mapping (``Target.headers``)."""
-    return secret_header_values(
-        (k.encode("latin-1", "replace"), v.encode("latin-1", "replace")) for k, v in headers.items()
-    )
-
-
-# -- spans ---------------------------------------------------------------------------------
-
-
-@attrs.frozen(slots=True)
-class Span:
-    """A secret at ``text[start:end]``, found by ``rule``."""
-
-    start: int
-    end: int
-    rule: str
-
-
-Check = Callable[[str], bool]
-
-
-@attrs.frozen
-class _Rule:
-    name: str
-    triggers: tuple[str, ...]  # literals the match starts with (lower case when ``folded``)
-    source: str  # matched at a trigger's position; group "s" is the secret
-    flags: int = 0  # the expression's flags (``re.IGNORECASE``)
-    folded: bool = False  # triggers are found case-insensitively
-    check: Check | None = None  # a last look at the secret (cheap, optional)
-    word_start: bool = False  # the trigger must not continue a lower-case word
-
-    @property
-    def pattern(self) -> re.Pattern[str]:
-        """The compiled expression (compiled by the first rule match that needs it)."""
-        return _compiled(self.source, self.flags)
-
-
-def _basic_credentials(secret: str) -> bool:
-    """``Basic`` is followed by base64 of ``user:password``, not by any word."""
-    try:
-        return b":" in base64.b64decode(secret + "=" * (-len(secret) % 4), validate=True)
-    except (binascii.Error, ValueError):
-        return False
-
-
-_BODY: Final = r"[A-Za-z0-9_\-]"
-
-
-def _prefixed(name: str, prefixes: tuple[str, ...], body: str) -> _Rule:
-    alternatives = "|".join(re.escape(p) for p in prefixes)
-    return _Rule(name, prefixes, rf"(?P<s>(?:{alternatives}){body})")
-
-
-# A value runs to a space, a quote, a comma or a closing bracket; to "&" only where the
-# next query parameter starts ("token=abc&api_key=xyz"), since passwords hold "&" too.
-_VALUE_END: Final = r"(?:[^\s\"'&,;<>`\\)\]}]|&(?![A-Za-z0-9_.-]+=))"
-# "password=", "api_key: ", '"secret": "', "DB_PASS = ", "token\": \"" (JSON in a string).
-_ASSIGN: Final = r"(?:[-_]?(?:key|id|value|string|token))?\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
-_SCHEME: Final = r"(?:(?i:bearer|basic|token|digest)[ \t]+)?"
-_KEYWORDS: Final = (
-    "password",
-    "passwd",
-    "passphrase",
-    "passcode",
-    "pass",
-    "pwd",
-    "secret",
-    "token",
-    "apikey",
-    "api_key",
-    "api-key",
-    "access_key",
-    "accesskey",
-    "access-key",
-    "accountkey",
-    "private_key",
-    "privatekey",
-    "auth",
-    "authorization",
-    "credential",
-    "credentials",
-    "cookie",
-    "signature",
-    "pin",
-    "otp",
-)
-
-
-@cache
-def _rules() -> tuple[_Rule, ...]:
-    """The rule table, built on first use."""
-    return (
-        # scheme://user:password@host, scheme://:password@host, scheme://token@host; the
-        # userinfo runs to the last "@" before the path, so "admin:p@ss@host" loses "p@ss" too.
-        _Rule(
-            "url-credentials",
-            ("://",),
-            # the look-ahead fails a URL with no "@" in its authority without backtracking
-            r"://(?=[^\s/?#@\"'<>]*+@)(?P<s>[^\s/?#@\"'<>]*(?:@[^\s/?#@\"'<>]*)*)@[^\s/?#@\"'<>]",
-        ),
-        _Rule(
-            "bearer",
-            ("bearer",),
-            r"bearer[ \t]+(?P<s>[A-Za-z0-9._~+/=-]{8,})",
-            re.IGNORECASE,
-            folded=True,
-            word_start=True,
-        ),
-        _Rule(
-            "basic-auth",
-            ("basic",),
-            r"basic[ \t]+(?P<s>[A-Za-z0-9+/]{8,}={0,2})",
-            re.IGNORECASE,
-            folded=True,
-            check=_basic_credentials,
-            word_start=True,
-        ),
-        _Rule(
-            "assignment",
-            _KEYWORDS,
-            rf"(?:{'|'.join(re.escape(k) for k in _KEYWORDS)}){_ASSIGN}{_SCHEME}"
-            rf"(?P<s>{_VALUE_END}{{1,400}})",
-            re.IGNORECASE,
-            folded=True,
-            word_start=True,
-        ),
-        # --secret-key VALUE, --passphrase=VALUE in a logged command line
-        _Rule(
-            "argument",
-            ("--",),
-            r"--(?:[A-Za-z0-9]+[-_])*(?i:password|passwd|passphrase|secret|token|pass|pwd|"
-            r"(?:api|secret|access|private|client)[-_]?key|auth|credentials?)"
-            rf"(?:=|[ \t]+|\\?\"[ \t]*,[ \t]*\\?\")(?P<s>(?!-){_VALUE_END}{{1,400}})",
-        ),
-        _Rule(
-            "private-key",
-            ("-----BEGIN",),
-            r"-----BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----"
-            r"(?P<s>[\s\S]{1,20000}?)-----END[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----",
-        ),
-        _Rule(
-            "jwt",
-            ("eyJ",),
-            r"(?P<s>eyJ[A-Za-z0-9_-]{13,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})",
-        ),
-        _prefixed(
-            "github",
-            ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
-            r"[A-Za-z0-9]{30,}",
-        ),
-        _prefixed("github", ("github_pat_",), r"[A-Za-z0-9_]{40,}"),
-        _prefixed(
-            "gitlab",
-            ("glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glsoat-", "glffct-", "glimt-"),
-            rf"{_BODY}{{20,}}",
-        ),
-        _prefixed(
-            "stripe",
-            ("sk_live_", "sk_test_", "rk_live_", "rk_test_", "pk_live_", "whsec_"),
-            r"[A-Za-z0-9]{16,}",
-        ),
-        _prefixed("sk-key", ("sk-",), rf"{_BODY}{{20,}}"),
-        _prefixed(
-            "slack",
-            ("xoxb-", "xoxa-", "xoxp-", "xoxo-", "xoxr-", "xoxs-", "xoxe-"),
-            r"[A-Za-z0-9-]{11,}",
-        ),
-        _prefixed("slack", ("hooks.slack.com/services/",), r"[A-Za-z0-9/_-]{20,}"),
-        _prefixed(
-            "aws-key",
-            (
-                "AKIA",
-                "ASIA",
-                "ABIA",
-                "ACCA",
-                "AGPA",
-                "AIDA",
-                "AROA",
-                "AIPA",
-                "ANPA",
-                "ANVA",
-                "APKA",
-            ),
-            r"[A-Z0-9]{16}(?![A-Za-z0-9])",
-        ),
-        _prefixed("google-key", ("AIza",), rf"{_BODY}{{35}}"),
-        _prefixed("google-oauth", ("ya29.",), r"[A-Za-z0-9_.-]{20,}"),
-        _prefixed("google-oauth", ("GOCSPX-",), rf"{_BODY}{{20,}}"),
-        _prefixed("npm", ("npm_",), r"[A-Za-z0-9]{36}"),
-        _prefixed("huggingface", ("hf_",), r"[A-Za-z0-9]{30,}"),
-        _prefixed("huggingface", ("api_org_",), r"[A-Za-z0-9]{30,}"),
-        _prefixed("sendgrid", ("SG.",), r"[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}"),
-        _prefixed("pypi", ("pypi-AgE",), rf"{_BODY}{{50,}}"),
-        _prefixed("shopify", ("shpat_", "shpss_", "shpca_", "shppa_"), r"[A-Fa-f0-9]{32}"),
-        _prefixed("digitalocean", ("dop_v1_", "doo_v1_", "dor_v1_"), r"[a-f0-9]{64}"),
-        _prefixed("docker", ("dckr_pat_",), rf"{_BODY}{{20,}}"),
-        _prefixed("vault", ("hvs.", "hvb."), rf"{_BODY}{{20,}}"),
-        _prefixed("grafana", ("glsa_", "glc_"), r"[A-Za-z0-9_=+/]{30,}"),
-        _prefixed("age", ("AGE-SECRET-KEY-1",), r"[A-Z0-9]{50,}"),
-        _prefixed("postman", ("PMAK-",), r"[a-f0-9]{24}-[a-f0-9]{34}"),
-        _prefixed("linear", ("lin_api_",), r"[A-Za-z0-9]{30,}"),
-        _prefixed("newrelic", ("NRAK-",), r"[A-Z0-9]{27}"),
-        _prefixed("databricks", ("dapi",), r"[a-f0-9]{32}(?![a-f0-9])"),
-        _prefixed("atlassian", ("ATATT3",), rf"{_BODY}{{40,}}"),
-        _prefixed("groq", ("gsk_",), r"[A-Za-z0-9]{40,}"),
-        _prefixed("replicate", ("r8_",), r"[A-Za-z0-9]{30,}"),
-        _prefixed("perplexity", ("pplx-",), r"[A-Za-z0-9]{40,}"),
-        _prefixed("sentry", ("sntrys_", "sntryu_"), r"[A-Za-z0-9_=+/]{30,}"),
-        _prefixed("tailscale", ("tskey-",), r"[A-Za-z0-9-]{20,}"),
-        _prefixed("supabase", ("sbp_",), r"[a-f0-9]{40}"),
-        _prefixed("planetscale", ("pscale_tkn_", "pscale_pw_"), rf"{_BODY}{{30,}}"),
-        _prefixed("figma", ("figd_",), rf"{_BODY}{{30,}}"),
-        _prefixed("notion", ("ntn_",), r"[A-Za-z0-9]{40,}"),
-        _prefixed("contentful", ("CFPAT-",), rf"{_BODY}{{40,}}"),
-        _prefixed("onepassword", ("ops_eyJ",), r"[A-Za-z0-9_=+/-]{30,}"),
-        _prefixed("mailgun", ("key-",), r"[0-9a-f]{32}(?![0-9a-f])"),
-        _prefixed("square", ("sq0atp-", "sq0csp-"), rf"{_BODY}{{22,}}"),
-        _prefixed("twilio", ("SK",), r"[0-9a-f]{32}(?![0-9a-f])"),
-        _prefixed("artifactory", ("AKCp",), r"[A-Za-z0-9]{60,}"),
-        _prefixed("doppler", ("dp.pt.", "dp.st.", "dp.sa.", "dp.ct."), r"[A-Za-z0-9]{40,}"),
-        _prefixed("dynatrace", ("dt0c01.",), r"[A-Z0-9]{24}\.[A-Z0-9]{64}"),
-        _prefixed("easypost", ("EZAK", "EZTK"), r"[A-Za-z0-9]{54}"),
-        _prefixed("flutterwave", ("FLWSECK-", "FLWSECK_TEST-"), r"[A-Za-z0-9]{32}"),
-        _prefixed("frameio", ("fio-u-",), rf"{_BODY}{{40,}}"),
-        _prefixed("pulumi", ("pul-",), r"[a-f0-9]{40}"),
-        _prefixed("prefect", ("pnu_",), r"[A-Za-z0-9]{36}"),
-        _prefixed("readme", ("rdme_",), r"[a-z0-9]{70}"),
-        _prefixed("rubygems", ("rubygems_",), r"[a-f0-9]{48}"),
-        _prefixed("sendinblue", ("xkeysib-",), r"[a-f0-9]{64}-[A-Za-z0-9]{16}"),
-        _prefixed("shippo", ("shippo_live_", "shippo_test_"), r"[a-f0-9]{40}"),
-        _prefixed("typeform", ("tfp_",), rf"{_BODY}{{40,}}"),
-        _prefixed("clojars", ("CLOJARS_",), r"[a-z0-9]{60}"),
-        _prefixed("alibaba", ("LTAI",), r"[A-Za-z0-9]{20}(?![A-Za-z0-9])"),
-        _prefixed("flyio", ("FlyV1 fm2_",), r"[A-Za-z0-9+/=_-]{40,}"),
-    )
 
 
 def _trie(words: Iterable[str]) -> str:
@@ -431,7 +95,12 @@ _WORD_RULES: Final = ("url-credentials", "argument", "private-key")
 
 
 def _word_triggers() -> set[str]:
-    return {t.lower() for r in _rules() if r.folded or r.name in _WORD_RULES for t in r.triggers}
+    return {
+        t.lower()
+        for r in _rules()
+        if r.folded or r.alone or r.name in _WORD_RULES
+        for t in r.triggers
+    }
 
 
 @cache
@@ -461,12 +130,21 @@ LONG_TEXT: Final = 4096
 
 def _may_hold_secret(text: str) -> bool:
     """For a text with no run of 16 token characters (so no token shape): False when no
-    other rule can match either, as each needs "=", ":", "--" or a Bearer/Basic word. Most
+    other rule can match either, as each needs "=", ":", "--", "%3" or a Bearer, Basic or
+    password word. Most
     strings of a message (names, short texts) are ruled out by these checks alone."""
-    if "=" in text or ":" in text or "--" in text:
+    if "=" in text or ":" in text or "--" in text or "%3" in text:
         return True
     folded = text.lower()
-    return "bearer" in folded or "basic" in folded
+    return any(probe in folded for probe in _probes())
+
+
+@cache
+def _probes() -> tuple[str, ...]:
+    """What a text with none of "=", ":", "--" must hold for a rule to match: a Bearer,
+    Basic or password word, or the trigger of a token whose body may hold no run."""
+    alone = {t.lower() for r in _rules() if r.alone for t in r.triggers}
+    return ("bearer", "basic", "pass", *sorted(alone))
 
 
 # What a JSON message needs to hold for any rule to fire, seen on its raw text: a trigger
@@ -566,12 +244,13 @@ def _single() -> tuple[tuple[_Rule, re.Pattern[str]], ...]:
     return tuple(
         (rule, _compiled(rule.source) if rule.folded else rule.pattern)
         for rule in _rules()
-        if rule.name in ("url-credentials", "argument", "private-key", "bearer", "basic-auth")
+        if rule.alone
+        or rule.name in ("url-credentials", "argument", "private-key", "bearer", "basic-auth")
     )
 
 
 @cache
-def _rev_assign() -> tuple[re.Pattern[str], re.Pattern[str]]:
+def _rev_assign() -> tuple[re.Pattern[str], ...]:
     """``key=value`` forms, found on the reversed text from their ``=`` and from their
     ``:``: two expressions, each starting with one literal, which the engine skips to in a
     tight loop, where a leading ``[=:]`` set is tested character by character (1.7x the
@@ -581,7 +260,8 @@ def _rev_assign() -> tuple[re.Pattern[str], re.Pattern[str]]:
         + _trie(k[::-1] for k in _KEYWORDS)  # a trie: one branch per character at an anchor
         + ")"
     )
-    return re.compile("=" + rest), re.compile(":" + rest)
+    # and percent-encoded inside another URL ("token%3D..."), reversed: "d3%"
+    return tuple(re.compile(lead + rest) for lead in ("=", ":", "d3%", "a3%"))
 
 
 def _spans_long(text: str) -> list[Span] | None:
@@ -634,6 +314,8 @@ def _word_start(text: str, pos: int) -> bool:
     if pos == 0:
         return True
     before = text[pos - 1]
+    if pos >= 3 and text[pos - 3] == "%":  # after a percent-encoded "?" or "&" ("%3Ftoken")
+        return True
     return not before.isalnum() or (before.islower() and text[pos].isupper())
 
 

@@ -95,6 +95,7 @@ class ReplaySessions:
         self._prepared = Prepared.of(recording, get_strategy(strategy).ignore)
         self._open: dict[int, Replayer] = {}
         self._ended_misses: list[MissReport] = []
+        self._ended_repeats = 0
         self._ended_summaries: list[str] = []
         #: what the ended sessions left unplayed, folded as each ends (``unplayed``)
         self._ended_unplayed: dict[int, JSONObject] | None = None
@@ -121,6 +122,7 @@ class ReplaySessions:
         if replayer is None:
             return
         self._ended_misses += replayer.misses
+        self._ended_repeats += replayer.repeats
         summary = replayer.summary()
         if summary:
             self._ended_summaries.append(summary)
@@ -154,6 +156,11 @@ class ReplaySessions:
     def misses(self) -> list[MissReport]:
         """Every miss of every session so far."""
         return [*self._ended_misses, *(m for r in self._open.values() for m in r.misses)]
+
+    @property
+    def repeats(self) -> int:
+        """Answers every session gave again on request (``allow_repeats``) so far."""
+        return self._ended_repeats + sum(r.repeats for r in self._open.values())
 
     def summary(self) -> str:
         """All sessions' misses, for a person ("" when there were none)."""

@@ -22,6 +22,7 @@ __all__ = [
     "check_ignore_pointer",
     "get_strategy",
     "ignored_paths",
+    "repeating",
     "without_ignored",
 ]
 
@@ -35,6 +36,9 @@ class Strategy:
     repeat_listings: bool
     fallback_to_method: bool
     ignore: tuple[str, ...] = ()
+    #: a request whose recordings are all used up gets its last answer again, whatever
+    #: its method (``repeating``; the opt-in ``allow_repeats`` / ``--allow-repeats``)
+    allow_repeats: bool = False
 
     @property
     def strict(self) -> bool:
@@ -50,6 +54,13 @@ class Strategy:
         if not pointers:
             return self
         return attrs.evolve(self, ignore=tuple(dict.fromkeys([*self.ignore, *pointers])))
+
+
+def repeating(strategy: Strategy, allow: bool = True) -> Strategy:
+    """``strategy``, answering a used-up request with its last recording again when
+    ``allow`` (vcrpy's ``allow_playback_repeats``: a client that retries, an agent that
+    calls the same tool twice where the recording called it once)."""
+    return attrs.evolve(strategy, allow_repeats=True) if allow else strategy
 
 
 def check_ignore_pointer(pointer: str) -> None:

@@ -109,8 +109,10 @@ def dumps_manifest(
     try:
         import tomli_w
     except ImportError:
+        from cassette_mcp._install import install_command
+
         raise UsageError(
-            "writing TOML needs tomli-w: pip install 'cassette-mcp[toml]', or write a .json path"
+            f"writing TOML needs tomli-w: {install_command('toml')}, or write a .json path"
         ) from None
     changed: list[str] = []
     value = _to_toml(manifest, (), changed)

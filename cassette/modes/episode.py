@@ -8,7 +8,6 @@ building an extension, and the runner describing what was appended, read values 
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
@@ -70,6 +69,9 @@ class ExtendOptions:
     passthrough_stderr: bool = True
     before_record: BeforeRecord | None = None
     prime: bool = False
+    #: the command's redaction policy (``cassette.store.gate.policy``), widened by the
+    #: cassette's header for what is appended (``None``: the project's)
+    redactor: Redactor | None = None
 
 
 def describe_request(message: JSONObject) -> str:
@@ -81,15 +83,14 @@ def describe_request(message: JSONObject) -> str:
     return method
 
 
-def redactor_of(cassette: Cassette) -> Redactor | None:
-    """What is appended is redacted with the built-in rules and the header's paths and
-    named variables (never its patterns: nothing read from a cassette is compiled)."""
-    info = cassette.header.redaction
-    if not info:
-        return None
-    names = info.get("env", ())
-    literals = [v for n in names if isinstance(n, str) and (v := os.environ.get(n))]
-    return Redactor.from_header(info, literals)
+def redactor_of(cassette: Cassette, base: Redactor | None = None) -> Redactor | None:
+    """What is appended is redacted as the cassette was: the command's policy (``base``,
+    else the project's) with the header's paths and named variables, refused in one line
+    when a pattern it was recorded with is not given now (``cassette.store.gate.joined``:
+    nothing read from a cassette is compiled)."""
+    from cassette.store.gate import joined
+
+    return joined(base, cassette.header.redaction)
 
 
 def carried_headers(meta: Mapping[str, Any] | None) -> dict[str, str] | None:

@@ -28,9 +28,11 @@ being answered with a miss error:
   caused, the client's answers to the server's requests) is appended as **one write,
   under the cassette's lock, before its response reaches the client**: the next run
   replays it, and two processes extending one cassette never interleave lines. What is
-  appended is redacted with the built-in rules, the header's JSON Pointer paths and the
-  values of the variables it names (its patterns are a record and are never run: nothing
-  read from a cassette is compiled), following the server's schemas as a recording does.
+  appended is redacted by the one gate's policy (``cassette.store.gate.joined``): the
+  built-in rules, the project's and the command's, the header's JSON Pointer paths and
+  the values of the variables it names; the header's patterns are recognised by digest
+  and must be given again by the project or the command (nothing read from a cassette is
+  compiled), following the server's schemas as a recording does.
   In a cassette recorded over streamable HTTP it is shaped as that transport records:
   each POST a ``post-N`` stream numbered after what the file holds at the time
   of the write, the leg's session an ordinal of its own (legacy era).
@@ -44,7 +46,6 @@ the request a miss, answered as in a replay, with a one-line reason.
 
 from __future__ import annotations
 
-import copy
 import os
 import time
 from collections.abc import Callable, Mapping
@@ -55,6 +56,7 @@ import anyio.abc
 import attrs
 
 from cassette.core.deadlines import HANDSHAKE_TIMEOUT
+from cassette.core.hooks import call_hook
 from cassette.core.ids import IdKey, id_key
 from cassette.core.jsonrpc import (
     REPLAY_MISS,
@@ -66,7 +68,6 @@ from cassette.core.jsonrpc import (
     error_response,
 )
 from cassette.core.model import Direction, Event, MessageEvent, era_of
-from cassette.core.redaction import redact_argv, redact_text
 from cassette.core.schemas import SchemaBook
 from cassette.core.secret_rules import secret_header_values
 from cassette.errors import CassetteError, TransportClosedError, TransportError, sole_exception
@@ -80,6 +81,8 @@ from cassette.modes.episode import (
 from cassette.registry import get_connector
 from cassette.runtime.keywords import deprecated_keywords
 from cassette.runtime.sink import stderr_passthrough
+from cassette.store.gate import shown, shown_argv
+from cassette.store.gate import shown as shown_text
 from cassette.store.storage import Cassette
 from cassette.transport import (
     ConnectOptions,
@@ -140,7 +143,7 @@ class Extension:
         self.recorded_init = next(
             (m for m in cassette.messages("c2s") if m.get("method") == "initialize"), None
         )
-        self.redactor = redactor_of(cassette)
+        self.redactor = redactor_of(cassette, options.redactor)
         # One session for everything appended in this serving: a secret met in one
         # appended exchange is redacted wherever it recurs in the next.
         self.redaction = None if self.redactor is None else self.redactor.session()
@@ -163,8 +166,8 @@ class Extension:
 
     def describe_target(self) -> str:
         if self.target.url:
-            return redact_text(self.target.url)
-        return " ".join(redact_argv(self.target.command))  # stderr ends up in CI logs
+            return shown(self.target.url)
+        return shown_argv(self.target.command)  # stderr ends up in CI logs
 
 
 @attrs.define
@@ -519,7 +522,8 @@ class LiveLeg:
             schemas = self.ext.schemas.schemas(direction, message, stream)
         hook = self.ext.before_record
         if hook is not None:
-            hooked = hook(copy.deepcopy(message), direction)
+            say = shown_text if session is None else session.text
+            hooked = call_hook(hook, message, direction, say)
             if hooked is None:
                 return  # the hook dropped it: what passed is unchanged, only not kept
             message = hooked

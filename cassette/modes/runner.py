@@ -48,6 +48,7 @@ from cassette.core.model import MessageEvent
 from cassette.core.recorder import BeforeRecord
 from cassette.core.redaction import Redactor
 from cassette.core.sessions import ReplaySessions
+from cassette.core.strategies import repeating
 from cassette.errors import (
     CassetteError,
     CassetteNotFoundError,
@@ -126,6 +127,8 @@ class ModeOptions:
     policy: DeliveryPolicy = DeliveryPolicy()
     #: params a replay never matches on (JSON Pointers; ``Strategy.ignore``)
     ignore: tuple[str, ...] = ()
+    #: a used-up request gets its last answer again (``Strategy.allow_repeats``)
+    allow_repeats: bool = False
     #: sees each message before a recording or an extension writes it
     before_record: BeforeRecord | None = None
     #: an extension's fresh server first gets the session's earlier requests (``--prime``)
@@ -281,11 +284,13 @@ class _Run:
         _announce(action, self.path, self.choice, self.info)
 
     def recorded(self, result: RecordResult) -> None:
-        """A recording that never succeeded is an error of the session (it is told at
-        once: the run may be ending on a signal)."""
+        """A recording that never succeeded is an error of the session; one that did says
+        what it wrote (either is told at once: the run may be ending on a signal)."""
         if not result.succeeded:
             self.report.write("error", text=result.failure())
             self.info(f"error: {result.failure()}")
+        else:  # the one line every recording ends with (``RecordResult.written``)
+            self.info(result.written())
 
     def check_success(self, tape: Cassette, options: ModeOptions) -> None:
         """Warn when the cassette a mode replays holds no successful answer: a failed
@@ -415,7 +420,7 @@ async def _replay(
     client: FrameStream | None,
     on_finish: Callable[[ReplayResult], None] | None,
 ) -> ModeResult:
-    strategy = _strategy(tape, options.strategy, options.ignore)
+    strategy = repeating(_strategy(tape, options.strategy, options.ignore), options.allow_repeats)
     responders = ReplaySessions(tape, strategy, environ=os.environ)
     policy = run.policy(options)
     network = client is None and isinstance(front_of(options.front), CassetteFront)
@@ -437,6 +442,8 @@ async def _replay(
         )
     misses = tuple(m for r in results for m in r.misses)
     run.report.write("unplayed", requests=_unplayed(responders))
+    if responders.repeats:
+        run.report.write("repeats", count=responders.repeats)
     summary = "\n".join(r.summary for r in results if r.summary)
     appended: tuple[str, ...] = ()
     if extension is not None:
@@ -492,6 +499,7 @@ def _extension(run: _Run, tape: Cassette, options: ModeOptions, *, network: bool
         passthrough_stderr=options.passthrough_stderr,
         before_record=options.before_record,
         prime=options.prime,
+        redactor=options.redactor,
     )
     return Extension(tape, run.path, options.target, live)
 

@@ -244,11 +244,12 @@ class PolicySession:
 
     def _settle(self, reply: Reply) -> Reply:
         """Tell the person what the reply says, and start the clock on what it awaits."""
+        # what a person reads passes the one gate: the project's rules too (a CI log)
         if reply.miss is not None and self.policy.on_miss is not None:
-            self.policy.on_miss(self.responder.describe(reply.miss))
+            self.policy.on_miss(_shown(self.responder.describe(reply.miss)))
         if self.policy.on_warning is not None:
             for warning in reply.warnings:
-                self.policy.on_warning(warning)
+                self.policy.on_warning(_shown(warning))
         if reply.awaiting or reply.unanswered:
             now = anyio.current_time()
             for server_id in reply.awaiting:
@@ -347,3 +348,11 @@ class PolicySessionPool:
 def _outgoing(reply: Reply) -> list[Outgoing]:
     metas = reply.metas
     return [(m, metas[i] if i < len(metas) else None) for i, m in enumerate(reply.messages)]
+
+
+def _shown(text: str) -> str:
+    """A miss or a warning as a person may see it: through the one redaction gate, which a
+    clean session (nothing to report) never imports."""
+    from cassette.store.gate import shown
+
+    return shown(text)

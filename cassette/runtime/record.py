@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -38,8 +39,7 @@ import attrs
 from cassette.core.deadlines import STOP_BOUND
 from cassette.core.eras import ERA_CHOICES
 from cassette.core.recorder import BeforeRecord
-from cassette.core.redaction import Redactor, secret_environment
-from cassette.core.secret_rules import header_secrets
+from cassette.core.redaction import Redactor
 from cassette.core.text import printable
 from cassette.errors import UsageError, sole_exception
 from cassette.registry import get_connector, get_transport
@@ -48,6 +48,7 @@ from cassette.runtime.proxy import proxy
 from cassette.runtime.refusals import RefusalNotices
 from cassette.runtime.sink import Sink, SinkOptions, SinkTap, open_sink, stderr_passthrough
 from cassette.store.destination import Destination
+from cassette.store.gate import for_target
 from cassette.transport import (
     ConnectOptions,
     FrameStream,
@@ -74,10 +75,14 @@ __all__ = [
 Warn = Callable[[str], None]
 
 
-def default_redactor() -> Redactor:
-    """The built-in rules, plus the value of every variable of this process's environment
-    whose name says it is secret (the server inherits them, and may print them)."""
-    return Redactor.configured(environ=os.environ)
+def default_redactor() -> Redactor | None:
+    """The one gate's policy with no options of the command's: the built-in rules, the
+    project's ``[tool.cassette.redact]``, and the value of every variable of this
+    process's environment whose name says it is secret (the server inherits them, and
+    may print them). ``None`` when the project turns redaction off."""
+    from cassette.store.gate import policy
+
+    return policy()
 
 
 def _redactor(choice: Redactor | Literal["default"] | None) -> Redactor | None:
@@ -137,6 +142,12 @@ class RecordResult:
     failed: str | None = None
     stderr_tail: tuple[str, ...] = ()
 
+    def written(self) -> str:
+        """The line a recording that succeeded ends with: how much it wrote, where, and
+        how the server exited (when it is a process we ran)."""
+        ended = "" if self.exit_code is None else f"; {_ending(self.exit_code)}"
+        return f"wrote {self.events} line(s) to {self.path}{ended}"
+
     def failure(self) -> str:
         """One line saying why there is no cassette: what became of the server, what it
         last said on stderr, where the session is kept."""
@@ -144,11 +155,35 @@ class RecordResult:
         if self.exit_code is not None:
             parts.append(_ending(self.exit_code))
         if self.stderr_tail:
-            said = " / ".join(printable(line) for line in self.stderr_tail)
-            parts.append(f"its last stderr: {said}")
+            parts.append(stderr_excerpt(self.stderr_tail))
         if self.failed is not None:
             parts.append(f"the session is kept in {self.failed} (not a cassette)")
         return "; ".join(parts)
+
+
+#: the last lines quoted when none of them reads as the server's error
+_QUOTED = 5
+#: a line that states an error: ``Error: Cannot find module 'x'`` (Node),
+#: ``ModuleNotFoundError: No module named 'x'`` (Python), ``error: TOKEN is not set``,
+#: ``fatal: ...``, ``panic: ...`` (Go); never a stack frame (``at f (x.js:1)``, ``File "x"``)
+_ERROR_LINE = re.compile(
+    r"^(?:[A-Za-z_][\w.]*)?(?:Error|Exception|Exit|error|fatal|FATAL|panic|ERROR)"
+    r"(?:\s*\[\w+\])?:\s*\S"
+)
+
+
+def stderr_excerpt(lines: Sequence[str]) -> str:
+    """What to quote of a failed server's stderr: the line that states its error (the
+    last one that does: Python's ``XxxError: ...`` ends its traceback, Node's ``Error:``
+    line sits above its stack), else its last few lines."""
+    kept = [line for line in lines if line.strip()]
+    found = [line for line in kept if _ERROR_LINE.match(line.strip())]
+    if found:
+        line = printable(found[-1].strip())
+        last = found[-1] is kept[-1]
+        return f"its last stderr: {line}" if last else f"its stderr said: {line}"
+    said = " / ".join(printable(line) for line in kept[-_QUOTED:])
+    return f"its last stderr: {said}"
 
 
 def _ending(code: int) -> str:
@@ -177,11 +212,7 @@ def _open(config: RecordConfig, plugin: Transport, target: Target, path: Path) -
     command line; the recorder redacts it) and the transport that carried it. Secret-named
     variables of the server's own environment are redacted wherever they appear, as ours
     are."""
-    redactor = config.redactor
-    if redactor is not None and target.env:
-        redactor = redactor.with_literals(secret_environment(target.env))
-    if redactor is not None and target.headers:  # an upstream may echo a credential back
-        redactor = redactor.with_literals(header_secrets(target.headers))
+    redactor = for_target(config.redactor, target.env, target.headers)
     described: dict[str, Any]
     if target.url is not None:
         described = {"url": target.url}

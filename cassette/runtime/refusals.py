@@ -13,8 +13,8 @@ from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 from cassette.core.headers import refusal
-from cassette.core.redaction import redact_text
 from cassette.runtime.sink import SinkTap
+from cassette.store.gate import shown
 
 __all__ = ["RefusalNotices"]
 
@@ -26,7 +26,7 @@ class RefusalNotices:
         self, tap: SinkTap, upstream: str, names: tuple[str, ...], say: Callable[[str], None]
     ) -> None:
         self._tap = tap
-        self._where = redact_text(upstream)
+        self._where = shown(upstream)
         self._names = names
         self._say = say
         self._told: set[int] = set()

@@ -35,7 +35,7 @@ __all__ = [
 ]
 
 #: Lines of the server's stderr kept to explain a session that never succeeded.
-STDERR_TAIL: Final = 5
+STDERR_TAIL: Final = 40  # enough to hold the error line above a Node or Python stack
 
 
 def now_iso() -> str:

@@ -1,6 +1,7 @@
 """Project settings from ``[tool.cassette]`` in pyproject.toml, merged with the command line.
 
-Redaction and the input limits are configured here::
+Redaction (read by the one gate, ``cassette.store.gate``) and the input limits are
+configured here::
 
     [tool.cassette.redact]
     patterns = ["acct-[0-9]{6}"]          # regular expressions whose matches are secret
@@ -34,13 +35,10 @@ import copy
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from cassette.core.limits import parse_size
 from cassette.errors import UsageError
-
-if TYPE_CHECKING:
-    from cassette.core.redaction import Redactor
 
 __all__ = [
     "find_pyproject",
@@ -48,7 +46,6 @@ __all__ = [
     "limits_for",
     "load_hook",
     "load_settings",
-    "redactor_for",
     "setting_error",
 ]
 
@@ -137,38 +134,6 @@ def _may_hold_table(text: str) -> bool:
             return True
         start = text.find("cassette", after)
     return False
-
-
-def _strings(value: Any, where: str) -> list[str]:
-    if value is None:
-        return []
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise UsageError(f"[tool.cassette.redact] {where} must be a list of strings")
-    return list(value)
-
-
-def redactor_for(
-    settings: Mapping[str, Any],
-    *,
-    enabled: bool = True,
-    patterns: Sequence[str] = (),
-    paths: Sequence[str] = (),
-    env: Sequence[str] = (),
-    environ: Mapping[str, str] | None = None,
-) -> Redactor | None:
-    """The recorder's redactor: project rules plus command-line ones; ``None`` when off."""
-    if not enabled or settings.get("redact") is False:
-        return None
-    from cassette.core.redaction import Redactor  # the rule tables: a replay has none
-
-    section = settings.get("redact")
-    rules: Mapping[str, Any] = section if isinstance(section, dict) else {}
-    return Redactor.configured(
-        patterns=[*_strings(rules.get("patterns"), "patterns"), *patterns],
-        paths=[*_strings(rules.get("paths"), "paths"), *paths],
-        env=[*_strings(rules.get("env"), "env"), *env],
-        environ=os.environ if environ is None else environ,
-    )
 
 
 def limits_for(

@@ -16,7 +16,8 @@ Two rules make a cassette trustworthy before a single frame is written:
   that is down) is kept for the person debugging it as ``<cassette>.failed``, a name no
   replay and no ``once`` run takes for a cassette, and the cassette's own name is left as
   it was. A recording that replaces a cassette (``--overwrite``, mode ``all``) is written
-  to a hidden sibling and moved over the old one only once it succeeded.
+  to a hidden sibling and moved over the old one only once it succeeded, keeping the old
+lines of the events that did not change (``quiet``).
 
 The file is written in place otherwise, so a SIGKILL leaves a cassette whose events are a
 prefix of the session (see ``storage``).
@@ -34,6 +35,7 @@ import attrs
 from cassette.errors import CassetteError, CassetteExistsError
 from cassette.store.files import check_writable, describe_os_error, make_parent
 from cassette.store.lock import FileLock
+from cassette.store.quiet import settle
 from cassette.store.storage import has_recording
 
 __all__ = ["FAILED_SUFFIX", "Destination", "failed_path", "session_path"]
@@ -87,7 +89,7 @@ class Destination:
             candidate = session_path(wanted, number)
             lock = FileLock(candidate)
             if not lock.try_acquire():
-                holder = holder if holder is not None else lock.holder() or 0
+                holder = holder if holder is not None else lock.holder(within=1.0) or 0
                 continue
             if not has_recording(candidate) or (overwrite and number == 1):
                 return cls(wanted, candidate, _writing(candidate, overwrite), lock, holder)
@@ -106,8 +108,8 @@ class Destination:
         and ``None`` is returned."""
         try:
             if succeeded:
-                if self.writing != self.path:
-                    os.replace(self.writing, self.path)
+                if self.writing != self.path:  # unchanged lines stay as they were
+                    settle(self.writing, self.path)
                 return None
             if not happened:
                 with contextlib.suppress(FileNotFoundError):

@@ -116,13 +116,22 @@ class FileLock:
                 told = True
             await anyio.sleep(poll)
 
-    def holder(self) -> int | None:
-        """The process id of whoever holds the lock now, as it wrote it (``None``: unknown)."""
-        try:
-            text = self.path.read_text(encoding="ascii", errors="replace").strip()
-        except OSError:
-            return None
-        return int(text) if text.isdigit() else None
+    def holder(self, *, within: float = 0.0) -> int | None:
+        """The process id of whoever holds the lock now, as it wrote it (``None``: unknown).
+
+        A holder writes its id just after it takes the lock, so a look in between finds
+        the file empty: ``within`` is how many seconds to wait for the id to appear."""
+        deadline = time.monotonic() + within
+        while True:
+            try:
+                text = self.path.read_text(encoding="ascii", errors="replace").strip()
+            except OSError:
+                text = ""
+            if text.isdigit():
+                return int(text)
+            if time.monotonic() >= deadline:
+                return None
+            time.sleep(0.005)
 
     def release(self) -> None:
         """Let go (safe to call when not held)."""

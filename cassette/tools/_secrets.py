@@ -41,11 +41,12 @@ class Cleaned:
     findings: list[Finding]
 
 
-def _session(tape: Cassette) -> RedactionSession:
-    info = tape.header.redaction
-    paths = info.get("paths", ()) if isinstance(info, dict) else ()
-    ok = isinstance(paths, list) and all(isinstance(p, str) for p in paths)
-    return Redactor(paths=tuple(paths) if ok else ()).session()
+def _session(tape: Cassette, redactor: Redactor | None = None) -> RedactionSession:
+    """The one gate's scanning policy (built-in and project rules, the header's paths),
+    or the caller's."""
+    from cassette.store.gate import scan_policy
+
+    return (redactor or scan_policy(tape.header.redaction)).session()
 
 
 def _target(session: RedactionSession, target: Any) -> dict[str, Any]:
@@ -77,9 +78,9 @@ def _event(session: RedactionSession, book: SchemaBook, event: Event) -> Event:
     return event
 
 
-def clean(tape: Cassette) -> Cleaned:
+def clean(tape: Cassette, redactor: Redactor | None = None) -> Cleaned:
     """Redact a cassette with the built-in rules (see the module docstring)."""
-    session = _session(tape)
+    session = _session(tape, redactor)
     for _ in range(2):  # learn, then redact with all that was learned
         session.restart_lines()
         target = _target(session, tape.header.target)

@@ -165,8 +165,7 @@ async def _session(conn: Any, era: str = "auto") -> CheckReport:
         issues.append(
             Issue(
                 "warning",
-                "schemas not validated: jsonschema is not installed "
-                "(pip install 'cassette-mcp[tools]')",
+                f"schemas not validated: jsonschema is not installed ({_install('tools')})",
             )
         )
     surfaces = (
@@ -263,3 +262,9 @@ def main(args: argparse.Namespace) -> int:
         return 2
     emit(json.dumps(report.as_data(), indent=2) if args.format == "json" else report.text())
     return 0 if report.passed else 1
+
+
+def _install(extra: str) -> str:
+    from cassette_mcp._install import install_command
+
+    return install_command(extra)

@@ -30,7 +30,7 @@ from cassette.core.jsonrpc import find_literal, pretty
 from cassette.core.matching import canonical
 from cassette.core.mcp import META_PREFIX
 from cassette.core.variants import split
-from cassette.errors import ManifestError, UsageError
+from cassette.errors import ManifestError
 from cassette.store.storage import Cassette
 from cassette.tools._common import emit, exchanges
 
@@ -266,8 +266,6 @@ def refuse_literals(manifest: Mapping[str, Any], output: str) -> None:
 def main(args: argparse.Namespace) -> int:
     from cassette.mock.manifest import manifest_kind, write_manifest
 
-    if not args.as_mock:
-        raise UsageError("distill needs --as-mock: cassette distill TAPE --as-mock -o MANIFEST")
     manifest_kind(args.output)  # a wrong suffix is a usage error before anything is read
     notes: list[str] = []
     manifest = distill_cassette(args.tape, notes=notes)

@@ -43,12 +43,14 @@ def redact_cassette(
     tape: Cassette | str | os.PathLike[str], redactor: Redactor | None = None
 ) -> tuple[Cassette, int]:
     """A redacted copy of the cassette and how many lines changed."""
+    from cassette.store.gate import scan_policy
+
     cassette = tape if isinstance(tape, Cassette) else Cassette.load(tape)
-    result = clean(cassette)
+    policy = redactor or scan_policy(cassette.header.redaction)
+    result = clean(cassette, policy)
     events = result.events
     changed = sum(1 for old, new in zip(cassette.events, events, strict=True) if old != new)
     changed += result.target != dict(cassette.header.target)
-    policy = redactor or Redactor()
     info = {**_header_rules(cassette.header.redaction), **policy.describe()}
     header = attrs.evolve(cassette.header, target=result.target, redaction=info)
     return attrs.evolve(cassette, header=header, events=events), changed

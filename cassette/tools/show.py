@@ -7,7 +7,10 @@ marked, because they are what a request/response view of MCP hides.
 
 The HTML page is self-contained (inline CSS, no script, no network): two lanes, client
 and server, with an arrow per message across them; every message is a ``<details>``
-element whose body is the pretty-printed JSON. It is written whole or not at all.
+element whose body is the pretty-printed JSON. Collapsed, a request shows a one-line
+preview of its arguments and an answer the method it answers; an "expand all" checkbox
+opens every message (CSS only: ``::details-content``); with ``--against``, each miss is
+shown under the recording closest to it. It is written whole or not at all.
 
 Recorded text is shown, never obeyed: in the timeline, the JSON and the page alike,
 control characters (a server's terminal escapes), bidirectional overrides and lone
@@ -315,11 +318,65 @@ pre{white-space:pre-wrap;word-break:break-all;background:#f7f7f7;border:1px soli
 .tag{font-size:11px;color:#a60;margin:0 .4em}
 .unplayed summary{opacity:.6;border-style:dashed}
 .misses{margin-top:1.5em} .misses li{font:12px monospace;margin:.2em 0}
+.method{color:#36c;font-weight:bold;margin-left:.3em}
+.preview{font:12px monospace;color:#555;margin:0 .4em;white-space:nowrap}
+.msg[open] .preview{display:none}
+.miss{grid-column:2;font:12px monospace;color:#a00;background:#fff0f0;
+ border-left:3px solid #c33;padding:.2em .5em;margin:0 .5em}
+.tools{margin:.5em 0 1em}
+#expand-all:checked ~ .diagram details.msg::details-content{content-visibility:visible;
+ display:block}
+#expand-all:checked ~ .diagram .preview{display:none}
 """
 
 
-def _summary(row: Row, unplayed: bool = False) -> str:
+#: how much of a request's arguments the collapsed row shows
+_PREVIEW = 80
+
+
+def _preview(row: Row) -> str:
+    """A request's arguments (``tools/call``) or params, compact on one line, cut to fit
+    the collapsed row: what the call was, without opening it."""
+    if not isinstance(row.event, MessageEvent) or row.role not in ("request", "server-request"):
+        return ""
+    params = row.event.message.get("params")
+    if isinstance(params, dict) and "arguments" in params:
+        params = params["arguments"]
+    elif isinstance(params, dict):
+        params = {k: v for k, v in params.items() if k != "_meta"}
+    if not params:
+        return ""
+    text = printable(json.dumps(params, separators=(",", ":"), ensure_ascii=False))
+    text = text if len(text) <= _PREVIEW else text[: _PREVIEW - 3] + "..."
+    return f'<code class="preview">{html.escape(text)}</code>'
+
+
+def _asked(rows: list[Row]) -> dict[int, str]:
+    """For each answer's line, the method of the request it answers (same session, the
+    other direction, the same id): what a result row is the result of."""
+    pending: dict[tuple[Any, str, str], str] = {}
+    answered: dict[int, str] = {}
+    for row in rows:
+        if not isinstance(row.event, MessageEvent) or row.id is None:
+            continue
+        key = (_session_of(row.event), row.dir, json.dumps(row.id))
+        if row.role in ("request", "server-request"):
+            pending[key] = row.what
+        elif row.role in ("response", "error"):
+            other = "s2c" if row.dir == "c2s" else "c2s"
+            method = pending.pop((key[0], other, key[2]), None)
+            if method is not None:
+                answered[row.line] = method
+    return answered
+
+
+def _summary(row: Row, unplayed: bool = False, method: str | None = None) -> str:
     parts = [f"<b>{html.escape(row.what)}</b>"]
+    if method is not None:
+        parts.append(f'<span class="method">{html.escape(method)}</span>')
+    preview = _preview(row)
+    if preview:
+        parts.append(preview)
     if row.id is not None:
         parts.append(f"id {html.escape(json.dumps(row.id))}")
     if row.role.startswith("server-"):
@@ -346,10 +403,18 @@ def render_html(
         f"<title>{html.escape(name)}</title><style>{_CSS}</style></head><body>",
         f"<h1>{html.escape(name)}</h1>",
         f'<div class="meta">{html.escape(_title(cassette, name))}</div>',
+        '<input type="checkbox" id="expand-all">'
+        '<label for="expand-all" class="tools">expand all</label>',
         '<div class="diagram">',
         '<div class="lane">client</div><div></div><div class="lane">server</div>',
     ]
-    for row in timeline(cassette):
+    rows = timeline(cassette)
+    methods = _asked(rows)
+    missed: dict[int, list[Miss]] = {}
+    for miss in against.misses if against is not None else ():
+        if miss.closest_line is not None:
+            missed.setdefault(miss.closest_line, []).append(miss)
+    for row in rows:
         left = f"{row.line} +{row.t:.3f}s"
         if isinstance(row.event, MessageEvent | RawEvent):
             body = (
@@ -361,7 +426,8 @@ def render_html(
             extra = " unplayed" if row.line in unplayed else ""
             cell = (
                 f'<details class="msg {row.dir} {row.role}{extra}" data-line="{row.line}">'
-                f"<summary>{_summary(row, bool(extra))}</summary><pre>{shown}</pre></details>"
+                f"<summary>{_summary(row, bool(extra), methods.get(row.line))}</summary>"
+                f"<pre>{shown}</pre></details>"
             )
         else:
             cell = f'<div class="note {row.role}">{html.escape(row.what)}</div>'
@@ -369,6 +435,14 @@ def render_html(
             f'<div class="row"><div class="side">{html.escape(left)}</div>{cell}'
             '<div class="side"></div></div>'
         )
+        for miss in missed.get(row.line, ()):
+            assert against is not None
+            text = printable(f"miss: {against.source}:{miss.line}: {miss.summary}")
+            out.append(
+                f'<div class="row"><div class="side"></div><div class="miss" '
+                f'data-line="{miss.line}" data-closest="{row.line}">{html.escape(text)}</div>'
+                '<div class="side"></div></div>'
+            )
     out.append("</div>")
     if against is not None:
         out.append(f'<div class="misses"><p>{html.escape(against.text(name).splitlines()[0])}</p>')

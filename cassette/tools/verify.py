@@ -1,9 +1,13 @@
-"""``cassette verify TAPE (-- COMMAND | --upstream URL)``: is the recording still true?
+"""``cassette verify TAPE... [-- COMMAND | --upstream URL]``, ``cassette verify --scenarios
+FILE``: are the recordings still true?
 
 The command line over ``cassette.client.drift`` (which says how requests are re-fired,
 answers compared and the server's own questions answered): options read once, the
 project's ignores from ``[tool.cassette.verify]`` of pyproject.toml added to the command
 line's, and the report printed on stdout. ``--update`` writes the drift into TAPE.
+Without a server given, each cassette is verified against the server its header recorded;
+with ``--scenarios``, each scenario's cassette against the file's ``[target]``. Several
+cassettes end with one summary line and one exit code.
 
 The calls that are sent execute for real: a tool that writes, sends or deletes does so
 again, and a warning on stderr says so.
@@ -12,9 +16,11 @@ again, and a warning on stderr says so.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import attrs
@@ -28,6 +34,7 @@ from cassette.client.target import ServerTarget
 from cassette.core.urls import check_http_url
 from cassette.errors import CassetteError, TransportError, UsageError
 from cassette.runtime.keywords import deprecated_keywords
+from cassette.store.gate import RedactOptions, policy
 from cassette.store.headers import project_headers
 from cassette.store.storage import Cassette
 from cassette.tools._common import emit
@@ -45,8 +52,8 @@ __all__ = [
 ]
 
 _USAGE = (
-    "usage: cassette verify TAPE [--update] [--ignore POINTER]... [--ignore-key NAME]... "
-    "[--timeout S] [--transport NAME] (--upstream URL | -- COMMAND [ARG...])"
+    "verify needs a cassette: cassette verify TAPE... [-- COMMAND [ARG...] | --upstream URL], "
+    "or cassette verify --scenarios FILE"
 )
 
 
@@ -106,86 +113,87 @@ async def verify_cassette(
     return list(report.verdicts)
 
 
-def _take_value(option: str, item: str, rest: list[str]) -> str | None:
-    """The value of ``option`` given as ``option VALUE`` or ``option=VALUE`` (else None)."""
-    if item == option:
-        if not rest:
-            raise UsageError(f"verify: {option} needs a value")
-        return rest.pop(0)
-    if item.startswith(option + "="):
-        return item.partition("=")[2]
-    return None
+@attrs.frozen
+class _Job:
+    """One cassette to verify, and the server to verify it against (``None``: the one its
+    header recorded)."""
+
+    tape: str
+    server: ServerTarget | None
 
 
-def _parse(args: argparse.Namespace) -> list[str] | None:
-    """Split ``rest`` (TAPE, options, ``--`` COMMAND) into ``args``; returns the command.
-
-    argparse cannot take a command after a positional and options, so the part after
-    ``--`` is cut off here and the options before it are read by hand."""
-    rest = list(args.rest)
-    command: list[str] | None = None
-    if "--" in rest:
-        cut = rest.index("--")
-        rest, command = rest[:cut], rest[cut + 1 :]
-    tapes: list[str] = []
-    while rest:
-        item = rest.pop(0)
-        if item == "--update":
-            args.update = True
-        elif not _option(args, item, rest):
-            if item.startswith("-"):
-                raise UsageError(f"verify: unknown option {item}")
-            tapes.append(item)
-    _check_usage(args, tapes, command)
-    args.tape = tapes[0]
-    return command
-
-
-def _option(args: argparse.Namespace, item: str, rest: list[str]) -> bool:
-    """Read one option that takes a value into ``args``; ``False`` when ``item`` is none."""
-    if (value := _take_value("--ignore", item, rest)) is not None:
-        args.ignore.append(value)
-    elif (value := _take_value("--ignore-key", item, rest)) is not None:
-        args.ignore_key.append(value)
-    elif (value := _take_value("--upstream", item, rest)) is not None:
-        args.upstream = value
-    elif (value := _take_value("--header", item, rest)) is not None:
-        args.headers.append(value)
-    elif (value := _take_value("--transport", item, rest)) is not None:
-        args.transport = "streamable-http" if value == "http" else value
-    elif (value := _take_value("--timeout", item, rest)) is not None:
-        try:
-            args.timeout = float(value)
-        except ValueError:
-            raise UsageError(f"verify: --timeout needs seconds, not {value!r}") from None
-    elif (value := _take_value("--format", item, rest)) is not None:
-        if value not in ("text", "json"):
-            raise UsageError(f"verify: --format is text or json, not {value!r}")
-        args.format = value
-    else:
-        return False
-    return True
-
-
-def _check_usage(args: argparse.Namespace, tapes: list[str], command: list[str] | None) -> None:
-    if len(tapes) != 1:
-        raise UsageError(_USAGE)
-    if command is not None and args.upstream is not None:
-        raise UsageError("verify: give either --upstream URL or -- COMMAND, not both")
-    if command is None and args.upstream is None:
-        raise UsageError(
-            "verify needs the server: -- COMMAND (e.g. -- node server.js) or --upstream URL"
-        )
-    if command is not None and not command:
-        raise UsageError(_USAGE)
+def _jobs(args: argparse.Namespace) -> tuple[list[_Job], str | None]:
+    """What to verify (each cassette and its server), and the label of the summary line
+    when there is more than one: the scenarios file, or ``None``."""
+    command = [arg for arg in args.server]
+    if args.transport == "http":
+        args.transport = "streamable-http"
     if not 0 < args.timeout < float("inf"):  # NaN fails this too
         raise UsageError("verify: --timeout must be a finite number of seconds above 0")
+    if args.scenarios is not None:
+        return _scenario_jobs(args, command), args.scenarios
+    if args.scenario:
+        raise UsageError("--scenario NAME picks from a scenarios file: give --scenarios FILE")
+    if not args.tapes:
+        raise UsageError(_USAGE)
+    if command and args.upstream is not None:
+        raise UsageError("verify: give either --upstream URL or -- COMMAND, not both")
     if args.upstream is not None:
         check_http_url(args.upstream, "--upstream")
     elif args.headers:
         raise UsageError("verify: --header is for --upstream URL (a command reads its own)")
-    if args.transport is not None:
+    if args.transport is not None and (command or args.upstream is not None):
         _check_transport(args.transport, url=args.upstream is not None)
+    server = None
+    if command or args.upstream is not None:
+        expanded = project_headers(args.headers) if args.upstream is not None else None
+        server = ServerTarget(
+            command=tuple(command),
+            url=args.upstream,
+            transport=args.transport,
+            headers=expanded.headers if expanded is not None else None,
+        )
+    return [_Job(tape, server) for tape in args.tapes], None
+
+
+def _scenario_jobs(args: argparse.Namespace, command: list[str]) -> list[_Job]:
+    """``--scenarios FILE``: each chosen scenario's cassette, against the file's target."""
+    from cassette.client.scenarios import load_scenarios
+
+    if args.tapes or command or args.upstream is not None or args.transport is not None:
+        raise UsageError(
+            "verify --scenarios takes the cassettes and the server from the file (its "
+            "[target]): no TAPE, -- COMMAND, --upstream or --transport with it"
+        )
+    file = load_scenarios(args.scenarios)
+    chosen = [file.scenario(name) for name in args.scenario] or list(file.scenarios)
+    server = file.server()
+    return [_Job(str(file.cassette_path(s.name)), server) for s in chosen]
+
+
+def recorded_server(
+    cassette: Cassette, transport: str | None = None, source: str = "TAPE"
+) -> ServerTarget:
+    """The server a cassette's header recorded: its command (run from the project's
+    folder, which the recorder made its paths relative to), or its URL."""
+    from cassette.store.config import find_pyproject
+
+    target = cassette.header.target or {}
+    command = [str(arg) for arg in target.get("command") or ()]
+    url = target.get("url")
+    if command:
+        found = find_pyproject()
+        root = found.parent if found is not None else Path.cwd()
+        home = str(Path.home())
+        argv = tuple(home + arg[1:] if arg.startswith("~/") else arg for arg in command)
+        return ServerTarget(command=argv, cwd=str(root), transport=transport or "stdio")
+    if isinstance(url, str):
+        recorded = str(cassette.header.transport)
+        chosen = transport or (recorded if recorded != "stdio" else "streamable-http")
+        return ServerTarget(url=url, transport=chosen)
+    raise UsageError(
+        f"{source}: its header names no server to verify against; give -- COMMAND or --upstream URL"
+    )
 
 
 def _check_transport(name: str, *, url: bool) -> None:
@@ -200,40 +208,61 @@ def _check_transport(name: str, *, url: bool) -> None:
 def main(args: argparse.Namespace) -> int:
     import anyio
 
-    command = _parse(args)
-    cassette = Cassette.load(args.tape)
+    jobs, label = _jobs(args)
     ignores = project_ignores().merged(args.ignore, args.ignore_key)
-    expanded = project_headers(args.headers) if args.upstream is not None else None
-    headers = expanded.headers if expanded is not None else None
-    server = ServerTarget(
-        command=tuple(command or ()), url=args.upstream, transport=args.transport, headers=headers
+    redact = RedactOptions.from_args(args)
+    policy(redact)  # every rule checked before the server is started
+    options = VerifyOptions(
+        ignores=ignores, time_limit=args.timeout, update=args.update, progress=None, redact=redact
     )
-    if args.upstream is not None:
-        _missing_headers(cassette, headers or {})
+    loaded = [Cassette.load(job.tape) for job in jobs]  # every one readable before a call
+    servers = [
+        job.server or recorded_server(cassette, args.transport, job.tape)
+        for job, cassette in zip(jobs, loaded, strict=True)
+    ]
+    for each_tape, each_server in zip(loaded, servers, strict=True):
+        if each_server.is_url:
+            _missing_headers(each_tape, each_server.headers or {})
     sys.stderr.write("cassette: warning: verify re-runs the recorded calls for real\n")
+    reports: list[VerifyReport] = []
+    server: ServerTarget | None = None
     try:
-        report = anyio.run(
-            lambda: verify(
-                cassette,
-                server,
-                VerifyOptions(
-                    ignores=ignores,
-                    time_limit=args.timeout,
-                    update=args.update,
-                    progress=terminal_progress(),
-                ),
-            )
-        )
+        for cassette, server in zip(loaded, servers, strict=True):
+            each = attrs.evolve(options, progress=terminal_progress())
+            reports.append(anyio.run(verify, cassette, server, each))
     except Exception as raised:
         exc = _unwrapped(raised)
         if not _server_failure(exc):
             raise exc from None
-        closed = isinstance(exc, closed_errors()) or not str(exc)  # whichever side saw it
+        # a stdio server's end reads the same whichever side saw it first; a URL that
+        # cannot be reached says why
+        url = server is not None and server.is_url
+        closed = (isinstance(exc, closed_errors()) and not url) or not str(exc)
         line = "the server closed the connection" if closed else str(exc)
         sys.stderr.write(f"cassette: error: {line}\n")
         return 2
-    emit(report.json() if args.format == "json" else report.text())
-    return 0 if report.ok else 1
+    ok = all(report.ok for report in reports)
+    if args.format == "json":
+        if len(reports) == 1 and label is None:
+            emit(reports[0].json())
+        else:
+            data = {"reports": [r.as_data() for r in reports], "ok": ok}
+            emit(json.dumps(data, indent=2))
+        return 0 if ok else 1
+    lines = [report.text() for report in reports]
+    if len(reports) > 1 or label is not None:
+        lines.append(_summary(reports, label))
+    emit("\n".join(lines))
+    return 0 if ok else 1
+
+
+def _summary(reports: list[VerifyReport], label: str | None) -> str:
+    """The one line that ends a run over several cassettes."""
+    drifted = sum(1 for report in reports if not report.ok)
+    updated = sum(1 for report in reports if report.updated)
+    what = f"{label}: {len(reports)} scenario(s)" if label else f"{len(reports)} cassette(s)"
+    tail = f", {updated} updated" if updated else ""
+    return f"{what} verified: {len(reports) - drifted} as recorded, {drifted} drifted{tail}"
 
 
 def _missing_headers(cassette: Cassette, headers: Mapping[str, str]) -> None:

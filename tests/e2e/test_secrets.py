@@ -73,8 +73,10 @@ async def secrets_session(target: Any, login: dict[str, Any] | None = None) -> d
         message = f"my key {CORPUS['google_api']} and token {CORPUS['github_classic']}"
         out["echo"] = dump(await client.call_tool("echo", {"message": message}))
         out["session"] = dump(await client.call_tool("session_info", {}))
-        for name in ("environment", "command_line", "keys", "whoami"):
+        for name in ("environment", "command_line", "keys", "whoami", "account"):
             out[name] = dump(await client.call_tool(name, {}))
+        echoed = (login or {}).get("echoed", CORPUS["echoed"])
+        out["forms"] = dump(await client.call_tool("forms", {"password": echoed}))
     return out
 
 
@@ -137,6 +139,10 @@ def test_stdio_recording_writes_no_planted_value_and_replays_with_other_secrets(
     assert isinstance(session["structuredContent"]["token"], int)
     assert "[REDACTED:" in replayed["login"]["content"][0]["text"]
     assert replayed["login"]["isError"] is False
+    # the SDK validated the structured content against the output schema's pattern
+    account = replayed["account"]["structuredContent"]
+    assert re.fullmatch(r"ak_[0-9a-f]{16}", account["apiKey"])
+    assert account["apiKey"] != CORPUS["patterned_key"]
 
 
 def test_scan_finds_every_planted_value_in_a_no_redact_cassette(tmp_path: Path) -> None:

@@ -131,3 +131,53 @@ def test_every_message_opens_when_its_summary_is_clicked(driver: WebDriver, tmp_
         assert driver.attribute(element, "open") is not None
         assert driver.displayed(body)
         assert '"jsonrpc"' in driver.text(body)
+
+
+def _visible(driver: WebDriver, element: str) -> bool:
+    """What the reader sees: the browser's own ``checkVisibility`` (WebDriver's
+    "displayed" calls anything inside a closed ``<details>`` hidden, even when CSS shows
+    it, as the expand-all switch does)."""
+    script = {"script": "return arguments[0].checkVisibility()", "args": [{ELEMENT: element}]}
+    return bool(driver._call("POST", f"{driver.session}/execute/sync", script))
+
+
+def _rect(driver: WebDriver, element: str) -> dict[str, float]:
+    rect: dict[str, float] = driver._call("GET", f"{driver.session}/element/{element}/rect")
+    return rect
+
+
+def test_rows_show_method_and_arguments_expand_all_and_misses_in_place(
+    driver: WebDriver, tmp_path: Path
+) -> None:
+    rerun = tmp_path / "rerun.jsonl"
+    rerun.write_text(EXAMPLE.read_text().replace('"hello from a cassette"}}', '"elsewhere"}}', 1))
+    page = tmp_path / "session.html"
+    made = subprocess.run(
+        [PY, "-m", "cassette", "show", str(EXAMPLE), "--html", str(page), "--against", str(rerun)],
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert made.returncode == 1, made.stderr  # the miss
+    driver.go(page.as_uri())
+    # a result row names the method it answers; a collapsed request previews its arguments
+    (answer,) = driver.find_all('details.msg[data-line="10"] summary .method')
+    assert driver.text(answer) == "tools/call echo"
+    (preview,) = driver.find_all('details.msg[data-line="9"] summary .preview')
+    assert driver.displayed(preview)
+    assert driver.text(preview) == '{"message":"hello from a cassette"}'
+    # expand all: every message's body shows, and the previews step aside
+    bodies = driver.find_all("details.msg pre")
+    assert not any(_visible(driver, body) for body in bodies)
+    (toggle,) = driver.find_all('label[for="expand-all"]')
+    driver.click(toggle)
+    assert all(_visible(driver, body) for body in bodies)
+    assert all(_rect(driver, body)["height"] > 0 for body in bodies)
+    assert not _visible(driver, preview)
+    # the miss, at the row of the recording closest to it
+    (miss,) = driver.find_all(".miss")
+    assert driver.attribute(miss, "data-closest") == "9"
+    assert "not recorded: arguments differ at /message" in driver.text(miss)
+    (closest,) = driver.find_all('details.msg[data-line="9"]')
+    (following,) = driver.find_all('details.msg[data-line="10"]')
+    assert _rect(driver, closest)["y"] < _rect(driver, miss)["y"] < _rect(driver, following)["y"]

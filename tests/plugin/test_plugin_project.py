@@ -382,3 +382,35 @@ def test_a_project_before_record_hook_changes_and_drops_messages(suite: Suite) -
     assert all(m.get("x-marked") for m in sent)
     # what was written still replays: the hook changed the cassette, not the session
     suite.run(MCP_CASSETTE_MODE="none", TAG="gone").assert_outcomes(passed=1)
+
+
+# -- redaction: the project's rules reach the plugin's writes -----------------------------------
+
+SECRET_TALK = """
+@pytest.mark.mcp_cassette(mode="{mode}")
+def test_secret(mcp_cassette):
+    replies = talk(mcp_cassette.server_command(SERVER), "{text}")
+    assert replies[0].endswith("{text}") or "[REDACTED:" in replies[0]
+"""
+
+
+def test_the_projects_patterns_reach_recordings_and_appended_episodes(suite: Suite) -> None:
+    suite.pytester.makepyprojecttoml('[tool.cassette.redact]\npatterns = ["acct-[0-9]{6}"]\n')
+    suite.write("test_red", SECRET_TALK.format(mode="once", text="note acct-123456"))
+    suite.run().assert_outcomes(passed=1)
+    path = suite.pytester.path / "cassettes" / "test_red" / "test_secret.jsonl"
+    assert "acct-123456" not in path.read_text()
+    suite.write("test_red", SECRET_TALK.format(mode="new_episodes", text="more acct-654321"))
+    suite.run().assert_outcomes(passed=1)
+    raw = path.read_text()
+    assert "acct-654321" not in raw
+    assert "more [REDACTED:" in raw  # an episode was appended, redacted
+
+
+def test_a_bad_redaction_rule_in_the_project_fails_before_recording(suite: Suite) -> None:
+    suite.pytester.makepyprojecttoml('[tool.cassette.redact]\npaths = ["params/arguments/x"]\n')
+    suite.write("test_bad", SECRET_TALK.format(mode="once", text="hello"))
+    result = suite.run()  # the served command stops in one line: its client sees it end
+    result.assert_outcomes(failed=1)
+    assert not (suite.pytester.path / "cassettes").exists()  # the first run writes nothing
+    assert suite.starts == 0

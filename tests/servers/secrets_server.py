@@ -29,6 +29,9 @@ from tests.secret_corpus import (
     BASIC_CREDENTIALS,
     CORPUS,
     POSTGRES_URL,
+    echoes,
+    forms_structured,
+    forms_text,
 )
 
 app = MCPServer("cassette-test-secrets", version="1.0.0")
@@ -117,6 +120,26 @@ def keys() -> str:
     names += ["sendgrid", "pypi", "docker", "vault", "digitalocean", "groq"]
     names += ["mailgun", "square", "twilio", "alibaba", "doppler"]
     return "\n".join(f"{name}: {CORPUS[name]}" for name in names)
+
+
+class Account(BaseModel):
+    apiKey: Annotated[str, Field(pattern=r"^ak_[0-9a-f]{16}$")]
+    plan: str
+
+
+@app.tool()
+def account() -> Account:
+    """A secret under a property whose output schema gives a pattern: a replay the SDK
+    validates must still match it."""
+    return Account(apiKey=CORPUS["patterned_key"], plan="team")
+
+
+@app.tool()
+def forms(password: str) -> dict[str, object]:
+    """The forms real tools print (text and structured), and ``password`` echoed back
+    encoded as servers do."""
+    echoed = "\n".join(f"{how}: {text}" for how, text in echoes(password).items())
+    return {"text": forms_text() + "\n" + echoed, **forms_structured()}
 
 
 @app.tool()

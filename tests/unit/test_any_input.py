@@ -107,3 +107,12 @@ def test_a_group_of_different_errors_of_ours_is_its_first_not_a_bug() -> None:
     assert anticipated_exception(ExceptionGroup("tasks", [full, closed])) is full
     mixed = ExceptionGroup("tasks", [full, ValueError("bug")])
     assert anticipated_exception(mixed) is mixed  # a bug among them stays a bug (70)
+
+
+def test_a_hook_may_keep_a_number_python_cannot_hold() -> None:
+    from cassette.core.hooks import call_hook
+
+    message = jsonrpc.loads('{"jsonrpc":"2.0","id":1,"result":{"x":1e400,"y":NaN}}')
+    kept = call_hook(lambda m, _d: m, message, "s2c")
+    assert kept is not None
+    assert jsonrpc.dumps(kept) == '{"jsonrpc":"2.0","id":1,"result":{"x":1e400,"y":NaN}}'

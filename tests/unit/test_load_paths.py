@@ -141,7 +141,8 @@ def test_paused_gc_restores_it_on_an_error_too() -> None:
 #: ``[tool.cassette]`` is not parsed), ``tempfile`` (only where a file is written), the
 #: pytest plugin's settings, and orjson (the ``fast`` extra reads only cassettes of
 #: ``FAST_JSON_FROM`` bytes or more), and the structural diff (a miss's diagnosis, or a
-#: client answer that may differ) with the URL checks (only for options that name a URL).
+#: client answer that may differ) with the URL checks (only for options that name a URL),
+#: the redaction gate (a clean session has nothing to show) and the help's layout.
 _NOT_ON_THE_STDIO_REPLAY_PATH = (
     "orjson",
     "cassette.store.pytest_config",
@@ -168,6 +169,8 @@ _NOT_ON_THE_STDIO_REPLAY_PATH = (
     "cassette.transports.memory",
     "cassette.core.jsondiff",
     "cassette.core.urls",
+    "cassette.store.gate",
+    "cassette.cli.layout",
 )
 
 

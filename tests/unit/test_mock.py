@@ -4,6 +4,7 @@ manifest file (JSON and TOML)."""
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -472,7 +473,10 @@ def test_toml_spells_null_as_a_table() -> None:
 
 def test_writing_toml_without_tomli_w_is_a_usage_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "tomli_w", None)
-    with pytest.raises(UsageError, match=r"pip install 'cassette-mcp\[toml\]', or write a \.json"):
+    from cassette_mcp._install import install_command
+
+    hint = re.escape(f"{install_command('toml')}, or write a .json")  # for this install
+    with pytest.raises(UsageError, match=hint):
         dumps_manifest(FULL, "toml")
 
 

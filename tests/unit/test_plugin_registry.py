@@ -13,6 +13,7 @@ import pytest
 from cassette import registry
 from cassette.cli import main
 from cassette.errors import DuplicateTransportError, PluginLoadError, UnknownTransportError
+from cassette_mcp._install import install_command
 
 
 def install(site: Path, dist: str, entry_points: str) -> None:
@@ -98,7 +99,8 @@ def test_a_built_in_transport_without_its_extra_says_what_to_install(
         with pytest.raises(PluginLoadError) as raised:
             registry.load_transport(name)
         assert "missing module 'httpx'" in str(raised.value)
-        assert "pip install 'cassette-mcp[http]'" in str(raised.value)
+        # the command for this install: from a checkout, the checkout's folder with -e
+        assert install_command("http") in str(raised.value)
 
 
 def test_an_unknown_name_lists_what_is_installed() -> None:

@@ -1,0 +1,300 @@
+"""The rule table: what each secret's shape is, where its match starts (a literal
+trigger) and where the secret sits in it (group ``s``). Finding them fast is
+``cassette.core.secret_rules``'s work; this module is the table alone, so a new rule is
+one line here.
+
+The formats are public facts (documented prefixes and lengths, as gitleaks and
+detect-secrets list them); the table is ours.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Callable
+from functools import cache
+from typing import Final
+
+import attrs
+
+from cassette.core.secret_names import _compiled
+
+# -- spans ---------------------------------------------------------------------------------
+
+
+@attrs.frozen(slots=True)
+class Span:
+    """A secret at ``text[start:end]``, found by ``rule``."""
+
+    start: int
+    end: int
+    rule: str
+
+
+Check = Callable[[str], bool]
+
+
+@attrs.frozen
+class _Rule:
+    name: str
+    triggers: tuple[str, ...]  # literals the match starts with (lower case when ``folded``)
+    source: str  # matched at a trigger's position; group "s" is the secret
+    flags: int = 0  # the expression's flags (``re.IGNORECASE``)
+    folded: bool = False  # triggers are found case-insensitively
+    check: Check | None = None  # a last look at the secret (cheap, optional)
+    word_start: bool = False  # the trigger must not continue a lower-case word
+    #: searched on its own in a long text: its match holds no run of 16 token characters
+    #: for the long path's run finder to see (``secret_rules._spans_long``)
+    alone: bool = False
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        """The compiled expression (compiled by the first rule match that needs it)."""
+        return _compiled(self.source, self.flags)
+
+
+def _basic_credentials(secret: str) -> bool:
+    """``Basic`` is followed by base64 of ``user:password``, not by any word."""
+    try:
+        return b":" in base64.b64decode(secret + "=" * (-len(secret) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+
+
+def _credential_like(secret: str) -> bool:
+    """A word after ``password`` is a secret only if no sentence could hold it: it has a
+    digit or a sign, or mixes cases past its first letter (``reset``, ``Reset`` are not)."""
+    if not secret.isalpha():
+        return True
+    return len(secret) >= 8 and not secret.islower() and not secret.istitle()
+
+
+_BODY: Final = r"[A-Za-z0-9_\-]"
+
+
+def _prefixed(name: str, prefixes: tuple[str, ...], body: str, *, alone: bool = False) -> _Rule:
+    """A token shape: a literal prefix and its body. ``alone`` for a body that may hold no
+    run of 16 token characters (it holds ``.``, ``/``, ``+`` or ``=``)."""
+    alternatives = "|".join(re.escape(p) for p in prefixes)
+    return _Rule(name, prefixes, rf"(?P<s>(?:{alternatives}){body})", alone=alone)
+
+
+# A value runs to a space, a quote, a comma or a closing bracket; to "&" only where the
+# next query parameter starts ("token=abc&api_key=xyz"), since passwords hold "&" too.
+# Percent-encoded inside another URL, a value runs to the encoded "&" ("%26").
+# A run of plain characters is taken whole (possessive: nothing to try again inside it).
+_VALUE_END: Final = r"(?:[^\s\"'&,;<>`\\)\]}%]++|%(?!26)|&(?![A-Za-z0-9_.-]+=))"
+# "password=", "api_key: ", '"secret": "', "DB_PASS = ", "token\": \"" (JSON in a string).
+_ASSIGN: Final = (
+    r"(?:[-_]?(?:key|id|value|string|token))?\\?[\"']?[ \t]*(?:[:=]|%3[ad])[ \t]*\\?[\"']?"
+)
+_SCHEME: Final = r"(?:(?i:bearer|basic|token|digest)[ \t]+)?"
+_KEYWORDS: Final = (
+    "password",
+    "passwd",
+    "passphrase",
+    "passcode",
+    "pass",
+    "pwd",
+    "secret",
+    "token",
+    "apikey",
+    "api_key",
+    "api-key",
+    "access_key",
+    "accesskey",
+    "access-key",
+    "accountkey",
+    "private_key",
+    "privatekey",
+    "auth",
+    "authorization",
+    "credential",
+    "credentials",
+    "cookie",
+    "signature",
+    "pin",
+    "otp",
+)
+
+
+@cache
+def _rules() -> tuple[_Rule, ...]:
+    """The rule table, built on first use."""
+    return (
+        # scheme://user:password@host, scheme://:password@host, scheme://token@host; the
+        # userinfo runs to the last "@" before the path, so "admin:p@ss@host" loses "p@ss" too.
+        _Rule(
+            "url-credentials",
+            ("://",),
+            # the look-ahead fails a URL with no "@" in its authority without backtracking
+            # a password may hold "/" ("user:pa/ss@host"), never a port ("host:8080/a@b")
+            r"://(?=[^\s?#@\"'<>]*+@)(?P<s>[^\s/?#@\"'<>:]+:(?![0-9]*[/@])[^\s?#@\"'<>/]*/"
+            r"[^\s?#@\"'<>]*|[^\s/?#@\"'<>]*(?:@[^\s/?#@\"'<>]*)*)@[^\s/?#@\"'<>]",
+        ),
+        _Rule(  # the same, JSON-escaped ("postgres:\/\/admin:pw@db")
+            "url-credentials",
+            (":\\/\\/",),
+            r":\\/\\/(?=[^\s?#@\"'<>]*+@)(?P<s>[^\s/?#@\"'<>\\]*(?:@[^\s/?#@\"'<>\\]*)*)"
+            r"@[^\s/?#@\"'<>\\]",
+        ),
+        _Rule(  # every cookie of a Cookie or Set-Cookie line, not only the first
+            "cookie",
+            ("cookie",),
+            r"cookie\\?[\"']?[ \t]*:[ \t]*\\?[\"']?"
+            r"(?P<s>[^\s;\"'\\]{1,4000}(?:;[ \t]*[^\s;\"'\\]{1,4000}){0,100})",
+            re.IGNORECASE,
+            folded=True,
+            word_start=True,
+            alone=True,
+        ),
+        _Rule(  # "password VALUE" (.netrc, log lines): only a value no word could be
+            "password",
+            ("password", "passwd", "passphrase"),
+            r"pass(?:word|wd|phrase)[ \t]+(?P<s>[^\s\"'<>`\\]{6,200})",
+            re.IGNORECASE,
+            folded=True,
+            check=_credential_like,
+            word_start=True,
+            alone=True,
+        ),
+        _Rule(
+            "bearer",
+            ("bearer",),
+            r"bearer[ \t]+(?P<s>[A-Za-z0-9._~+/=-]{8,})",
+            re.IGNORECASE,
+            folded=True,
+            word_start=True,
+        ),
+        _Rule(
+            "basic-auth",
+            ("basic",),
+            r"basic[ \t]+(?P<s>[A-Za-z0-9+/]{8,}={0,2})",
+            re.IGNORECASE,
+            folded=True,
+            check=_basic_credentials,
+            word_start=True,
+        ),
+        _Rule(
+            "assignment",
+            _KEYWORDS,
+            rf"(?:{'|'.join(re.escape(k) for k in _KEYWORDS)}){_ASSIGN}{_SCHEME}"
+            rf"(?P<s>{_VALUE_END}{{1,400}})",
+            re.IGNORECASE,
+            folded=True,
+            word_start=True,
+        ),
+        # --secret-key VALUE, --passphrase=VALUE in a logged command line
+        _Rule(
+            "argument",
+            ("--",),
+            r"--(?:[A-Za-z0-9]+[-_])*(?i:password|passwd|passphrase|secret|token|pass|pwd|"
+            r"(?:api|secret|access|private|client)[-_]?key|auth|credentials?)"
+            rf"(?:=|[ \t]+|\\?\"[ \t]*,[ \t]*\\?\")(?P<s>(?!-){_VALUE_END}{{1,400}})",
+        ),
+        _Rule(
+            "private-key",
+            ("-----BEGIN",),
+            r"-----BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----"
+            # to its END line, or, with none (the first lines of a file), its base64 body
+            r"(?P<s>[\s\S]{1,20000}?(?=-----END[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----)"
+            r"|(?:(?:\r?\n|\\r?\\n)[A-Za-z0-9+/=]{16,200}){1,200})",
+        ),
+        _Rule(
+            "jwt",
+            ("eyJ",),
+            r"(?P<s>eyJ[A-Za-z0-9_-]{13,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})",
+        ),
+        _prefixed(
+            "github",
+            ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+            r"[A-Za-z0-9]{30,}",
+        ),
+        _prefixed("github", ("github_pat_",), r"[A-Za-z0-9_]{40,}"),
+        _prefixed(
+            "gitlab",
+            ("glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glsoat-", "glffct-", "glimt-"),
+            rf"{_BODY}{{20,}}",
+        ),
+        _prefixed(
+            "stripe",
+            ("sk_live_", "sk_test_", "rk_live_", "rk_test_", "pk_live_", "whsec_"),
+            r"[A-Za-z0-9]{16,}",
+        ),
+        _prefixed("sk-key", ("sk-",), rf"{_BODY}{{20,}}"),
+        _prefixed(
+            "slack",
+            ("xoxb-", "xoxa-", "xoxp-", "xoxo-", "xoxr-", "xoxs-", "xoxe-"),
+            r"[A-Za-z0-9-]{11,}",
+        ),
+        attrs.evolve(
+            _prefixed("slack", ("hooks.slack.com/services/",), r"[A-Za-z0-9/_-]{20,}"), alone=True
+        ),
+        _prefixed(
+            "aws-key",
+            (
+                "AKIA",
+                "ASIA",
+                "ABIA",
+                "ACCA",
+                "AGPA",
+                "AIDA",
+                "AROA",
+                "AIPA",
+                "ANPA",
+                "ANVA",
+                "APKA",
+            ),
+            r"[A-Z0-9]{16}(?![A-Za-z0-9])",
+        ),
+        _prefixed("google-key", ("AIza",), rf"{_BODY}{{35}}"),
+        _prefixed("google-oauth", ("ya29.",), r"[A-Za-z0-9_.-]{20,}", alone=True),
+        _prefixed("google-oauth", ("GOCSPX-",), rf"{_BODY}{{20,}}"),
+        _prefixed("npm", ("npm_",), r"[A-Za-z0-9]{36}"),
+        _prefixed("huggingface", ("hf_",), r"[A-Za-z0-9]{30,}"),
+        _prefixed("huggingface", ("api_org_",), r"[A-Za-z0-9]{30,}"),
+        _prefixed("sendgrid", ("SG.",), r"[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}"),
+        _prefixed("pypi", ("pypi-AgE",), rf"{_BODY}{{50,}}"),
+        _prefixed("shopify", ("shpat_", "shpss_", "shpca_", "shppa_"), r"[A-Fa-f0-9]{32}"),
+        _prefixed("digitalocean", ("dop_v1_", "doo_v1_", "dor_v1_"), r"[a-f0-9]{64}"),
+        _prefixed("docker", ("dckr_pat_",), rf"{_BODY}{{20,}}"),
+        _prefixed("vault", ("hvs.", "hvb."), rf"{_BODY}{{20,}}"),
+        _prefixed("grafana", ("glsa_", "glc_"), r"[A-Za-z0-9_=+/]{30,}", alone=True),
+        _prefixed("age", ("AGE-SECRET-KEY-1",), r"[A-Z0-9]{50,}"),
+        _prefixed("postman", ("PMAK-",), r"[a-f0-9]{24}-[a-f0-9]{34}"),
+        _prefixed("linear", ("lin_api_",), r"[A-Za-z0-9]{30,}"),
+        _prefixed("newrelic", ("NRAK-",), r"[A-Z0-9]{27}"),
+        _prefixed("databricks", ("dapi",), r"[a-f0-9]{32}(?![a-f0-9])"),
+        _prefixed("atlassian", ("ATATT3",), rf"{_BODY}{{40,}}"),
+        _prefixed("groq", ("gsk_",), r"[A-Za-z0-9]{40,}"),
+        _prefixed("replicate", ("r8_",), r"[A-Za-z0-9]{30,}"),
+        _prefixed("perplexity", ("pplx-",), r"[A-Za-z0-9]{40,}"),
+        _prefixed("sentry", ("sntrys_", "sntryu_"), r"[A-Za-z0-9_=+/]{30,}", alone=True),
+        _prefixed("tailscale", ("tskey-",), r"[A-Za-z0-9-]{20,}"),
+        _prefixed("supabase", ("sbp_",), r"[a-f0-9]{40}"),
+        _prefixed("planetscale", ("pscale_tkn_", "pscale_pw_"), rf"{_BODY}{{30,}}"),
+        _prefixed("figma", ("figd_",), rf"{_BODY}{{30,}}"),
+        _prefixed("notion", ("ntn_",), r"[A-Za-z0-9]{40,}"),
+        _prefixed("contentful", ("CFPAT-",), rf"{_BODY}{{40,}}"),
+        _prefixed("onepassword", ("ops_eyJ",), r"[A-Za-z0-9_=+/-]{30,}", alone=True),
+        _prefixed("mailgun", ("key-",), r"[0-9a-f]{32}(?![0-9a-f])"),
+        _prefixed("square", ("sq0atp-", "sq0csp-"), rf"{_BODY}{{22,}}"),
+        _prefixed("twilio", ("SK",), r"[0-9a-f]{32}(?![0-9a-f])"),
+        _prefixed("artifactory", ("AKCp",), r"[A-Za-z0-9]{60,}"),
+        _prefixed("doppler", ("dp.pt.", "dp.st.", "dp.sa.", "dp.ct."), r"[A-Za-z0-9]{40,}"),
+        _prefixed("dynatrace", ("dt0c01.",), r"[A-Z0-9]{24}\.[A-Z0-9]{64}"),
+        _prefixed("easypost", ("EZAK", "EZTK"), r"[A-Za-z0-9]{54}"),
+        _prefixed("flutterwave", ("FLWSECK-", "FLWSECK_TEST-"), r"[A-Za-z0-9]{32}"),
+        _prefixed("frameio", ("fio-u-",), rf"{_BODY}{{40,}}"),
+        _prefixed("pulumi", ("pul-",), r"[a-f0-9]{40}"),
+        _prefixed("prefect", ("pnu_",), r"[A-Za-z0-9]{36}"),
+        _prefixed("readme", ("rdme_",), r"[a-z0-9]{70}"),
+        _prefixed("rubygems", ("rubygems_",), r"[a-f0-9]{48}"),
+        _prefixed("sendinblue", ("xkeysib-",), r"[a-f0-9]{64}-[A-Za-z0-9]{16}"),
+        _prefixed("shippo", ("shippo_live_", "shippo_test_"), r"[a-f0-9]{40}"),
+        _prefixed("typeform", ("tfp_",), rf"{_BODY}{{40,}}"),
+        _prefixed("clojars", ("CLOJARS_",), r"[a-z0-9]{60}"),
+        _prefixed("alibaba", ("LTAI",), r"[A-Za-z0-9]{20}(?![A-Za-z0-9])"),
+        _prefixed("flyio", ("FlyV1 fm2_",), r"[A-Za-z0-9+/=_-]{40,}", alone=True),
+    )

@@ -1,0 +1,90 @@
+"""Recording a session again keeps the lines of the events that did not change: the same
+server recorded twice leaves the cassette byte-identical, and one changed answer shows in
+``git diff`` as that answer's line only."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from cassette import Cassette
+from tests.support import PY, ROOT
+
+pytestmark = pytest.mark.e2e
+
+STEADY = ROOT / "tests" / "servers" / "steady_server.py"
+SCENARIOS = f"""\
+format = 1
+
+[target]
+command = [{json.dumps(PY)}, {json.dumps(str(STEADY))}]
+era = "legacy"
+
+[[scenarios]]
+name = "weather"
+steps = [
+  {{ list = "tools" }},
+  {{ call = "greet", arguments = {{ name = "Ada" }} }},
+  {{ call = "forecast", arguments = {{ city = "Oslo" }} }},
+  {{ call = "greet", arguments = {{ name = "Ada" }} }},
+]
+"""
+
+
+def record(cwd: Path, *again: str, temp: str = "-3") -> None:
+    env = {**os.environ, "STEADY_TEMP": temp}
+    env.pop("MCP_CASSETTE_MODE", None)
+    result = subprocess.run(
+        [PY, "-m", "cassette", "record", "--scenarios", "s.toml", *again],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        cwd=cwd,
+        env=env,
+    )
+    assert result.returncode == 0, result.stderr
+
+
+def git(cwd: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+        cwd=cwd,
+    )
+    return done.stdout
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+@pytest.mark.parametrize("again", [["--overwrite"], ["--mode", "all"]], ids=["overwrite", "all"])
+def test_a_re_recording_changes_only_what_changed(tmp_path: Path, again: list[str]) -> None:
+    (tmp_path / "s.toml").write_text(SCENARIOS, encoding="utf-8")
+    tape = tmp_path / "weather.jsonl"
+    record(tmp_path)
+    first = tape.read_bytes()
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "add", "weather.jsonl")
+    git(tmp_path, "commit", "-q", "-m", "first")
+
+    record(tmp_path, *again)
+    assert tape.read_bytes() == first  # same messages: not one byte differs
+    assert git(tmp_path, "status", "--porcelain", "weather.jsonl") == ""
+
+    record(tmp_path, *again, temp="5")
+    assert git(tmp_path, "diff", "--numstat") == "1\t1\tweather.jsonl\n"
+    assert "1 insertion(+), 1 deletion(-)" in git(tmp_path, "diff", "--stat")
+    changed = git(tmp_path, "diff", "-U0").splitlines()
+    assert [
+        line[:1] for line in changed if line[:1] in "+-" and line[:3] not in ("---", "+++")
+    ] == ["-", "+"]
+    assert "Oslo: 5 C" in changed[-1]
+    times = [e.t for e in Cassette.load(tape).events]
+    assert times == sorted(times)  # the changed answer sits between its kept neighbours

@@ -1,0 +1,98 @@
+"""Unit tests of the quiet re-recording merge (``cassette.store.quiet``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cassette import Cassette
+from cassette.core.codec import encode_line
+from cassette.core.model import Header, MessageEvent, RecorderInfo
+from cassette.store import quiet
+from cassette.store.quiet import settle
+
+
+def tape(path: Path, started: str, events: list[tuple[float, str]], version: str = "1") -> Path:
+    header = Header("stdio", RecorderInfo("cassette-mcp", version), started)
+    lines = [encode_line(header)]
+    for t, text in events:
+        message = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"text": text}}
+        lines.append(encode_line(MessageEvent(t=t, dir="s2c", message=message)))
+    path.write_bytes(b"".join(lines))
+    return path
+
+
+def test_an_unchanged_session_leaves_the_file_untouched(tmp_path: Path) -> None:
+    old = tape(tmp_path / "t.jsonl", "2026-01-01T00:00:00.000Z", [(0.1, "a"), (0.2, "b")])
+    before = old.read_bytes()
+    new = tape(
+        tmp_path / ".t.jsonl.recording", "2026-02-02T00:00:00.000Z", [(0.3, "a"), (0.9, "b")]
+    )
+    settle(new, old)
+    assert old.read_bytes() == before
+    assert not new.exists()
+
+
+def test_a_changed_event_is_timed_between_its_kept_neighbours(tmp_path: Path) -> None:
+    old = tape(
+        tmp_path / "t.jsonl", "2026-01-01T00:00:00.000Z", [(0.1, "a"), (0.2, "b"), (0.3, "c")]
+    )
+    before = old.read_bytes().splitlines()
+    new = tape(tmp_path / "n", "2026-02-02T00:00:00.000Z", [(1.0, "a"), (1.05, "B"), (9.0, "c")])
+    settle(new, old)
+    after = old.read_bytes().splitlines()
+    assert [a == b for a, b in zip(before, after, strict=True)] == [True, True, False, True]
+    assert [e.t for e in Cassette.load(old).events] == [0.1, 0.15, 0.3]
+
+
+def test_a_new_header_keeps_the_old_start_when_old_lines_stay(tmp_path: Path) -> None:
+    old = tape(tmp_path / "t.jsonl", "2026-01-01T00:00:00.000Z", [(0.1, "a")])
+    new = tape(tmp_path / "n", "2026-02-02T00:00:00.000Z", [(0.5, "a"), (0.6, "z")], version="2")
+    settle(new, old)
+    merged = Cassette.load(old)
+    assert merged.header.recorder.version == "2"
+    assert merged.header.started_at == "2026-01-01T00:00:00.000Z"
+    assert [e.t for e in merged.events] == [0.1, 0.2]
+
+
+def test_an_old_file_that_no_longer_reads_is_simply_replaced(tmp_path: Path) -> None:
+    old = tmp_path / "t.jsonl"
+    old.write_bytes(b"not a cassette\n")
+    new = tape(tmp_path / "n", "2026-02-02T00:00:00.000Z", [(0.5, "a")])
+    data = new.read_bytes()
+    settle(new, old)
+    assert old.read_bytes() == data
+
+
+def test_an_inserted_and_a_removed_event_change_only_their_lines(tmp_path: Path) -> None:
+    events = [(round(0.1 * n, 6), f"e{n}") for n in range(1, 9)]
+    old = tape(tmp_path / "t.jsonl", "2026-01-01T00:00:00.000Z", events)
+    before = old.read_bytes().splitlines(keepends=True)
+    changed = [*events[:2], (0.25, "new"), *events[2:5], *events[6:]]  # e6 gone, "new" added
+    new = tape(tmp_path / "n", "2026-02-02T00:00:00.000Z", [(t + 5, x) for t, x in changed])
+    settle(new, old)
+    after = old.read_bytes().splitlines(keepends=True)
+    assert [line for line in after if line not in before] == [after[3]]
+    assert [line for line in before if line not in after] == [before[6]]
+    assert b'"new"' in after[3]
+    assert [e.t for e in Cassette.load(old).events][1:4] == [0.2, 0.25, 0.3]
+
+
+def test_a_long_changed_middle_is_one_block_and_keeps_head_and_tail(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(quiet, "_MOST_ALIGNED", 1)
+    old = tape(
+        tmp_path / "t.jsonl",
+        "2026-01-01T00:00:00.000Z",
+        [(0.1, "a"), (0.2, "b"), (0.3, "c"), (0.4, "d")],
+    )
+    before = old.read_bytes().splitlines()
+    new = tape(
+        tmp_path / "n", "2026-02-02T00:00:00.000Z", [(1.1, "a"), (1.2, "x"), (1.3, "y"), (1.4, "d")]
+    )
+    settle(new, old)
+    after = old.read_bytes().splitlines()
+    assert [a == b for a, b in zip(before, after, strict=True)] == [True, True, False, False, True]
+    assert [e.t for e in Cassette.load(old).events] == [0.1, 0.2, 0.3, 0.4]
