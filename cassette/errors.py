@@ -45,6 +45,7 @@ __all__ = [
     "FaultExit",
     "ManifestError",
     "NotRecordedError",
+    "NotWritableError",
     "PluginError",
     "PluginLoadError",
     "ReplayMiss",
@@ -53,6 +54,7 @@ __all__ = [
     "TransportError",
     "UnknownTransportError",
     "UsageError",
+    "anticipated_exception",
     "map_exceptions",
     "sole_exception",
 ]
@@ -82,6 +84,12 @@ class CassetteNotFoundError(CassetteError, FileNotFoundError):
 
 class CassetteExistsError(CassetteError, FileExistsError):
     """Recording would overwrite a cassette that already holds a session."""
+
+
+class NotWritableError(CassetteError, PermissionError):
+    """A cassette must be written (or its lock file made) where the system refuses writes:
+    a read-only folder, checkout or file system. A replay that writes nothing never
+    raises it."""
 
 
 class EraError(CassetteError, ValueError):
@@ -190,8 +198,34 @@ class map_exceptions:
 
 
 def sole_exception(exc: BaseException) -> BaseException:
-    """The one error inside nested single-member exception groups (else ``exc`` itself):
-    what a task group raised, as a person needs to see it."""
-    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
-        exc = exc.exceptions[0]
+    """The one error inside nested exception groups (else ``exc`` itself): what a task
+    group raised, as a person needs to see it. Errors that say the same thing count as
+    one: tasks that overlap one failure (two writes to a full disk) each raise it, and
+    that is still one failure with one documented exit code."""
+    while isinstance(exc, BaseExceptionGroup):
+        leaves = _leaves(exc)
+        first = leaves[0] if leaves else exc
+        if not all(type(leaf) is type(first) and str(leaf) == str(first) for leaf in leaves):
+            return exc
+        exc = first
     return exc
+
+
+def anticipated_exception(exc: BaseException) -> BaseException:
+    """``sole_exception``, and for a group of different errors that are all ours (a full
+    disk on one task, a closed transport on another), the first of them: every one has a
+    documented exit code, so the group is no bug, and the first is what started it."""
+    exc = sole_exception(exc)
+    if isinstance(exc, BaseExceptionGroup):
+        leaves = _leaves(exc)
+        if leaves and all(isinstance(leaf, CassetteError) for leaf in leaves):
+            return leaves[0]
+    return exc
+
+
+def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
+    """Every error in ``group`` that is not itself a group, nested groups flattened."""
+    found: list[BaseException] = []
+    for inner in group.exceptions:
+        found += _leaves(inner) if isinstance(inner, BaseExceptionGroup) else [inner]
+    return found

@@ -182,7 +182,12 @@ class ServeOptions:
 
     ``require_auth`` (an HTTP front): a request without a bearer token gets 401 and a
     challenge naming the front's own protected resource metadata, which lists
-    ``authorization_servers``. A token's presence is checked, never its validity."""
+    ``authorization_servers``. A token's presence is checked, never its validity.
+
+    ``max_sessions`` (a front with sessions, as streamable HTTP's): the most sessions open
+    at once; opening one more ends the least recently used, whose next request gets 404,
+    the status the specification gives for a session the server ended (a client then
+    opens a new one). It bounds memory, which an idle timeout alone does not."""
 
     host: str = DEFAULT_HOST
     port: int = 0
@@ -191,6 +196,7 @@ class ServeOptions:
     allowed_origins: tuple[str, ...] = attrs.field(default=(), converter=_origins)
     require_auth: bool = False
     authorization_servers: tuple[str, ...] = ()
+    max_sessions: int = 1000
 
 
 # -- streams -------------------------------------------------------------------------------

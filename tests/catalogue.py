@@ -210,6 +210,9 @@ def other_cases(folder: Path, taken_port: int) -> list[Case]:
     mock = str(ROOT / "examples" / "everything.mock.json")
     exits = ("python3", "-c", "import sys; print('no token', file=sys.stderr); sys.exit(3)")
     record, usage = frozenset({2, 3, 4}), frozenset({2})
+    sessions = ("record", "-o", out, "--mode", "once", "--sessions")
+    bad_pattern = ("--redact-pattern", "(", "--", "true")
+    nan_timeout = ("--upstream-timeout", "nan", "--", "true")
 
     def rec(name: str, *argv: str) -> Case:
         return Case(name, ("record", "-o", out, *argv), record)
@@ -233,4 +236,14 @@ def other_cases(folder: Path, taken_port: int) -> list[Case]:
         Case("replay-unknown-front", ("replay", str(GOOD), "--front", "pigeon"), usage),
         Case("replay-bad-strategy", ("replay", str(GOOD), "--strategy", "fuzzy"), usage),
         Case("mock-port-taken", ("mock", mock, *taken), frozenset({4})),
+        # option values checked before the banner: ranges, folders, finite numbers
+        Case("replay-port-out-of-range", ("replay", str(GOOD), *taken[:3], "99999"), usage),
+        Case("mock-port-negative", ("mock", mock, *taken[:3], "-1"), usage),
+        Case("record-sessions-not-a-folder", (*sessions, "/dev/null", "--", "true"), usage),
+        Case("record-bad-redact-pattern", ("record", "-o", out, *bad_pattern), usage),
+        Case("record-nan-upstream-timeout", ("record", "-o", out, *nan_timeout), usage),
+        Case("replay-nan-pace-scale", ("replay", str(GOOD), "--pace-scale", "nan"), usage),
+        Case("replay-infinite-pace-cap", ("replay", str(GOOD), "--pace-cap", "inf"), usage),
+        Case("replay-negative-answer-timeout", ("replay", str(GOOD), "--answer-timeout=-1"), usage),
+        Case("verify-nan-timeout", ("verify", str(GOOD), "--timeout", "nan", "--", "true"), usage),
     ]

@@ -38,8 +38,10 @@ __all__ = [
     "client_config",
     "err",
     "exit_code",
+    "factor",
     "fault_options",
     "fault_policy",
+    "folder",
     "front_name",
     "ignore_options",
     "ignore_params",
@@ -47,11 +49,15 @@ __all__ = [
     "listen_options",
     "listening_given",
     "origin_options",
+    "port_number",
+    "positive_count",
     "print_config",
     "recording_exit",
     "redaction_options",
+    "regular_expression",
     "repeat_options",
     "run_async",
+    "seconds",
     "serving_on",
     "startup_over",
 ]
@@ -234,6 +240,75 @@ def _size(text: str) -> int:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+# -- option values checked as they are parsed: a bad one is a usage error (exit 2) before
+# the banner, never a traceback once the server runs.
+
+
+def port_number(text: str) -> int:
+    """``--port``: 0 (a free port) to 65535."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is not a port (0 to 65535; 0: a free one)")
+    return port
+
+
+def positive_count(text: str) -> int:
+    """A count option (``--max-sessions``): a whole number of 1 or more."""
+    try:
+        number = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"{number}: must be 1 or more")
+    return number
+
+
+def _finite(text: str) -> float:
+    try:
+        number = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if number - number != 0.0:  # NaN or an infinity
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+    return number
+
+
+def seconds(text: str) -> float:
+    """A duration option: a finite number of seconds above 0."""
+    number = _finite(text)
+    if number <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} seconds: must be more than 0")
+    return number
+
+
+def factor(text: str) -> float:
+    """A scale (``--pace-scale``) or a cap in seconds (``--pace-cap``): a finite number
+    (the replay command refuses a negative one, naming the option)."""
+    return _finite(text)
+
+
+def regular_expression(text: str) -> str:
+    """``--redact-pattern``: a regular expression Python compiles."""
+    import re
+
+    try:
+        re.compile(text)
+    except re.error as exc:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a regular expression: {exc}") from None
+    return text
+
+
+def folder(text: str) -> str:
+    """``--sessions``: a folder, or a path where one can be made (not a file)."""
+    path = Path(text)
+    if path.exists() and not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text}: is not a folder")
+    return text
+
+
 def limit_options(parser: argparse.ArgumentParser, what: str) -> None:
     """``--max-message-bytes`` and ``--max-depth``."""
     parser.add_argument(
@@ -348,7 +423,10 @@ def listen_options(parser: argparse.ArgumentParser, what: str) -> None:
         "--host", default="127.0.0.1", help=f"address {what} listens on (default: 127.0.0.1)"
     )
     parser.add_argument(
-        "--port", type=int, default=0, help=f"port {what} listens on (default 0: a free one)"
+        "--port",
+        type=port_number,
+        default=0,
+        help=f"port {what} listens on (default 0: a free one)",
     )
 
 
@@ -430,6 +508,7 @@ def redaction_options(parser: Any) -> None:
     )
     parser.add_argument(
         "--redact-pattern",
+        type=regular_expression,
         action="append",
         default=[],
         metavar="REGEX",

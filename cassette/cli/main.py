@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from cassette._version import __version__
 from cassette.cli.common import EXIT_INTERNAL, TAKES_COMMAND, Parser, apply_limits, err, exit_code
 from cassette.cli.modes import split_replay_command
-from cassette.errors import CassetteError, FaultExit, sole_exception
+from cassette.errors import CassetteError, FaultExit, anticipated_exception
 
 __all__ = ["execute", "main", "parse"]
 
@@ -128,7 +128,7 @@ def execute(args: argparse.Namespace) -> int:
         code: int = args.handler(args)
         return code
     except Exception as raised:
-        exc = sole_exception(raised)
+        exc = anticipated_exception(raised)  # a group of our own errors is no bug
         if isinstance(exc, FaultExit):
             err(f"{exc}")
             return exc.code

@@ -20,7 +20,7 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from cassette.cli.common import err, recording_exit, run_async
+from cassette.cli.common import err, folder, recording_exit, run_async
 from cassette.errors import UsageError
 from cassette.modes.policy import ENV_VAR, Action, ModeChoice, resolve_mode
 
@@ -71,6 +71,7 @@ def add_mode_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--sessions",
+        type=folder,
         metavar="DIR",
         help="number the sessions started with this DIR: the first uses TAPE, the n-th "
         "TAPE with .n before its suffix (t.jsonl, t.2.jsonl, ...)",
@@ -124,9 +125,9 @@ def record_choice(
     if overwrite:
         return None
     source, value = _environment()
-    if value is None or not value.strip():
+    if value is None:
         return None
-    return resolve_mode((source, value))
+    return resolve_mode((source, value))  # set but empty: an error, never a plain recording
 
 
 def replay_choice(mode: str | None, *, has_command: bool) -> ModeChoice:

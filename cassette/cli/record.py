@@ -35,6 +35,7 @@ from cassette.cli.common import (
     redaction_options,
     repeat_options,
     run_async,
+    seconds,
 )
 from cassette.cli.headers import (
     goes_live,
@@ -117,7 +118,7 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
         "--timeout",
         "--upstream-timeout",
         dest="upstream_timeout",
-        type=float,
+        type=seconds,
         default=None,
         metavar="S",
         help="seconds the server may take to answer a request before the client gets an "
@@ -342,6 +343,14 @@ def _redactor(args: argparse.Namespace, output: str) -> Any:
     return redactor
 
 
+def adopt_orphans() -> None:
+    """A server's descendant that leaves its process group is ended with it (Linux; see
+    ``cassette.transports._reaper``). Only here: the process is the command's own."""
+    from cassette.transports._reaper import adopt_orphans as adopt
+
+    adopt()
+
+
 def run(args: argparse.Namespace) -> int:
     if args.scenarios is not None or args.scenario:
         from cassette.cli.scenarios import run_scenarios
@@ -350,6 +359,7 @@ def run(args: argparse.Namespace) -> int:
     if args.output is None:
         raise UsageError("record needs -o TAPE, the cassette to write (or --scenarios FILE)")
     command = RecordCommand.from_args(args)
+    adopt_orphans()  # this process is the recorder's own: what leaves the group is ours
     if command.mode is not None:
         return _in_mode(command, command.mode)
     if command.network:

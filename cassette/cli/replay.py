@@ -20,6 +20,7 @@ from cassette.cli.common import (
     allow_repeats,
     allowed_origins,
     err,
+    factor,
     fault_options,
     fault_policy,
     front_name,
@@ -29,9 +30,11 @@ from cassette.cli.common import (
     listen_options,
     listening_given,
     origin_options,
+    positive_count,
     print_config,
     repeat_options,
     run_async,
+    seconds,
     serving_on,
 )
 from cassette.cli.modes import add_mode_options, apply_sessions, replay_choice, run_in_mode
@@ -81,6 +84,14 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
     add_mode_options(rep)
     rep.set_defaults(server=[])  # replay TAPE [options] -- COMMAND: see split_replay_command
     rep.add_argument(
+        "--max-sessions",
+        type=positive_count,
+        default=1000,
+        metavar="N",
+        help="HTTP front: at most N sessions open at once; one more ends the least recently "
+        "used, whose next request gets 404 (default 1000)",
+    )
+    rep.add_argument(
         "--pace",
         choices=("none", "recorded"),
         default="none",
@@ -88,14 +99,14 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
         "delays between server messages, on every front",
     )
     rep.add_argument(
-        "--pace-scale", type=float, default=1.0, metavar="X", help="multiply recorded delays by X"
+        "--pace-scale", type=factor, default=1.0, metavar="X", help="multiply recorded delays by X"
     )
     rep.add_argument(
-        "--pace-cap", type=float, default=5.0, metavar="S", help="at most S seconds per delay"
+        "--pace-cap", type=factor, default=5.0, metavar="S", help="at most S seconds per delay"
     )
     rep.add_argument(
         "--answer-timeout",
-        type=float,
+        type=seconds,
         default=30.0,
         metavar="S",
         help="seconds to wait for the client's answer to a replayed server request (default 30)",
@@ -192,6 +203,7 @@ class ReplayCommand:
                 allowed_origins=origins,
                 require_auth=auth,
                 authorization_servers=auth_servers,
+                max_sessions=args.max_sessions,
             ),
             policy=policy,
             mode=replay_choice(args.mode, has_command=bool(args.server)),

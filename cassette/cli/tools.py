@@ -24,6 +24,7 @@ from cassette.cli.common import (
     listen_options,
     origin_options,
     redaction_options,
+    seconds,
 )
 from cassette.cli.headers import header_options
 from cassette.cli.layout import Layout
@@ -154,7 +155,7 @@ def _add_check(sub: Any) -> None:
         help="streamable HTTP endpoint of the server (--url is the same)",
     )
     check.add_argument(
-        "--timeout", type=float, default=60.0, metavar="S", help="give up after S seconds"
+        "--timeout", type=seconds, default=60.0, metavar="S", help="give up after S seconds"
     )
     check.add_argument(
         "--era",
@@ -225,7 +226,7 @@ def _add_verify(sub: Any) -> None:
         "sse for --upstream",
     )
     verify.add_argument(
-        "--timeout", type=float, default=30.0, metavar="S", help="wait S seconds per answer"
+        "--timeout", type=seconds, default=30.0, metavar="S", help="wait S seconds per answer"
     )
     _format(verify)
     header_options(verify)

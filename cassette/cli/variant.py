@@ -11,7 +11,7 @@ import argparse
 import os
 from typing import Any
 
-from cassette.cli.common import err, front_name, redaction_options, run_async
+from cassette.cli.common import err, front_name, redaction_options, run_async, seconds
 from cassette.cli.headers import header_options, upstream_headers, with_header_secrets
 from cassette.cli.layout import Layout
 from cassette.core.headers import Expanded
@@ -62,7 +62,7 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
         help="how to reach the server (default: the transport TAPE was recorded on)",
     )
     variant.add_argument(
-        "--timeout", type=float, default=30.0, metavar="S", help="wait S seconds per answer"
+        "--timeout", type=seconds, default=30.0, metavar="S", help="wait S seconds per answer"
     )
     variant.add_argument(
         "--answers",

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal, TypeGuard, cast, get_args
 import attrs
 
 from cassette.core.fields import meta_problem, redaction_problem, target_problem
-from cassette.core.jsonrpc import dumps, dumps_bytes, loads
+from cassette.core.jsonrpc import JSONNumber, dumps, dumps_bytes, loads
 from cassette.core.limits import Limits, TooDeepError, current_limits
 from cassette.core.model import (
     FORMAT_VERSION,
@@ -89,7 +89,10 @@ def _json_object(value: Any, _type: Any) -> Any:
 
 
 def _plain_float(value: Any, _type: Any) -> float:
-    # cattrs would accept "1.5" and True; a cassette written by us never has them.
+    # cattrs would accept "1.5" and True; a cassette written by us never has them. A
+    # message may hold any number (``JSONNumber``); the cassette's own fields may not.
+    if isinstance(value, JSONNumber):
+        raise TypeError(f"expected a finite number, got {value.literal}")
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise TypeError(f"expected a number, got {type(value).__name__}")
     return float(value)
@@ -102,6 +105,8 @@ def _plain_str(value: Any, _type: Any) -> str:
 
 
 def _plain_int(value: Any, _type: Any) -> int:
+    if isinstance(value, JSONNumber):
+        raise TypeError(f"expected an integer Python can hold, got {value.literal[:40]}")
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"expected an integer, got {type(value).__name__}")
     return value
@@ -397,7 +402,7 @@ def _plain_message(obj: dict[str, Any], seq: int) -> MessageEvent | None:
         return None  # rare: the converter checks the list
     if (
         not isinstance(t, (float, int))
-        or isinstance(t, bool)
+        or isinstance(t, bool | JSONNumber)
         or type(direction) is not str  # a dict or list here would not even hash
         or direction not in _DIRECTIONS
         or type(message) is not dict
@@ -408,7 +413,7 @@ def _plain_message(obj: dict[str, Any], seq: int) -> MessageEvent | None:
 
 
 def _number(value: Any) -> TypeGuard[float | int]:
-    return isinstance(value, (float, int)) and not isinstance(value, bool)
+    return isinstance(value, (float, int)) and not isinstance(value, bool | JSONNumber)
 
 
 def _plain_stderr(obj: dict[str, Any], seq: int) -> StderrEvent | None:

@@ -7,12 +7,11 @@ is checked before anything is written, so a mistake there never leaves half a me
 from __future__ import annotations
 
 import copy
-import json
 import types
 from collections.abc import Callable
 from typing import Any
 
-from cassette.core.jsonrpc import JSONObject
+from cassette.core.jsonrpc import JSONObject, dumps
 from cassette.core.model import Direction
 from cassette.errors import UsageError
 
@@ -57,8 +56,8 @@ def call_hook(
             "it must return the message (a dict) or None to drop it"
         )
     try:
-        json.dumps(kept, allow_nan=False)
-    except (TypeError, ValueError) as exc:
+        dumps(kept)  # numbers as the peer sent them (``JSONNumber``) included
+    except (TypeError, ValueError, RecursionError) as exc:
         raise HookError(
             f"before_record hook {hook_name(hook)} returned a message that is not JSON: {exc}"
         ) from None

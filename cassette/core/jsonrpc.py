@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import enum
 import json
+import os
+import re
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -21,6 +23,7 @@ from cassette.core.limits import TooDeepError, check_depth
 __all__ = [
     "SINGLE_MESSAGES",
     "Classified",
+    "JSONNumber",
     "JSONObject",
     "Kind",
     "RawFrame",
@@ -31,17 +34,140 @@ __all__ = [
     "dumps_bytes",
     "error_response",
     "fast_json",
+    "find_literal",
     "is_request_id",
+    "keeping_literals",
     "loads",
     "one_shot",
+    "pretty",
 ]
 
 JSONObject = dict[str, Any]
 
 
-def _reject_constant(name: str) -> Any:
-    # Python's json reads NaN and Infinity; RFC 8259 JSON (and every other reader) does not.
-    raise ValueError(f"{name} is not JSON")
+class JSONNumber(float):
+    """A number as a peer wrote it, where a Python number would change it: ``1e400`` (a
+    float overflows to infinity), an integer longer than Python converts (4300 digits by
+    default), and the ``NaN``/``Infinity`` literals Python's own ``json.dumps`` writes.
+
+    Why: the recorder is transparent, so what a server sent must replay digit for digit,
+    and a tool must not crash on, or silently rewrite, a number it merely shows. The value
+    is a float (infinity or NaN), so code that asks ``isinstance(x, float)`` still works;
+    ``literal`` is the text, and every encoder here writes it back unchanged
+    (``keeping_literals``). Two are equal when their texts are."""
+
+    __slots__ = ("literal",)
+    literal: str
+
+    def __new__(cls, literal: str) -> JSONNumber:
+        try:
+            number = float(literal)
+        except ValueError:  # an integer past Python's conversion limit
+            number = float("-inf") if literal.startswith("-") else float("inf")
+        self = super().__new__(cls, number)
+        self.literal = literal
+        return self
+
+    def __repr__(self) -> str:
+        return self.literal
+
+    __str__ = __repr__
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, JSONNumber):
+            return self.literal == other.literal
+        return float.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __hash__(self) -> int:
+        return hash(self.literal)
+
+    def __reduce__(self) -> tuple[type[JSONNumber], tuple[str]]:
+        return (JSONNumber, (self.literal,))
+
+
+def _keep_constant(name: str) -> JSONNumber:
+    # RFC 8259 has no NaN or Infinity, but Python servers write them (``json.dumps``'s
+    # default): a recording keeps them as sent rather than dropping the whole message.
+    return JSONNumber(name)
+
+
+def _keep_float(text: str) -> float:
+    """A float literal's value, or the literal itself where a float cannot hold it."""
+    number = float(text)
+    if number - number == 0.0:  # finite
+        return number
+    return JSONNumber(text)
+
+
+def _keep_int(text: str) -> int | JSONNumber:
+    try:
+        return int(text)
+    except ValueError:  # longer than ``sys.get_int_max_str_digits``
+        return JSONNumber(text)
+
+
+#: Stands for a ``JSONNumber`` while the C encoder writes the rest (``keeping_literals``):
+#: random per process, so no string a peer sends can look like it.
+_LITERAL_MARK: Final = "cassette-literal-" + os.urandom(8).hex() + "-"
+_MARKED: Final = re.compile('"' + re.escape(_LITERAL_MARK) + '([0-9]+)"')
+
+
+def _marked(value: Any, literals: list[str]) -> Any:
+    """``value`` with each ``JSONNumber`` replaced by a numbered mark (``_LITERAL_MARK``)."""
+    if isinstance(value, JSONNumber):
+        literals.append(value.literal)
+        return f"{_LITERAL_MARK}{len(literals) - 1}"
+    if isinstance(value, dict):
+        return {key: _marked(item, literals) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_marked(item, literals) for item in value]
+    return value
+
+
+def keeping_literals(encode: Callable[[Any], str]) -> Callable[[Any], str]:
+    """``encode``, writing each ``JSONNumber`` as its literal. The C encoders write a float
+    subclass with float's own ``repr`` (and refuse infinity), so a value holding one is
+    encoded with marks in its place, which are then swapped for the literals. Only a value
+    the plain encoder refuses pays for that walk."""
+
+    def encoded(value: Any) -> str:
+        try:
+            return encode(value)
+        except ValueError:
+            literals: list[str] = []
+            marked = _marked(value, literals)
+            if not literals:
+                raise
+            return _MARKED.sub(lambda match: literals[int(match[1])], encode(marked))
+
+    return encoded
+
+
+def find_literal(value: Any, at: str = "") -> tuple[str, str] | None:
+    """The JSON Pointer and text of the first ``JSONNumber`` in ``value``, if any: where a
+    format that cannot hold one exactly (a mock manifest, TOML) must refuse, and say where."""
+    if isinstance(value, JSONNumber):
+        return at, value.literal
+    items: Any = ()
+    if isinstance(value, dict):
+        items = value.items()
+    elif isinstance(value, list | tuple):
+        items = enumerate(value)
+    for key, item in items:
+        step = str(key).replace("~", "~0").replace("/", "~1")
+        found = find_literal(item, f"{at}/{step}")
+        if found is not None:
+            return found
+    return None
+
+
+def pretty(value: Any, *, indent: int | None = 2, ensure_ascii: bool = True) -> str:
+    """``json.dumps(value, indent=...)`` for a person to read, numbers as they were sent."""
+    encoder = json.JSONEncoder(indent=indent, ensure_ascii=ensure_ascii, allow_nan=False)
+    return keeping_literals(encoder.encode)(value)
 
 
 def one_shot(encoder: json.JSONEncoder) -> Callable[[Any], str]:
@@ -72,7 +198,12 @@ def one_shot(encoder: json.JSONEncoder) -> Callable[[Any], str]:
     return encode
 
 
-_decoder = json.JSONDecoder(parse_constant=_reject_constant)
+_decoder = json.JSONDecoder(parse_constant=_keep_constant, parse_float=_keep_float)
+#: Reads integers one by one, keeping those too long for ``int``: tried only after the
+#: plain decoder refused a text, so an ordinary message pays no call per integer.
+_long_int_decoder = json.JSONDecoder(
+    parse_constant=_keep_constant, parse_float=_keep_float, parse_int=_keep_int
+)
 _raw_decode = _decoder.raw_decode
 _JSON_SPACE: Final = " \t\n\r"
 
@@ -80,7 +211,20 @@ _JSON_SPACE: Final = " \t\n\r"
 def _decode(text: str) -> Any:
     """``json.loads`` with the ``_decoder``, skipping its Python layers for a text that
     starts with its value (every frame): ``decode`` runs two whitespace expressions around
-    ``raw_decode``. The same value and the same errors."""
+    ``raw_decode``. The same value and the same errors. A text the decoder refuses is
+    read once more keeping over-long integers (``_long_int_decoder``)."""
+    try:
+        return _plain_decode(text)
+    except json.JSONDecodeError:
+        raise
+    except ValueError as exc:
+        try:
+            return _long_int_decoder.decode(text)
+        except ValueError:
+            raise exc from None
+
+
+def _plain_decode(text: str) -> Any:
     if not text or text[0] in _JSON_SPACE:
         return _decoder.decode(text)
     value, end = _raw_decode(text)
@@ -92,13 +236,15 @@ def _decode(text: str) -> Any:
     return value
 
 
-_encode = one_shot(
-    json.JSONEncoder(
-        ensure_ascii=False, separators=(",", ":"), check_circular=False, allow_nan=False
+_encode = keeping_literals(
+    one_shot(
+        json.JSONEncoder(
+            ensure_ascii=False, separators=(",", ":"), check_circular=False, allow_nan=False
+        )
     )
 )
-_encode_ascii = one_shot(
-    json.JSONEncoder(separators=(",", ":"), check_circular=False, allow_nan=False)
+_encode_ascii = keeping_literals(
+    one_shot(json.JSONEncoder(separators=(",", ":"), check_circular=False, allow_nan=False))
 )
 
 
@@ -226,8 +372,9 @@ def dumps_bytes(value: Any) -> bytes:
 
 
 def loads(text: str | bytes, depth_limit: int | None = None) -> Any:
-    """Strict JSON: ``NaN`` and ``Infinity`` are refused (``ValueError``), and so is
-    nesting deeper than ``depth_limit`` (default: the process's; ``TooDeepError``).
+    """JSON, numbers Python cannot hold kept as ``JSONNumber`` (``NaN`` and ``Infinity``
+    too, as Python's ``json.dumps`` writes them); nesting deeper than ``depth_limit``
+    (default: the process's) is refused (``TooDeepError``).
 
     With the ``fast`` extra installed, bytes are parsed by orjson where its answer is
     exactly the standard library's (``fast_json``); everything else takes the standard

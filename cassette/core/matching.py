@@ -69,7 +69,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal, Protocol
 
 import attrs
 
-from cassette.core.jsonrpc import JSONObject, dumps, one_shot
+from cassette.core.jsonrpc import JSONObject, dumps, keeping_literals, one_shot
 from cassette.core.strategies import (
     STRATEGIES,
     Strategy,
@@ -78,6 +78,7 @@ from cassette.core.strategies import (
     ignored_paths,
     without_ignored,
 )
+from cassette.core.text import printable
 from cassette.core.wildcards import has_wildcards, mask_like
 from cassette.errors import AlreadyPlayedError, NotRecordedError, ReplayMiss
 
@@ -136,13 +137,15 @@ MethodKey = tuple[str, str]
 
 # The C encoder sorts keys itself: several times faster than sorting in Python first, and
 # this runs once per recorded request when a cassette is prepared.
-_canonical = one_shot(
-    json.JSONEncoder(
-        ensure_ascii=False,
-        separators=(",", ":"),
-        check_circular=False,
-        allow_nan=False,
-        sort_keys=True,
+_canonical = keeping_literals(
+    one_shot(
+        json.JSONEncoder(
+            ensure_ascii=False,
+            separators=(",", ":"),
+            check_circular=False,
+            allow_nan=False,
+            sort_keys=True,
+        )
     )
 )
 
@@ -315,11 +318,22 @@ def show_value(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _label(message: JSONObject) -> str:
-    method = str(message.get("method"))
+def one_line(value: object) -> str:
+    """A method or tool name as a message shows it: on one line, every control
+    character as its escape, so a name holding a newline cannot forge a line of our own
+    (``cassette: error: ...``) on a terminal or in a log."""
+    return printable(str(value))
+
+
+def request_label(message: JSONObject) -> str:
+    """A request as a person names it: its method, and a tool call's tool, on one line."""
+    method = one_line(message.get("method"))
     if method == "tools/call":
-        return f'tools/call "{_tool_name(_params(message))}"'
+        return f'tools/call "{one_line(_tool_name(_params(message)))}"'
     return method
+
+
+_label = request_label
 
 
 @attrs.frozen(eq=False)  # compared by identity: no __eq__ to build at import
@@ -547,15 +561,17 @@ class FingerprintMatcher:
         label = _label(message)
         same_method = [c for c in self._candidates if c.message.get("method") == method]
         if not same_method:
-            known = sorted({str(c.message.get("method")) for c in self._candidates})
+            known = sorted({one_line(c.message.get("method")) for c in self._candidates})
             listing = ", ".join(known) if known else "none"
             return MissReport(
-                "not-recorded", method, f"{method} was never recorded (recorded: {listing})"
+                "not-recorded",
+                method,
+                f"{one_line(method)} was never recorded (recorded: {listing})",
             )
         key = method_key(message)
         same_key = [c for c in same_method if method_key(c.message) == key]
         if not same_key:
-            tools = sorted({_tool_name(_params(c.message)) for c in same_method})
+            tools = sorted({one_line(_tool_name(_params(c.message))) for c in same_method})
             return MissReport(
                 "not-recorded",
                 method,

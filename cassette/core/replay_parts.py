@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from cassette.core.exchanges import Exchange, Item
 from cassette.core.jsonrpc import JSONObject
-from cassette.core.matching import MissReport, show_value
+from cassette.core.matching import MissReport, one_line, show_value
 from cassette.core.reply import Reply
 from cassette.core.wildcards import mask_like
 
@@ -45,9 +45,11 @@ def needs_answer(exchange: Exchange, live: JSONObject) -> bool:
 
 
 def label(request: JSONObject) -> str:
-    """A request as a person names it: its method, and a tool call's tool."""
-    method = str(request.get("method"))
-    return f'{method} "{params(request).get("name")}"' if method == "tools/call" else method
+    """A request as a person names it: its method, and a tool call's tool (one line)."""
+    method = one_line(request.get("method"))
+    if method == "tools/call":
+        return f'{method} "{one_line(params(request).get("name"))}"'
+    return method
 
 
 def played(items: Sequence[Item]) -> Reply:

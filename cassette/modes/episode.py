@@ -14,6 +14,7 @@ from typing import Any, Final
 import attrs
 
 from cassette.core.jsonrpc import JSONObject
+from cassette.core.matching import one_line
 from cassette.core.recorder import BeforeRecord
 from cassette.core.redaction import Redactor
 from cassette.store.storage import Cassette
@@ -75,10 +76,10 @@ class ExtendOptions:
 
 def describe_request(message: JSONObject) -> str:
     """A request for a person: its method, and a tool call's tool."""
-    method = str(message.get("method"))
+    method = one_line(message.get("method"))
     params = message.get("params")
     if method == "tools/call" and isinstance(params, dict):
-        return f'{method} "{params.get("name")}"'
+        return f'{method} "{one_line(params.get("name"))}"'
     return method
 
 

@@ -102,6 +102,10 @@ def resolve_mode(*candidates: tuple[str, str | None], default: Mode = DEFAULT_MO
     """
     chosen: ModeChoice | None = None
     for source, value in candidates:
+        if source == ENV_VAR and value is not None and not value.strip():
+            # Set but empty (``MCP_CASSETTE_MODE=`` in a CI file): taking it as unset
+            # would fall back to ``once`` and call the live server, in CI too.
+            raise UsageError(f"{ENV_VAR} is set but empty; set it to one of: {_valid()}")
         if value is None or not value.strip():
             continue
         mode = get_mode(value, source)

@@ -53,6 +53,7 @@ from cassette.errors import (
     CassetteError,
     CassetteNotFoundError,
     FaultExit,
+    NotWritableError,
     UsageError,
     sole_exception,
 )
@@ -178,7 +179,16 @@ async def decide(
         return (Action.REPLAY if has_recording(path) else Action.MISSING), None
     lock = FileLock(path)
     say = _say(on_info)
-    await lock.wait(on_wait=lambda: say(f"waiting for {os.fspath(path)}: another process holds it"))
+    try:
+        await lock.wait(
+            on_wait=lambda: say(f"waiting for {os.fspath(path)}: another process holds it")
+        )
+    except NotWritableError:
+        # A read-only checkout: a cassette that is there replays without the lock (nobody
+        # can be writing it); anything that would write says why in one line.
+        if plan(choice.mode, has_recording(path)) is Action.REPLAY:
+            return Action.REPLAY, None
+        raise
     return plan(choice.mode, has_recording(path)), lock
 
 

@@ -27,6 +27,7 @@ creating files with ``O_EXCL``: how the sessions a test starts get distinct cass
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import sys
 import time
@@ -34,7 +35,8 @@ from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 
-from cassette.store.files import make_parent
+from cassette.errors import NotWritableError
+from cassette.store.files import describe_os_error, make_parent
 
 __all__ = ["FileLock", "claim_slot"]
 
@@ -57,7 +59,7 @@ class FileLock:
             raise RuntimeError(f"{self.path}: already held by this FileLock")
         make_parent(self.cassette)  # a file in the way is named, for the cassette
         while True:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            fd = self._open()
             if not _lock(fd):
                 os.close(fd)
                 return False
@@ -66,6 +68,19 @@ class FileLock:
                 _write_holder(fd)
                 return True
             os.close(fd)  # the previous holder deleted it under us: lock the new one
+
+    def _open(self) -> int:
+        """The lock file, opened (made if need be); a folder that refuses it is one line
+        naming the cassette, since only a command that will write takes the lock."""
+        try:
+            return os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            if exc.errno not in _REFUSED:
+                raise
+            raise NotWritableError(
+                f"{self.cassette}: cannot write here: {describe_os_error(exc)} (the lock "
+                f"file {self.path.name} cannot be made beside it)"
+            ) from exc
 
     def acquire(
         self,
@@ -140,6 +155,10 @@ class FileLock:
         _tb: TracebackType | None,
     ) -> None:
         self.release()
+
+
+#: What a folder that refuses new files answers: read-only, or not ours to write.
+_REFUSED = frozenset({errno.EROFS, errno.EACCES, errno.EPERM})
 
 
 def _write_holder(fd: int) -> None:

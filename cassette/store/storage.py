@@ -147,6 +147,9 @@ class CassetteWriter:
         self._fsync = fsync
         self._fd: int | None = None
         self._overwrite = overwrite
+        #: why writing stopped: every later write says the same, so requests that overlap
+        #: a full disk fail with one error, not that error and "writer is not open"
+        self._failed: str | None = None
 
     def open(self) -> CassetteWriter:
         """Create the file; refuses to replace a non-empty cassette unless ``overwrite``."""
@@ -180,7 +183,7 @@ class CassetteWriter:
         if not lines:
             return 0
         if self._fd is None:
-            raise CassetteError(f"{self.path}: writer is not open")
+            raise CassetteError(self._failed or f"{self.path}: writer is not open")
         view = memoryview(b"".join(lines))
         try:
             while view:
@@ -190,10 +193,11 @@ class CassetteWriter:
                 os.fsync(self._fd)
         except OSError as exc:
             self.close()
-            raise CassetteError(
+            self._failed = (
                 f"{self.path}: cannot write: {describe_os_error(exc)}; the recording stopped "
                 "here, and every frame the client saw before is in the file"
-            ) from exc
+            )
+            raise CassetteError(self._failed) from exc
         return max(map(len, lines))
 
     @property

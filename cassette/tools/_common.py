@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Any, Literal
 
 import attrs
 
+from cassette.core.jsonrpc import dumps
 from cassette.core.model import Event, MessageEvent
 from cassette.core.pairing import Exchange, exchanges, kind_of, same_json_id
 from cassette.core.text import printable
@@ -41,7 +41,7 @@ class Finding:
 def size_of(event: Event) -> int:
     """Bytes the event's payload takes as compact JSON (or text)."""
     if isinstance(event, MessageEvent):
-        text = json.dumps(event.message, separators=(",", ":"), ensure_ascii=False)
+        text = dumps(event.message)
         return len(text.encode("utf-8", "surrogatepass"))
     text = getattr(event, "text", None) or getattr(event, "b64", None) or ""
     return len(str(text).encode("utf-8", "surrogatepass"))

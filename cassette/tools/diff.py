@@ -10,7 +10,6 @@ UUIDs) are normalized on both sides, and every differing JSON Pointer path is re
 from __future__ import annotations
 
 import argparse
-import json
 import os
 from collections import defaultdict
 from typing import Any
@@ -19,6 +18,7 @@ import attrs
 
 from cassette.client.compare import VOLATILE_KEYS, label, normalize
 from cassette.core.jsondiff import MISSING, differences
+from cassette.core.jsonrpc import pretty
 from cassette.core.matching import Fingerprint, fingerprint, show_value
 from cassette.store.storage import Cassette
 from cassette.tools._common import Exchange, emit, exchanges
@@ -154,7 +154,7 @@ def diff_cassettes(
 
 def render(a: str, b: str, diff: CassetteDiff, fmt: str) -> str:
     if fmt == "json":
-        return json.dumps({"a": a, "b": b, **diff.as_data()}, indent=2)
+        return pretty({"a": a, "b": b, **diff.as_data()})
     if diff.same:
         return f"{a} and {b}: no semantic differences"
     lines = [f"--- {a}", f"+++ {b}"]

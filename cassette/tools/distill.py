@@ -26,9 +26,11 @@ from pathlib import Path
 from typing import Any, Final
 
 from cassette.core.jsondiff import same_json
+from cassette.core.jsonrpc import find_literal, pretty
 from cassette.core.matching import canonical
 from cassette.core.mcp import META_PREFIX
 from cassette.core.variants import split
+from cassette.errors import ManifestError
 from cassette.store.storage import Cassette
 from cassette.tools._common import emit, exchanges
 
@@ -248,17 +250,31 @@ def counts(manifest: Mapping[str, Any]) -> dict[str, int]:
     }
 
 
+def refuse_literals(manifest: Mapping[str, Any], output: str) -> None:
+    """A manifest holds numbers as JSON or TOML readers hold them (a double), so a number
+    recorded past that (``1e400``, ``NaN``, a 5000-digit integer) cannot be kept in one
+    exactly: refuse, rather than write a manifest ``mock`` reads as something else."""
+    found = find_literal(manifest)
+    if found is not None:
+        where, literal = found
+        raise ManifestError(
+            f"{output}: the recording holds the number {literal} (at {where or '/'}), which "
+            "a manifest cannot hold exactly; replay the cassette itself instead"
+        )
+
+
 def main(args: argparse.Namespace) -> int:
     from cassette.mock.manifest import manifest_kind, write_manifest
 
     manifest_kind(args.output)  # a wrong suffix is a usage error before anything is read
     notes: list[str] = []
     manifest = distill_cassette(args.tape, notes=notes)
+    refuse_literals(manifest, args.output)
     write_manifest(manifest, args.output, overwrite=args.overwrite, notes=notes)
     found = counts(manifest)
     if args.format == "json":
         data = {"cassette": args.tape, "manifest": args.output, "counts": found, "notes": notes}
-        emit(json.dumps(data, indent=2))
+        emit(pretty(data))
         return 0
     lines = [
         f"{args.output}: written from {args.tape}: {found['tools']} tools "

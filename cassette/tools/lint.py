@@ -24,10 +24,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from cassette.core.jsonrpc import Kind
+from cassette.core.jsonrpc import Kind, pretty
 from cassette.core.model import (
     Era,
     Event,
@@ -58,8 +59,34 @@ def lint_cassette(tape: Cassette | str | os.PathLike[str]) -> list[Finding]:
         *_pairing_findings(cassette),
         *_redaction_findings(cassette),
         *secret_findings(cassette),
+        *_cut_off_findings(cassette),
     ]
     return sorted(findings, key=lambda f: (f.line, f.code))
+
+
+#: How the reader words a last line it dropped (``cassette.core.codec.decode_lines``).
+_CUT_OFF = re.compile(r":(\d+): dropped a last line cut off mid-write")
+
+
+def _cut_off_findings(tape: Cassette) -> list[Finding]:
+    """A last line without its newline that does not parse: what a kill (or a full disk)
+    leaves while the recorder writes. The reader drops it quietly to replay the rest; a
+    person linting the file should hear of it, and how much of the session survived."""
+    for warning in tape.warnings:
+        found = _CUT_OFF.search(warning)
+        if found is not None:
+            frames = len(tape.events)
+            return [
+                Finding(
+                    int(found[1]),
+                    "cut-off",
+                    "the last line is cut off mid-write, as a kill while the recorder was "
+                    f"writing leaves it: it is dropped, and the {frames} frame(s) before it "
+                    "are readable",
+                    "warning",
+                )
+            ]
+    return []
 
 
 def _success_findings(tape: Cassette) -> list[Finding]:
@@ -267,7 +294,7 @@ def render(source: str, findings: list[Finding], fmt: str) -> str:
             "ok": all(f.severity == "info" for f in findings),
             "findings": [f.as_data() for f in findings],
         }
-        return json.dumps(data, indent=2)
+        return pretty(data)
     if not findings:
         return f"{source}: header and frames agree"
     lines = [f"{source}:{f.line}: {f.severity}: [{f.code}] {f.message}" for f in findings]

@@ -17,6 +17,7 @@ from typing import Any
 
 import attrs
 
+from cassette.core.jsonrpc import pretty
 from cassette.core.redaction import Redactor
 from cassette.store.storage import Cassette
 from cassette.tools._common import Finding, emit
@@ -64,7 +65,7 @@ def main(args: argparse.Namespace) -> int:
         findings = scan_cassette(args.tape)
         if args.format == "json":
             data = {"cassette": args.tape, "secrets": [f.as_data() for f in findings]}
-            emit(json.dumps(data, indent=2))
+            emit(pretty(data))
         elif findings:
             emit("\n".join(f"{args.tape}:{f.line}: {f.message}" for f in findings))
             emit(f"{args.tape}: {len(findings)} secret(s) found; run: cassette redact TAPE -o OUT")

@@ -38,7 +38,7 @@ import attrs
 
 from cassette.core.eras import recorded_handshake, served_clients
 from cassette.core.faults import FaultPlan, preview
-from cassette.core.jsonrpc import Kind
+from cassette.core.jsonrpc import Kind, pretty
 from cassette.core.matching import FingerprintMatcher, get_strategy
 from cassette.core.model import Event, ExitEvent, HttpEvent, MessageEvent, RawEvent, StderrEvent
 from cassette.core.prepared import Prepared
@@ -418,7 +418,7 @@ def render_html(
         left = f"{row.line} +{row.t:.3f}s"
         if isinstance(row.event, MessageEvent | RawEvent):
             body = (
-                json.dumps(row.event.message, indent=2, ensure_ascii=False)
+                pretty(row.event.message, ensure_ascii=False)
                 if isinstance(row.event, MessageEvent)
                 else (row.event.text or row.event.b64 or "")
             )
@@ -475,7 +475,7 @@ def main(args: argparse.Namespace) -> int:
         }
         if against is not None:
             data["against"] = against.as_data()
-        emit(json.dumps(data, indent=2))
+        emit(pretty(data))
     else:
         emit(render_text(cassette, args.tape, rows, against))
         if args.html:
@@ -490,7 +490,7 @@ def _show_faults(cassette: Cassette, args: argparse.Namespace) -> int:
     hits = faults_preview(cassette, load_fault_plan(args.faults))
     if args.format == "json":
         data = {"cassette": args.tape, "faults": args.faults, "hits": [h.as_data() for h in hits]}
-        emit(json.dumps(data, indent=2))
+        emit(pretty(data))
         return 0
     lines = [f"{args.tape}: {len(hits)} recorded request(s) the plan {args.faults} would fault"]
     lines += [f"  line {h.line}: {h.what}: {h.fault} (fault {h.rule})" for h in hits]

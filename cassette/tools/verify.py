@@ -128,8 +128,8 @@ def _jobs(args: argparse.Namespace) -> tuple[list[_Job], str | None]:
     command = [arg for arg in args.server]
     if args.transport == "http":
         args.transport = "streamable-http"
-    if args.timeout <= 0:
-        raise UsageError("verify: --timeout must be more than 0 seconds")
+    if not 0 < args.timeout < float("inf"):  # NaN fails this too
+        raise UsageError("verify: --timeout must be a finite number of seconds above 0")
     if args.scenarios is not None:
         return _scenario_jobs(args, command), args.scenarios
     if args.scenario:

@@ -65,6 +65,17 @@ def _default_status(body_kind: Kind) -> int:
     return 200 if body_kind is Kind.REQUEST else 202
 
 
+def joined_query(upstream: str, query: str) -> str:
+    """The upstream URL with the client's query added: after ``&`` when the upstream URL
+    has a query of its own (``?`` twice would hand the server a parameter named
+    ``x?y``), after ``?`` otherwise."""
+    if not query:
+        return upstream
+    if "?" not in upstream:
+        return f"{upstream}?{query}"
+    return upstream + ("" if upstream.endswith(("?", "&")) else "&") + query
+
+
 @attrs.define
 class _Pass:
     """One HTTP exchange going through the proxy."""
@@ -163,9 +174,7 @@ class RecordingProxy:
             self.tap.frame("c2s", body, dict(meta))
             if await self._answered_here(send, body, _Pass(method, stream, meta, body_kind)):
                 return
-        url = self.upstream + (
-            f"?{scope['query_string'].decode()}" if scope["query_string"] else ""
-        )
+        url = joined_query(self.upstream, scope["query_string"].decode())
         request = self._http().build_request(
             method, url, headers=with_extra(forwardable(scope["headers"]), self.extra), content=body
         )

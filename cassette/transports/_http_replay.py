@@ -29,7 +29,9 @@ by the recorded server's exit, is dropped at once (the runtime keeps only its mi
 one a client abandoned (no request and no open stream for ``idle_timeout`` seconds, 10
 minutes by default) is ended as if deleted: a request in it later gets 404, which the
 specification tells a client to answer by opening a new session. The check runs as
-requests arrive, at most once a second, so a front nobody talks to does nothing.
+requests arrive, at most once a second, so a front nobody talks to does nothing. At
+``max_sessions`` open sessions (1000 by default), opening one more ends the least
+recently used the same way, so memory stays bounded while clients keep opening sessions.
 
 A POST is answered as it was recorded: the recorded status, JSON or an SSE stream. Server
 messages recorded on the POST's own stream come back on it; those recorded on a GET stream
@@ -102,6 +104,8 @@ _GONE: Final = json_refusal(404, -32001, "Session not found")
 _LEGACY_METHODS: Final = b"GET, POST, DELETE"
 #: Seconds a session may go without a request or an open stream before it is ended.
 IDLE_TIMEOUT: Final = 600.0
+#: The most sessions open at once, by default (``ServeOptions.max_sessions``).
+MAX_SESSIONS: Final = 1000
 _SWEEP_EVERY: Final = 1.0  # seconds between looks for abandoned sessions
 
 
@@ -135,9 +139,11 @@ class HttpReplayApp:
         allowed_origins: Sequence[str] = (),
         idle_timeout: float = IDLE_TIMEOUT,
         clock: Callable[[], float] = time.monotonic,
+        max_sessions: int = MAX_SESSIONS,
     ) -> None:
         recording = sessions.recording
         self.idle_timeout = idle_timeout
+        self.max_sessions = max_sessions
         self._clock = clock  # for idle sessions; a test may bring its own
         self._swept_at = -math.inf
         self.max_body = max_body
@@ -206,6 +212,14 @@ class HttpReplayApp:
         for session in idle:
             await self._end(session)
 
+    async def _make_room(self) -> None:
+        """At ``max_sessions`` open sessions, end the least recently used one: its next
+        request gets 404, as for a session the server ended, and its client opens a new
+        one. Memory then follows the limit, whatever the clients do."""
+        while self.sessions and len(self.sessions) >= self.max_sessions:
+            oldest = min(self.sessions.values(), key=lambda session: session.used_at)
+            await self._end(oldest)
+
     def _touch(self, scope: Scope) -> None:
         """A request names its session: it is in use."""
         found = self.sessions.get(header(scope, b"mcp-session-id") or "")
@@ -272,6 +286,7 @@ class HttpReplayApp:
                 return
             session = found
         elif opens:
+            await self._make_room()
             session_id = uuid.uuid4().hex
             session = self.sessions[session_id] = self._open()
             extra.append((b"mcp-session-id", session_id.encode()))

@@ -153,9 +153,13 @@ class SseReplayApp:
         bound_host: str = "127.0.0.1",
         max_body: int = BODY_LIMIT,
         allowed_origins: Sequence[str] = (),
+        max_sessions: int = 1000,
     ) -> None:
         recording = sessions.recording
         self.max_body = max_body
+        #: an SSE session lives as long as its GET stream: over the limit a new stream
+        #: is refused (503, try later) rather than another client's cut
+        self.max_sessions = max_sessions
         self.path = path or _recorded_path(recording) or DEFAULT_STREAM_PATH
         self.post_path = post_path
         forbidden = (b"Forbidden origin", _TEXT)
@@ -192,6 +196,10 @@ class SseReplayApp:
     async def _stream(self, scope: Scope, receive: Receive, send: Send) -> None:
         if self._stopping.is_set():
             await send_simple(send, 503, b"Shutting down", _TEXT)
+            return
+        if len(self.sessions) >= self.max_sessions:
+            busy = [(b"retry-after", b"1")]
+            await send_simple(send, 503, b"Too many open sessions", _TEXT, busy)
             return
         session_id = uuid.uuid4().hex
         await send({"type": "http.response.start", "status": 200, "headers": list(SSE_HEADERS)})

@@ -60,6 +60,7 @@ from cassette.transport import (
 from cassette.transports._drain import until_read
 from cassette.transports._fdio import FdReader, FdWriter, unread_counter
 from cassette.transports._lines import LineBuffer, Oversized
+from cassette.transports._reaper import end_adopted, started
 
 __all__ = ["StdioClientStream", "StdioTransport", "StdioUpstream"]
 
@@ -432,9 +433,11 @@ async def _spawn(argv: list[str], cwd: str | None, env: dict[str, str] | None) -
         return await anyio.open_process(
             argv, stdin=PIPE, stdout=PIPE, stderr=PIPE, cwd=cwd, env=env
         )
-    return await anyio.open_process(
+    process = await anyio.open_process(
         argv, stdin=PIPE, stdout=PIPE, stderr=PIPE, cwd=cwd, env=env, start_new_session=True
     )
+    started.add(process.pid)
+    return process
 
 
 async def _start_keeper(
@@ -447,11 +450,13 @@ async def _start_keeper(
         return None
     argv = [sys.executable, "-I", "-S", KEEPER, str(process.pid), str(grace), str(kill_after)]
     try:
-        return await anyio.open_process(
+        keeper = await anyio.open_process(
             argv, stdin=PIPE, stdout=DEVNULL, stderr=DEVNULL, start_new_session=True
         )
     except OSError:
         return None
+    started.add(keeper.pid)
+    return keeper
 
 
 async def _dismiss_keeper(keeper: anyio.abc.Process | None) -> None:
@@ -509,6 +514,10 @@ class StdioTransport:
             with anyio.CancelScope(shield=True):
                 await process.aclose()
                 await _dismiss_keeper(keeper)
+            started.discard(process.pid)
+            if keeper is not None:
+                started.discard(keeper.pid)
+            end_adopted()  # what left the group, re-parented here (``_reaper``)
 
     async def serve(self, handler: Handler, options: ServeOptions = ServeOptions()) -> None:
         # A replay keeps no line over the limit in memory (a recording proxy has none:

@@ -317,6 +317,7 @@ class NetworkFront:
             bound_host=options.host,
             max_body=options.max_message_bytes,
             allowed_origins=options.allowed_origins,
+            max_sessions=options.max_sessions,
         )
         served: Asgi = app
         if options.require_auth:

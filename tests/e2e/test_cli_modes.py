@@ -191,3 +191,20 @@ def test_sessions_number_the_cassettes_of_repeated_starts(tmp_path: Path) -> Non
         for p in (tape, second)
     ]
     assert texts == [["live:first"], ["live:second"]]
+
+
+def test_an_empty_mode_variable_is_a_usage_error_naming_the_modes(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [PY, "-m", "cassette", "record", "-o", str(tmp_path / "t.jsonl"), "--", PY, "-c", ""],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "MCP_CASSETTE_MODE": ""},
+        check=False,
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines()[-1] == (
+        "cassette: error: MCP_CASSETTE_MODE is set but empty; set it to one of: "
+        "once, none, all (or its synonym rewrite), new_episodes"
+    )
+    assert not (tmp_path / "t.jsonl").exists()

@@ -97,3 +97,20 @@ def test_a_file_size_limit_stops_the_recording_with_one_line(tmp_path: Path) -> 
     _one_error(err, tape, "file too large (over the file-size limit, see `ulimit -f`)")
     assert 0 < len(seen) < 20
     assert _kept(tape) == seen
+
+
+def test_overlapping_requests_on_a_full_disk_are_one_line_not_a_bug(tmp_path: Path) -> None:
+    # Both directions fail to write at once: two of the same error, one line, exit 3.
+    tape = tmp_path / "overlap.jsonl"
+    client = LineClient(record_command(tape, [PY, str(RAW_SERVER)]), preexec_fn=_limit_file_size)
+    client.initialize()
+    with contextlib.suppress(BrokenPipeError):
+        for number in range(20):
+            said = {"name": "echo", "arguments": {"text": f"{number} {BIG}"}}
+            client.send(
+                {"jsonrpc": "2.0", "id": 100 + number, "method": "tools/call", "params": said}
+            )
+    code, err = client.finish()
+    assert code == 3, err
+    _one_error(err, tape, "file too large (over the file-size limit, see `ulimit -f`)")
+    assert "internal error" not in err

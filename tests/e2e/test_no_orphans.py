@@ -11,10 +11,12 @@ sent while it was being stopped is in it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -161,3 +163,33 @@ def test_the_typescript_client_close_leaves_no_server_that_ignores_sigterm(
     tape = tmp_path / "ts-sigterm.jsonl"
     _ts_close(tape, "--ignore-eof", "--ignore-sigterm")
     assert gone_within(server_pid(tape), DOCUMENTED + SLACK)
+
+
+ESCAPER = """
+import os, subprocess, sys
+sleeper = subprocess.Popen(
+    [sys.executable, "-c", "import time; time.sleep(300)"],
+    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    start_new_session=True,  # leaves the server's process group: no group signal reaches it
+)
+open(sys.argv[1], "w").write(str(sleeper.pid))
+os.execv(sys.executable, [sys.executable, sys.argv[2]])
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a child subreaper is Linux's")
+def test_a_descendant_that_left_the_group_is_ended_with_the_server(tmp_path: Path) -> None:
+    script, pid_file = tmp_path / "escaper.py", tmp_path / "sleeper.pid"
+    script.write_text(ESCAPER)
+    server = [PY, str(script), str(pid_file), str(ROOT / "tests" / "servers" / "raw_server.py")]
+    client = LineClient(record_command(tmp_path / "t.jsonl", server))
+    try:
+        client.initialize()
+        sleeper = int(pid_file.read_text())
+        assert not gone(sleeper)
+        code, err = client.finish()
+        assert code == 0, err
+        assert gone_within(sleeper, 10.0)
+    finally:
+        with contextlib.suppress(ProcessLookupError, ValueError, FileNotFoundError):
+            os.kill(int(pid_file.read_text()), signal.SIGKILL)

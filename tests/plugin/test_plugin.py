@@ -192,6 +192,20 @@ def test_an_unknown_mode_stops_the_run_listing_the_valid_ones(
     assert suite.starts == 0
 
 
+@pytest.mark.parametrize("value", ["", "  "])
+def test_an_empty_mode_variable_stops_the_run_instead_of_recording(
+    suite: Suite, value: str
+) -> None:
+    # ``MCP_CASSETTE_MODE=`` in a CI file once meant ``once``: live calls in CI.
+    suite.write("test_any", ECHO)
+    result = suite.run(MCP_CASSETTE_MODE=value)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["*MCP_CASSETTE_MODE is set but empty*once, none, all (or its synonym rewrite)*"]
+    )
+    assert suite.starts == 0
+
+
 def test_an_unknown_marker_mode_errors_that_test_only(suite: Suite) -> None:
     suite.write(
         "test_marks",
@@ -299,3 +313,28 @@ def test_cassette_paths_sessions_and_names(suite: Suite) -> None:
     # each session replays its own cassette, in start order
     suite.run(MCP_CASSETTE_MODE="none", TAG="gone").assert_outcomes(passed=5)
     assert suite.starts == 7
+
+
+def test_the_default_mode_replays_from_a_read_only_checkout(suite: Suite) -> None:
+    # Bazel and Nix sandboxes: the cassettes are there and nothing may be written. A
+    # read-only bind mount, since the tests run as root, for whom chmod stops nothing.
+    import subprocess
+
+    suite.write("test_ro", ECHO)
+    suite.run().assert_outcomes(passed=1)
+    folder = suite.pytester.path / "cassettes"
+    steps = (
+        ["mount", "--bind", str(folder), str(folder)],
+        ["mount", "-o", "remount,ro,bind", str(folder)],
+    )
+    try:
+        for step in steps:
+            made = subprocess.run(step, capture_output=True, check=False)
+            if made.returncode != 0:
+                pytest.skip(f"cannot make a read-only bind mount: {made.stderr.decode()}")
+        again = suite.run(TAG="changed")
+        again.assert_outcomes(passed=1)
+        again.stdout.fnmatch_lines(["mcp-cassette: sessions: 1 replayed"])
+    finally:
+        subprocess.run(["umount", str(folder)], capture_output=True, check=False)
+    assert suite.starts == 1

@@ -718,9 +718,10 @@ def test_a_complete_but_invalid_event_on_an_unterminated_last_line_is_an_error()
     assert str(error).startswith("tape.jsonl:3: bad message event")
 
 
-def test_nan_in_a_cassette_line_is_not_json() -> None:
+def test_nan_in_a_cassette_field_is_refused() -> None:
+    # A message may hold any number; the cassette's own fields must be finite numbers.
     error = _format_error(HEADER + b'{"kind":"exit","t":NaN,"code":0}\n' + MSG1)
-    assert str(error).startswith("tape.jsonl:2: not JSON")
+    assert str(error).startswith("tape.jsonl:2: bad exit event: t: expected a finite number")
 
 
 # -- the direct way in agrees with the converter ------------------------------------------

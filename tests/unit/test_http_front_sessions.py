@@ -102,3 +102,23 @@ def test_what_no_session_played_outlives_the_sessions() -> None:
     unplayed = [(seq, m["method"]) for seq, m in pool.unplayed()]
     # each session played the handshake and one request: only what both left stays
     assert unplayed == [(8, "tools/call"), (10, "tools/call")]
+
+
+def test_over_max_sessions_the_least_recently_used_session_ends() -> None:
+    now = [0.0]
+    app = HttpReplayApp(replay_sessions(LEGACY), max_sessions=2, clock=lambda: now[0])
+
+    async def body(client: httpx.AsyncClient) -> None:
+        first = await _open(client)
+        now[0] = 1.0
+        second = await _open(client)
+        now[0] = 2.0
+        used = await post(client, req(2, "tools/list"), **{"mcp-session-id": first}, **VERSION)
+        assert used.status_code == 200  # the first is now the more recently used
+        now[0] = 3.0
+        third = await _open(client)
+        assert sorted(app.sessions) == sorted([first, third])
+        gone = await post(client, req(3, "tools/list"), **{"mcp-session-id": second}, **VERSION)
+        assert gone.status_code == 404  # what the specification gives for an ended session
+
+    scenario(app, body)

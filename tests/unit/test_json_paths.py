@@ -52,12 +52,16 @@ def test_the_one_shot_encoders_refuse_what_their_encoder_refuses() -> None:
 def test_a_frame_decodes_as_json_loads_decodes_it(
     value: Any, before: str, after: str, extra: str
 ) -> None:
-    reference = json.JSONDecoder(parse_constant=jsonrpc._reject_constant)
+    reference = json.JSONDecoder(
+        parse_constant=jsonrpc._keep_constant, parse_float=jsonrpc._keep_float
+    )
     text = before + json.dumps(value) + after + extra
     assert outcome(jsonrpc._decode, text) == outcome(reference.decode, text)
 
 
 def test_what_is_not_json_is_refused_with_the_same_words() -> None:
-    reference = json.JSONDecoder(parse_constant=jsonrpc._reject_constant)
+    reference = json.JSONDecoder(
+        parse_constant=jsonrpc._keep_constant, parse_float=jsonrpc._keep_float
+    )
     for text in ("", " ", "x", "NaN", "[1,]", "{} {}", "[Infinity]", "1 2", "{}\x0c", '{"a":1}\n '):
         assert outcome(jsonrpc._decode, text) == outcome(reference.decode, text)

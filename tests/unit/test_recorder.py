@@ -190,12 +190,16 @@ def test_lone_surrogate_escape_is_recorded_and_reads_back_exactly() -> None:
     assert events[-1].message == weird
 
 
-def test_nan_is_not_json_so_the_frame_is_raw() -> None:
+def test_nan_is_a_message_written_back_as_it_was_sent() -> None:
+    # Python servers write NaN (json.dumps' default): the answer is a message, not raw
+    # text a replay could never send as an answer.
     rec = new()
     rec.decide_era("legacy")
     (event,) = rec.observe("s2c", b'{"jsonrpc":"2.0","id":1,"result":{"x":NaN}}\n', 0.0)
-    assert isinstance(event, RawEvent)
-    assert event.text == '{"jsonrpc":"2.0","id":1,"result":{"x":NaN}}'
+    assert isinstance(event, MessageEvent)
+    from cassette.core.codec import encode_line
+
+    assert b'"result":{"x":NaN}}' in encode_line(event)
 
 
 def test_discover_failing_over_an_sse_stream_leaves_no_era_and_keeps_the_failure() -> None:

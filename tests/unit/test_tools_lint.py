@@ -221,3 +221,18 @@ def test_http_sessions_have_their_own_ids_and_answers_follow_their_stream() -> N
         on(msg("s2c", id=2, result={"tools": []}), "post-3", 1),
     )
     assert lint_cassette(http) == []
+
+
+def test_a_cut_off_last_line_is_a_warning_saying_how_much_is_readable() -> None:
+    base = {
+        "kind": "header",
+        "format": 1,
+        "transport": "stdio",
+        "recorder": {"name": "cassette-mcp", "version": "0"},
+        "started_at": "2026-11-29T00:00:00Z",
+    }
+    whole = "\n".join(json.dumps(e) for e in (base, INIT, INIT_OK)) + "\n"
+    cut = json.dumps(msg("c2s", id=2, method="tools/list"))[:25]  # no newline: a kill
+    findings = lint_cassette(Cassette.loads(whole + cut, "t.jsonl"))
+    assert [(f.line, f.code, f.severity) for f in findings] == [(4, "cut-off", "warning")]
+    assert "the 2 frame(s) before it are readable" in findings[0].message
