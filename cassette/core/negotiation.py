@@ -18,8 +18,9 @@ the answer depends on it, and the fronts learn the outcome from the ``Reply`` (i
   cassette is answered from the recorded ``server/discover`` when that lists a legacy
   revision, else refused with ``-32022``; a 2026-07-28 request on a legacy cassette is
   refused with ``-32022`` (``cassette.core.eras`` has the table).
-* **Protocol version** (``version_warnings``): a client asking ``initialize`` for another
-  revision gets the recorded one, with a warning.
+* **Protocol version** (``granted``): a client asking ``initialize`` for an older legacy
+  revision than the recorded one is granted it, as the SDK servers grant it; a newer one
+  gets the recorded revision, with a warning (``cassette.core.eras.granted_version``).
 * **Shape** (``for_client``): a modern recording's messages lose the 2026-07-28-only
   members for a legacy client, and an ``input_required`` answer becomes server requests
   (``input_round``); the client's answers make the recorded retry, which ``answered``
@@ -47,11 +48,13 @@ from cassette.core.eras import (
     InputRound,
     client_era,
     era_refusal,
+    granted_version,
     initialize_from_discover,
     input_requests,
     is_input_required,
     legacy_shape,
     legacy_status,
+    legacy_versions,
     unsupported_version,
 )
 from cassette.core.ids import IdKey, id_key
@@ -237,21 +240,37 @@ class Negotiation:
         error = unsupported_version(message.get("id"), requested, supported, summary)
         return Reply((error,), report, (None,), status=400, refuses_era=True)
 
-    @staticmethod
-    def version_warnings(live: JSONObject, messages: Sequence[Any]) -> tuple[str, ...]:
-        """A client that asked ``initialize`` for another revision than the recorded
-        server answered: the recording proves only the revision it shows, so that one is
-        given."""
+    def granted(
+        self, live: JSONObject, messages: Sequence[Any]
+    ) -> tuple[Sequence[Any], tuple[str, ...]]:
+        """The recorded ``initialize`` answer (the last of ``messages``) with the revision
+        the recorded server would have granted the live client (``granted_version``), and
+        a warning when that is not what it asked for."""
         asked = _params(live).get("protocolVersion")
         answer = messages[-1] if messages else None
         result = answer.get("result") if isinstance(answer, dict) else None
         given = result.get("protocolVersion") if isinstance(result, dict) else None
         if not isinstance(asked, str) or not isinstance(given, str) or asked == given:
-            return ()
-        return (
+            return messages, ()
+        version = granted_version(asked, given, self._evidence())
+        if version == asked:
+            assert isinstance(answer, dict)
+            assert isinstance(result, dict)
+            shown = {**answer, "result": {**result, "protocolVersion": version}}
+            return (*messages[:-1], shown), ()
+        return messages, (
             f"the client asked for protocol {asked}; the recorded server answered {given}, "
-            f"and the recording shows no more, so the replay answers {given}",
+            f"and grants no newer revision than it answered, so the replay answers {given}",
         )
+
+    def _evidence(self) -> tuple[str, ...]:
+        """The legacy revisions a recorded ``server/discover`` (of any group) lists: what
+        the recording proves the server supports; empty when none was recorded."""
+        found: list[str] = []
+        for group in self.groups:
+            if group.era == "modern" and group.handshake is not None:
+                found += legacy_versions(group.handshake)
+        return tuple(found)
 
     # -- what the recording makes certain --------------------------------------------------
 

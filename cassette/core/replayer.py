@@ -469,8 +469,10 @@ class Replayer:
         self, exchange: Exchange, live: JSONObject, *, warnings: tuple[str, ...] = ()
     ) -> Reply:
         played = self._playback.play(exchange, live)
-        if live.get("method") == "initialize":
-            warnings = (*warnings, *Negotiation.version_warnings(live, played.messages))
+        if live.get("method") == "initialize":  # the revision the live server would grant
+            messages, granted = self._terms.granted(live, played.messages)
+            played.messages = list(messages)
+            warnings = (*warnings, *granted)
         return self._reply_for(exchange, live, played, warnings, exchange.t)
 
     def _reply_for(
