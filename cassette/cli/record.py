@@ -128,6 +128,15 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
         "would, so it falls back to initialize (a cassette for initialize-only clients); "
         "modern refuses initialize with -32022 (see docs/matching.md)",
     )
+    rec.add_argument(
+        "--no-probe",
+        dest="probe",
+        action="store_false",
+        help="after a 2026-07-28 session, do not start the server once more to ask whether "
+        "it also accepts legacy clients (a legacy initialize, then close); without the "
+        "probe a legacy client of the cassette is refused unless the server's discovery "
+        "lists a legacy revision",
+    )
     redaction_options(rec)
     rec.add_argument(
         "--before-record",
@@ -209,6 +218,7 @@ class RecordCommand:
             on_warning=lambda text: err(f"warning: {text}"),
             before_record=_before_record(args.before_record),
             era=args.era,
+            probe=args.probe,
         )
         return cls(
             target=Target(

@@ -244,11 +244,10 @@ def _serve(command: ReplayCommand) -> int:
 def _banner(path: Path, tape: Any, strategy: str, front: str, behaviour: tuple[str, ...]) -> None:
     header = tape.header
     exchanges = sum(1 for m in tape.messages("c2s") if "id" in m)
-    from cassette.core.eras import recorded_handshake, served_clients
-    from cassette.core.variants import describe
+    from cassette.core.variants import clients_line
 
     version = header.protocol_version or "unknown protocol"
-    clients = served_clients(tape.era, recorded_handshake(tape.events)) + describe(tape.events)
+    clients = clients_line(tape.era, tape.events)
     err(
         f"replaying {path} ({header.transport} recording, {tape.era} era, {version}; "
         f"{exchanges} requests; strategy {strategy}; serving on {front}; {clients})"

@@ -31,8 +31,13 @@ modern                legacy, and the recorded   ``initialize`` answered from th
                                                  ``cacheScope``, the ``_meta`` envelope);
                                                  ``input_required``: server requests
                                                  (``InputRound``); HTTP errors at 200
-modern                legacy, and no legacy      ``-32022``, as a modern-only server says; a
-                      version is listed          miss, with a hint: ``record --era legacy``
+modern                legacy, and the recorder's ``initialize`` answered from the probe's
+                      probe was answered         recorded answer (``cassette.runtime.probe``),
+                                                 at the revision the server grants; the rest
+                                                 as in the row above
+modern                legacy, no legacy version  ``-32022``, as a modern-only server says; a
+                      listed and no probe        miss, with a hint: ``cassette variant TAPE
+                                                 --as legacy`` or ``record --era legacy``
 ====================  =========================  ===========================================
 
 An ``input_required`` result is 2026-07-28's way of asking the client mid-call: its
@@ -281,10 +286,17 @@ def recorded_handshake(events: Iterable[object]) -> JSONObject | None:
     return None
 
 
-def served_clients(era: Era, handshake: JSONObject | None) -> str:
-    """Which clients a cassette serves, for the banner and ``show`` (see the table above)."""
+def served_clients(era: Era, handshake: JSONObject | None, *, probed: bool = False) -> str:
+    """Which clients a cassette serves, for the banner and ``show`` (see the table above);
+    ``probed``: the recorder's legacy ``initialize`` probe was answered
+    (``cassette.runtime.probe``)."""
     if era == "legacy":
         return "serves legacy clients, and dual-era ones (they fall back to initialize)"
+    if probed:
+        return "serves 2026-07-28 and legacy clients (the server answered a legacy probe)"
     if handshake is not None and legacy_versions(handshake):
         return "serves 2026-07-28 and legacy clients"
-    return "serves 2026-07-28 and dual-era clients; legacy-only clients need --era legacy"
+    return (
+        "serves 2026-07-28 and dual-era clients; legacy-only clients need --era legacy "
+        "(or cassette variant TAPE --as legacy)"
+    )

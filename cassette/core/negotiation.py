@@ -125,6 +125,8 @@ class Negotiation:
         self._modern = prepared.era == "modern"  # the cassette's era (its main recording's)
         # a handshake may still choose the group (until a session is under way)
         self._choosing = bool(self.groups)
+        #: the recorded server's answer to the recorder's legacy ``initialize`` probe
+        self._probe = prepared.probe
         #: the live client's era, once a message says
         self.client_era: Era | None = None
         #: a legacy client's answers to what an input_required response asked, by live
@@ -159,7 +161,9 @@ class Negotiation:
         says who asks: over stateless HTTP one replayer serves every client)."""
         groups = self.groups
         if message.get("method") in HANDSHAKES:
-            groups = tuple(g for g in groups if _opens(g, message)) or groups
+            probed = self._probe is not None and message.get("method") == "initialize"
+            opens = tuple(g for g in groups if _opens(g, message) or (probed and g is groups[0]))
+            groups = opens or groups
         chosen = groups[choose([g.fit or Fit(g.era, None) for g in groups], message)]
         return None if chosen is current else (chosen, fresh)
 
@@ -205,7 +209,9 @@ class Negotiation:
         recorded ``server/discover`` when that lists a legacy revision."""
         handshake = state.prepared.handshake
         requested = _params(message).get("protocolVersion")
-        result = initialize_from_discover(handshake or {}, requested)
+        result = self._from_probe(requested, handshake)
+        if result is None:
+            result = initialize_from_discover(handshake or {}, requested)
         if result is not None:
             # A legacy session from here on: its log messages follow the legacy rules (sent
             # by default, filtered by logging/setLevel), as the live server's would.
@@ -216,9 +222,23 @@ class Negotiation:
         supported = [str(v) for v in listed] if isinstance(listed, list) else []
         summary = (
             "initialize (a legacy client) on a 2026-07-28 cassette whose server listed no "
-            "legacy revision: record it with this client, or with cassette record --era legacy"
+            "legacy revision and was not probed for one: record a legacy session into it "
+            "with cassette variant TAPE --as legacy (or record with cassette record --era "
+            "legacy)"
         )
         return self._refused(message, summary, requested, supported)
+
+    def _from_probe(self, requested: object, handshake: JSONObject | None) -> JSONObject | None:
+        """The ``initialize`` result the recorder's probe got, at the revision the server
+        would grant ``requested`` (``granted_version``); ``None`` without a probe. It is
+        the server's own answer to a legacy client, so it goes before one derived from
+        ``server/discover``."""
+        probe = self._probe
+        version = probe.get("protocolVersion") if probe is not None else None
+        if probe is None or not isinstance(version, str):
+            return None
+        listed = legacy_versions(handshake) if handshake else []
+        return {**probe, "protocolVersion": granted_version(requested, version, listed)}
 
     def _modern_on_legacy(self, message: JSONObject, handshake: JSONObject | None) -> Reply:
         """A 2026-07-28 request on a legacy cassette: the recording shows no support for it."""

@@ -29,17 +29,19 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
-from cassette.core.eras import client_era
+from cassette.core.eras import client_era, recorded_handshake, served_clients
 from cassette.core.mcp import META_PREFIX
 from cassette.core.model import Era
 
 __all__ = [
     "COMPARED",
     "HANDSHAKES",
+    "PROBE_VARIANT",
     "VARIANT_META",
     "Fit",
     "choose",
     "client_capabilities",
+    "clients_line",
     "compared",
     "declared",
     "describe",
@@ -52,6 +54,11 @@ __all__ = [
 
 #: the member of an event's ``meta`` naming the variant session the event belongs to
 VARIANT_META: Final = "variant"
+#: the variant a recorder's handshake-only probe is kept as (``cassette.runtime.probe``):
+#: the recorded server's answer to a legacy ``initialize``, for a 2026-07-28 session. It
+#: is no group of its own: a replay answers a legacy client's ``initialize`` from it and
+#: the rest from the main recording (``cassette.core.negotiation``)
+PROBE_VARIANT: Final = "legacy-probe"
 #: the requests that open a session, and so choose the group that answers it
 HANDSHAKES: Final = frozenset({"initialize", "server/discover"})
 
@@ -183,6 +190,7 @@ def describe(events: Sequence[Any]) -> str:
     """The variants a cassette holds, for the banner and ``show``: ``""`` when none, else
     ``"; variants: NAME (ERA; CAPABILITIES), ..."``."""
     _, variants = split(events)
+    variants.pop(PROBE_VARIANT, None)  # not a session: told by ``clients_line``
     if not variants:
         return ""
     parts = []
@@ -194,3 +202,12 @@ def describe(events: Sequence[Any]) -> str:
         caps = ", ".join(sorted(fit.capabilities or ())) or "no capabilities"
         parts.append(f"{name} ({'2026-07-28' if era == 'modern' else 'legacy'}; {caps})")
     return "; variants: " + ", ".join(parts)
+
+
+def clients_line(era: Era, events: Sequence[Any]) -> str:
+    """Which clients a cassette serves and the variants it holds, for the banner and
+    ``show``: ``served_clients`` (told whether the recorder's legacy probe was answered),
+    then ``describe``."""
+    probed = PROBE_VARIANT in split(events)[1]
+    served = served_clients(era, recorded_handshake(events), probed=probed)
+    return served + describe(events)

@@ -44,6 +44,7 @@ from cassette.core.text import printable
 from cassette.errors import UsageError, sole_exception
 from cassette.registry import get_connector, get_transport
 from cassette.runtime.keywords import deprecated_keywords
+from cassette.runtime.probe import record_probe
 from cassette.runtime.proxy import proxy
 from cassette.runtime.refusals import RefusalNotices
 from cassette.runtime.sink import Sink, SinkOptions, SinkTap, open_sink, stderr_passthrough
@@ -120,6 +121,10 @@ class RecordConfig:
     #: the era to record in (``cassette.core.eras.era_refusal``): ``auto`` lets the client
     #: choose; ``legacy`` or ``modern`` answers the other era's opening in the server's place
     era: str = attrs.field(default="auto", validator=attrs.validators.in_(ERA_CHOICES))
+    #: after a 2026-07-28 session, ask the same target once whether it also accepts a
+    #: legacy ``initialize``, and keep its answer for legacy clients of the cassette
+    #: (``cassette.runtime.probe``); ``False``: no second connection to the server
+    probe: bool = True
 
 
 @attrs.frozen
@@ -284,6 +289,8 @@ async def record_session(
     plugin = get_connector(config.transport)
     with _recording(config, plugin, target) as (sink, outcome):
         await _stoppable(_session(plugin, target, config, sink, client))
+        if config.probe:
+            await record_probe(sink, plugin, target)
     return outcome[0]
 
 
@@ -440,7 +447,12 @@ async def record_proxy(
             config.redactor.prepare()  # before the first client, not on its first request
         names = tuple(target.headers or ())
         tap = RefusalNotices(SinkTap(sink), target.url, names, _info(config))
-        await plugin.record_proxy(target.url, tap, options)
+        try:
+            await plugin.record_proxy(target.url, tap, options)
+        finally:  # a proxy records until it is stopped: the probe runs on the way out
+            if config.probe and isinstance(plugin, UpstreamConnector):
+                with anyio.CancelScope(shield=True):
+                    await record_probe(sink, plugin, target)
     return outcome[0]
 
 

@@ -10,13 +10,26 @@ made to ask for 2025-06-18, which must observe what it observes live.
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from tests.e2e.test_cross_era import session
-from tests.support import OFFLINE_ENV, PY, ROOT, record_command, replay_command, run, stdio_params
+from tests.e2e.test_record_era import _add
+from tests.support import (
+    MODERN_SERVER,
+    OFFLINE_ENV,
+    PY,
+    ROOT,
+    Background,
+    record_command,
+    recording_over_http,
+    replay_command,
+    run,
+    stdio_params,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -69,3 +82,23 @@ def test_an_older_legacy_client_gets_its_own_revision_on_replay(tmp_path: Path) 
     assert live["protocol"] == "2025-06-18"
     replay = replay_command(tape)
     assert older_client(replay, OFFLINE_ENV) == live
+
+
+def test_a_plain_http_recording_probes_and_serves_legacy_clients(tmp_path: Path) -> None:
+    """Over streamable HTTP the probe is one POST and the session's DELETE; the replay's
+    HTTP front then serves a legacy client of the 2026-07-28 cassette, as the server did."""
+    tape = tmp_path / "modern-http.jsonl"
+    with recording_over_http(MODERN_SERVER, tape) as (upstream, proxy_url, proxy):
+        recorded = run(lambda: _add(proxy_url))
+        assert proxy.stop(signal.SIGINT) == 0, proxy.output()
+        live = run(lambda: _add(upstream, "legacy"))
+    assert recorded[0] == "2026-07-28"
+    lines = [json.loads(line) for line in tape.read_text().splitlines()]
+    assert lines[0]["era"] == "modern"
+    assert any((e.get("meta") or {}).get("variant") == "legacy-probe" for e in lines)
+    front = Background([*replay_command(tape), "--front", "http", "--port", "0"], env=OFFLINE_ENV)
+    with front:
+        url = front.wait_for(r"serving on (http://\S+)").group(1)
+        assert run(lambda: _add(url, "legacy")) == live
+        assert run(lambda: _add(url)) == recorded
+        assert front.stop() == 0, front.output()

@@ -3,6 +3,8 @@ plain values in and out."""
 
 from __future__ import annotations
 
+import attrs
+
 from cassette.core.eras import granted_version
 from cassette.core.replayer import Replayer
 from tests.unit.test_replayer import Tape, req, res, tape
@@ -56,3 +58,52 @@ def test_a_replay_answers_a_newer_client_the_recorded_revision_with_a_warning() 
     (warning,) = reply.warnings
     assert "asked for protocol 2025-11-25" in warning
     assert "answers 2025-06-18" in warning
+
+
+PROBED = {
+    "protocolVersion": "2025-11-25",
+    "capabilities": {"tools": {"listChanged": False}},
+    "serverInfo": {"name": "probed", "version": "1"},
+}
+
+
+def probed_tape(listed: list[str]) -> Tape:
+    """A 2026-07-28 session whose discovery lists ``listed``, then the recorder's probe."""
+    envelope = {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}
+    discover = {"supportedVersions": listed, "capabilities": {"tools": {}}}
+    base = tape(
+        ("c2s", req(1, "server/discover", envelope)),
+        ("s2c", res(1, discover)),
+        ("c2s", req(2, "tools/list", envelope)),
+        ("s2c", res(2, {"tools": [], "resultType": "complete"})),
+        ("c2s", req("cassette-legacy-probe", "initialize", {"protocolVersion": "2025-11-25"})),
+        ("s2c", res("cassette-legacy-probe", PROBED)),
+        era="modern",
+    )
+    probe = {"variant": "legacy-probe"}
+    events = (*base.events[:4], *(attrs.evolve(e, meta=probe) for e in base.events[4:]))
+    return Tape(base.header, events)
+
+
+def test_a_legacy_client_of_a_probed_modern_cassette_gets_the_probes_answer() -> None:
+    r = Replayer(probed_tape(["2026-07-28"]))
+    init = r.receive(req(0, "initialize", {"protocolVersion": "2025-06-18"}))
+    (answer,) = init.messages
+    assert answer["result"] == {**PROBED, "protocolVersion": "2025-06-18"}  # granted
+    assert r.misses == []
+    listed = r.receive(req(1, "tools/list"))
+    assert listed.messages[0]["result"] == {"tools": []}  # the modern answer, translated
+
+
+def test_a_probed_cassette_grants_only_what_its_discovery_lists() -> None:
+    r = Replayer(probed_tape(["2026-07-28", "2025-11-25"]))
+    init = r.receive(req(0, "initialize", {"protocolVersion": "2025-06-18"}))
+    assert init.messages[0]["result"]["protocolVersion"] == "2025-11-25"
+
+
+def test_without_a_probe_the_refusal_names_the_variant_command() -> None:
+    base = probed_tape(["2026-07-28"])
+    r = Replayer(Tape(base.header, base.events[:4]))
+    (error,) = r.receive(req(0, "initialize", {"protocolVersion": "2025-11-25"})).messages
+    assert error["error"]["code"] == -32022
+    assert "cassette variant TAPE --as legacy" in error["error"]["message"]
