@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from pathlib import Path
 from typing import Any
 
 from cassette.cli.common import err, front_name, redaction_options, run_async
@@ -78,7 +79,7 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
     )
     redaction_options(variant)
     # the command after ``--`` is cut off before parsing (``split_replay_command``)
-    variant.set_defaults(handler=run, server=[])
+    variant.set_defaults(handler=run, server=[], from_header=False)
 
 
 def _server(args: argparse.Namespace, header: Any) -> tuple[Any, Expanded | None]:
@@ -92,7 +93,11 @@ def _server(args: argparse.Namespace, header: Any) -> tuple[Any, Expanded | None
         raise UsageError("give either --upstream URL or a server command, not both")
     recorded = header.target or {}
     if not command and args.upstream is None:
-        command = list(recorded.get("command") or ())
+        from cassette.runtime.record import startable_argv
+
+        written = [str(arg) for arg in recorded.get("command") or ()]
+        command = startable_argv(written, Path(args.tape).resolve().parent)
+        args.from_header = bool(command)
         url = recorded.get("url")
         if not command and not isinstance(url, str):
             raise UsageError(
@@ -157,6 +162,11 @@ def run(args: argparse.Namespace) -> int:
 
     code = run_async(go)
     refused = [f"variant {r.name} not recorded: {r.error}" for r in results if r.error]
+    if refused and args.from_header:
+        refused.append(
+            f"the server was started as {args.tape}'s header names it; give -- COMMAND to "
+            "start it another way"
+        )
     if refused and not code:
         err("error: " + "; ".join(refused))  # the last line, as for every failed command
         return _REFUSED

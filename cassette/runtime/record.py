@@ -70,6 +70,7 @@ __all__ = [
     "record_http",
     "record_proxy",
     "record_session",
+    "startable_argv",
 ]
 
 Warn = Callable[[str], None]
@@ -273,6 +274,28 @@ def portable_argv(argv: Sequence[str], root: Path | None = None) -> list[str]:
             out.append(path.relative_to(root).as_posix() or ".")
         elif path.is_relative_to(home):
             out.append("~/" + path.relative_to(home).as_posix())
+        else:
+            out.append(arg)
+    return out
+
+
+def startable_argv(argv: Sequence[str], near: Path | None = None) -> list[str]:
+    """A header's command line (``portable_argv`` wrote it) as a command to start: ``~/``
+    is the home folder again, and an argument that names a path under the project
+    (relative to the folder of the nearest pyproject.toml at or above ``near``, the
+    cassette's folder, else the working directory) is made absolute, so the server starts
+    from wherever the command runs. Other arguments are left as written."""
+    from cassette.store.config import find_pyproject
+
+    found = find_pyproject(near) if near is not None else None
+    found = found if found is not None else find_pyproject()
+    root = found.parent if found is not None else Path.cwd()
+    out = []
+    for arg in argv:
+        if arg.startswith("~/") or arg == "~":
+            out.append(os.fspath(Path(arg).expanduser()))
+        elif arg[:1] not in ("", "-") and not Path(arg).is_absolute() and (root / arg).exists():
+            out.append(os.fspath(root / arg))
         else:
             out.append(arg)
     return out
