@@ -39,7 +39,7 @@ Sans-IO: values in, values out.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 import attrs
 
@@ -65,7 +65,7 @@ from cassette.core.model import Era
 from cassette.core.playback import Playback
 from cassette.core.prepared import Prepared
 from cassette.core.reply import Reply, _reply
-from cassette.core.variants import HANDSHAKES, Fit, choose, client_capabilities
+from cassette.core.variants import HANDSHAKES, Fit, choose, client_capabilities, compared
 
 __all__ = [
     "HANDSHAKES",
@@ -127,6 +127,8 @@ class Negotiation:
         self._choosing = bool(self.groups)
         #: the recorded server's answer to the recorder's legacy ``initialize`` probe
         self._probe = prepared.probe
+        #: whether this session was warned that its client's capabilities differ
+        self._told_capabilities = False
         #: the live client's era, once a message says
         self.client_era: Era | None = None
         #: a legacy client's answers to what an input_required response asked, by live
@@ -292,6 +294,35 @@ class Negotiation:
                 found += legacy_versions(group.handshake)
         return tuple(found)
 
+    # -- capabilities the recorded server reacted to -----------------------------------------
+
+    def capability_warnings(self, message: JSONObject, group: Prepared) -> tuple[str, ...]:
+        """Once per session: the live client declares other capabilities than the client
+        ``group`` was recorded with, where the recorded server reacted to them (it asked
+        that client for roots, sampling or elicitation, or a variant recorded for other
+        capabilities holds other answers). The answers come from that recording all the
+        same; the warning says what may differ from the live server's."""
+        said = client_capabilities(message)
+        recorded = group.fit.capabilities if group.fit is not None else None
+        if self._told_capabilities or said is None or recorded is None:
+            return ()
+        differ = compared(said) ^ recorded
+        reacted = differ & _asked_for(group)
+        if differ and any(g.fit and g.fit.capabilities != recorded for g in self.groups):
+            reacted = differ  # a variant shows the server answers by capabilities
+        if not reacted:
+            return ()
+        self._told_capabilities = True
+        live = ", ".join(sorted(compared(said))) or "none"
+        held = ", ".join(sorted(recorded)) or "none"
+        return (
+            f"the client declares capabilities {live}; the session answering it was "
+            f"recorded with {held}, and the recorded server reacted to "
+            f"{', '.join(sorted(reacted))}: answers may differ from the live server's "
+            "(record this client's session with cassette variant TAPE --as NAME "
+            "--capabilities ... or a profile)",
+        )
+
     # -- what the recording makes certain --------------------------------------------------
 
     def unrecorded(
@@ -440,6 +471,34 @@ def _opens(group: Prepared, handshake: JSONObject) -> bool:
     if group.era == "legacy":
         return group.handshake is not None
     return initialize_from_discover(group.handshake or {}, None) is not None
+
+
+#: the server requests that ask a client for what a capability declares
+_ASKS: Final = {
+    "roots/list": "roots",
+    "sampling/createMessage": "sampling",
+    "elicitation/create": "elicitation",
+}
+
+
+def _asked_for(group: Prepared) -> frozenset[str]:
+    """The capabilities the recorded server asked its client for in ``group``: a server
+    request, or (2026-07-28) an ``input_required`` result's ``inputRequests``."""
+    asked: set[str] = set()
+    for exchange in group.exchanges:
+        for item in exchange.items:
+            if not isinstance(item.message, dict):
+                continue  # a raw exchange's answer may be a batch
+            method = item.message.get("method") if item.role == "request" else None
+            if method in _ASKS:
+                asked.add(_ASKS[method])
+            elif item.role == "response":
+                asked.update(
+                    _ASKS[r["method"]]
+                    for _, r in input_requests(item.message)
+                    if r["method"] in _ASKS
+                )
+    return frozenset(asked)
 
 
 def _server_logs(handshake: JSONObject | None) -> bool | None:

@@ -40,6 +40,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+import attrs
+
 from cassette.core.exchanges import Exchange, raw_key
 from cassette.core.jsonrpc import (
     INVALID_REQUEST,
@@ -121,6 +123,8 @@ class Replayer:
         #: whether replies need the era authority's shaping (a legacy client of a modern
         #: recording); checked once per message instead of asking on every one
         self._shaping = False
+        #: warnings to tell with the reply being made (``Negotiation.capability_warnings``)
+        self._pending: tuple[str, ...] = ()
         source = getattr(recording, "source", None)
         self.source: str | None = str(source) if source is not None else None
         #: what the session waits for: client answers, and answers the recording lacks
@@ -239,6 +243,9 @@ class Replayer:
 
     def _dispatch(self, kind: Kind, value: Any, raw: str | None = None) -> Reply:
         reply = self._dispatch_native(kind, value, raw)
+        if self._pending:
+            reply = attrs.evolve(reply, warnings=(*reply.warnings, *self._pending))
+            self._pending = ()
         return self._shape(reply) if self._shaping else reply
 
     def _dispatch_native(self, kind: Kind, value: Any, raw: str | None = None) -> Reply:
@@ -281,6 +288,9 @@ class Replayer:
             self._playback.log_level = level if isinstance(level, str) else None
         if capabilities is not None:
             self._playback.capabilities = capabilities
+            # told with this request's reply (``_dispatch``): capabilities the recorded
+            # server reacted to, declared otherwise by this client
+            self._pending = self._terms.capability_warnings(message, self._state.prepared)
         if (method == "initialize" or era == "modern") and self._terms.crosses(
             method, era, self.era
         ):

@@ -107,3 +107,38 @@ def test_without_a_probe_the_refusal_names_the_variant_command() -> None:
     (error,) = r.receive(req(0, "initialize", {"protocolVersion": "2025-11-25"})).messages
     assert error["error"]["code"] == -32022
     assert "cassette variant TAPE --as legacy" in error["error"]["message"]
+
+
+def roots_tape() -> Tape:
+    """A client with roots, and a server that asked it for them during a call."""
+    return tape(
+        ("c2s", req(0, "initialize", {"protocolVersion": "2025-11-25", "capabilities": ROOTS})),
+        ("s2c", res(0, {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}})),
+        ("c2s", req(1, "tools/call", {"name": "files"})),
+        ("s2c", req(0, "roots/list")),
+        ("c2s", res(0, {"roots": []})),
+        ("s2c", res(1, {"content": []})),
+    )
+
+
+ROOTS = {"roots": {"listChanged": True}}
+
+
+def test_a_client_without_a_capability_the_server_reacted_to_is_warned_once() -> None:
+    r = Replayer(roots_tape())
+    init = r.receive(req(0, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {}}))
+    (warning,) = init.warnings
+    assert "declares capabilities none" in warning
+    assert "recorded with roots" in warning
+    assert "reacted to roots" in warning
+    again = r.receive(req(1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {}}))
+    assert again.warnings == ()
+
+
+def test_the_same_capabilities_or_ones_the_server_ignored_bring_no_warning() -> None:
+    same = Replayer(roots_tape())
+    asked = {"protocolVersion": "2025-11-25", "capabilities": ROOTS}
+    assert same.receive(req(0, "initialize", asked)).warnings == ()
+    other = Replayer(roots_tape())
+    sampling = {"protocolVersion": "2025-11-25", "capabilities": {**ROOTS, "sampling": {}}}
+    assert other.receive(req(0, "initialize", sampling)).warnings == ()
