@@ -29,6 +29,8 @@ from cassette.cli.common import (
     ignore_params,
     limit_options,
     listen_options,
+    log_option,
+    log_to,
     origin_options,
     recording_exit,
     redaction_options,
@@ -128,6 +130,7 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
         "would, so it falls back to initialize (a cassette for initialize-only clients); "
         "modern refuses initialize with -32022 (see docs/matching.md)",
     )
+    log_option(rec)
     rec.add_argument(
         "--no-probe",
         dest="probe",
@@ -301,6 +304,9 @@ def run(args: argparse.Namespace) -> int:
     if args.output is None:
         raise UsageError("record needs -o TAPE, the cassette to write (or --scenarios FILE)")
     command = RecordCommand.from_args(args)
+    logged = log_to(args.log)
+    if logged is not None:
+        err(f"logging to {logged} (as well as stderr)")
     if command.mode is not None:
         return _in_mode(command, command.mode)
     if command.network:

@@ -26,6 +26,8 @@ from cassette.cli.common import (
     ignore_params,
     limit_options,
     listen_options,
+    log_option,
+    log_to,
     origin_options,
     print_config,
     run_async,
@@ -70,6 +72,7 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
     require_auth_options(rep)
     limit_options(rep, "a client line (stdio) or request body (HTTP, else 413)")
     rep.add_argument("-q", "--quiet", action="store_true", help="no start-up banner")
+    log_option(rep)
     fault_options(rep)
     add_mode_options(rep)
     rep.set_defaults(server=[])  # replay TAPE [options] -- COMMAND: see split_replay_command
@@ -198,6 +201,9 @@ def _miss_reporter(report_path: str | None, tape: str) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     command = ReplayCommand.from_args(args)
+    logged = log_to(args.log)
+    if logged is not None:
+        err(f"logging to {logged} (as well as stderr)")
     if command.mode.mode != "none":
         return _in_mode(command)
     if command.mode.source != "default" and not has_recording(command.tape):
