@@ -50,9 +50,25 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
         action="append",
         default=[],
         required=True,
-        choices=sorted(PROFILES),
         metavar="NAME",
-        help="the client to record as (repeatable): " + ", ".join(PROFILES),
+        help="the client to record as (repeatable): " + ", ".join(PROFILES) + "; with "
+        "--capabilities, any name (the variant's name in the cassette)",
+    )
+    variant.add_argument(
+        "--capabilities",
+        metavar="LIST",
+        default=None,
+        help="the capabilities the variant's client declares, comma-separated (roots, "
+        "sampling, elicitation, ...; empty: none), in place of the profile's or the "
+        "recorded client's",
+    )
+    variant.add_argument(
+        "--roots",
+        nargs="+",
+        metavar="URI",
+        default=[],
+        help="the roots the variant's client lists when the server asks (with "
+        "--capabilities roots,...)",
     )
     variant.add_argument("--upstream", metavar="URL", help="the live server's HTTP endpoint")
     header_options(variant, "the server (--upstream)")
@@ -136,11 +152,30 @@ def _redactor(args: argparse.Namespace, header: Any) -> Any:
     return redactor
 
 
+def _chosen(args: argparse.Namespace, name: str) -> Any:
+    """The client ``--as NAME`` records as: a profile, or with ``--capabilities`` the one
+    declaring exactly those (``custom_profile``)."""
+    from cassette.client.variants import custom_profile
+
+    if args.capabilities is None:
+        if args.roots:
+            raise UsageError("--roots needs --capabilities roots,...")
+        return name
+    declared = [c.strip() for c in args.capabilities.split(",") if c.strip()]
+    return custom_profile(name, declared, args.roots)
+
+
 def run(args: argparse.Namespace) -> int:
     from cassette.client.record import RecordTuning
-    from cassette.client.variants import VariantOptions, VariantResult, record_variant
+    from cassette.client.variants import PROFILES, VariantOptions, VariantResult, record_variant
     from cassette.store.storage import Cassette
 
+    unknown = [n for n in args.profiles if n not in PROFILES]
+    if unknown and args.capabilities is None:
+        raise UsageError(
+            f"--as {unknown[0]}: unknown client; choose one of: {', '.join(PROFILES)} "
+            "(or name your own with --capabilities LIST)"
+        )
     header = Cassette.load(args.tape).header
     server, expanded = _server(args, header)
     tuning = RecordTuning(redactor=with_header_secrets(_redactor(args, header), expanded))
@@ -155,7 +190,7 @@ def run(args: argparse.Namespace) -> int:
     async def go() -> int:
         for name in dict.fromkeys(args.profiles):
             err(f"recording variant {name} of {args.tape} against {server.describe()}")
-            found = await record_variant(args.tape, name, server, options)
+            found = await record_variant(args.tape, _chosen(args, name), server, options)
             results.append(found)
             _tell(found, os.fspath(args.tape))
         return 0

@@ -16,12 +16,13 @@ picks the one that best fits a live client's handshake. A replay adopts the chos
 for the session.
 
 The choice, made on each handshake request (``initialize`` or ``server/discover``) until
-a session is under way, prefers, in order: the same declared capabilities (by name:
-``roots``, ``sampling``, ``elicitation``, ...) and the same era, then the same
-capabilities, then the same era; ties go to the main recording, then to variants in file
-order. Capabilities come first because nothing can make up for them: a tool the server
-listed only to another client stays listed, while a session of the other era is still
-served by the cross-era rules of ``cassette.core.eras``, as before variants existed.
+a session is under way, prefers, in order: the fewest declared capabilities (by name:
+``roots``, ``sampling``, ``elicitation``) on one side only, the same set best (the best
+fit, not only an exact one), then the same era; ties go to the main recording, then to
+variants in file order. Capabilities come first because nothing can make up for them:
+a tool the server listed only to another client stays listed, while a session of the
+other era is still served by the cross-era rules of ``cassette.core.eras``, as before
+variants existed.
 """
 
 from __future__ import annotations
@@ -153,15 +154,22 @@ class Fit:
         return cls(era, None if said is None else declared(said))
 
     def score(self, era: Era | None, capabilities: frozenset[str]) -> int:
-        same_capabilities = 2 if capabilities == self.capabilities else 0
-        return same_capabilities + (1 if era == self.era else 0)
+        """Higher fits better: the fewest capabilities declared on one side only (the
+        same set best, and a group whose recording does not say worst), then the same
+        era. A client declaring roots and elicitation is answered from the session of a
+        client declaring roots, elicitation and sampling rather than from a bare one."""
+        if self.capabilities is None:
+            differing = len(COMPARED) + 1
+        else:
+            differing = len(capabilities ^ self.capabilities)
+        return -2 * differing + (1 if era == self.era else 0)
 
 
 def choose(fits: Sequence[Fit], handshake: Mapping[str, Any]) -> int:
     """The index in ``fits`` (0: the main recording) of the group that answers a session
     opened by ``handshake``; see the module docstring for the order."""
     era, capabilities = client_era(dict(handshake)), declared(handshake)
-    best, best_score = 0, -1
+    best, best_score = 0, -(2 * len(COMPARED) + 3)  # below any score
     for index, fit in enumerate(fits):
         score = fit.score(era, capabilities)
         if score > best_score:
