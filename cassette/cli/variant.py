@@ -15,7 +15,7 @@ from typing import Any
 from cassette.cli.common import err, front_name, redaction_options, run_async
 from cassette.cli.headers import header_options, upstream_headers, with_header_secrets
 from cassette.core.headers import Expanded
-from cassette.errors import UsageError
+from cassette.errors import TransportError, UsageError, sole_exception
 
 __all__ = ["add_parsers", "run"]
 
@@ -152,6 +152,12 @@ def _redactor(args: argparse.Namespace, header: Any) -> Any:
     return redactor
 
 
+#: what a failure to reach the server the header names adds
+_FROM_HEADER = (
+    "the server was started as {tape}'s header names it; give -- COMMAND to start it another way"
+)
+
+
 def _chosen(args: argparse.Namespace, name: str) -> Any:
     """The client ``--as NAME`` records as: a profile, or with ``--capabilities`` the one
     declaring exactly those (``custom_profile``)."""
@@ -195,13 +201,16 @@ def run(args: argparse.Namespace) -> int:
             _tell(found, os.fspath(args.tape))
         return 0
 
-    code = run_async(go)
+    try:
+        code = run_async(go)
+    except (TransportError, ExceptionGroup) as exc:
+        inner = sole_exception(exc) if isinstance(exc, ExceptionGroup) else exc
+        if not args.from_header or not isinstance(inner, TransportError):
+            raise
+        raise TransportError(f"{inner}; {_FROM_HEADER.format(tape=args.tape)}") from inner
     refused = [f"variant {r.name} not recorded: {r.error}" for r in results if r.error]
     if refused and args.from_header:
-        refused.append(
-            f"the server was started as {args.tape}'s header names it; give -- COMMAND to "
-            "start it another way"
-        )
+        refused.append(_FROM_HEADER.format(tape=args.tape))
     if refused and not code:
         err("error: " + "; ".join(refused))  # the last line, as for every failed command
         return _REFUSED

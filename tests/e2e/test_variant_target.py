@@ -81,3 +81,25 @@ def test_variant_starts_a_server_under_the_home_folder(tmp_path: Path) -> None:
     work.mkdir()
     written = _record_and_vary(tmp_path, server, work, env, tmp_path / "modern.jsonl")
     assert written == "~/srv/modern.py"
+
+
+def test_a_header_command_that_cannot_start_suggests_a_command(tmp_path: Path) -> None:
+    tape = tmp_path / "t.jsonl"
+    record = [PY, "-m", "cassette", "record", "-o", str(tape), "--no-probe", "--"]
+    assert run(lambda: _add(stdio_params([*record, PY, str(MODERN_SERVER)])))[0] == "2026-07-28"
+    lines = tape.read_text().splitlines()
+    header = json.loads(lines[0])
+    header["target"]["command"] = ["no-such-program-here", "serve"]
+    tape.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    done = subprocess.run(
+        [PY, "-m", "cassette", "variant", str(tape), "--as", "legacy"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode != 0
+    last = done.stderr.strip().splitlines()[-1]
+    assert "cannot start server 'no-such-program-here'" in last
+    assert "give -- COMMAND" in last
