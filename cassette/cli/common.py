@@ -7,6 +7,7 @@ Everything for people goes to stderr: in stdio modes stdout belongs to the proto
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import json
 import signal
@@ -133,13 +134,54 @@ class Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"cassette: error: {message}\n")
 
 
+#: the environment variable naming a file ``record`` and ``replay`` also log to
+LOG_ENV: Final = "CASSETTE_LOG"
+#: where every line ``err`` prints is also appended (``log_to``)
+_LOG: list[Any] = []
+
+
 def err(text: str) -> None:
     """One line for a person, on stderr, prefixed ``cassette:``; recorded text in it (a
-    miss quotes what was recorded) is shown, never obeyed (``cassette.core.text``)."""
+    miss quotes what was recorded) is shown, never obeyed (``cassette.core.text``). The
+    same line goes to the log file, if one was asked for (``log_to``): clients that start
+    a server hide its stderr, so a miss or a warning would otherwise be seen by nobody."""
     from cassette.core.text import printable
 
-    sys.stderr.write(f"cassette: {printable(text, lines=True)}\n")
+    line = f"cassette: {printable(text, lines=True)}\n"
+    sys.stderr.write(line)
     sys.stderr.flush()
+    for log in _LOG:
+        with contextlib.suppress(OSError):  # a full disk must not end a replay
+            log.write(line)
+            log.flush()
+
+
+def log_to(option: str | None, environ: Mapping[str, str] | None = None) -> str | None:
+    """Append every line ``err`` prints to the file ``--log`` names, else the one
+    ``CASSETTE_LOG`` names; the path logged to (``None``: none). The lines are the very
+    ones printed on stderr, so what a miss shows there (redacted) is all the file gets."""
+    import os
+
+    path = option or (os.environ if environ is None else environ).get(LOG_ENV) or None
+    if path is None:
+        return None
+    from cassette.store.files import open_log
+
+    handle = open_log(path)
+    _LOG[:] = [handle]
+    return path
+
+
+def log_option(parser: Any) -> None:
+    """``--log FILE``, as ``record`` and ``replay`` take it."""
+    parser.add_argument(
+        "--log",
+        metavar="FILE",
+        default=None,
+        help=f"also append every line this command prints for people (banner, warnings, "
+        f"misses, summary) to FILE; for clients that hide a server's stderr (default: "
+        f"${LOG_ENV})",
+    )
 
 
 def front_name(name: str | None, default: str) -> str:

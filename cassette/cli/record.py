@@ -30,6 +30,8 @@ from cassette.cli.common import (
     ignore_params,
     limit_options,
     listen_options,
+    log_option,
+    log_to,
     origin_options,
     recording_exit,
     redaction_options,
@@ -133,6 +135,16 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
         "answers a dual-era client's server/discover probe with -32601 as a legacy server "
         "would, so it falls back to initialize (a cassette for initialize-only clients); "
         "modern refuses initialize with -32022 (see docs/matching.md)",
+    )
+    log_option(rec)
+    rec.add_argument(
+        "--no-probe",
+        dest="probe",
+        action="store_false",
+        help="after a 2026-07-28 session, do not start the server once more to ask whether "
+        "it also accepts legacy clients (a legacy initialize, then close); without the "
+        "probe a legacy client of the cassette is refused unless the server's discovery "
+        "lists a legacy revision",
     )
     redaction_options(rec)
     rec.add_argument(
@@ -264,6 +276,7 @@ class RecordCommand:
             on_warning=lambda text: err(f"warning: {text}"),
             before_record=_before_record(args.before_record),
             era=args.era,
+            probe=args.probe,
         )
         return cls(
             target=Target(
@@ -360,6 +373,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("record needs -o TAPE, the cassette to write (or --scenarios FILE)")
     command = RecordCommand.from_args(args)
     adopt_orphans()  # this process is the recorder's own: what leaves the group is ours
+    logged = log_to(args.log)
+    if logged is not None:
+        err(f"logging to {logged} (as well as stderr)")
     if command.mode is not None:
         return _in_mode(command, command.mode)
     if command.network:

@@ -29,6 +29,8 @@ from cassette.cli.common import (
     limit_options,
     listen_options,
     listening_given,
+    log_option,
+    log_to,
     origin_options,
     positive_count,
     print_config,
@@ -80,6 +82,7 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
     require_auth_options(rep)
     limit_options(rep, "a client line (stdio) or request body (HTTP, else 413)")
     rep.add_argument("-q", "--quiet", action="store_true", help="no start-up banner")
+    log_option(rep)
     fault_options(rep)
     add_mode_options(rep)
     rep.set_defaults(server=[])  # replay TAPE [options] -- COMMAND: see split_replay_command
@@ -265,6 +268,9 @@ def _miss_reporter(report_path: str | None, tape: str) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     command = ReplayCommand.from_args(args)
+    logged = log_to(args.log)
+    if logged is not None:
+        err(f"logging to {logged} (as well as stderr)")
     if command.mode.mode != "none":
         return _in_mode(command)
     if command.mode.source != "default" and not has_recording(command.tape):
@@ -313,11 +319,10 @@ def _serve(command: ReplayCommand) -> int:
 def _banner(path: Path, tape: Any, strategy: str, front: str, behaviour: tuple[str, ...]) -> None:
     header = tape.header
     exchanges = sum(1 for m in tape.messages("c2s") if "id" in m)
-    from cassette.core.eras import recorded_handshake, served_clients
-    from cassette.core.variants import describe
+    from cassette.core.variants import clients_line
 
     version = header.protocol_version or "unknown protocol"
-    clients = served_clients(tape.era, recorded_handshake(tape.events)) + describe(tape.events)
+    clients = clients_line(tape.era, tape.events)
     err(
         f"replaying {path} ({header.transport} recording, {tape.era} era, {version}; "
         f"{exchanges} requests; strategy {strategy}; serving on {front}; {clients})"

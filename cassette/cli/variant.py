@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import argparse
 import os
+from pathlib import Path
 from typing import Any
 
 from cassette.cli.common import err, front_name, redaction_options, run_async, seconds
 from cassette.cli.headers import header_options, upstream_headers, with_header_secrets
 from cassette.cli.layout import Layout
 from cassette.core.headers import Expanded
-from cassette.errors import UsageError
+from cassette.errors import TransportError, UsageError, sole_exception
 
 __all__ = ["add_parsers", "run"]
 
@@ -50,9 +51,25 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
         action="append",
         default=[],
         required=True,
-        choices=sorted(PROFILES),
         metavar="NAME",
-        help="the client to record as (repeatable): " + ", ".join(PROFILES),
+        help="the client to record as (repeatable): " + ", ".join(PROFILES) + "; with "
+        "--capabilities, any name (the variant's name in the cassette)",
+    )
+    variant.add_argument(
+        "--capabilities",
+        metavar="LIST",
+        default=None,
+        help="the capabilities the variant's client declares, comma-separated (roots, "
+        "sampling, elicitation, ...; empty: none), in place of the profile's or the "
+        "recorded client's",
+    )
+    variant.add_argument(
+        "--roots",
+        nargs="+",
+        metavar="URI",
+        default=[],
+        help="the roots the variant's client lists when the server asks (with "
+        "--capabilities roots,...)",
     )
     variant.add_argument("--upstream", metavar="URL", help="the live server's HTTP endpoint")
     header_options(variant, "the server (--upstream)")
@@ -79,11 +96,11 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
     )
     redaction_options(variant)
     # the command after ``--`` is cut off before parsing (``split_replay_command``)
-    variant.set_defaults(handler=run, server=[])
+    variant.set_defaults(handler=run, server=[], from_header=False)
     variant.layout = Layout(
         usage="cassette variant TAPE --as NAME [--as NAME]... [options] [-- COMMAND [ARG...]]",
         groups={
-            "the client": ("profiles", "answers", "replace"),
+            "the client": ("profiles", "capabilities", "roots", "answers", "replace"),
             "the server (default: the one TAPE's header names)": (
                 "upstream",
                 "transport",
@@ -115,7 +132,11 @@ def _server(args: argparse.Namespace, header: Any) -> tuple[Any, Expanded | None
         raise UsageError("give either --upstream URL or a server command, not both")
     recorded = header.target or {}
     if not command and args.upstream is None:
-        command = list(recorded.get("command") or ())
+        from cassette.runtime.record import startable_argv
+
+        written = [str(arg) for arg in recorded.get("command") or ()]
+        command = startable_argv(written, Path(args.tape).resolve().parent)
+        args.from_header = bool(command)
         url = recorded.get("url")
         if not command and not isinstance(url, str):
             raise UsageError(
@@ -149,11 +170,36 @@ def _redactor(args: argparse.Namespace, header: Any) -> Any:
     return redactor
 
 
+#: what a failure to reach the server the header names adds
+_FROM_HEADER = (
+    "the server was started as {tape}'s header names it; give -- COMMAND to start it another way"
+)
+
+
+def _chosen(args: argparse.Namespace, name: str) -> Any:
+    """The client ``--as NAME`` records as: a profile, or with ``--capabilities`` the one
+    declaring exactly those (``custom_profile``)."""
+    from cassette.client.variants import custom_profile
+
+    if args.capabilities is None:
+        if args.roots:
+            raise UsageError("--roots needs --capabilities roots,...")
+        return name
+    declared = [c.strip() for c in args.capabilities.split(",") if c.strip()]
+    return custom_profile(name, declared, args.roots)
+
+
 def run(args: argparse.Namespace) -> int:
     from cassette.client.record import RecordTuning
-    from cassette.client.variants import VariantOptions, VariantResult, record_variant
+    from cassette.client.variants import PROFILES, VariantOptions, VariantResult, record_variant
     from cassette.store.storage import Cassette
 
+    unknown = [n for n in args.profiles if n not in PROFILES]
+    if unknown and args.capabilities is None:
+        raise UsageError(
+            f"--as {unknown[0]}: unknown client; choose one of: {', '.join(PROFILES)} "
+            "(or name your own with --capabilities LIST)"
+        )
     header = Cassette.load(args.tape).header
     server, expanded = _server(args, header)
     tuning = RecordTuning(redactor=with_header_secrets(_redactor(args, header), expanded))
@@ -168,13 +214,21 @@ def run(args: argparse.Namespace) -> int:
     async def go() -> int:
         for name in dict.fromkeys(args.profiles):
             err(f"recording variant {name} of {args.tape} against {server.describe()}")
-            found = await record_variant(args.tape, name, server, options)
+            found = await record_variant(args.tape, _chosen(args, name), server, options)
             results.append(found)
             _tell(found, os.fspath(args.tape))
         return 0
 
-    code = run_async(go)
+    try:
+        code = run_async(go)
+    except (TransportError, ExceptionGroup) as exc:
+        inner = sole_exception(exc) if isinstance(exc, ExceptionGroup) else exc
+        if not args.from_header or not isinstance(inner, TransportError):
+            raise
+        raise TransportError(f"{inner}; {_FROM_HEADER.format(tape=args.tape)}") from inner
     refused = [f"variant {r.name} not recorded: {r.error}" for r in results if r.error]
+    if refused and args.from_header:
+        refused.append(_FROM_HEADER.format(tape=args.tape))
     if refused and not code:
         err("error: " + "; ".join(refused))  # the last line, as for every failed command
         return _REFUSED

@@ -41,7 +41,14 @@ from cassette.store.files import write_atomic
 from cassette.store.lock import FileLock
 from cassette.store.storage import Cassette, append_events, timed_after
 
-__all__ = ["PROFILES", "Profile", "VariantOptions", "VariantResult", "record_variant"]
+__all__ = [
+    "PROFILES",
+    "Profile",
+    "VariantOptions",
+    "VariantResult",
+    "custom_profile",
+    "record_variant",
+]
 
 Info = Callable[[str], None]
 
@@ -94,8 +101,46 @@ PROFILES: Final[Mapping[str, Profile]] = {
             client_info={"name": "inspector-cli", "version": "2.12.0"},
             legacy_version="2025-11-25",
         ),
+        Profile(
+            "claude-code",
+            "Claude Code: legacy, declaring roots and elicitation",
+            "legacy",
+            capabilities={"roots": {}, "elicitation": {}},
+            answers={
+                "roots/list": {"result": {"roots": []}},
+                "elicitation/create": {"result": {"action": "decline"}},
+            },
+            client_info={"name": "claude-code", "version": "2.0.0"},
+        ),
+        Profile(
+            "gemini-cli",
+            "Gemini CLI: legacy 2025-06-18, declaring roots",
+            "legacy",
+            capabilities={"roots": {"listChanged": True}},
+            answers={"roots/list": {"result": {"roots": []}}},
+            client_info={"name": "gemini-cli-mcp-client", "version": "0.0.1"},
+            legacy_version="2025-06-18",
+        ),
     )
 }
+
+#: What ``--capabilities NAME,...`` declares for each name (any other name: ``{}``).
+_DECLARED: Final[Mapping[str, Mapping[str, Any]]] = {"roots": {"listChanged": True}}
+
+
+def custom_profile(name: str, capabilities: Sequence[str], roots: Sequence[str] = ()) -> Profile:
+    """The client ``name`` (a profile of ``PROFILES``, else the recorded client) declaring
+    exactly ``capabilities`` (``roots``, ``sampling``, ``elicitation``, ...), its
+    ``roots/list`` answered with ``roots`` (URIs): ``--capabilities`` and ``--roots``."""
+    base = PROFILES.get(name, Profile(name, f"the recorded client declaring {capabilities}"))
+    declared = {c: dict(_DECLARED.get(c, {})) for c in capabilities if c}
+    answers = dict(base.answers or {})
+    if "roots" in declared:
+        listed = [{"uri": uri} for uri in roots]
+        answers["roots/list"] = {"result": {"roots": listed}}
+    elif roots:
+        raise UsageError("--roots needs the roots capability (--capabilities roots,...)")
+    return attrs.evolve(base, capabilities=declared, answers=answers or base.answers)
 
 
 @attrs.frozen
@@ -113,7 +158,9 @@ class VariantResult:
     unanswered: tuple[str, ...] = ()
 
 
-def _profile(name: str) -> Profile:
+def _profile(name: str | Profile) -> Profile:
+    if isinstance(name, Profile):
+        return name
     found = PROFILES.get(name)
     if found is None:
         raise UsageError(f"unknown variant {name!r}; choose one of: {', '.join(PROFILES)}")
@@ -221,7 +268,7 @@ class VariantOptions:
 
 async def record_variant(
     tape: str | os.PathLike[str],
-    name: str,
+    name: str | Profile,
     server: ServerTarget,
     options: VariantOptions = VariantOptions(),
     **legacy: Any,

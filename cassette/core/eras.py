@@ -8,7 +8,14 @@ every request. What the replay serves, by cassette and client:
 ====================  =========================  ===========================================
 cassette              client                     served
 ====================  =========================  ===========================================
-legacy                legacy                     natively
+legacy                legacy                     natively; a client asking for an older
+                                                 legacy revision than the recorded one is
+                                                 granted it (``granted_version``), a newer
+                                                 one gets the recorded revision; answers
+                                                 stay as recorded (the specification says
+                                                 no way to lower a result to an older
+                                                 revision, and clients ignore members
+                                                 they do not know)
 legacy                dual-era (probes first)    the probe gets ``-32601`` as from the live
                                                  legacy server; the client falls back to
                                                  ``initialize``: natively
@@ -24,8 +31,13 @@ modern                legacy, and the recorded   ``initialize`` answered from th
                                                  ``cacheScope``, the ``_meta`` envelope);
                                                  ``input_required``: server requests
                                                  (``InputRound``); HTTP errors at 200
-modern                legacy, and no legacy      ``-32022``, as a modern-only server says; a
-                      version is listed          miss, with a hint: ``record --era legacy``
+modern                legacy, and the recorder's ``initialize`` answered from the probe's
+                      probe was answered         recorded answer (``cassette.runtime.probe``),
+                                                 at the revision the server grants; the rest
+                                                 as in the row above
+modern                legacy, no legacy version  ``-32022``, as a modern-only server says; a
+                      listed and no probe        miss, with a hint: ``cassette variant TAPE
+                                                 --as legacy`` or ``record --era legacy``
 ====================  =========================  ===========================================
 
 An ``input_required`` result is 2026-07-28's way of asking the client mid-call: its
@@ -57,6 +69,7 @@ __all__ = [
     "InputRound",
     "client_era",
     "era_refusal",
+    "granted_version",
     "initialize_from_discover",
     "input_requests",
     "legacy_shape",
@@ -120,6 +133,25 @@ def legacy_versions(discover: JSONObject) -> list[str]:
     if not isinstance(listed, list):
         return []
     return sorted((v for v in listed if v in LEGACY_VERSIONS), reverse=True)
+
+
+def granted_version(asked: object, recorded: str, supported: Iterable[str] = ()) -> str:
+    """The legacy revision a server that answered ``recorded`` gives a client asking for
+    ``asked``, as the SDK servers negotiate (the Python SDK's server grants any revision in
+    its ``SUPPORTED_PROTOCOL_VERSIONS``, every legacy one from 2024-11-05 on, and answers its
+    own otherwise): an older legacy revision is granted, a newer or unknown one gets the
+    recorded revision. ``supported``, when the recording lists what the server supports (a
+    ``server/discover``), narrows what may be granted to that list."""
+    listed = frozenset(supported)
+    if (
+        isinstance(asked, str)
+        and asked in LEGACY_VERSIONS
+        and recorded in LEGACY_VERSIONS
+        and asked < recorded  # legacy revisions are dates: they sort as they were released
+        and (not listed or asked in listed)
+    ):
+        return asked
+    return recorded
 
 
 def initialize_from_discover(discover: JSONObject, requested: object) -> JSONObject | None:
@@ -254,10 +286,17 @@ def recorded_handshake(events: Iterable[object]) -> JSONObject | None:
     return None
 
 
-def served_clients(era: Era, handshake: JSONObject | None) -> str:
-    """Which clients a cassette serves, for the banner and ``show`` (see the table above)."""
+def served_clients(era: Era, handshake: JSONObject | None, *, probed: bool = False) -> str:
+    """Which clients a cassette serves, for the banner and ``show`` (see the table above);
+    ``probed``: the recorder's legacy ``initialize`` probe was answered
+    (``cassette.runtime.probe``)."""
     if era == "legacy":
         return "serves legacy clients, and dual-era ones (they fall back to initialize)"
+    if probed:
+        return "serves 2026-07-28 and legacy clients (the server answered a legacy probe)"
     if handshake is not None and legacy_versions(handshake):
         return "serves 2026-07-28 and legacy clients"
-    return "serves 2026-07-28 and dual-era clients; legacy-only clients need --era legacy"
+    return (
+        "serves 2026-07-28 and dual-era clients; legacy-only clients need --era legacy "
+        "(or cassette variant TAPE --as legacy)"
+    )

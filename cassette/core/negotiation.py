@@ -18,8 +18,9 @@ the answer depends on it, and the fronts learn the outcome from the ``Reply`` (i
   cassette is answered from the recorded ``server/discover`` when that lists a legacy
   revision, else refused with ``-32022``; a 2026-07-28 request on a legacy cassette is
   refused with ``-32022`` (``cassette.core.eras`` has the table).
-* **Protocol version** (``version_warnings``): a client asking ``initialize`` for another
-  revision gets the recorded one, with a warning.
+* **Protocol version** (``granted``): a client asking ``initialize`` for an older legacy
+  revision than the recorded one is granted it, as the SDK servers grant it; a newer one
+  gets the recorded revision, with a warning (``cassette.core.eras.granted_version``).
 * **Shape** (``for_client``): a modern recording's messages lose the 2026-07-28-only
   members for a legacy client, and an ``input_required`` answer becomes server requests
   (``input_round``); the client's answers make the recorded retry, which ``answered``
@@ -38,7 +39,7 @@ Sans-IO: values in, values out.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 import attrs
 
@@ -47,11 +48,13 @@ from cassette.core.eras import (
     InputRound,
     client_era,
     era_refusal,
+    granted_version,
     initialize_from_discover,
     input_requests,
     is_input_required,
     legacy_shape,
     legacy_status,
+    legacy_versions,
     unsupported_version,
 )
 from cassette.core.ids import IdKey, id_key
@@ -62,7 +65,7 @@ from cassette.core.model import Era
 from cassette.core.playback import Playback
 from cassette.core.prepared import Prepared
 from cassette.core.reply import Reply, _reply
-from cassette.core.variants import HANDSHAKES, Fit, choose, client_capabilities
+from cassette.core.variants import HANDSHAKES, Fit, choose, client_capabilities, compared
 
 __all__ = [
     "HANDSHAKES",
@@ -122,6 +125,10 @@ class Negotiation:
         self._modern = prepared.era == "modern"  # the cassette's era (its main recording's)
         # a handshake may still choose the group (until a session is under way)
         self._choosing = bool(self.groups)
+        #: the recorded server's answer to the recorder's legacy ``initialize`` probe
+        self._probe = prepared.probe
+        #: whether this session was warned that its client's capabilities differ
+        self._told_capabilities = False
         #: the live client's era, once a message says
         self.client_era: Era | None = None
         #: a legacy client's answers to what an input_required response asked, by live
@@ -156,7 +163,9 @@ class Negotiation:
         says who asks: over stateless HTTP one replayer serves every client)."""
         groups = self.groups
         if message.get("method") in HANDSHAKES:
-            groups = tuple(g for g in groups if _opens(g, message)) or groups
+            probed = self._probe is not None and message.get("method") == "initialize"
+            opens = tuple(g for g in groups if _opens(g, message) or (probed and g is groups[0]))
+            groups = opens or groups
         chosen = groups[choose([g.fit or Fit(g.era, None) for g in groups], message)]
         return None if chosen is current else (chosen, fresh)
 
@@ -202,7 +211,9 @@ class Negotiation:
         recorded ``server/discover`` when that lists a legacy revision."""
         handshake = state.prepared.handshake
         requested = _params(message).get("protocolVersion")
-        result = initialize_from_discover(handshake or {}, requested)
+        result = self._from_probe(requested, handshake)
+        if result is None:
+            result = initialize_from_discover(handshake or {}, requested)
         if result is not None:
             # A legacy session from here on: its log messages follow the legacy rules (sent
             # by default, filtered by logging/setLevel), as the live server's would.
@@ -213,9 +224,23 @@ class Negotiation:
         supported = [str(v) for v in listed] if isinstance(listed, list) else []
         summary = (
             "initialize (a legacy client) on a 2026-07-28 cassette whose server listed no "
-            "legacy revision: record it with this client, or with cassette record --era legacy"
+            "legacy revision and was not probed for one: record a legacy session into it "
+            "with cassette variant TAPE --as legacy (or record with cassette record --era "
+            "legacy)"
         )
         return self._refused(message, summary, requested, supported)
+
+    def _from_probe(self, requested: object, handshake: JSONObject | None) -> JSONObject | None:
+        """The ``initialize`` result the recorder's probe got, at the revision the server
+        would grant ``requested`` (``granted_version``); ``None`` without a probe. It is
+        the server's own answer to a legacy client, so it goes before one derived from
+        ``server/discover``."""
+        probe = self._probe
+        version = probe.get("protocolVersion") if probe is not None else None
+        if probe is None or not isinstance(version, str):
+            return None
+        listed = legacy_versions(handshake) if handshake else []
+        return {**probe, "protocolVersion": granted_version(requested, version, listed)}
 
     def _modern_on_legacy(self, message: JSONObject, handshake: JSONObject | None) -> Reply:
         """A 2026-07-28 request on a legacy cassette: the recording shows no support for it."""
@@ -237,20 +262,65 @@ class Negotiation:
         error = unsupported_version(message.get("id"), requested, supported, summary)
         return Reply((error,), report, (None,), status=400, refuses_era=True)
 
-    @staticmethod
-    def version_warnings(live: JSONObject, messages: Sequence[Any]) -> tuple[str, ...]:
-        """A client that asked ``initialize`` for another revision than the recorded
-        server answered: the recording proves only the revision it shows, so that one is
-        given."""
+    def granted(
+        self, live: JSONObject, messages: Sequence[Any]
+    ) -> tuple[Sequence[Any], tuple[str, ...]]:
+        """The recorded ``initialize`` answer (the last of ``messages``) with the revision
+        the recorded server would have granted the live client (``granted_version``), and
+        a warning when that is not what it asked for."""
         asked = _params(live).get("protocolVersion")
         answer = messages[-1] if messages else None
         result = answer.get("result") if isinstance(answer, dict) else None
         given = result.get("protocolVersion") if isinstance(result, dict) else None
         if not isinstance(asked, str) or not isinstance(given, str) or asked == given:
-            return ()
-        return (
+            return messages, ()
+        version = granted_version(asked, given, self._evidence())
+        if version == asked:
+            assert isinstance(answer, dict)
+            assert isinstance(result, dict)
+            shown = {**answer, "result": {**result, "protocolVersion": version}}
+            return (*messages[:-1], shown), ()
+        return messages, (
             f"the client asked for protocol {asked}; the recorded server answered {given}, "
-            f"and the recording shows no more, so the replay answers {given}",
+            f"and grants no newer revision than it answered, so the replay answers {given}",
+        )
+
+    def _evidence(self) -> tuple[str, ...]:
+        """The legacy revisions a recorded ``server/discover`` (of any group) lists: what
+        the recording proves the server supports; empty when none was recorded."""
+        found: list[str] = []
+        for group in self.groups:
+            if group.era == "modern" and group.handshake is not None:
+                found += legacy_versions(group.handshake)
+        return tuple(found)
+
+    # -- capabilities the recorded server reacted to -----------------------------------------
+
+    def capability_warnings(self, message: JSONObject, group: Prepared) -> tuple[str, ...]:
+        """Once per session: the live client declares other capabilities than the client
+        ``group`` was recorded with, where the recorded server reacted to them (it asked
+        that client for roots, sampling or elicitation, or a variant recorded for other
+        capabilities holds other answers). The answers come from that recording all the
+        same; the warning says what may differ from the live server's."""
+        said = client_capabilities(message)
+        recorded = group.fit.capabilities if group.fit is not None else None
+        if self._told_capabilities or said is None or recorded is None:
+            return ()
+        differ = compared(said) ^ recorded
+        reacted = differ & _asked_for(group)
+        if differ and any(g.fit and g.fit.capabilities != recorded for g in self.groups):
+            reacted = differ  # a variant shows the server answers by capabilities
+        if not reacted:
+            return ()
+        self._told_capabilities = True
+        live = ", ".join(sorted(compared(said))) or "none"
+        held = ", ".join(sorted(recorded)) or "none"
+        return (
+            f"the client declares capabilities {live}; the session answering it was "
+            f"recorded with {held}, and the recorded server reacted to "
+            f"{', '.join(sorted(reacted))}: answers may differ from the live server's "
+            "(record this client's session with cassette variant TAPE --as NAME "
+            "--capabilities ... or a profile)",
         )
 
     # -- what the recording makes certain --------------------------------------------------
@@ -401,6 +471,34 @@ def _opens(group: Prepared, handshake: JSONObject) -> bool:
     if group.era == "legacy":
         return group.handshake is not None
     return initialize_from_discover(group.handshake or {}, None) is not None
+
+
+#: the server requests that ask a client for what a capability declares
+_ASKS: Final = {
+    "roots/list": "roots",
+    "sampling/createMessage": "sampling",
+    "elicitation/create": "elicitation",
+}
+
+
+def _asked_for(group: Prepared) -> frozenset[str]:
+    """The capabilities the recorded server asked its client for in ``group``: a server
+    request, or (2026-07-28) an ``input_required`` result's ``inputRequests``."""
+    asked: set[str] = set()
+    for exchange in group.exchanges:
+        for item in exchange.items:
+            if not isinstance(item.message, dict):
+                continue  # a raw exchange's answer may be a batch
+            method = item.message.get("method") if item.role == "request" else None
+            if method in _ASKS:
+                asked.add(_ASKS[method])
+            elif item.role == "response":
+                asked.update(
+                    _ASKS[r["method"]]
+                    for _, r in input_requests(item.message)
+                    if r["method"] in _ASKS
+                )
+    return frozenset(asked)
 
 
 def _server_logs(handshake: JSONObject | None) -> bool | None:

@@ -21,7 +21,7 @@ from cassette.core.jsonrpc import JSONObject
 from cassette.core.matching import Candidate, CandidateIndex
 from cassette.core.model import Era, Recording, era_of
 from cassette.core.redacted import check_header
-from cassette.core.variants import Fit, group_era, split
+from cassette.core.variants import PROBE_VARIANT, Fit, group_era, split
 from cassette.errors import CassetteFormatError
 
 __all__ = ["Prepared", "check_redaction"]
@@ -53,6 +53,9 @@ class Prepared:
     fit: Fit | None = None
     #: the variant sessions' groups, in file order (the main recording's only)
     variants: tuple[Prepared, ...] = ()
+    #: what the recorded server answered a legacy ``initialize`` probe at record time
+    #: (``cassette.runtime.probe``; the main recording's only), when one was kept
+    probe: JSONObject | None = None
 
     @classmethod
     def of(cls, recording: Recording, ignore: Sequence[str] = ()) -> Prepared:
@@ -61,8 +64,12 @@ class Prepared:
         era = era_of(recording.header)
         if not groups:
             return cls._group(main, era, ignore)
+        probed = groups.pop(PROBE_VARIANT, None)
+        probe = None
+        if probed is not None:
+            probe = _recorded_result(cut(probed)[1], {"initialize"})
         variants = tuple(cls._group(events, None, ignore) for events in groups.values())
-        return attrs.evolve(cls._group(main, era, ignore), variants=variants)
+        return attrs.evolve(cls._group(main, era, ignore), variants=variants, probe=probe)
 
     @classmethod
     def _group(cls, events: Sequence[Any], era: Era | None, ignore: Sequence[str]) -> Prepared:

@@ -3,11 +3,17 @@ writes for a person (labels, misses with their closest recording). Sans-IO."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from cassette.core.exchanges import Exchange, Item
-from cassette.core.jsonrpc import JSONObject
+from cassette.core.jsonrpc import (
+    INVALID_REQUEST,
+    JSONObject,
+    Kind,
+    classify_value,
+    error_response,
+)
 from cassette.core.matching import MissReport, one_line, show_value
 from cassette.core.reply import Reply
 from cassette.core.wildcards import mask_like
@@ -17,6 +23,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "INPUTS",
+    "answer_batch",
     "answer_part",
     "env_values",
     "input_responses_differ",
@@ -121,3 +128,28 @@ def summary_lines(misses: Sequence[MissReport], repeats: int, source: str | None
         lines.append(f"{len(misses)} request(s) had no recording:")
         lines += [f"  - {miss_line(m, source)}" for m in misses]
     return "\n".join(lines)
+
+
+def answer_batch(batch: list[Any], dispatch: Callable[[Kind, Any], Reply]) -> Reply:
+    """A JSON-RPC batch answered element by element (``dispatch``), as one reply: what
+    the server said on its own first, then the batch of answers; a nested batch is an
+    Invalid Request, as the spec has it."""
+    before: list[Any] = []
+    answers: list[Any] = []
+    misses: list[MissReport] = []
+    for element in batch:
+        kind = classify_value(element)
+        if kind is Kind.BATCH:
+            answers.append(error_response(None, INVALID_REQUEST, "Invalid Request"))
+            continue
+        reply = dispatch(kind, element)
+        if reply.miss is not None:
+            misses.append(reply.miss)
+        for msg in reply.messages:
+            is_answer = isinstance(msg, dict) and "method" not in msg
+            if is_answer and (kind is not Kind.REQUEST or msg.get("id") == element.get("id")):
+                answers.append(msg)
+            else:
+                before.append(msg)
+    out = (*before, answers) if answers else tuple(before)
+    return Reply(out, misses[0] if misses else None, (None,) * len(out))

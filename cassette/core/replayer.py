@@ -40,6 +40,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+import attrs
+
 from cassette.core.exchanges import Exchange, raw_key
 from cassette.core.jsonrpc import (
     INVALID_REQUEST,
@@ -68,6 +70,7 @@ from cassette.core.prepared import Prepared, check_redaction
 from cassette.core.redacted import ENVELOPE
 from cassette.core.replay_parts import (
     INPUTS,
+    answer_batch,
     answer_part,
     env_values,
     input_responses_differ,
@@ -122,6 +125,8 @@ class Replayer:
         #: whether replies need the era authority's shaping (a legacy client of a modern
         #: recording); checked once per message instead of asking on every one
         self._shaping = False
+        #: warnings to tell with the reply being made (``Negotiation.capability_warnings``)
+        self._pending: tuple[str, ...] = ()
         source = getattr(recording, "source", None)
         self.source: str | None = str(source) if source is not None else None
         #: what the session waits for: client answers, and answers the recording lacks
@@ -243,6 +248,9 @@ class Replayer:
 
     def _dispatch(self, kind: Kind, value: Any, raw: str | None = None) -> Reply:
         reply = self._dispatch_native(kind, value, raw)
+        if self._pending:
+            reply = attrs.evolve(reply, warnings=(*reply.warnings, *self._pending))
+            self._pending = ()
         return self._shape(reply) if self._shaping else reply
 
     def _dispatch_native(self, kind: Kind, value: Any, raw: str | None = None) -> Reply:
@@ -285,6 +293,9 @@ class Replayer:
             self._playback.log_level = level if isinstance(level, str) else None
         if capabilities is not None:
             self._playback.capabilities = capabilities
+            # told with this request's reply (``_dispatch``): capabilities the recorded
+            # server reacted to, declared otherwise by this client
+            self._pending = self._terms.capability_warnings(message, self._state.prepared)
         if (method == "initialize" or era == "modern") and self._terms.crosses(
             method, era, self.era
         ):
@@ -435,25 +446,7 @@ class Replayer:
         )
 
     def _batch(self, batch: list[Any]) -> Reply:
-        before: list[Any] = []
-        answers: list[Any] = []
-        misses: list[MissReport] = []
-        for element in batch:
-            kind = classify_value(element)
-            if kind is Kind.BATCH:
-                answers.append(error_response(None, INVALID_REQUEST, "Invalid Request"))
-                continue
-            reply = self._dispatch(kind, element)
-            if reply.miss is not None:
-                misses.append(reply.miss)
-            for msg in reply.messages:
-                is_answer = isinstance(msg, dict) and "method" not in msg
-                if is_answer and (kind is not Kind.REQUEST or msg.get("id") == element.get("id")):
-                    answers.append(msg)
-                else:
-                    before.append(msg)
-        out = (*before, answers) if answers else tuple(before)
-        return Reply(out, misses[0] if misses else None, (None,) * len(out))
+        return answer_batch(batch, self._dispatch)
 
     def _unanswered(self, message: JSONObject, miss: ReplayMiss) -> Reply:
         certain = self._terms.unrecorded(message, self.era, self._state.prepared.handshake)
@@ -473,8 +466,10 @@ class Replayer:
         self, exchange: Exchange, live: JSONObject, *, warnings: tuple[str, ...] = ()
     ) -> Reply:
         played = self._playback.play(exchange, live)
-        if live.get("method") == "initialize":
-            warnings = (*warnings, *Negotiation.version_warnings(live, played.messages))
+        if live.get("method") == "initialize":  # the revision the live server would grant
+            messages, granted = self._terms.granted(live, played.messages)
+            played.messages = list(messages)
+            warnings = (*warnings, *granted)
         return self._reply_for(exchange, live, played, warnings, exchange.t)
 
     def _reply_for(

@@ -16,12 +16,13 @@ picks the one that best fits a live client's handshake. A replay adopts the chos
 for the session.
 
 The choice, made on each handshake request (``initialize`` or ``server/discover``) until
-a session is under way, prefers, in order: the same declared capabilities (by name:
-``roots``, ``sampling``, ``elicitation``, ...) and the same era, then the same
-capabilities, then the same era; ties go to the main recording, then to variants in file
-order. Capabilities come first because nothing can make up for them: a tool the server
-listed only to another client stays listed, while a session of the other era is still
-served by the cross-era rules of ``cassette.core.eras``, as before variants existed.
+a session is under way, prefers, in order: the fewest declared capabilities (by name:
+``roots``, ``sampling``, ``elicitation``) on one side only, the same set best (the best
+fit, not only an exact one), then the same era; ties go to the main recording, then to
+variants in file order. Capabilities come first because nothing can make up for them:
+a tool the server listed only to another client stays listed, while a session of the
+other era is still served by the cross-era rules of ``cassette.core.eras``, as before
+variants existed.
 """
 
 from __future__ import annotations
@@ -29,17 +30,19 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
-from cassette.core.eras import client_era
+from cassette.core.eras import client_era, recorded_handshake, served_clients
 from cassette.core.mcp import META_PREFIX
 from cassette.core.model import Era
 
 __all__ = [
     "COMPARED",
     "HANDSHAKES",
+    "PROBE_VARIANT",
     "VARIANT_META",
     "Fit",
     "choose",
     "client_capabilities",
+    "clients_line",
     "compared",
     "declared",
     "describe",
@@ -52,6 +55,11 @@ __all__ = [
 
 #: the member of an event's ``meta`` naming the variant session the event belongs to
 VARIANT_META: Final = "variant"
+#: the variant a recorder's handshake-only probe is kept as (``cassette.runtime.probe``):
+#: the recorded server's answer to a legacy ``initialize``, for a 2026-07-28 session. It
+#: is no group of its own: a replay answers a legacy client's ``initialize`` from it and
+#: the rest from the main recording (``cassette.core.negotiation``)
+PROBE_VARIANT: Final = "legacy-probe"
 #: the requests that open a session, and so choose the group that answers it
 HANDSHAKES: Final = frozenset({"initialize", "server/discover"})
 
@@ -146,15 +154,22 @@ class Fit:
         return cls(era, None if said is None else declared(said))
 
     def score(self, era: Era | None, capabilities: frozenset[str]) -> int:
-        same_capabilities = 2 if capabilities == self.capabilities else 0
-        return same_capabilities + (1 if era == self.era else 0)
+        """Higher fits better: the fewest capabilities declared on one side only (the
+        same set best, and a group whose recording does not say worst), then the same
+        era. A client declaring roots and elicitation is answered from the session of a
+        client declaring roots, elicitation and sampling rather than from a bare one."""
+        if self.capabilities is None:
+            differing = len(COMPARED) + 1
+        else:
+            differing = len(capabilities ^ self.capabilities)
+        return -2 * differing + (1 if era == self.era else 0)
 
 
 def choose(fits: Sequence[Fit], handshake: Mapping[str, Any]) -> int:
     """The index in ``fits`` (0: the main recording) of the group that answers a session
     opened by ``handshake``; see the module docstring for the order."""
     era, capabilities = client_era(dict(handshake)), declared(handshake)
-    best, best_score = 0, -1
+    best, best_score = 0, -(2 * len(COMPARED) + 3)  # below any score
     for index, fit in enumerate(fits):
         score = fit.score(era, capabilities)
         if score > best_score:
@@ -183,6 +198,7 @@ def describe(events: Sequence[Any]) -> str:
     """The variants a cassette holds, for the banner and ``show``: ``""`` when none, else
     ``"; variants: NAME (ERA; CAPABILITIES), ..."``."""
     _, variants = split(events)
+    variants.pop(PROBE_VARIANT, None)  # not a session: told by ``clients_line``
     if not variants:
         return ""
     parts = []
@@ -194,3 +210,12 @@ def describe(events: Sequence[Any]) -> str:
         caps = ", ".join(sorted(fit.capabilities or ())) or "no capabilities"
         parts.append(f"{name} ({'2026-07-28' if era == 'modern' else 'legacy'}; {caps})")
     return "; variants: " + ", ".join(parts)
+
+
+def clients_line(era: Era, events: Sequence[Any]) -> str:
+    """Which clients a cassette serves and the variants it holds, for the banner and
+    ``show``: ``served_clients`` (told whether the recorder's legacy probe was answered),
+    then ``describe``."""
+    probed = PROBE_VARIANT in split(events)[1]
+    served = served_clients(era, recorded_handshake(events), probed=probed)
+    return served + describe(events)

@@ -44,6 +44,7 @@ from cassette.core.text import printable
 from cassette.errors import UsageError, sole_exception
 from cassette.registry import get_connector, get_transport
 from cassette.runtime.keywords import deprecated_keywords
+from cassette.runtime.probe import record_probe
 from cassette.runtime.proxy import proxy
 from cassette.runtime.refusals import RefusalNotices
 from cassette.runtime.sink import Sink, SinkOptions, SinkTap, open_sink, stderr_passthrough
@@ -70,6 +71,7 @@ __all__ = [
     "record_http",
     "record_proxy",
     "record_session",
+    "startable_argv",
 ]
 
 Warn = Callable[[str], None]
@@ -125,6 +127,10 @@ class RecordConfig:
     #: the era to record in (``cassette.core.eras.era_refusal``): ``auto`` lets the client
     #: choose; ``legacy`` or ``modern`` answers the other era's opening in the server's place
     era: str = attrs.field(default="auto", validator=attrs.validators.in_(ERA_CHOICES))
+    #: after a 2026-07-28 session, ask the same target once whether it also accepts a
+    #: legacy ``initialize``, and keep its answer for legacy clients of the cassette
+    #: (``cassette.runtime.probe``); ``False``: no second connection to the server
+    probe: bool = True
 
 
 @attrs.frozen
@@ -304,6 +310,28 @@ def portable_argv(argv: Sequence[str], root: Path | None = None) -> list[str]:
     return out
 
 
+def startable_argv(argv: Sequence[str], near: Path | None = None) -> list[str]:
+    """A header's command line (``portable_argv`` wrote it) as a command to start: ``~/``
+    is the home folder again, and an argument that names a path under the project
+    (relative to the folder of the nearest pyproject.toml at or above ``near``, the
+    cassette's folder, else the working directory) is made absolute, so the server starts
+    from wherever the command runs. Other arguments are left as written."""
+    from cassette.store.config import find_pyproject
+
+    found = find_pyproject(near) if near is not None else None
+    found = found if found is not None else find_pyproject()
+    root = found.parent if found is not None else Path.cwd()
+    out = []
+    for arg in argv:
+        if arg.startswith("~/") or arg == "~":
+            out.append(os.fspath(Path(arg).expanduser()))
+        elif arg[:1] not in ("", "-") and not Path(arg).is_absolute() and (root / arg).exists():
+            out.append(os.fspath(root / arg))
+        else:
+            out.append(arg)
+    return out
+
+
 async def record_session(
     target: Target, config: RecordConfig, client: FrameStream | None = None
 ) -> RecordResult:
@@ -315,6 +343,8 @@ async def record_session(
     plugin = get_connector(config.transport)
     with _recording(config, plugin, target) as (sink, outcome):
         await _stoppable(_session(plugin, target, config, sink, client))
+        if config.probe:
+            await record_probe(sink, plugin, target)
     return outcome[0]
 
 
@@ -471,7 +501,12 @@ async def record_proxy(
             config.redactor.prepare()  # before the first client, not on its first request
         names = tuple(target.headers or ())
         tap = RefusalNotices(SinkTap(sink), target.url, names, _info(config))
-        await plugin.record_proxy(target.url, tap, options)
+        try:
+            await plugin.record_proxy(target.url, tap, options)
+        finally:  # a proxy records until it is stopped: the probe runs on the way out
+            if config.probe and isinstance(plugin, UpstreamConnector):
+                with anyio.CancelScope(shield=True):
+                    await record_probe(sink, plugin, target)
     return outcome[0]
 
 

@@ -31,7 +31,7 @@ import stat
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO, Final
+from typing import BinaryIO, Final, TextIO
 
 from cassette.core.codec import BOMS
 from cassette.core.limits import Limits, current_limits
@@ -43,6 +43,7 @@ __all__ = [
     "check_writable",
     "describe_os_error",
     "make_parent",
+    "open_log",
     "open_regular",
     "read_definitions",
     "write_atomic",
@@ -161,6 +162,18 @@ class LineTooLong(Exception):
         super().__init__(f"line {line} is longer than {limit} bytes")
         self.line = line
         self.limit = limit
+
+
+def open_log(path: str | os.PathLike[str]) -> TextIO:
+    """A log file opened to append lines for people (``--log``): created if missing,
+    never truncated, so several runs of a client's server add to one file. An error is a
+    ``UsageError`` naming the path."""
+    from cassette.errors import UsageError
+
+    try:
+        return open(path, "a", encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"--log {os.fspath(path)}: {describe_os_error(exc)}") from exc
 
 
 def make_parent(target: Path) -> None:

@@ -36,7 +36,6 @@ from typing import Any
 
 import attrs
 
-from cassette.core.eras import recorded_handshake, served_clients
 from cassette.core.faults import FaultPlan, preview
 from cassette.core.jsonrpc import Kind, pretty
 from cassette.core.matching import FingerprintMatcher, get_strategy
@@ -44,7 +43,7 @@ from cassette.core.model import Event, ExitEvent, HttpEvent, MessageEvent, RawEv
 from cassette.core.prepared import Prepared
 from cassette.core.replayer import Replayer
 from cassette.core.text import printable
-from cassette.core.variants import describe
+from cassette.core.variants import clients_line
 from cassette.errors import UsageError
 from cassette.store.files import write_atomic
 from cassette.store.storage import Cassette
@@ -266,8 +265,7 @@ def _size(n: int) -> str:
 
 def _title(cassette: Cassette, source: str) -> str:
     h = cassette.header
-    clients = served_clients(cassette.era, recorded_handshake(cassette.events))
-    clients += describe(cassette.events)
+    clients = clients_line(cassette.era, cassette.events)
     return printable(
         f"{source}: {h.transport} recording, {cassette.era} era, "
         f"{h.protocol_version or 'unknown protocol'}, started {h.started_at}; {clients}"

@@ -403,6 +403,9 @@ def cassette_cannot_serve(tape: Path, live_protocol: Any) -> bool:
     era = lines[0].get("era") or "legacy"
     if era == "legacy":
         return live_protocol == MODERN
+    probed = any((e.get("meta") or {}).get("variant") == "legacy-probe" for e in lines[1:])
+    if probed and live_protocol != MODERN:
+        return False  # the recorder's probe shows the server's answer to a legacy client
     listed = None
     for event in lines[1:]:
         result = (event.get("message") or {}).get("result")

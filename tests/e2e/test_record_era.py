@@ -64,7 +64,9 @@ def test_era_legacy_makes_a_cassette_legacy_clients_can_replay(tmp_path: Path) -
 def test_without_era_a_modern_only_cassette_refuses_a_legacy_client(tmp_path: Path) -> None:
     tape = tmp_path / "modern.jsonl"
     server = [PY, str(MODERN_SERVER)]
-    version, _ = run(lambda: _add(stdio_params(record_command(tape, server))))
+    # --no-probe: the recorder does not ask the server whether it accepts legacy clients
+    # (without it, it asks, and the cassette serves them: the test below)
+    version, _ = run(lambda: _add(stdio_params(record_command(tape, server, "--no-probe"))))
     assert version == "2026-07-28"
     banner = [PY, "-m", "cassette", "replay", str(tape)]  # replay_command is quiet
     legacy = LineClient(banner, env=OFFLINE_ENV)
@@ -80,6 +82,31 @@ def test_without_era_a_modern_only_cassette_refuses_a_legacy_client(tmp_path: Pa
         [PY, "-m", "cassette", "show", str(tape)], capture_output=True, text=True, check=False
     )
     assert "serves 2026-07-28 and dual-era clients" in show.stdout.splitlines()[0]
+
+
+def test_a_plain_recording_probes_and_serves_legacy_clients(tmp_path: Path) -> None:
+    """The server lists only 2026-07-28 in its discovery yet accepts ``initialize``: the
+    recorder's probe learns it, and a legacy client is served with no manual step."""
+    tape = tmp_path / "modern.jsonl"
+    server = [PY, str(MODERN_SERVER)]
+    version, added = run(lambda: _add(stdio_params(record_command(tape, server))))
+    assert version == "2026-07-28"
+    assert _header(tape)["era"] == "modern"
+    live = LineClient(server)
+    live_init = live.initialize()["result"]
+    live.finish()
+    legacy = LineClient(replay_command(tape), env=OFFLINE_ENV)
+    assert legacy.initialize()["result"] == live_init  # the probe's answer, as live
+    answer = legacy.request("tools/call", {"name": "add", "arguments": {"a": 2, "b": 3}})
+    assert answer["result"]["structuredContent"] == added
+    assert "resultType" not in answer["result"]  # translated by the cross-era rules
+    assert legacy.finish()[0] == 0
+    legacy_mode = run(lambda: _add(stdio_params(replay_command(tape), env=OFFLINE_ENV), "legacy"))
+    assert legacy_mode == ("2025-11-25", added)
+    show = subprocess.run(
+        [PY, "-m", "cassette", "show", str(tape)], capture_output=True, text=True, check=False
+    )
+    assert "serves 2026-07-28 and legacy clients" in show.stdout.splitlines()[0]
 
 
 def test_era_modern_refuses_initialize_while_recording(tmp_path: Path) -> None:

@@ -264,7 +264,8 @@ def test_new_episodes_with_a_legacy_client_keeps_a_modern_cassette_lint_clean(
     async def modern() -> str:
         from mcp import Client
 
-        server = stdio_params(record_command(tape, [PY, str(MODERN_SERVER)]))
+        # --no-probe: a cassette that cannot tell the server accepts legacy clients
+        server = stdio_params(record_command(tape, [PY, str(MODERN_SERVER)], "--no-probe"))
         async with Client(server) as client:
             await client.call_tool("add", {"a": 1, "b": 2})
             return str(client.protocol_version)

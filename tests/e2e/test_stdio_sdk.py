@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from cassette import Cassette
+from cassette.core.model import MessageEvent
 from tests.support import (
     MODERN_SERVER,
     OFFLINE_ENV,
@@ -135,7 +136,13 @@ def test_modern_era_session_records_as_modern_and_replays(tmp_path: Path) -> Non
     header = json.loads(tape.read_text().splitlines()[0])
     assert header["era"] == "modern"
     assert header["protocol_version"] == "2026-07-28"
-    assert not any(m.get("method") == "initialize" for m in Cassette.load(tape).messages("c2s"))
+    # (the recorder's own legacy probe is kept as the legacy-probe variant: no session's)
+    sent = [
+        e.message
+        for e in Cassette.load(tape).events
+        if isinstance(e, MessageEvent) and e.dir == "c2s" and not (e.meta or {}).get("variant")
+    ]
+    assert not any(m.get("method") == "initialize" for m in sent)
 
     replayed = run(lambda: modern_session(replay_command(tape), env=OFFLINE_ENV))
     assert replayed == live

@@ -132,7 +132,8 @@ class TestLegacy:
             second = await post(client, req(7, "initialize", {"protocolVersion": "2025-06-18"}))
             assert first.status_code == 200
             assert first.headers["content-type"] == "text/event-stream"
-            assert sse_messages(first) == [res(7, {"protocolVersion": "2025-11-25"})]
+            # recorded at 2025-11-25: the older revision asked for is granted, as live
+            assert sse_messages(first) == [res(7, {"protocolVersion": "2025-06-18"})]
             ids = {first.headers["mcp-session-id"], second.headers["mcp-session-id"]}
             assert len(ids) == 2  # a fresh session id per replay session
             assert all(len(i) >= 16 and i.isascii() for i in ids)

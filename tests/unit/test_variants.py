@@ -81,8 +81,13 @@ def test_each_client_is_answered_from_the_session_its_capabilities_fit() -> None
     assert tools_seen(Replayer(cassette), SAMPLING) == ["echo", "sample"]
 
 
-def test_a_client_no_session_fits_is_answered_from_the_main_recording() -> None:
-    assert tools_seen(Replayer(inspector_tape()), {"elicitation": {}}) == ["echo", "sample"]
+def test_a_client_no_session_fits_exactly_is_answered_from_the_closest() -> None:
+    # elicitation only: the inspector session (roots) differs by two names, the main one
+    # (sampling and roots) by three, and lists a tool only a sampling client is offered
+    assert tools_seen(Replayer(inspector_tape()), {"elicitation": {}}) == ["echo"]
+    # as far from both: the main recording
+    both = {"elicitation": {}, "sampling": {}}
+    assert tools_seen(Replayer(inspector_tape()), both) == ["echo", "sample"]
 
 
 def test_the_order_of_preference_capabilities_then_era_then_the_main_recording() -> None:

@@ -1,0 +1,104 @@
+"""A legacy client asking for an older revision than the recorded one is granted it, as
+the live server grants it (Gemini CLI's SDK asks for 2025-06-18; a cassette recorded by the
+Python SDK holds 2025-11-25, and a client given a revision it did not ask for may drop the
+server).
+
+Recorded with the SDK 2 client in legacy mode (2025-11-25); replayed to the SDK 1.x client
+made to ask for 2025-06-18, which must observe what it observes live.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.test_cross_era import session
+from tests.e2e.test_record_era import _add
+from tests.support import (
+    MODERN_SERVER,
+    OFFLINE_ENV,
+    PY,
+    ROOT,
+    Background,
+    record_command,
+    recording_over_http,
+    replay_command,
+    run,
+    stdio_params,
+)
+
+pytestmark = pytest.mark.e2e
+
+DUAL_ERA = ROOT / "tests" / "servers" / "dual_era_server.py"
+MCP1_PY = ROOT / "tests" / "clients" / ".venv-mcp1" / "bin" / "python"
+
+#: An SDK 1.x client that asks for 2025-06-18 (its LATEST_PROTOCOL_VERSION is read at
+#: initialize time), prints the version it got and a tool call's text.
+OLDER_CLIENT = """
+import json, sys, anyio
+from mcp import ClientSession, types
+from mcp.client.stdio import StdioServerParameters, stdio_client
+types.LATEST_PROTOCOL_VERSION = "2025-06-18"
+
+async def main():
+    params = StdioServerParameters(command=sys.argv[1], args=sys.argv[2:], env=json.loads(
+        sys.stdin.read() or "null"))
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as client:
+            init = await client.initialize()
+            tools = sorted(t.name for t in (await client.list_tools()).tools)
+            add = await client.call_tool("add", {"a": 40, "b": 2})
+            print(json.dumps({"protocol": init.protocolVersion, "tools": tools,
+                              "add": [c.text for c in add.content]}))
+
+anyio.run(main)
+"""
+
+
+def older_client(command: list[str], env: dict[str, str] | None = None) -> dict[str, object]:
+    done = subprocess.run(
+        [str(MCP1_PY), "-c", OLDER_CLIENT, *command],
+        input=json.dumps(env),
+        capture_output=True,
+        text=True,
+        timeout=90,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return dict(json.loads(done.stdout.splitlines()[-1]))
+
+
+@pytest.mark.skipif(not MCP1_PY.exists(), reason="the SDK 1.x client is not installed")
+def test_an_older_legacy_client_gets_its_own_revision_on_replay(tmp_path: Path) -> None:
+    tape = tmp_path / "legacy.jsonl"
+    server = [PY, str(DUAL_ERA)]
+    recorded = run(lambda: session(stdio_params(record_command(tape, server)), "legacy"))
+    assert recorded["protocol"] == "2025-11-25"
+    live = older_client(server)
+    assert live["protocol"] == "2025-06-18"
+    replay = replay_command(tape)
+    assert older_client(replay, OFFLINE_ENV) == live
+
+
+def test_a_plain_http_recording_probes_and_serves_legacy_clients(tmp_path: Path) -> None:
+    """Over streamable HTTP the probe is one POST and the session's DELETE; the replay's
+    HTTP front then serves a legacy client of the 2026-07-28 cassette, as the server did."""
+    tape = tmp_path / "modern-http.jsonl"
+    with recording_over_http(MODERN_SERVER, tape) as (upstream, proxy_url, proxy):
+        recorded = run(lambda: _add(proxy_url))
+        assert proxy.stop(signal.SIGINT) == 0, proxy.output()
+        live = run(lambda: _add(upstream, "legacy"))
+    assert recorded[0] == "2026-07-28"
+    lines = [json.loads(line) for line in tape.read_text().splitlines()]
+    assert lines[0]["era"] == "modern"
+    assert any((e.get("meta") or {}).get("variant") == "legacy-probe" for e in lines)
+    front = Background([*replay_command(tape), "--front", "http", "--port", "0"], env=OFFLINE_ENV)
+    with front:
+        url = front.wait_for(r"serving on (http://\S+)").group(1)
+        assert run(lambda: _add(url, "legacy")) == live
+        assert run(lambda: _add(url)) == recorded
+        assert front.stop() == 0, front.output()
