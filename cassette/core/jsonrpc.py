@@ -10,6 +10,7 @@ branches on ``Kind`` instead of re-inspecting dictionaries.
 from __future__ import annotations
 
 import enum
+import functools
 import json
 import os
 import re
@@ -112,7 +113,12 @@ def _keep_int(text: str) -> int | JSONNumber:
 #: Stands for a ``JSONNumber`` while the C encoder writes the rest (``keeping_literals``):
 #: random per process, so no string a peer sends can look like it.
 _LITERAL_MARK: Final = "cassette-literal-" + os.urandom(8).hex() + "-"
-_MARKED: Final = re.compile('"' + re.escape(_LITERAL_MARK) + '([0-9]+)"')
+
+
+@functools.cache
+def _marked_pattern() -> re.Pattern[str]:
+    """The marks in encoded text, compiled the first time a value holds a literal."""
+    return re.compile('"' + re.escape(_LITERAL_MARK) + '([0-9]+)"')
 
 
 def _marked(value: Any, literals: list[str]) -> Any:
@@ -141,7 +147,8 @@ def keeping_literals(encode: Callable[[Any], str]) -> Callable[[Any], str]:
             marked = _marked(value, literals)
             if not literals:
                 raise
-            return _MARKED.sub(lambda match: literals[int(match[1])], encode(marked))
+            marks = _marked_pattern()
+            return marks.sub(lambda match: literals[int(match[1])], encode(marked))
 
     return encoded
 

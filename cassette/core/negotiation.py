@@ -77,22 +77,39 @@ __all__ = [
 ]
 
 
-@attrs.define(eq=False, slots=True)  # a machine's state, compared by identity
 class GroupState:
     """What one session holds for one group of the cassette (the main recording, or a
     variant session): swapped whole when the authority chooses another group, and kept,
-    so a group adopted again goes on from where it was left."""
+    so a group adopted again goes on from where it was left.
 
-    prepared: Prepared
-    matcher: Matcher
-    #: notifications, matched strictly and silently with the session's ignore rules
-    notes: FingerprintMatcher
-    #: requests the recorded server refused without a session: they answer only requests
-    #: sent before this session's own handshake succeeded; ``None`` after
-    refusals: FingerprintMatcher | None
-    playback: Playback
-    #: how many times each raw frame was played
-    raws_played: dict[str, int] = attrs.field(factory=dict)
+    A machine's state compared by identity, written as a plain slotted class rather than
+    an attrs class: attrs writes and compiles its methods at import, 2.3 M instructions of
+    every replay's start-up for a class built once per session (a speed exception, listed
+    in docs/architecture.md)."""
+
+    __slots__ = ("matcher", "notes", "playback", "prepared", "raws_played", "refusals")
+
+    def __init__(
+        self,
+        prepared: Prepared,
+        matcher: Matcher,
+        notes: FingerprintMatcher,
+        refusals: FingerprintMatcher | None,
+        playback: Playback,
+    ) -> None:
+        self.prepared = prepared
+        self.matcher = matcher
+        #: notifications, matched strictly and silently with the session's ignore rules
+        self.notes = notes
+        #: requests the recorded server refused without a session: they answer only
+        #: requests sent before this session's own handshake succeeded; ``None`` after
+        self.refusals = refusals
+        self.playback = playback
+        #: how many times each raw frame was played
+        self.raws_played: dict[str, int] = {}
+
+    def __repr__(self) -> str:
+        return f"GroupState(era={self.prepared.era!r}, playback={self.playback!r})"
 
 
 def client_facts(

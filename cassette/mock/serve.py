@@ -17,7 +17,6 @@ from cassette.core.limits import DEFAULT_MAX_BYTES
 from cassette.mock.server import MockServer
 from cassette.registry import canonical
 from cassette.runtime.conversation import DeliveryPolicy, ReplayResult
-from cassette.runtime.keywords import deprecated_keywords
 from cassette.runtime.serve import front_of, serve
 from cassette.transport import ServeOptions, Transport
 
@@ -61,13 +60,16 @@ async def serve_mock(
     releases (``front=``, ``port=``, ``on_miss=``, ...) still work, with a
     ``DeprecationWarning``.
     """
-    deprecated_keywords(
-        "serve_mock",
-        "serve_mock(manifest, MockOptions(front=..., listen=ServeOptions(...), "
-        "policy=DeliveryPolicy(...)))",
-        legacy,
-        (*_LISTEN_KEYWORDS, *_POLICY_KEYWORDS, "front", "source", "on_finish"),
-    )
+    if legacy:  # the keyword forms of earlier releases, and only they
+        from cassette.runtime.keywords import deprecated_keywords
+
+        deprecated_keywords(
+            "serve_mock",
+            "serve_mock(manifest, MockOptions(front=..., listen=ServeOptions(...), "
+            "policy=DeliveryPolicy(...)))",
+            legacy,
+            (*_LISTEN_KEYWORDS, *_POLICY_KEYWORDS, "front", "source", "on_finish"),
+        )
     if legacy:
         options = _options(options, legacy)
     server = manifest

@@ -62,7 +62,6 @@ from cassette.modes.extend import Extension
 from cassette.modes.policy import Action, ModeChoice, missing_cassette_message, plan
 from cassette.runtime.conversation import DeliveryPolicy, PolicySessionPool, ReplayResult
 from cassette.runtime.frames import serve_frames
-from cassette.runtime.keywords import deprecated_keywords
 from cassette.runtime.record import (
     RecordConfig,
     RecordResult,
@@ -339,12 +338,15 @@ async def run_mode(
     stream (the session is then that one client, whatever ``options.front`` says). The
     keyword options of earlier releases (``report=``, ``on_info=``, ``on_finish=``) still
     work, with a ``DeprecationWarning``."""
-    deprecated_keywords(
-        "run_mode",
-        "run_mode(path, choice, ModeOptions(report=..., on_info=..., on_finish=...))",
-        legacy,
-        ("report", "on_info", "on_finish"),
-    )
+    if legacy:  # the keyword forms of earlier releases, and only they
+        from cassette.runtime.keywords import deprecated_keywords
+
+        deprecated_keywords(
+            "run_mode",
+            "run_mode(path, choice, ModeOptions(report=..., on_info=..., on_finish=...))",
+            legacy,
+            ("report", "on_info", "on_finish"),
+        )
     options = attrs.evolve(options, **legacy)
     on_finish = options.on_finish
     run = _Run(path, choice, options.report, options.on_info)
@@ -523,12 +525,15 @@ async def run_stdio(
     server being ``command`` over stdio, with the default options: the short form of
     ``run_mode(path, choice, ModeOptions(...))``, which takes every option. The keyword
     options of earlier releases still work, with a ``DeprecationWarning``."""
-    deprecated_keywords(
-        "run_stdio",
-        "run_mode(path, choice, ModeOptions(target=Target(command=...), ...), client=...)",
-        legacy,
-        (*_RUN_KEYWORDS, "passthrough_stderr"),
-    )
+    if legacy:  # the keyword forms of earlier releases, and only they
+        from cassette.runtime.keywords import deprecated_keywords
+
+        deprecated_keywords(
+            "run_stdio",
+            "run_mode(path, choice, ModeOptions(target=Target(command=...), ...), client=...)",
+            legacy,
+            (*_RUN_KEYWORDS, "passthrough_stderr"),
+        )
     target = Target(command=tuple(os.fspath(arg) for arg in command))
     report, on_info = legacy.pop("report", None), legacy.pop("on_info", None)
     options = _mode_options(target, on_info, legacy)
@@ -545,13 +550,16 @@ async def run_http(
     misses ``upstream`` answers. The keyword options of earlier releases (``port=``,
     ``faults=``, ...) still work, with a ``DeprecationWarning``."""
     listening = ("host", "port", "on_ready")
-    deprecated_keywords(
-        "run_http",
-        "run_mode(path, choice, ModeOptions(target=Target(url=...), front=..., "
-        "listen=ServeOptions(...), policy=DeliveryPolicy(...), on_finish=...))",
-        legacy,
-        (*_RUN_KEYWORDS, *listening, "on_finish", "faults", "on_fault", "before_record"),
-    )
+    if legacy:  # the keyword forms of earlier releases, and only they
+        from cassette.runtime.keywords import deprecated_keywords
+
+        deprecated_keywords(
+            "run_http",
+            "run_mode(path, choice, ModeOptions(target=Target(url=...), front=..., "
+            "listen=ServeOptions(...), policy=DeliveryPolicy(...), on_finish=...))",
+            legacy,
+            (*_RUN_KEYWORDS, *listening, "on_finish", "faults", "on_fault", "before_record"),
+        )
     listen = ServeOptions(**{k: legacy.pop(k) for k in listening if k in legacy})
     transport = legacy.setdefault("transport", "streamable-http")
     report, on_info = legacy.pop("report", None), legacy.pop("on_info", None)

@@ -43,7 +43,6 @@ from cassette.core.redaction import Redactor
 from cassette.core.text import printable
 from cassette.errors import UsageError, sole_exception
 from cassette.registry import get_connector, get_transport
-from cassette.runtime.keywords import deprecated_keywords
 from cassette.runtime.probe import record_probe
 from cassette.runtime.proxy import proxy
 from cassette.runtime.refusals import RefusalNotices
@@ -451,12 +450,15 @@ async def record(
 
     The keyword options of earlier releases (``overwrite=``, ``url=``, ...) still work,
     with a ``DeprecationWarning``."""
-    deprecated_keywords(
-        "record",
-        "record_session(Target(command=..., url=...), RecordConfig(path=..., ...), client)",
-        legacy,
-        (*_RECORD_KEYWORDS, "url"),
-    )
+    if legacy:  # the keyword forms of earlier releases, and only they
+        from cassette.runtime.keywords import deprecated_keywords
+
+        deprecated_keywords(
+            "record",
+            "record_session(Target(command=..., url=...), RecordConfig(path=..., ...), client)",
+            legacy,
+            (*_RECORD_KEYWORDS, "url"),
+        )
     url = legacy.pop("url", None)
     config = RecordConfig(path=path, **legacy)
     argv = tuple(os.fspath(arg) for arg in command)
@@ -518,12 +520,15 @@ async def record_http(upstream: str, path: str | os.PathLike[str], **legacy: Any
     the short form of ``record_proxy(upstream, RecordConfig(...), ServeOptions(...))``,
     which takes every option. The keyword options of earlier releases still work, with a
     ``DeprecationWarning``."""
-    deprecated_keywords(
-        "record_http",
-        "record_proxy(upstream, RecordConfig(path=..., ...), ServeOptions(host=..., ...))",
-        legacy,
-        (*_LISTEN_KEYWORDS, *_RECORD_KEYWORDS[:4], "redactor", "upstream_timeout"),
-    )
+    if legacy:  # the keyword forms of earlier releases, and only they
+        from cassette.runtime.keywords import deprecated_keywords
+
+        deprecated_keywords(
+            "record_http",
+            "record_proxy(upstream, RecordConfig(path=..., ...), ServeOptions(host=..., ...))",
+            legacy,
+            (*_LISTEN_KEYWORDS, *_RECORD_KEYWORDS[:4], "redactor", "upstream_timeout"),
+        )
     listen = ServeOptions(
         **{k: v for k in _LISTEN_KEYWORDS if (v := legacy.pop(k, None)) is not None}
     )

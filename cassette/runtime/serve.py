@@ -36,7 +36,6 @@ from cassette.runtime.conversation import (
     ReplayResult,
 )
 from cassette.runtime.frames import serve_frames
-from cassette.runtime.keywords import deprecated_keywords
 from cassette.transport import (
     CassetteFront,
     FrameServer,
@@ -80,12 +79,15 @@ async def serve(
     cancellation: one per client for a frame server, one for all sessions when a network
     front stops. The plugin is given the policy's size limit. ``on_finish=``, the keyword
     of earlier releases, still works with a ``DeprecationWarning``."""
-    deprecated_keywords(
-        "serve",
-        "serve(front, responders, policy=DeliveryPolicy(on_finish=...))",
-        legacy,
-        ("on_finish",),
-    )
+    if legacy:  # the keyword forms of earlier releases, and only they
+        from cassette.runtime.keywords import deprecated_keywords
+
+        deprecated_keywords(
+            "serve",
+            "serve(front, responders, policy=DeliveryPolicy(on_finish=...))",
+            legacy,
+            ("on_finish",),
+        )
     policy = policy.finishing(legacy.get("on_finish"))
     on_finish = policy.on_finish
     plugin = front_of(front)
@@ -157,9 +159,12 @@ async def replay(
     ``serve_frames`` for a harness that has a stream in hand. An ``exit`` fault raises
     ``FaultExit``. The keyword options of earlier releases (``on_miss=``, ``faults=``,
     ...) still work, with a ``DeprecationWarning``."""
-    deprecated_keywords(
-        "replay", "replay(client, responder, DeliveryPolicy(...))", legacy, _POLICY_KEYWORDS
-    )
+    if legacy:  # the keyword forms of earlier releases, and only they
+        from cassette.runtime.keywords import deprecated_keywords
+
+        deprecated_keywords(
+            "replay", "replay(client, responder, DeliveryPolicy(...))", legacy, _POLICY_KEYWORDS
+        )
     policy = _policy(policy, legacy)
     pool = PolicySessionPool(_One(responder), policy)
     result = await serve_frames(client, pool)
@@ -232,13 +237,16 @@ async def serve_replay(
     the cassette's replay sessions. The keyword options of earlier releases
     (``transport=``, ``port=``, ``faults=``, ...) still work, with a
     ``DeprecationWarning``."""
-    deprecated_keywords(
-        "serve_replay",
-        "serve_replay(cassette, ReplayOptions(transport=..., listen=ServeOptions(...), "
-        "policy=DeliveryPolicy(...)))",
-        legacy,
-        ("strategy", "transport", "on_finish", "host", "port", "on_ready", *_POLICY_KEYWORDS),
-    )
+    if legacy:  # the keyword forms of earlier releases, and only they
+        from cassette.runtime.keywords import deprecated_keywords
+
+        deprecated_keywords(
+            "serve_replay",
+            "serve_replay(cassette, ReplayOptions(transport=..., listen=ServeOptions(...), "
+            "policy=DeliveryPolicy(...)))",
+            legacy,
+            ("strategy", "transport", "on_finish", "host", "port", "on_ready", *_POLICY_KEYWORDS),
+        )
     if legacy:
         options = _replay_options(options, legacy)
     responders = ReplaySessions(cassette, options.strategy, environ=os.environ)

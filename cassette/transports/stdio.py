@@ -60,7 +60,6 @@ from cassette.transport import (
 from cassette.transports._drain import until_read
 from cassette.transports._fdio import FdReader, FdWriter, unread_counter
 from cassette.transports._lines import LineBuffer, Oversized
-from cassette.transports._reaper import end_adopted, started
 
 __all__ = ["StdioClientStream", "StdioTransport", "StdioUpstream"]
 
@@ -436,6 +435,8 @@ async def _spawn(argv: list[str], cwd: str | None, env: dict[str, str] | None) -
     process = await anyio.open_process(
         argv, stdin=PIPE, stdout=PIPE, stderr=PIPE, cwd=cwd, env=env, start_new_session=True
     )
+    from cassette.transports._reaper import started  # a server is started: not a replay's
+
     started.add(process.pid)
     return process
 
@@ -455,6 +456,8 @@ async def _start_keeper(
         )
     except OSError:
         return None
+    from cassette.transports._reaper import started
+
     started.add(keeper.pid)
     return keeper
 
@@ -514,6 +517,8 @@ class StdioTransport:
             with anyio.CancelScope(shield=True):
                 await process.aclose()
                 await _dismiss_keeper(keeper)
+            from cassette.transports._reaper import end_adopted, started
+
             started.discard(process.pid)
             if keeper is not None:
                 started.discard(keeper.pid)
