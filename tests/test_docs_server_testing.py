@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.docs_pages import run_page
 from tests.support import PY, ROOT
 
 pytestmark = pytest.mark.e2e
@@ -53,26 +54,7 @@ def test_every_command_on_the_page_runs_as_shown(tmp_path: Path) -> None:
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MCP_CASSETTE", "PYTEST"))}
     env["PATH"] = f"{Path(PY).parent}{os.pathsep}{env.get('PATH', '')}"
-    cwd = tmp_path
-    ran = commands()
-    assert len(ran) >= 8
-    for command, code, expected in ran:
-        if command.startswith("cd "):
-            cwd = cwd / command[3:].strip()
-            continue
-        result = subprocess.run(
-            ["bash", "-c", command],
-            cwd=cwd,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=240,
-            check=False,
-        )
-        printed = result.stdout + result.stderr
-        assert result.returncode == code, f"$ {command}\n{printed}"
-        matcher = pytest.LineMatcher(printed.splitlines())
-        matcher.fnmatch_lines(expected, consecutive=False)
+    run_page(PAGE, tmp_path, env, minimum=8)
 
 
 def test_the_pages_ci_snippet_is_a_command_the_page_runs() -> None:
