@@ -402,7 +402,7 @@ def _plain_message(obj: dict[str, Any], seq: int) -> MessageEvent | None:
         return None  # rare: the converter checks the list
     if (
         not isinstance(t, (float, int))
-        or isinstance(t, bool | JSONNumber)
+        or isinstance(t, (bool, JSONNumber))
         or type(direction) is not str  # a dict or list here would not even hash
         or direction not in _DIRECTIONS
         or type(message) is not dict
@@ -413,7 +413,7 @@ def _plain_message(obj: dict[str, Any], seq: int) -> MessageEvent | None:
 
 
 def _number(value: Any) -> TypeGuard[float | int]:
-    return isinstance(value, (float, int)) and not isinstance(value, bool | JSONNumber)
+    return isinstance(value, (float, int)) and not isinstance(value, (bool, JSONNumber))
 
 
 def _plain_stderr(obj: dict[str, Any], seq: int) -> StderrEvent | None:

@@ -221,7 +221,14 @@ def _decode(text: str) -> Any:
     ``raw_decode``. The same value and the same errors. A text the decoder refuses is
     read once more keeping over-long integers (``_long_int_decoder``)."""
     try:
-        return _plain_decode(text)
+        if not text or text[0] in _JSON_SPACE:
+            return _decoder.decode(text)
+        value, end = _raw_decode(text)  # inline: this runs for every line and every frame
+        if end != len(text):
+            extra = text[end:].lstrip(_JSON_SPACE)
+            if extra:
+                raise json.JSONDecodeError("Extra data", text, len(text) - len(extra))
+        return value
     except json.JSONDecodeError:
         raise
     except ValueError as exc:
@@ -229,18 +236,6 @@ def _decode(text: str) -> Any:
             return _long_int_decoder.decode(text)
         except ValueError:
             raise exc from None
-
-
-def _plain_decode(text: str) -> Any:
-    if not text or text[0] in _JSON_SPACE:
-        return _decoder.decode(text)
-    value, end = _raw_decode(text)
-    if end != len(text):
-        rest = text[end:]
-        extra = rest.lstrip(_JSON_SPACE)
-        if extra:
-            raise json.JSONDecodeError("Extra data", text, len(text) - len(extra))
-    return value
 
 
 _encode = keeping_literals(
