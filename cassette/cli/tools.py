@@ -136,10 +136,19 @@ def _add_check(sub: Any) -> None:
         "names, report server name and version, protocol, negotiated era and the counts of "
         "tools, resources, prompts and templates, and find problems (duplicate or badly "
         "named tools, missing descriptions, missing or invalid JSON Schemas, lists that "
-        "fail). Exit 1 on errors, 2 when the server cannot be reached.",
-        usage="cassette check [options] (-- COMMAND [ARG...] | --upstream URL | --stdio COMMAND)",
+        "fail). Exit 1 on errors, 2 when the server cannot be reached. With TAPE, the "
+        "server is the one TAPE's header recorded, started as verify and variant start it.",
+        usage="cassette check [options] (TAPE | -- COMMAND [ARG...] | --upstream URL | "
+        "--stdio COMMAND)",
     )
     check.set_defaults(server=[])  # check [options] -- COMMAND: cut off by the main parser
+    check.add_argument(
+        "tape",
+        nargs="?",
+        metavar="TAPE",
+        help="check the live server this cassette's header recorded (its command from any "
+        "folder, or its URL)",
+    )
     target = check.add_mutually_exclusive_group()
     target.add_argument(
         "--stdio",
@@ -341,7 +350,8 @@ _LAYOUTS: dict[str, Layout] = {
         ),
     ),
     "check": Layout(
-        usage="cassette check [options] (-- COMMAND [ARG...] | --upstream URL | --stdio COMMAND)",
+        usage="cassette check [options] (TAPE | -- COMMAND [ARG...] | --upstream URL | "
+        "--stdio COMMAND)",
         groups={
             "the server": ("url", "stdio", "headers", "era", "timeout"),
             "output": _REPORT,
@@ -350,6 +360,7 @@ _LAYOUTS: dict[str, Layout] = {
             "cassette check -- node server.js",
             "cassette check --upstream http://127.0.0.1:3001/mcp",
             "cassette check --era modern --format json -- python server.py",
+            "cassette check cassettes/t.jsonl",
         ),
     ),
     "verify": Layout(

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import os
-from pathlib import Path
 from typing import Any
 
 from cassette.cli.common import err, front_name, redaction_options, run_async, seconds
@@ -130,20 +129,14 @@ def _server(args: argparse.Namespace, header: Any) -> tuple[Any, Expanded | None
         command = command[1:]
     if command and args.upstream is not None:
         raise UsageError("give either --upstream URL or a server command, not both")
-    recorded = header.target or {}
+    cwd = None
     if not command and args.upstream is None:
-        from cassette.runtime.record import startable_argv
+        from cassette.client.launch import recorded_server
 
-        written = [str(arg) for arg in recorded.get("command") or ()]
-        command = startable_argv(written, Path(args.tape).resolve().parent)
+        recorded = recorded_server(header, args.tape, source=args.tape)
+        command, cwd = list(recorded.command), recorded.cwd
         args.from_header = bool(command)
-        url = recorded.get("url")
-        if not command and not isinstance(url, str):
-            raise UsageError(
-                f"{args.tape}: its header names no server to reach; give -- COMMAND or "
-                "--upstream URL"
-            )
-        args.upstream = None if command else url
+        args.upstream = recorded.url
     recorded_on = str(header.transport)
     default = "stdio" if command else recorded_on
     if not command and recorded_on == "stdio":
@@ -154,7 +147,7 @@ def _server(args: argparse.Namespace, header: Any) -> tuple[Any, Expanded | None
     expanded = upstream_headers(args) if args.upstream is not None else None
     headers = expanded.headers if expanded is not None else None
     server = ServerTarget(
-        command=tuple(command), url=args.upstream, transport=transport, headers=headers
+        command=tuple(command), url=args.upstream, transport=transport, headers=headers, cwd=cwd
     )
     return server, expanded
 
@@ -168,12 +161,6 @@ def _redactor(args: argparse.Namespace, header: Any) -> Any:
     if redactor is None:
         err(f"warning: redaction is off: secrets in the variants will be written to {args.tape}")
     return redactor
-
-
-#: what a failure to reach the server the header names adds
-_FROM_HEADER = (
-    "the server was started as {tape}'s header names it; give -- COMMAND to start it another way"
-)
 
 
 def _chosen(args: argparse.Namespace, name: str) -> Any:
@@ -190,6 +177,7 @@ def _chosen(args: argparse.Namespace, name: str) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
+    from cassette.client.launch import with_hint
     from cassette.client.record import RecordTuning
     from cassette.client.variants import PROFILES, VariantOptions, VariantResult, record_variant
     from cassette.store.storage import Cassette
@@ -225,12 +213,11 @@ def run(args: argparse.Namespace) -> int:
         inner = sole_exception(exc) if isinstance(exc, ExceptionGroup) else exc
         if not args.from_header or not isinstance(inner, TransportError):
             raise
-        raise TransportError(f"{inner}; {_FROM_HEADER.format(tape=args.tape)}") from inner
+        raise TransportError(with_hint(str(inner), args.tape)) from inner
     refused = [f"variant {r.name} not recorded: {r.error}" for r in results if r.error]
-    if refused and args.from_header:
-        refused.append(_FROM_HEADER.format(tape=args.tape))
     if refused and not code:
-        err("error: " + "; ".join(refused))  # the last line, as for every failed command
+        said = with_hint("; ".join(refused), args.tape if args.from_header else None)
+        err("error: " + said)  # the last line, as for every failed command
         return _REFUSED
     return code
 

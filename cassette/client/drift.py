@@ -52,6 +52,7 @@ import attrs
 
 from cassette.client.compare import Ignores, classify, differing_paths, label
 from cassette.client.connection import McpClient
+from cassette.client.launch import StderrTail, explained
 from cassette.client.report import Verdict, VerifyReport
 from cassette.client.rewrite import Snapshot, rewrite_lines
 from cassette.client.target import ServerTarget
@@ -62,7 +63,7 @@ from cassette.core.pairing import Exchange, exchanges
 from cassette.core.redaction import RedactionSession
 from cassette.core.variants import split
 from cassette.core.wildcards import mask_like
-from cassette.errors import ReplayMiss, TransportError
+from cassette.errors import ReplayMiss, TransportError, sole_exception
 from cassette.runtime.keywords import deprecated_keywords
 from cassette.store.gate import RedactOptions, for_target, joined, policy
 from cassette.store.storage import Cassette
@@ -311,7 +312,6 @@ async def verify(
     ``options.update`` write the drift into the cassette (see the module docstring). The
     keyword options of earlier releases (``ignores=``, ``update=``, ...) still work, with
     a ``DeprecationWarning``."""
-    import anyio
 
     from cassette.registry import get_connector
 
@@ -322,42 +322,64 @@ async def verify(
         attrs.fields_dict(VerifyOptions),
     )
     options = attrs.evolve(options, **legacy)
-    ignores, time_limit, update = options.ignores, options.time_limit, options.update
-    progress = options.progress
-
     if not isinstance(server, ServerTarget):
         server = ServerTarget.of(server)
     cassette = tape if isinstance(tape, Cassette) else Cassette.load(tape)
     source = cassette.source or "<cassette>"
-    snapshot = Snapshot.of(source) if update else None
+    snapshot = Snapshot.of(source) if options.update else None
     pairs, handshake, total = plan(cassette)
     secrets = _Secrets(cassette.header, options.redact, server.headers)
-    run = _Run(cassette, ignores, update, secrets)
+    run = _Run(cassette, options.ignores, options.update, secrets)
     answers = _ServerAnswers(cassette, secrets)
     connector = get_connector(server.transport_name)
-    listening = ConnectOptions(standalone_stream=True)  # where a server may ask, unprompted
-    async with connector.connect(server.target(), listening) as stream:
-        client = McpClient(stream, answers)
-        for pair in pairs:
-            answers.line = pair.request.seq + 1
-            if pair is handshake:
-                await _handshake(client, pair, time_limit)
-                run.verdicts += answers.take()
-                continue
-            if pair.response is None or pair.method in _HANDSHAKE:
-                continue  # nothing to compare with; later handshakes are other sessions'
-            live: JSONObject | None = None
-            params = run.resumed(pair.request.message)
-            with anyio.move_on_after(time_limit):
-                live = await client.request(pair.method, params)
-            run.remember(pair.request.message, live)
-            asked = answers.take()
-            run.verdicts += asked
-            refused = any(v.status == "UNANSWERED" for v in asked)
-            run.judge(pair, live, time_limit, refused=refused)
-            if progress is not None:
-                progress(run.compared, total)
+    tail = StderrTail()  # what a server that fails said, to quote (``cassette.client.launch``)
+    # standalone: where a server may ask, unprompted
+    listening = ConnectOptions(standalone_stream=True, on_side_event=tail)
+    try:
+        async with connector.connect(server.target(), listening) as stream:
+            client = McpClient(stream, answers)
+            await _session(client, run, answers, (pairs, handshake, total), options)
+    except Exception as raised:
+        exc = sole_exception(raised)
+        said = explained(exc, tail, "the server closed the connection")
+        if said is exc:
+            raise
+        raise said from exc
     return await _finish(run, answers, source, snapshot)
+
+
+async def _session(
+    client: McpClient,
+    run: _Run,
+    answers: _ServerAnswers,
+    planned: tuple[list[Exchange], Exchange | None, int],
+    options: VerifyOptions,
+) -> None:
+    """Each recorded request again, in order, each answer judged (``plan`` made
+    ``planned``)."""
+    import anyio
+
+    pairs, handshake, total = planned
+    time_limit, progress = options.time_limit, options.progress
+    for pair in pairs:
+        answers.line = pair.request.seq + 1
+        if pair is handshake:
+            await _handshake(client, pair, time_limit)
+            run.verdicts += answers.take()
+            continue
+        if pair.response is None or pair.method in _HANDSHAKE:
+            continue  # nothing to compare with; later handshakes are other sessions'
+        live: JSONObject | None = None
+        params = run.resumed(pair.request.message)
+        with anyio.move_on_after(time_limit):
+            live = await client.request(pair.method, params)
+        run.remember(pair.request.message, live)
+        asked = answers.take()
+        run.verdicts += asked
+        refused = any(v.status == "UNANSWERED" for v in asked)
+        run.judge(pair, live, time_limit, refused=refused)
+        if progress is not None:
+            progress(run.compared, total)
 
 
 async def _finish(

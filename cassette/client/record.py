@@ -35,7 +35,7 @@ from cassette.client.target import ServerTarget
 from cassette.core.redaction import Redactor
 from cassette.errors import TransportError
 from cassette.modes.policy import Action, ModeChoice, plan
-from cassette.modes.runner import ModeOptions, run_mode
+from cassette.modes.runner import ModeOptions, ModeResult, run_mode
 from cassette.runtime.conversation import DeliveryPolicy
 from cassette.runtime.keywords import deprecated_keywords
 from cassette.store.storage import has_recording
@@ -243,13 +243,28 @@ async def record_scenario(
             from cassette.transports.memory import memory_pair
 
             ours, theirs = memory_pair()
-            tg.start_soon(_run_client_side, path, choice, mode_options, theirs, on_info)
+            ran: list[ModeResult] = []
+            tg.start_soon(_run_client_side, path, choice, mode_options, theirs, on_info, ran)
             try:
                 await drive(ours)
             finally:
                 await ours.send_eof()
     steps, error = outcome[0] if outcome else ([], "the session did not run")
+    if error and not network:
+        error = _with_stderr(error, ran)
     return ScenarioResult(scenario.name, os.fspath(path), action, tuple(steps), error)
+
+
+def _with_stderr(error: str, ran: list[ModeResult]) -> str:
+    """A session that could not run, with what the server last said on its stderr (the
+    line that states its error, as a failed ``record`` quotes it), when it said anything."""
+    from cassette.runtime.record import stderr_excerpt
+
+    recording = ran[0].recording if ran else None
+    lines = recording.stderr_tail if recording is not None else ()
+    if not any(line.strip() for line in lines):
+        return error
+    return f"{error}; {stderr_excerpt(lines)}"
 
 
 async def reachable(url: str, seconds: float) -> None:
@@ -316,8 +331,9 @@ async def _run_client_side(
     options: ModeOptions,
     stream: FrameStream,
     on_info: Info | None,
+    ran: list[ModeResult],
 ) -> None:
-    await run_mode(path, choice, attrs.evolve(options, on_info=on_info), client=stream)
+    ran.append(await run_mode(path, choice, attrs.evolve(options, on_info=on_info), client=stream))
 
 
 async def record_scenarios(

@@ -32,6 +32,7 @@ from cassette.core.jsonrpc import METHOD_NOT_FOUND
 from cassette.core.mcp import LATEST_LEGACY
 from cassette.core.model import Era, MessageEvent, RawEvent
 from cassette.core.pairing import exchanges
+from cassette.core.profiles import CLIENTS
 from cassette.core.variant_plan import RecordedClient, recorded_client
 from cassette.core.variants import VARIANT_META, compared, split, variant_of
 from cassette.errors import UsageError
@@ -68,61 +69,8 @@ class Profile:
     legacy_version: str | None = None
 
 
-#: The profiles ``--as`` takes. ``inspector`` is what the MCP Inspector's CLI (2.12)
-#: declares in its ``initialize``, and how it answers what it declared nothing for
-#: (recorded from it: roots an empty list, elicitation ``cancel``, sampling an error).
-PROFILES: Final[Mapping[str, Profile]] = {
-    p.name: p
-    for p in (
-        Profile("legacy", "the recorded client, in the legacy era (initialize)", "legacy"),
-        Profile("modern", "the recorded client, in the 2026-07-28 era", "modern"),
-        Profile(
-            "bare",
-            "a client that declares no capabilities, in the recording's era",
-            capabilities={},
-            answers={},
-        ),
-        Profile(
-            "inspector",
-            "the MCP Inspector's CLI: legacy, the roots capability with no roots",
-            "legacy",
-            capabilities={
-                "roots": {"listChanged": True},
-                "extensions": {
-                    "io.modelcontextprotocol/tasks": {},
-                    "io.modelcontextprotocol/skills": {},
-                },
-            },
-            answers={
-                "roots/list": {"result": {"roots": []}},
-                "elicitation/create": {"result": {"action": "cancel"}},
-                "sampling/createMessage": {"error": {"code": -32603, "message": "Internal error"}},
-            },
-            client_info={"name": "inspector-cli", "version": "2.12.0"},
-            legacy_version="2025-11-25",
-        ),
-        Profile(
-            "claude-code",
-            "Claude Code: legacy, declaring roots and elicitation",
-            "legacy",
-            capabilities={"roots": {}, "elicitation": {}},
-            answers={
-                "roots/list": {"result": {"roots": []}},
-                "elicitation/create": {"result": {"action": "decline"}},
-            },
-            client_info={"name": "claude-code", "version": "2.0.0"},
-        ),
-        Profile(
-            "gemini-cli",
-            "Gemini CLI: legacy 2025-06-18, declaring roots",
-            "legacy",
-            capabilities={"roots": {"listChanged": True}},
-            answers={"roots/list": {"result": {"roots": []}}},
-            client_info={"name": "gemini-cli-mcp-client", "version": "0.0.1"},
-            legacy_version="2025-06-18",
-        ),
-    )
-}
+#: The profiles ``--as`` takes: the table of known clients (``cassette.core.profiles``).
+PROFILES: Final[Mapping[str, Profile]] = {c["name"]: Profile(**c) for c in CLIENTS}
 
 #: What ``--capabilities NAME,...`` declares for each name (any other name: ``{}``).
 _DECLARED: Final[Mapping[str, Mapping[str, Any]]] = {"roots": {"listChanged": True}}
@@ -212,6 +160,8 @@ def _scenario_file(
         if server.url is not None
         else {"command": list(server.command)}
     )
+    if server.cwd is not None:
+        target["cwd"] = server.cwd  # absolute: the file's folder does not move it
     if server.env:
         target["env"] = dict(server.env)
     if server.headers:

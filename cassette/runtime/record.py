@@ -65,6 +65,7 @@ __all__ = [
     "RecordConfig",
     "RecordResult",
     "print_err",
+    "project_root",
     "proxy",
     "record",
     "record_http",
@@ -315,11 +316,7 @@ def startable_argv(argv: Sequence[str], near: Path | None = None) -> list[str]:
     (relative to the folder of the nearest pyproject.toml at or above ``near``, the
     cassette's folder, else the working directory) is made absolute, so the server starts
     from wherever the command runs. Other arguments are left as written."""
-    from cassette.store.config import find_pyproject
-
-    found = find_pyproject(near) if near is not None else None
-    found = found if found is not None else find_pyproject()
-    root = found.parent if found is not None else Path.cwd()
+    root = project_root(near)
     out = []
     for arg in argv:
         if arg.startswith("~/") or arg == "~":
@@ -329,6 +326,17 @@ def startable_argv(argv: Sequence[str], near: Path | None = None) -> list[str]:
         else:
             out.append(arg)
     return out
+
+
+def project_root(near: Path | None = None) -> Path:
+    """The folder of the nearest pyproject.toml at or above ``near`` (a cassette's
+    folder), else at or above the working directory, else the working directory: where
+    ``portable_argv`` made a header's paths relative to."""
+    from cassette.store.config import find_pyproject
+
+    found = find_pyproject(near) if near is not None else None
+    found = found if found is not None else find_pyproject()
+    return found.parent if found is not None else Path.cwd()
 
 
 async def record_session(

@@ -33,6 +33,7 @@ import attrs
 
 from cassette.client.connection import McpClient, closed_errors
 from cassette.client.opening import ERAS, Opening, open_session, speaks_modern
+from cassette.client.target import ServerTarget
 from cassette.core.definitions import TOOL_NAME, Issue, schema_checker, schema_issues
 from cassette.core.mcp import LATEST_LEGACY, MODERN_VERSION
 from cassette.core.urls import check_http_url
@@ -195,35 +196,42 @@ async def check_server(
     time_limit: float = 60.0,
     era: str = "auto",
     headers: Mapping[str, str] | None = None,
+    server: ServerTarget | None = None,
 ) -> CheckReport:
-    """Connect to a server (a command over stdio, or a streamable HTTP URL) and check it,
-    in ``era`` (``auto``: discover, falling back to ``initialize``)."""
+    """Connect to a server (a command over stdio, or a streamable HTTP URL, or ``server``:
+    one with a working directory, as ``cassette.client.launch.recorded_server`` makes
+    it) and check it, in ``era`` (``auto``: discover, falling back to ``initialize``). A
+    server that fails is reported with what it last said on stderr."""
     import anyio
 
+    from cassette.client.launch import StderrTail, explained
     from cassette.errors import sole_exception
     from cassette.registry import get_connector
-    from cassette.transport import Target
+    from cassette.transport import ConnectOptions
 
-    if (command is None) == (url is None):
+    if sum(x is not None for x in (command, url, server)) != 1:
         raise UsageError("give either a server command (--stdio) or a URL (--url)")
-    if command is not None:
-        argv = tuple(os.fspath(arg) for arg in command)
-        transport, target = get_connector("stdio"), Target(command=argv)
-    else:
-        transport, target = get_connector("streamable-http"), Target(url=url, headers=headers)
+    if server is None:
+        argv = tuple(os.fspath(arg) for arg in command or ())
+        server = ServerTarget(command=argv, url=url, headers=headers)
+    transport = get_connector(server.transport_name)
+    tail = StderrTail()
     try:
         with anyio.fail_after(time_limit):
-            async with transport.connect(target) as upstream:
-                return await _session(McpClient(upstream), era)
+            async with transport.connect(server.target(), ConnectOptions(on_side_event=tail)) as up:
+                return await _session(McpClient(up), era)
     except Exception as raised:
-        exc = sole_exception(raised)  # task groups wrap the one error that matters
+        exc = explained(sole_exception(raised), tail, _CLOSED)  # groups wrap the one error
         if isinstance(exc, TimeoutError):
             raise TransportError(f"the server did not answer within {time_limit:g}s") from exc
         if isinstance(exc, closed_errors()):
-            raise TransportError("the server closed the connection before answering") from exc
+            raise TransportError(_CLOSED) from exc
         if isinstance(exc, OSError) and not isinstance(exc, CassetteError):
             raise TransportError(f"the connection to the server failed: {exc}") from exc
         raise exc from None
+
+
+_CLOSED = "the server closed the connection before answering"
 
 
 def main(args: argparse.Namespace) -> int:
@@ -233,10 +241,12 @@ def main(args: argparse.Namespace) -> int:
     if command is not None and not command:
         raise UsageError("--stdio needs a command")
     after = list(getattr(args, "server", None) or [])
-    given = sum(x is not None for x in (command, args.url)) + bool(after)
+    tape = getattr(args, "tape", None)
+    given = sum(x is not None for x in (command, args.url, tape)) + bool(after)
     if given != 1:
         raise UsageError(
-            'check needs one server: -- COMMAND [ARG...], --stdio "COMMAND" or --url URL'
+            "check needs one server: TAPE (the one its header names), -- COMMAND [ARG...], "
+            '--stdio "COMMAND" or --url URL'
         )
     if args.url is not None:
         check_http_url(args.url, "--url")
@@ -245,6 +255,7 @@ def main(args: argparse.Namespace) -> int:
     command = command or after or None
     expanded = project_headers(args.headers) if args.url is not None else None
     headers = expanded.headers if expanded is not None else None
+    server = _recorded(tape) if tape is not None else None
     try:
         report = anyio.run(
             lambda: check_server(
@@ -253,15 +264,27 @@ def main(args: argparse.Namespace) -> int:
                 time_limit=args.timeout,
                 era=args.era,
                 headers=headers,
+                server=server,
             )
         )
     except (TransportError, CassetteError) as exc:
         if isinstance(exc, UsageError):
             raise
-        sys.stderr.write(f"cassette: error: {exc}\n")
+        from cassette.client.launch import with_hint
+
+        sys.stderr.write(f"cassette: error: {with_hint(str(exc), tape)}\n")
         return 2
     emit(json.dumps(report.as_data(), indent=2) if args.format == "json" else report.text())
     return 0 if report.passed else 1
+
+
+def _recorded(tape: str) -> ServerTarget:
+    """The server ``tape``'s header recorded (``check TAPE``), started as ``verify`` and
+    ``variant`` start it."""
+    from cassette.client.launch import recorded_server
+    from cassette.store.storage import Cassette
+
+    return recorded_server(Cassette.load(tape).header, tape, source=tape)
 
 
 def _install(extra: str) -> str:

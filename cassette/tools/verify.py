@@ -20,7 +20,6 @@ import json
 import os
 import sys
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import attrs
@@ -28,6 +27,7 @@ import attrs
 from cassette.client.compare import Ignores, classify
 from cassette.client.connection import closed_errors
 from cassette.client.drift import Progress, VerifyOptions, verify
+from cassette.client.launch import recorded_server, with_hint
 from cassette.client.report import Verdict, VerifyReport, render
 from cassette.client.snapshots import project_ignores
 from cassette.client.target import ServerTarget
@@ -171,31 +171,6 @@ def _scenario_jobs(args: argparse.Namespace, command: list[str]) -> list[_Job]:
     return [_Job(str(file.cassette_path(s.name)), server) for s in chosen]
 
 
-def recorded_server(
-    cassette: Cassette, transport: str | None = None, source: str = "TAPE"
-) -> ServerTarget:
-    """The server a cassette's header recorded: its command (run from the project's
-    folder, which the recorder made its paths relative to), or its URL."""
-    from cassette.store.config import find_pyproject
-
-    target = cassette.header.target or {}
-    command = [str(arg) for arg in target.get("command") or ()]
-    url = target.get("url")
-    if command:
-        found = find_pyproject()
-        root = found.parent if found is not None else Path.cwd()
-        home = str(Path.home())
-        argv = tuple(home + arg[1:] if arg.startswith("~/") else arg for arg in command)
-        return ServerTarget(command=argv, cwd=str(root), transport=transport or "stdio")
-    if isinstance(url, str):
-        recorded = str(cassette.header.transport)
-        chosen = transport or (recorded if recorded != "stdio" else "streamable-http")
-        return ServerTarget(url=url, transport=chosen)
-    raise UsageError(
-        f"{source}: its header names no server to verify against; give -- COMMAND or --upstream URL"
-    )
-
-
 def _check_transport(name: str, *, url: bool) -> None:
     from cassette.registry import get_connector
 
@@ -217,7 +192,7 @@ def main(args: argparse.Namespace) -> int:
     )
     loaded = [Cassette.load(job.tape) for job in jobs]  # every one readable before a call
     servers = [
-        job.server or recorded_server(cassette, args.transport, job.tape)
+        job.server or recorded_server(cassette.header, job.tape, args.transport, job.tape)
         for job, cassette in zip(jobs, loaded, strict=True)
     ]
     for each_tape, each_server in zip(loaded, servers, strict=True):
@@ -225,9 +200,11 @@ def main(args: argparse.Namespace) -> int:
             _missing_headers(each_tape, each_server.headers or {})
     sys.stderr.write("cassette: warning: verify re-runs the recorded calls for real\n")
     reports: list[VerifyReport] = []
+    job: _Job | None = None
     server: ServerTarget | None = None
     try:
-        for cassette, server in zip(loaded, servers, strict=True):
+        for each_job, cassette, server in zip(jobs, loaded, servers, strict=True):
+            job = each_job  # the one a server failure names
             each = attrs.evolve(options, progress=terminal_progress())
             reports.append(anyio.run(verify, cassette, server, each))
     except Exception as raised:
@@ -239,6 +216,8 @@ def main(args: argparse.Namespace) -> int:
         url = server is not None and server.is_url
         closed = (isinstance(exc, closed_errors()) and not url) or not str(exc)
         line = "the server closed the connection" if closed else str(exc)
+        from_header = job is not None and job.server is None
+        line = with_hint(line, job.tape if from_header and job is not None else None)
         sys.stderr.write(f"cassette: error: {line}\n")
         return 2
     ok = all(report.ok for report in reports)

@@ -1,6 +1,8 @@
-"""``cassette variant TAPE --as legacy`` with no command starts the server the header
-names, as the recorder wrote it: a path under the project relative to its root, one under
-the home folder as ``~/...``; from any working directory."""
+"""``cassette variant TAPE --as legacy``, ``cassette verify TAPE`` and ``cassette check
+TAPE``, with no command, start the server the header names as the recorder wrote it (a
+path under the project relative to its root, one under the home folder as ``~/...``), from
+any working directory, through one piece of code (``cassette.client.launch``); a server
+that will not start is reported with its own error line and the ``-- COMMAND`` hint."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import os
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -33,31 +36,49 @@ def test_startable_argv_undoes_portable_argv(tmp_path: Path) -> None:
     assert started == ["/usr/bin/python", str(script), str(home), "-v", "stdio"]
 
 
-def _record_and_vary(
-    tmp_path: Path, server: Path, cwd: Path, env: dict[str, str], tape: Path
-) -> str:
-    record = [PY, "-m", "cassette", "record", "-o", str(tape), "--no-probe", "--", PY]
-    params = stdio_params([*record, str(server)], env=env)
+#: each command that starts the header's server, and what its success looks like
+COMMANDS = {
+    "variant": (["variant", "{tape}", "--as", "legacy"], '"variant":"legacy"'),
+    "verify": (["verify", "{tape}"], "3 MATCH"),
+    "check": (["check", "{tape}"], "result: PASS"),
+}
+
+
+def _cassette(tape: Path, cwd: Path, env: dict[str, str], server: list[str]) -> Any:
+    """Record ``server`` from ``cwd`` into ``tape``; the header's command as written."""
+    record = [PY, "-m", "cassette", "record", "-o", str(tape), "--no-probe", "--", *server]
+    params = stdio_params(record, env=env)
     params.cwd = str(cwd)
     assert run(lambda: _add(params))[0] == "2026-07-28"
-    written = json.loads(tape.read_text().splitlines()[0])["target"]["command"]
-    elsewhere = tmp_path / "elsewhere"
-    elsewhere.mkdir()
-    done = subprocess.run(
-        [PY, "-m", "cassette", "variant", str(tape), "--as", "legacy"],
-        cwd=elsewhere,
+    return json.loads(tape.read_text().splitlines()[0])["target"]["command"]
+
+
+def _start(name: str, tape: Path, cwd: Path, env: dict[str, str] | None = None) -> Any:
+    argv, _ = COMMANDS[name]
+    return subprocess.run(
+        [PY, "-m", "cassette", *(a.format(tape=tape) for a in argv)],
+        cwd=cwd,
         env=env,
         capture_output=True,
         text=True,
         timeout=120,
         check=False,
     )
+
+
+def _started(name: str, tape: Path, tmp_path: Path, env: dict[str, str]) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir(exist_ok=True)
+    done = _start(name, tape, elsewhere, env)
     assert done.returncode == 0, done.stderr
-    assert '"variant":"legacy"' in tape.read_text()
-    return str(written[1])
+    shows = COMMANDS[name][1]
+    assert shows in (tape.read_text() if name == "variant" else done.stdout)
 
 
-def test_variant_starts_a_server_recorded_from_a_project_subfolder(tmp_path: Path) -> None:
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_the_server_of_a_cassette_recorded_from_a_project_subfolder_starts(
+    tmp_path: Path, name: str
+) -> None:
     project = tmp_path / "project"
     (project / "servers").mkdir(parents=True)
     (project / "sub").mkdir()
@@ -67,11 +88,13 @@ def test_variant_starts_a_server_recorded_from_a_project_subfolder(tmp_path: Pat
     env = {**os.environ, "PYTHONPATH": os.getcwd()}
     tape = project / "cassettes" / "modern.jsonl"  # a cassette lives in its project
     tape.parent.mkdir()
-    written = _record_and_vary(tmp_path, server, project / "sub", env, tape)
-    assert written == "servers/modern.py"
+    written = _cassette(tape, project / "sub", env, [PY, str(server)])
+    assert written[1] == "servers/modern.py"
+    _started(name, tape, tmp_path, env)
 
 
-def test_variant_starts_a_server_under_the_home_folder(tmp_path: Path) -> None:
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_the_server_of_a_cassette_under_the_home_folder_starts(tmp_path: Path, name: str) -> None:
     home = tmp_path / "home"
     (home / "srv").mkdir(parents=True)
     server = home / "srv" / "modern.py"
@@ -79,27 +102,54 @@ def test_variant_starts_a_server_under_the_home_folder(tmp_path: Path) -> None:
     env = {**os.environ, "HOME": str(home), "PYTHONPATH": os.getcwd()}
     work = tmp_path / "work"  # recorded from a folder outside the home folder
     work.mkdir()
-    written = _record_and_vary(tmp_path, server, work, env, tmp_path / "modern.jsonl")
-    assert written == "~/srv/modern.py"
+    tape = tmp_path / "modern.jsonl"
+    assert _cassette(tape, work, env, [PY, str(server)])[1] == "~/srv/modern.py"
+    _started(name, tape, tmp_path, env)
 
 
-def test_a_header_command_that_cannot_start_suggests_a_command(tmp_path: Path) -> None:
-    tape = tmp_path / "t.jsonl"
-    record = [PY, "-m", "cassette", "record", "-o", str(tape), "--no-probe", "--"]
-    assert run(lambda: _add(stdio_params([*record, PY, str(MODERN_SERVER)])))[0] == "2026-07-28"
+def _with_command(tape: Path, command: list[str]) -> None:
     lines = tape.read_text().splitlines()
     header = json.loads(lines[0])
-    header["target"]["command"] = ["no-such-program-here", "serve"]
+    header["target"]["command"] = command
     tape.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
-    done = subprocess.run(
-        [PY, "-m", "cassette", "variant", str(tape), "--as", "legacy"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tape = tmp_path_factory.mktemp("recorded") / "t.jsonl"
+    _cassette(tape, Path.cwd(), dict(os.environ), [PY, str(MODERN_SERVER)])
+    return tape
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_a_header_command_that_cannot_start_suggests_a_command(
+    tmp_path: Path, recorded: Path, name: str
+) -> None:
+    tape = tmp_path / "t.jsonl"
+    shutil.copy(recorded, tape)
+    _with_command(tape, ["no-such-program-here", "serve"])
+    done = _start(name, tape, tmp_path)
     assert done.returncode != 0
     last = done.stderr.strip().splitlines()[-1]
     assert "cannot start server 'no-such-program-here'" in last
     assert "give -- COMMAND" in last
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_a_server_that_fails_to_start_is_quoted(tmp_path: Path, recorded: Path, name: str) -> None:
+    """The server runs but exits at once, saying why on stderr: the command's last line
+    quotes that line, and says how to start the server another way."""
+    tape = tmp_path / "t.jsonl"
+    shutil.copy(recorded, tape)
+    said = "RuntimeError: DATABASE_URL is not set"
+    fail = f"import sys; print('starting', file=sys.stderr); sys.exit({said!r})"
+    _with_command(tape, [PY, "-c", fail])
+    done = _start(name, tape, tmp_path)
+    assert done.returncode != 0
+    last = done.stderr.strip().splitlines()[-1]
+    assert f"its last stderr: {said}" in last, done.stderr
+    assert "Traceback" not in done.stderr
+    assert last.endswith(
+        f"the server was started as {tape}'s header names it; give -- COMMAND to start it "
+        "another way"
+    )
