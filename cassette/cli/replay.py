@@ -318,14 +318,16 @@ def _serve(command: ReplayCommand) -> int:
 def _banner(path: Path, tape: Any, strategy: str, front: str, behaviour: tuple[str, ...]) -> None:
     header = tape.header
     exchanges = sum(1 for m in tape.messages("c2s") if "id" in m)
-    from cassette.core.variants import clients_line
+    from cassette.core.fits import sessions
 
     version = header.protocol_version or "unknown protocol"
-    clients = clients_line(tape.era, tape.events)
+    clients, per_session = sessions(tape.era, tape.events)
     err(
         f"replaying {path} ({header.transport} recording, {tape.era} era, {version}; "
         f"{exchanges} requests; strategy {strategy}; serving on {front}; {clients})"
     )
+    for line in per_session:  # which clients each session fits (cassette.core.fits)
+        err(f"  {line}")
     if front == "stdio":
         from cassette.cli.common import client_config
 

@@ -65,7 +65,7 @@ from cassette.core.model import Era
 from cassette.core.playback import Playback
 from cassette.core.prepared import Prepared
 from cassette.core.reply import Reply, _reply
-from cassette.core.variants import HANDSHAKES, Fit, choose, client_capabilities, compared
+from cassette.core.variants import HANDSHAKES, client_capabilities, compared, pick
 
 __all__ = [
     "HANDSHAKES",
@@ -179,11 +179,8 @@ class Negotiation:
         """The group ``message`` fits (a handshake, or a 2026-07-28 request, whose envelope
         says who asks: over stateless HTTP one replayer serves every client)."""
         groups = self.groups
-        if message.get("method") in HANDSHAKES:
-            probed = self._probe is not None and message.get("method") == "initialize"
-            opens = tuple(g for g in groups if _opens(g, message) or (probed and g is groups[0]))
-            groups = opens or groups
-        chosen = groups[choose([g.fit or Fit(g.era, None) for g in groups], message)]
+        weighed = [(g.era, g.handshake, g.fit) for g in groups]
+        chosen = groups[pick(weighed, message, probed=self._probe is not None)[0]]
         return None if chosen is current else (chosen, fresh)
 
     def translates(self, era: Era) -> bool:
@@ -475,19 +472,6 @@ class Negotiation:
     def waiting(self) -> tuple[object, ...]:
         """Live ids of input rounds' server requests still waiting for an answer."""
         return tuple(key[1] for key in self.rounds)  # id_key keeps the id second
-
-
-def _opens(group: Prepared, handshake: JSONObject) -> bool:
-    """Whether ``group`` can answer ``handshake`` as its server would have: a probe of
-    ``server/discover`` from a recorded discovery, or as a legacy server refuses it; an
-    ``initialize`` from a recorded one, or from a discovery listing a legacy revision. A
-    group that cannot (a 2026-07-28 client recorded it without a probe) is chosen only
-    when none can."""
-    if handshake.get("method") == "server/discover":
-        return group.era == "legacy" or group.handshake is not None
-    if group.era == "legacy":
-        return group.handshake is not None
-    return initialize_from_discover(group.handshake or {}, None) is not None
 
 
 #: the server requests that ask a client for what a capability declares

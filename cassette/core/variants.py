@@ -30,7 +30,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
-from cassette.core.eras import client_era, recorded_handshake, served_clients
+from cassette.core.eras import (
+    client_era,
+    initialize_from_discover,
+    recorded_handshake,
+    served_clients,
+)
 from cassette.core.mcp import META_PREFIX
 from cassette.core.model import Era
 
@@ -45,10 +50,11 @@ __all__ = [
     "clients_line",
     "compared",
     "declared",
-    "describe",
     "group_era",
     "has_legacy_variant",
     "opening",
+    "opens",
+    "pick",
     "split",
     "variant_of",
 ]
@@ -177,6 +183,44 @@ def choose(fits: Sequence[Fit], handshake: Mapping[str, Any]) -> int:
     return best
 
 
+def opens(era: Era, recorded: Mapping[str, Any] | None, handshake: Mapping[str, Any]) -> bool:
+    """Whether a session of ``era`` whose recorded handshake result is ``recorded`` can
+    answer ``handshake`` as its server would have: a probe of ``server/discover`` from a
+    recorded discovery, or as a legacy server refuses it; an ``initialize`` from a
+    recorded one, or from a discovery listing a legacy revision."""
+    if handshake.get("method") == "server/discover":
+        return era == "legacy" or recorded is not None
+    if era == "legacy":
+        return recorded is not None
+    return initialize_from_discover(dict(recorded or {}), None) is not None
+
+
+#: a session as ``pick`` weighs it: its era, its recorded handshake result, its client
+Group = tuple[Era, Mapping[str, Any] | None, "Fit | None"]
+
+
+def pick(groups: Sequence[Group], message: Mapping[str, Any], *, probed: bool) -> tuple[int, bool]:
+    """The index in ``groups`` (0: the main recording) of the session that answers a
+    client whose ``message`` says who it is, and whether that session can open it. A
+    handshake goes to the sessions that can open it (``opens``; the main recording opens
+    an ``initialize`` when the recorder's legacy probe was answered, ``probed``), the best
+    fitting of them (``choose``); when none can, the best fitting of all, which refuses
+    it. Any other message (a 2026-07-28 request's envelope) goes to the best fitting."""
+    method = message.get("method")
+    indexes = list(range(len(groups)))
+    opened = True
+    if method in HANDSHAKES:
+        can = [
+            i
+            for i in indexes
+            if opens(groups[i][0], groups[i][1], message)
+            or (probed and i == 0 and method == "initialize")
+        ]
+        indexes, opened = can or indexes, bool(can)
+    fits = [groups[i][2] or Fit(groups[i][0], None) for i in indexes]
+    return indexes[choose(fits, message)], opened
+
+
 def group_era(events: Iterable[Any]) -> Era:
     """The era a group's events show: that of its first handshake request the server
     answered with a result (legacy when none was)."""
@@ -194,28 +238,9 @@ def has_legacy_variant(events: Sequence[Any]) -> bool:
     return any(group_era(group) == "legacy" for group in split(events)[1].values())
 
 
-def describe(events: Sequence[Any]) -> str:
-    """The variants a cassette holds, for the banner and ``show``: ``""`` when none, else
-    ``"; variants: NAME (ERA; CAPABILITIES), ..."``."""
-    _, variants = split(events)
-    variants.pop(PROBE_VARIANT, None)  # not a session: told by ``clients_line``
-    if not variants:
-        return ""
-    parts = []
-    for name, group in variants.items():
-        era = group_era(group)
-        fit = Fit.of(
-            era, (e.message for e in group if isinstance(getattr(e, "message", None), dict))
-        )
-        caps = ", ".join(sorted(fit.capabilities or ())) or "no capabilities"
-        parts.append(f"{name} ({'2026-07-28' if era == 'modern' else 'legacy'}; {caps})")
-    return "; variants: " + ", ".join(parts)
-
-
 def clients_line(era: Era, events: Sequence[Any]) -> str:
-    """Which clients a cassette serves and the variants it holds, for the banner and
-    ``show``: ``served_clients`` (told whether the recorder's legacy probe was answered),
-    then ``describe``."""
+    """Which clients a cassette serves, for the banner and ``show``: ``served_clients``,
+    told whether the recorder's legacy probe was answered (``cassette.core.fits`` then
+    says it per session)."""
     probed = PROBE_VARIANT in split(events)[1]
-    served = served_clients(era, recorded_handshake(events), probed=probed)
-    return served + describe(events)
+    return served_clients(era, recorded_handshake(events), probed=probed)

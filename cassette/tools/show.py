@@ -37,13 +37,13 @@ from typing import Any
 import attrs
 
 from cassette.core.faults import FaultPlan, preview
+from cassette.core.fits import sessions
 from cassette.core.jsonrpc import Kind, pretty
 from cassette.core.matching import FingerprintMatcher, get_strategy
 from cassette.core.model import Event, ExitEvent, HttpEvent, MessageEvent, RawEvent, StderrEvent
 from cassette.core.prepared import Prepared
 from cassette.core.replayer import Replayer
 from cassette.core.text import printable
-from cassette.core.variants import clients_line
 from cassette.errors import UsageError
 from cassette.store.files import write_atomic
 from cassette.store.storage import Cassette
@@ -263,19 +263,22 @@ def _size(n: int) -> str:
     return f"{n} B" if n < 1024 else f"{n / 1024:.1f} KiB"
 
 
-def _title(cassette: Cassette, source: str) -> str:
+def _title(cassette: Cassette, source: str) -> list[str]:
+    """The cassette in a line (what it recorded, which clients it serves), then one line
+    per session: the clients it fits (``cassette.core.fits``)."""
     h = cassette.header
-    clients = clients_line(cassette.era, cassette.events)
-    return printable(
+    clients, per_session = sessions(cassette.era, cassette.events)
+    title = (
         f"{source}: {h.transport} recording, {cassette.era} era, "
         f"{h.protocol_version or 'unknown protocol'}, started {h.started_at}; {clients}"
     )
+    return [printable(title), *(printable(f"  {line}") for line in per_session)]
 
 
 def render_text(
     cassette: Cassette, source: str, rows: list[Row], against: Against | None = None
 ) -> str:
-    lines = [_title(cassette, source)]
+    lines = _title(cassette, source)
     unplayed = against.unplayed if against is not None else frozenset()
     for row in rows:
         arrow = _ARROWS.get(row.dir, " !" if row.role == "stderr" else "  ")
@@ -400,7 +403,10 @@ def render_html(
         '<html lang="en"><head><meta charset="utf-8">',
         f"<title>{html.escape(name)}</title><style>{_CSS}</style></head><body>",
         f"<h1>{html.escape(name)}</h1>",
-        f'<div class="meta">{html.escape(_title(cassette, name))}</div>',
+        *(
+            f'<div class="meta">{html.escape(line.strip())}</div>'
+            for line in _title(cassette, name)
+        ),
         '<input type="checkbox" id="expand-all">'
         '<label for="expand-all" class="tools">expand all</label>',
         '<div class="diagram">',

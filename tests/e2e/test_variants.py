@@ -103,7 +103,20 @@ def test_show_and_the_banner_name_the_variants(tmp_path: Path) -> None:
     shown = subprocess.run(
         [PY, "-m", "cassette", "show", str(tape)], capture_output=True, text=True, check=True
     )
-    assert "variants: legacy (legacy; elicitation)" in shown.stdout.splitlines()[0]
+    # one line per session: what it serves, its client's capabilities, the clients it fits
+    assert shown.stdout.splitlines()[2].startswith("  session legacy: serves legacy ")
+    assert "recorded with elicitation" in shown.stdout.splitlines()[2]
+    banner = subprocess.run(
+        [PY, "-m", "cassette", "replay", str(tape)],
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    said = [line.removeprefix("cassette: ").strip() for line in banner.stderr.splitlines()]
+    for line in shown.stdout.splitlines()[1:3]:  # the banner says the same
+        assert line.strip() in said
     lint = subprocess.run(
         [PY, "-m", "cassette", "lint", str(tape)], capture_output=True, text=True, check=False
     )

@@ -1,0 +1,119 @@
+"""Which clients each session of a cassette fits (``cassette.core.fits``), from plain
+cassettes: the line ``show`` and the banner print per session, decided by the rule a
+replay chooses sessions by."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from cassette.core.fits import sessions
+from cassette.store.storage import Cassette
+
+HEADER = {
+    "kind": "header",
+    "format": 1,
+    "transport": "stdio",
+    "recorder": {"name": "test", "version": "0"},
+    "started_at": "2026-01-01T00:00:00Z",
+}
+SERVER = {"capabilities": {"tools": {}}, "serverInfo": {"name": "s", "version": "1"}}
+
+
+def _message(direction: str, message: dict[str, Any], variant: str | None = None) -> dict[str, Any]:
+    line: dict[str, Any] = {"kind": "message", "t": 0.0, "dir": direction, "message": message}
+    if variant is not None:
+        line["meta"] = {"variant": variant}
+    return line
+
+
+def _legacy(
+    capabilities: dict[str, Any], variant: str | None = None, version: str = "2025-11-25"
+) -> list[dict[str, Any]]:
+    params = {"protocolVersion": version, "capabilities": capabilities, "clientInfo": {}}
+    ask = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params}
+    answer = {"jsonrpc": "2.0", "id": 1, "result": {**SERVER, "protocolVersion": version}}
+    return [_message("c2s", ask, variant), _message("s2c", answer, variant)]
+
+
+def _modern(capabilities: dict[str, Any], listed: list[str]) -> list[dict[str, Any]]:
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": capabilities,
+    }
+    ask = {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": meta}}
+    answer = {"jsonrpc": "2.0", "id": 1, "result": {**SERVER, "supportedVersions": listed}}
+    return [_message("c2s", ask), _message("s2c", answer)]
+
+
+def _lines(era: str, *events: dict[str, Any]) -> tuple[str, list[str]]:
+    header = {**HEADER, "era": era}
+    data = "".join(json.dumps(line) + "\n" for line in (header, *events))
+    tape = Cassette.loads(data.encode(), "t.jsonl")
+    return sessions(tape.era, tape.events)
+
+
+def test_a_bare_legacy_recording_fits_the_bare_client_and_is_closest_for_the_others() -> None:
+    served, lines = _lines("legacy", *_legacy({}))
+    assert served.startswith("serves legacy clients")
+    assert lines == [
+        "session main: serves legacy 2024-10-07 to 2025-11-25; recorded with no "
+        "capabilities; fits bare; closest for inspector (+roots), claude-code (+elicitation "
+        "+roots), gemini-cli (+roots)"
+    ]
+
+
+def test_a_variant_session_is_the_one_its_client_fits() -> None:
+    events = [*_legacy({}), *_legacy({"roots": {}, "elicitation": {}}, "claude-code")]
+    _, lines = _lines("legacy", *events)
+    # a client one capability away from both goes to the main recording (ties do)
+    assert lines[0].endswith(
+        "recorded with no capabilities; fits bare; closest for inspector (+roots), "
+        "gemini-cli (+roots)"
+    )
+    assert lines[1] == (
+        "session claude-code: serves legacy 2024-10-07 to 2025-11-25; recorded with "
+        "elicitation, roots; fits claude-code"
+    )
+
+
+def test_an_older_recorded_revision_serves_only_itself_and_older() -> None:
+    _, lines = _lines("legacy", *_legacy({"roots": {}}, version="2025-03-26"))
+    assert lines[0].startswith("session main: serves legacy 2024-10-07 to 2025-03-26;")
+    assert "fits inspector, gemini-cli" in lines[0]
+
+
+def test_a_modern_only_recording_names_the_clients_no_session_serves() -> None:
+    served, lines = _lines("modern", *_modern({}, ["2026-07-28"]))
+    assert "legacy-only clients need" in served
+    assert lines == [
+        "session main: serves 2026-07-28; recorded with no capabilities; fits bare",
+        "no session serves inspector, claude-code, gemini-cli (legacy clients): record one "
+        "with cassette variant TAPE --as legacy",
+    ]
+
+
+def test_a_discovery_listing_legacy_revisions_serves_those() -> None:
+    _, lines = _lines("modern", *_modern({}, ["2026-07-28", "2025-06-18", "2025-11-25"]))
+    assert lines[0].startswith("session main: serves 2026-07-28, legacy 2025-06-18 to 2025-11-25;")
+    assert len(lines) == 1  # every known client is served
+
+
+def test_the_recorders_probe_serves_legacy_clients_from_the_main_session() -> None:
+    probe = _legacy({}, "legacy-probe")
+    served, lines = _lines("modern", *_modern({"roots": {}}, ["2026-07-28"]), *probe)
+    assert "the server answered a legacy probe" in served
+    assert lines == [
+        "session main: serves 2026-07-28, legacy 2024-10-07 to 2025-11-25 (probed); recorded "
+        "with roots; fits inspector, gemini-cli; closest for bare (-roots), claude-code "
+        "(+elicitation)"
+    ]
+
+
+def test_a_legacy_variant_of_a_modern_cassette_serves_the_legacy_clients() -> None:
+    events = [*_modern({}, ["2026-07-28"]), *_legacy({"roots": {}}, "legacy")]
+    served, lines = _lines("modern", *events)
+    assert served == "serves 2026-07-28 and dual-era clients, and legacy ones from a variant"
+    assert lines[0] == "session main: serves 2026-07-28; recorded with no capabilities; fits bare"
+    assert lines[1].startswith("session legacy: serves legacy")
+    assert "fits inspector, gemini-cli; closest for claude-code (+elicitation)" in lines[1]
