@@ -57,6 +57,7 @@ from cassette.core.eras import (
     legacy_versions,
     unsupported_version,
 )
+from cassette.core.exchanges import Exchange, progress_token
 from cassette.core.ids import IdKey, id_key
 from cassette.core.jsonrpc import METHOD_NOT_FOUND, REPLAY_MISS, JSONObject, error_response
 from cassette.core.matching import FingerprintMatcher, Matcher, MissReport
@@ -146,6 +147,8 @@ class Negotiation:
         self._probe = prepared.probe
         #: whether this session was warned that its client's capabilities differ
         self._told_capabilities = False
+        #: whether it was warned that the recording holds no progress its client asks for
+        self._told_progress = False
         #: the live client's era, once a message says
         self.client_era: Era | None = None
         #: a legacy client's answers to what an input_required response asked, by live
@@ -335,6 +338,23 @@ class Negotiation:
             f"{', '.join(sorted(reacted))}: answers may differ from the live server's "
             "(record this client's session with cassette variant TAPE --as NAME "
             "--capabilities ... or a profile)",
+        )
+
+    def progress_warnings(self, live: JSONObject, exchange: Exchange) -> tuple[str, ...]:
+        """Once per session: the live client asks for progress on a request (a
+        ``progressToken`` in its ``_meta``) whose recording has none, because the client
+        that recorded it did not ask: the server sends progress only when asked, so this
+        client gets none from the replay, where the live server would have sent some."""
+        if self._told_progress or progress_token(live) is None:
+            return ()
+        if progress_token(exchange.message) is not None:
+            return ()  # the recording client asked: what the server sent is recorded
+        self._told_progress = True
+        return (
+            f"the client asks for progress on {live.get('method')} (a progressToken); the "
+            "client that recorded it did not ask, so the recording holds no progress "
+            "notifications and the replay sends none (record with a client that asks for "
+            "progress to replay it)",
         )
 
     # -- what the recording makes certain --------------------------------------------------

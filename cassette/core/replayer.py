@@ -312,10 +312,13 @@ class Replayer:
         key, message = found
         exchange = self._exchanges[key]
         warnings: tuple[str, ...] = ()
-        if INPUTS in (message.get("params") or ()) or INPUTS in (
+        asked = message.get("params") or ()
+        if INPUTS in asked or INPUTS in (
             exchange.message.get("params") or ()
         ):  # asked here, not in the function: most requests have none, and a call costs
             warnings = input_responses_differ(exchange.message, self._shown(message, raw))
+        if "_meta" in asked:  # where a progressToken is asked for
+            warnings = (*warnings, *self._terms.progress_warnings(message, exchange))
         reply = self._play(exchange, message, warnings=warnings)
         if self._shaping and self._terms.translates(self.era):
             return self._terms.input_round(message, reply, self._playback)

@@ -117,3 +117,40 @@ def test_a_legacy_client_unserved_by_a_modern_cassette_gets_400_and_no_session()
     http.scenario(app, body)
     assert app.sessions == {}
     assert len(misses) == 1
+
+
+def _call(msg_id: Any, token: Any = None) -> dict[str, Any]:
+    params: dict[str, Any] = {"name": "slow", "arguments": {}}
+    if token is not None:
+        params["_meta"] = {"progressToken": token}
+    return req(msg_id, "tools/call", params)
+
+
+def test_a_client_asking_for_progress_the_recording_never_got_is_warned_once() -> None:
+    """The recording client asked for no progress, so the server sent none: a client that
+    asks (a progressToken) gets none from the replay, and is told so once a session."""
+    done = res(1, {"content": []})
+    replayer = Replayer(tape(("c2s", _call(1)), ("s2c", done), ("c2s", _call(2)), ("s2c", done)))
+    first = replayer.receive(_call(7, "tok-1"))
+    assert first.messages[-1]["id"] == 7
+    (warning,) = first.warnings
+    assert "asks for progress on tools/call" in warning
+    assert "the recording holds no progress notifications" in warning
+    assert replayer.receive(_call(8, "tok-2")).warnings == ()  # once per session
+
+
+def test_no_progress_warning_when_the_recording_client_asked_or_this_one_does_not() -> None:
+    from tests.unit.test_replayer import progress
+
+    asked = tape(
+        ("c2s", _call(1, "rec")),
+        ("s2c", progress("rec", 1)),
+        ("s2c", res(1, {"content": []})),
+        ("c2s", _call(2)),
+        ("s2c", res(2, {"content": []})),
+    )
+    replayer = Replayer(asked)
+    reply = replayer.receive(_call(5, "live"))
+    assert reply.warnings == ()
+    assert reply.messages[0]["params"]["progressToken"] == "live"  # the recorded progress
+    assert Replayer(asked).receive(_call(6)).warnings == ()
