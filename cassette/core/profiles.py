@@ -7,9 +7,10 @@ the replay's banner say which of them each session of a cassette fits
 (``era``), capabilities, answers to the server's questions, ``clientInfo`` and the legacy
 revision it asks for (``legacy_version``).
 
-What a client declares is taken from a recording of it: the MCP Inspector's CLI (2.12),
-Claude Code (roots and elicitation) and Gemini CLI (roots, asking 2025-06-18). ``bare``
-declares nothing, as the official SDKs' clients do by default (no callbacks given).
+What the MCP Inspector's CLI (2.12) declares is taken from a recording of it; Claude Code
+declares roots and elicitation, and Gemini CLI roots, asking 2025-06-18 (an assumption,
+docs/matching.md says why). ``bare`` declares nothing, as the official SDKs' clients do by
+default (no callbacks given).
 
 Plain dictionaries, not classes: every replay's banner reads this table, and a class
 built at import costs start-up instructions (docs/performance.md).
