@@ -19,6 +19,15 @@ What decides the era: a successful ``initialize`` means legacy, at the protocol 
 its result names; a successful request that carried the 2026-07-28 ``_meta`` envelope (or
 a successful ``server/discover``) means modern, at the version the envelope names. Other
 successes (a ``ping`` before anything else) decide nothing.
+
+Over HTTP, where one recording may hold several client sessions, a legacy ``initialize``
+in a session (``meta.session``) decides once that session has more than its handshake: its
+next success, another session's legacy handshake, or the end of the recording. A bridge
+such as mcp-remote first tests the connection in a session of its own, a legacy
+``initialize`` and nothing else, then forwards its client's session; when that one proves
+2026-07-28, the test session is no part of it: it is the recorded server's answer to a
+legacy client, and is kept as the legacy probe (``cassette.core.variants.PROBE_VARIANT``,
+as ``cassette.runtime.probe`` records it), which serves legacy clients on replay.
 """
 
 from __future__ import annotations
@@ -109,6 +118,13 @@ class Recorder:
     _seq: int = attrs.field(default=0, init=False)
     #: whether some request got a successful answer: a session that never did is no cassette
     succeeded: bool = attrs.field(default=False, init=False)
+    #: a client session's successful legacy ``initialize``, not yet the era (see the module
+    #: docstring): its verdict, the session and the stream its ``initialize`` went on
+    _tentative: tuple[tuple[Era, str | None], object, object] | None = attrs.field(
+        default=None, init=False
+    )
+    #: whether a held handshake-only legacy session was kept as the legacy probe
+    probed: bool = attrs.field(default=False, init=False)
 
     def __attrs_post_init__(self) -> None:
         if self.redactor is None:
@@ -177,10 +193,43 @@ class Recorder:
             if request is not None and classified.kind is Kind.RESPONSE:
                 self.succeeded = True
             if request is not None and classified.kind is Kind.RESPONSE and self._header is None:
-                verdict = decide(request, message.get("result"))
-                if verdict is not None:
-                    out = self.decide_era(*verdict)
+                out = self._decide(request, message.get("result"), session, stream)
         return out
+
+    def _decide(
+        self, request: JSONObject, result: object, session: object, stream: object
+    ) -> list[Record]:
+        """The era once a successful exchange proves it (see the module docstring), and
+        the records held back for it; ``[]`` while it is still open."""
+        verdict = decide(request, result)
+        held = self._tentative
+        if held is None:
+            if verdict is not None and verdict[0] == "legacy" and session is not None:
+                self._tentative = (verdict, session, stream)  # a handshake alone, so far
+                return []
+            return [] if verdict is None else self.decide_era(*verdict)
+        if verdict is not None and verdict[0] == "modern" and session != held[1]:
+            self._as_probe(held[1], held[2])  # a connection test beside the session
+            return self.decide_era(*verdict)
+        if verdict is None and session != held[1]:
+            return []  # another session's success that proves no era
+        return self.decide_era(*held[0])
+
+    def _as_probe(self, session: object, stream: object) -> None:
+        """The held events of client session ``session``, a handshake-only legacy session
+        (its ``initialize`` went on ``stream``, before the session had its id), marked as
+        the recorded server's answer to a legacy probe
+        (``cassette.core.variants.PROBE_VARIANT``): what the runtime's own probe records."""
+        from cassette.core.variants import PROBE_VARIANT, VARIANT_META
+
+        self.probed = True
+        for index, event in enumerate(self._held):
+            meta = getattr(event, "meta", None)
+            if not isinstance(event, MessageEvent | RawEvent) or not meta:
+                continue
+            if meta.get("session") == session or meta.get("stream") == stream:
+                marked = {**meta, VARIANT_META: PROBE_VARIANT}
+                self._held[index] = attrs.evolve(event, meta=marked)
 
     def stderr(self, text: str, t: float) -> list[Record]:
         """The server wrote a line on stderr."""
@@ -226,9 +275,12 @@ class Recorder:
         return self._release()
 
     def close(self) -> list[Record]:
-        """The session ended: release anything still held (with no era if undecided)."""
+        """The session ended: release anything still held (with no era if undecided, the
+        held legacy handshake's if that is all that succeeded)."""
         if self._header is not None:
             return []
+        if self._tentative is not None:
+            self.era, self.protocol_version = self._tentative[0]
         return self._release()
 
     # -- internals ---------------------------------------------------------------------

@@ -88,6 +88,8 @@ async def record_probe(sink: Sink, plugin: UpstreamConnector, target: Target) ->
     header = sink.recorder.header
     if header is None or header.era != "modern" or sink.writer.closed:
         return False
+    if sink.recorder.probed:  # the client's own connection test already asked (mcp-remote)
+        return False
     found = await probe_legacy(plugin, target)
     if found is None or not _succeeded(found[1]):
         return False

@@ -222,13 +222,61 @@ def test_http_probe_then_initialize_records_as_legacy() -> None:
     rec.http("POST", "post-1", 400, 0.1)
     rec.observe("s2c", line({**DISCOVER_FAILED, "id": None}), 0.1, {"stream": "post-1"})
     rec.observe("c2s", line({**INITIALIZE, "id": 1}), 0.2, {"stream": "post-2"})
-    out = rec.observe(
+    held = rec.observe(
         "s2c", line({**INITIALIZED, "id": 1}), 0.3, {"stream": "post-2", "session": 1}
     )
+    assert held == []  # a session's handshake alone decides once the session does more
+    rec.observe("c2s", line(LIST), 0.4, {"stream": "post-3", "session": 1})
+    out = rec.observe("s2c", line(LISTED), 0.5, {"stream": "post-3", "session": 1})
     header = out[0]
     assert isinstance(header, Header)
     assert (header.era, header.protocol_version) == ("legacy", "2025-11-25")
-    assert len(out) == 6  # the header, then the probe, its status and failure, and the handshake
+    assert len(out) == 8  # the header, the probe, its status and failure, handshake, list
+
+
+LIST = {"jsonrpc": "2.0", "id": 3, "method": "tools/list"}
+LISTED = {"jsonrpc": "2.0", "id": 3, "result": {"tools": []}}
+MODERN_LIST = {**LIST, "params": {"_meta": MODERN_META}}
+
+
+def _tested_connection(rec: Recorder) -> None:
+    """A bridge's connection test (mcp-remote): a legacy handshake in a session of its own."""
+    rec.observe("c2s", line({**INITIALIZE, "id": 1}), 0.0, {"stream": "post-1"})
+    rec.observe("s2c", line({**INITIALIZED, "id": 1}), 0.1, {"stream": "post-1", "session": 1})
+    note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    assert rec.observe("c2s", line(note), 0.2, {"stream": "post-2", "session": 1}) == []
+
+
+def test_a_connection_test_beside_a_modern_session_is_kept_as_the_legacy_probe() -> None:
+    rec = new()
+    _tested_connection(rec)
+    rec.observe("c2s", line(DISCOVER), 0.3, {"stream": "post-3"})
+    found = {"jsonrpc": "2.0", "id": 1, "result": {"supportedVersions": ["2026-07-28"]}}
+    out = rec.observe("s2c", line(found), 0.4, {"stream": "post-3"})
+    header = out[0]
+    assert isinstance(header, Header)
+    assert header.era == "modern"
+    assert rec.probed
+    marked = [r.meta.get("variant") for r in out[1:] if isinstance(r, MessageEvent) and r.meta]
+    assert marked == ["legacy-probe", "legacy-probe", "legacy-probe", None, None]
+    assert [r.seq for r in out[1:]] == [1, 2, 3, 4, 5]  # in order, as observed
+
+
+def test_a_second_legacy_session_or_the_end_makes_the_connection_test_legacy() -> None:
+    rec = new()
+    _tested_connection(rec)
+    rec.observe("c2s", line({**INITIALIZE, "id": 1}), 0.3, {"stream": "post-3"})
+    out = rec.observe(
+        "s2c", line({**INITIALIZED, "id": 1}), 0.4, {"stream": "post-3", "session": 2}
+    )
+    assert isinstance(out[0], Header)
+    assert out[0].era == "legacy"
+    assert not rec.probed
+    alone = new()
+    _tested_connection(alone)
+    closed = alone.close()
+    assert isinstance(closed[0], Header)
+    assert (closed[0].era, closed[0].protocol_version) == ("legacy", "2025-11-25")
 
 
 # -- before_record ------------------------------------------------------------------------------
