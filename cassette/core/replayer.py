@@ -317,7 +317,8 @@ class Replayer:
             exchange.message.get("params") or ()
         ):  # asked here, not in the function: most requests have none, and a call costs
             warnings = input_responses_differ(exchange.message, self._shown(message, raw))
-        if "_meta" in asked:  # where a progressToken is asked for
+        meta = asked.get("_meta") if isinstance(asked, dict) else None
+        if isinstance(meta, dict) and "progressToken" in meta:  # asked for progress
             warnings = (*warnings, *self._terms.progress_warnings(message, exchange))
         reply = self._play(exchange, message, warnings=warnings)
         if self._shaping and self._terms.translates(self.era):
