@@ -102,11 +102,22 @@ def sessions(era: Era, events: Sequence[Any]) -> tuple[str, list[str]]:
     ``session_lines``: what the banner and ``show`` print, from one pass over ``events``."""
     main, variants = split(events)
     probe_events = variants.pop(PROBE_VARIANT, None)
-    served = served_clients(era, recorded_handshake(main), probed=probe_events is not None)
-    lines = session_lines(era, main, variants, probe_events)
-    if era == "modern" and probe_events is None and any("serves legacy" in line for line in lines):
+    found = _sessions(era, main, variants)
+    served = served_clients(era, found[0].handshake, probed=probe_events is not None)
+    if era == "modern" and probe_events is None and any(s.era == "legacy" for s in found):
         served = "serves 2026-07-28 and dual-era clients, and legacy ones from a variant"
-    return served, lines
+    return served, _lines(era, found, probe_events)
+
+
+def _sessions(
+    era: Era, main: Sequence[Any], variants: Mapping[str, Sequence[Any]]
+) -> list[_Session]:
+    found = [_Session("main", era, main)]
+    if variants:
+        from cassette.core.variants import group_era  # only for a cassette with variants
+
+        found += [_Session(name, group_era(group), group) for name, group in variants.items()]
+    return found
 
 
 def session_lines(
@@ -119,13 +130,12 @@ def session_lines(
     line per session (the main recording first, then each variant of ``variants``), and a
     last line naming the known clients no session serves, if any. ``probe_events``: the
     recorder's legacy probe (``cassette.runtime.probe``), when it was answered."""
-    probe = recorded_handshake(probe_events) if probe_events else None
-    sessions = [_Session("main", era, main)]
-    if variants:
-        from cassette.core.variants import group_era  # only for a cassette with variants
+    return _lines(era, _sessions(era, main, variants), probe_events)
 
-        sessions += [_Session(name, group_era(group), group) for name, group in variants.items()]
-    said: list[list[str]] = [[] for _ in sessions]
+
+def _lines(era: Era, sessions: list[_Session], probe_events: Sequence[Any] | None) -> list[str]:
+    probe = recorded_handshake(probe_events) if probe_events else None
+    said: list[list[tuple[str, str]]] = [[] for _ in sessions]
     refused: list[str] = []
     groups = [(s.era, s.handshake, s.fit) for s in sessions]
     for client in FITTED:
@@ -143,8 +153,8 @@ def session_lines(
     for index, session in enumerate(sessions):
         served = _served(session, evidence, probe if index == 0 else None)
         parts = [f"session {session.name}: serves {served}", _declared(session.fit)]
-        exact = [name for name in said[index] if "(" not in name]
-        near = [name for name in said[index] if "(" in name]
+        exact = [name for name, differ in said[index] if not differ]
+        near = [f"{name} ({differ})" for name, differ in said[index] if differ]
         parts += ["fits " + ", ".join(exact)] if exact else []
         parts += ["closest for " + ", ".join(near)] if near else []
         lines.append("; ".join(parts))
@@ -156,14 +166,14 @@ def session_lines(
     return lines
 
 
-def _fit(client: Mapping[str, Any], fit: Fit) -> str:
-    """``NAME`` when the session's client declared what ``client`` declares, else
-    ``NAME (+roots -sampling)``: what it declares that the session's did not, and the
-    other way round."""
+def _fit(client: Mapping[str, Any], fit: Fit) -> tuple[str, str]:
+    """``client``'s name, and ``""`` when the session's client declared what it declares,
+    else what differs: ``+roots -sampling`` (it declares roots, which the session's client
+    did not, and not sampling, which that one did)."""
     wanted = compared(client.get("capabilities") or {})
     held = fit.capabilities
+    name = str(client["name"])
     if held is not None and wanted == held:
-        return str(client["name"])
+        return name, ""
     differ = sorted(wanted ^ (held or frozenset()))
-    marks = " ".join(("+" if c in wanted else "-") + c for c in differ) or "?"
-    return f"{client['name']} ({marks})"
+    return name, " ".join(("+" if c in wanted else "-") + c for c in differ) or "?"
