@@ -112,6 +112,7 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
                 "redact_pattern",
                 "redact_path",
                 "redact_env",
+                "redact_pii",
             ),
         },
         examples=(

@@ -311,17 +311,18 @@ def scan_policy(header: Mapping[str, Any] | None, *, start: Path | None = None) 
     this project would have removed (built-in and project rules, the header's paths),
     independent of this machine's environment so a finding is the same everywhere."""
     paths: list[str] = []
+    pii: bool | None = None
     if header:
         from cassette.core.redacted import check_header
 
         if not check_header(header):
             paths = [str(p) for p in header.get("paths") or ()]
+            pii = True if header.get("pii") is True else None  # as it was recorded
+    held = RedactOptions(paths=tuple(paths), pii=pii)
     try:
-        found = policy(
-            RedactOptions(paths=tuple(paths)), settings=_on(None, start), environ={}, start=start
-        )
+        found = policy(held, settings=_on(None, start), environ={}, start=start)
     except UsageError:  # a broken project setting must not hide what the built-ins find
-        found = policy(RedactOptions(paths=tuple(paths)), settings={}, environ={})
+        found = policy(held, settings={}, environ={})
     assert found is not None
     return found
 
