@@ -6,13 +6,18 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from cassette import Cassette
+from cassette.core.codec import encode_line
 from cassette.core.personal import find_pii
+from cassette.core.recorder import Recorder
 from cassette.core.redaction import Redactor
 from cassette.errors import UsageError
 from cassette.store.gate import policy
+from cassette.tools.redact_cmd import redact_cassette, scan_cassette
 
 ADDRESSES = [
     "ada@corp.example.com",
@@ -133,3 +138,38 @@ def test_the_project_setting_and_its_mistakes(tmp_path: Path) -> None:
     assert not off.pii
     with pytest.raises(UsageError, match=r"\[tool.cassette.redact\] pii must be true or false"):
         policy(settings={"redact": {"pii": "yes"}})
+
+
+def _tape(tmp_path: Path, redactor: Redactor | None, text: str) -> Path:
+    rec = Recorder(transport="stdio", started_at="x", redactor=redactor)
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}
+    ok = {"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": "2025-06-18"}}
+    answer = {"jsonrpc": "2.0", "id": 2, "result": {"content": [{"type": "text", "text": text}]}}
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "crm"}}
+    records: list[Any] = []
+    for direction, message in (("c2s", init), ("s2c", ok), ("c2s", call), ("s2c", answer)):
+        records += rec.observe(direction, (json.dumps(message) + "\n").encode(), 0.0)  # type: ignore[arg-type]
+    path = tmp_path / "crm.jsonl"
+    path.write_bytes(b"".join(encode_line(r) for r in records))
+    return path
+
+
+def test_a_cassette_recorded_with_pii_scans_clean_and_one_without_is_flagged(
+    tmp_path: Path,
+) -> None:
+    text = "owner ada@corp.example.com, +47 987 65 432"
+    clean = Cassette.load(_tape(tmp_path, Redactor(pii=True), text))
+    assert clean.header.redaction == {"placeholders": "numbered", "pii": True}
+    assert scan_cassette(clean) == []  # its placeholders are not taken for addresses
+    leaky = _tape(tmp_path, None, text)
+    raw = leaky.read_text()
+    leaky.write_text(
+        raw.replace('"protocol_version"', '"redaction":{"pii":true},"protocol_version"')
+    )
+    findings = scan_cassette(leaky)
+    assert [f.message for f in findings] == [
+        "unredacted secret (email,phone) in message /result/content/0/text"
+    ]
+    redacted, changed = redact_cassette(leaky)
+    assert changed == 1
+    assert "redacted-1@example.invalid, +15550100001" in json.dumps(list(redacted.messages()))
