@@ -173,3 +173,11 @@ def test_a_cassette_recorded_with_pii_scans_clean_and_one_without_is_flagged(
     redacted, changed = redact_cassette(leaky)
     assert changed == 1
     assert "redacted-1@example.invalid, +15550100001" in json.dumps(list(redacted.messages()))
+
+
+@pytest.mark.parametrize("text", [*ADDRESSES, *PHONES, *NOT_PERSONAL, "+4 7 9 8 7 6 5 4 3 2"])
+def test_the_raw_prescreen_never_skips_a_message_that_holds_personal_data(text: str) -> None:
+    message = {"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": text}]}}
+    walked = Redactor(pii=True).session().message(message)
+    screened = Redactor(pii=True).session().message(message, None, json.dumps(message))
+    assert screened == walked
