@@ -135,7 +135,7 @@ class Redactor:
     paths: tuple[str, ...] = ()  # JSON Pointers into messages whose values are secret
     literals: tuple[str, ...] = ()  # exact secret values (named env variables, headers)
     env_names: tuple[str, ...] = ()  # the variables ``literals`` came from (kept in the header)
-    pii: bool = False  # also e-mail addresses and phone numbers (``secret_rules.find_pii``)
+    pii: bool = False  # also e-mail addresses and phone numbers (``personal.find_pii``)
     #: the highest placeholder number per rule already in the cassette a session joins
     numbering: tuple[tuple[str, int], ...] = attrs.field(default=(), eq=False)
     _compiled: tuple[re.Pattern[str], ...] = attrs.field(init=False, default=(), eq=False)
@@ -261,7 +261,7 @@ class RedactionSession:
         self._tokens: dict[str, str] = {}  # secret -> its placeholder
         self._rules: dict[str, str] = {}  # secret -> the rule that found it first
         self._numbers: dict[str, int] = numbers or {}  # rule -> its last placeholder's number
-        self._known = KnownValues()  # a secret as it may appear in text -> placeholder
+        self._known = KnownValues()  # a secret as it may appear in text -> the secret
         self._pointers: list[str] = []
         self._pem: set[str] = set()  # line streams inside a PEM private key
 

@@ -124,6 +124,6 @@ def test_fresh_secrets_each_run_still_leave_the_file_byte_identical(
     else:
         assert "reach ada@corp.example.com or +47 912 34 567" in text  # kept unless asked
 
-    for _ in range(2):
-        record(tmp_path, "--overwrite", *pii)
+    for again in (["--overwrite"], ["--mode", "all"]):
+        record(tmp_path, *again, *pii)
         assert tape.read_bytes() == first  # new secrets, the same placeholders: same bytes

@@ -26,6 +26,7 @@ from cassette.core.wildcards import mask_like
 from cassette.modes.episode import redactor_of
 from cassette.store.gate import RedactOptions, joined, numbered_after, policy
 from cassette.tools.diff import diff_cassettes
+from cassette.tools.redact_cmd import redact_cassette
 
 GH = ["ghp_" + c * 36 for c in "ABCDEFGH"]
 
@@ -204,3 +205,13 @@ def test_diff_treats_typed_sentinels_at_listed_positions_alike(tmp_path: Path) -
     second = tmp_path / "second.jsonl"
     second.write_text("\n".join([*text[:-1], json.dumps(answer)]) + "\n")
     assert diff_cassettes(first, second).same
+
+
+def test_redact_o_keeps_placeholders_and_numbers_a_new_find_after_them(tmp_path: Path) -> None:
+    path = _recorded(tmp_path, [f"token {GH[0]}", "then LEAK"])
+    path.write_text(path.read_text().replace("LEAK", GH[1]))  # what an older version missed
+    redacted, changed = redact_cassette(path)
+    text = json.dumps(list(redacted.messages()))
+    assert changed == 1
+    assert "token [REDACTED:github:1]" in text
+    assert "then [REDACTED:github:2]" in text
