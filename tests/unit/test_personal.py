@@ -181,3 +181,20 @@ def test_the_raw_prescreen_never_skips_a_message_that_holds_personal_data(text: 
     walked = Redactor(pii=True).session().message(message)
     screened = Redactor(pii=True).session().message(message, None, json.dumps(message))
     assert screened == walked
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["record", "-o", "t.jsonl", "--redact-pii", "--", "server"],
+        ["verify", "t.jsonl", "--redact-pii"],
+        ["variant", "t.jsonl", "--as", "bare", "--redact-pii"],
+    ],
+)
+def test_redact_pii_on_every_command_that_records(argv: list[str]) -> None:
+    from cassette.cli.main import parse
+    from cassette.store.gate import RedactOptions
+
+    assert RedactOptions.from_args(parse(argv)).pii is True
+    plain = [a for a in argv if a != "--redact-pii"]
+    assert RedactOptions.from_args(parse(plain)).pii is None  # the project decides
