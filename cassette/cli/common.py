@@ -570,3 +570,10 @@ def redaction_options(parser: Any) -> None:
         metavar="NAME",
         help="also redact the value of this environment variable wherever it appears",
     )
+    parser.add_argument(
+        "--redact-pii",
+        action="store_true",
+        help="also redact e-mail addresses and phone numbers, with placeholders of the same "
+        "shape (redacted-1@example.invalid, +15550100001); also: pii = true in "
+        "[tool.cassette.redact]",
+    )

@@ -182,6 +182,7 @@ _LAYOUT = Layout(
             "redact_pattern",
             "redact_path",
             "redact_env",
+            "redact_pii",
         ),
         "timing and limits": ("upstream_timeout", "max_message_bytes", "max_depth"),
         "the recording proxy (--upstream over HTTP or SSE)": ("host", "port", "allow_origin"),

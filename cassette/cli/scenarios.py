@@ -87,6 +87,7 @@ def run_scenarios(args: argparse.Namespace) -> int:
         patterns=args.redact_pattern,
         paths=args.redact_path,
         env=args.redact_env,
+        pii=True if args.redact_pii else None,
     )
     if redactor is None:
         err("warning: redaction is off: secrets in these sessions will be written as they are")

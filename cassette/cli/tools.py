@@ -86,8 +86,8 @@ def _add_redact(sub: Any) -> None:
         "redact",
         help="redact secrets in a cassette, or scan it for them",
         description="With -o, write a copy of TAPE with the recorder's redaction rules "
-        "applied (the header's salt is kept, so placeholders stay stable). With --scan, "
-        "report secrets left in TAPE and exit 1 if there are any.",
+        "applied (placeholders already there are kept; a secret found now is numbered after "
+        "them). With --scan, report secrets left in TAPE and exit 1 if there are any.",
     )
     redact.add_argument("tape", metavar="TAPE")
     mode = redact.add_mutually_exclusive_group(required=True)

@@ -111,6 +111,7 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
                 "redact_pattern",
                 "redact_path",
                 "redact_env",
+                "redact_pii",
             ),
         },
         examples=(
@@ -152,12 +153,14 @@ def _server(args: argparse.Namespace, header: Any) -> tuple[Any, Expanded | None
     return server, expanded
 
 
-def _redactor(args: argparse.Namespace, header: Any) -> Any:
+def _redactor(args: argparse.Namespace, tape: Any) -> Any:
     from cassette.store.gate import RedactOptions, joined, policy
 
     redactor = policy(RedactOptions.from_args(args))
+    header = tape.header
     if redactor is not None and header.redaction:
-        redactor = joined(redactor, header.redaction)  # and never fewer rules than it had
+        # never fewer rules than it had; numbered on after the placeholders it holds
+        redactor = joined(redactor, header.redaction, events=(header, *tape.events))
     if redactor is None:
         err(f"warning: redaction is off: secrets in the variants will be written to {args.tape}")
     return redactor
@@ -188,9 +191,10 @@ def run(args: argparse.Namespace) -> int:
             f"--as {unknown[0]}: unknown client; choose one of: {', '.join(PROFILES)} "
             "(or name your own with --capabilities LIST)"
         )
-    header = Cassette.load(args.tape).header
+    tape = Cassette.load(args.tape)
+    header = tape.header
     server, expanded = _server(args, header)
-    tuning = RecordTuning(redactor=with_header_secrets(_redactor(args, header), expanded))
+    tuning = RecordTuning(redactor=with_header_secrets(_redactor(args, tape), expanded))
     options = VariantOptions(
         tuning=tuning,
         step_seconds=args.timeout,

@@ -45,7 +45,7 @@ refused, since that answer is the refusal's artefact) is listed in
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final
 
 import attrs
@@ -118,11 +118,15 @@ class _Secrets:
         header: Header,
         options: RedactOptions | None = None,
         headers: Mapping[str, str] | None = None,
+        events: Iterable[Any] = (),
     ) -> None:
         # the one gate: the project's and the command's rules, the header's paths and
         # variables; a pattern the cassette was redacted with must be given again; and
-        # the credentials sent upstream (``--header``), never written back
-        redactor = joined(policy(options or RedactOptions()), header.redaction)
+        # the credentials sent upstream (``--header``), never written back. Numbered on
+        # after the cassette's placeholders (``events``), as what --update writes joins it.
+        redactor = joined(
+            policy(options or RedactOptions()), header.redaction, events=(header, *events)
+        )
         redactor = for_target(redactor, None, headers)
         self.session: RedactionSession | None = None if redactor is None else redactor.session()
 
@@ -328,7 +332,7 @@ async def verify(
     source = cassette.source or "<cassette>"
     snapshot = Snapshot.of(source) if options.update else None
     pairs, handshake, total = plan(cassette)
-    secrets = _Secrets(cassette.header, options.redact, server.headers)
+    secrets = _Secrets(cassette.header, options.redact, server.headers, cassette.events)
     run = _Run(cassette, options.ignores, options.update, secrets)
     answers = _ServerAnswers(cassette, secrets)
     connector = get_connector(server.transport_name)

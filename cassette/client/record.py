@@ -130,8 +130,8 @@ def project_redactor(
 ) -> Redactor | None:
     """The redaction a scenario's cassette gets: the project's rules (``[tool.cassette]``
     nearest the scenarios file), ``rules`` (``enabled``, ``patterns``, ``paths``, ``env``,
-    as ``cassette.store.gate.RedactOptions`` holds them), and the value of every variable
-    the target takes."""
+    ``pii``, as ``cassette.store.gate.RedactOptions`` holds them), and the value of every
+    variable the target takes."""
     from cassette.store.gate import RedactOptions, policy
 
     return policy(

@@ -144,7 +144,7 @@ class Recorder:
         """A value known to be secret that is never recorded itself (a credential the
         client sent in an HTTP header): redacted wherever it appears from now on."""
         if self._session is not None and value:
-            self._session.learn(value, "header")
+            self._session.remember(value, "header")
 
     @property
     def header(self) -> Header | None:

@@ -22,12 +22,15 @@ What is a secret (``cassette.core.secret_rules`` has the shapes):
   parameters of an upstream URL, credentials an HTTP client sent in its headers;
 * the user's patterns, paths and literals.
 
-Placeholders are irreversible. A secret becomes ``[REDACTED:<rule>:<token>]`` where the
-token is 48 random bits drawn when the session first meets that secret: the same secret
-gets the same placeholder throughout one cassette (diffs and matching stay stable), and
-nothing in the file, no salt, no key, no digest of the secret, lets anyone confirm a
-guess. Replays do not need to reproduce a placeholder: a redacted position in a recorded
-request matches any live value (``cassette.core.wildcards``).
+Placeholders are irreversible. A secret becomes ``[REDACTED:<rule>:<n>]``, numbered per
+rule in the order secrets first appear: the same secret keeps its placeholder throughout
+a recording, the same session recorded again gets the same bytes, and nothing in the file
+(no salt, no key, no digest) lets anyone confirm a guess: a number tells the order values
+were met in, never what they were. A session appended to a cassette numbers on after the
+highest number it holds (``Redactor.numbered_after``). Replays need not reproduce a
+placeholder: a redacted position in a recorded request matches any live value
+(``cassette.core.wildcards``). Personal data (``pii``, off by default): e-mail addresses
+and phone numbers, whose placeholders keep their kind (``redacted-1@example.invalid``).
 
 Schema-safe: where a string would break the recorded ``inputSchema``/``outputSchema``, or
 where the secret is not a string, the value is replaced by a *typed sentinel* (a number
@@ -52,6 +55,7 @@ from urllib.parse import quote, quote_plus
 import attrs
 
 from cassette.core.known import SHORT, KnownValues
+from cassette.core.personal import find_pii, may_hold_pii
 from cassette.core.redacted import (
     ENV_NAME,
     ENVELOPE,
@@ -59,7 +63,9 @@ from cassette.core.redacted import (
     PLACEHOLDER_PATTERN,
     check_header,
     has_placeholder,
+    highest_numbers,
     is_placeholder,
+    make_placeholder,
     pattern_digest,
 )
 from cassette.core.schemas import (
@@ -116,14 +122,6 @@ _SHORT_KNOWN: Final = SHORT  # known values shorter than this match only as whol
 _LONG_TEXT: Final = 4096
 
 
-def _token(rule: str) -> str:
-    # Imported here: ``secrets`` brings ``random``, ``hashlib`` and ``hmac``, which a replay
-    # (it redacts live requests only to show them, and rarely meets a secret) never needs.
-    import secrets
-
-    return f"[REDACTED:{rule}:{secrets.token_hex(6)}]"
-
-
 @attrs.frozen
 class Redactor:
     """The redaction policy: the built-in rules plus the user's (see the module docstring).
@@ -137,6 +135,9 @@ class Redactor:
     paths: tuple[str, ...] = ()  # JSON Pointers into messages whose values are secret
     literals: tuple[str, ...] = ()  # exact secret values (named env variables, headers)
     env_names: tuple[str, ...] = ()  # the variables ``literals`` came from (kept in the header)
+    pii: bool = False  # also e-mail addresses and phone numbers (``personal.find_pii``)
+    #: the highest placeholder number per rule already in the cassette a session joins
+    numbering: tuple[tuple[str, int], ...] = attrs.field(default=(), eq=False)
     _compiled: tuple[re.Pattern[str], ...] = attrs.field(init=False, default=(), eq=False)
     _own: list[RedactionSession] = attrs.field(init=False, factory=list, eq=False)
 
@@ -146,9 +147,9 @@ class Redactor:
 
     def session(self) -> RedactionSession:
         """A fresh session: its own placeholders and its own memory of secrets."""
-        session = RedactionSession(self)
+        session = RedactionSession(self, dict(self.numbering))
         for literal in self.literals:
-            session.learn(literal, "env", sure=True)
+            session.remember(literal, "env")
         return session
 
     def _session(self) -> RedactionSession:
@@ -160,6 +161,15 @@ class Redactor:
         """The same policy, also redacting these exact values."""
         extra = tuple(v for v in values if v and v not in self.literals)
         return attrs.evolve(self, literals=self.literals + extra) if extra else self
+
+    def numbered_after(self, strings: Iterable[str], sentinels: Iterable[str] = ()) -> Redactor:
+        """The same policy, numbering on after the highest number each rule uses in
+        ``strings`` (the cassette joined): a value met now never gets a placeholder an
+        earlier recording gave, so none confirms it equals an earlier one."""
+        found = dict(self.numbering)
+        for rule, number in highest_numbers(strings, sentinels).items():
+            found[rule] = max(found.get(rule, 0), number)
+        return attrs.evolve(self, numbering=tuple(sorted(found.items())))
 
     def value(self, value: Any) -> Any:
         """A JSON value with its secrets replaced (a new value; the input is not changed)."""
@@ -174,9 +184,12 @@ class Redactor:
         return self._session().argv(argv)
 
     def describe(self) -> dict[str, Any]:
-        """What goes in the cassette header: that placeholders are random, and the user's
-        rules as documentation (never literals, never a salt)."""
-        out: dict[str, Any] = {"placeholders": "random"}
+        """What goes in the cassette header: that placeholders are numbered, whether the
+        personal-data rules ran, and the user's rules as documentation (never literals,
+        never a salt)."""
+        out: dict[str, Any] = {"placeholders": "numbered"}
+        if self.pii:
+            out["pii"] = True
         if self.patterns:
             out["patterns"] = list(self.patterns)
             # recognised later by digest, so an extension never needs to run the text
@@ -201,9 +214,11 @@ class Redactor:
         env: Iterable[str] = (),
         environ: Mapping[str, str] | None = None,
         salt: str | None = None,
+        pii: bool = False,
     ) -> Redactor:
         """A redactor with the user's rules. ``env`` names variables whose values are
-        secret; so is every variable of ``environ`` with a secret-sounding name."""
+        secret; so is every variable of ``environ`` with a secret-sounding name; ``pii``
+        adds e-mail addresses and phone numbers."""
         names = tuple(env)
         environ = environ or {}
         values = [v for n in names if (v := environ.get(n))]
@@ -214,6 +229,7 @@ class Redactor:
             paths=tuple(paths),
             literals=tuple(dict.fromkeys(values)),
             env_names=names,
+            pii=pii,
         )
 
     @classmethod
@@ -223,7 +239,8 @@ class Redactor:
         problems = check_header(info)
         paths = () if problems else tuple(str(p) for p in info.get("paths", ()))
         env = () if problems else tuple(str(n) for n in info.get("env", ()))
-        return cls(paths=paths, literals=tuple(literals), env_names=env)
+        pii = not problems and info.get("pii") is True
+        return cls(paths=paths, literals=tuple(literals), env_names=env, pii=pii)
 
 
 def secret_environment(environ: Mapping[str, str]) -> list[str]:
@@ -239,34 +256,47 @@ def secret_environment(environ: Mapping[str, str]) -> list[str]:
 class RedactionSession:
     """One session's redaction: its placeholders and the secrets it has met."""
 
-    def __init__(self, policy: Redactor) -> None:
+    def __init__(self, policy: Redactor, numbers: dict[str, int] | None = None) -> None:
         self.policy = policy
         self._tokens: dict[str, str] = {}  # secret -> its placeholder
-        self._known = KnownValues()  # a secret as it may appear in text -> placeholder
+        self._rules: dict[str, str] = {}  # secret -> the rule that found it first
+        self._numbers: dict[str, int] = numbers or {}  # rule -> its last placeholder's number
+        self._known = KnownValues()  # a secret as it may appear in text -> the secret
         self._pointers: list[str] = []
         self._pem: set[str] = set()  # line streams inside a PEM private key
 
     # -- memory ------------------------------------------------------------------------
 
     def placeholder(self, rule: str, secret: str) -> str:
-        """The placeholder of ``secret``: the same one every time in this session."""
+        """The placeholder of ``secret``, the same every time in this session; the first
+        time, the next number of the rule that found it. Numbered as written, so in order
+        of appearance, never of learning (the environment's values, learnt first, mostly
+        never appear)."""
         found = self._tokens.get(secret)
         if found is None:
-            found = self._tokens[secret] = _token(rule)
+            rule = self._rules.get(secret, rule)
+            number = self._numbers[rule] = self._numbers.get(rule, 0) + 1
+            found = self._tokens[secret] = make_placeholder(rule, number)
         return found
 
     def learn(self, secret: str, rule: str, *, sure: bool = True) -> str:
-        """Remember ``secret`` (redacted wherever it appears from now on); its placeholder."""
-        holder = self.placeholder(rule, secret)
+        """Remember ``secret`` (redacted wherever it appears from now on); its placeholder,
+        for a caller about to write it."""
+        self.remember(secret, rule, sure=sure)
+        return self.placeholder(rule, secret)
+
+    def remember(self, secret: str, rule: str, *, sure: bool = True) -> None:
+        """Remember ``secret``, found by ``rule``, to redact wherever it appears from now
+        on (numbered when it first does)."""
+        self._rules.setdefault(secret, rule)
         if _worth_knowing(secret, sure) and secret not in self._known:
             for form in _forms(secret):
-                self._known.add(form, holder)
-        return holder
+                self._known.add(form, secret)  # each form leads back to the secret
 
     @property
     def known(self) -> int:
         """How many secrets this session redacts wherever they appear."""
-        return len(self._tokens)
+        return len(self._rules)
 
     # -- text --------------------------------------------------------------------------
 
@@ -279,6 +309,8 @@ class RedactionSession:
             spans += [
                 Span(*m.span(), "user") for m in pattern.finditer(value) if m.end() > m.start()
             ]
+        if self.policy.pii:
+            spans += find_pii(value)
         if not spans and not self._known:
             return value
         held = (
@@ -288,10 +320,10 @@ class RedactionSession:
         for span in spans:  # learnt first, so another mention in this same text goes too
             secret = value[span.start : span.end]
             if secret not in self._known:
-                self.learn(secret, span.rule, sure=span.rule not in _UNSURE)
+                self.remember(secret, span.rule, sure=span.rule not in _UNSURE)
             password = secret.partition(":")[2]
             if span.rule == "url-credentials" and password:
-                self.learn(password, span.rule)  # "user:password": the password alone too
+                self.remember(password, span.rule)  # "user:password": the password alone too
         if self._known:
             spans += [s for s in self._known_spans(value) if not _overlaps(s, held)]
         return self._replace(value, merge(spans)) if spans else value
@@ -301,7 +333,7 @@ class RedactionSession:
         last = 0
         for span in spans:
             secret = value[span.start : span.end]
-            holder = self._known.get(secret) or self.placeholder(span.rule, secret)
+            holder = self.placeholder(span.rule, self._known.get(secret) or secret)
             if span.rule == "url-credentials":
                 holder = holder.replace("[", "%5B").replace("]", "%5D")
             elif _bare_json_number(value, span.start, span.end):
@@ -384,6 +416,8 @@ class RedactionSession:
     def _clean(self, raw: str) -> bool:
         if self.policy.paths or self.policy._compiled or json_may_hold_secret(raw):
             return False
+        if self.policy.pii and may_hold_pii(raw):
+            return False
         return not self._known.found_in(raw)
 
     def _walk(
@@ -456,7 +490,7 @@ class RedactionSession:
         if isinstance(value, list):
             return [self._secret(v, (path, i), schema_item(schema, i)) for i, v in enumerate(value)]
         if isinstance(value, int | float) and not isinstance(value, bool):
-            self.learn(str(value), "key")
+            self.remember(str(value), "key")
             self._pointers.append(_pointer(path))
             return number_sentinel(value, schema)
         if isinstance(value, str) and value and not is_placeholder(value):

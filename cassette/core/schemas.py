@@ -14,6 +14,7 @@ same for every secret. Pure: messages in, schemas out.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any, Final
 
 from cassette.core.ids import id_key
@@ -166,24 +167,77 @@ _FORMAT_SENTINELS: Final = {
 }
 
 
+#: formats whose sentinel names the placeholder's rule and number
+#: (``redacted-key-2@example.invalid``): two secrets are told apart, and nothing of either
+#: is in it
+_NUMBERED_FORMATS: Final = {
+    "email": "redacted-{}-{}@example.invalid",
+    "idn-email": "redacted-{}-{}@example.invalid",
+    "uri": "https://redacted-{}-{}.invalid/",
+    "url": "https://redacted-{}-{}.invalid/",
+    "uri-reference": "https://redacted-{}-{}.invalid/",
+    "iri": "https://redacted-{}-{}.invalid/",
+    "hostname": "redacted-{}-{}.invalid",
+}
+#: the rule a sentinel's bare number belongs to: values under secret names, which is
+#: what typed sentinels stand for (a number from another rule could repeat one of these)
+_SENTINEL_RULE: Final = "key"
+
+
+def _key_number(holder: str) -> int | None:
+    from cassette.core.redacted import numbered_placeholder
+
+    found = numbered_placeholder(holder)
+    return found[1] if found is not None and found[0] == _SENTINEL_RULE else None
+
+
+def _numbered(example: str, number: int | None, fits: Callable[[str], bool]) -> str:
+    """``example`` with its last characters the ``key`` placeholder's ``number``
+    (``ak_0000000000000003``), when the schema still allows that; else ``example``, the
+    same for every secret. Either way nothing of the secret is in it."""
+    digits = str(number) if number is not None else ""
+    if not digits or len(digits) > len(example):
+        return example
+    candidate = example[: len(example) - len(digits)] + digits
+    return candidate if fits(candidate) else example
+
+
 def _patterned(holder: str, pattern: str, shortest: Any, longest: Any) -> str | None:
-    """The placeholder if ``pattern`` allows it, else a fixed example of the pattern
-    (``cassette.core.sentinels``), within the schema's lengths; ``None`` if neither."""
+    """The placeholder if ``pattern`` allows it, else an example of the pattern
+    (``cassette.core.sentinels``) numbered as the placeholder is where the pattern allows,
+    within the schema's lengths; ``None`` if neither."""
     from cassette.core.sentinels import pattern_allows, pattern_example
 
     low = shortest if isinstance(shortest, int) else 0
     high = longest if isinstance(longest, int) else None
+
+    def fits(text: str) -> bool:
+        return len(text) >= low and (high is None or len(text) <= high)
+
+    number = _key_number(holder)
     for candidate in (holder, pattern_example(pattern), pattern_example(pattern, low)):
-        if (
-            candidate is None
-            or len(candidate) < low
-            or (high is not None and len(candidate) > high)
-        ):
+        if candidate is None or not fits(candidate):
             continue
-        if candidate == holder and not pattern_allows(pattern, holder):
+        if candidate == holder:
+            if pattern_allows(pattern, holder):
+                return holder
             continue
-        return candidate
+        return _numbered(candidate, number, lambda t: fits(t) and pattern_allows(pattern, t))
     return None
+
+
+def _format_sentinel(holder: str, fmt: str) -> str:
+    from cassette.core.redacted import EMAIL_RULE, numbered_placeholder
+
+    found = numbered_placeholder(holder)
+    if found is not None and fmt in ("email", "idn-email") and found[0] == EMAIL_RULE:
+        return holder  # a personal-data placeholder is an address already
+    if found is not None and fmt in _NUMBERED_FORMATS:
+        return _NUMBERED_FORMATS[fmt].format(*found)
+    number = _key_number(holder)
+    if fmt == "uuid" and number is not None and number < 10**12:
+        return f"00000000-0000-0000-0000-{number:012d}"
+    return _FORMAT_SENTINELS[fmt]
 
 
 def string_sentinel(holder: str, schema: Any) -> str:
@@ -198,7 +252,7 @@ def string_sentinel(holder: str, schema: Any) -> str:
     elif isinstance(const, str):
         fixed = const
     elif isinstance(fmt, str) and fmt in _FORMAT_SENTINELS:
-        fixed = _FORMAT_SENTINELS[fmt]
+        fixed = _format_sentinel(holder, fmt)
     elif isinstance(schema.get("pattern"), str) and (
         (found := _patterned(holder, schema["pattern"], shortest, longest)) is not None
     ):

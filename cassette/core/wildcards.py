@@ -2,12 +2,13 @@
 
 Theory of operation
 -------------------
-A recorded request may hold placeholders (``[REDACTED:key:3f9a...]``) where the live
-request holds a real secret, and not the same one: a CI token is not the developer's
-token. Placeholders are random, so a replay cannot reproduce them; instead, every redacted
-position is a wildcard. ``mask_like(recorded, live)`` returns the live value with each
-position that a wildcard of the recording matches replaced by the recorded value; the
-result then compares, fingerprints and diffs like any recording.
+A recorded request may hold placeholders (``[REDACTED:key:3]``, an e-mail address's
+``redacted-1@example.invalid``) where the live request holds a real secret, and not the
+same one: a CI token is not the developer's token. A placeholder says nothing of the
+value it replaced, so a replay cannot tell whether a live value is "the same"; instead,
+every redacted position is a wildcard. ``mask_like(recorded, live)`` returns the live
+value with each position that a wildcard of the recording matches replaced by the
+recorded value; the result then compares, fingerprints and diffs like any recording.
 
 * a string that is a placeholder matches any value (older cassettes turned numbers into
   placeholder strings);

@@ -87,10 +87,12 @@ def redactor_of(cassette: Cassette, base: Redactor | None = None) -> Redactor | 
     """What is appended is redacted as the cassette was: the command's policy (``base``,
     else the project's) with the header's paths and named variables, refused in one line
     when a pattern it was recorded with is not given now (``cassette.store.gate.joined``:
-    nothing read from a cassette is compiled)."""
+    nothing read from a cassette is compiled), numbering its placeholders on after the
+    cassette's so an appended session never reuses one for another value."""
     from cassette.store.gate import joined
 
-    return joined(base, cassette.header.redaction)
+    header = cassette.header
+    return joined(base, header.redaction, events=(header, *cassette.events))
 
 
 def carried_headers(meta: Mapping[str, Any] | None) -> dict[str, str] | None:

@@ -235,7 +235,7 @@ class LiveLeg:
             raw = frame.meta.get("headers") if frame.meta else None
             if raw and self.ext.redaction is not None:  # a live server may echo them back
                 for value in secret_header_values(raw):
-                    self.ext.redaction.learn(value, "header")
+                    self.ext.redaction.remember(value, "header")
         if self.live is None:
             self.missed = request
         return await self._ensure_live() and await self._forward(request)

@@ -7,6 +7,7 @@ configured here::
     patterns = ["acct-[0-9]{6}"]          # regular expressions whose matches are secret
     paths = ["/params/arguments/note"]    # JSON Pointers into messages whose values are secret
     env = ["MY_SERVICE_TOKEN"]            # variables whose values are secret wherever they appear
+    pii = true                            # e-mail addresses and phone numbers too (default false)
 
     [tool.cassette]
     redact = false                        # turn redaction off (warned about on every recording)

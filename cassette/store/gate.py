@@ -12,14 +12,17 @@ any other). The policy is made of four things, always in this order:
 2. the project's settings, ``[tool.cassette.redact]`` of the nearest pyproject.toml
    (``redact = false`` turns redaction off);
 3. the command's options (``RedactOptions``: ``--no-redact``, ``--redact-pattern``,
-   ``--redact-path``, ``--redact-env``, or the same fields given by a library caller);
+   ``--redact-path``, ``--redact-env``, ``--redact-pii``, or the same fields given by a
+   library caller);
 4. the cassette's header, when what is written joins a cassette that exists (an
    extension, ``verify --update``, a variant, ``redact -o``): its JSON Pointer paths and
    named variables are taken; its patterns are *never compiled* (nothing read from a
    cassette runs). Each pattern is recorded with a digest, and a cassette whose patterns
    the project and the command no longer give is refused in one line
    (``RuleMissing``), so an appended episode can never be redacted by fewer rules than
-   the recording it joins.
+   the recording it joins. A header that says the personal-data rules ran (``"pii":
+   true``) turns them on for what joins it, and the cassette's placeholders say where
+   the joining session's numbering goes on from (``numbered_after``).
 
 Every rule from any source is checked before anything is recorded (``check_rules``): a
 JSON Pointer without its leading ``/``, an environment variable written ``$NAME``, a
@@ -30,6 +33,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import json
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -50,6 +54,7 @@ __all__ = [
     "check_rules",
     "for_target",
     "joined",
+    "numbered_after",
     "policy",
     "scan_policy",
     "shown",
@@ -79,6 +84,9 @@ class RedactOptions:
     patterns: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
     paths: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
     env: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
+    #: e-mail addresses and phone numbers too (``True``); ``False`` or ``None``: as the
+    #: project says (``pii`` in ``[tool.cassette.redact]``, off by default)
+    pii: bool | None = None
 
     @classmethod
     def from_args(cls, args: Any) -> RedactOptions:
@@ -88,6 +96,7 @@ class RedactOptions:
             patterns=args.redact_pattern or (),
             paths=args.redact_path or (),
             env=args.redact_env or (),
+            pii=True if getattr(args, "redact_pii", False) else None,
         )
 
 
@@ -166,6 +175,7 @@ def policy(
     )
     check_rules(*project, where=where)
     check_rules(options.patterns, options.paths, options.env, where=_OPTIONS)
+    pii = _pii(rules.get("pii"), where) if options.pii is None else options.pii
     patterns = [*project[0], *options.patterns]
     paths = [*project[1], *options.paths]
     env = [*project[2], *options.env, *extra_env]
@@ -176,7 +186,16 @@ def policy(
         paths=dict.fromkeys(paths),
         env=dict.fromkeys(env),
         environ=os.environ if environ is None else environ,
+        pii=pii,
     )
+
+
+def _pii(value: Any, where: str) -> bool:
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        raise UsageError(f"{where} pii must be true or false")
+    return value
 
 
 def joined(
@@ -185,13 +204,16 @@ def joined(
     *,
     environ: Mapping[str, str] | None = None,
     start: Path | None = None,
+    events: Iterable[Any] = (),
 ) -> Redactor | None:
     """The policy for what joins an existing cassette whose header's ``redaction`` field
     is ``header`` (an extension, ``verify --update``, a variant): ``base``, the policy
     ``policy`` built for the command (``None``: the project's, even when the command
-    turned redaction off), plus the header's paths and named variables, and never fewer
-    patterns than the cassette was recorded with (``RuleMissing``). A cassette recorded
-    without redaction is joined as it is (``None``)."""
+    turned redaction off), plus the header's paths and named variables, the personal-data
+    rules if the header says they ran, and never fewer patterns than the cassette was
+    recorded with (``RuleMissing``); numbering its placeholders on after those of
+    ``events``, the cassette's (``numbered_after``). A cassette recorded without
+    redaction is joined as it is (``None``)."""
     if not header:
         return None
     from cassette.core.redacted import check_header
@@ -207,8 +229,54 @@ def joined(
     names = tuple(str(n) for n in header.get("env") or () if n not in base.env_names)
     env = os.environ if environ is None else environ
     values = [v for n in names if (v := env.get(n))]
-    widened = attrs.evolve(base, paths=base.paths + paths, env_names=base.env_names + names)
-    return widened.with_literals(values)
+    widened = attrs.evolve(
+        base,
+        paths=base.paths + paths,
+        env_names=base.env_names + names,
+        pii=base.pii or header.get("pii") is True,
+    )
+    return numbered_after(widened.with_literals(values), events)
+
+
+def numbered_after(redactor: Redactor | None, events: Iterable[Any]) -> Redactor | None:
+    """``redactor`` numbering its placeholders on after the highest number each rule
+    uses in ``events`` (a cassette's header and events): a value met now never gets a
+    placeholder that an earlier recording gave another value, so no placeholder confirms
+    that a value met now is one met then. ``events`` are read as values (messages, raw
+    and stderr text, typed sentinels at their ``redacted`` pointers), never as bytes."""
+    if redactor is None:
+        return None
+    texts: list[str] = []
+    sentinels: list[str] = []
+    for event in events:
+        target = getattr(event, "target", None)  # the header's command or URL
+        if isinstance(target, Mapping):
+            texts.append(json.dumps(dict(target), ensure_ascii=False))
+        message = getattr(event, "message", None)
+        if message is not None:
+            texts.append(json.dumps(message, ensure_ascii=False))
+            sentinels += _at_pointers(message, getattr(event, "redacted", None) or ())
+        text = getattr(event, "text", None)
+        if isinstance(text, str):
+            texts.append(text)
+    return redactor.numbered_after(texts, sentinels)
+
+
+def _at_pointers(message: Any, pointers: Iterable[str]) -> list[str]:
+    found: list[str] = []
+    for pointer in pointers:
+        value = message
+        for part in pointer.split("/")[1:]:
+            key = part.replace("~1", "/").replace("~0", "~")
+            if isinstance(value, dict):
+                value = value.get(key)
+            elif isinstance(value, list) and key.isdigit() and int(key) < len(value):
+                value = value[int(key)]
+            else:
+                value = None
+        if isinstance(value, str):
+            found.append(value)
+    return found
 
 
 def for_target(
@@ -243,17 +311,18 @@ def scan_policy(header: Mapping[str, Any] | None, *, start: Path | None = None) 
     this project would have removed (built-in and project rules, the header's paths),
     independent of this machine's environment so a finding is the same everywhere."""
     paths: list[str] = []
+    pii: bool | None = None
     if header:
         from cassette.core.redacted import check_header
 
         if not check_header(header):
             paths = [str(p) for p in header.get("paths") or ()]
+            pii = True if header.get("pii") is True else None  # as it was recorded
+    held = RedactOptions(paths=tuple(paths), pii=pii)
     try:
-        found = policy(
-            RedactOptions(paths=tuple(paths)), settings=_on(None, start), environ={}, start=start
-        )
+        found = policy(held, settings=_on(None, start), environ={}, start=start)
     except UsageError:  # a broken project setting must not hide what the built-ins find
-        found = policy(RedactOptions(paths=tuple(paths)), settings={}, environ={})
+        found = policy(held, settings={}, environ={})
     assert found is not None
     return found
 

@@ -30,6 +30,7 @@ from cassette.tools._common import Finding
 __all__ = ["Cleaned", "clean", "secret_findings"]
 
 _RULE: Final = re.compile(r"\[REDACTED:([a-z0-9-]+):")
+_EMAIL: Final = re.compile(r"redacted-[0-9]+@example\.invalid")
 
 
 @attrs.frozen
@@ -125,7 +126,10 @@ def _changes(old: Any, new: Any, at: tuple[str | int, ...]) -> Iterator[tuple[st
 
 def _rules(value: Any) -> str:
     text = value if isinstance(value, str) else str(value)
-    return ",".join(sorted(set(_RULE.findall(text)))) or "key"
+    found = set(_RULE.findall(text))
+    found |= {"email"} if _EMAIL.search(text) else set()  # the personal-data rules
+    found |= {"phone"} if "+1555010" in text else set()
+    return ",".join(sorted(found)) or "key"
 
 
 def secret_findings(tape: Cassette) -> list[Finding]:

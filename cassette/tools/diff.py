@@ -5,6 +5,12 @@ matches on): the k-th request with a given fingerprint in A pairs with the k-th 
 reordering alone is no change. Unpaired requests are removed (only in A) or added (only in
 B). For each pair, the answers are compared after volatile values (``_meta``, timestamps,
 UUIDs) are normalized on both sides, and every differing JSON Pointer path is reported.
+
+A placeholder is compared by its rule only (``cassette.core.redacted.canonical``):
+``[REDACTED:key:1]`` and ``[REDACTED:key:2]``, or an older cassette's random
+``[REDACTED:key:3f9a0c1d2e4b]``, at the same place are the same, and so are two typed
+sentinels at a position both recordings list as redacted. Which number a secret got is
+no change to review; a secret that appears, disappears or changes rule is.
 """
 
 from __future__ import annotations
@@ -12,7 +18,7 @@ from __future__ import annotations
 import argparse
 import os
 from collections import defaultdict
-from typing import Any
+from typing import Any, Final
 
 import attrs
 
@@ -20,6 +26,8 @@ from cassette.client.compare import VOLATILE_KEYS, label, normalize
 from cassette.core.jsondiff import MISSING, differences
 from cassette.core.jsonrpc import pretty
 from cassette.core.matching import Fingerprint, fingerprint, show_value
+from cassette.core.model import MessageEvent
+from cassette.core.redacted import canonical
 from cassette.store.storage import Cassette
 from cassette.tools._common import Exchange, emit, exchanges
 
@@ -89,10 +97,43 @@ def _absent(a: Any, b: Any) -> str | None:
     return None
 
 
+_SENTINEL: Final = "[REDACTED]"
+
+
+def _canonical(value: Any) -> Any:
+    """``value`` with each placeholder reduced to its rule (see the module docstring)."""
+    if isinstance(value, str):
+        return canonical(value)
+    if isinstance(value, list):
+        return [_canonical(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _canonical(v) for k, v in value.items()}
+    return value
+
+
+def _message(event: MessageEvent) -> Any:
+    """An event's message as compared: placeholders by rule, typed sentinels alike."""
+    message = _canonical(event.message)
+    for pointer in event.redacted or ():
+        message = _replace_at(message, pointer.split("/")[1:])
+    return message
+
+
+def _replace_at(value: Any, parts: list[str]) -> Any:
+    if not parts:
+        return _SENTINEL
+    key = parts[0].replace("~1", "/").replace("~0", "~")
+    if isinstance(value, dict) and key in value:
+        return {**value, key: _replace_at(value[key], parts[1:])}
+    if isinstance(value, list) and key.isdigit() and int(key) < len(value):
+        return [_replace_at(v, parts[1:]) if i == int(key) else v for i, v in enumerate(value)]
+    return value
+
+
 def _answer(pair: Exchange) -> Any:
     if pair.response is None:
         return {"(no answer)": True}
-    message = pair.response.message
+    message = _message(pair.response)
     if "error" in message:
         return {"error": message["error"]}
     return {"result": message.get("result")}
@@ -103,7 +144,7 @@ def _client_requests(tape: Cassette) -> dict[Fingerprint, list[Exchange]]:
     by_fp: dict[Fingerprint, list[Exchange]] = defaultdict(list)
     for pair in pairs:
         if pair.request.dir == "c2s":
-            by_fp[fingerprint(pair.request.message)].append(pair)
+            by_fp[fingerprint(_message(pair.request))].append(pair)
     return by_fp
 
 

@@ -43,11 +43,14 @@ def redact_cassette(
     tape: Cassette | str | os.PathLike[str], redactor: Redactor | None = None
 ) -> tuple[Cassette, int]:
     """A redacted copy of the cassette and how many lines changed."""
-    from cassette.store.gate import scan_policy
+    from cassette.store.gate import numbered_after, scan_policy
 
     cassette = tape if isinstance(tape, Cassette) else Cassette.load(tape)
     policy = redactor or scan_policy(cassette.header.redaction)
-    result = clean(cassette, policy)
+    # a secret found now is numbered after the placeholders the cassette holds already
+    numbered = numbered_after(policy, (cassette.header, *cassette.events))
+    assert numbered is not None
+    result = clean(cassette, numbered)
     events = result.events
     changed = sum(1 for old, new in zip(cassette.events, events, strict=True) if old != new)
     changed += result.target != dict(cassette.header.target)

@@ -37,7 +37,8 @@ steps = [
 
 
 def record(cwd: Path, *again: str, temp: str = "-3") -> None:
-    env = {**os.environ, "STEADY_TEMP": temp}
+    fresh = "1" if "--redact-pii" in again else "0"  # random personal data, when redacted
+    env = {**os.environ, "STEADY_TEMP": temp, "STEADY_FRESH_PII": fresh}
     env.pop("MCP_CASSETTE_MODE", None)
     result = subprocess.run(
         [PY, "-m", "cassette", "record", "--scenarios", "s.toml", *again],
@@ -88,3 +89,41 @@ def test_a_re_recording_changes_only_what_changed(tmp_path: Path, again: list[st
     assert "Oslo: 5 C" in changed[-1]
     times = [e.t for e in Cassette.load(tape).events]
     assert times == sorted(times)  # the changed answer sits between its kept neighbours
+
+
+SIGN_IN = SCENARIOS.replace(
+    '  { call = "greet", arguments = { name = "Ada" } },\n]',
+    '  { call = "sign_in" },\n  { call = "greet", arguments = { name = "Ada" } },\n]',
+)
+
+
+@pytest.mark.parametrize("pii", [[], ["--redact-pii"]], ids=["secrets", "secrets-and-pii"])
+def test_fresh_secrets_each_run_still_leave_the_file_byte_identical(
+    tmp_path: Path, pii: list[str]
+) -> None:
+    """The server signs in with new random credentials every run; their placeholders are
+    numbered by order of appearance, so the re-recording is the same bytes."""
+    assert "sign_in" in SIGN_IN
+    (tmp_path / "s.toml").write_text(SIGN_IN, encoding="utf-8")
+    tape = tmp_path / "weather.jsonl"
+    record(tmp_path, *pii)
+    first = tape.read_bytes()
+    text = first.decode()
+    assert "signed in with [REDACTED:github:1]" in text
+    assert "again: [REDACTED:github:1]" in text  # the same token: the same placeholder
+    assert "ghp_" not in text
+    sign_in = next(
+        e.message
+        for e in Cassette.load(tape).events
+        if e.kind == "message" and "structuredContent" in e.message.get("result", {})
+    )
+    assert sign_in["result"]["structuredContent"] == {"token": "tk_0000000000000001"}
+    if pii:
+        assert "reach redacted-1@example.invalid or +15550100001" in text
+        assert "corp.example.com" not in text
+    else:
+        assert "reach ada@corp.example.com or +47 912 34 567" in text  # kept unless asked
+
+    for again in (["--overwrite"], ["--mode", "all"]):
+        record(tmp_path, *again, *pii)
+        assert tape.read_bytes() == first  # new secrets, the same placeholders: same bytes

@@ -405,6 +405,25 @@ def test_the_projects_patterns_reach_recordings_and_appended_episodes(suite: Sui
     raw = path.read_text()
     assert "acct-654321" not in raw
     assert "more [REDACTED:" in raw  # an episode was appended, redacted
+    # numbered on after the recording's: the new value does not get the old one's placeholder
+    assert "note [REDACTED:user:1]" in raw
+    assert "more [REDACTED:user:2]" in raw
+
+
+def test_the_projects_pii_setting_reaches_recordings_and_appended_episodes(suite: Suite) -> None:
+    suite.pytester.makepyprojecttoml("[tool.cassette.redact]\npii = true\n")
+    suite.write("test_pii", SECRET_TALK.format(mode="once", text="mail ada@corp.example.com"))
+    suite.run().assert_outcomes(passed=1)
+    path = suite.pytester.path / "cassettes" / "test_pii" / "test_secret.jsonl"
+    raw = path.read_text()
+    assert "ada@corp" not in raw
+    assert "mail redacted-1@example.invalid" in raw
+    assert '"pii":true' in raw.splitlines()[0]  # the header says the rules ran
+    suite.write("test_pii", SECRET_TALK.format(mode="new_episodes", text="call +47 987 65 432"))
+    suite.run().assert_outcomes(passed=1)
+    raw = path.read_text()
+    assert "987 65 432" not in raw
+    assert "call +15550100001" in raw
 
 
 def test_a_bad_redaction_rule_in_the_project_fails_before_recording(suite: Suite) -> None:

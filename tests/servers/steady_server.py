@@ -1,16 +1,46 @@
 """A stdio MCP server with only the standard library whose answers never vary, for the
 re-recording tests: two recordings of it hold the same messages, and ``STEADY_TEMP``
-changes one answer (``forecast``'s temperature) and nothing else. It writes nothing on
-stderr, so the order of the recorded events is the same in every run."""
+changes one answer (``forecast``'s temperature) and nothing else. Its ``sign_in`` tool
+is the exception on purpose: every run answers with fresh random credentials (a token
+shape, a token under a secret name inside JSON text, a typed token under an output
+schema's pattern; and with ``STEADY_FRESH_PII=1`` an e-mail address and a phone number
+too), as a real sign-in does. It
+writes nothing on stderr, so the order of the recorded events is the same in every run."""
 
 import json
 import os
+import secrets
 import sys
 
+TOKEN_SCHEMA = {
+    "type": "object",
+    "properties": {"token": {"type": "string", "pattern": "^tk_[0-9a-f]{16}$"}},
+}
 TOOLS = [
     {"name": "greet", "inputSchema": {"type": "object"}},
     {"name": "forecast", "inputSchema": {"type": "object"}},
+    {"name": "sign_in", "inputSchema": {"type": "object"}, "outputSchema": TOKEN_SCHEMA},
 ]
+
+
+def sign_in() -> dict:
+    """Fresh credentials each run: nothing of them may make two recordings differ."""
+    github = "ghp_" + secrets.token_hex(18)
+    access = secrets.token_urlsafe(24)
+    typed = "tk_" + secrets.token_hex(8)
+    mail, phone = "ada@corp.example.com", "+47 912 34 567"
+    if os.environ.get("STEADY_FRESH_PII") == "1":
+        mail = f"user.{secrets.token_hex(3)}@corp.example.com"
+        phone = f"+47 9{secrets.randbelow(10**7):07d}"
+    text = json.dumps({"access_token": access, "expires_in": 3600})
+    return {
+        "content": [
+            {"type": "text", "text": f"signed in with {github}; reach {mail} or {phone}"},
+            {"type": "text", "text": text},
+            {"type": "text", "text": f"again: {github}"},
+        ],
+        "structuredContent": {"token": typed},
+    }
 
 
 def answer(message: dict) -> dict | None:
@@ -23,6 +53,8 @@ def answer(message: dict) -> dict | None:
         }
     if method == "tools/list":
         return {"tools": TOOLS}
+    if method == "tools/call" and message["params"]["name"] == "sign_in":
+        return sign_in()
     if method == "tools/call" and message["params"]["name"] == "forecast":
         text = f"Oslo: {os.environ.get('STEADY_TEMP', '-3')} C, snow"
         return {"content": [{"type": "text", "text": text}]}

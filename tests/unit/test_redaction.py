@@ -23,7 +23,7 @@ from cassette.errors import CassetteFormatError
 from cassette.store.storage import Cassette
 from tests.secret_corpus import BASIC_CREDENTIALS, CORPUS
 
-PLACEHOLDER = re.compile(r"\[REDACTED:[a-z-]+:[0-9a-f]{12}\]")
+PLACEHOLDER = re.compile(r"\[REDACTED:[a-z-]+:[1-9][0-9]*\]")
 GITHUB = CORPUS["github_classic"]
 SK = CORPUS["openai"]
 
@@ -182,12 +182,15 @@ def test_no_string_bypasses_redaction() -> None:
     assert out.startswith("[REDACTED:key:0123456789ab] then ")  # an old placeholder is kept
 
 
-def test_placeholders_are_stable_in_a_session_random_across_sessions_and_idempotent() -> None:
+def test_placeholders_are_numbered_stable_in_a_session_and_idempotent() -> None:
     one, other = Redactor().session(), Redactor().session()
     first = one.text(GITHUB)
-    assert PLACEHOLDER.fullmatch(first)
+    assert first == "[REDACTED:github:1]"
     assert one.text(f"again {GITHUB}") == f"again {first}"
-    assert other.text(GITHUB) != first
+    assert one.text("ghp_" + "Z" * 36) == "[REDACTED:github:2]"  # the next value: the next number
+    # the number is the order of appearance, nothing of the value: another value met first
+    # in another session gets the same placeholder
+    assert other.text("ghp_" + "Y" * 36) == first
     assert one.text(first) == first
 
 
@@ -208,7 +211,7 @@ def test_numbers_and_enums_under_secret_names_keep_their_schema() -> None:
     content = redacted["result"]["structuredContent"]
     assert content["token"] == 1000  # an integer the schema allows, never the secret
     assert content["authorization"] == "admin"
-    assert content["pin"] == "0000"
+    assert content["pin"] == "0001"  # the pattern's example, numbered as its placeholder (key:1)
     assert PLACEHOLDER.fullmatch(content["apiKey"])
     assert set(pointers) == {
         "/result/structuredContent/token",
@@ -357,7 +360,7 @@ def test_recorder_redacts_echoes_and_replay_matches_a_different_secret() -> None
     assert b"4821" not in raw
     assert GITHUB.encode() not in raw
     cassette = Cassette.loads(raw)
-    assert cassette.header.redaction == {"placeholders": "random"}
+    assert cassette.header.redaction == {"placeholders": "numbered"}
     # The CI run's password and PIN are not the developer's: redacted positions match any.
     reply = Replayer(cassette).receive({**_login("correct horse", 1234), "id": 9})
     assert reply.miss is None
@@ -374,7 +377,7 @@ def test_brute_force_recovers_neither_a_pin_nor_a_dictionary_password() -> None:
     answer = {"jsonrpc": "2.0", "id": 2, "result": {"content": [{"type": "text", "text": "ok"}]}}
     raw = _recorded(Redactor(), call, answer)
     cassette = Cassette.loads(raw)
-    tokens = {m.group(0)[-13:-1] for m in PLACEHOLDER.finditer(raw.decode())}
+    tokens = {m.group(0).rpartition(":")[2][:-1] for m in PLACEHOLDER.finditer(raw.decode())}
     assert tokens  # the password's placeholder is there
     keys = {"", json.dumps(cassette.header.redaction), *raw.decode().split('"')}
     pins = [f"{n:04d}" for n in range(10_000)]
@@ -389,6 +392,17 @@ def test_brute_force_recovers_neither_a_pin_nor_a_dictionary_password() -> None:
     assert recovered == set()
     pin = json.loads(raw.decode().splitlines()[3])["message"]["params"]["arguments"]["pin"]
     assert pin == 0  # a sentinel, the same for every PIN
+    # and the placeholders are the same whatever the secrets were: nothing to confirm
+    other = _recorded(Redactor(), _login("dragon", 1234), answer)
+    assert _without_times(other) == _without_times(raw)
+
+
+def _without_times(raw: bytes) -> list[Any]:
+    lines = [json.loads(line) for line in raw.decode().splitlines()]
+    for line in lines:
+        line.pop("t", None)
+        line.pop("started_at", None)
+    return lines
 
 
 def test_old_cassettes_with_a_salt_still_replay() -> None:
@@ -503,8 +517,7 @@ def test_the_raw_prescreen_never_changes_what_is_redacted(value: Any) -> None:
     for raw in (json.dumps(message), json.dumps(message, ensure_ascii=False)):
         walked, walked_at = Redactor().session().message(message)
         screened, screened_at = Redactor().session().message(message, None, raw)
-        normal = re.compile(r"(\[REDACTED:[a-z-]+):[0-9a-f]{12}\]")
-        assert normal.sub(r"\1]", json.dumps(screened)) == normal.sub(r"\1]", json.dumps(walked))
+        assert json.dumps(screened) == json.dumps(walked)  # placeholders numbered alike too
         assert screened_at == walked_at
 
 

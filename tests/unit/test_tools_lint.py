@@ -133,7 +133,7 @@ def test_secrets_are_found_by_the_recorders_rules() -> None:
     clean, changed = redact_cassette(leaky)
     assert changed == 3
     assert scan_cassette(clean) == []
-    assert clean.header.redaction == {"placeholders": "random"}
+    assert clean.header.redaction == {"placeholders": "numbered"}
     assert b"abcdefghijklmnop" not in clean.dumps()
 
 
@@ -154,7 +154,7 @@ def test_rewriting_an_old_cassette_drops_its_salt_and_keeps_its_placeholders() -
     )
     clean, changed = redact_cassette(old)
     assert changed == 1
-    assert clean.header.redaction == {"patterns": ["acct-[0-9]+"], "placeholders": "random"}
+    assert clean.header.redaction == {"patterns": ["acct-[0-9]+"], "placeholders": "numbered"}
     text = clean.dumps()
     assert b"[REDACTED:key:0123456789ab]" in text  # an old placeholder stays as it was
     assert b"ghp_" not in text
