@@ -42,7 +42,7 @@ from cassette.cli.modes import add_mode_options, apply_sessions, replay_choice, 
 from cassette.core.deadlines import Pacing
 from cassette.errors import CassetteNotFoundError, UsageError
 from cassette.modes.policy import ModeChoice, missing_cassette_message
-from cassette.runtime.conversation import DeliveryPolicy
+from cassette.runtime.conversation import DeliveryPolicy, shown_policy
 from cassette.store.storage import has_recording
 from cassette.transport import ServeOptions, Target
 
@@ -302,13 +302,15 @@ def _serve(command: ReplayCommand) -> int:
     outcome: list[int] = [] if command.front == "stdio" else [0]
 
     def finished(result: ReplayResult) -> None:
-        if result.summary:
-            err(result.summary)
+        if result.summary:  # it quotes the recording too: through the gate, as a miss line
+            from cassette.store.gate import shown
+
+            err(shown(result.summary))
         if not outcome or result.misses:
             outcome[:] = [EXIT_MISSES if result.misses else 0]
 
     async def go() -> int:
-        responders = ReplaySessions(tape, strategy, environ=os.environ)
+        responders = ReplaySessions(tape, strategy, environ=os.environ, shown=shown_policy)
         await serve(front, responders, options=listen, policy=command.policy.finishing(finished))
         return outcome[0] if outcome else 0
 

@@ -4,7 +4,7 @@ with how many there are.
 Theory of operation
 -------------------
 Every secret a session meets is remembered in the forms it may be written in
-(``cassette.core.redaction._forms``), each mapped to its placeholder. Finding them in a
+(``forms``), each mapped to its placeholder. Finding them in a
 text must stay cheap when there are thousands (one answer listing 1,000 presigned URLs,
 a long session where every call carries a fresh token): one regular expression of all
 known forms, rebuilt for each new secret, made a recording quadratic in their number.
@@ -13,18 +13,24 @@ So a text is searched in one of two ways, whichever is cheaper:
 
 * with few forms (``_DIRECT``), each is looked for with ``str.find`` (C speed, a few
   passes over the text), anywhere in it;
-* with many, each form is indexed by an *anchor*, its longest run of letters and digits
-  that sits between two other characters of the form (or the whole form, when it is one
-  run; failing that, its longest run at either end). The text's runs are collected once
-  (``re.findall``, a set) and each looked up among the anchors (never the other way
-  round: the anchors are many, a text's runs few). When few forms can be in the text
-  they are looked for with ``str.find``; when many (one answer holding a thousand
-  secrets), the text's runs are walked once and each anchored form checked where its
-  anchor stands. The cost is a pass or two over the text and the
-  forms that are in it: linear in the text, flat in the number of secrets. The price: a
-  form whose anchor is glued to other letters or digits in the text (``xyzSECRET``) is
-  not seen this way.
+* with many, the text is cut once into its runs of letters and digits and what lies
+  between them (``re.split``), and every piece is looked up in two tables at once
+  (``map`` of a dict's ``__contains__``, ``itertools.compress``: the loop runs in C, not
+  in Python). The first table is the forms themselves: most forms are one run of letters
+  and digits (a token, its upper and lower case, its hex), found where a piece is the
+  form. The second indexes every other form by an *anchor*, its longest run of letters
+  and digits that sits between two other characters of the form (or, failing that, its
+  longest run at either end): where a piece is an anchor, the form is checked where the
+  anchor puts it (``str.startswith``). Python runs only for the pieces that are known:
+  the cost is one split of the text, two lookups a piece and the forms that are in it,
+  linear in the text, flat in the number of secrets. A text is split a megabyte at a
+  time, so the pieces held at once stay bounded.
 
+The price of the second way: a form glued to other letters or digits in the text
+(``xyzSECRET``) is not one piece, so it is not seen. Finding it would take a search for
+every known form at every position of the text (Aho-Corasick), which the standard
+library has no C-speed tool for; done in Python over each run's substrings it would cost
+a lookup per character, several times what the whole search costs now on a large answer.
 Forms shorter than ``SHORT`` characters match only as whole words (``1234`` is not
 redacted inside ``12345``). Memory is the forms themselves: no compiled expression, no
 cache that grows with each secret.
@@ -32,38 +38,54 @@ cache that grows with each secret.
 
 from __future__ import annotations
 
+import base64
+import html
+import json
 import re
 from collections.abc import Iterable, Iterator
+from itertools import accumulate, compress
 from typing import Final
 
-__all__ = ["SHORT", "KnownValues"]
+__all__ = ["SHORT", "KnownValues", "forms"]
 
 SHORT: Final = 8  # known forms shorter than this match only as whole words
 _DIRECT: Final = 32  # at most this many forms: each is simply searched for
 _ANCHOR: Final = 4  # the shortest run worth indexing by (rare enough as a word)
-_RUNS: Final = re.compile(r"[A-Za-z0-9]+")
+_PIECES: Final = re.compile(r"([A-Za-z0-9]+)")  # split: what lies between, then a run
+_CHUNK: Final = 1 << 20  # a text is split this many characters at a time
+_CUT: Final = re.compile(r"[^A-Za-z0-9]")
 
 
 def _anchor(form: str) -> tuple[str, int] | None:
-    """The run of letters and digits a text must hold wherever it holds ``form``, and
-    where in the form it starts."""
-    if form.isascii() and form.isalnum():  # most forms: one run, the whole form
-        return (form, 0) if len(form) >= _ANCHOR else None
-    runs = [(m.group(0), m.start()) for m in _RUNS.finditer(form)]
-    if not runs:
-        return None
-    inner = [(run, at) for run, at in runs if at > 0 and at + len(run) < len(form)]
-    best = max(inner, key=lambda r: len(r[0]), default=("", 0))
-    if len(best[0]) < _ANCHOR:  # at an end of the form instead (it may be glued in a text)
-        best = max(runs, key=lambda r: len(r[0]))
-    return best if len(best[0]) >= _ANCHOR else None
+    """The run of letters and digits a text must hold wherever it holds ``form`` (a form
+    that is not itself one run), and where in the form it starts: its first run of
+    ``SHORT`` or more with other characters on both sides, else its longest such run,
+    else its longest run (at an end). Any run with other characters on both sides is a
+    whole piece of every text that holds the form."""
+    pieces = _PIECES.split(form)  # between, run, between, ..., between
+    inner, inner_at, outer, outer_at = "", 0, "", 0
+    pos = 0
+    for i in range(1, len(pieces), 2):
+        pos += len(pieces[i - 1])
+        run = pieces[i]
+        if pieces[i - 1] and pieces[i + 1]:  # not at an end: glued to nothing in a text
+            if len(run) >= SHORT:  # rare enough as a word: any inner run is as good
+                return run, pos
+            if len(run) > len(inner):
+                inner, inner_at = run, pos
+        elif len(run) > len(outer):
+            outer, outer_at = run, pos
+        pos += len(run)
+    if len(inner) >= _ANCHOR:
+        return inner, inner_at
+    return (outer, outer_at) if len(outer) >= _ANCHOR else None
 
 
 class KnownValues:
     """Written forms of known secrets, each with its placeholder (a dict underneath)."""
 
     def __init__(self) -> None:
-        self.holders: dict[str, str] = {}
+        self.holders: dict[str, str] = {}  # every form -> its placeholder
         self._anchored: dict[str, list[tuple[str, int]]] = {}  # run -> (form, run's offset)
         self._loose: list[str] = []  # forms without an anchor: always searched for
 
@@ -78,14 +100,22 @@ class KnownValues:
 
     def add(self, form: str, holder: str) -> None:
         """Remember ``form`` (the first placeholder given for it stays)."""
-        if not form or form in self.holders:
-            return
-        self.holders[form] = holder
-        anchor = _anchor(form)
-        if anchor is None:
-            self._loose.append(form)
-        else:
-            self._anchored.setdefault(anchor[0], []).append((form, anchor[1]))
+        self.add_all((form,), holder)
+
+    def add_all(self, forms: Iterable[str], holder: str) -> None:
+        """Remember every one of ``forms`` (the written forms of one secret)."""
+        holders, anchored = self.holders, self._anchored
+        for form in forms:
+            if not form or form in holders:
+                continue
+            holders[form] = holder
+            if form.isascii() and form.encode("ascii").isalnum():  # bytes: a table, in C
+                continue  # one run: found as a piece of the text, in ``holders`` itself
+            anchor = _anchor(form)
+            if anchor is None:
+                self._loose.append(form)
+            else:
+                anchored.setdefault(anchor[0], []).append((form, anchor[1]))
 
     def spans(self, text: str) -> Iterator[tuple[int, int]]:
         """Where a known form occurs in ``text`` (overlaps possible; the caller merges)."""
@@ -94,27 +124,100 @@ class KnownValues:
         if len(self.holders) <= _DIRECT:
             yield from _found(text, self.holders)
             return
-        anchored = self._anchored  # looked up run by run: the text's runs are the fewer
-        present = [run for run in set(_RUNS.findall(text)) if run in anchored]
-        if len(present) <= _DIRECT:
-            forms = [form for run in present for form, _ in self._anchored[run]]
-            yield from _found(text, forms)
-        else:  # many known values in this one text: follow its runs, once
-            for match in _RUNS.finditer(text):
-                for form, offset in self._anchored.get(match.group(0), ()):
-                    start = match.start() - offset
-                    size = len(form)
-                    if (
-                        start >= 0
-                        and text.startswith(form, start)
-                        and (size >= SHORT or _whole_word(text, start, size))
-                    ):
-                        yield start, start + size
+        start = 0
+        while start < len(text):
+            end = _cut(text, start + _CHUNK)
+            yield from self._pieces(text, start, end)
+            start = end
         yield from _found(text, self._loose)
+
+    def _pieces(self, text: str, begin: int, end: int) -> Iterator[tuple[int, int]]:
+        """The known forms in ``text[begin:end]``, which starts and ends between runs."""
+        pieces = _PIECES.split(text[begin:end] if begin or end < len(text) else text)
+        holders, anchored = self.holders, self._anchored
+        whole = list(compress(range(len(pieces)), map(holders.__contains__, pieces)))
+        inner = (
+            list(compress(range(len(pieces)), map(anchored.__contains__, pieces)))
+            if anchored
+            else []
+        )
+        if not whole and not inner:
+            return
+        offsets = list(accumulate(map(len, pieces), initial=begin))
+        for i in whole:
+            start, size = offsets[i], len(pieces[i])
+            # a run (odd index) is a whole word; what lies between runs is glued to them
+            if i % 2 or size >= SHORT:
+                yield start, start + size
+        for i in inner:
+            at = offsets[i]
+            for form, offset in anchored[pieces[i]]:
+                start, size = at - offset, len(form)
+                if (
+                    start >= 0
+                    and text.startswith(form, start)
+                    and (size >= SHORT or _whole_word(text, start, size))
+                ):
+                    yield start, start + size
 
     def found_in(self, text: str) -> bool:
         """Whether any known form occurs in ``text``."""
         return next(self.spans(text), None) is not None
+
+
+# What changes a secret when it is escaped: JSON (and ``\/``), percent-encoding, HTML.
+# Each escaping runs only on a secret it changes, since most secrets hold none of these.
+_JSON_CHANGES: Final = re.compile(r'["\\/]|[^ -~]')
+_QUOTE_CHANGES: Final = re.compile(r"[^A-Za-z0-9_.~-]")
+_HTML_CHANGES: Final = re.compile(r"[&<>\"']")
+
+
+def _percent(match: re.Match[str]) -> str:
+    """One character percent-encoded (as ``urllib.parse.quote`` does: UTF-8, upper hex)."""
+    return "".join(f"%{b:02X}" for b in match.group().encode("utf-8", "surrogatepass"))
+
+
+def forms(secret: str) -> list[str]:
+    """How a secret may be written in text when a server echoes it back: as is,
+    JSON-escaped (with ``\\/`` too), percent- and form-encoded, HTML-escaped, and, for a
+    value long enough not to occur by chance, in upper and lower case, in hex and in
+    base64 (a server that encodes what it was sent)."""
+    candidates = [secret]
+    if not (secret.isascii() and secret.encode("ascii").isalnum()):  # else no escaping changes it
+        if _JSON_CHANGES.search(secret):
+            escaped = json.dumps(secret, ensure_ascii=False)[1:-1]
+            slashed = escaped.replace("/", "\\/")
+            candidates += [
+                escaped,
+                slashed,
+                json.dumps(slashed, ensure_ascii=False)[1:-1],  # and that inside JSON text
+                json.dumps(secret)[1:-1],
+            ]
+        if _QUOTE_CHANGES.search(secret):
+            quoted = _QUOTE_CHANGES.sub(_percent, secret)  # quote(secret, safe=""), in C
+            candidates.append(quoted)
+            if " " in secret:
+                candidates.append(quoted.replace("%20", "+"))  # quote_plus
+        if _HTML_CHANGES.search(secret):
+            candidates.append(html.escape(secret))
+    if len(secret) >= SHORT:
+        raw = secret.encode("utf-8", "surrogatepass")
+        b64 = base64.b64encode(raw).decode("ascii")
+        hexed = raw.hex()
+        candidates += [secret.upper(), secret.lower(), hexed, hexed.upper(), b64]
+        if b64.endswith("="):
+            candidates.append(b64.rstrip("="))
+        if "+" in b64 or "/" in b64:
+            candidates.append(b64.replace("+", "-").replace("/", "_"))
+    return list(dict.fromkeys(candidates))  # an empty secret is never learnt
+
+
+def _cut(text: str, at: int) -> int:
+    """The first place at or after ``at`` that is not inside a run (or the text's end)."""
+    if at >= len(text):
+        return len(text)
+    found = _CUT.search(text, at)
+    return len(text) if found is None else found.start()
 
 
 def _found(text: str, forms: Iterable[str]) -> Iterator[tuple[int, int]]:

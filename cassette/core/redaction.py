@@ -43,18 +43,14 @@ Everything here is pure: values in, values out (a session's memory is its only s
 
 from __future__ import annotations
 
-import base64
-import html
-import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any, Final
-from urllib.parse import quote, quote_plus
 
 import attrs
 
-from cassette.core.known import SHORT, KnownValues
+from cassette.core.known import KnownValues, forms
 from cassette.core.personal import find_pii, may_hold_pii
 from cassette.core.redacted import (
     ENV_NAME,
@@ -118,7 +114,6 @@ _WORD_LIKE: Final = 8
 _UNSURE: Final = frozenset({"assignment"})
 _MIN_KNOWN: Final = 4
 _NOT_SECRET_ENV: Final = frozenset({"PWD", "OLDPWD"})
-_SHORT_KNOWN: Final = SHORT  # known values shorter than this match only as whole words
 _LONG_TEXT: Final = 4096
 
 
@@ -264,6 +259,9 @@ class RedactionSession:
         self._known = KnownValues()  # a secret as it may appear in text -> the secret
         self._pointers: list[str] = []
         self._pem: set[str] = set()  # line streams inside a PEM private key
+        self._epoch = 0  # how many secrets have been learnt: a string redacted since is whole
+        # the texts a message's walk redacted, with the epoch each was redacted at
+        self._done: list[tuple[str, int]] | None = None
 
     # -- memory ------------------------------------------------------------------------
 
@@ -290,8 +288,8 @@ class RedactionSession:
         on (numbered when it first does)."""
         self._rules.setdefault(secret, rule)
         if _worth_knowing(secret, sure) and secret not in self._known:
-            for form in _forms(secret):
-                self._known.add(form, secret)  # each form leads back to the secret
+            self._epoch += 1
+            self._known.add_all(forms(secret), secret)  # each form leads back to the secret
 
     @property
     def known(self) -> int:
@@ -302,6 +300,12 @@ class RedactionSession:
 
     def text(self, value: str) -> str:
         """Every secret in free text replaced; the text around it kept."""
+        out = self._text(value)
+        if self._done is not None:
+            self._done.append((out, self._epoch))
+        return out
+
+    def _text(self, value: str) -> str:
         if len(value) < _MIN_KNOWN:
             return value
         spans = find_spans(value)
@@ -403,12 +407,19 @@ class RedactionSession:
             return message, ()
         params = message.get("params")
         name = params.get("name") if isinstance(params, dict) else None
-        known = len(self._known)
-        out: dict[str, Any] = self.value(message, schemas)
-        if len(self._known) != known:
+        epoch = self._epoch
+        self._done = []
+        try:
+            out: dict[str, Any] = self.value(message, schemas)
+            done = self._done
+        finally:
+            self._done = None
+        if self._epoch != epoch:
             # a secret met late in the message (its structured content) is redacted where
-            # it appeared earlier too (the same value in its text content)
-            out = _strings(out, self._known_text)
+            # it appeared earlier too (the same value in its text content); a text
+            # redacted after the last secret was learnt holds none already
+            whole = {id(text) for text, at in done if at == self._epoch}
+            out = _strings(out, lambda v: v if id(v) in whole else self._known_text(v))
         if isinstance(name, str) and isinstance(out.get("params"), dict):
             out["params"]["name"] = name  # a tool or prompt name is how a request is matched
         return out, tuple(self._pointers)
@@ -598,34 +609,6 @@ def _worth_knowing(secret: str, sure: bool) -> bool:
         return True
     # found in free text (``password=...``): remembered only if it cannot be a plain word
     return len(secret) >= 6 and not (secret.isalpha() and secret.islower())
-
-
-def _forms(secret: str) -> list[str]:
-    """How a secret may be written in text when a server echoes it back: as is,
-    JSON-escaped (with ``\\/`` too), percent- and form-encoded, HTML-escaped, and, for a
-    value long enough not to occur by chance, in upper and lower case, in hex and in
-    base64 (a server that encodes what it was sent)."""
-    if secret.isascii() and secret.isalnum():
-        candidates = [secret]  # every escaping leaves it as it is
-    else:
-        escaped = json.dumps(secret, ensure_ascii=False)[1:-1]
-        slashed = escaped.replace("/", "\\/")
-        candidates = [
-            secret,
-            escaped,
-            slashed,
-            json.dumps(slashed, ensure_ascii=False)[1:-1],  # and that inside JSON text
-            json.dumps(secret)[1:-1],
-            quote(secret, safe=""),
-            quote_plus(secret, safe=""),
-            html.escape(secret),
-        ]
-    if len(secret) >= _SHORT_KNOWN:
-        raw = secret.encode("utf-8", "surrogatepass")
-        b64 = base64.b64encode(raw).decode("ascii")
-        candidates += [secret.upper(), secret.lower(), raw.hex(), raw.hex().upper()]
-        candidates += [b64, b64.rstrip("="), base64.urlsafe_b64encode(raw).decode("ascii")]
-    return list(dict.fromkeys(c for c in candidates if c))
 
 
 def _strings(value: Any, change: Callable[[str], str]) -> Any:

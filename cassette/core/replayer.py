@@ -87,7 +87,12 @@ from cassette.core.wildcards import mask_like
 from cassette.errors import ReplayMiss
 
 if TYPE_CHECKING:
-    from cassette.core.redaction import RedactionSession
+    from cassette.core.redaction import RedactionSession, Redactor
+
+#: The policy a person-facing description of a live message passes (a miss, a warning,
+#: the error a miss sends the client), made when first needed: the runtime hands over
+#: the redaction gate's (``cassette.store.gate.display``), which the core cannot build.
+ShownPolicy = Callable[[], "Redactor"]
 
 __all__ = ["Replayer"]
 
@@ -106,6 +111,7 @@ class Replayer:
         matcher_factory: Callable[[Sequence[Candidate], str | Strategy], Matcher] | None = None,
         environ: Mapping[str, str] | None = None,
         prepared: Prepared | None = None,
+        shown: ShownPolicy | None = None,
     ) -> None:
         self.header: Header = recording.header
         self._strategy = strategy
@@ -131,14 +137,17 @@ class Replayer:
         self.source: str | None = str(source) if source is not None else None
         #: what the session waits for: client answers, and answers the recording lacks
         self._waits = Waits(self.misses, self.source)
-        # A redacted cassette: a live message is redacted with the built-in rules before
-        # any part of it can be shown (a miss, a warning), so a live secret never reaches
-        # a log. A request is matched as it came: redacted positions of the recording are
+        # A redacted cassette: a live message is redacted with ``shown``'s policy (the
+        # built-in rules when none is given) and the header's named variables before any
+        # part of it can be shown (a miss, a warning), so a live secret never reaches a
+        # log. A request is matched as it came: redacted positions of the recording are
         # wildcards, so matching does not depend on it, and a request the recording holds
         # (most) is never redacted (``_shown``). The header's patterns are never compiled.
+        # The error a miss sends the client passes the same policy, on any cassette.
         # The redactor is built when first needed: a clean session needs none, and its
         # module with the rule tables is 2.5% of a replay's start-up.
         info = recording.header.redaction
+        self._policy = shown
         self._literals: tuple[str, ...] | None = None  # a redacted cassette's, else None
         self._redactor: RedactionSession | None = None
         if info is not None:
@@ -274,13 +283,25 @@ class Replayer:
             return message
         return self._session_redactor().message(message, None, raw)[0]
 
-    def _session_redactor(self) -> RedactionSession:
-        """This session's redactor (built-in rules and the recording's named variables),
-        made on first use."""
-        if self._redactor is None:
-            from cassette.core.redaction import Redactor
+    def _described(self, message: JSONObject, raw: str | None) -> JSONObject:
+        """``message`` as a miss tells it (the client's error, the miss line, the run's
+        summary): ``_shown``, and on a cassette recorded without redaction, through the
+        policy the runtime handed over all the same, since a miss is printed."""
+        if self._literals is None and self._policy is not None:
+            return self._session_redactor().message(message, None, raw)[0]
+        return self._shown(message, raw)
 
-            self._redactor = Redactor(literals=self._literals or ()).session()
+    def _session_redactor(self) -> RedactionSession:
+        """This session's redactor (the policy the runtime handed over, else the built-in
+        rules, and the recording's named variables), made on first use."""
+        if self._redactor is None:
+            if self._policy is not None:
+                policy = self._policy().with_literals(self._literals or ())
+            else:
+                from cassette.core.redaction import Redactor
+
+                policy = Redactor(literals=self._literals or ())
+            self._redactor = policy.session()
         return self._redactor
 
     def _request(self, message: JSONObject, raw: str | None = None) -> Reply:
@@ -331,7 +352,7 @@ class Replayer:
         try:
             return self.matcher.match(message), message
         except ReplayMiss as miss:
-            shown = self._shown(message, raw)
+            shown = self._described(message, raw)
             if shown is message:
                 return self._unanswered(message, miss)
             try:
@@ -461,7 +482,12 @@ class Replayer:
             report = MissReport("not-recorded", str(message.get("method")), str(miss))
         self.misses.append(report)
         text = f"cassette-mcp: {miss_line(report, self.source)}"
-        error = error_response(message["id"], REPLAY_MISS, text, report.as_data())
+        data = report.as_data()
+        if self._policy is not None or self._literals is not None:
+            # what the client is told may reach a log: the gate's policy, on any cassette
+            redactor = self._session_redactor()
+            text, data = redactor.text(text), redactor.value(data)
+        error = error_response(message["id"], REPLAY_MISS, text, data)
         return Reply((error,), report, (None,))
 
     # -- output ------------------------------------------------------------------------

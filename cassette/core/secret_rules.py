@@ -124,6 +124,13 @@ def _at_trigger() -> dict[str, list[_Rule]]:
     }
 
 
+@cache
+def _at_trigger_compiled() -> dict[str, tuple[tuple[_Rule, re.Pattern[str]], ...]]:
+    """``_at_trigger`` with each rule's compiled expression beside it: ``_spans_at`` runs
+    once for every trigger found, thousands of times in a text full of secrets."""
+    return {t: tuple((r, r.pattern) for r in rules) for t, rules in _at_trigger().items()}
+
+
 #: Above this many characters a text is scanned trigger by trigger with ``str.find``.
 LONG_TEXT: Final = 4096
 
@@ -189,10 +196,8 @@ def json_may_hold_secret(raw: str) -> bool:
         return True
     # a run of token characters, found on bytes: a 256-byte table maps them in C, where a
     # str's translate looks each new character up in a dict
-    if len(raw) >= _RUN:
-        mask = raw.encode("utf-8", "surrogatepass").translate(_BYTE_MASK)
-        if _RUN_BYTES in mask:
-            return True
+    if len(raw) >= _RUN and _RUN_BYTES in _byte_mask(raw):
+        return True
     folded = raw.lower()
     if len(folded) != len(raw):
         return True
@@ -202,17 +207,22 @@ def json_may_hold_secret(raw: str) -> bool:
     return False
 
 
-def _hits_short(text: str, scout: re.Pattern[str] | None = None) -> Iterator[tuple[int, str]]:
+def _hits_short(text: str, scout: re.Pattern[str] | None = None) -> list[tuple[int, str]]:
+    """Where a trigger starts in ``text``, and which (the longest at that position)."""
     folded = text.lower()
     scout = scout or _scout()
     if len(folded) == len(text):
         hay = folded
     else:
         scout, hay = _compiled(scout.pattern, re.IGNORECASE), text
-    match = scout.search(hay)
+    hits: list[tuple[int, str]] = []
+    search = scout.search  # a search restarted one character on finds overlapping ones
+    match = search(hay)
     while match is not None:
-        yield match.start(), match.group(0).lower()
-        match = scout.search(hay, match.start() + 1)
+        start = match.start()
+        hits.append((start, match.group(0).lower()))
+        match = search(hay, start + 1)
+    return hits
 
 
 # Long texts. A regular expression tried at every position of 38 MB costs seconds, and so
@@ -234,6 +244,13 @@ _RUN_MARK: Final = "a" * _RUN
 #: ``_MASK`` for UTF-8 bytes: a byte of a non-ASCII character is not a token character
 _BYTE_MASK: Final = bytes(97 if chr(i) in _TOKEN_CHARS else 32 for i in range(256))
 _RUN_BYTES: Final = b"a" * _RUN
+
+
+def _byte_mask(text: str) -> bytes:
+    """``text`` through ``_BYTE_MASK`` (a run of 16 token characters is a run of 16 ``a``)."""
+    return text.encode("utf-8", "surrogatepass").translate(_BYTE_MASK)
+
+
 _WINDOW_BEFORE: Final = 32  # the longest prefix that may sit before a run ("AGE-SECRET-KEY-1")
 _WINDOW_AFTER: Final = 4096  # a run longer than this is data (base64); its start is scouted
 
@@ -270,16 +287,8 @@ def _spans_long(text: str) -> list[Span] | None:
     if len(folded) != len(text):  # a rare character lower-cases to two: no shortcuts
         return None
     hits: list[tuple[int, str]] = []
-    mask = text.translate(_MASK)
-    pos = mask.find(_RUN_MARK)
-    while pos != -1:
-        end = mask.find(" ", pos)
-        end = len(text) if end == -1 else end
-        start = max(0, pos - _WINDOW_BEFORE)
-        hits += [
-            (start + at, t) for at, t in _hits_short(text[start : min(end, pos + _WINDOW_AFTER)])
-        ]
-        pos = mask.find(_RUN_MARK, end)
+    for start, stop in _windows(text.translate(_MASK)):
+        hits += [(start + at, t) for at, t in _hits_short(text[start:stop])]
     reverse = folded[::-1]
     size = len(text)
     for assign in _rev_assign():
@@ -297,6 +306,29 @@ def _spans_long(text: str) -> list[Span] | None:
                 found.append(span)
             match = pattern.search(hay, match.start() + 1)
     return found
+
+
+def _windows(mask: str) -> Iterator[tuple[int, int]]:
+    """The stretches of a long text to scout for token shapes: around each run of 16 token
+    characters (``mask``: the text through ``_MASK``), from ``_WINDOW_BEFORE`` before it to
+    its end (at most ``_WINDOW_AFTER`` on). Stretches that touch are scouted as one: a
+    text dense with tokens (a thousand presigned URLs) is scouted in a few calls, not one
+    per token, and no trigger is found twice."""
+    size = len(mask)
+    pos = mask.find(_RUN_MARK)
+    begin = stop = -1
+    while pos != -1:
+        end = mask.find(" ", pos)
+        end = size if end == -1 else end
+        start = max(0, pos - _WINDOW_BEFORE)
+        if start > stop:  # apart from the stretch so far: that one is done
+            if stop > begin:
+                yield begin, stop
+            begin = start
+        stop = max(stop, min(end, pos + _WINDOW_AFTER))
+        pos = mask.find(_RUN_MARK, end)
+    if stop > begin:
+        yield begin, stop
 
 
 def _accept(rule: _Rule, text: str, pos: int, where: tuple[int, int]) -> Span | None:
@@ -327,7 +359,7 @@ def prepare() -> None:
     _word_scout()
     _json_scout()
     _json_probes()
-    _at_trigger()
+    _at_trigger_compiled()
     _single()
     _rev_assign()
     for rule in _rules():
@@ -338,7 +370,7 @@ def find_spans(text: str) -> list[Span]:
     """Every secret in ``text`` as sorted, non-overlapping spans (the earliest, then the
     longest, wins where two rules overlap)."""
     if len(text) <= LONG_TEXT:
-        if len(text) >= _RUN and _RUN_MARK in text.translate(_MASK):
+        if len(text) >= _RUN and _RUN_BYTES in _byte_mask(text):
             return merge(_spans_at(text, _hits_short(text)))
         if not _may_hold_secret(text):
             return []  # most texts: a few checks in C say no rule can match
@@ -352,16 +384,21 @@ def _spans_at(text: str, hits: Iterable[tuple[int, str]]) -> list[Span]:
     """The spans of the rules whose triggers occur at ``hits``."""
     found: list[Span] = []
     seen: set[tuple[int, str]] = set()
+    table = _at_trigger_compiled()
     for pos, trigger in hits:
-        for rule in _at_trigger().get(trigger, ()):
-            if (pos, rule.name) in seen:
+        for rule, pattern in table.get(trigger, ()):
+            key = (pos, rule.name)
+            if key in seen:
                 continue
-            seen.add((pos, rule.name))
-            match = rule.pattern.match(text, pos)
-            if match is not None:
-                span = _accept(rule, text, pos, match.span("s"))
-                if span is not None:
-                    found.append(span)
+            seen.add(key)
+            match = pattern.match(text, pos)
+            if match is None:
+                continue
+            start, end = match.span("s")
+            if end <= start or (rule.word_start and not _word_start(text, pos)):
+                continue
+            if rule.check is None or rule.check(text[start:end]):
+                found.append(Span(start, end, rule.name))
     return found
 
 

@@ -17,7 +17,7 @@ from cassette.core.jsonrpc import JSONObject
 from cassette.core.matching import FingerprintMatcher, MissReport, Strategy, get_strategy
 from cassette.core.model import Recording
 from cassette.core.prepared import Prepared, check_redaction
-from cassette.core.replayer import Replayer
+from cassette.core.replayer import Replayer, ShownPolicy
 from cassette.core.reply import Reply
 
 __all__ = ["ReplaySessions", "Responder", "ResponderPool"]
@@ -87,8 +87,10 @@ class ReplaySessions:
         strategy: str | Strategy = "default",
         *,
         environ: Mapping[str, str] | None = None,
+        shown: ShownPolicy | None = None,
     ) -> None:
         check_redaction(recording)  # refused before any client is served
+        self._shown = shown  # the policy a miss is described through (``Replayer``)
         self.recording = recording
         self._strategy = strategy
         self._environ = environ
@@ -105,7 +107,11 @@ class ReplaySessions:
     def new(self) -> Replayer:
         """A fresh session."""
         replayer = Replayer(
-            self.recording, self._strategy, environ=self._environ, prepared=self._prepared
+            self.recording,
+            self._strategy,
+            environ=self._environ,
+            prepared=self._prepared,
+            shown=self._shown,
         )
         self._open[id(replayer)] = replayer
         self.sessions += 1

@@ -60,7 +60,12 @@ from cassette.errors import (
 from cassette.modes.episode import ExtendOptions, describe_request
 from cassette.modes.extend import Extension
 from cassette.modes.policy import Action, ModeChoice, missing_cassette_message, plan
-from cassette.runtime.conversation import DeliveryPolicy, PolicySessionPool, ReplayResult
+from cassette.runtime.conversation import (
+    DeliveryPolicy,
+    PolicySessionPool,
+    ReplayResult,
+    shown_policy,
+)
 from cassette.runtime.frames import serve_frames
 from cassette.runtime.record import (
     RecordConfig,
@@ -423,7 +428,11 @@ async def _replay(
     on_finish: Callable[[ReplayResult], None] | None,
 ) -> ModeResult:
     strategy = repeating(_strategy(tape, options.strategy, options.ignore), options.allow_repeats)
-    responders = ReplaySessions(tape, strategy, environ=os.environ)
+    # a miss is described through the recording's own policy (the command's --redact-*
+    # options too), or the project's when this run records nothing
+    recording = options.redactor
+    shown = shown_policy if recording is None else lambda: recording
+    responders = ReplaySessions(tape, strategy, environ=os.environ, shown=shown)
     policy = run.policy(options)
     network = client is None and isinstance(front_of(options.front), CassetteFront)
     extension = None

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
 import anyio.abc
@@ -52,6 +52,9 @@ from cassette.errors import UsageError
 from cassette.runtime.policy import DeliveryPolicy, ReplayResult, RuntimeServedSession
 from cassette.transport import Emit, Frame, Outgoing
 
+if TYPE_CHECKING:
+    from cassette.core.redaction import Redactor
+
 __all__ = [
     "DeliveryPolicy",
     "Fallback",
@@ -59,6 +62,7 @@ __all__ = [
     "PolicySession",
     "PolicySessionPool",
     "ReplayResult",
+    "shown_policy",
 ]
 
 
@@ -348,6 +352,15 @@ class PolicySessionPool:
 def _outgoing(reply: Reply) -> list[Outgoing]:
     metas = reply.metas
     return [(m, metas[i] if i < len(metas) else None) for i, m in enumerate(reply.messages)]
+
+
+def shown_policy() -> Redactor:
+    """The gate's policy for what a person reads (``cassette.store.gate.display``), which
+    the runtime hands the core's replayer (``ReplaySessions(shown=...)``): imported when a
+    miss or a warning first needs it, never by a clean session."""
+    from cassette.store.gate import display
+
+    return display()
 
 
 def _shown(text: str) -> str:

@@ -17,6 +17,7 @@ import anyio
 from cassette.core.jsonrpc import JSONObject, Kind, classify, dumps_bytes
 from cassette.core.matching import Strategy
 from cassette.core.sessions import ReplaySessions
+from cassette.runtime.conversation import shown_policy
 from cassette.runtime.record import RecordConfig, RecordResult, record_session
 from cassette.runtime.serve import serve
 from cassette.store.storage import Cassette
@@ -126,7 +127,7 @@ async def open_replay(
     from cassette.transports.memory import MemoryTransport  # not on the stdio path
 
     transport = MemoryTransport()
-    responders = ReplaySessions(tape, strategy, environ=os.environ)
+    responders = ReplaySessions(tape, strategy, environ=os.environ, shown=shown_policy)
     async with anyio.create_task_group() as tg:
         tg.start_soon(serve, transport, responders)
         stream = transport.open_connection()

@@ -34,6 +34,7 @@ from cassette.runtime.conversation import (
     FallbackFactory,
     PolicySessionPool,
     ReplayResult,
+    shown_policy,
 )
 from cassette.runtime.frames import serve_frames
 from cassette.transport import (
@@ -214,7 +215,8 @@ def replay_sessions(
 ) -> PolicySessionPool:
     """The sessions of a cassette, as a network front serves them: what to pass to a front's
     ASGI app to mount it in-process (``HttpReplayApp(replay_sessions(tape))``)."""
-    return PolicySessionPool(ReplaySessions(recording, strategy, environ=os.environ), policy)
+    sessions = ReplaySessions(recording, strategy, environ=os.environ, shown=shown_policy)
+    return PolicySessionPool(sessions, policy)
 
 
 @attrs.frozen(kw_only=True)
@@ -249,7 +251,7 @@ async def serve_replay(
         )
     if legacy:
         options = _replay_options(options, legacy)
-    responders = ReplaySessions(cassette, options.strategy, environ=os.environ)
+    responders = ReplaySessions(cassette, options.strategy, environ=os.environ, shown=shown_policy)
     return await serve(
         options.transport,
         responders,

@@ -52,6 +52,7 @@ __all__ = [
     "RedactOptions",
     "RuleMissing",
     "check_rules",
+    "display",
     "for_target",
     "joined",
     "numbered_after",
@@ -356,8 +357,16 @@ def shown(text: str, redactor: Redactor | None = None) -> str:
     ``redactor``, else through the project's policy (the built-in rules when the project
     turns redaction off or its settings cannot be read: a printed line is never raw)."""
     if redactor is None:
-        redactor = _display(_display_key())
+        redactor = display()
     return redactor.session().text(text) if len(text) >= 4 else text
+
+
+def display() -> Redactor:
+    """The policy what a person reads passes (a miss, a warning, the error a replay miss
+    sends its client): the project's, or the built-in rules when the project turns
+    redaction off or its settings cannot be read. The runtime hands this function to the
+    core's replayer, which cannot read project settings itself."""
+    return _display(_display_key())
 
 
 def shown_argv(argv: Sequence[str]) -> str:

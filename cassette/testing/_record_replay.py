@@ -23,6 +23,7 @@ import attrs
 from cassette.core.recorder import Record, Recorder
 from cassette.core.sessions import ReplaySessions
 from cassette.errors import CassetteError
+from cassette.runtime.conversation import shown_policy
 from cassette.runtime.serve import serve
 from cassette.store.storage import Cassette, CassetteWriter
 from cassette.testing._report import _Failure
@@ -83,7 +84,8 @@ async def _record_replay_fronts(plugin: Any, name: str, target: Target, folder: 
     cassette = tape.close()
 
     def front(on_ready: Callable[[str], None]) -> Any:
-        return serve(plugin, ReplaySessions(cassette), options=ServeOptions(on_ready=on_ready))
+        sessions = ReplaySessions(cassette, shown=shown_policy)
+        return serve(plugin, sessions, options=ServeOptions(on_ready=on_ready))
 
     async with (
         _listening(front) as url,

@@ -4,6 +4,7 @@ and a bad rule is one line, exit 2, no file."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -79,7 +80,7 @@ def test_new_episodes_appends_with_the_projects_and_the_recordings_rules(tmp_pat
     assert raw.count("\n") > 8
     for secret in ("acct-111111", "acct-222222", "ada lovelace", "grace hopper"):
         assert secret not in raw
-        assert secret not in err
+        assert secret not in err, err
 
 
 def test_an_extension_without_the_pattern_it_was_recorded_with_is_refused(tmp_path: Path) -> None:
@@ -235,7 +236,7 @@ def test_a_miss_prints_no_value_the_projects_rules_or_secret_variables_redact(
     assert "error" in reply
     assert "miss" in err.lower() or "no recording" in err.lower(), err
     for secret in ("acct-333333", env_secret):
-        assert secret not in err
+        assert secret not in err, err
 
 
 def test_a_variant_keeps_the_rules_the_cassette_was_recorded_with(tmp_path: Path) -> None:
@@ -273,3 +274,38 @@ def test_a_variant_keeps_the_rules_the_cassette_was_recorded_with(tmp_path: Path
     assert "holder grace" in raw  # the variant was recorded
     assert "acct-222222" not in raw
     assert "acct-222222" not in done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("recorded", [[], ["--no-redact"]], ids=["redacted", "no-redact"])
+def test_the_error_a_miss_sends_the_client_holds_no_value_the_projects_rules_redact(
+    tmp_path: Path, recorded: list[str]
+) -> None:
+    """The client's error, stderr and ``--log`` all pass the gate's policy (the project's
+    pattern too, which the core cannot read), on a redacted cassette and on one recorded
+    without redaction."""
+    (tmp_path / "pyproject.toml").write_text(PROJECT)
+    tape, log = tmp_path / "t.jsonl", tmp_path / "replay.log"
+    record = cassette("record", *recorded, "-o", str(tape), "--", PY, str(RAW_SERVER))
+    assert session(record, tmp_path, {"text": "hello"})[0] == 0
+    env_secret = "Qq4Ww8Ee" + "Rr2Tt6Yy1Uu"
+    client = LineClient(
+        cassette("replay", "--log", str(log), str(tape)),
+        env={"DEPLOY_TOKEN": env_secret},
+        cwd=tmp_path,
+    )
+    try:
+        client.initialize()
+        # the recorded tool with other arguments: the miss names the closest recording
+        # and the differing value, which is what must not leak
+        reply = client.request(
+            "tools/call", {"name": "echo", "arguments": {"text": f"acct-444444 {env_secret}"}}
+        )
+        _code, err = client.finish()
+    finally:
+        client.kill_group()
+    error = json.dumps(reply["error"])
+    assert "acct-" in error or "REDACTED" in error, error  # the diff is told, redacted
+    for secret in ("acct-444444", env_secret):
+        assert secret not in error
+        assert secret not in err, err
+        assert secret not in log.read_text()
