@@ -165,6 +165,8 @@ def test_show_prints_a_timeline(recordings: tuple[Path, Path]) -> None:
     assert result.returncode == 0
     lines = result.stdout.splitlines()
     assert lines[0].startswith(f"{EXAMPLE}: stdio recording, legacy era, 2025-11-25")
+    assert lines[1].startswith("  session main: serves legacy 2024-10-07 to 2025-11-25;")
+    del lines[1]  # the session's fit line; the rest is the timeline
     assert lines[1].split() == ["2", "+0.003s", "->", "initialize", "id=1", "158", "B"]
     assert lines[6].split()[2:5] == ["<-", "notifications/tools/list_changed", "(server-initiated)"]
     assert lines[-1].split() == ["15", "+0.774s", "exit", "0"]

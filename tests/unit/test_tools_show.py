@@ -23,6 +23,13 @@ TAPE = tape(
 )
 
 
+def rows_of(text: str) -> list[str]:
+    """The timeline's rows and closing lines: the title and its per-session lines
+    (``  session ...``, which clients each session fits) left out."""
+    lines = text.splitlines()
+    return [line for line in lines[1:] if not line.startswith("  session ")]
+
+
 def test_rows_name_what_each_event_is() -> None:
     rows = timeline(TAPE)
     assert [(r.line, r.dir, r.role, r.what) for r in rows] == [
@@ -33,8 +40,8 @@ def test_rows_name_what_each_event_is() -> None:
         (6, "s2c", "server-request", "sampling/createMessage"),
         (7, "c2s", "error", "error -1 declined"),
     ]
-    text = render_text(TAPE, "t.jsonl", rows).splitlines()
-    assert text[5].split()[:5] == [
+    text = rows_of(render_text(TAPE, "t.jsonl", rows))
+    assert text[4].split()[:5] == [
         "6",
         "+0.500s",
         "<-",
@@ -86,7 +93,7 @@ def test_against_a_session_that_replays_cleanly_marks_what_it_left_unplayed() ->
     assert result.misses == ()
     assert result.unplayed == {6, 8}  # the second echo and the add
     rows = timeline(RECORDED)
-    text = render_text(RECORDED, "t.jsonl", rows, result).splitlines()
+    text = [""] + rows_of(render_text(RECORDED, "t.jsonl", rows, result))
     assert text[3].split()[3:6] == ["tools/call", "echo", "id=2"]  # played: no mark
     assert text[5].split()[3:6] == ["tools/call", "echo", "[unplayed]"]
     assert text[-1] == "against t.jsonl (strategy default): 0 miss(es), 2 of 4 recorded " + (
