@@ -93,7 +93,7 @@ def test_against_a_session_that_replays_cleanly_marks_what_it_left_unplayed() ->
     assert result.misses == ()
     assert result.unplayed == {6, 8}  # the second echo and the add
     rows = timeline(RECORDED)
-    text = [""] + rows_of(render_text(RECORDED, "t.jsonl", rows, result))
+    text = ["", *rows_of(render_text(RECORDED, "t.jsonl", rows, result))]
     assert text[3].split()[3:6] == ["tools/call", "echo", "id=2"]  # played: no mark
     assert text[5].split()[3:6] == ["tools/call", "echo", "[unplayed]"]
     assert text[-1] == "against t.jsonl (strategy default): 0 miss(es), 2 of 4 recorded " + (
