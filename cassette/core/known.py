@@ -4,7 +4,7 @@ with how many there are.
 Theory of operation
 -------------------
 Every secret a session meets is remembered in the forms it may be written in
-(``forms``), each mapped to its placeholder. Finding them in a
+(``forms``), each mapped back to the secret it writes. Finding them in a
 text must stay cheap when there are thousands (one answer listing 1,000 presigned URLs,
 a long session where every call carries a fresh token): one regular expression of all
 known forms, rebuilt for each new secret, made a recording quadratic in their number.
@@ -82,10 +82,11 @@ def _anchor(form: str) -> tuple[str, int] | None:
 
 
 class KnownValues:
-    """Written forms of known secrets, each with its placeholder (a dict underneath)."""
+    """Written forms of known secrets, each with the secret it writes (a dict underneath):
+    the redactor numbers a secret's placeholder where it first appears, in any form."""
 
     def __init__(self) -> None:
-        self.holders: dict[str, str] = {}  # every form -> its placeholder
+        self.holders: dict[str, str] = {}  # every form -> the secret it writes
         self._anchored: dict[str, list[tuple[str, int]]] = {}  # run -> (form, run's offset)
         self._loose: list[str] = []  # forms without an anchor: always searched for
 
@@ -98,17 +99,14 @@ class KnownValues:
     def get(self, form: str) -> str | None:
         return self.holders.get(form)
 
-    def add(self, form: str, holder: str) -> None:
-        """Remember ``form`` (the first placeholder given for it stays)."""
-        self.add_all((form,), holder)
-
-    def add_all(self, forms: Iterable[str], holder: str) -> None:
-        """Remember every one of ``forms`` (the written forms of one secret)."""
+    def add_all(self, forms: Iterable[str], secret: str) -> None:
+        """Remember every one of ``forms``, the written forms of ``secret`` (a form already
+        known keeps the secret it was first given for)."""
         holders, anchored = self.holders, self._anchored
         for form in forms:
             if not form or form in holders:
                 continue
-            holders[form] = holder
+            holders[form] = secret
             if form.isascii() and form.encode("ascii").isalnum():  # bytes: a table, in C
                 continue  # one run: found as a piece of the text, in ``holders`` itself
             anchor = _anchor(form)
