@@ -139,7 +139,8 @@ def restart_number(
     starts = state.get("starts")
     if not isinstance(starts, int) or isinstance(starts, bool) or starts < 1:
         return None
-    if state.get("digest") != file_digest(path):
+    digest = file_digest(path)
+    if digest is None or state.get("digest") != digest:
         return None
     return starts + 1
 
@@ -149,9 +150,10 @@ def remember(
 ) -> None:
     """``run`` left the cassette ``path`` as it is now, holding ``starts`` starts. A
     folder that refuses the note only costs the next start its append: never an error."""
-    if run is None:
+    digest = file_digest(path)
+    if run is None or digest is None:
         return
-    note = {"run": run, "digest": file_digest(path), "starts": starts}
+    note = {"run": run, "digest": digest, "starts": starts}
     target = _record_state(path, folder)
     with contextlib.suppress(OSError):
         target.parent.mkdir(parents=True, exist_ok=True)

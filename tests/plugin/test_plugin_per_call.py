@@ -51,3 +51,30 @@ def test_langchain_per_call_through_the_fixture_records_then_replays(suite: Suit
     second.assert_outcomes(passed=1)
     second.stdout.fnmatch_lines(["mcp-cassette: sessions: 4 replayed"])
     assert not counter.exists()  # no server was started
+
+
+TWO_STARTS = """
+def test_restarts(mcp_cassette):
+    command = mcp_cassette.server_command(SERVER)
+    assert talk(command, "1") == ["live:1"]
+    assert talk(command, os.environ.get("SECOND", "2"))[0] in ("live:2", "live:x")
+"""
+
+
+def test_a_miss_in_a_later_session_of_the_fixture_says_the_client_started_it_again(
+    suite: Suite,
+) -> None:
+    suite.write("test_two", TWO_STARTS)
+    suite.run().assert_outcomes(passed=1)
+    folder = suite.pytester.path / "cassettes" / "test_two"
+    assert {"test_restarts.jsonl", "test_restarts.2.jsonl"} <= {p.name for p in folder.iterdir()}
+
+    missed = suite.run(MCP_CASSETTE_MODE="none", SECOND="x")
+    missed.assert_outcomes(failed=1)
+    missed.stdout.fnmatch_lines(
+        [
+            "*cassettes/test_two/test_restarts.2.jsonl:",
+            "*(session 2 of this server: the client started it again; each start of a "
+            "test's server has a numbered cassette of its own)",
+        ]
+    )
