@@ -294,7 +294,9 @@ def _serve(command: ReplayCommand) -> int:
     strategy = repeating(strategy, command.repeats)
     front = front_of(command.front)
     path = Path(command.tape).resolve()
-    first = _first_start(path, tape, command.front)
+    from cassette.store.starts import first_start
+
+    first = first_start(path, tape.events, command.front)
     if not command.quiet:
         _banner(path, tape, strategy.name, command.front, command.behaviour, first)
     listen = attrs.evolve(command.listen, on_ready=serving_on(path, quiet=command.quiet))
@@ -318,20 +320,6 @@ def _serve(command: ReplayCommand) -> int:
         return outcome[0] if outcome else 0
 
     return run_async(go, outcome)
-
-
-def _first_start(path: Path, tape: Any, front: str) -> int:
-    """The server start a stdio replay serves of a cassette of several (a client that
-    starts the server once per call): the next of its client run's, counted outside the
-    project (``cassette.store.starts``). Over HTTP each client session is a start."""
-    from cassette.core.starts import count_starts
-
-    count = count_starts(tape.events)
-    if count <= 1 or front != "stdio":
-        return 1
-    from cassette.store.starts import claim_start, client_run, file_digest
-
-    return claim_start(file_digest(path) or os.fspath(path), client_run(), count)
 
 
 def _banner(

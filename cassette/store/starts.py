@@ -34,10 +34,9 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from cassette.store.lock import FileLock
 
@@ -46,6 +45,7 @@ __all__ = [
     "claim_start",
     "client_run",
     "file_digest",
+    "first_start",
     "next_start",
     "remember",
     "restart_number",
@@ -90,6 +90,8 @@ def state_folder() -> Path:
     runtime = os.environ.get("XDG_RUNTIME_DIR")
     if runtime and os.path.isdir(runtime):
         return Path(runtime) / "cassette-mcp" / "starts"
+    import tempfile  # only once a note is read or written
+
     if sys.platform == "win32":
         uid = os.environ.get("USERNAME", "user")
     else:
@@ -188,3 +190,17 @@ def claim_start(digest: str, run: str | None, count: int, *, folder: Path | None
     except OSError:
         return 1
     return number
+
+
+def first_start(path: str | os.PathLike[str], events: Sequence[Any], front: str) -> int:
+    """The server start a replay of the cassette ``path`` (holding ``events``) serves
+    first: on stdio, a cassette of several starts serves this process the next start of
+    its client run (``claim_start``); over a network front each client session is a
+    start of its own, from the first."""
+    from cassette.core.starts import count_starts
+
+    count = count_starts(events)
+    if count <= 1 or front != "stdio":
+        return 1
+    digest = file_digest(path) or _where(path)
+    return claim_start(digest, client_run(), count)

@@ -75,6 +75,14 @@ def test_langchain_per_call_records_every_start_and_replays_them_in_order(
     assert langchain(*replay, env=OFFLINE_ENV) == LIVE
     assert langchain(*replay) == LIVE  # a second run of the flow begins at start 1 again
 
+    # CI: the record command told to replay only (mode none; the SDK 1.x stdio client
+    # passes its server no MCP_CASSETTE_MODE) serves the starts in order too
+    counter = tmp_path / "rec.count"
+    counter.unlink()
+    replay_only = cassette("record", "--mode", "none", *record[4:])
+    assert langchain(*replay_only, env=OFFLINE_ENV) == LIVE
+    assert not counter.exists()  # no server was started
+
     # streamable HTTP: each client session is the next start
     port = free_port()
     front = Background(cassette("replay", str(tape), "--front", "http", "--port", str(port)))
