@@ -285,12 +285,10 @@ def _remember(config: RecordConfig, destination: Destination, succeeded: bool) -
     the run's next start appends (a recording moved to a sibling is nobody's run)."""
     if config.client_run is None or not succeeded or destination.path != destination.asked:
         return
-    from cassette.core.starts import count_starts
     from cassette.store.starts import remember
-    from cassette.store.storage import Cassette
 
-    starts = destination.start or count_starts(Cassette.load(destination.path).events)
-    remember(destination.path, config.client_run, starts)
+    # a fresh recording is its cassette's first start; an appended one, the start it is
+    remember(destination.path, config.client_run, destination.start or 1)
 
 
 def _claim(config: RecordConfig) -> Destination:
