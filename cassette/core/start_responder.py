@@ -5,6 +5,11 @@ opens its shared, session-less one when it starts, and a legacy client never sen
 it. So the start a session serves is taken from the pool when the session first does
 something (``start`` on stdio, its first message over HTTP), never at ``open``: a
 session no client used takes no start, and the first client session gets start 1.
+
+That shared session is where every 2026-07-28 client of the HTTP front is served, with
+no session of its own: there a ``server/discover`` after other requests is the client
+connecting again, and takes the next start. The misses of the start left behind stay
+in the session's account.
 """
 
 from __future__ import annotations
@@ -17,6 +22,9 @@ from cassette.core.replayer import Replayer
 from cassette.core.reply import Reply
 
 __all__ = ["StartResponder", "start_note"]
+
+#: requests that are no part of what a client connected for: a handshake, a ping
+_QUIET = frozenset({"initialize", "server/discover", "ping"})
 
 
 def start_note(number: int, of: int) -> str | None:
@@ -37,6 +45,8 @@ class StartResponder:
     def __init__(self, bind: Callable[[], Replayer]) -> None:
         self._bind = bind
         self._replayer: Replayer | None = None
+        #: the bound start has answered a request other than a handshake
+        self._served = False
 
     @property
     def bound(self) -> Replayer | None:
@@ -75,7 +85,19 @@ class StartResponder:
         return self._inner().receive_frame(data)
 
     def receive(self, message: Any) -> Reply:
+        method = message.get("method") if isinstance(message, dict) else None
+        if method == "server/discover" and self._served:
+            self._next_start()
+        elif isinstance(method, str) and "id" in message and method not in _QUIET:
+            self._served = True
         return self._inner().receive(message)
+
+    def _next_start(self) -> None:
+        """The client connected again: the next start, its account holding the last's."""
+        left = self._inner()
+        self._replayer = self._bind()
+        self._replayer.misses.extend(left.misses)
+        self._served = False
 
     def expire(self, server_id: object) -> Reply:
         return self._inner().expire(server_id)

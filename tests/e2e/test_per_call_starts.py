@@ -18,7 +18,16 @@ import pytest
 
 from cassette import Cassette
 from cassette.core.starts import count_starts, start_of
-from tests.support import OFFLINE_ENV, PY, ROOT, Background, free_port, run, stdio_params
+from tests.support import (
+    MODERN_SERVER,
+    OFFLINE_ENV,
+    PY,
+    ROOT,
+    Background,
+    free_port,
+    run,
+    stdio_params,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -138,3 +147,28 @@ def test_a_miss_in_a_later_start_says_the_client_restarted_the_server(tmp_path: 
     text = log.read_text()
     assert "miss:" in text
     assert "meta.start = N" in text
+
+
+def test_a_modern_client_per_call_is_served_start_by_start_over_http(tmp_path: Path) -> None:
+    """2026-07-28 clients of the HTTP front share its session-less session: a client that
+    connects again (its ``server/discover``) is served the next start there."""
+    tape = tmp_path / "modern.jsonl"
+
+    async def adds(target: Any) -> list[Any]:
+        from mcp import Client
+
+        out = []
+        for a in (2, 4):
+            async with Client(target() if callable(target) else target) as client:
+                assert client.protocol_version == "2026-07-28"
+                out.append((await client.call_tool("add", {"a": a, "b": 3})).structured_content)
+        return out
+
+    record = cassette("record", "-o", str(tape), "--", PY, str(MODERN_SERVER))
+    live = run(lambda: adds(lambda: stdio_params(record)))
+    assert count_starts(Cassette.load(tape).events) == 2
+    port = free_port()
+    front = Background(cassette("replay", str(tape), "--front", "http", "--port", str(port)))
+    with front:
+        front.wait_for(r"http://127\.0\.0\.1")
+        assert run(lambda: adds(f"http://127.0.0.1:{port}/mcp")) == live
