@@ -41,7 +41,7 @@ from cassette.core.eras import ERA_CHOICES
 from cassette.core.recorder import BeforeRecord
 from cassette.core.redaction import Redactor
 from cassette.core.text import printable
-from cassette.errors import UsageError, sole_exception
+from cassette.errors import CassetteExistsError, UsageError, sole_exception
 from cassette.registry import get_connector, get_transport
 from cassette.runtime.probe import record_probe
 from cassette.runtime.proxy import proxy
@@ -296,7 +296,18 @@ def _claim(config: RecordConfig) -> Destination:
     restart = _restart(config)
     if restart is not None:
         return restart
-    destination = Destination.claim(config.path, overwrite=config.overwrite, locked=config.locked)
+    try:
+        destination = Destination.claim(
+            config.path, overwrite=config.overwrite, locked=config.locked
+        )
+    except CassetteExistsError as exc:
+        if config.client_run is None:
+            raise
+        raise CassetteExistsError(
+            f"{exc}; a client that starts the server once per call has its later starts "
+            "appended only within the run that recorded it: to record such a client again, "
+            "remove the cassette first (--overwrite would keep its last start only)"
+        ) from None
     if destination.busy is not None:
         holder = f"process {destination.busy}" if destination.busy else "another process"
         _info(config)(

@@ -133,6 +133,7 @@ def test_record_refuses_to_overwrite_a_cassette(tmp_path: Path) -> None:
     result = cli("record", "-o", str(tape), "--", *RAW, env=another)
     assert result.returncode == 3
     assert "refusing to overwrite" in one_line_error(result)
+    assert "appended only within the run that recorded it" in one_line_error(result)
     assert tape.read_bytes() == before
 
 
