@@ -419,6 +419,12 @@ class MCPCassette:
             for cassette in dict.fromkeys(c for _, c, _ in misses):
                 lines.append(f"  {self._shown(Path(cassette))}:")
                 lines += [f"    - {text}" for _, c, text in misses if c == cassette]
+                later = later_session(Path(cassette))
+                if later is not None:
+                    lines.append(
+                        f"    (session {later} of this server: the client started it again; "
+                        "each start of a test's server has a numbered cassette of its own)"
+                    )
             lines.append(
                 f"  To record what is missing: {OPTION}=new_episodes (appends it) "
                 f"or {OPTION}=all (records again)."
@@ -518,6 +524,15 @@ class MCPCassette:
                 totals["repeats"] = totals.get("repeats", 0) + int(fact.get("count", 0))
         if totals:
             self._item.user_properties.append(("mcp_cassette", totals))
+
+
+def later_session(path: Path) -> int | None:
+    """The number of a test's later session from its cassette's name (``t.3.jsonl``: 3),
+    when the first session's cassette is beside it; ``None`` for a first session."""
+    base, _, number = path.stem.rpartition(".")
+    if not base or not number.isdigit() or int(number) < 2:
+        return None
+    return int(number) if path.with_name(base + path.suffix).exists() else None
 
 
 def _upstream(

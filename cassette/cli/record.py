@@ -278,6 +278,7 @@ class RecordCommand:
             before_record=_before_record(args.before_record),
             era=args.era,
             probe=args.probe,
+            client_run=_client_run(mode is None and not network and not args.overwrite),
         )
         return cls(
             target=Target(
@@ -297,6 +298,18 @@ class RecordCommand:
             repeats=allow_repeats(args) if mode is not None else False,
             prime=args.prime,
         )
+
+
+def _client_run(plain: bool) -> str | None:
+    """A plain stdio recording is a start of its client's run: a client that starts the
+    server again while it runs (once per tool call) has each start appended to the one
+    cassette (``cassette.store.starts``). A mode or ``--overwrite`` says what a start
+    means already, and a recording proxy serves every session of its client itself."""
+    if not plain:
+        return None
+    from cassette.store.starts import client_run
+
+    return client_run()
 
 
 def _no_listening(args: argparse.Namespace, why: str) -> None:

@@ -294,8 +294,11 @@ def _serve(command: ReplayCommand) -> int:
     strategy = repeating(strategy, command.repeats)
     front = front_of(command.front)
     path = Path(command.tape).resolve()
+    from cassette.store.starts import first_start
+
+    first = first_start(path, tape.events, command.front)
     if not command.quiet:
-        _banner(path, tape, strategy.name, command.front, command.behaviour)
+        _banner(path, tape, strategy.name, command.front, command.behaviour, first)
     listen = attrs.evolve(command.listen, on_ready=serving_on(path, quiet=command.quiet))
     # A listening front (not stdio, whose one client ends the run) is stopped by a signal,
     # which is its normal end: it exits by what it served, 0 if it served nobody.
@@ -310,26 +313,35 @@ def _serve(command: ReplayCommand) -> int:
             outcome[:] = [EXIT_MISSES if result.misses else 0]
 
     async def go() -> int:
-        responders = ReplaySessions(tape, strategy, environ=os.environ, shown=shown_policy)
+        responders = ReplaySessions(
+            tape, strategy, environ=os.environ, shown=shown_policy, first_start=first
+        )
         await serve(front, responders, options=listen, policy=command.policy.finishing(finished))
         return outcome[0] if outcome else 0
 
     return run_async(go, outcome)
 
 
-def _banner(path: Path, tape: Any, strategy: str, front: str, behaviour: tuple[str, ...]) -> None:
+def _banner(
+    path: Path, tape: Any, strategy: str, front: str, behaviour: tuple[str, ...], first: int = 1
+) -> None:
     header = tape.header
     exchanges = sum(1 for m in tape.messages("c2s") if "id" in m)
     from cassette.core.fits import sessions
+    from cassette.core.starts import count_starts
 
     version = header.protocol_version or "unknown protocol"
     clients, per_session = sessions(tape.era, tape.events)
+    starts = count_starts(tape.events)
+    held = f"; {starts} server starts, served in order" if starts > 1 else ""
     err(
         f"replaying {path} ({header.transport} recording, {tape.era} era, {version}; "
-        f"{exchanges} requests; strategy {strategy}; serving on {front}; {clients})"
+        f"{exchanges} requests{held}; strategy {strategy}; serving on {front}; {clients})"
     )
     for line in per_session:  # which clients each session fits (cassette.core.fits)
         err(f"  {line}")
+    if first > 1:
+        err(f"  a later start of the client's run: serving the cassette's start {first}")
     if front == "stdio":
         from cassette.cli.common import client_config
 

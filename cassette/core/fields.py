@@ -68,6 +68,7 @@ _META: Final[Mapping[str, Check]] = {
     "synthetic": _string,
     "late": _boolean,
     "variant": _string,
+    "start": _integer,
 }
 
 

@@ -112,8 +112,12 @@ class Replayer:
         environ: Mapping[str, str] | None = None,
         prepared: Prepared | None = None,
         shown: ShownPolicy | None = None,
+        start_note: str | None = None,
     ) -> None:
         self.header: Header = recording.header
+        #: said with every miss of a later server start (``cassette.core.starts``): the
+        #: client restarted the server, and which start of the cassette answered it
+        self.start_note = start_note
         self._strategy = strategy
         self._matcher_factory = matcher_factory
         self._ignore = get_strategy(strategy).ignore
@@ -240,7 +244,8 @@ class Replayer:
 
     def describe(self, report: MissReport) -> str:
         """One line for a person: the miss and where its closest recording is."""
-        return miss_line(report, self.source)
+        line = miss_line(report, self.source)
+        return line if self.start_note is None else f"{line}; {self.start_note}"
 
     @property
     def repeats(self) -> int:
@@ -251,7 +256,10 @@ class Replayer:
     def summary(self) -> str:
         """A one-line-per-miss account for the end of a session, and the count of answers
         repeated on request ("" when neither)."""
-        return summary_lines(self.misses, self.repeats, self.source)
+        text = summary_lines(self.misses, self.repeats, self.source)
+        if text and self.misses and self.start_note is not None:
+            text = f"{text}\n  ({self.start_note})"
+        return text
 
     # -- dispatch ----------------------------------------------------------------------
 
@@ -481,7 +489,7 @@ class Replayer:
         if report is None:
             report = MissReport("not-recorded", str(message.get("method")), str(miss))
         self.misses.append(report)
-        text = f"cassette-mcp: {miss_line(report, self.source)}"
+        text = f"cassette-mcp: {self.describe(report)}"
         data = report.as_data()
         if self._policy is not None or self._literals is not None:
             # what the client is told may reach a log: the gate's policy, on any cassette

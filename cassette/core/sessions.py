@@ -6,6 +6,12 @@ it gets from a *pool* (``ResponderPool``). ``ReplaySessions`` is the cassette's 
 session gets its own ``Replayer`` (its own consumption state), all sharing the cassette's
 ``Prepared`` work, and what an ended session leaves is only what the end-of-run report
 needs (its misses), so a long run keeps no ended session.
+
+A cassette of several server starts (``cassette.core.starts``: a client that started the
+stdio server once per call) serves them in order: each session takes the next start,
+beginning at ``first_start`` (a stdio replay's claimed start; 1 over HTTP, where each
+client session is a start), and after the last start comes the first again. A
+session's start is taken when it is first used (``StartResponder``).
 """
 
 from __future__ import annotations
@@ -19,6 +25,8 @@ from cassette.core.model import Recording
 from cassette.core.prepared import Prepared, check_redaction
 from cassette.core.replayer import Replayer, ShownPolicy
 from cassette.core.reply import Reply
+from cassette.core.start_responder import StartResponder, start_note
+from cassette.core.starts import StartRecording, split_starts
 
 __all__ = ["ReplaySessions", "Responder", "ResponderPool"]
 
@@ -88,14 +96,21 @@ class ReplaySessions:
         *,
         environ: Mapping[str, str] | None = None,
         shown: ShownPolicy | None = None,
+        first_start: int = 1,
     ) -> None:
         check_redaction(recording)  # refused before any client is served
         self._shown = shown  # the policy a miss is described through (``Replayer``)
         self.recording = recording
         self._strategy = strategy
         self._environ = environ
-        self._prepared = Prepared.of(recording, get_strategy(strategy).ignore)
-        self._open: dict[int, Replayer] = {}
+        self._ignore = get_strategy(strategy).ignore
+        self._starts = split_starts(recording)
+        #: each start's prepared work, made when a session first takes the start
+        self._start_work: dict[int, Prepared] = {}
+        self._next_start = (max(first_start, 1) - 1) % len(self._starts)
+        if len(self._starts) == 1:
+            self._prepared = Prepared.of(recording, self._ignore)
+        self._open: dict[int, Replayer | StartResponder] = {}
         self._ended_misses: list[MissReport] = []
         self._ended_repeats = 0
         self._ended_summaries: list[str] = []
@@ -104,8 +119,18 @@ class ReplaySessions:
         self._unplayed_unknown = False
         self.sessions = 0  # sessions opened so far
 
-    def new(self) -> Replayer:
-        """A fresh session."""
+    @property
+    def starts(self) -> int:
+        """How many server starts the cassette holds (1 for most)."""
+        return len(self._starts)
+
+    def new(self) -> Replayer | StartResponder:
+        """A fresh session (of the next start, on a cassette of several)."""
+        if len(self._starts) > 1:
+            responder = StartResponder(self._next)
+            self._open[id(responder)] = responder
+            self.sessions += 1
+            return responder
         replayer = Replayer(
             self.recording,
             self._strategy,
@@ -117,6 +142,23 @@ class ReplaySessions:
         self.sessions += 1
         return replayer
 
+    def _next(self) -> Replayer:
+        """The replayer of the next start in turn (after the last, the first again)."""
+        index = self._next_start
+        self._next_start = (index + 1) % len(self._starts)
+        chosen: StartRecording = self._starts[index]
+        work = self._start_work.get(index)
+        if work is None:
+            work = self._start_work[index] = Prepared.of(chosen, self._ignore)
+        return Replayer(
+            chosen,
+            self._strategy,
+            environ=self._environ,
+            prepared=work,
+            shown=self._shown,
+            start_note=start_note(chosen.number, chosen.of),
+        )
+
     @property
     def live(self) -> int:
         """Sessions opened and not ended yet (each holds its replayer)."""
@@ -125,8 +167,8 @@ class ReplaySessions:
     def release(self, responder: Responder) -> None:
         """The session of ``responder`` has ended: keep its misses, let go of the rest."""
         replayer = self._open.pop(id(responder), None)
-        if replayer is None:
-            return
+        if replayer is None or (isinstance(replayer, StartResponder) and replayer.bound is None):
+            return  # a session no client used took no start and left nothing
         self._ended_misses += replayer.misses
         self._ended_repeats += replayer.repeats
         summary = replayer.summary()
@@ -135,10 +177,14 @@ class ReplaySessions:
         self._ended_unplayed = self._fold(self._ended_unplayed, replayer)
 
     def _fold(
-        self, unplayed: dict[int, JSONObject] | None, replayer: Replayer
+        self, unplayed: dict[int, JSONObject] | None, replayer: Replayer | StartResponder
     ) -> dict[int, JSONObject] | None:
         """``unplayed`` narrowed to what ``replayer`` left unplayed too (at most the
-        cassette's requests, however many sessions are folded in)."""
+        cassette's requests, however many sessions are folded in). On a cassette of
+        several starts each start's requests are its own: what no session left unplayed
+        is told per start, so nothing is folded across them."""
+        if isinstance(replayer, StartResponder):
+            return self._fold_start(unplayed, replayer)
         matcher = replayer.main_matcher
         if not isinstance(matcher, FingerprintMatcher):
             self._unplayed_unknown = True
@@ -147,6 +193,20 @@ class ReplaySessions:
         if unplayed is None:
             return left
         return {seq: message for seq, message in unplayed.items() if seq in left}
+
+    def _fold_start(
+        self, unplayed: dict[int, JSONObject] | None, responder: StartResponder
+    ) -> dict[int, JSONObject] | None:
+        """A start's session: what it left unplayed, beside what the other starts'
+        sessions left (a session never used left nothing to say)."""
+        matcher = responder.main_matcher
+        if matcher is None:
+            return unplayed
+        if not isinstance(matcher, FingerprintMatcher):
+            self._unplayed_unknown = True
+            return unplayed
+        left = {c.seq: c.message for c in matcher.unconsumed()}
+        return {**(unplayed or {}), **left}
 
     def unplayed(self) -> list[tuple[int, JSONObject]]:
         """The recorded requests no session played, as (event index, message) in order;
@@ -158,17 +218,25 @@ class ReplaySessions:
             return []
         return sorted((unplayed or {}).items())
 
+    def _bound(self) -> list[Replayer | StartResponder]:
+        """The open sessions that have served a client (a start's, once it took one)."""
+        return [
+            r
+            for r in self._open.values()
+            if not isinstance(r, StartResponder) or r.bound is not None
+        ]
+
     @property
     def misses(self) -> list[MissReport]:
         """Every miss of every session so far."""
-        return [*self._ended_misses, *(m for r in self._open.values() for m in r.misses)]
+        return [*self._ended_misses, *(m for r in self._bound() for m in r.misses)]
 
     @property
     def repeats(self) -> int:
         """Answers every session gave again on request (``allow_repeats``) so far."""
-        return self._ended_repeats + sum(r.repeats for r in self._open.values())
+        return self._ended_repeats + sum(r.repeats for r in self._bound())
 
     def summary(self) -> str:
         """All sessions' misses, for a person ("" when there were none)."""
-        open_ = (s for s in (r.summary() for r in self._open.values()) if s)
+        open_ = (s for s in (r.summary() for r in self._bound()) if s)
         return "\n".join([*self._ended_summaries, *open_])

@@ -432,7 +432,10 @@ async def _replay(
     # options too), or the project's when this run records nothing
     recording = options.redactor
     shown = shown_policy if recording is None else lambda: recording
-    responders = ReplaySessions(tape, strategy, environ=os.environ, shown=shown)
+    from cassette.store.starts import first_start  # a cassette of several server starts
+
+    first = first_start(run.path, tape.events, options.front)
+    responders = ReplaySessions(tape, strategy, environ=os.environ, shown=shown, first_start=first)
     policy = run.policy(options)
     network = client is None and isinstance(front_of(options.front), CassetteFront)
     extension = None

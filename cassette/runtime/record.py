@@ -41,7 +41,7 @@ from cassette.core.eras import ERA_CHOICES
 from cassette.core.recorder import BeforeRecord
 from cassette.core.redaction import Redactor
 from cassette.core.text import printable
-from cassette.errors import UsageError, sole_exception
+from cassette.errors import CassetteExistsError, UsageError, sole_exception
 from cassette.registry import get_connector, get_transport
 from cassette.runtime.probe import record_probe
 from cassette.runtime.proxy import proxy
@@ -131,6 +131,10 @@ class RecordConfig:
     #: legacy ``initialize``, and keep its answer for legacy clients of the cassette
     #: (``cassette.runtime.probe``); ``False``: no second connection to the server
     probe: bool = True
+    #: the client run this session is a start of (``cassette.store.starts.client_run``):
+    #: a cassette this run recorded, found as it left it, gets this session appended as
+    #: its next start; ``None``: every session is a recording of its own
+    client_run: str | None = None
 
 
 @attrs.frozen
@@ -147,11 +151,18 @@ class RecordResult:
     succeeded: bool = True
     failed: str | None = None
     stderr_tail: tuple[str, ...] = ()
+    #: the start this session was appended to ``path`` as (``None``: its own cassette)
+    start: int | None = None
 
     def written(self) -> str:
         """The line a recording that succeeded ends with: how much it wrote, where, and
         how the server exited (when it is a process we ran)."""
         ended = "" if self.exit_code is None else f"; {_ending(self.exit_code)}"
+        if self.start is not None:
+            return (
+                f"appended start {self.start} ({self.events - 1} line(s); the client started "
+                f"the server again) to {self.path}{ended}"
+            )
         return f"wrote {self.events} line(s) to {self.path}{ended}"
 
     def failure(self) -> str:
@@ -213,12 +224,16 @@ def _info(config: RecordConfig) -> Warn:
     return config.on_info or (lambda text: print_err(f"cassette: {text}"))
 
 
-def _open(config: RecordConfig, plugin: Transport, target: Target, path: Path) -> Sink:
-    """A fresh recording of ``target`` into ``path``: the header names it (a URL, else the
-    command line; the recorder redacts it) and the transport that carried it. Secret-named
-    variables of the server's own environment are redacted wherever they appear, as ours
-    are."""
-    redactor = for_target(config.redactor, target.env, target.headers)
+def _open(
+    config: RecordConfig, plugin: Transport, target: Target, destination: Destination
+) -> Sink:
+    """A fresh recording of ``target`` into the destination: the header names it (a URL,
+    else the command line; the recorder redacts it) and the transport that carried it.
+    Secret-named variables of the server's own environment are redacted wherever they
+    appear, as ours are. A later start is redacted as its cassette was (``restarted``)."""
+    base = config.redactor if destination.start is None else restarted(config, destination)
+    redactor = for_target(base, target.env, target.headers)
+    path = destination.writing
     described: dict[str, Any]
     if target.url is not None:
         described = {"url": target.url}
@@ -234,12 +249,65 @@ def _open(config: RecordConfig, plugin: Transport, target: Target, path: Path) -
         on_warning=_warn(config),
         before_record=config.before_record,
     )
-    return open_sink(path, plugin.name, described, options)
+    sink = open_sink(path, plugin.name, described, options)
+    sink.start = destination.start
+    return sink
+
+
+def restarted(config: RecordConfig, destination: Destination) -> Redactor | None:
+    """What a later start appended to a cassette is redacted by: the command's policy
+    joined with the cassette's header, numbering placeholders on after the cassette's
+    (as an appended episode is); a cassette recorded without redaction keeps the
+    command's policy, so turning redaction on still protects what is appended."""
+    from cassette.store.gate import joined
+    from cassette.store.storage import Cassette
+
+    cassette = Cassette.load(destination.path)
+    header = cassette.header
+    if not header.redaction:
+        return config.redactor
+    return joined(config.redactor, header.redaction, events=(header, *cassette.events))
+
+
+def _restart(config: RecordConfig) -> Destination | None:
+    """A later start of the client run that recorded the cassette, found as that run
+    left it: the cassette, taken to append this session to (``cassette.store.starts``)."""
+    if config.client_run is None or config.overwrite or config.locked:
+        return None
+    from cassette.store.starts import restart_number
+
+    number = restart_number(config.path, config.client_run)
+    return None if number is None else Destination.restart(config.path, number)
+
+
+def _remember(config: RecordConfig, destination: Destination, succeeded: bool) -> None:
+    """After a successful session of a client run: the cassette as the run left it, so
+    the run's next start appends (a recording moved to a sibling is nobody's run)."""
+    if config.client_run is None or not succeeded or destination.path != destination.asked:
+        return
+    from cassette.store.starts import remember
+
+    # a fresh recording is its cassette's first start; an appended one, the start it is
+    remember(destination.path, config.client_run, destination.start or 1)
 
 
 def _claim(config: RecordConfig) -> Destination:
     """The cassette's file, under its lock; a person is told when it is busy."""
-    destination = Destination.claim(config.path, overwrite=config.overwrite, locked=config.locked)
+    restart = _restart(config)
+    if restart is not None:
+        return restart
+    try:
+        destination = Destination.claim(
+            config.path, overwrite=config.overwrite, locked=config.locked
+        )
+    except CassetteExistsError as exc:
+        if config.client_run is None:
+            raise
+        raise CassetteExistsError(
+            f"{exc}; a client that starts the server once per call has its later starts "
+            "appended only within the run that recorded it: to record such a client again, "
+            "remove the cassette first (--overwrite would keep its last start only)"
+        ) from None
     if destination.busy is not None:
         holder = f"process {destination.busy}" if destination.busy else "another process"
         _info(config)(
@@ -259,7 +327,7 @@ def _recording(
     sink: Sink | None = None
     outcome: list[RecordResult] = []
     try:
-        sink = _open(config, plugin, target, destination.writing)
+        sink = _open(config, plugin, target, destination)
         yield sink, outcome
     finally:
         succeeded = sink is not None and sink.succeeded
@@ -269,6 +337,7 @@ def _recording(
         finally:
             happened = sink is not None and sink.count > 1  # more than a header
             failed = destination.finish(succeeded, happened=happened)
+        _remember(config, destination, succeeded)
         if sink is not None:
             outcome.append(_result(destination, sink, failed))
             if config.on_result is not None:
@@ -283,6 +352,7 @@ def _result(destination: Destination, sink: Sink, failed: Path | None) -> Record
         succeeded=sink.succeeded,
         failed=None if failed is None else os.fspath(failed),
         stderr_tail=tuple(sink.stderr_tail),
+        start=destination.start,
     )
 
 
@@ -350,7 +420,7 @@ async def record_session(
     plugin = get_connector(config.transport)
     with _recording(config, plugin, target) as (sink, outcome):
         await _stoppable(_session(plugin, target, config, sink, client))
-        if config.probe:
+        if config.probe and sink.start is None:  # a later start: the first one asked
             await record_probe(sink, plugin, target)
     return outcome[0]
 

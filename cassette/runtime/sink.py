@@ -75,6 +75,8 @@ class Sink:
         self.stderr_tail: deque[str] = deque(maxlen=STDERR_TAIL)
         self._on_warning = on_warning
         self._told_long = False
+        #: the start of its cassette this session is appended as (``None``: its own)
+        self.start: int | None = None
 
     @property
     def succeeded(self) -> bool:

@@ -21,6 +21,11 @@ lines of the events that did not change (``quiet``).
 
 The file is written in place otherwise, so a SIGKILL leaves a cassette whose events are a
 prefix of the session (see ``storage``).
+
+A later start of the same client run (``cassette.store.starts``: a client that starts the
+server once per call) is no new cassette: ``restart`` holds the cassette's lock and has
+the session written to a hidden sibling, appended to the cassette as its next start
+(``meta.start``) once it succeeded, so the cassette is never a half-appended start.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ from cassette.errors import CassetteError, CassetteExistsError
 from cassette.store.files import check_writable, describe_os_error, make_parent
 from cassette.store.lock import FileLock
 from cassette.store.quiet import settle
+from cassette.store.start_append import append_start
 from cassette.store.storage import has_recording
 
 __all__ = ["FAILED_SUFFIX", "Destination", "failed_path", "session_path"]
@@ -69,6 +75,19 @@ class Destination:
     writing: Path
     lock: FileLock | None
     busy: int | None = None  # the holder's process id (0: unknown) when ``path`` moved on
+    #: the start this session appends to ``path`` (``None``: a cassette of its own)
+    start: int | None = None
+
+    @classmethod
+    def restart(cls, path: str | os.PathLike[str], number: int) -> Destination | None:
+        """Take the cassette ``path`` to append start ``number`` to, if nobody holds it
+        (``None``: someone does, so this session is a recording of its own after all)."""
+        wanted = Path(path)
+        lock = FileLock(wanted)
+        if not lock.try_acquire():
+            return None
+        writing = wanted.with_name(f".{wanted.name}.start-{number}")
+        return cls(wanted, wanted, writing, lock, start=number)
 
     @classmethod
     def claim(
@@ -107,6 +126,9 @@ class Destination:
         ``happened`` in it (a server that could not even be started): then it is gone,
         and ``None`` is returned."""
         try:
+            if succeeded and self.start is not None:
+                append_start(self.writing, self.path, self.start)
+                return None
             if succeeded:
                 if self.writing != self.path:  # unchanged lines stay as they were
                     settle(self.writing, self.path)

@@ -43,6 +43,8 @@ from cassette.core.matching import FingerprintMatcher, get_strategy
 from cassette.core.model import Event, ExitEvent, HttpEvent, MessageEvent, RawEvent, StderrEvent
 from cassette.core.prepared import Prepared
 from cassette.core.replayer import Replayer
+from cassette.core.start_responder import start_note
+from cassette.core.starts import count_starts, split_starts, start_of
 from cassette.core.text import printable
 from cassette.errors import UsageError
 from cassette.store.files import write_atomic
@@ -179,8 +181,21 @@ class Against:
 
 
 def _session_of(event: MessageEvent) -> Any:
-    """Over HTTP each session replays on its own, as the fronts do; stdio is one session."""
-    return event.meta.get("session") if isinstance(event.meta, Mapping) else None
+    """Over HTTP each session replays on its own, as the fronts do; stdio is one session
+    per server start (``cassette.core.starts``)."""
+    session = event.meta.get("session") if isinstance(event.meta, Mapping) else None
+    return (session, start_of(event) or 1)
+
+
+def _replayer_for(cassette: Cassette, key: Any, chosen: str, prepared: Prepared) -> Replayer:
+    """The replay a session of the other cassette meets: of ``tape``'s start of the same
+    number when ``tape`` holds several (the last, past its end), else of all of it."""
+    starts = split_starts(cassette)
+    if len(starts) == 1:
+        return Replayer(cassette, chosen, prepared=prepared)
+    chosen_start = starts[min(key[1], len(starts)) - 1]
+    note = start_note(chosen_start.number, chosen_start.of)
+    return Replayer(chosen_start, chosen, start_note=note)
 
 
 def misses_against(
@@ -201,7 +216,7 @@ def misses_against(
             continue
         key = _session_of(event)
         if key not in replayers:
-            replayers[key] = Replayer(cassette, chosen, prepared=prepared)
+            replayers[key] = _replayer_for(cassette, key, chosen, prepared)
         replayer = replayers[key]
         seen = len(replayer.misses)
         replayer.receive(event.message)
@@ -272,6 +287,14 @@ def _title(cassette: Cassette, source: str) -> list[str]:
         f"{source}: {h.transport} recording, {cassette.era} era, "
         f"{h.protocol_version or 'unknown protocol'}, started {h.started_at}; {clients}"
     )
+    starts = split_starts(cassette)
+    if len(starts) > 1:
+        lines = ", ".join(str(s.events[0].seq + 1) for s in starts if s.events)
+        per_session = [
+            *per_session,
+            f"{len(starts)} server starts (the client started the server again after its "
+            f"first session; replays serve them in order), from lines {lines}",
+        ]
     return [printable(title), *(printable(f"  {line}") for line in per_session)]
 
 
@@ -475,6 +498,7 @@ def main(args: argparse.Namespace) -> int:
         data: dict[str, Any] = {
             "cassette": args.tape,
             "html": args.html,
+            "starts": count_starts(cassette.events),
             "events": [r.as_data() for r in rows],
         }
         if against is not None:

@@ -19,13 +19,16 @@ pytestmark = pytest.mark.e2e
 RAW = [PY, str(RAW_SERVER)]
 
 
-def cli(*args: str, stdin: bytes = b"", timeout: float = 30) -> subprocess.CompletedProcess[str]:
+def cli(
+    *args: str, stdin: bytes = b"", timeout: float = 30, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     result = subprocess.run(
         [PY, "-m", "cassette", *args],
         input=stdin,
         capture_output=True,
         timeout=timeout,
         check=False,
+        env=None if env is None else {**os.environ, **env},
     )
     return subprocess.CompletedProcess(
         result.args, result.returncode, result.stdout.decode(), result.stderr.decode()
@@ -124,9 +127,13 @@ def test_record_passes_stderr_through_and_names_the_server_exit_code(tmp_path: P
 def test_record_refuses_to_overwrite_a_cassette(tmp_path: Path) -> None:
     tape = recorded(tmp_path)
     before = tape.read_bytes()
-    result = cli("record", "-o", str(tape), "--", *RAW)
+    # another client run: this process started the first recording, and a start from the
+    # same live parent would be that client starting its server again (appended)
+    another = {"CASSETTE_CLIENT_RUN": "another run"}
+    result = cli("record", "-o", str(tape), "--", *RAW, env=another)
     assert result.returncode == 3
     assert "refusing to overwrite" in one_line_error(result)
+    assert "appended only within the run that recorded it" in one_line_error(result)
     assert tape.read_bytes() == before
 
 

@@ -1,0 +1,49 @@
+"""A later server start, recorded beside its cassette, appended to it as its next start.
+
+The session was written as a cassette of its own (a hidden sibling, with its own
+header), so every rule of a recording held while it ran. Appending keeps its events
+and drops its header: the cassette's header says what was recorded, and the events of
+the start carry ``meta.start`` (``cassette.core.starts``). Times go on from the
+cassette's last line, so ``--pace recorded`` waits between starts as little as it
+waits within one, and a line's time never goes back.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from cassette.core.model import Event, MessageEvent, RawEvent
+from cassette.core.starts import START_META
+from cassette.store.storage import Cassette, append_events
+
+__all__ = ["append_start", "tagged"]
+
+
+def tagged(events: tuple[Event, ...] | list[Event], number: int, after: float) -> list[Event]:
+    """``events`` as start ``number`` of a cassette whose last line is at ``after``: each
+    message and raw event names the start, and every time is moved on by ``after``."""
+    out: list[Event] = []
+    for event in events:
+        moved: Any = attrs.evolve(event, t=round(event.t + after, 6))
+        if isinstance(moved, MessageEvent | RawEvent):
+            moved = attrs.evolve(moved, meta={START_META: number, **(moved.meta or {})})
+        out.append(moved)
+    return out
+
+
+def append_start(
+    writing: str | os.PathLike[str], path: str | os.PathLike[str], number: int
+) -> None:
+    """Append the session recorded in ``writing`` to the cassette ``path`` as start
+    ``number``, then remove ``writing``; the caller holds ``path``'s lock."""
+    session = Cassette.load(writing)
+    main = Cassette.load(path)
+    after = main.events[-1].t if main.events else 0.0
+    append_events(path, tagged(session.events, number, after))
+    with contextlib.suppress(FileNotFoundError):
+        Path(writing).unlink()
