@@ -2,6 +2,8 @@
 # The smoke subset on the other Pythons users run: import, the command line, stdio and
 # HTTP replay, the pytest plugin (SMOKE below), on each version in VERSIONS.
 #   bash scripts/matrix.sh [VERSION...]        (default: 3.12 3.13)
+#   MATRIX_INSTALL_ONLY=1 bash scripts/matrix.sh   only make the venvs (scripts/test.sh runs
+#                                                  this in the background from its start)
 # Each interpreter comes from pyenv (the machine image has them under
 # $PYENV_ROOT/versions), else from PATH as pythonX.Y; a missing one is one clear line and
 # exit 1. Each gets its own .venv-X.Y with the package (editable), the pinned `portable`
@@ -41,10 +43,15 @@ for version in "${VERSIONS[@]}"; do
         "$python" -m venv "$venv"
     fi
     pip=("$venv/bin/python" -m pip install --quiet --disable-pip-version-check)
-    "${pip[@]}" --upgrade 'pip>=25.1'
-    "${pip[@]}" -e '.[http]' --group portable
-    # The example plugin too, so that `pytest -m portable` (all of it) collects here as well.
-    "${pip[@]}" -e examples/cassette-tcp
+    # The installs are editable: they need doing again only when pyproject.toml changes.
+    if [ ! "$venv/.installed" -nt pyproject.toml ]; then
+        "${pip[@]}" --upgrade 'pip>=25.1'
+        "${pip[@]}" -e '.[http]' --group portable
+        # The example plugin too, so that `pytest -m portable` (all of it) collects here as well.
+        "${pip[@]}" -e examples/cassette-tcp
+        touch "$venv/.installed"
+    fi
+    [ "${MATRIX_INSTALL_ONLY:-0}" = 1 ] && continue
     echo "scripts/matrix.sh: Python $("$venv/bin/python" -c 'import platform; print(platform.python_version())') ($python)" >&2
     "$venv/bin/python" -m pytest -q -p no:cacheprovider -m portable "${SMOKE[@]}"
 done

@@ -6,7 +6,9 @@
 # counterparts from tests/node/package-lock.json. Then ruff, mypy (also as on Windows), the
 # import contract; with no arguments (what .ci/run runs) also the package and docs checks
 # (scripts/check-release.sh) and the smoke subset on Python 3.12 and 3.13
-# (scripts/matrix.sh); last, pytest over the whole suite, with any arguments given.
+# (scripts/matrix.sh); last, pytest over the whole suite, with any arguments given. Steps that
+# mostly wait on the disk and the package index (the Node install, the other Pythons' venvs, the
+# release checks) run in the background beside the ones that use the CPU.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -64,18 +66,51 @@ node_deps() {
 lint() {
     .venv/bin/ruff check cassette cassette_mcp tests examples benchmarks scripts
     .venv/bin/ruff format --check cassette cassette_mcp tests examples benchmarks scripts
+    # The Windows branches (the msvcrt lock, the thread fallbacks) type-check too; the two
+    # mypy runs are single-threaded, so they take a core each.
+    .venv/bin/mypy --platform win32 --cache-dir .mypy_cache/win32 &
+    local win32=$!
     .venv/bin/mypy
-    # The Windows branches (the msvcrt lock, the thread fallbacks) type-check too.
-    .venv/bin/mypy --platform win32 --cache-dir .mypy_cache/win32
+    wait "$win32"
     .venv/bin/lint-imports --no-cache  # the architecture contract in pyproject.toml
 }
 
+# together NAME COMMAND...: run COMMAND in the background, its output kept in
+# build/steps/NAME.log; `joined NAME` waits for it, prints that log, and fails as it failed.
+# The installs of the other Pythons and the release checks mostly wait on the disk and
+# the package index, so they overlap the steps that use the CPU.
+together() {
+    local name=$1
+    shift
+    mkdir -p build/steps
+    ("$@" >"build/steps/$name.log" 2>&1) &
+    eval "PID_${name//[^a-zA-Z0-9]/_}=$!"
+}
+joined() {
+    local name=$1 start=$SECONDS var="PID_${1//[^a-zA-Z0-9]/_}" rc=0
+    wait "${!var}" || rc=$?
+    cat "build/steps/$name.log" >&2
+    TIMES+=("$name (waited) $((SECONDS - start)) s")
+    if [ "$rc" -ne 0 ]; then
+        echo "scripts/test.sh: $name failed (exit $rc); its output is above" >&2
+        exit "$rc"
+    fi
+}
+
+if [ $# -eq 0 ]; then
+    together "python 3.12 and 3.13 venvs" env MATRIX_INSTALL_ONLY=1 bash scripts/matrix.sh
+fi
+together "node deps" node_deps
 step "python deps" python_deps
-step "node deps" node_deps
+joined "node deps"
+if [ $# -eq 0 ]; then
+    together "package and docs checks" bash scripts/check-release.sh
+fi
 step "lint and types" lint
 if [ $# -eq 0 ]; then
-    step "package and docs checks" bash scripts/check-release.sh
+    joined "python 3.12 and 3.13 venvs"
     step "python 3.12 and 3.13" bash scripts/matrix.sh
+    joined "package and docs checks"
 fi
 echo "scripts/test.sh: steps: $(IFS=,; echo "${TIMES[*]}" | sed 's/,/, /g'); now the whole suite" >&2
 # Two workers by default (pytest-xdist; the suite is mostly waiting on real servers and
