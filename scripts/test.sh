@@ -13,6 +13,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PYTHON="${PYTHON:-python3}"
+# The suite starts a few thousand Python processes (`python -m cassette`, servers, clients).
+# With PYTHONDONTWRITEBYTECODE set (some CI images set it), the editable package and tests/
+# are compiled again in every one of them; their bytecode is written once instead
+# (compileall below, and by the interpreter for whatever it misses).
+unset PYTHONDONTWRITEBYTECODE
 PIP=(.venv/bin/python -m pip install --quiet --disable-pip-version-check)
 TIMES=()
 
@@ -43,6 +48,8 @@ python_deps() {
     fi
     "$mcp1/bin/python" -m pip install --quiet --disable-pip-version-check \
         -r tests/clients/requirements-mcp1.txt
+    .venv/bin/python -m compileall -q -j 0 -x '(node_modules|\.venv)' \
+        cassette cassette_mcp tests examples benchmarks >/dev/null
 }
 
 node_deps() {
