@@ -441,6 +441,23 @@ async def _spawn(argv: list[str], cwd: str | None, env: dict[str, str] | None) -
     return process
 
 
+def _adopt(target: Target) -> anyio.abc.Process | None:
+    """The server spawned for ``target`` before the command line was imported, if it was
+    (``cassette.transports._early``): a plain recording's server boots while we start."""
+    if target.cwd is not None or target.env is not None:
+        return None
+    from cassette.transports import _early
+
+    early = _early.claim(tuple(target.command))
+    if early is None:
+        return None
+    from cassette.transports._adopted import AdoptedProcess
+    from cassette.transports._reaper import started
+
+    started.add(early.pid)
+    return AdoptedProcess(early)
+
+
 async def _start_keeper(
     process: anyio.abc.Process, grace: float, kill_after: float
 ) -> anyio.abc.Process | None:
@@ -491,9 +508,11 @@ class StdioTransport:
     ) -> AsyncIterator[Upstream]:
         if not target.command:
             raise TransportError("the stdio transport needs a server command to run")
-        env = None if target.env is None else {**os.environ, **target.env}
-        with map_exceptions({OSError: _cannot_start(target.command[0])}):
-            process = await _spawn(list(target.command), target.cwd, env)
+        process = _adopt(target)
+        if process is None:
+            env = None if target.env is None else {**os.environ, **target.env}
+            with map_exceptions({OSError: _cannot_start(target.command[0])}):
+                process = await _spawn(list(target.command), target.cwd, env)
         group = sys.platform != "win32"  # it leads its own process group (see _spawn)
         upstream = StdioUpstream(process, self.grace, self.kill_after, group=group)
         report: SideEventHandler = options.on_side_event or (lambda _event: None)
