@@ -72,27 +72,28 @@ class AdoptedProcess(anyio.abc.Process):
         self._stderr = _Receive(early.stderr)
         self._returncode: int | None = None
         self._waiting = anyio.Lock()
-        self._pidfd: int | None = None
-        if sys.platform == "linux":
-            self._pidfd = os.pidfd_open(early.pid)
+        if sys.platform != "linux":  # never adopted elsewhere (see ``_early``)
+            raise NotImplementedError("a server is spawned early on Linux only")
+        #: readable once the process has exited (closed once it is reaped)
+        self._pidfd = os.pidfd_open(early.pid)
 
     async def wait(self) -> int:
+        if sys.platform != "linux":  # never adopted elsewhere (see ``_early``)
+            raise NotImplementedError("a server is spawned early on Linux only")
         async with self._waiting:  # one waiter on the pidfd; the others find the code
             while self._returncode is None:
-                if self._pidfd is not None:
-                    await anyio.wait_readable(self._pidfd)
+                await anyio.wait_readable(self._pidfd)
                 self._reap()
         return self._returncode
 
     def _reap(self) -> None:
+        """The exit code, once the pidfd says there is one (``WNOHANG``: never blocks)."""
         if sys.platform == "win32":  # never adopted there (see ``_early``)
             raise NotImplementedError
         pid, status = os.waitpid(self._pid, os.WNOHANG)
         if pid:
             self._returncode = os.waitstatus_to_exitcode(status)
-            if self._pidfd is not None:
-                os.close(self._pidfd)
-                self._pidfd = None
+            os.close(self._pidfd)
 
     def terminate(self) -> None:
         self.send_signal(signal.SIGTERM)
