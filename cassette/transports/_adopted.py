@@ -1,4 +1,5 @@
-"""A server process spawned early (``cassette.transports._early``), as an anyio process.
+"""A process spawned early (``cassette.transports._early``), as an anyio process: the
+server of a plain recording, and its keeper.
 
 ``StdioUpstream`` speaks to an ``anyio.abc.Process``; anyio makes one only for a process
 it spawns itself. This one wraps a process we spawned before the event loop existed: its
@@ -68,8 +69,8 @@ class AdoptedProcess(anyio.abc.Process):
     def __init__(self, early: Early) -> None:
         self._pid = early.pid
         self._stdin = _Send(early.stdin)
-        self._stdout = _Receive(early.stdout)
-        self._stderr = _Receive(early.stderr)
+        self._stdout = _Receive(early.stdout) if early.stdout >= 0 else None
+        self._stderr = _Receive(early.stderr) if early.stderr >= 0 else None
         self._returncode: int | None = None
         self._waiting = anyio.Lock()
         if sys.platform != "linux":  # never adopted elsewhere (see ``_early``)
@@ -109,7 +110,8 @@ class AdoptedProcess(anyio.abc.Process):
         """As anyio's: close the pipes, then wait for the process to exit."""
         with anyio.CancelScope(shield=True):
             for stream in (self._stdin, self._stdout, self._stderr):
-                await stream.aclose()
+                if stream is not None:
+                    await stream.aclose()
         await self.wait()
 
     @property
@@ -125,9 +127,9 @@ class AdoptedProcess(anyio.abc.Process):
         return self._stdin
 
     @property
-    def stdout(self) -> anyio.abc.ByteReceiveStream:
+    def stdout(self) -> anyio.abc.ByteReceiveStream | None:
         return self._stdout
 
     @property
-    def stderr(self) -> anyio.abc.ByteReceiveStream:
+    def stderr(self) -> anyio.abc.ByteReceiveStream | None:
         return self._stderr

@@ -18,8 +18,9 @@ which the entry point calls on its way out.
 
 Nothing changes for crash safety: the server is spawned exactly as ``connect`` spawns it
 (pipes for its stdio, a session and process group of its own, SIGPIPE and SIGXFSZ back
-to their defaults, no descriptor of ours but the three pipes), and ``connect`` starts its
-keeper as soon as it claims it, before the first frame is forwarded.
+to their defaults, no descriptor of ours but the three pipes), and its keeper
+(``cassette.transports._keeper``) is spawned right after it, so a recorder killed while
+it is still starting leaves no server behind either; ``connect`` adopts both.
 """
 
 from __future__ import annotations
@@ -52,13 +53,21 @@ _MODE_VARIABLE: Final = "MCP_CASSETTE_MODE"
 
 
 class Early:
-    """A server spawned early: its process id and our ends of its three pipes."""
+    """A process spawned early: its id and our ends of its pipes (``-1``: none)."""
 
     def __init__(self, argv: tuple[str, ...], pid: int, fds: tuple[int, int, int]) -> None:
         self.argv = argv
         self.pid = pid
         self.stdin, self.stdout, self.stderr = fds
+        #: the server's keeper, spawned right after it (``cassette.transports._keeper``)
+        self.keeper: Early | None = None
 
+
+#: What a server spawned by ``connect`` is given (``StdioTransport``'s defaults): seconds
+#: it has to exit once its stdin closes, then between SIGTERM and SIGKILL.
+GRACE: Final = 5.0
+KILL_AFTER: Final = 2.0
+KEEPER: Final = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_keeper.py")
 
 _spawned: list[Early] = []
 
@@ -84,34 +93,50 @@ def plain_stdio_record(args: list[str]) -> tuple[str, ...] | None:
 
 
 def spawn(args: list[str]) -> None:
-    """Spawn the server of a plain stdio recording now (see the module docstring); any
-    failure leaves it to ``connect``, which reports it as it always did."""
+    """Spawn the server of a plain stdio recording now, and its keeper (see the module
+    docstring); any failure leaves it to ``connect``, which reports it as it always did."""
     if sys.platform != "linux":
         return
     command = plain_stdio_record(args)
     if command is None or _spawned:
         return
-    pipes = [os.pipe() for _ in range(3)]
-    child = (pipes[0][0], pipes[1][1], pipes[2][1])
-    ours = (pipes[0][1], pipes[1][0], pipes[2][0])
+    server = _start(command, piped=3)
+    if server is None:
+        return
+    keeper_argv = (sys.executable, "-I", "-S", KEEPER, str(server.pid), str(GRACE))
+    server.keeper = _start((*keeper_argv, str(KILL_AFTER)), piped=1)
+    _spawned.append(server)
+
+
+def _start(argv: tuple[str, ...], *, piped: int) -> Early | None:
+    """``argv`` spawned as ``connect`` spawns it, in a session of its own, its first
+    ``piped`` standard descriptors piped to us and the others on the null device."""
+    if sys.platform != "linux":
+        return None
+    pipes = [os.pipe() for _ in range(piped)]
+    child = [pipe[0] if n == 0 else pipe[1] for n, pipe in enumerate(pipes)]
+    ours = [pipe[1] if n == 0 else pipe[0] for n, pipe in enumerate(pipes)]
+    null = os.open(os.devnull, os.O_RDWR | os.O_CLOEXEC) if piped < 3 else -1
+    child += [null] * (3 - piped)
     actions: list[tuple[int, ...]] = [(os.POSIX_SPAWN_DUP2, fd, n) for n, fd in enumerate(child)]
     actions += [(os.POSIX_SPAWN_CLOSE, fd) for fd in _inherited()]
     try:
         pid = os.posix_spawnp(
-            command[0],
-            list(command),
+            argv[0],
+            list(argv),
             os.environ,
             file_actions=actions,
             setsid=True,
             setsigdef=(_SIGPIPE, _SIGXFSZ),
         )
     except (OSError, NotImplementedError, ValueError):
-        for fd in (*child, *ours):
+        for fd in {*child, *ours}:
             os.close(fd)
-        return
-    for fd in child:
+        return None
+    for fd in set(child):
         os.close(fd)
-    _spawned.append(Early(command, pid, ours))
+    fds = (*ours, -1, -1, -1)
+    return Early(argv, pid, (fds[0], fds[1], fds[2]))
 
 
 #: Signal numbers, without importing ``signal`` (its enums) this early (Linux's values).
@@ -140,7 +165,7 @@ def _inherited() -> list[int]:
 
 def claim(command: tuple[str, ...]) -> Early | None:
     """The server spawned early for ``command``, handed over once; ``None`` when none was
-    (the caller spawns it). A different command's early process is ended."""
+    (the caller spawns it). A different command's early server is ended."""
     if not _spawned:
         return None
     early = _spawned.pop()
@@ -156,13 +181,26 @@ def discard() -> None:
         _end(_spawned.pop())
 
 
-def _end(early: Early) -> None:
+def dismiss(keeper: Early) -> None:
+    """Tell a keeper nobody will use that its server is gone (or never was), and reap it."""
+    if sys.platform != "linux":  # never spawned elsewhere
+        return
+    with contextlib.suppress(OSError):
+        os.write(keeper.stdin, b"done\n")
+    _end(keeper, kill=False)
+
+
+def _end(early: Early, *, kill: bool = True) -> None:
     if sys.platform != "linux":  # never spawned elsewhere
         return
     for fd in (early.stdin, early.stdout, early.stderr):
+        if fd >= 0:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+    if kill:
         with contextlib.suppress(OSError):
-            os.close(fd)
-    with contextlib.suppress(OSError):
-        os.killpg(early.pid, 9)  # its own group (setsid): what it started goes with it
+            os.killpg(early.pid, 9)  # its own group (setsid): what it started goes with it
     with contextlib.suppress(OSError):
         os.waitpid(early.pid, 0)
+    if early.keeper is not None:
+        dismiss(early.keeper)

@@ -123,6 +123,28 @@ def test_the_transport_adopts_the_early_server_and_ends_it(tmp_path: Path) -> No
 
 
 @linux
+def test_a_recorder_killed_while_it_starts_leaves_no_server(tmp_path: Path) -> None:
+    """The keeper is spawned with the server: when the recorder dies before it adopted
+    them (its pipes close, no ``done``), the keeper ends the server, as it would later."""
+    script = tmp_path / "reporter.py"
+    script.write_text(REPORTER)
+    report = tmp_path / "report.json"
+    command = (PY, str(script), str(report), "--ignore-eof")
+    _early.spawn(["record", "-o", str(tmp_path / "t.jsonl"), "--", *command])
+    early = _early.claim(command)
+    assert early is not None
+    keeper = early.keeper
+    assert keeper is not None
+    for fd in (early.stdin, early.stdout, early.stderr, keeper.stdin):
+        os.close(fd)  # what the recorder's death does to them
+    try:
+        assert _gone_within(early.pid, _early.GRACE + _early.KILL_AFTER + 15.0)
+    finally:
+        for pid in (early.pid, keeper.pid):
+            os.waitpid(pid, 0)
+
+
+@linux
 def test_a_recording_gives_its_early_server_what_subprocess_would(tmp_path: Path) -> None:
     script = tmp_path / "reporter.py"
     script.write_text(REPORTER)
