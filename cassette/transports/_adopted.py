@@ -73,10 +73,8 @@ class AdoptedProcess(anyio.abc.Process):
         self._stderr = _Receive(early.stderr) if early.stderr >= 0 else None
         self._returncode: int | None = None
         self._waiting = anyio.Lock()
-        if sys.platform != "linux":  # never adopted elsewhere (see ``_early``)
-            raise NotImplementedError("a server is spawned early on Linux only")
         #: readable once the process has exited (closed once it is reaped)
-        self._pidfd = os.pidfd_open(early.pid)
+        self._pidfd = early.pidfd
 
     async def wait(self) -> int:
         if sys.platform != "linux":  # never adopted elsewhere (see ``_early``)

@@ -12,7 +12,8 @@ Only a plain stdio recording spawns early: ``record ... -- COMMAND`` with none o
 options that make it something else (a mode, scenarios, an upstream URL, another
 transport, help) and no ``MCP_CASSETTE_MODE`` in the environment; and only on Linux,
 where ``os.posix_spawnp`` starts it without importing ``subprocess`` and a pidfd tells
-the event loop when it exits. Anything else spawns as before, from ``connect``. A process
+the event loop when it exits (where pidfds are refused, it is spawned late, as before).
+Anything else spawns as before, from ``connect``. A process
 that was spawned early and never claimed (a usage error, say) is ended by ``discard``,
 which the entry point calls on its way out.
 
@@ -59,6 +60,8 @@ class Early:
         self.argv = argv
         self.pid = pid
         self.stdin, self.stdout, self.stderr = fds
+        #: readable once the process has exited (``-1`` until ``_start`` opens it)
+        self.pidfd = -1
         #: the server's keeper, spawned right after it (``cassette.transports._keeper``)
         self.keeper: Early | None = None
 
@@ -98,7 +101,7 @@ def spawn(args: list[str]) -> None:
     if sys.platform != "linux":
         return
     command = plain_stdio_record(args)
-    if command is None or _spawned:
+    if command is None or _spawned or not _pidfds():
         return
     server = _start(command, piped=3)
     if server is None:
@@ -106,6 +109,18 @@ def spawn(args: list[str]) -> None:
     keeper_argv = (sys.executable, "-I", "-S", KEEPER, str(server.pid), str(GRACE))
     server.keeper = _start((*keeper_argv, str(KILL_AFTER)), piped=1)
     _spawned.append(server)
+
+
+def _pidfds() -> bool:
+    """Whether this system gives pidfds, which the event loop waits on for an adopted
+    process's exit (Linux 5.3 and later, outside sandboxes that refuse the call)."""
+    if sys.platform != "linux":
+        return False
+    try:
+        os.close(os.pidfd_open(os.getpid()))
+    except OSError:
+        return False
+    return True
 
 
 def _start(argv: tuple[str, ...], *, piped: int) -> Early | None:
@@ -136,7 +151,13 @@ def _start(argv: tuple[str, ...], *, piped: int) -> Early | None:
     for fd in set(child):
         os.close(fd)
     fds = (*ours, -1, -1, -1)
-    return Early(argv, pid, (fds[0], fds[1], fds[2]))
+    early = Early(argv, pid, (fds[0], fds[1], fds[2]))
+    try:
+        early.pidfd = os.pidfd_open(pid)
+    except OSError:  # no pidfds here (a kernel before 5.3, a sandbox): connect spawns
+        _end(early)
+        return None
+    return early
 
 
 #: Signal numbers, without importing ``signal`` (its enums) this early (Linux's values).
@@ -193,7 +214,7 @@ def dismiss(keeper: Early) -> None:
 def _end(early: Early, *, kill: bool = True) -> None:
     if sys.platform != "linux":  # never spawned elsewhere
         return
-    for fd in (early.stdin, early.stdout, early.stderr):
+    for fd in (early.stdin, early.stdout, early.stderr, early.pidfd):
         if fd >= 0:
             with contextlib.suppress(OSError):
                 os.close(fd)

@@ -123,6 +123,25 @@ def test_the_transport_adopts_the_early_server_and_ends_it(tmp_path: Path) -> No
 
 
 @linux
+def test_without_pidfds_the_server_is_spawned_late(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The loop waits for an adopted server's exit on a pidfd: a system that refuses them
+    (an old kernel, a sandbox; valgrind) spawns nothing early, and ``connect`` spawns."""
+
+    def refused(_pid: int) -> int:
+        raise OSError(38, "Function not implemented")
+
+    monkeypatch.setattr(os, "pidfd_open", refused)
+    script = tmp_path / "reporter.py"
+    script.write_text(REPORTER)
+    command = (PY, str(script), str(tmp_path / "report.json"))
+    _early.spawn(["record", "-o", str(tmp_path / "t.jsonl"), "--", *command])
+    assert _early.claim(command) is None
+    assert not (tmp_path / "report.json").exists()
+
+
+@linux
 def test_a_recorder_killed_while_it_starts_leaves_no_server(tmp_path: Path) -> None:
     """The keeper is spawned with the server: when the recorder dies before it adopted
     them (its pipes close, no ``done``), the keeper ends the server, as it would later."""
