@@ -108,6 +108,9 @@ def main() -> int:
     if problem is not None:
         print(problem, file=sys.stderr)
         return EXIT_CONFLICT
+    from cassette.transports import _early
+
+    _early.spawn(sys.argv[1:])  # a plain recording's server boots while we import the rest
     from cassette.cli.process import run
 
     run(paused_gc=collecting)

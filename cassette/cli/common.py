@@ -10,6 +10,7 @@ import argparse
 import contextlib
 import gc
 import json
+import os
 import signal
 import sys
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -81,6 +82,20 @@ class _Formatter(argparse.HelpFormatter):
     """Paragraphs wrapped to the terminal, as argparse does; lines indented by two spaces
     (the examples) kept as written, so a command reads as one."""
 
+    def __init__(
+        self,
+        prog: str,
+        indent_increment: int = 2,
+        max_help_position: int = 24,
+        width: int | None = None,
+    ) -> None:
+        # argparse makes a formatter for every option it is given and asks ``shutil`` for
+        # the terminal's width each time; importing ``shutil`` (and with it ``bz2``,
+        # ``lzma``, ``zlib``) is paid by every replay, which never prints its help.
+        if width is None:
+            width = _columns() - 2
+        super().__init__(prog, indent_increment, max_help_position, width)
+
     def _fill_text(self, text: str, width: int, indent: str) -> str:
         out: list[str] = []
         for block in text.split("\n\n"):
@@ -98,6 +113,21 @@ class _Formatter(argparse.HelpFormatter):
                 self._format_action(sub) for sub in action._get_subactions()
             )
         return super()._format_action(action)
+
+
+def _columns() -> int:
+    """The terminal's width as ``shutil.get_terminal_size`` finds it: ``COLUMNS``, else
+    stdout's terminal, else 80."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
 
 
 class Parser(argparse.ArgumentParser):

@@ -37,14 +37,18 @@ def run(*, paused_gc: bool) -> NoReturn:
     ``paused_gc``: the entry point turned the collector off for start-up (it was on)."""
     from cassette.cli.common import paused_at_entry, startup_over
     from cassette.cli.main import execute, parse
+    from cassette.transports._early import discard
 
     if paused_gc:
         paused_at_entry()
-    args = parse()
-    serves = bool(getattr(args, "serves", False))
-    if not serves:
-        startup_over()
-    code = execute(args)
+    try:
+        args = parse()
+        serves = bool(getattr(args, "serves", False))
+        if not serves:
+            startup_over()
+        code = execute(args)
+    finally:
+        discard()  # a server spawned early that the command never took (it failed first)
     if serves:
         _leave(code)
     sys.exit(code)

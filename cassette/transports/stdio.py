@@ -57,6 +57,7 @@ from cassette.transport import (
     Upstream,
     map_exceptions,
 )
+from cassette.transports import _early
 from cassette.transports._drain import until_read
 from cassette.transports._fdio import FdReader, FdWriter, unread_counter
 from cassette.transports._lines import LineBuffer, Oversized
@@ -64,8 +65,8 @@ from cassette.transports._lines import LineBuffer, Oversized
 __all__ = ["StdioClientStream", "StdioTransport", "StdioUpstream"]
 
 KEEPER: Final = str(Path(__file__).with_name("_keeper.py"))
-GRACE: Final = 5.0  # seconds a server gets to exit after its stdin closes
-KILL_AFTER: Final = 2.0  # seconds between terminate and kill
+GRACE: Final = _early.GRACE  # seconds a server gets to exit after its stdin closes
+KILL_AFTER: Final = _early.KILL_AFTER  # seconds between terminate and kill
 LINE_LIMIT: Final = DEFAULT_MAX_BYTES  # bytes of one line a replay accepts from its client
 
 
@@ -441,6 +442,31 @@ async def _spawn(argv: list[str], cwd: str | None, env: dict[str, str] | None) -
     return process
 
 
+def _adopt(
+    target: Target, grace: float, kill_after: float
+) -> tuple[anyio.abc.Process | None, anyio.abc.Process | None]:
+    """The server spawned for ``target`` before the command line was imported, if it was
+    (``cassette.transports._early``): a plain recording's server boots while we start.
+    With it, its keeper, when it keeps the server as this transport would."""
+    if target.cwd is not None or target.env is not None:
+        return None, None
+    early = _early.claim(tuple(target.command))
+    if early is None:
+        return None, None
+    from cassette.transports._adopted import AdoptedProcess
+    from cassette.transports._reaper import started
+
+    started.add(early.pid)
+    keeper = early.keeper
+    if keeper is not None and (grace, kill_after) != (_early.GRACE, _early.KILL_AFTER):
+        _early.dismiss(keeper)  # it would keep other times: one is started that does
+        keeper = None
+    if keeper is None:
+        return AdoptedProcess(early), None
+    started.add(keeper.pid)
+    return AdoptedProcess(early), AdoptedProcess(keeper)
+
+
 async def _start_keeper(
     process: anyio.abc.Process, grace: float, kill_after: float
 ) -> anyio.abc.Process | None:
@@ -491,14 +517,16 @@ class StdioTransport:
     ) -> AsyncIterator[Upstream]:
         if not target.command:
             raise TransportError("the stdio transport needs a server command to run")
-        env = None if target.env is None else {**os.environ, **target.env}
-        with map_exceptions({OSError: _cannot_start(target.command[0])}):
-            process = await _spawn(list(target.command), target.cwd, env)
+        process, early_keeper = _adopt(target, self.grace, self.kill_after)
+        if process is None:
+            env = None if target.env is None else {**os.environ, **target.env}
+            with map_exceptions({OSError: _cannot_start(target.command[0])}):
+                process = await _spawn(list(target.command), target.cwd, env)
         group = sys.platform != "win32"  # it leads its own process group (see _spawn)
         upstream = StdioUpstream(process, self.grace, self.kill_after, group=group)
         report: SideEventHandler = options.on_side_event or (lambda _event: None)
         stderr_done = anyio.Event()
-        keeper = await _start_keeper(process, self.grace, self.kill_after)
+        keeper = early_keeper or await _start_keeper(process, self.grace, self.kill_after)
         try:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(_pump_stderr, process, report, stderr_done)

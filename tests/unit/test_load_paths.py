@@ -142,8 +142,11 @@ def test_paused_gc_restores_it_on_an_error_too() -> None:
 #: pytest plugin's settings, and orjson (the ``fast`` extra reads only cassettes of
 #: ``FAST_JSON_FROM`` bytes or more), and the structural diff (a miss's diagnosis, or a
 #: client answer that may differ) with the URL checks (only for options that name a URL),
-#: the redaction gate (a clean session has nothing to show) and the help's layout.
+#: the redaction gate (a clean session has nothing to show) and the help's layout, and
+#: ``shutil`` (argparse asks it for the terminal's width for every option it is given; our
+#: formatter asks the operating system itself).
 _NOT_ON_THE_STDIO_REPLAY_PATH = (
+    "shutil",
     "orjson",
     "cassette.store.pytest_config",
     "cassette.core.redaction",
