@@ -38,10 +38,10 @@ cache that grows with each secret.
 
 from __future__ import annotations
 
-import base64
 import html
 import json
 import re
+from binascii import b2a_base64
 from collections.abc import Iterable, Iterator
 from itertools import accumulate, compress
 from typing import Final
@@ -62,6 +62,9 @@ def _anchor(form: str) -> tuple[str, int] | None:
     ``SHORT`` or more with other characters on both sides, else its longest such run,
     else its longest run (at an end). Any run with other characters on both sides is a
     whole piece of every text that holds the form."""
+    stripped = form.rstrip("=")  # base64's padding: the run before it is the anchor
+    if stripped != form and stripped.isascii() and stripped.encode("ascii").isalnum():
+        return (stripped, 0) if len(stripped) >= _ANCHOR else None
     pieces = _PIECES.split(form)  # between, run, between, ..., between
     inner, inner_at, outer, outer_at = "", 0, "", 0
     pos = 0
@@ -200,7 +203,7 @@ def forms(secret: str) -> list[str]:
             candidates.append(html.escape(secret))
     if len(secret) >= SHORT:
         raw = secret.encode("utf-8", "surrogatepass")
-        b64 = base64.b64encode(raw).decode("ascii")
+        b64 = b2a_base64(raw, newline=False).decode("ascii")
         hexed = raw.hex()
         candidates += [secret.upper(), secret.lower(), hexed, hexed.upper(), b64]
         if b64.endswith("="):
