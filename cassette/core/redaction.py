@@ -115,6 +115,7 @@ _UNSURE: Final = frozenset({"assignment"})
 _MIN_KNOWN: Final = 4
 _NOT_SECRET_ENV: Final = frozenset({"PWD", "OLDPWD"})
 _LONG_TEXT: Final = 4096
+_KNOWN: Final = "known"  # the rule of a span found as a known value
 
 
 @attrs.frozen
@@ -366,7 +367,7 @@ class RedactionSession:
         return self._replace(value, merge(spans)) if spans else value
 
     def _known_spans(self, value: str) -> list[Span]:
-        return [Span(start, end, "known") for start, end in self._known.spans(value)]
+        return [Span(start, end, _KNOWN) for start, end in self._known.spans(value)]
 
     def restart_lines(self) -> None:
         """Line streams start afresh (a new read of the same session's lines)."""
