@@ -19,6 +19,8 @@ Two figures, each with its limit:
    first tenth of the calls and after all of them, and the seconds each tenth took (flat
    seconds per tenth: cost linear in the number of secrets). The memory held is the
    secrets' forms themselves, which a session must remember to redact their echoes.
+   Limit: at most ``MEMORY_PER_CALL_KIB`` per fresh secret, and the last tenth at most
+   ``TIME_GROWTH`` times the first; the script says whether both hold ("flat").
 
 Medians over rounds; read the ratios, not the seconds (a shared, noisy machine). Nothing
 here is asserted by the test suite.
@@ -67,6 +69,11 @@ for raw in sys.stdin:
 """
 
 _ALNUM = string.ascii_letters + string.digits
+#: What a fresh secret may add to a session's memory: its forms (about ten strings of its
+#: length), their table entries, and the placeholder it gets.
+MEMORY_PER_CALL_KIB = 2.0
+#: How much longer the last tenth of the calls may take than the first (noise, not growth).
+TIME_GROWTH = 1.5
 
 
 def _body(rng: random.Random, size: int, alphabet: str = _ALNUM) -> str:
@@ -188,22 +195,39 @@ def main(argv: list[str] | None = None) -> int:
         print(f"| {name} | {med[name]:.3f} | {med[name] / med['live']:.2f}x |")
     verdict = "within" if ratio <= 2 else "OVER"
     print(f"\nrecording with redaction costs {ratio:.2f}x live ({verdict} 2x)")
+    print(
+        f"recording without redaction costs {med['record-off'] / med['live']:.2f}x live; "
+        f"redaction adds {med['record'] / med['record-off']:.2f}x to it"
+    )
 
     memory = measure_memory(args.calls)
     first, last = memory["marks"][0], memory["marks"][-1]
     per_tenth = [m["seconds"] for m in memory["marks"]]
+    per_call = (last["mib"] - first["mib"]) / max(1, last["calls"] - first["calls"]) * 1024
     print(
         f"\n{args.calls} calls, each with a fresh secret: {first['mib']:.1f} MiB after "
         f"{first['calls']}, {last['mib']:.1f} MiB after {last['calls']} "
-        f"({(last['mib'] - first['mib']) / max(1, last['calls'] - first['calls']) * 1024:.2f} "
-        f"KiB per call); seconds per tenth: first {per_tenth[0]:.2f}, last {per_tenth[-1]:.2f}"
+        f"(+{last['mib'] - first['mib']:.1f} MiB, {per_call:.2f} KiB per call); "
+        f"seconds per tenth: first {per_tenth[0]:.2f}, last {per_tenth[-1]:.2f}"
+    )
+    # "flat": what each call adds is only its secret's forms (bounded per secret, no
+    # structure that grows faster than the secrets), and the last tenth costs no more
+    # time than the first (no work that grows with the number of secrets)
+    flat = per_call <= MEMORY_PER_CALL_KIB and per_tenth[-1] <= TIME_GROWTH * per_tenth[0]
+    print(
+        f"memory per fresh secret {per_call:.2f} KiB (limit {MEMORY_PER_CALL_KIB} KiB), "
+        f"last tenth {per_tenth[-1] / per_tenth[0]:.2f}x the first (limit {TIME_GROWTH}x): "
+        f"{'flat' if flat else 'NOT flat'}"
     )
     summary = {
         "median_s": med,
         "record_vs_live": ratio,
         "record_off_vs_live": med["record-off"] / med["live"],
         "limit_record_vs_live": 2.0,
+        "record_vs_record_off": med["record"] / med["record-off"],
         "memory": memory,
+        "memory_kib_per_call": per_call,
+        "memory_flat": flat,
     }
     args.json.parent.mkdir(parents=True, exist_ok=True)
     data = {"times": times, "summary": summary, "loadavg": [load_before, os.getloadavg()]}

@@ -115,6 +115,7 @@ _UNSURE: Final = frozenset({"assignment"})
 _MIN_KNOWN: Final = 4
 _NOT_SECRET_ENV: Final = frozenset({"PWD", "OLDPWD"})
 _LONG_TEXT: Final = 4096
+_KNOWN: Final = "known"  # the rule of a span found as a known value
 
 
 @attrs.frozen
@@ -287,7 +288,7 @@ class RedactionSession:
         """Remember ``secret``, found by ``rule``, to redact wherever it appears from now
         on (numbered when it first does)."""
         self._rules.setdefault(secret, rule)
-        if _worth_knowing(secret, sure) and secret not in self._known:
+        if secret not in self._known.holders and _worth_knowing(secret, sure):
             self._epoch += 1
             self._known.add_all(forms(secret), secret)  # each form leads back to the secret
 
@@ -320,30 +321,36 @@ class RedactionSession:
         held = (
             [m.span() for m in PLACEHOLDER_PATTERN.finditer(value)] if "REDACTED" in value else []
         )
-        spans = [s for s in spans if not _overlaps(s, held)]
-        for span in spans:  # learnt first, so another mention in this same text goes too
-            secret = value[span.start : span.end]
-            if secret not in self._known:
-                self.remember(secret, span.rule, sure=span.rule not in _UNSURE)
-            password = secret.partition(":")[2]
-            if span.rule == "url-credentials" and password:
-                self.remember(password, span.rule)  # "user:password": the password alone too
-        if self._known:
-            spans += [s for s in self._known_spans(value) if not _overlaps(s, held)]
+        if held:
+            spans = [s for s in spans if not _overlaps(s, held)]
+        holders = self._known.holders
+        for start, end, rule in spans:  # learnt first, so another mention here goes too
+            secret = value[start:end]
+            if secret not in holders:
+                self.remember(secret, rule, sure=rule not in _UNSURE)
+            if rule == "url-credentials":
+                password = secret.partition(":")[2]
+                if password:
+                    self.remember(password, rule)  # "user:password": the password alone too
+        if holders:
+            found = self._known_spans(value)
+            spans += [s for s in found if not _overlaps(s, held)] if held else found
         return self._replace(value, merge(spans)) if spans else value
 
     def _replace(self, value: str, spans: list[Span]) -> str:
         parts: list[str] = []
         last = 0
-        for span in spans:
-            secret = value[span.start : span.end]
-            holder = self.placeholder(span.rule, self._known.get(secret) or secret)
-            if span.rule == "url-credentials":
+        holders, tokens = self._known.holders, self._tokens
+        for start, end, rule in spans:
+            written = value[start:end]
+            secret = holders.get(written) or written
+            holder = tokens.get(secret) or self.placeholder(rule, secret)
+            if rule == "url-credentials":
                 holder = holder.replace("[", "%5B").replace("]", "%5D")
-            elif _bare_json_number(value, span.start, span.end):
+            elif written[0] in _NUMBER_START and _bare_json_number(value, start, end):
                 holder = f'"{holder}"'  # JSON text stays JSON: {"pin": "[REDACTED:...]"}
-            parts += (value[last : span.start], holder)
-            last = span.end
+            parts += (value[last:start], holder)
+            last = end
         parts.append(value[last:])
         return "".join(parts)
 
@@ -360,7 +367,7 @@ class RedactionSession:
         return self._replace(value, merge(spans)) if spans else value
 
     def _known_spans(self, value: str) -> list[Span]:
-        return [Span(start, end, "known") for start, end in self._known.spans(value)]
+        return [Span(start, end, _KNOWN) for start, end in self._known.spans(value)]
 
     def restart_lines(self) -> None:
         """Line streams start afresh (a new read of the same session's lines)."""
@@ -638,6 +645,7 @@ def _pointer(path: Path) -> str:
     return "".join("/" + p.replace("~", "~0").replace("/", "~1") for p in _flat(path))
 
 
+_NUMBER_START: Final = frozenset("-0123456789")
 _JSON_NUMBER: Final = re.compile(r"-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
 
 

@@ -385,7 +385,8 @@ def _spans_at(text: str, hits: Iterable[tuple[int, str]]) -> list[Span]:
     found: list[Span] = []
     seen: set[tuple[int, str]] = set()
     table = _at_trigger_compiled()
-    for pos, trigger in hits:
+    # a trigger found twice (by the scout and as a ``key=value`` name) is tried once
+    for pos, trigger in dict.fromkeys(hits):
         for rule, pattern in table.get(trigger, ()):
             key = (pos, rule.name)
             if key in seen:
