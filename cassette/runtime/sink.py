@@ -75,6 +75,8 @@ class Sink:
         self.stderr_tail: deque[str] = deque(maxlen=STDERR_TAIL)
         self._on_warning = on_warning
         self._told_long = False
+        #: called once, as soon as the cassette's header is written (its era is known)
+        self.on_header: Callable[[], None] | None = None
 
     @property
     def succeeded(self) -> bool:
@@ -88,6 +90,9 @@ class Sink:
             longest = self.writer.write(records)
             if longest > line_limit() and not self._told_long:
                 self._tell_long(longest)
+            if self.on_header is not None and self.recorder.header is not None:
+                told, self.on_header = self.on_header, None
+                told()
 
     def _tell_long(self, size: int) -> None:
         self._told_long = True
