@@ -54,6 +54,7 @@ from cassette.core.jsonrpc import (
     classify_value,
     error_response,
 )
+from cassette.core.listen import unrecorded_listen
 from cassette.core.matching import (
     STRATEGIES,
     Candidate,
@@ -474,9 +475,13 @@ class Replayer:
         return answer_batch(batch, self._dispatch)
 
     def _unanswered(self, message: JSONObject, miss: ReplayMiss) -> Reply:
-        certain = self._terms.unrecorded(message, self.era, self._state.prepared.handshake)
+        handshake = self._state.prepared.handshake
+        certain = self._terms.unrecorded(message, self.era, handshake)
         if certain is not None:  # asked on the client's own: the recording makes it certain
             return _reply((certain,))
+        listen = unrecorded_listen(message, handshake)
+        if listen is not None:  # a listen stream, as any 2026-07-28 server opens one
+            return self._play(listen, message)
         report = miss.report if isinstance(miss.report, MissReport) else None
         if report is None:
             report = MissReport("not-recorded", str(message.get("method")), str(miss))
