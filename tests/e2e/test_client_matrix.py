@@ -398,9 +398,9 @@ DEFAULT_CELLS = (
     Cell("fastmcp", "stdio", "fastmcp", "py1"),
     Cell("fastmcp", "http", "py1", "fastmcp"),
     Cell("fastmcp", "sse", "ts2", "py2-auto"),
-    # The AI agents, for real (a fake model API): a plain recording of mcp 2.3.0's server
-    # by the SDK 2 default client, served to Claude Code and to Gemini CLI
-    Cell("mcp23", "stdio", "py2-auto", "claude-code", plain=True),
+    # An AI agent, for real (a fake model API): a plain recording of mcp 2.3.0's server by
+    # the SDK 2 default client, served to Gemini CLI, which asks for 2025-06-18 (Claude
+    # Code's health check and turns: tests/e2e/test_agents.py)
     Cell("mcp23", "stdio", "py2-auto", "gemini-cli", plain=True),
 )
 

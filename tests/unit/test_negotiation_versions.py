@@ -142,3 +142,21 @@ def test_the_same_capabilities_or_ones_the_server_ignored_bring_no_warning() -> 
     other = Replayer(roots_tape())
     sampling = {"protocolVersion": "2025-11-25", "capabilities": {**ROOTS, "sampling": {}}}
     assert other.receive(req(0, "initialize", sampling)).warnings == ()
+
+
+def test_a_recording_where_the_server_asked_nothing_says_it_cannot_tell() -> None:
+    """server-everything lists more tools to a client declaring roots and elicitation,
+    and asks nothing of a client declaring none: a recording of that client cannot show
+    it, and a replay to Claude Code says which capabilities differ all the same."""
+    r = Replayer(
+        tape(
+            ("c2s", req(0, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {}})),
+            ("s2c", res(0, {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}})),
+        )
+    )
+    claude = {"roots": {"listChanged": True}, "elicitation": {"form": {}, "url": {}}}
+    asked = {"protocolVersion": "2025-11-25", "capabilities": claude}
+    (warning,) = r.receive(req(0, "initialize", asked)).warnings
+    assert "declares capabilities elicitation, roots" in warning
+    assert "recorded with none" in warning
+    assert "cannot show whether the server answers by them" in warning
