@@ -375,9 +375,15 @@ class Negotiation:
         ``Method not found`` where it shows the server had no such method (2026-07-28
         removed ``ping`` and ``logging/setLevel``, a legacy server has no discovery, and one
         that did not advertise ``logging`` has no handler for it); an empty result for
-        ``ping``, and for ``logging/setLevel`` when the server advertised ``logging``."""
+        ``ping``, and for ``logging/setLevel`` when the server advertised ``logging``. A
+        legacy client of a modern cassette is judged by what the server answered the
+        recorder's legacy probe (2026-07-28 removed ``logging/setLevel``, so the modern
+        handshake never advertises ``logging``)."""
         method = message.get("method")
         msg_id = message["id"]
+        if served == "modern" and self.client_era == "legacy" and self._probe is not None:
+            # what the server told a legacy client: a modern handshake has no logging
+            handshake = self._probe
         logs = _server_logs(handshake)
         if method in LEGACY_ONLY_METHODS and self._speaks_modern(message):
             lacks = True

@@ -160,3 +160,20 @@ def test_a_recording_where_the_server_asked_nothing_says_it_cannot_tell() -> Non
     assert "declares capabilities elicitation, roots" in warning
     assert "recorded with none" in warning
     assert "cannot show whether the server answers by them" in warning
+
+
+def test_a_legacy_client_of_a_probed_cassette_sets_its_log_level_as_the_probe_shows() -> None:
+    """fastmcp's 2026-07-28 discovery advertises no logging (that era removed
+    logging/setLevel) but its legacy initialize does: a legacy client's unrecorded
+    logging/setLevel is answered as that legacy handshake shows, not refused."""
+    base = probed_tape(["2026-07-28"])
+    logs = {**PROBED, "capabilities": {"tools": {}, "logging": {}}}
+    events = (
+        *base.events[:5],
+        attrs.evolve(base.events[5], message=res("cassette-legacy-probe", logs)),
+    )
+    r = Replayer(Tape(base.header, events))
+    r.receive(req(0, "initialize", {"protocolVersion": "2025-11-25"}))
+    (answer,) = r.receive(req(1, "logging/setLevel", {"level": "info"})).messages
+    assert answer == res(1, {})
+    assert r.misses == []
