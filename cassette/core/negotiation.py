@@ -319,8 +319,9 @@ class Negotiation:
         (it asked that client for roots, sampling or elicitation, or a variant recorded
         for other capabilities holds other answers), or, where the server asked nothing at
         all, that the recording cannot show it: a server that lists its tools by the
-        client's capabilities (server-everything) leaves no trace of it in one session. The answers come from that recording all
-        the same; the warning says what may differ from the live server's."""
+        client's capabilities (server-everything) leaves no trace of it in one session.
+        The answers come from that recording all the same; the warning says what may
+        differ from the live server's."""
         said = client_capabilities(message)
         recorded = group.fit.capabilities if group.fit is not None else None
         if self._told_capabilities or said is None or recorded is None:

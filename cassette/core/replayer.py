@@ -328,7 +328,7 @@ class Replayer:
             refused = self._refused_again(message)
             if refused is not None:
                 return refused
-        found = self._find(message, raw)
+        found = self._level_of_legacy(message) or self._find(message, raw)
         if isinstance(found, Reply):
             return found
         key, message = found
@@ -346,6 +346,15 @@ class Replayer:
         if self._shaping and self._terms.translates(self.era):
             return self._terms.input_round(message, reply, self._playback)
         return reply
+
+    def _level_of_legacy(self, message: JSONObject) -> Reply | None:
+        """A legacy client's ``logging/setLevel`` on a modern cassette: what a modern session
+        recorded of it is that era's answer (2026-07-28 removed the method), so it gets what
+        the probe's legacy handshake shows (``Negotiation.unrecorded``) instead."""
+        if message.get("method") != "logging/setLevel" or not self._terms.legacy_on_modern:
+            return None
+        certain = self._terms.unrecorded(message, self.era, self._state.prepared.handshake)
+        return None if certain is None else _reply((certain,))
 
     def _find(self, message: JSONObject, raw: str | None) -> tuple[int, JSONObject] | Reply:
         """The recording that answers ``message`` and the message as matched, or the miss.

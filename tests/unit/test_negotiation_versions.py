@@ -177,3 +177,24 @@ def test_a_legacy_client_of_a_probed_cassette_sets_its_log_level_as_the_probe_sh
     (answer,) = r.receive(req(1, "logging/setLevel", {"level": "info"})).messages
     assert answer == res(1, {})
     assert r.misses == []
+
+
+def test_a_legacy_client_sets_its_log_level_where_a_modern_session_recorded_one() -> None:
+    """The recorded 2026-07-28 client sent logging/setLevel too, and the server answered
+    it that era's way: a legacy client still gets what the probe's handshake shows."""
+    base = probed_tape(["2026-07-28"])
+    logs = {**PROBED, "capabilities": {"tools": {}, "logging": {}}}
+    envelope = {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}
+    modern = tape(
+        ("c2s", req(3, "logging/setLevel", {**envelope, "level": "info"})),
+        ("s2c", {"jsonrpc": "2.0", "id": 3, "error": {"code": -32601, "message": "no"}}),
+        era="modern",
+    ).events
+    probe = (
+        base.events[4],
+        attrs.evolve(base.events[5], message=res("cassette-legacy-probe", logs)),
+    )
+    r = Replayer(Tape(base.header, (*base.events[:4], *modern, *probe)))
+    r.receive(req(0, "initialize", {"protocolVersion": "2025-11-25"}))
+    (answer,) = r.receive(req(1, "logging/setLevel", {"level": "info"})).messages
+    assert answer == res(1, {})
