@@ -242,6 +242,11 @@ class Recording:
 #: serves the clients a live server answers differently: legacy-only clients of a
 #: 2026-07-28 recording, and the Inspector, which declares roots only (docs/matching.md).
 VARIANTS = ("legacy", "inspector")
+#: and, in the full run, the clients people run: the agents' profiles, and ``bare`` for
+#: the clients that declare nothing (langchain, pydantic-ai), so that each is answered
+#: from a session of its own capabilities (the default run's recordings skip them: each
+#: variant is one more live run)
+FULL_VARIANTS = ("claude-code", "gemini-cli", "bare") if FULL else ()
 
 
 def record(
@@ -277,7 +282,7 @@ def add_variants(tape: Path, server: str, transport: str) -> None:
     answers = tape.with_name(tape.name + ".answers.json")
     answers.write_text(json.dumps(session_answers(server)), "utf-8")
     argv = [PY, "-m", "cassette", "variant", str(tape), "--answers", str(answers)]
-    for name in VARIANTS:
+    for name in (*VARIANTS, *FULL_VARIANTS):
         argv += ["--as", name]
     if transport == "stdio":
         _variant_run(argv)
