@@ -315,27 +315,37 @@ class Negotiation:
 
     def capability_warnings(self, message: JSONObject, group: Prepared) -> tuple[str, ...]:
         """Once per session: the live client declares other capabilities than the client
-        ``group`` was recorded with, where the recorded server reacted to them (it asked
-        that client for roots, sampling or elicitation, or a variant recorded for other
-        capabilities holds other answers). The answers come from that recording all the
-        same; the warning says what may differ from the live server's."""
+        ``group`` was recorded with. It says whether the recorded server reacted to them
+        (it asked that client for roots, sampling or elicitation, or a variant recorded
+        for other capabilities holds other answers), or, where the server asked nothing at
+        all, that the recording cannot show it: a server that lists its tools by the
+        client's capabilities (server-everything) leaves no trace of it in one session.
+        The answers come from that recording all the same; the warning says what may
+        differ from the live server's."""
         said = client_capabilities(message)
         recorded = group.fit.capabilities if group.fit is not None else None
         if self._told_capabilities or said is None or recorded is None:
             return ()
         differ = compared(said) ^ recorded
-        reacted = differ & _asked_for(group)
+        asked = _asked_for(group)
+        reacted = differ & asked
         if differ and any(g.fit and g.fit.capabilities != recorded for g in self.groups):
             reacted = differ  # a variant shows the server answers by capabilities
-        if not reacted:
-            return ()
+        if not reacted and (asked or not differ):
+            return ()  # the server asked for some, and not these: it ignores them
         self._told_capabilities = True
         live = ", ".join(sorted(compared(said))) or "none"
         held = ", ".join(sorted(recorded)) or "none"
+        if reacted:
+            how = f"and the recorded server reacted to {', '.join(sorted(reacted))}"
+        else:  # a tool list that depends on them shows nothing of it in one recording
+            how = (
+                "and the recording cannot show whether the server answers by them (some "
+                "list their tools by the client's capabilities)"
+            )
         return (
             f"the client declares capabilities {live}; the session answering it was "
-            f"recorded with {held}, and the recorded server reacted to "
-            f"{', '.join(sorted(reacted))}: answers may differ from the live server's "
+            f"recorded with {held}, {how}: answers may differ from the live server's "
             "(record this client's session with cassette variant TAPE --as NAME "
             "--capabilities ... or a profile)",
         )
@@ -366,9 +376,15 @@ class Negotiation:
         ``Method not found`` where it shows the server had no such method (2026-07-28
         removed ``ping`` and ``logging/setLevel``, a legacy server has no discovery, and one
         that did not advertise ``logging`` has no handler for it); an empty result for
-        ``ping``, and for ``logging/setLevel`` when the server advertised ``logging``."""
+        ``ping``, and for ``logging/setLevel`` when the server advertised ``logging``. A
+        legacy client of a modern cassette is judged by what the server answered the
+        recorder's legacy probe (2026-07-28 removed ``logging/setLevel``, so the modern
+        handshake never advertises ``logging``)."""
         method = message.get("method")
         msg_id = message["id"]
+        if served == "modern" and self.client_era == "legacy" and self._probe is not None:
+            # what the server told a legacy client: a modern handshake has no logging
+            handshake = self._probe
         logs = _server_logs(handshake)
         if method in LEGACY_ONLY_METHODS and self._speaks_modern(message):
             lacks = True

@@ -7,10 +7,14 @@ the replay's banner say which of them each session of a cassette fits
 (``era``), capabilities, answers to the server's questions, ``clientInfo`` and the legacy
 revision it asks for (``legacy_version``).
 
-What the MCP Inspector's CLI (2.12) declares is taken from a recording of it; Claude Code
-declares roots and elicitation, and Gemini CLI roots, asking 2025-06-18 (an assumption,
-docs/matching.md says why). ``bare`` declares nothing, as the official SDKs' clients do by
-default (no callbacks given).
+What the MCP Inspector's CLI (2.12), Claude Code (2.1.328) and Gemini CLI (0.61.0)
+declare is taken from recordings of them (tests/clients/agent_cli.py drives both agents):
+Claude Code is dual-era (it probes with ``server/discover``, so it keeps the recording's
+era) and asks 2025-11-25 of a legacy server, declaring roots and form and URL elicitation;
+Gemini CLI is legacy, asks 2025-06-18 and declares roots. Both answer ``roots/list`` with
+their working folder, played here as ``file:///workspace`` (a cassette should not hold the
+recording machine's folders); Claude Code run headless cancels an elicitation. ``bare``
+declares nothing, as the official SDKs' clients do by default (no callbacks given).
 
 Plain dictionaries, not classes: every replay's banner reads this table, and a class
 built at import costs start-up instructions (docs/performance.md).
@@ -58,22 +62,23 @@ CLIENTS: Final[tuple[dict[str, Any], ...]] = (
     },
     {
         "name": "claude-code",
-        "summary": "Claude Code: legacy, declaring roots and elicitation",
-        "era": "legacy",
-        "capabilities": {"roots": {}, "elicitation": {}},
+        "summary": "Claude Code 2.1: both eras (legacy 2025-11-25), declaring roots and form "
+        "and URL elicitation",
+        "capabilities": {"roots": {"listChanged": True}, "elicitation": {"form": {}, "url": {}}},
         "answers": {
-            "roots/list": {"result": {"roots": []}},
-            "elicitation/create": {"result": {"action": "decline"}},
+            "roots/list": {"result": {"roots": [{"uri": "file:///workspace"}]}},
+            "elicitation/create": {"result": {"action": "cancel"}},
         },
-        "client_info": {"name": "claude-code", "version": "2.0.0"},
+        "client_info": {"name": "claude-code", "title": "Claude Code", "version": "2.1.328"},
+        "legacy_version": "2025-11-25",
     },
     {
         "name": "gemini-cli",
-        "summary": "Gemini CLI: legacy 2025-06-18, declaring roots",
+        "summary": "Gemini CLI 0.61: legacy 2025-06-18, declaring roots",
         "era": "legacy",
         "capabilities": {"roots": {"listChanged": True}},
-        "answers": {"roots/list": {"result": {"roots": []}}},
-        "client_info": {"name": "gemini-cli-mcp-client", "version": "0.0.1"},
+        "answers": {"roots/list": {"result": {"roots": [{"uri": "file:///workspace"}]}}},
+        "client_info": {"name": "gemini-cli-mcp-client", "version": "0.61.0"},
         "legacy_version": "2025-06-18",
     },
 )

@@ -54,6 +54,7 @@ from cassette.core.jsonrpc import (
     classify_value,
     error_response,
 )
+from cassette.core.listen import unrecorded_listen
 from cassette.core.matching import (
     STRATEGIES,
     Candidate,
@@ -335,7 +336,7 @@ class Replayer:
             refused = self._refused_again(message)
             if refused is not None:
                 return refused
-        found = self._find(message, raw)
+        found = self._level_of_legacy(message) or self._find(message, raw)
         if isinstance(found, Reply):
             return found
         key, message = found
@@ -353,6 +354,15 @@ class Replayer:
         if self._shaping and self._terms.translates(self.era):
             return self._terms.input_round(message, reply, self._playback)
         return reply
+
+    def _level_of_legacy(self, message: JSONObject) -> Reply | None:
+        """A legacy client's ``logging/setLevel`` on a modern cassette: what a modern session
+        recorded of it is that era's answer (2026-07-28 removed the method), so it gets what
+        the probe's legacy handshake shows (``Negotiation.unrecorded``) instead."""
+        if message.get("method") != "logging/setLevel" or not self._terms.legacy_on_modern:
+            return None
+        certain = self._terms.unrecorded(message, self.era, self._state.prepared.handshake)
+        return None if certain is None else _reply((certain,))
 
     def _find(self, message: JSONObject, raw: str | None) -> tuple[int, JSONObject] | Reply:
         """The recording that answers ``message`` and the message as matched, or the miss.
@@ -482,9 +492,13 @@ class Replayer:
         return answer_batch(batch, self._dispatch)
 
     def _unanswered(self, message: JSONObject, miss: ReplayMiss) -> Reply:
-        certain = self._terms.unrecorded(message, self.era, self._state.prepared.handshake)
+        handshake = self._state.prepared.handshake
+        certain = self._terms.unrecorded(message, self.era, handshake)
         if certain is not None:  # asked on the client's own: the recording makes it certain
             return _reply((certain,))
+        listen = unrecorded_listen(message, handshake)
+        if listen is not None:  # a listen stream, as any 2026-07-28 server opens one
+            return self._play(listen, message)
         report = miss.report if isinstance(miss.report, MissReport) else None
         if report is None:
             report = MissReport("not-recorded", str(message.get("method")), str(miss))

@@ -4,18 +4,20 @@ A session recorded in the 2026-07-28 era shows what its server answered a modern
 Whether it would also have accepted a legacy client's ``initialize`` the recording cannot
 tell: fastmcp 4 and the Python SDK 2.3 servers accept it yet list only ``2026-07-28`` in
 ``server/discover``. Guessing either way is wrong for some server, so the recorder asks:
-once the recorded session is over, it reaches the same target once more (a second,
-short-lived server process over stdio; one POST, then the session's DELETE, over HTTP),
-sends a legacy ``initialize``, and closes. The request and its answer are appended to the
-cassette as a variant session named ``legacy-probe`` (``cassette.core.variants``), through
-the recorder, so they pass the same redaction gate as every other byte. A replay answers a
-legacy client's ``initialize`` from it and the rest from the modern session, translated by
-the cross-era rules (``cassette.core.negotiation``).
+as soon as the recorded session has shown its era, it reaches the same target once more
+(a second, short-lived server process over stdio; one POST, then the session's DELETE,
+over HTTP), sends a legacy ``initialize``, and closes. The request and its answer are
+appended to the cassette as a variant session named ``legacy-probe``
+(``cassette.core.variants``), through the recorder, so they pass the same redaction gate
+as every other byte. A replay answers a legacy client's ``initialize`` from it and the rest
+from the modern session, translated by the cross-era rules (``cassette.core.negotiation``).
 
-After the session, not during it: the probe never competes with the recorded client for a
-server that allows one instance, and it runs only when the era it is for was recorded. It
-is bounded (``PROBE_BOUND``) and quiet: a server that refuses or does not answer leaves the
-cassette as it was, and the replay goes on refusing legacy clients as before.
+During the session, beside it (``cassette.runtime.record``), not after it: clients end
+the recorder soon after closing their side (the Python SDK's stdio client kills it a few
+seconds later), before a slow server's second start could answer. It runs only when the
+era it is for was recorded, is bounded (``PROBE_BOUND``) and quiet: a server that refuses,
+does not answer, or allows one instance only, leaves the cassette as it was, and the
+replay goes on refusing legacy clients as before. ``--no-probe`` turns it off.
 """
 
 from __future__ import annotations

@@ -419,10 +419,45 @@ async def record_session(
     docstring); the cassette is then complete, with the server's exit in it."""
     plugin = get_connector(config.transport)
     with _recording(config, plugin, target) as (sink, outcome):
-        await _stoppable(_session(plugin, target, config, sink, client))
+        session = _stoppable(_session(plugin, target, config, sink, client))
         if config.probe and sink.start is None:  # a later start: the first one asked
-            await record_probe(sink, plugin, target)
+            await _probing(sink, plugin, target, session)
+        else:
+            await session
     return outcome[0]
+
+
+async def _probing(
+    sink: Sink, plugin: UpstreamConnector, target: Target, session: Awaitable[None]
+) -> None:
+    """Run ``session`` and, beside it, the legacy probe (``cassette.runtime.probe``) as
+    soon as the cassette's header is out (the era it decides is what the probe is for).
+
+    During the session, not after it: a client that closes its side and soon ends the
+    recorder (the Python SDK's stdio client kills it a few seconds after closing stdin)
+    would otherwise end it before a slow server's second start had answered, and the
+    cassette would lose the probe. Once started, the probe is finished (within its bound)
+    even when the session ends or the recording is stopped meanwhile."""
+    known = anyio.Event()
+    sink.on_header = known.set
+
+    async def probe() -> None:
+        await known.wait()
+        with anyio.CancelScope(shield=True):
+            await record_probe(sink, plugin, target)
+
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(probe)
+            await session
+            if not known.is_set():  # no era decided: nothing to probe for
+                tg.cancel_scope.cancel()
+    except BaseExceptionGroup as group:
+        inner = sole_exception(group)  # the session's own error, as it raised it
+        if inner is group:
+            raise
+        inner.__suppress_context__ = True
+        raise inner from inner.__cause__
 
 
 async def _stoppable(session: Callable[[anyio.Event], Awaitable[None]]) -> None:
@@ -581,12 +616,11 @@ async def record_proxy(
             config.redactor.prepare()  # before the first client, not on its first request
         names = tuple(target.headers or ())
         tap = RefusalNotices(SinkTap(sink), target.url, names, _info(config))
-        try:
-            await plugin.record_proxy(target.url, tap, options)
-        finally:  # a proxy records until it is stopped: the probe runs on the way out
-            if config.probe and isinstance(plugin, UpstreamConnector):
-                with anyio.CancelScope(shield=True):
-                    await record_probe(sink, plugin, target)
+        session = plugin.record_proxy(target.url, tap, options)
+        if config.probe and isinstance(plugin, UpstreamConnector):
+            await _probing(sink, plugin, target, session)
+        else:
+            await session
     return outcome[0]
 
 

@@ -77,6 +77,8 @@ class Sink:
         self._told_long = False
         #: the start of its cassette this session is appended as (``None``: its own)
         self.start: int | None = None
+        #: called once, as soon as the cassette's header is written (its era is known)
+        self.on_header: Callable[[], None] | None = None
 
     @property
     def succeeded(self) -> bool:
@@ -90,6 +92,9 @@ class Sink:
             longest = self.writer.write(records)
             if longest > line_limit() and not self._told_long:
                 self._tell_long(longest)
+            if self.on_header is not None and self.recorder.header is not None:
+                told, self.on_header = self.on_header, None
+                told()
 
     def _tell_long(self, size: int) -> None:
         self._told_long = True

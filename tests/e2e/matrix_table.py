@@ -24,6 +24,8 @@ TABLE = OUT / "client-matrix.md"
 SERVERS = ("everything", "dual", "fastmcp")
 TRANSPORTS = ("stdio", "http", "sse")
 CLIENTS = ("py2-auto", "py2-legacy", "py2-modern", "py1", "ts1", "ts2", "fastmcp", "inspector")
+#: the clients people run, which replay only (tests/e2e/test_client_matrix.py, APPS)
+APPS = ("claude-code", "gemini-cli", "langchain", "ai-sdk", "pydantic-ai")
 SYMBOL = {
     "pass": "pass",
     "refused": "refused",
@@ -203,17 +205,36 @@ def grids(cells: list[dict[str, Any]]) -> list[str]:
             rows = []
             for recorder in CLIENTS:
                 row = []
-                for replayer in CLIENTS:
+                for replayer in (*CLIENTS, *APPS):
                     cell = by_id.get(f"{server}-{transport}-{recorder}-to-{replayer}")
                     row.append(SYMBOL[cell["status"]] if cell else "")
                 if any(row):
                     rows.append(f"| {recorder} | " + " | ".join(row) + " |")
             if rows:
                 lines += [f"**{server}, {transport}** (rows record, columns replay)", ""]
-                lines.append("| recorded by | " + " | ".join(CLIENTS) + " |")
-                lines.append("|---" * (len(CLIENTS) + 1) + "|")
+                lines.append("| recorded by | " + " | ".join((*CLIENTS, *APPS)) + " |")
+                lines.append("|---" * (len(CLIENTS) + len(APPS) + 1) + "|")
                 lines += [*rows, ""]
-    return lines
+    return [*lines, *plain_grid(by_id)]
+
+
+def plain_grid(by_id: dict[str, dict[str, Any]]) -> list[str]:
+    """The plain cells (a plain ``cassette record`` by the Python SDK 2 default client, no
+    variant): rows the server and transport, columns the replaying client."""
+    plain = [c for c in by_id.values() if c.get("plain")]
+    replayers = [r for r in (*CLIENTS, *APPS) if any(c["replayer"] == r for c in plain)]
+    rows = []
+    for key in sorted({(c["server"], c["transport"]) for c in plain}):
+        row = []
+        for replayer in replayers:
+            cell = by_id.get(f"{key[0]}-{key[1]}-py2-auto-to-{replayer}-plain")
+            row.append(SYMBOL[cell["status"]] if cell else "")
+        rows.append(f"| {key[0]}, {key[1]} | " + " | ".join(row) + " |")
+    if not rows:
+        return []
+    head = "**plain recordings by py2-auto** (rows: server and transport; columns replay)"
+    return [head, "", "| server | " + " | ".join(replayers) + " |",
+            "|---" * (len(replayers) + 1) + "|", *rows, ""]  # fmt: skip
 
 
 def behaviours(failed: list[dict[str, Any]]) -> list[str]:

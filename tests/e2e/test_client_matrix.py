@@ -14,8 +14,9 @@ recording cannot tell whether it would have served REPLAYER's era (``cassette_ca
 and the replay refuses it with a reported miss that says how to record for it.
 
 The drivers are tests/clients/*.py and tests/node/clients/*.mjs (tests/clients/README.md).
-The default run is DEFAULT_CELLS; CASSETTE_FULL_MATRIX=1 runs every cell. Either way each
-cell's outcome lands in build/client-matrix/ and the table in build/client-matrix.md
+The default run is DEFAULT_CELLS; CASSETTE_FULL_MATRIX=1 runs every cell, and
+CASSETTE_MATRIX=plain only the plain cells of the clients people run (``plain_cells``).
+Either way each cell's outcome lands in build/client-matrix/ and the table in build/client-matrix.md
 (tests/conftest.py writes it); docs/client-matrix.md holds the last full table. Cells that
 fail are in EXPECTED_FAILURES (strict xfail: a cell that starts passing turns the suite
 red until it is taken out).
@@ -67,11 +68,26 @@ CLIENTS = ("py2-auto", "py2-legacy", "py2-modern", "py1", "ts1", "ts2", "fastmcp
 #: The Inspector CLI opens one session per method, so what it records is one session per
 #: step: only the Inspector itself replays that (with --sessions), no single-session client.
 RECORDERS = tuple(c for c in CLIENTS if c != "inspector")
+#: The clients people run, which replay here but do not record: two AI agents driven
+#: through a fake of their model API (each run is two sessions, its health check and one
+#: turn), langchain in its default mode (a session per call), pydantic-ai and the AI SDK.
+#: They replay what the Python SDK 2 default client recorded.
+APPS = ("claude-code", "gemini-cli", "langchain", "ai-sdk", "pydantic-ai")
+#: mcp 2.3.0's own server (tests/servers/mcp23_server.py): accepts both eras, its
+#: discovery lists only 2026-07-28; the plain cells' other server beside fastmcp.
+PLAIN_SERVERS = ("mcp23", "fastmcp")
+#: Done means of the clients people run: recorded with a plain `cassette record` by the
+#: Python SDK 2 default client, replayed to these, over stdio and HTTP.
+PLAIN_REPLAYERS = ("claude-code", "gemini-cli", "langchain", "ai-sdk", "ts1", "py1", "inspector")
+#: CASSETTE_MATRIX=plain runs the plain cells of the clients people run alone
+PLAIN = os.environ.get("CASSETTE_MATRIX") == "plain"
 
 
 def driver(client: str) -> list[str]:
     """The argv that runs CLIENT's driver (arguments KIND TRANSPORT TARGET... follow)."""
     match client:
+        case _ if client in APPS:
+            return app_driver(client)
         case "py2-auto" | "py2-legacy" | "py2-modern":
             mode = {"auto": "auto", "legacy": "legacy", "modern": "2026-07-28"}[client[4:]]
             return [PY, str(CLIENTS_DIR / "py_sdk2.py"), "--mode", mode]
@@ -79,10 +95,8 @@ def driver(client: str) -> list[str]:
             if not MCP1_PY.exists():
                 pytest.skip(f"{MCP1_PY} missing: scripts/test.sh makes it")
             return [str(MCP1_PY), str(CLIENTS_DIR / "py_sdk1.py")]
-        case "ts1":
-            return [node(), str(NODE_DIR / "clients" / "ts_sdk1.mjs")]
-        case "ts2":
-            return [node(), str(NODE_DIR / "clients" / "ts_sdk2.mjs")]
+        case "ts1" | "ts2":
+            return [node(), str(NODE_DIR / "clients" / f"ts_sdk{client[2]}.mjs")]
         case "fastmcp":
             return [PY, str(CLIENTS_DIR / "fastmcp_client.py")]
         case "inspector":
@@ -93,11 +107,35 @@ def driver(client: str) -> list[str]:
     raise AssertionError(client)
 
 
+def app_driver(client: str) -> list[str]:
+    """The argv of the driver of one of the APPS."""
+    match client:
+        case "claude-code" | "gemini-cli":
+            node()
+            agent = NODE_DIR / "node_modules" / ".bin" / client.split("-", maxsplit=1)[0]
+            if not agent.exists():
+                pytest.skip(f"{client} is missing: run `npm ci --prefix tests/node`")
+            return [PY, str(CLIENTS_DIR / "agent_cli.py"), "--mode", client]
+        case "ai-sdk":
+            return [node(), str(NODE_DIR / "clients" / "ai_sdk.mjs")]
+        case "langchain":
+            if not MCP1_PY.exists():
+                pytest.skip(f"{MCP1_PY} missing: scripts/test.sh makes it")
+            return [str(MCP1_PY), str(CLIENTS_DIR / "langchain_client.py")]
+        case "pydantic-ai":
+            return [PY, str(CLIENTS_DIR / "pydantic_ai_client.py")]
+    raise AssertionError(client)
+
+
 # -- servers ---------------------------------------------------------------------------
 
 
 def server_command(server: str, transport: str, port: int | None = None) -> list[str]:
-    script = {"dual": "dual_era_server.py", "fastmcp": "fastmcp_server.py"}.get(server)
+    script = {
+        "dual": "dual_era_server.py",
+        "mcp23": "mcp23_server.py",
+        "fastmcp": "fastmcp_server.py",
+    }.get(server)
     if script is None:  # server-everything: PORT comes from the environment
         mode = {"stdio": "stdio", "http": "streamableHttp", "sse": "sse"}[transport]
         return [node(), str(EVERYTHING_JS), mode]
@@ -115,6 +153,7 @@ class LiveServer:
         ready = {
             "everything": r"listening on port|Server is running on port",
             "dual": r"Uvicorn running on",
+            "mcp23": r"Uvicorn running on",
             "fastmcp": r"Uvicorn running on",
         }[server]
         self.proc.wait_for(ready, timeout=READY_TIMEOUT)
@@ -203,6 +242,11 @@ class Recording:
 #: serves the clients a live server answers differently: legacy-only clients of a
 #: 2026-07-28 recording, and the Inspector, which declares roots only (docs/matching.md).
 VARIANTS = ("legacy", "inspector")
+#: and, in the full run, the clients people run: the agents' profiles, and ``bare`` for
+#: the clients that declare nothing (langchain, pydantic-ai), so that each is answered
+#: from a session of its own capabilities (the default run's recordings skip them: each
+#: variant is one more live run)
+FULL_VARIANTS = ("claude-code", "gemini-cli", "bare") if FULL else ()
 
 
 def record(
@@ -238,7 +282,7 @@ def add_variants(tape: Path, server: str, transport: str) -> None:
     answers = tape.with_name(tape.name + ".answers.json")
     answers.write_text(json.dumps(session_answers(server)), "utf-8")
     argv = [PY, "-m", "cassette", "variant", str(tape), "--answers", str(answers)]
-    for name in VARIANTS:
+    for name in (*VARIANTS, *FULL_VARIANTS):
         argv += ["--as", name]
     if transport == "stdio":
         _variant_run(argv)
@@ -319,6 +363,18 @@ def all_cells() -> Iterator[Cell]:
                 for replayer in CLIENTS:
                     yield Cell(server, transport, recorder, replayer)
             yield Cell(server, transport, "inspector", "inspector")
+            for replayer in APPS:
+                yield Cell(server, transport, "py2-auto", replayer)
+    yield from plain_cells()
+
+
+def plain_cells() -> Iterator[Cell]:
+    """Done means of the clients people run: a plain recording by the Python SDK 2
+    default client of mcp 2.3.0's and fastmcp's servers, replayed with no variant."""
+    for server in PLAIN_SERVERS:
+        for transport in ("stdio", "http"):
+            for replayer in PLAIN_REPLAYERS:
+                yield Cell(server, transport, "py2-auto", replayer, plain=True)
 
 
 #: The default run: the pairings issue 14 names, and each server, transport and client at
@@ -347,6 +403,10 @@ DEFAULT_CELLS = (
     Cell("fastmcp", "stdio", "fastmcp", "py1"),
     Cell("fastmcp", "http", "py1", "fastmcp"),
     Cell("fastmcp", "sse", "ts2", "py2-auto"),
+    # An AI agent, for real (a fake model API): a plain recording of mcp 2.3.0's server by
+    # the SDK 2 default client, served to Gemini CLI, which asks for 2025-06-18 (Claude
+    # Code's health check and turns: tests/e2e/test_agents.py)
+    Cell("mcp23", "stdio", "py2-auto", "gemini-cli", plain=True),
 )
 
 #: Cells that fail today, each with the behaviour of issue 14 that it waits for (made from
@@ -360,7 +420,7 @@ EXPECTED_FAILURES: dict[str, str] = {**_EXPECTED.get("fail", {}), **RACY}
 
 
 def params() -> list[Any]:
-    cells = list(all_cells()) if FULL else list(DEFAULT_CELLS)
+    cells = list(plain_cells()) if PLAIN else list(all_cells()) if FULL else list(DEFAULT_CELLS)
     out = []
     for cell in cells:
         reason = EXPECTED_FAILURES.get(cell.id)

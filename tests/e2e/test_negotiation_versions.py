@@ -102,3 +102,22 @@ def test_a_plain_http_recording_probes_and_serves_legacy_clients(tmp_path: Path)
         assert run(lambda: _add(url, "legacy")) == live
         assert run(lambda: _add(url)) == recorded
         assert front.stop() == 0, front.output()
+
+
+MCP23 = ROOT / "tests" / "servers" / "mcp23_server.py"
+
+
+def test_a_plain_stdio_recording_of_a_slow_server_keeps_its_probe(tmp_path: Path) -> None:
+    """The SDK 2 stdio client ends the recorder a few seconds after closing its side; the
+    probe runs during the session, so a Python server's slow second start still answers
+    it in time. The server's discovery lists only 2026-07-28 (mcp 2.3.0's default): the
+    probe is what lets the cassette serve a legacy client, as the live server does."""
+    tape = tmp_path / "mcp23.jsonl"
+    server = [PY, str(MCP23)]
+    recorded = run(lambda: session(stdio_params(record_command(tape, server)), "auto"))
+    assert recorded["protocol"] == "2026-07-28"
+    lines = [json.loads(line) for line in tape.read_text().splitlines()]
+    assert lines[0]["era"] == "modern"
+    assert any((e.get("meta") or {}).get("variant") == "legacy-probe" for e in lines)
+    live = run(lambda: session(stdio_params(server), "legacy"))
+    assert run(lambda: session(stdio_params(replay_command(tape), OFFLINE_ENV), "legacy")) == live

@@ -123,24 +123,31 @@ def add(a: int, b: int) -> int:
     return a + b
 
 
-_server = app._lowlevel_server  # the SDK's documented way: replace the discover handler
-_default = _server._handle_discover
+def truthful_discovery() -> None:
+    """List every revision this server accepts in ``server/discover`` (the SDK's documented
+    way: replace the discover handler). mcp23_server.py runs the same app without it."""
+    server = app._lowlevel_server
+    default = server._handle_discover
+
+    async def discover(ctx: Any, params: types.RequestParams) -> types.DiscoverResult:
+        result = await default(ctx, params)
+        versions = [*MODERN_PROTOCOL_VERSIONS, *reversed(HANDSHAKE_PROTOCOL_VERSIONS)]
+        return result.model_copy(update={"supported_versions": versions})
+
+    server.add_request_handler("server/discover", types.RequestParams, discover)
 
 
-async def _discover(ctx: Any, params: types.RequestParams) -> types.DiscoverResult:
-    """The SDK's discovery, listing the legacy revisions this server accepts as well."""
-    result = await _default(ctx, params)
-    versions = [*MODERN_PROTOCOL_VERSIONS, *reversed(HANDSHAKE_PROTOCOL_VERSIONS)]
-    return result.model_copy(update={"supported_versions": versions})
-
-
-_server.add_request_handler("server/discover", types.RequestParams, _discover)
-
-if __name__ == "__main__":
-    match sys.argv[1:2]:
+def serve(argv: list[str]) -> None:
+    """Serve ``app`` as ``argv`` says: stdio, ``http PORT`` or ``sse PORT``."""
+    match argv[:1]:
         case ["http"]:
-            app.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+            app.run("streamable-http", host="127.0.0.1", port=int(argv[1]))
         case ["sse"]:
-            app.run("sse", host="127.0.0.1", port=int(sys.argv[2]))
+            app.run("sse", host="127.0.0.1", port=int(argv[1]))
         case _:
             app.run("stdio")
+
+
+if __name__ == "__main__":
+    truthful_discovery()
+    serve(sys.argv[1:])

@@ -87,8 +87,9 @@ def test_a_modern_only_recording_names_the_clients_no_session_serves() -> None:
     served, lines = _lines("modern", *_modern({}, ["2026-07-28"]))
     assert "legacy-only clients need" in served
     assert lines == [
-        "session main: serves 2026-07-28; recorded with no capabilities; fits bare",
-        "no session serves inspector, claude-code, gemini-cli (legacy clients): record one "
+        "session main: serves 2026-07-28; recorded with no capabilities; fits bare; closest "
+        "for claude-code (+elicitation +roots)",  # Claude Code takes a 2026-07-28 session
+        "no session serves inspector, gemini-cli (legacy clients): record one "
         "with cassette variant TAPE --as legacy",
     ]
 

@@ -142,3 +142,59 @@ def test_the_same_capabilities_or_ones_the_server_ignored_bring_no_warning() -> 
     other = Replayer(roots_tape())
     sampling = {"protocolVersion": "2025-11-25", "capabilities": {**ROOTS, "sampling": {}}}
     assert other.receive(req(0, "initialize", sampling)).warnings == ()
+
+
+def test_a_recording_where_the_server_asked_nothing_says_it_cannot_tell() -> None:
+    """server-everything lists more tools to a client declaring roots and elicitation,
+    and asks nothing of a client declaring none: a recording of that client cannot show
+    it, and a replay to Claude Code says which capabilities differ all the same."""
+    r = Replayer(
+        tape(
+            ("c2s", req(0, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {}})),
+            ("s2c", res(0, {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}})),
+        )
+    )
+    claude = {"roots": {"listChanged": True}, "elicitation": {"form": {}, "url": {}}}
+    asked = {"protocolVersion": "2025-11-25", "capabilities": claude}
+    (warning,) = r.receive(req(0, "initialize", asked)).warnings
+    assert "declares capabilities elicitation, roots" in warning
+    assert "recorded with none" in warning
+    assert "cannot show whether the server answers by them" in warning
+
+
+def test_a_legacy_client_of_a_probed_cassette_sets_its_log_level_as_the_probe_shows() -> None:
+    """fastmcp's 2026-07-28 discovery advertises no logging (that era removed
+    logging/setLevel) but its legacy initialize does: a legacy client's unrecorded
+    logging/setLevel is answered as that legacy handshake shows, not refused."""
+    base = probed_tape(["2026-07-28"])
+    logs = {**PROBED, "capabilities": {"tools": {}, "logging": {}}}
+    events = (
+        *base.events[:5],
+        attrs.evolve(base.events[5], message=res("cassette-legacy-probe", logs)),
+    )
+    r = Replayer(Tape(base.header, events))
+    r.receive(req(0, "initialize", {"protocolVersion": "2025-11-25"}))
+    (answer,) = r.receive(req(1, "logging/setLevel", {"level": "info"})).messages
+    assert answer == res(1, {})
+    assert r.misses == []
+
+
+def test_a_legacy_client_sets_its_log_level_where_a_modern_session_recorded_one() -> None:
+    """The recorded 2026-07-28 client sent logging/setLevel too, and the server answered
+    it that era's way: a legacy client still gets what the probe's handshake shows."""
+    base = probed_tape(["2026-07-28"])
+    logs = {**PROBED, "capabilities": {"tools": {}, "logging": {}}}
+    envelope = {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}
+    modern = tape(
+        ("c2s", req(3, "logging/setLevel", {**envelope, "level": "info"})),
+        ("s2c", {"jsonrpc": "2.0", "id": 3, "error": {"code": -32601, "message": "no"}}),
+        era="modern",
+    ).events
+    probe = (
+        base.events[4],
+        attrs.evolve(base.events[5], message=res("cassette-legacy-probe", logs)),
+    )
+    r = Replayer(Tape(base.header, (*base.events[:4], *modern, *probe)))
+    r.receive(req(0, "initialize", {"protocolVersion": "2025-11-25"}))
+    (answer,) = r.receive(req(1, "logging/setLevel", {"level": "info"})).messages
+    assert answer == res(1, {})

@@ -232,3 +232,25 @@ def test_subscription_tags_follow_the_live_listen_request() -> None:
     assert live_ack["params"]["_meta"][tag] == "listen-7"
     live_changed, _ = r.receive(touch).messages
     assert live_changed["params"]["_meta"][tag] == "listen-7"
+
+
+def test_an_unrecorded_listen_is_acknowledged_as_the_recorded_server_would() -> None:
+    """A client that listens where the recording's client did not (Claude Code, on a
+    Python SDK recording) gets what any 2026-07-28 server answers: an acknowledgement of
+    the lists the recorded handshake says can change, and a stream left open; no miss."""
+    tag = "io.modelcontextprotocol/subscriptionId"
+    envelope = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
+    discover = req(0, "server/discover", {"_meta": envelope})
+    capabilities = {"tools": {"listChanged": True}, "prompts": {"listChanged": False}}
+    found = res(0, {"supportedVersions": ["2026-07-28"], "capabilities": capabilities})
+    r = Replayer(tape(("c2s", discover), ("s2c", found), era="modern"))
+    r.receive(discover)
+    asked = {"toolsListChanged": True, "promptsListChanged": True, "resourcesListChanged": True}
+    listen = req("listen:0", "subscriptions/listen", {"_meta": envelope, "notifications": asked})
+    reply = r.receive(listen)
+    assert r.misses == []
+    assert not reply.responded
+    (ack,) = reply.messages
+    assert ack["method"] == "notifications/subscriptions/acknowledged"
+    granted = {"toolsListChanged": True}
+    assert ack["params"] == {"_meta": {tag: "listen:0"}, "notifications": granted}

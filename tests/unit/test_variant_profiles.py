@@ -10,12 +10,18 @@ from cassette.errors import UsageError
 
 
 def test_the_agent_profiles_declare_what_those_clients_declare() -> None:
+    """As recordings of Claude Code 2.1.328 and Gemini CLI 0.61.0 show them."""
     claude = PROFILES["claude-code"]
-    assert claude.era == "legacy"
-    assert set(claude.capabilities or {}) == {"roots", "elicitation"}
+    assert claude.era is None  # dual-era: it probes with server/discover, as recorded
+    assert claude.legacy_version == "2025-11-25"
+    assert claude.capabilities == {
+        "roots": {"listChanged": True},
+        "elicitation": {"form": {}, "url": {}},
+    }
     gemini = PROFILES["gemini-cli"]
+    assert gemini.era == "legacy"
     assert gemini.legacy_version == "2025-06-18"
-    assert set(gemini.capabilities or {}) == {"roots"}
+    assert gemini.capabilities == {"roots": {"listChanged": True}}
 
 
 def test_capabilities_and_roots_make_a_client() -> None:
@@ -24,7 +30,7 @@ def test_capabilities_and_roots_make_a_client() -> None:
     assert made.era is None  # the recorded client's era
     assert made.capabilities == {"roots": {"listChanged": True}, "sampling": {}}
     assert made.answers == {"roots/list": {"result": {"roots": [{"uri": "file:///work"}]}}}
-    over = custom_profile("claude-code", ["elicitation"])
+    over = custom_profile("gemini-cli", ["elicitation"])
     assert over.era == "legacy"
     assert over.capabilities == {"elicitation": {}}
     assert custom_profile("none", []).capabilities == {}
