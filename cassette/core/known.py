@@ -163,15 +163,7 @@ class KnownValues:
             if i % 2 or size >= SHORT:
                 found.append((start, start + size))
         for i in inner:
-            at = offsets[i]
-            for form, offset in anchored[pieces[i]]:
-                start, size = at - offset, len(form)
-                if (
-                    start >= 0
-                    and text.startswith(form, start)
-                    and (size >= SHORT or _whole_word(text, start, size))
-                ):
-                    found.append((start, start + size))
+            _anchored_at(text, offsets[i], anchored[pieces[i]], found)
 
     def _runs(self, text: str, chunk: str, begin: int, found: list[tuple[int, int]]) -> None:
         """``_pieces`` for an ASCII ``chunk`` (at ``begin`` in ``text``): its runs are cut by
@@ -192,15 +184,7 @@ class KnownValues:
             start = offsets[i] + i
             found.append((start, start + len(runs[i])))
         for i in inner:
-            at = offsets[i] + i
-            for form, offset in anchored[runs[i]]:
-                start, size = at - offset, len(form)
-                if (
-                    start >= 0
-                    and text.startswith(form, start)
-                    and (size >= SHORT or _whole_word(text, start, size))
-                ):
-                    found.append((start, start + size))
+            _anchored_at(text, offsets[i] + i, anchored[runs[i]], found)
 
     def found_in(self, text: str) -> bool:
         """Whether any known form occurs in ``text``."""
@@ -270,6 +254,21 @@ def _found(text: str, forms: Iterable[str]) -> Iterator[tuple[int, int]]:
             if size >= SHORT or _whole_word(text, pos, size):
                 yield pos, pos + size
             pos = text.find(form, pos + size)
+
+
+def _anchored_at(
+    text: str, at: int, candidates: Iterable[tuple[str, int]], found: list[tuple[int, int]]
+) -> None:
+    """The forms anchored on the piece at ``at`` that ``text`` really holds there, as a
+    whole word where they are short: the one check both ways of cutting a text share."""
+    for form, offset in candidates:
+        start, size = at - offset, len(form)
+        if (
+            start >= 0
+            and text.startswith(form, start)
+            and (size >= SHORT or _whole_word(text, start, size))
+        ):
+            found.append((start, start + size))
 
 
 def _whole_word(text: str, pos: int, size: int) -> bool:
