@@ -23,6 +23,7 @@ replay goes on refusing legacy clients as before. ``--no-probe`` turns it off.
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable
 from typing import Final
 
 import anyio
@@ -30,6 +31,7 @@ import anyio
 from cassette._version import __version__
 from cassette.core.mcp import LATEST_LEGACY
 from cassette.core.variants import PROBE_VARIANT
+from cassette.errors import sole_exception
 from cassette.runtime.sink import Sink
 from cassette.transport import ConnectOptions, Frame, Target, UpstreamConnector
 
@@ -107,3 +109,36 @@ def _succeeded(data: bytes) -> bool:
     except ValueError:
         return False
     return isinstance(message, dict) and isinstance(message.get("result"), dict)
+
+
+async def probing_beside(
+    sink: Sink, plugin: UpstreamConnector, target: Target, session: Awaitable[None]
+) -> None:
+    """Run ``session`` and, beside it, the legacy probe (``cassette.runtime.probe``) as
+    soon as the cassette's header is out (the era it decides is what the probe is for).
+
+    During the session, not after it: a client that closes its side and soon ends the
+    recorder (the Python SDK's stdio client kills it a few seconds after closing stdin)
+    would otherwise end it before a slow server's second start had answered, and the
+    cassette would lose the probe. Once started, the probe is finished (within its bound)
+    even when the session ends or the recording is stopped meanwhile."""
+    known = anyio.Event()
+    sink.on_header = known.set
+
+    async def probe() -> None:
+        await known.wait()
+        with anyio.CancelScope(shield=True):
+            await record_probe(sink, plugin, target)
+
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(probe)
+            await session
+            if not known.is_set():  # no era decided: nothing to probe for
+                tg.cancel_scope.cancel()
+    except BaseExceptionGroup as group:
+        inner = sole_exception(group)  # the session's own error, as it raised it
+        if inner is group:
+            raise
+        inner.__suppress_context__ = True
+        raise inner from inner.__cause__

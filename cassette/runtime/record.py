@@ -43,7 +43,7 @@ from cassette.core.redaction import Redactor
 from cassette.core.text import printable
 from cassette.errors import CassetteExistsError, UsageError, sole_exception
 from cassette.registry import get_connector, get_transport
-from cassette.runtime.probe import record_probe
+from cassette.runtime.probe import probing_beside
 from cassette.runtime.proxy import proxy
 from cassette.runtime.refusals import RefusalNotices
 from cassette.runtime.sink import Sink, SinkOptions, SinkTap, open_sink, stderr_passthrough
@@ -421,43 +421,10 @@ async def record_session(
     with _recording(config, plugin, target) as (sink, outcome):
         session = _stoppable(_session(plugin, target, config, sink, client))
         if config.probe and sink.start is None:  # a later start: the first one asked
-            await _probing(sink, plugin, target, session)
+            await probing_beside(sink, plugin, target, session)
         else:
             await session
     return outcome[0]
-
-
-async def _probing(
-    sink: Sink, plugin: UpstreamConnector, target: Target, session: Awaitable[None]
-) -> None:
-    """Run ``session`` and, beside it, the legacy probe (``cassette.runtime.probe``) as
-    soon as the cassette's header is out (the era it decides is what the probe is for).
-
-    During the session, not after it: a client that closes its side and soon ends the
-    recorder (the Python SDK's stdio client kills it a few seconds after closing stdin)
-    would otherwise end it before a slow server's second start had answered, and the
-    cassette would lose the probe. Once started, the probe is finished (within its bound)
-    even when the session ends or the recording is stopped meanwhile."""
-    known = anyio.Event()
-    sink.on_header = known.set
-
-    async def probe() -> None:
-        await known.wait()
-        with anyio.CancelScope(shield=True):
-            await record_probe(sink, plugin, target)
-
-    try:
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(probe)
-            await session
-            if not known.is_set():  # no era decided: nothing to probe for
-                tg.cancel_scope.cancel()
-    except BaseExceptionGroup as group:
-        inner = sole_exception(group)  # the session's own error, as it raised it
-        if inner is group:
-            raise
-        inner.__suppress_context__ = True
-        raise inner from inner.__cause__
 
 
 async def _stoppable(session: Callable[[anyio.Event], Awaitable[None]]) -> None:
@@ -618,7 +585,7 @@ async def record_proxy(
         tap = RefusalNotices(SinkTap(sink), target.url, names, _info(config))
         session = plugin.record_proxy(target.url, tap, options)
         if config.probe and isinstance(plugin, UpstreamConnector):
-            await _probing(sink, plugin, target, session)
+            await probing_beside(sink, plugin, target, session)
         else:
             await session
     return outcome[0]
