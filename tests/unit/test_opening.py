@@ -105,6 +105,7 @@ SCRIPTS: dict[str, list[dict[str, Any]]] = {
         _call("hello 1", 2),
     ],
     "an older revision": [_init({**INITIALIZE, "protocolVersion": "2025-06-18"}), NOTE],
+    "a cursor": [_init({**INITIALIZE, "cursor": "c1"})],
     "a 2026-07-28 client": [_init({**INITIALIZE, "protocolVersion": "2026-07-28"})],
     "a call first": [_call("hello 3", 1), _init(INITIALIZE, 2)],
     "a ping first": [{"jsonrpc": "2.0", "id": 1, "method": "ping"}, _init(INITIALIZE, 2)],
