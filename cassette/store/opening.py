@@ -20,14 +20,15 @@ rules out in the file's bytes, so a cassette that passes every check answers
 
 Anything else (a short cassette, a cassette that fails a check, a file that cannot be
 read) gets ``None``: the replay loads it whole before its first answer, as always, and
-the whole load reports any fault. The bytes are read once more then; from the page
-cache that is a few milliseconds for a cassette of tens of megabytes.
+the whole load reports any fault. The checks read the file a megabyte at a time; the
+whole load reads it again, from the page cache: a few milliseconds for tens of megabytes.
 """
 
 from __future__ import annotations
 
+import itertools
 import os
-from typing import Final
+from typing import BinaryIO, Final
 
 from cassette.core.codec import decode_lines
 from cassette.core.jsonrpc import Kind, classify_value
@@ -43,8 +44,15 @@ __all__ = ["OPENING_FROM", "read_opening"]
 #: loads in a few milliseconds and the checks would cost more than they save
 OPENING_FROM: Final = 1024 * 1024
 
-#: the most lines an opening may take (a handshake is three or four)
+#: the most lines an opening may take (a handshake is three or four), and the longest
+#: line it may hold
 _OPENING_LINES: Final = 64
+_LINE_CAP: Final = 1024 * 1024
+
+#: how much of the rest of the file is read at a time to check it
+_CHUNK: Final = 1024 * 1024
+
+_INITIALIZE: Final = b'"initialize"'
 
 #: what the file may hold nowhere (the module docstring says why)
 _NOWHERE: Final = (
@@ -63,10 +71,15 @@ def read_opening(path: str | os.PathLike[str], *, limits: Limits | None = None) 
     answers ``initialize`` as the whole does; ``None`` otherwise (see the module docstring)."""
     source = os.fspath(path)
     chosen = current_limits() if limits is None else limits
-    data = _long_text(source)
-    if data is None or data.count(b'"initialize"') != 1 or any(w in data for w in _NOWHERE):
-        return None
-    lines = _first_lines(data, _OPENING_LINES)
+    try:
+        with open_regular(source, "cassette") as file:
+            if os.fstat(file.fileno()).st_size < OPENING_FROM:
+                return None
+            lines = _first_lines(file, min(chosen.line_limit, _LINE_CAP))
+            if lines is None or not _proved(lines, file):
+                return None
+    except (OSError, CassetteError):
+        return None  # the whole load says what is wrong
     try:
         decoded = decode_lines(lines, source, chosen.line_limit, fast=False, limits=chosen)
     except CassetteError:
@@ -77,29 +90,38 @@ def read_opening(path: str | os.PathLike[str], *, limits: Limits | None = None) 
     return None if events is None else Cassette(decoded.header, tuple(events), source)
 
 
-def _long_text(source: str) -> bytes | None:
-    """The bytes of the cassette at ``source`` if it is at least ``OPENING_FROM`` long;
-    ``None`` for a shorter one or one that cannot be read (the whole load says why)."""
-    try:
-        with open_regular(source, "cassette") as file:
-            if os.fstat(file.fileno()).st_size < OPENING_FROM:
-                return None
-            return file.read()
-    except (OSError, CassetteError):
-        return None
-
-
-def _first_lines(data: bytes, count: int) -> list[bytes]:
-    """The first ``count`` complete lines of ``data``, each with its newline."""
+def _first_lines(file: BinaryIO, cap: int) -> list[bytes] | None:
+    """The file's first ``_OPENING_LINES`` lines (fewer in a file that has fewer), each
+    with its newline; ``None`` if one is longer than ``cap`` or lacks its newline. Capped,
+    so a file with no newline (a gigabyte of zeros) costs a megabyte here, not its size."""
     lines: list[bytes] = []
-    start = 0
-    while len(lines) < count:
-        end = data.find(b"\n", start)
-        if end < 0:
+    while len(lines) < _OPENING_LINES:
+        line = file.readline(cap + 1)
+        if not line:
             break
-        lines.append(data[start : end + 1])
-        start = end + 1
+        if len(line) > cap or not line.endswith(b"\n"):
+            return None
+        lines.append(line)
     return lines
+
+
+def _proved(lines: list[bytes], file: BinaryIO) -> bool:
+    """Whether the opening ``lines`` and the rest of ``file`` hold ``"initialize"`` once
+    and nothing of ``_NOWHERE``, read a chunk at a time (memory stays a chunk, whatever
+    the size); a word cut by a chunk's end is found in the next, which starts with the
+    previous one's last bytes."""
+    keep = max(len(word) for word in (*_NOWHERE, _INITIALIZE)) - 1
+    initialize = 0
+    tail = b""
+    chunks = itertools.chain([b"".join(lines)], iter(lambda: file.read(_CHUNK), b""))
+    for chunk in chunks:
+        data = tail + chunk
+        # an "initialize" wholly inside ``tail`` was counted with the chunk before
+        initialize += data.count(_INITIALIZE) - tail.count(_INITIALIZE)
+        if initialize > 1 or any(word in data for word in _NOWHERE):
+            return False
+        tail = data[-keep:]
+    return initialize == 1
 
 
 def _through_handshake(events: list[Event]) -> list[Event] | None:

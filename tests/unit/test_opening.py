@@ -160,3 +160,31 @@ def test_a_session_that_ends_after_the_handshake_still_loads_the_whole(tape: Pat
     opening.release(served)
     assert loads == ["whole"]  # the end of the run (its faults, its report) is the whole's
     assert opening.misses == []
+
+
+@pytest.mark.parametrize(
+    ("rest", "proved"),
+    [
+        (b'x"initialize"y', False),  # a second one, cut by every chunk's end
+        (b'{"meta":1}', False),
+        (b"sampling/createMessage", False),
+        (b"x" * 40, True),
+    ],
+)
+def test_words_cut_by_a_chunk_end_are_found(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rest: bytes, proved: bool
+) -> None:
+    from cassette.store import opening
+
+    monkeypatch.setattr(opening, "_CHUNK", 3)
+    path = tmp_path / "t.bin"
+    path.write_bytes(rest)
+    with path.open("rb") as file:
+        assert opening._proved([b'{"method":"initialize"}\n'], file) is proved
+
+
+def test_a_file_without_a_newline_has_no_opening(tmp_path: Path) -> None:
+    path = tmp_path / "sparse.jsonl"
+    with path.open("wb") as file:
+        file.truncate(1 << 30)  # a gigabyte of zeros, no disk used: read a megabyte of it
+    assert read_opening(path) is None
