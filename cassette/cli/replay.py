@@ -48,6 +48,9 @@ from cassette.transport import ServeOptions, Target
 
 if TYPE_CHECKING:
     from cassette.cli.layout import Layout
+    from cassette.core.matching import Strategy
+    from cassette.core.sessions import ResponderPool
+    from cassette.store.storage import Cassette
 
 __all__ = ["ReplayCommand", "add_parsers", "run"]
 
@@ -280,25 +283,24 @@ def run(args: argparse.Namespace) -> int:
 
 def _serve(command: ReplayCommand) -> int:
     from cassette.core.matching import get_strategy
-    from cassette.core.sessions import ReplaySessions
     from cassette.core.strategies import repeating
     from cassette.runtime.conversation import ReplayResult
     from cassette.runtime.serve import front_of, serve
-    from cassette.store.storage import Cassette
 
-    tape = Cassette.load(command.tape)
-    for warning in tape.warnings:
-        err(f"warning: {warning}")
+    opening = _opening(command)
+    tape = opening if opening is not None else _loaded(command.tape)
     recorded = tape.header.target.get("strategy")
     strategy = get_strategy(command.strategy or recorded or "default").ignoring(command.ignore)
     strategy = repeating(strategy, command.repeats)
     front = front_of(command.front)
     path = Path(command.tape).resolve()
-    from cassette.store.starts import first_start
+    first = 1  # an opening is only served first from a cassette of one server start
+    if opening is None:
+        from cassette.store.starts import first_start
 
-    first = first_start(path, tape.events, command.front)
-    if not command.quiet:
-        _banner(path, tape, strategy.name, command.front, command.behaviour, first)
+        first = first_start(path, tape.events, command.front)
+        if not command.quiet:
+            _banner(path, tape, strategy.name, command.front, command.behaviour, first)
     listen = attrs.evolve(command.listen, on_ready=serving_on(path, quiet=command.quiet))
     # A listening front (not stdio, whose one client ends the run) is stopped by a signal,
     # which is its normal end: it exits by what it served, 0 if it served nobody.
@@ -313,13 +315,52 @@ def _serve(command: ReplayCommand) -> int:
             outcome[:] = [EXIT_MISSES if result.misses else 0]
 
     async def go() -> int:
-        responders = ReplaySessions(
-            tape, strategy, environ=os.environ, shown=shown_policy, first_start=first
-        )
+        responders = _responders(command, tape, strategy, first, opening is not None)
         await serve(front, responders, options=listen, policy=command.policy.finishing(finished))
         return outcome[0] if outcome else 0
 
     return run_async(go, outcome)
+
+
+def _opening(command: ReplayCommand) -> Cassette | None:
+    """The opening of a long cassette, to answer ``initialize`` from before the rest is
+    loaded (``cassette.store.opening`` says when it is proved to answer as the whole
+    does): on stdio without the banner, which tells of the whole cassette."""
+    if command.front != "stdio" or not command.quiet:
+        return None
+    from cassette.store.opening import read_opening
+
+    return read_opening(command.tape)
+
+
+def _loaded(tape: str) -> Cassette:
+    """The whole cassette, its reading's warnings told."""
+    from cassette.store.storage import Cassette
+
+    loaded = Cassette.load(tape)
+    for warning in loaded.warnings:
+        err(f"warning: {warning}")
+    return loaded
+
+
+def _responders(
+    command: ReplayCommand, tape: Cassette, strategy: Strategy, first: int, opening: bool
+) -> ResponderPool:
+    """The replay's sessions; from an ``opening``, a pool answering the first session's
+    ``initialize`` from it and loading the whole cassette when anything else is needed
+    (``cassette.core.opening``)."""
+    from cassette.core.sessions import ReplaySessions
+
+    def sessions(recording: Cassette) -> ReplaySessions:
+        return ReplaySessions(
+            recording, strategy, environ=os.environ, shown=shown_policy, first_start=first
+        )
+
+    if not opening:
+        return sessions(tape)
+    from cassette.core.opening import OpeningSessions
+
+    return OpeningSessions(sessions(tape), lambda: sessions(_loaded(command.tape)))
 
 
 def _banner(

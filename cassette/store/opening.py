@@ -1,0 +1,147 @@
+"""The opening of a long cassette, read before the rest, when it provably holds the answer
+to a session's ``initialize`` (``cassette.core.opening`` serves from it).
+
+A replay answers ``initialize`` from the whole cassette: the recording that matches, the
+revision the server would grant, the warnings about the client's capabilities. For a
+legacy stdio cassette those read beyond the handshake only through what this module
+rules out in the file's bytes, so a cassette that passes every check answers
+``initialize`` from its opening exactly as from the whole:
+
+* no event has a ``meta`` (no variant sessions, no legacy probe, no later server starts,
+  no HTTP facts);
+* ``"initialize"`` occurs once (one recording can match the request), and no
+  ``server/discover`` (the revisions a server proves it supports) or request the server
+  makes of its client's capabilities (``roots/list``, ``sampling/createMessage``,
+  ``elicitation/create``, ``inputRequests``: the capability warnings read them);
+* no ``\\u`` escape, so none of those words can be spelt in a way the checks miss;
+* the opening (the header, the events up to the ``initialize`` answer, and the client
+  message after it) holds only messages and stderr lines, decodes without a warning, and
+  its header's era is legacy.
+
+Anything else (a short cassette, a cassette that fails a check, a file that cannot be
+read) gets ``None``: the replay loads it whole before its first answer, as always, and
+the whole load reports any fault. The checks read the file a megabyte at a time; the
+whole load reads it again, from the page cache: a few milliseconds for tens of megabytes.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from typing import BinaryIO, Final
+
+from cassette.core.codec import decode_lines
+from cassette.core.jsonrpc import Kind, classify_value
+from cassette.core.limits import Limits, current_limits
+from cassette.core.model import Event, MessageEvent, StderrEvent, era_of
+from cassette.errors import CassetteError
+from cassette.store.files import open_regular
+from cassette.store.storage import Cassette
+
+__all__ = ["OPENING_FROM", "read_opening"]
+
+#: the smallest cassette whose opening is served first: below it, the whole cassette
+#: loads in a few milliseconds and the checks would cost more than they save
+OPENING_FROM: Final = 1024 * 1024
+
+#: the most lines an opening may take (a handshake is three or four), and the longest
+#: line it may hold
+_OPENING_LINES: Final = 64
+_LINE_CAP: Final = 1024 * 1024
+
+#: how much of the rest of the file is read at a time to check it
+_CHUNK: Final = 1024 * 1024
+
+_INITIALIZE: Final = b'"initialize"'
+
+#: what the file may hold nowhere (the module docstring says why)
+_NOWHERE: Final = (
+    b'"meta"',
+    b"\\u",
+    b"server/discover",
+    b"roots/list",
+    b"sampling/createMessage",
+    b"elicitation/create",
+    b"inputRequests",
+)
+
+
+def read_opening(path: str | os.PathLike[str], *, limits: Limits | None = None) -> Cassette | None:
+    """The opening of the cassette at ``path`` as a cassette of its own, when it provably
+    answers ``initialize`` as the whole does; ``None`` otherwise (see the module docstring)."""
+    source = os.fspath(path)
+    chosen = current_limits() if limits is None else limits
+    try:
+        with open_regular(source, "cassette") as file:
+            if os.fstat(file.fileno()).st_size < OPENING_FROM:
+                return None
+            lines = _first_lines(file, min(chosen.line_limit, _LINE_CAP))
+            if lines is None or not _proved(lines, file):
+                return None
+    except (OSError, CassetteError):
+        return None  # the whole load says what is wrong
+    try:
+        decoded = decode_lines(lines, source, chosen.line_limit, fast=False, limits=chosen)
+    except CassetteError:
+        return None
+    if decoded.warnings or era_of(decoded.header) != "legacy":
+        return None
+    events = _through_handshake(decoded.events)
+    return None if events is None else Cassette(decoded.header, tuple(events), source)
+
+
+def _first_lines(file: BinaryIO, cap: int) -> list[bytes] | None:
+    """The file's first ``_OPENING_LINES`` lines (fewer in a file that has fewer), each
+    with its newline; ``None`` if one is longer than ``cap`` or lacks its newline. Capped,
+    so a file with no newline (a gigabyte of zeros) costs a megabyte here, not its size."""
+    lines: list[bytes] = []
+    while len(lines) < _OPENING_LINES:
+        line = file.readline(cap + 1)
+        if not line:
+            break
+        if len(line) > cap or not line.endswith(b"\n"):
+            return None
+        lines.append(line)
+    return lines
+
+
+def _proved(lines: list[bytes], file: BinaryIO) -> bool:
+    """Whether the opening ``lines`` and the rest of ``file`` hold ``"initialize"`` once
+    and nothing of ``_NOWHERE``, read a chunk at a time (memory stays a chunk, whatever
+    the size); a word cut by a chunk's end is found in the next, which starts with the
+    previous one's last bytes."""
+    keep = max(len(word) for word in (*_NOWHERE, _INITIALIZE)) - 1
+    initialize = 0
+    tail = b""
+    chunks = itertools.chain([b"".join(lines)], iter(lambda: file.read(_CHUNK), b""))
+    for chunk in chunks:
+        data = tail + chunk
+        # an "initialize" wholly inside ``tail`` was counted with the chunk before
+        initialize += data.count(_INITIALIZE) - tail.count(_INITIALIZE)
+        if initialize > 1 or any(word in data for word in _NOWHERE):
+            return False
+        tail = data[-keep:]
+    return initialize == 1
+
+
+def _through_handshake(events: list[Event]) -> list[Event] | None:
+    """The events up to the ``initialize`` answer and the client message after it, when
+    those are all messages and stderr lines; ``None`` when the lines read do not reach
+    that far or hold anything else."""
+    asked: object = None
+    answered = False
+    for index, event in enumerate(events):
+        if isinstance(event, StderrEvent):
+            continue
+        if not isinstance(event, MessageEvent):
+            return None
+        message = event.message
+        kind = classify_value(message)
+        if event.dir == "c2s":
+            if answered:
+                return events[: index + 1]
+            if kind is Kind.REQUEST and message.get("method") == "initialize":
+                asked = message["id"]
+        elif asked is not None and kind is Kind.RESPONSE and message.get("id") == asked:
+            answered = True
+    return None
