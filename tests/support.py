@@ -289,6 +289,16 @@ class Background:
                 return match
 
     def output(self) -> str:
+        """What it printed so far, including lines not yet waited for."""
+        while True:
+            try:
+                line = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if line is None:
+                self._queue.put(None)  # the end stays for whoever waits next
+                break
+            self.lines.append(line)
         return "".join(self.lines)
 
     def stop(self, sig: int | None = None, timeout: float = 20.0) -> int:

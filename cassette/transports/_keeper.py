@@ -17,6 +17,13 @@ what it started (``npx`` and its ``node``, a shell and its child) ends with it.
 
 The keeper ignores SIGINT and SIGHUP and sits in a session of its own: a Ctrl-C or a
 closed terminal that stops the recorder must not stop the one process meant to clean up.
+
+A group id is a number the system hands out again once nothing uses it (on Linux every
+32,768 processes by default, a few minutes of a busy test run): a keeper that wakes late,
+its server long gone, must not signal whoever holds the number now. So on Linux it notes
+its server's start time when it starts, and signals the group only while the number is
+still its server's: the leader with that start time, or no process of that id but
+members of the group (which keep the number from being handed out again).
 """
 
 from __future__ import annotations
@@ -30,8 +37,30 @@ import time
 POLL = 0.05  # seconds between checks that the group still has a live process
 
 
-def _alive(group: int) -> bool:
+def _started(pid: int) -> str | None:
+    """The start time of process ``pid`` (Linux ``/proc``, clock ticks since boot), or
+    ``None`` when there is no such process or no ``/proc`` to ask."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return fields[19].decode("ascii") if len(fields) > 19 else None
+
+
+def _ours(group: int, born: str | None) -> bool:
+    """Whether ``group`` is still the group of the server born at ``born`` (see the module
+    docstring): a leader of another start time means the number went to someone else."""
+    if born is None:  # no /proc (macOS, the BSDs), or the server was gone at our start
+        return True
+    now = _started(group)
+    return now is None or now == born
+
+
+def _alive(group: int, born: str | None = None) -> bool:
     if sys.platform == "win32":  # never run there: no process groups to keep
+        return False
+    if not _ours(group, born):
         return False
     try:
         os.killpg(group, 0)
@@ -42,17 +71,17 @@ def _alive(group: int) -> bool:
     return True
 
 
-def _gone_within(group: int, seconds: float) -> bool:
+def _gone_within(group: int, seconds: float, born: str | None) -> bool:
     deadline = time.monotonic() + seconds
-    while _alive(group):
+    while _alive(group, born):
         if time.monotonic() >= deadline:
             return False
         time.sleep(POLL)
     return True
 
 
-def _signal(group: int, sig: signal.Signals) -> None:
-    if sys.platform == "win32":
+def _signal(group: int, sig: signal.Signals, born: str | None) -> None:
+    if sys.platform == "win32" or not _ours(group, born):
         return
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(group, sig)
@@ -62,17 +91,18 @@ def main(argv: list[str]) -> int:
     if sys.platform == "win32":
         return 2  # the stdio transport starts no keeper there
     group, grace, kill_after = int(argv[1]), float(argv[2]), float(argv[3])
+    born = _started(group)  # who the number belongs to now: our server, just started
     for sig in (signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, signal.SIG_IGN)
     told = sys.stdin.buffer.read()  # until the recorder says done, or dies
     if told.startswith(b"done"):
         return 0
-    if _gone_within(group, grace):
+    if _gone_within(group, grace, born):
         return 0
-    _signal(group, signal.SIGTERM)
-    if _gone_within(group, kill_after):
+    _signal(group, signal.SIGTERM, born)
+    if _gone_within(group, kill_after, born):
         return 0
-    _signal(group, signal.SIGKILL)
+    _signal(group, signal.SIGKILL, born)
     return 0
 
 

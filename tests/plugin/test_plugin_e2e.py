@@ -81,6 +81,10 @@ def test_sdk_suite_records_once_then_replays_with_no_server(suite: Suite) -> Non
         first = suite.run(
             SERVER=f"{node_path}|{EVERYTHING_JS}|stdio", SERVER_URL=f"http://127.0.0.1:{port}/mcp"
         )
+        # what the live server went through, should the HTTP recording not reach it
+        code = live.proc.poll()
+        state = "running" if code is None else f"exited with {code}"
+        assert first.ret == 0, f"live server {state}; its output:\n{live.output()}"
         first.assert_outcomes(passed=2)
         first.stdout.fnmatch_lines(["mcp-cassette: sessions: 2 recorded"])
     folder = suite.pytester.path / "cassettes" / "test_agent"
