@@ -39,13 +39,12 @@ Sans-IO: values in, values out.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import attrs
 
 from cassette.core.eras import (
     LEGACY_ONLY_METHODS,
-    InputRound,
     client_era,
     era_refusal,
     granted_version,
@@ -67,6 +66,9 @@ from cassette.core.playback import Playback
 from cassette.core.prepared import Prepared
 from cassette.core.reply import Reply, _reply
 from cassette.core.variants import HANDSHAKES, client_capabilities, compared, pick
+
+if TYPE_CHECKING:
+    from cassette.core.rounds import InputRound
 
 __all__ = [
     "HANDSHAKES",
@@ -443,6 +445,8 @@ class Negotiation:
             return reply  # for_client makes it the error that names input_required
         index = found[0]
         result = reply.messages[index]["result"]
+        from cassette.core.rounds import InputRound  # only a bridged input_required
+
         round_ = InputRound(live, result.get("requestState"))
         requests = []
         for key, request in asked:
