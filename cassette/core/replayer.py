@@ -66,7 +66,7 @@ from cassette.core.matching import (
 )
 from cassette.core.model import Era, Header, Recording
 from cassette.core.negotiation import GroupState, Negotiation, client_facts
-from cassette.core.playback import Paused, Playback, Played
+from cassette.core.playback import Playback, Played
 from cassette.core.prepared import Prepared, check_redaction
 from cassette.core.redacted import ENVELOPE
 from cassette.core.replay_parts import (
@@ -88,6 +88,7 @@ from cassette.core.wildcards import mask_like
 from cassette.errors import ReplayMiss
 
 if TYPE_CHECKING:
+    from cassette.core.paused import Paused
     from cassette.core.redaction import RedactionSession, Redactor
 
 #: The policy a person-facing description of a live message passes (a miss, a warning,

@@ -18,15 +18,18 @@ JSON-RPC error to the request alone. Sans-IO.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from cassette.core.exchanges import Exchange
 from cassette.core.ids import id_key
 from cassette.core.jsonrpc import REPLAY_MISS, JSONObject, error_response
 from cassette.core.matching import MissReport
-from cassette.core.playback import Paused, Played
+from cassette.core.playback import Played
 from cassette.core.replay_parts import label, miss_line
 from cassette.core.reply import Reply
+
+if TYPE_CHECKING:
+    from cassette.core.paused import Paused
 
 __all__ = ["Waits"]
 
