@@ -52,7 +52,7 @@ from cassette.errors import TransportClosedError, TransportError, map_exceptions
 if TYPE_CHECKING:
     from cassette._record_options import RecordOptions
     from cassette._upstream import Exited, SideEvent, SideEventHandler, StderrLine, Target
-    from cassette.core.jsonrpc import Classified
+    from cassette.core.classified import Classified
     from cassette.core.model import Recording
 
 __all__ = [
@@ -453,7 +453,7 @@ if not TYPE_CHECKING:
     __getattr__, __dir__ = lazy_exports(
         __name__,
         {
-            "Classified": "cassette.core.jsonrpc",
+            "Classified": "cassette.core.classified",
             **dict.fromkeys(
                 ("Exited", "SideEvent", "SideEventHandler", "StderrLine", "Target"),
                 "cassette._upstream",

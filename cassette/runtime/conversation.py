@@ -40,7 +40,6 @@ from cassette.core.ids import id_key
 from cassette.core.jsonrpc import (
     INVALID_REQUEST,
     SINGLE_MESSAGES,
-    Classified,
     Kind,
     classify,
     error_response,
@@ -53,6 +52,7 @@ from cassette.runtime.policy import DeliveryPolicy, ReplayResult, RuntimeServedS
 from cassette.transport import Emit, Frame, Outgoing
 
 if TYPE_CHECKING:
+    from cassette.core.classified import Classified
     from cassette.core.redaction import Redactor
 
 __all__ = [
