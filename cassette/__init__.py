@@ -29,9 +29,9 @@ if TYPE_CHECKING:
         Candidate,
         FingerprintMatcher,
         Matcher,
-        MissReport,
         Strategy,
     )
+    from cassette.core.misses import MissReport
     from cassette.core.model import (
         FORMAT_VERSION,
         Event,
@@ -142,7 +142,7 @@ _LAZY: dict[str, str] = {
     "ManifestError": "cassette.errors",
     "Matcher": "cassette.core.matching",
     "MessageEvent": "cassette.core.model",
-    "MissReport": "cassette.core.matching",
+    "MissReport": "cassette.core.misses",
     "ModeChoice": "cassette.modes.policy",
     "ModeOptions": "cassette.modes.runner",
     "ModeResult": "cassette.modes.runner",

@@ -59,7 +59,7 @@ from cassette.core.eras import (
 from cassette.core.exchanges import Exchange, progress_token
 from cassette.core.ids import IdKey, id_key
 from cassette.core.jsonrpc import METHOD_NOT_FOUND, REPLAY_MISS, JSONObject, error_response
-from cassette.core.matching import FingerprintMatcher, Matcher, MissReport
+from cassette.core.matching import FingerprintMatcher, Matcher
 from cassette.core.mcp import MODERN_VERSION
 from cassette.core.model import Era
 from cassette.core.playback import Playback
@@ -68,6 +68,7 @@ from cassette.core.reply import Reply, _reply
 from cassette.core.variants import HANDSHAKES, client_capabilities, compared, pick
 
 if TYPE_CHECKING:
+    from cassette.core.misses import MissReport
     from cassette.core.rounds import InputRound
 
 __all__ = [
@@ -276,6 +277,8 @@ class Negotiation:
     ) -> Reply:
         """The ``-32022`` a server of the other era gives, at the status a 2026-07-28
         server mirrors it with (400)."""
+        from cassette.core.misses import MissReport
+
         report = MissReport("not-recorded", str(message.get("method")), summary)
         self.misses.append(report)
         error = unsupported_version(message.get("id"), requested, supported, summary)
@@ -416,6 +419,8 @@ class Negotiation:
         miss = reply.miss
         for message in reply.messages:
             if is_input_required(message):
+                from cassette.core.misses import MissReport
+
                 miss = MissReport(
                     "not-recorded",
                     "input_required",
@@ -496,6 +501,8 @@ class Negotiation:
             f"{method}: the recording asks the client for input here (input_required, sent "
             f"to this legacy client as server requests) and the client {what}"
         )
+        from cassette.core.misses import MissReport
+
         report = MissReport("no-answer", method, summary)
         self.misses.append(report)
         origin = round_.origin.get("id")
