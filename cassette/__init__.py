@@ -23,16 +23,15 @@ from cassette._lazy import lazy_exports
 from cassette._version import __version__
 
 if TYPE_CHECKING:
-    from cassette.core.deadlines import Pacing
     from cassette.core.faults import FaultPlan, FaultRule
     from cassette.core.matching import (
         STRATEGIES,
         Candidate,
         FingerprintMatcher,
         Matcher,
-        MissReport,
         Strategy,
     )
+    from cassette.core.misses import MissReport
     from cassette.core.model import (
         FORMAT_VERSION,
         Event,
@@ -43,6 +42,7 @@ if TYPE_CHECKING:
         RawEvent,
         StderrEvent,
     )
+    from cassette.core.pacing import Pacing
     from cassette.core.recorder import Recorder
     from cassette.core.replayer import Replayer
     from cassette.core.sessions import ReplaySessions, Responder, ResponderPool
@@ -142,12 +142,12 @@ _LAZY: dict[str, str] = {
     "ManifestError": "cassette.errors",
     "Matcher": "cassette.core.matching",
     "MessageEvent": "cassette.core.model",
-    "MissReport": "cassette.core.matching",
+    "MissReport": "cassette.core.misses",
     "ModeChoice": "cassette.modes.policy",
     "ModeOptions": "cassette.modes.runner",
     "ModeResult": "cassette.modes.runner",
     "NotRecordedError": "cassette.errors",
-    "Pacing": "cassette.core.deadlines",
+    "Pacing": "cassette.core.pacing",
     "PluginError": "cassette.errors",
     "PluginLoadError": "cassette.errors",
     "RawEvent": "cassette.core.model",

@@ -158,15 +158,33 @@ def _entry_point_texts() -> list[str]:
                 dist = stem.split("-")[0].lower().replace("-", "_").replace(".", "_")
                 if dist in seen:
                     continue
-                try:
-                    with open(os.path.join(entry.path, "entry_points.txt"), "rb") as f:
-                        text = f.read().decode("utf-8", "replace")
-                except OSError:
+                data = _read(os.path.join(entry.path, "entry_points.txt"))
+                if data is None:
                     continue
+                text = data.decode("utf-8", "replace")
                 seen.add(dist)
                 if header in text:
                     texts.append(text)
     return texts
+
+
+def _read(path: str) -> bytes | None:
+    """The bytes of the file at ``path`` (``None``: it cannot be read), through the
+    descriptor calls: a replay reads one per installed distribution on every start, and
+    a file object costs more than the read."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    except OSError:
+        return None
+    chunks: list[bytes] = []
+    try:
+        while chunk := os.read(fd, 1 << 16):
+            chunks.append(chunk)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return b"".join(chunks)
 
 
 def _quick_claims(name: str) -> list[str]:

@@ -51,7 +51,8 @@ from cassette.errors import TransportClosedError, TransportError, map_exceptions
 
 if TYPE_CHECKING:
     from cassette._record_options import RecordOptions
-    from cassette.core.jsonrpc import Classified
+    from cassette._upstream import Exited, SideEvent, SideEventHandler, StderrLine, Target
+    from cassette.core.classified import Classified
     from cassette.core.model import Recording
 
 __all__ = [
@@ -114,36 +115,6 @@ class Frame:
     meta: Mapping[str, Any] | None = None
 
 
-@attrs.frozen(slots=True)
-class Target:
-    """What to reach: a command to spawn (stdio) or a URL (network transports).
-
-    ``headers`` are for network transports: sent with every request (credentials a client
-    gave); they are never written to a cassette."""
-
-    command: tuple[str, ...] = ()
-    url: str | None = None
-    env: Mapping[str, str] | None = None
-    cwd: str | None = None
-    headers: Mapping[str, str] | None = None
-
-
-@attrs.frozen(slots=True)
-class StderrLine:
-    """The server wrote one line on stderr (``data`` keeps its newline, verbatim)."""
-
-    data: bytes
-
-
-@attrs.frozen(slots=True)
-class Exited:
-    """The server process ended with ``code`` (negative: killed by that signal)."""
-
-    code: int | None
-
-
-SideEvent = StderrLine | Exited
-SideEventHandler = Callable[[SideEvent], None]
 #: Called once a front listens, with what a client needs to reach it (a URL).
 Ready = Callable[[str], None]
 
@@ -468,8 +439,9 @@ class RecordingFront(Transport, Protocol):
         ...
 
 
-# ``RecordOptions`` is built on first use (a replay never records), ``Recording`` too (the
-# model's module is not needed to write a plugin's streams).
+# ``RecordOptions`` and the values of reaching a live server (``Target``, its side events)
+# are built on first use (a replay never records), ``Recording`` too (the model's module is
+# not needed to write a plugin's streams).
 if not TYPE_CHECKING:
     from cassette._lazy import lazy_exports, publish
 
@@ -481,7 +453,11 @@ if not TYPE_CHECKING:
     __getattr__, __dir__ = lazy_exports(
         __name__,
         {
-            "Classified": "cassette.core.jsonrpc",
+            "Classified": "cassette.core.classified",
+            **dict.fromkeys(
+                ("Exited", "SideEvent", "SideEventHandler", "StderrLine", "Target"),
+                "cassette._upstream",
+            ),
             "RecordOptions": "cassette._record_options",
             "Recording": "cassette.core.model",
         },

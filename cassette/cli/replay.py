@@ -39,16 +39,16 @@ from cassette.cli.common import (
     serving_on,
 )
 from cassette.cli.modes import add_mode_options, apply_sessions, replay_choice, run_in_mode
-from cassette.core.deadlines import Pacing
 from cassette.errors import CassetteNotFoundError, UsageError
 from cassette.modes.policy import ModeChoice, missing_cassette_message
 from cassette.runtime.conversation import DeliveryPolicy, shown_policy
 from cassette.store.storage import has_recording
-from cassette.transport import ServeOptions, Target
+from cassette.transport import ServeOptions
 
 if TYPE_CHECKING:
     from cassette.cli.layout import Layout
     from cassette.core.matching import Strategy
+    from cassette.core.pacing import Pacing
     from cassette.core.sessions import ResponderPool
     from cassette.store.storage import Cassette
 
@@ -120,6 +120,15 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
     rep.layout = _layout
 
 
+def _pacing(args: argparse.Namespace) -> Pacing | None:
+    """``--pace recorded``'s pacing, built only then (a replay does not pace by default)."""
+    if args.pace != "recorded":
+        return None
+    from cassette.core.pacing import Pacing
+
+    return Pacing(args.pace_scale, args.pace_cap)
+
+
 def _layout() -> Layout:
     """``replay --help``'s layout, built only when help is printed: a replay parses its
     options on every start and shows no help."""
@@ -188,12 +197,11 @@ class ReplayCommand:
                 raise UsageError(f"{given}: the stdio front listens on nothing (try --front http)")
         origins = allowed_origins(args.allow_origin, served=front != "stdio")
         auth, auth_servers = require_auth(args, front)
-        pacing = Pacing(args.pace_scale, args.pace_cap) if args.pace == "recorded" else None
         policy = DeliveryPolicy(
             on_miss=_miss_reporter(args.report, tape),
             on_warning=lambda text: err(f"warning: {text}"),
             answer_timeout=args.answer_timeout,
-            pacing=pacing,
+            pacing=_pacing(args),
             max_message_bytes=limit,
         )
         policy = fault_policy(policy, args.faults)
@@ -392,6 +400,7 @@ def _banner(
 def _in_mode(command: ReplayCommand) -> int:
     """A replay that may go live: on stdio, with the server command after ``--``."""
     from cassette.modes.runner import ModeOptions
+    from cassette.transport import Target
 
     if command.front != "stdio":
         raise UsageError(

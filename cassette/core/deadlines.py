@@ -1,10 +1,9 @@
 """Time as values: how long each wait may last, and when recorded gaps are reproduced.
 
 Sans-IO like the rest of the core: the current time is passed in, never read, so the
-rules are tested with plain numbers and the runtime decides how to wait.
+rules are tested with plain numbers and the runtime decides how to wait. (Reproducing
+recorded delays is ``cassette.core.pacing``'s: a replay that does not pace never builds it.)
 
-* ``Pacing`` turns the recorded times of a reply's messages into the delays before each
-  (``cassette replay --pace recorded``);
 * ``Deadlines`` keeps the server requests a replay waits on, each with the moment the
   client's answer is due; the runtime asks which are overdue and fails them
   (``Replayer.expire``), so a client that never answers cannot hang a session.
@@ -13,10 +12,7 @@ rules are tested with plain numbers and the runtime decides how to wait.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from typing import Final
-
-import attrs
 
 from cassette.core.ids import IdKey, id_key
 
@@ -29,7 +25,6 @@ __all__ = [
     "STOP_KILL_AFTER",
     "UPSTREAM_TIMEOUT",
     "Deadlines",
-    "Pacing",
 ]
 
 #: Seconds a replay waits for the client's answer to a server request before failing the
@@ -50,29 +45,6 @@ STOP_GRACE: Final = 1.0
 STOP_KILL_AFTER: Final = 0.5
 #: The longest a stop may take, its server's last words and exit recorded included.
 STOP_BOUND: Final = STOP_GRACE + STOP_KILL_AFTER + 1.0
-
-
-@attrs.frozen
-class Pacing:
-    """Reproduce recorded delays between server messages: ``scale`` times each recorded gap,
-    but never more than ``cap`` seconds per gap."""
-
-    scale: float = 1.0
-    cap: float = 5.0
-
-    def delay(self, gap: float) -> float:
-        """The wait for one recorded gap (negative gaps, from clock skew, are none)."""
-        return min(max(gap, 0.0) * self.scale, self.cap)
-
-    def delays(self, times: Sequence[float], since: float) -> list[float]:
-        """The wait before each message recorded at ``times``, the first counted from
-        ``since`` (the client message they answer)."""
-        out: list[float] = []
-        last = since
-        for t in times:
-            out.append(self.delay(t - last))
-            last = t
-        return out
 
 
 class Deadlines:

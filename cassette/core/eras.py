@@ -30,7 +30,7 @@ modern                legacy, and the recorded   ``initialize`` answered from th
                                                  members (``resultType``, ``ttlMs``,
                                                  ``cacheScope``, the ``_meta`` envelope);
                                                  ``input_required``: server requests
-                                                 (``InputRound``); HTTP errors at 200
+                                                 (``cassette.core.rounds``); HTTP errors at 200
 modern                legacy, and the recorder's ``initialize`` answered from the probe's
                       probe was answered         recorded answer (``cassette.runtime.probe``),
                                                  at the revision the server grants; the rest
@@ -44,7 +44,7 @@ An ``input_required`` result is 2026-07-28's way of asking the client mid-call: 
 ``inputRequests`` are the server requests a legacy session sends instead (``sampling/
 createMessage``, ``elicitation/create``, ``roots/list``), and the recording holds what the
 server answered once the client's ``inputResponses`` came back. A legacy client is sent
-those requests (``InputRound``); its answers make the recorded retry, whose result it gets
+those requests (``cassette.core.rounds``); its answers make the recorded retry, whose result it gets
 as the answer to its own request. A request for a capability the client did not declare,
 or an ``input_required`` without requests, is an error naming it, a miss.
 Sans-IO: values in, values out.
@@ -55,8 +55,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Final
 
-import attrs
-
 from cassette.core.jsonrpc import METHOD_NOT_FOUND, JSONObject, error_response
 from cassette.core.mcp import LEGACY_VERSIONS, META_PREFIX, MODERN_VERSION, VERSION_META
 from cassette.core.model import Era
@@ -66,7 +64,6 @@ __all__ = [
     "LEGACY_ONLY_METHODS",
     "MODERN_ONLY_MEMBERS",
     "UNSUPPORTED_VERSION",
-    "InputRound",
     "client_era",
     "era_refusal",
     "granted_version",
@@ -241,31 +238,6 @@ def input_requests(message: Any) -> list[tuple[str, JSONObject]]:
             sent["params"] = params
         out.append((str(key), sent))
     return out
-
-
-@attrs.define
-class InputRound:
-    """A legacy client answering, as server requests, what one ``input_required`` response
-    of a modern recording asked for. Once every request is answered, ``retry`` is the
-    2026-07-28 retry the recording holds next: the live request with the client's answers
-    as ``inputResponses`` and the recorded ``requestState``."""
-
-    origin: JSONObject  # the live request the recording answered with input_required
-    state: object  # the recorded requestState (None: there was none)
-    keys: dict[object, str] = attrs.field(factory=dict)  # live server-request id -> key
-    answers: dict[str, Any] = attrs.field(factory=dict)
-
-    def answer(self, server_id: object, result: Any) -> bool:
-        """Note the client's answer to request ``server_id``; whether all are answered."""
-        self.answers[self.keys[server_id]] = result
-        return len(self.answers) == len(self.keys)
-
-    def retry(self) -> JSONObject:
-        params = self.origin.get("params")
-        retried = {**(params if isinstance(params, dict) else {}), "inputResponses": self.answers}
-        if self.state is not None:
-            retried["requestState"] = self.state
-        return {**self.origin, "params": retried}
 
 
 def recorded_handshake(events: Iterable[object]) -> JSONObject | None:

@@ -9,17 +9,18 @@ branches on ``Kind`` instead of re-inspecting dictionaries.
 
 from __future__ import annotations
 
-import enum
 import functools
 import json
 import os
 import re
 from collections.abc import Callable
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-import attrs
-
+from cassette.core.kinds import SINGLE_MESSAGES, Kind
 from cassette.core.limits import TooDeepError, check_depth
+
+if TYPE_CHECKING:
+    from cassette.core.classified import Classified
 
 __all__ = [
     "SINGLE_MESSAGES",
@@ -250,39 +251,6 @@ _encode_ascii = keeping_literals(
 )
 
 
-class Kind(enum.Enum):
-    """What a frame is, as far as JSON-RPC 2.0 is concerned."""
-
-    REQUEST = "request"
-    NOTIFICATION = "notification"
-    RESPONSE = "response"
-    ERROR = "error"
-    BATCH = "batch"
-    INVALID = "invalid"  # parsed as JSON but is not a JSON-RPC message
-    NOT_JSON = "not-json"  # not JSON at all (or not UTF-8)
-
-
-@attrs.define(slots=True)
-class Classified:
-    """A frame's kind plus the decoded value (``None`` for ``NOT_JSON``). A value, not
-    frozen: one is built for every frame, and a frozen class's fields cost
-    ``object.__setattr__`` each (see ``cassette.core.reply.Reply``)."""
-
-    kind: Kind
-    value: Any = None
-    #: why a ``NOT_JSON`` frame was refused, when that is worth telling its sender
-    problem: str | None = None
-
-    @property
-    def is_message(self) -> bool:
-        """True for a single JSON-RPC message (what a cassette stores as an object)."""
-        return self.kind in SINGLE_MESSAGES
-
-
-#: The kinds of a single JSON-RPC message (``Classified.is_message``).
-SINGLE_MESSAGES: Final = frozenset({Kind.REQUEST, Kind.NOTIFICATION, Kind.RESPONSE, Kind.ERROR})
-
-
 def is_request_id(value: object) -> bool:
     """JSON-RPC ids are strings or integers; ``bool`` is an int in Python but not in JSON."""
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
@@ -315,6 +283,8 @@ def is_answer(value: object) -> bool:
 
 def classify(data: bytes | str) -> Classified:
     """Decode and classify one frame; never raises."""
+    from cassette.core.classified import Classified  # a stdio replay never builds one
+
     kind, value, problem, _ = classify_parts(data)
     return Classified(kind, value, problem)
 
@@ -446,3 +416,14 @@ METHOD_NOT_FOUND: Final = -32601
 #: Implementation-defined server error used for a replay miss (JSON-RPC reserves
 #: -32000..-32099 for servers). Documented in docs/replay.md.
 REPLAY_MISS: Final = -32099
+
+
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> Any:
+        """``Classified``, built on first use (``cassette.core.classified``)."""
+        if name != "Classified":
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        from cassette.core.classified import Classified
+
+        return Classified

@@ -191,7 +191,7 @@ def set_max_depth(limit: int) -> None:
 _KEEP: Final = b'[]{}"'
 _OTHERS: Final = bytes(b for b in range(256) if b not in _KEEP)
 _ONE_KIND: Final = bytes.maketrans(b"{}", b"[]")  # for depth, only opening and closing matter
-_RUNS: Final = re.compile(rb"\[+|\]+")
+_RUNS: Final = rb"\[+|\]+"  # compiled on first use: only deep nesting gets that far
 _PEEL_BUDGET: Final = 4
 
 
@@ -236,7 +236,7 @@ def _bracket_depth(brackets: bytes) -> int:
         brackets, peeled = inner, peeled + 1
     if not brackets:
         return peeled
-    steps = list(map(len, _RUNS.findall(brackets)))
+    steps = list(map(len, re.findall(_RUNS, brackets)))
     closing = 1 if brackets.startswith(b"[") else 0  # runs alternate; closing ones count down
     steps[closing::2] = map(neg, steps[closing::2])
     deepest = max(accumulate(steps))
@@ -258,7 +258,7 @@ def check_depth(data: bytes | str, limit: int | None = None) -> None:
         raise TooDeepError(bound)
 
 
-_SIZE: Final = re.compile(r"\s*(\d+)\s*([kmg]i?b?|b)?\s*", re.IGNORECASE)
+_SIZE: Final = r"\s*(\d+)\s*([kmg]i?b?|b)?\s*"  # compiled on first use (a size given)
 _UNITS: Final = MappingProxyType({"": 1, "b": 1, "k": 1000, "m": 1000**2, "g": 1000**3})
 
 
@@ -268,7 +268,7 @@ def parse_size(text: str | int) -> int:
     if isinstance(text, int) and not isinstance(text, bool):
         value = text
     else:
-        found = _SIZE.fullmatch(text) if isinstance(text, str) else None
+        found = re.fullmatch(_SIZE, text, re.IGNORECASE) if isinstance(text, str) else None
         if found is None:
             raise UsageError(
                 f"bad size {text!r}: give bytes, or a number with KB, MB, GB, KiB, MiB or GiB"

@@ -65,7 +65,7 @@ from __future__ import annotations
 import json
 from collections import deque
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 import attrs
 
@@ -84,6 +84,7 @@ from cassette.errors import AlreadyPlayedError, NotRecordedError, ReplayMiss
 
 if TYPE_CHECKING:
     from cassette.core.jsondiff import Difference
+    from cassette.core.misses import MissReport
 
 __all__ = [
     "LIFECYCLE_METHODS",
@@ -240,40 +241,6 @@ class Candidate:
         """``live`` with the positions this recording redacted taken from the recording."""
         masked: JSONObject = mask_like(self.message, live, self.wildcards)
         return masked
-
-
-@attrs.frozen
-class MissReport:
-    """Why a live request got no recording, in terms a person can act on."""
-
-    kind: Literal["not-recorded", "already-played", "answer-differs", "no-answer"]
-    method: str
-    summary: str  # one line, no trailing period; begins with the method
-    closest_seq: int | None = None
-    diffs: tuple[Difference, ...] = ()
-
-    @property
-    def closest_line(self) -> int | None:
-        """The line of the closest recording in its cassette."""
-        return None if self.closest_seq is None else self.closest_seq + 1
-
-    def as_data(self) -> dict[str, Any]:
-        """The structured form sent in the JSON-RPC error's ``data``."""
-        data: dict[str, Any] = {"kind": self.kind, "method": self.method}
-        if self.closest_line is not None:
-            data["closestLine"] = self.closest_line
-        if self.diffs:
-            data["diffs"] = [
-                {"path": d.path, "recorded": _plain(d.recorded), "received": _plain(d.received)}
-                for d in self.diffs
-            ]
-        return data
-
-
-def _plain(value: Any) -> Any:
-    from cassette.core.jsondiff import MISSING
-
-    return None if value is MISSING else value
 
 
 def _session_queue(
@@ -539,6 +506,8 @@ class FingerprintMatcher:
             f"{_label(message)} with these arguments was recorded {times} time(s) and every "
             f"recording has been played already (strategy {self.strategy.name}{hint})"
         )
+        from cassette.core.misses import MissReport
+
         report = MissReport("already-played", str(message.get("method")), summary, seq)
         return AlreadyPlayedError(summary, report)
 
@@ -557,6 +526,8 @@ class FingerprintMatcher:
         return "".join(f"; {hint}" for hint in hints)
 
     def _not_recorded(self, message: JSONObject) -> MissReport:
+        from cassette.core.misses import MissReport
+
         method = str(message.get("method"))
         label = _label(message)
         same_method = [c for c in self._candidates if c.message.get("method") == method]
@@ -609,4 +580,17 @@ class FingerprintMatcher:
         more = f" (and {len(diffs) - _SHOWN_DIFFS} more)" if len(diffs) > _SHOWN_DIFFS else ""
         summary = f"{label} not recorded: {what} differ at {shown}{more}"
         method = str(message.get("method"))
+        from cassette.core.misses import MissReport
+
         return MissReport("not-recorded", method, summary, cand.seq, tuple(diffs))
+
+
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> Any:
+        """``MissReport``, built on first use (``cassette.core.misses``)."""
+        if name != "MissReport":
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        from cassette.core.misses import MissReport
+
+        return MissReport

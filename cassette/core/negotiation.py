@@ -39,13 +39,12 @@ Sans-IO: values in, values out.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import attrs
 
 from cassette.core.eras import (
     LEGACY_ONLY_METHODS,
-    InputRound,
     client_era,
     era_refusal,
     granted_version,
@@ -60,13 +59,17 @@ from cassette.core.eras import (
 from cassette.core.exchanges import Exchange, progress_token
 from cassette.core.ids import IdKey, id_key
 from cassette.core.jsonrpc import METHOD_NOT_FOUND, REPLAY_MISS, JSONObject, error_response
-from cassette.core.matching import FingerprintMatcher, Matcher, MissReport
+from cassette.core.matching import FingerprintMatcher, Matcher
 from cassette.core.mcp import MODERN_VERSION
 from cassette.core.model import Era
 from cassette.core.playback import Playback
 from cassette.core.prepared import Prepared
 from cassette.core.reply import Reply, _reply
 from cassette.core.variants import HANDSHAKES, client_capabilities, compared, pick
+
+if TYPE_CHECKING:
+    from cassette.core.misses import MissReport
+    from cassette.core.rounds import InputRound
 
 __all__ = [
     "HANDSHAKES",
@@ -274,6 +277,8 @@ class Negotiation:
     ) -> Reply:
         """The ``-32022`` a server of the other era gives, at the status a 2026-07-28
         server mirrors it with (400)."""
+        from cassette.core.misses import MissReport
+
         report = MissReport("not-recorded", str(message.get("method")), summary)
         self.misses.append(report)
         error = unsupported_version(message.get("id"), requested, supported, summary)
@@ -414,6 +419,8 @@ class Negotiation:
         miss = reply.miss
         for message in reply.messages:
             if is_input_required(message):
+                from cassette.core.misses import MissReport
+
                 miss = MissReport(
                     "not-recorded",
                     "input_required",
@@ -443,6 +450,8 @@ class Negotiation:
             return reply  # for_client makes it the error that names input_required
         index = found[0]
         result = reply.messages[index]["result"]
+        from cassette.core.rounds import InputRound  # only a bridged input_required
+
         round_ = InputRound(live, result.get("requestState"))
         requests = []
         for key, request in asked:
@@ -492,6 +501,8 @@ class Negotiation:
             f"{method}: the recording asks the client for input here (input_required, sent "
             f"to this legacy client as server requests) and the client {what}"
         )
+        from cassette.core.misses import MissReport
+
         report = MissReport("no-answer", method, summary)
         self.misses.append(report)
         origin = round_.origin.get("id")

@@ -23,14 +23,16 @@ loaded there and then.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cassette.core.jsonrpc import Kind, classify_parts, classify_value
-from cassette.core.matching import MissReport
 from cassette.core.model import Recording
 from cassette.core.replayer import Replayer
 from cassette.core.reply import Reply
 from cassette.core.sessions import ReplaySessions, Responder
+
+if TYPE_CHECKING:
+    from cassette.core.misses import MissReport
 
 __all__ = ["OpeningResponder", "OpeningSessions"]
 

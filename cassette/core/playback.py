@@ -29,7 +29,7 @@ answer, never before.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import attrs
 
@@ -38,7 +38,10 @@ from cassette.core.ids import id_key
 from cassette.core.jsonrpc import JSONObject
 from cassette.core.mcp import LOG_LEVEL_META, SUBSCRIPTION_ID_META
 
-__all__ = ["LOG_LEVELS", "Paused", "Playback", "Played"]
+if TYPE_CHECKING:
+    from cassette.core.paused import Paused
+
+__all__ = ["LOG_LEVELS", "Playback", "Played"]
 
 #: RFC 5424 severities in ascending order, as MCP logging names them.
 LOG_LEVELS: Final = (
@@ -51,19 +54,6 @@ LOG_LEVELS: Final = (
     "alert",
     "emergency",
 )
-
-
-@attrs.define(eq=False)  # compared by identity: no __eq__ to build at import
-class Paused:
-    """An exchange stopped where the recording shows the server waiting for the client."""
-
-    exchange: Exchange
-    live: JSONObject  # the live client message that started the exchange
-    rest: list[Item]  # what follows the client's answer in the recording
-    answer: JSONObject  # the client's answer as recorded
-    request: JSONObject  # the server request as sent live (with its live id)
-    ids: dict[object, int]  # recorded server-request id -> live id, for this exchange
-    answer_t: float = 0.0  # when the client's answer was recorded (pacing resumes there)
 
 
 @attrs.define(eq=False)  # compared by identity: no __eq__ to build at import
@@ -225,4 +215,6 @@ class Playback:
             ),
             {"id": live_id},
         )
+        from cassette.core.paused import Paused  # only a recording whose server asks the client
+
         return Paused(exchange, live, list(rest), item.message, request, ids, item.t)

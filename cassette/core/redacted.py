@@ -13,7 +13,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from functools import cache
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
+
+if TYPE_CHECKING:
+    PLACEHOLDER_PATTERN: re.Pattern[str]
 
 __all__ = [
     "ENVELOPE",
@@ -28,6 +31,7 @@ __all__ = [
     "make_placeholder",
     "numbered_placeholder",
     "pattern_digest",
+    "placeholder_pattern",
 ]
 
 #: A message's own fields, which the redactor never changes (a replay gives it no message
@@ -41,11 +45,20 @@ PLACEHOLDER: Final = "[REDACTED]"
 #: the header's upstream URL. The personal-data rules write values of their own kind so a
 #: replay still validates: an e-mail address in the reserved ``.invalid`` domain, and a
 #: phone number in E.164 form whose exchange code (``010``) no telephone network assigns.
-PLACEHOLDER_PATTERN: Final = re.compile(
+#: (``placeholder_pattern()``: every pattern here is compiled on first use, since a replay
+#: of a cassette without placeholders never needs one and compiling is paid at start-up.)
+_PLACEHOLDER: Final = (
     r"(?:\[|%5B)REDACTED(?::[a-z0-9-]+:(?:[0-9a-f]{6,64}|[1-9][0-9]{0,9}))?(?:\]|%5D)"
     r"|(?<![A-Za-z0-9._%+-])redacted-[1-9][0-9]{0,9}@example\.invalid(?![A-Za-z0-9.-])"
     r"|(?<![0-9+])\+1555010[0-9]{4,8}(?![0-9])"
 )
+
+
+def placeholder_pattern() -> re.Pattern[str]:
+    """Every placeholder this or an older version wrote (``_PLACEHOLDER``), compiled."""
+    return _compiled(_PLACEHOLDER)
+
+
 #: The rules whose placeholders are not ``[REDACTED:...]`` (``make_placeholder``).
 EMAIL_RULE: Final = "email"
 PHONE_RULE: Final = "phone"
@@ -61,12 +74,12 @@ def _marked(value: str) -> bool:
 
 def is_placeholder(value: str) -> bool:
     """Whether the whole string is a placeholder."""
-    return _marked(value) and PLACEHOLDER_PATTERN.fullmatch(value) is not None
+    return _marked(value) and placeholder_pattern().fullmatch(value) is not None
 
 
 def has_placeholder(value: str) -> bool:
     """Whether the string holds a placeholder somewhere."""
-    return _marked(value) and PLACEHOLDER_PATTERN.search(value) is not None
+    return _marked(value) and placeholder_pattern().search(value) is not None
 
 
 def make_placeholder(rule: str, number: int) -> str:
@@ -82,14 +95,14 @@ def make_placeholder(rule: str, number: int) -> str:
     return f"[REDACTED:{rule}:{number}]"
 
 
-_NUMBERED: Final = re.compile(
+_NUMBERED: Final = (
     r"(?:\[|%5B)REDACTED:([a-z0-9-]+):([1-9][0-9]{0,9})(?:\]|%5D)"
     r"|redacted-([1-9][0-9]{0,9})@example\.invalid"
     r"|\+1555010([0-9]{4,8})(?![0-9])"
 )
 #: a typed sentinel that names its placeholder's rule (``redacted-key-3@example.invalid``)
-_SENTINEL_RULE: Final = re.compile(r"redacted-([a-z][a-z0-9-]*)-([1-9][0-9]{0,9})\b")
-_LAST_DIGITS: Final = re.compile(r"([0-9]{1,10})[^0-9]*$")
+_SENTINEL_RULE: Final = r"redacted-([a-z][a-z0-9-]*)-([1-9][0-9]{0,9})\b"
+_LAST_DIGITS: Final = r"([0-9]{1,10})[^0-9]*$"
 
 
 def _number_of(found: re.Match[str]) -> tuple[str, int]:
@@ -104,7 +117,7 @@ def _number_of(found: re.Match[str]) -> tuple[str, int]:
 def numbered_placeholder(value: str) -> tuple[str, int] | None:
     """The rule and number of the numbered placeholder in ``value``
     (``[REDACTED:key:3]``: ``("key", 3)``), else ``None``."""
-    found = _NUMBERED.search(value) if _marked(value) else None
+    found = _compiled(_NUMBERED).search(value) if _marked(value) else None
     return None if found is None else _number_of(found)
 
 
@@ -122,11 +135,11 @@ def highest_numbers(strings: Iterable[str], sentinels: Iterable[str] = ()) -> di
 
     for text in strings:
         if _marked(text):
-            for found in _NUMBERED.finditer(text):
+            for found in _compiled(_NUMBERED).finditer(text):
                 note(*_number_of(found))
     for text in sentinels:
-        named = _SENTINEL_RULE.search(text)
-        last = _LAST_DIGITS.search(text)
+        named = _compiled(_SENTINEL_RULE).search(text)
+        last = _compiled(_LAST_DIGITS).search(text)
         if named is not None:
             note(named.group(1), int(named.group(2)))
         elif last is not None:
@@ -134,7 +147,7 @@ def highest_numbers(strings: Iterable[str], sentinels: Iterable[str] = ()) -> di
     return highest
 
 
-_ANY_TOKEN: Final = re.compile(r"((?:\[|%5B)REDACTED:[a-z0-9-]+):[0-9a-f]{1,64}((?:\]|%5D))")
+_ANY_PLACEHOLDER: Final = r"((?:\[|%5B)REDACTED:[a-z0-9-]+):[0-9a-f]{1,64}((?:\]|%5D))"
 
 
 def canonical(value: str) -> str:
@@ -144,7 +157,7 @@ def canonical(value: str) -> str:
     the same."""
     if not _marked(value):
         return value
-    value = _ANY_TOKEN.sub(r"\1\2", value)
+    value = _compiled(_ANY_PLACEHOLDER).sub(r"\1\2", value)
     value = re.sub(r"redacted-[1-9][0-9]{0,9}@example\.invalid", "redacted@example.invalid", value)
     return re.sub(r"\+1555010[0-9]{4,8}(?![0-9])", _PHONE_PREFIX, value)
 
@@ -171,7 +184,7 @@ _HEADER_LISTS: Final = ("patterns", "paths", "env")
 
 @cache
 def _compiled(source: str) -> re.Pattern[str]:
-    """``source`` compiled once, when a header first has something to check with it."""
+    """``source`` compiled once, when first used (a header to check, a placeholder to read)."""
     return re.compile(source)
 
 
@@ -212,3 +225,12 @@ def check_header(info: Any) -> list[str]:
     ):
         problems.append("redaction.digests must be a list of sha256:HEX digests")
     return problems
+
+
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> Any:
+        """``PLACEHOLDER_PATTERN``, compiled on first use (``placeholder_pattern``)."""
+        if name != "PLACEHOLDER_PATTERN":
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        return placeholder_pattern()

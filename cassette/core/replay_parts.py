@@ -14,12 +14,13 @@ from cassette.core.jsonrpc import (
     classify_value,
     error_response,
 )
-from cassette.core.matching import MissReport, one_line, show_value
+from cassette.core.matching import one_line, show_value
 from cassette.core.reply import Reply
 from cassette.core.wildcards import mask_like
 
 if TYPE_CHECKING:
     from cassette.core.jsondiff import Difference
+    from cassette.core.misses import MissReport
 
 __all__ = [
     "INPUTS",

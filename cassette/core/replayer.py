@@ -60,13 +60,12 @@ from cassette.core.matching import (
     Candidate,
     FingerprintMatcher,
     Matcher,
-    MissReport,
     Strategy,
     get_strategy,
 )
 from cassette.core.model import Era, Header, Recording
 from cassette.core.negotiation import GroupState, Negotiation, client_facts
-from cassette.core.playback import Paused, Playback, Played
+from cassette.core.playback import Playback, Played
 from cassette.core.prepared import Prepared, check_redaction
 from cassette.core.redacted import ENVELOPE
 from cassette.core.replay_parts import (
@@ -88,6 +87,8 @@ from cassette.core.wildcards import mask_like
 from cassette.errors import ReplayMiss
 
 if TYPE_CHECKING:
+    from cassette.core.misses import MissReport
+    from cassette.core.paused import Paused
     from cassette.core.redaction import RedactionSession, Redactor
 
 #: The policy a person-facing description of a live message passes (a miss, a warning,
@@ -418,6 +419,8 @@ class Replayer:
         text = f"the client's answer to {method} (id {answer_id}) differs from the recording at "
         text += where(diffs)
         if self.matcher.strict:
+            from cassette.core.misses import MissReport
+
             report = MissReport("answer-differs", method, text, paused.exchange.seq)
             return self._waits.fail(paused, report)
         return self._resume(paused, (text,))
@@ -435,6 +438,8 @@ class Replayer:
             f"the client did not answer {method} (id {server_id}) in time; the recording "
             "shows the server waiting for that answer before it went on"
         )
+        from cassette.core.misses import MissReport
+
         report = MissReport("no-answer", method, text, paused.exchange.seq)
         return self._out(self._waits.fail(paused, report))
 
@@ -499,6 +504,8 @@ class Replayer:
         listen = unrecorded_listen(message, handshake)
         if listen is not None:  # a listen stream, as any 2026-07-28 server opens one
             return self._play(listen, message)
+        from cassette.core.misses import MissReport
+
         report = miss.report if isinstance(miss.report, MissReport) else None
         if report is None:
             report = MissReport("not-recorded", str(message.get("method")), str(miss))

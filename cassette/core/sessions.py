@@ -17,16 +17,19 @@ session's start is taken when it is first used (``StartResponder``).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from cassette.core.jsonrpc import JSONObject
-from cassette.core.matching import FingerprintMatcher, MissReport, Strategy, get_strategy
+from cassette.core.matching import FingerprintMatcher, Strategy, get_strategy
 from cassette.core.model import Recording
 from cassette.core.prepared import Prepared, check_redaction
 from cassette.core.replayer import Replayer, ShownPolicy
 from cassette.core.reply import Reply
 from cassette.core.start_responder import StartResponder, start_note
 from cassette.core.starts import StartRecording, split_starts
+
+if TYPE_CHECKING:
+    from cassette.core.misses import MissReport
 
 __all__ = ["ReplaySessions", "Responder", "ResponderPool"]
 

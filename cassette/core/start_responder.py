@@ -15,11 +15,14 @@ in the session's account.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from cassette.core.matching import Matcher, MissReport
+from cassette.core.matching import Matcher
 from cassette.core.replayer import Replayer
 from cassette.core.reply import Reply
+
+if TYPE_CHECKING:
+    from cassette.core.misses import MissReport
 
 __all__ = ["StartResponder", "start_note"]
 

@@ -18,15 +18,18 @@ JSON-RPC error to the request alone. Sans-IO.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from cassette.core.exchanges import Exchange
 from cassette.core.ids import id_key
 from cassette.core.jsonrpc import REPLAY_MISS, JSONObject, error_response
-from cassette.core.matching import MissReport
-from cassette.core.playback import Paused, Played
+from cassette.core.playback import Played
 from cassette.core.replay_parts import label, miss_line
 from cassette.core.reply import Reply
+
+if TYPE_CHECKING:
+    from cassette.core.misses import MissReport
+    from cassette.core.paused import Paused
 
 __all__ = ["Waits"]
 
@@ -71,6 +74,8 @@ class Waits:
         )
         if not strict:
             return (*warnings, text), None
+        from cassette.core.misses import MissReport
+
         report = MissReport("answer-differs", skipped[0], text, exchange.seq)
         self.misses.append(report)
         return warnings, report
@@ -91,6 +96,8 @@ class Waits:
                 f"{label(live)} was never answered: the recorded server exited while it "
                 "was open, and the replay ends the session here as the server did"
             )
+            from cassette.core.misses import MissReport
+
             report = MissReport("no-answer", str(live.get("method")), summary, exchange.seq)
             failed = self.failed(live, report, exchange)
             return Reply(
@@ -144,6 +151,8 @@ class Waits:
             return Reply(origin=request_id, responded=True)
         exchange, request, why = found
         summary = f"{label(request)} has no recorded answer: {why}"
+        from cassette.core.misses import MissReport
+
         report = MissReport("no-answer", str(request.get("method")), summary, exchange.seq)
         return self.failed(request, report, exchange)
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from cassette.core.redacted import PLACEHOLDER_PATTERN, has_placeholder, is_placeholder
+from cassette.core.redacted import has_placeholder, is_placeholder, placeholder_pattern
 
 __all__ = ["has_wildcards", "mask_like", "template_matches"]
 
@@ -47,7 +47,7 @@ def has_wildcards(value: Any, pointers: Iterable[str] = ()) -> bool:
 
 def template_matches(template: str, text: str) -> bool:
     """Whether ``text`` is ``template`` with each placeholder standing for 1+ characters."""
-    pieces = PLACEHOLDER_PATTERN.split(template)
+    pieces = placeholder_pattern().split(template)
     first, last = pieces[0], pieces[-1]
     if len(text) < len(first) + len(last) + len(pieces) - 1:
         return False

@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Final
 from cassette._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from cassette.core.deadlines import ANSWER_TIMEOUT, Pacing
+    from cassette.core.deadlines import ANSWER_TIMEOUT
+    from cassette.core.pacing import Pacing
     from cassette.runtime.conversation import (
         DeliveryPolicy,
         Fallback,
@@ -80,7 +81,7 @@ __all__ = [
 
 _LAZY: Final = {
     "ANSWER_TIMEOUT": "cassette.core.deadlines",
-    "Pacing": "cassette.core.deadlines",
+    "Pacing": "cassette.core.pacing",
     "PolicySession": "cassette.runtime.conversation",
     "DeliveryPolicy": "cassette.runtime.conversation",
     "Fallback": "cassette.runtime.conversation",

@@ -33,14 +33,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
 import anyio.abc
-import attrs
 
 from cassette.core.deadlines import Deadlines
 from cassette.core.ids import id_key
 from cassette.core.jsonrpc import (
     INVALID_REQUEST,
     SINGLE_MESSAGES,
-    Classified,
     Kind,
     classify,
     error_response,
@@ -53,6 +51,7 @@ from cassette.runtime.policy import DeliveryPolicy, ReplayResult, RuntimeServedS
 from cassette.transport import Emit, Frame, Outgoing
 
 if TYPE_CHECKING:
+    from cassette.core.classified import Classified
     from cassette.core.redaction import Redactor
 
 __all__ = [
@@ -86,14 +85,6 @@ class Fallback(Protocol):
 #: Makes a session's fallback, given how the session's front delivers what comes on its
 #: own, and the task group the live side may run tasks in for as long as the serving lasts.
 FallbackFactory = Callable[[Emit, anyio.abc.TaskGroup], Fallback]
-
-
-@attrs.frozen  # a value: a deadline's key (``Deadlines`` keys by it)
-class _NoAnswer:
-    """A deadline for a client request the recording never answered (server request ids
-    are the server's own sequence: this keeps the two apart)."""
-
-    request_id: object
 
 
 class PolicySession:
@@ -161,8 +152,10 @@ class PolicySession:
     def overdue(self) -> list[Reply]:
         waiting = set(map(id_key, self.responder.waiting))
         out: list[Reply] = []
+        from cassette.runtime.unanswered import NoAnswer  # a deadline was met: rare
+
         for late in self._deadlines.overdue(anyio.current_time()):
-            if isinstance(late, _NoAnswer):
+            if isinstance(late, NoAnswer):
                 out.append(self._settle(self.responder.give_up(late.request_id)))
             elif id_key(late) in waiting:
                 out.append(self._settle(self.responder.expire(late)))
@@ -259,7 +252,9 @@ class PolicySession:
             for server_id in reply.awaiting:
                 self._deadlines.start(server_id, now)
             if reply.unanswered:
-                self._deadlines.start(_NoAnswer(reply.origin), now)
+                from cassette.runtime.unanswered import NoAnswer
+
+                self._deadlines.start(NoAnswer(reply.origin), now)
             self.changed.set()
             self.changed = anyio.Event()
         return reply

@@ -15,15 +15,16 @@ from typing import TYPE_CHECKING, Protocol
 
 import attrs
 
-from cassette.core.deadlines import ANSWER_TIMEOUT, Pacing
+from cassette.core.deadlines import ANSWER_TIMEOUT
 from cassette.core.limits import DEFAULT_MAX_BYTES
-from cassette.core.matching import MissReport
 from cassette.transport import ServedSession
 
 if TYPE_CHECKING:
     import anyio
 
     from cassette.core.faults import FaultPlan
+    from cassette.core.misses import MissReport
+    from cassette.core.pacing import Pacing
     from cassette.core.reply import Reply
 
 __all__ = ["DeliveryPolicy", "ReplayResult", "RuntimeServedSession", "Say"]

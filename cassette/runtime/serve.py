@@ -18,13 +18,13 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.abc
 import attrs
 
-from cassette.core.matching import MissReport, Strategy
+from cassette.core.matching import Strategy
 from cassette.core.model import Recording
 from cassette.core.sessions import ReplaySessions, Responder, ResponderPool
 from cassette.errors import FaultExit, UsageError
@@ -44,6 +44,9 @@ from cassette.transport import (
     ServeOptions,
     Transport,
 )
+
+if TYPE_CHECKING:
+    from cassette.core.misses import MissReport
 
 __all__ = [
     "ReplayOptions",

@@ -119,22 +119,53 @@ def _parsed_section(path: Path, text: str) -> dict[str, Any]:
 
 
 def _may_hold_table(text: str) -> bool:
-    r"""False only when no TOML spelling of the key ``cassette`` is in ``text``: the word
-    followed (after an optional quote and blanks) by ``.``, ``]`` or ``=``, as in
-    ``[tool.cassette]``, ``[tool."cassette".redact]`` or ``cassette = {...}``. A key
-    written with escapes (``"\u0063assette"``) cannot be seen this way, so any escape
-    that can spell a letter (``\u``, ``\U``, and TOML 1.1's ``\x``) means: parse it."""
+    r"""False only when no TOML spelling of the table ``tool.cassette`` is in ``text``.
+    The key ``tool`` comes first in every one: followed (after an optional quote and
+    blanks) by ``.`` and the key ``cassette``, as in ``[tool.cassette]``,
+    ``[tool."cassette".redact]`` or ``tool.cassette.x = 1``; or by ``]`` or ``=``
+    (``[tool]``, ``tool = {...}``), where the key ``cassette`` may come anywhere after, so
+    then any ``cassette`` key means: parse it (``_names_cassette``). A project's own
+    ``cassette = "app:main"`` script or ``"cassette.x"`` module names are not the table.
+    A key written with escapes (``"\u0063assette"``) cannot be seen this way, so any
+    escape that can spell a letter (``\u``, ``\U``, and TOML 1.1's ``\x``) means: parse it."""
     if "\\u" in text or "\\U" in text or "\\x" in text:
         return True
+    start = text.find("tool")
+    while start >= 0:
+        after = _past_quotes(text, start + 4)
+        mark = text[after : after + 1]
+        if mark in ("]", "="):
+            return _names_cassette(text)
+        if mark == "." and _key_at(text, _past_quotes(text, after + 1)):
+            return True
+        start = text.find("tool", start + 4)
+    return False
+
+
+def _past_quotes(text: str, at: int) -> int:
+    """The first place from ``at`` that is no quote or blank (a key's spelling around it)."""
+    while at < len(text) and text[at] in "\"' \t":
+        at += 1
+    return at
+
+
+def _names_cassette(text: str) -> bool:
+    """Whether the key ``cassette`` may be anywhere in ``text`` (``_key_at``)."""
     start = text.find("cassette")
     while start >= 0:
-        after = start + 8
-        while after < len(text) and text[after] in "\"' \t":
-            after += 1
-        if text[after : after + 1] in (".", "]", "="):
+        if _key_at(text, start):
             return True
-        start = text.find("cassette", after)
+        start = text.find("cassette", start + 8)
     return False
+
+
+def _key_at(text: str, at: int) -> bool:
+    """Whether the key ``cassette`` may start at ``at``: the word followed (after an
+    optional quote and blanks) by ``.``, ``]`` or ``=``."""
+    if not text.startswith("cassette", at):
+        return False
+    after = _past_quotes(text, at + 8)
+    return text[after : after + 1] in (".", "]", "=")
 
 
 def limits_for(

@@ -30,7 +30,6 @@ makes the next start a fresh recording (refused as one) or replay start 1.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import sys
@@ -100,6 +99,8 @@ def state_folder() -> Path:
 
 
 def _key(*parts: str) -> str:
+    import hashlib  # on first use: loading OpenSSL is paid only by a cassette of several starts
+
     return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogateescape")).hexdigest()[:32]
 
 
@@ -110,6 +111,8 @@ def _where(path: str | os.PathLike[str]) -> str:
 
 def file_digest(path: str | os.PathLike[str]) -> str | None:
     """The digest of the file's bytes (``None``: it cannot be read)."""
+    import hashlib
+
     digest = hashlib.sha256()
     try:
         with open(path, "rb") as file:

@@ -38,7 +38,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
 from subprocess import DEVNULL, PIPE
-from typing import Any, ClassVar, Final
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 import anyio
 import anyio.abc
@@ -49,9 +49,6 @@ from cassette.transport import (
     Frame,
     Handler,
     ServeOptions,
-    SideEventHandler,
-    StderrLine,
-    Target,
     TransportClosedError,
     TransportError,
     Upstream,
@@ -61,6 +58,9 @@ from cassette.transports import _early
 from cassette.transports._drain import until_read
 from cassette.transports._fdio import FdReader, FdWriter, unread_counter
 from cassette.transports._lines import LineBuffer, Oversized
+
+if TYPE_CHECKING:  # values of reaching a server, built on first use (a replay never does)
+    from cassette.transport import SideEventHandler, Target
 
 __all__ = ["StdioClientStream", "StdioTransport", "StdioUpstream"]
 
@@ -271,6 +271,8 @@ async def _pump_stderr(
 
 
 async def _read_stderr(process: anyio.abc.Process, on_side_event: SideEventHandler) -> None:
+    from cassette.transport import StderrLine
+
     stream = process.stderr
     if stream is None:
         return

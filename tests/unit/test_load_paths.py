@@ -135,7 +135,9 @@ def test_paused_gc_restores_it_on_an_error_too() -> None:
 #: commands' modules (only the chosen command's parser is built), with the recorder (and
 #: the recorder's core, which reading a cassette needs only as a type), and ``secrets``
 #: (drawn from only when a placeholder is made, which a replay of clean requests never does),
-#: and ``RecordOptions`` (``cassette.transport`` exports it lazily), and the fault rules and
+#: and ``RecordOptions`` with the values of reaching a live server (``Target``, ``StderrLine``,
+#: ``Exited``: ``cassette.transport`` exports them lazily), ``hashlib`` (only a cassette of
+#: several server starts is digested), and the fault rules and
 #: overlay (imported only when a fault plan is given), and the redactor with its rules (built
 #: only for a miss or a warning), ``tomllib`` (a project's pyproject.toml that does not hold
 #: ``[tool.cassette]`` is not parsed), ``tempfile`` (only where a file is written), the
@@ -157,6 +159,8 @@ _NOT_ON_THE_STDIO_REPLAY_PATH = (
     "cassette.runtime.faults",
     "cassette.core.recorder",
     "cassette._record_options",
+    "cassette._upstream",
+    "hashlib",
     "secrets",
     "cassette.cli.record",
     "cassette.cli.tools",

@@ -29,6 +29,8 @@ HOLDS_THE_TABLE = [
     '[tool."\\u0063assette"]\nmax-depth = 12\n',  # an escape spells the key
     "[tool]\ncassette" + " " * 60 + "= { max-depth = 12 }\n",  # far from its equals sign
     '[project]\ndependencies = ["cassette-mcp"]\n\n[tool.cassette.pytest]\nmode = "once"\n',
+    '[project.scripts]\ncassette = "app:main"\n\n[tool]\ncassette.max-depth = 12\n',
+    '"tool" = { cassette = { max-depth = 12 } }\n\n[project]\nname = "app"\n',
 ]
 
 #: Each a pyproject.toml of a project that uses us without the table.
@@ -38,6 +40,9 @@ LACKS_THE_TABLE = [
     "[tool.cassette-extra]\nx = 1\n",  # another table whose name starts the same
     '[tool.ruff]\nexclude = ["tests/cassettes/*.jsonl"]\n',
     "# the cassette tests live in tests/\n[tool.pytest.ini_options]\n",
+    '[project.scripts]\ncassette = "app.cli:main"\n',  # a script of the same name
+    '[tool.importlinter]\nroot_packages = ["app"]\n# app.cassette.x = the recordings\n',
+    '[project.entry-points."cassette.transports"]\nws = "app.ws:Front"\n',
     "",
 ]
 

@@ -32,7 +32,7 @@ from cassette import (
     UpstreamConnector,
     serve,
 )
-from cassette.core.deadlines import Pacing
+from cassette.core.pacing import Pacing
 from cassette.core.sessions import ReplaySessions
 from cassette.mock import MockServer
 from cassette.transport import FrameStream, Handler, Upstream

@@ -1,0 +1,51 @@
+"""``MissReport``: why a live request got no recording, in terms a person can act on
+(``cassette.core.matching`` explains how a request is matched; it exports this too).
+
+A module of its own because building an attrs class at import costs a few million
+instructions, and a replay whose requests are all recorded never makes one.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Literal
+
+import attrs
+
+if TYPE_CHECKING:
+    from cassette.core.jsondiff import Difference
+
+__all__ = ["MissReport"]
+
+
+@attrs.frozen
+class MissReport:
+    """Why a live request got no recording, in terms a person can act on."""
+
+    kind: Literal["not-recorded", "already-played", "answer-differs", "no-answer"]
+    method: str
+    summary: str  # one line, no trailing period; begins with the method
+    closest_seq: int | None = None
+    diffs: tuple[Difference, ...] = ()
+
+    @property
+    def closest_line(self) -> int | None:
+        """The line of the closest recording in its cassette."""
+        return None if self.closest_seq is None else self.closest_seq + 1
+
+    def as_data(self) -> dict[str, Any]:
+        """The structured form sent in the JSON-RPC error's ``data``."""
+        data: dict[str, Any] = {"kind": self.kind, "method": self.method}
+        if self.closest_line is not None:
+            data["closestLine"] = self.closest_line
+        if self.diffs:
+            data["diffs"] = [
+                {"path": d.path, "recorded": _plain(d.recorded), "received": _plain(d.received)}
+                for d in self.diffs
+            ]
+        return data
+
+
+def _plain(value: Any) -> Any:
+    from cassette.core.jsondiff import MISSING
+
+    return None if value is MISSING else value
