@@ -17,11 +17,13 @@ the modules a replay needs: start-up time is part of what a replay costs a test 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from cassette._lazy import lazy_exports
 from cassette._version import __version__
 
+#: ``typing.TYPE_CHECKING``, without importing ``typing`` (and ``re`` and ``enum`` with it)
+#: before a plain recording's server is spawned (``cassette.transports._early``): type
+#: checkers treat the name as true wherever it comes from
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from cassette.core.faults import FaultPlan, FaultRule
     from cassette.core.matching import (

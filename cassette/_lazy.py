@@ -19,7 +19,10 @@ import importlib
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from types import FunctionType
-from typing import Any, Final
+
+TYPE_CHECKING = False  # not ``typing``'s: see ``cassette/__init__.py``
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 __all__ = ["PUBLIC_MODULES", "TABLES", "is_public", "lazy_exports", "publish"]
 

@@ -41,7 +41,7 @@ import attrs
 from cassette._version import __version__
 from cassette.core.hooks import call_hook
 from cassette.core.ids import id_key
-from cassette.core.jsonrpc import JSONObject, Kind, classify
+from cassette.core.jsonrpc import SINGLE_MESSAGES, JSONObject, Kind, classify_parts
 from cassette.core.mcp import VERSION_META
 from cassette.core.model import (
     Direction,
@@ -64,6 +64,7 @@ __all__ = ["MODERN_VERSION_KEY", "BeforeRecord", "Record", "Recorder"]
 MODERN_VERSION_KEY: Final = VERSION_META
 _RAW_LIMIT: Final = 65536  # frames up to this size are pre-screened for secrets as text
 Record = Header | Event
+_ANSWERS: Final = frozenset({Kind.RESPONSE, Kind.ERROR})
 #: A ``before_record`` hook: a message (a copy) and its direction in, what to keep out
 #: (``None``: keep nothing).
 BeforeRecord = Callable[[JSONObject, Direction], JSONObject | None]
@@ -162,10 +163,10 @@ class Recorder:
         client session, the SSE event id); never header values.
         """
         line = _line_text(data)
-        classified = classify(line)
-        if not classified.is_message:
+        # the parts, not a ``Classified``: the frame's text comes with them, decoded once
+        kind, message, _problem, text = classify_parts(line)
+        if kind not in SINGLE_MESSAGES:
             return self._add(self._redact_raw(_raw(direction, line, t, meta)))
-        message: JSONObject = classified.value
         stream = meta.get("stream") if meta else None
         session = meta.get("session") if meta else None
         kept: JSONObject | None = message
@@ -177,7 +178,7 @@ class Recorder:
             schemas = self._schemas.schemas(direction, message, stream)
             # the line's own text lets a clean message skip the walk: only if unchanged
             unchanged = self.before_record is None and len(line) <= _RAW_LIMIT
-            raw = line.decode("utf-8", "replace") if unchanged else None
+            raw = text if unchanged else None
             if kept is not None:
                 kept, found = self._session.message(kept, schemas, raw)
                 pointers = found or None
@@ -186,13 +187,13 @@ class Recorder:
             out = self._add(
                 MessageEvent(t=t, dir=direction, message=kept, meta=meta, redacted=pointers)
             )
-        if direction == "c2s" and classified.kind is Kind.REQUEST:
+        if direction == "c2s" and kind is Kind.REQUEST:
             self._open_requests[_key(stream, message["id"])] = (message, session)
-        elif direction == "s2c" and classified.kind in (Kind.RESPONSE, Kind.ERROR):
+        elif direction == "s2c" and kind in _ANSWERS:
             request = self._answered(stream, session, message.get("id"))
-            if request is not None and classified.kind is Kind.RESPONSE:
+            if request is not None and kind is Kind.RESPONSE:
                 self.succeeded = True
-            if request is not None and classified.kind is Kind.RESPONSE and self._header is None:
+            if request is not None and kind is Kind.RESPONSE and self._header is None:
                 out = self._decide(request, message.get("result"), session, stream)
         return out
 

@@ -52,10 +52,15 @@ class _Relay:
     upstream: Upstream
     sink: Sink
     watchdog: Watchdog | None
-    lock: anyio.Lock  # one frame to the client at a time
+    #: one frame to the client at a time; ``None`` when the server relay is the client's
+    #: only writer (no watchdog, no era answered here), which then takes no lock per answer
+    lock: anyio.Lock | None
     era: str = "auto"
 
     async def to_client(self, frame: Frame) -> None:
+        if self.lock is None:
+            await self.client.send(frame)
+            return
         async with self.lock:
             await self.client.send(frame)
 
@@ -176,7 +181,9 @@ async def proxy(
     watchdog = None
     if upstream_timeout is not None:
         watchdog = Watchdog(upstream_timeout, sink, client, on_warning or _print_warning)
-    lock = watchdog.lock if watchdog is not None else anyio.Lock(fast_acquire=True)
+    lock = watchdog.lock if watchdog is not None else None
+    if lock is None and era != "auto":  # answered_here writes to the client too
+        lock = anyio.Lock(fast_acquire=True)
     relay = _Relay(client, upstream, sink, watchdog, lock, era)
     client_done = anyio.Event()
     stopping = stop if stop is not None else anyio.Event()

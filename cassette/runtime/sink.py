@@ -109,7 +109,7 @@ class Sink:
         self, direction: Literal["c2s", "s2c"], data: bytes, meta: Mapping[str, Any] | None = None
     ) -> None:
         """One message passed the proxy."""
-        self.put(self.recorder.observe(direction, data, self.clock(), dict(meta or {}) or None))
+        self.put(self.recorder.observe(direction, data, self.clock(), dict(meta) if meta else None))
 
     def side_event(self, event: SideEvent, passthrough: Callable[[bytes], None] | None) -> None:
         """The server said something outside the protocol: a stderr line, its exit."""

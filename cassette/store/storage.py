@@ -184,11 +184,13 @@ class CassetteWriter:
             return 0
         if self._fd is None:
             raise CassetteError(self._failed or f"{self.path}: writer is not open")
-        view = memoryview(b"".join(lines))
+        data = lines[0] if len(lines) == 1 else b"".join(lines)  # nearly always one line
         try:
-            while view:
-                written = os.write(self._fd, view)
-                view = view[written:]
+            written = os.write(self._fd, data)
+            if written < len(data):  # a short write (a signal, a nearly full disk): the rest
+                view = memoryview(data)[written:]
+                while view:
+                    view = view[os.write(self._fd, view) :]
             if self._fsync:
                 os.fsync(self._fd)
         except OSError as exc:
@@ -198,7 +200,7 @@ class CassetteWriter:
                 "here, and every frame the client saw before is in the file"
             )
             raise CassetteError(self._failed) from exc
-        return max(map(len, lines))
+        return len(data) if len(lines) == 1 else max(map(len, lines))
 
     @property
     def closed(self) -> bool:

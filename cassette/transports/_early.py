@@ -29,7 +29,12 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from typing import Final
+
+#: ``typing.TYPE_CHECKING`` without importing ``typing`` (and ``re``, ``enum``) before
+#: the server is spawned: type checkers treat the name as true wherever it comes from
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 __all__ = ["Early", "claim", "discard", "plain_stdio_record", "spawn"]
 

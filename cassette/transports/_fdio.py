@@ -130,7 +130,12 @@ class FdReader(_Fd, LoopReads):
                 pass
             loop = running_loop()
             if loop is not None:
-                return await self._read_on(loop)
+                chunk = await self._read_on(loop)
+                # What the loop read was the peer's answer to what we just sent; it rarely
+                # has more behind it, so the next read waits on the loop first, where a
+                # read that finds nothing costs a system call and an exception a message
+                self._empty = True
+                return chunk
             while True:
                 await anyio.wait_readable(self.fd)
                 try:
