@@ -367,7 +367,8 @@ class RedactionSession:
         return self._replace(value, merge(spans)) if spans else value
 
     def _known_spans(self, value: str) -> list[Span]:
-        return [Span(start, end, _KNOWN) for start, end in self._known.spans(value)]
+        new = tuple.__new__  # a Span without the Python-level __new__ of a NamedTuple
+        return [new(Span, (start, end, _KNOWN)) for start, end in self._known.spans(value)]
 
     def restart_lines(self) -> None:
         """Line streams start afresh (a new read of the same session's lines)."""
