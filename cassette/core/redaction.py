@@ -108,6 +108,7 @@ _COMMON: Final = frozenset(
     | {"localhost", "default", "dummy", "fake", "local", "include", "omit", "same-origin"}
     | {"secret123", "password123", "mysecret", "mypassword", "letmein", "sample"}
 )
+_COMMON_LONGEST: Final = max(map(len, _COMMON))
 #: A value made of letters only and shorter than this is a word, not a credential
 _WORD_LIKE: Final = 8
 # Rules whose finds are certain enough to be remembered at any length of 4 or more.
@@ -367,7 +368,8 @@ class RedactionSession:
         return self._replace(value, merge(spans)) if spans else value
 
     def _known_spans(self, value: str) -> list[Span]:
-        return [Span(start, end, _KNOWN) for start, end in self._known.spans(value)]
+        new = tuple.__new__  # a Span without the Python-level __new__ of a NamedTuple
+        return [new(Span, (start, end, _KNOWN)) for start, end in self._known.spans(value)]
 
     def restart_lines(self) -> None:
         """Line streams start afresh (a new read of the same session's lines)."""
@@ -608,8 +610,10 @@ def _worth_knowing(secret: str, sure: bool) -> bool:
     a common word or test value, ``_COMMON``; letters only and fewer than 8): such a value
     (``OPENAI_API_KEY=test``, ``credentials: "include"``) is redacted where it was found
     but not hunted for elsewhere, where it is an ordinary word (``postgresql://``)."""
-    if len(secret) < _MIN_KNOWN or secret.lower() in _COMMON or has_placeholder(secret):
+    if len(secret) < _MIN_KNOWN or has_placeholder(secret):
         return False
+    if len(secret) <= _COMMON_LONGEST and secret.lower() in _COMMON:
+        return False  # (a longer value is no common one: not lower-cased to look)
     if secret.isalpha() and len(secret) < _WORD_LIKE:
         return False
     if sure:

@@ -278,6 +278,64 @@ def test_a_long_text_is_scanned_exactly_like_a_short_one(text: str) -> None:
     assert long == short
 
 
+#: Pieces of texts the case-insensitive rules match, in mixed case.
+_FOLDED_PIECES = [
+    "password",
+    "PassWord",
+    "TOKEN",
+    "api_Key",
+    "Credentials",
+    "cookie",
+    "Bearer ",
+    "basic ",
+    "AUTHorization",
+    "pass",
+    "_id",
+    "-Value",
+    "String",
+    "%3D",
+    "%3a",
+    "=",
+    ": ",
+    '"',
+    "'",
+    "\\",
+    " ",
+    "\t",
+    "&",
+    "x-",
+    "Q1w2E3r4T5y6",
+    "dXNlcjpwdw==",
+    "abc",
+    "&next=1",
+    ",",
+    ";",
+    "}",
+    "%26",
+    "%2F",
+    "Digest ",
+]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(_FOLDED_PIECES), min_size=1, max_size=10).map("".join))
+def test_a_folded_rule_matches_the_lower_cased_ascii_text_as_it_matches_the_text(
+    text: str,
+) -> None:
+    """On an ASCII text a case-insensitive rule is run on the lower-cased text without its
+    ignore-case flag (cheaper): both must find the same secret everywhere."""
+    from cassette.core import secret_rules
+
+    for tries in secret_rules._at_trigger_compiled().values():
+        for _name, pattern, lower, group, _start, _check in tries:
+            if lower is None:
+                continue
+            for pos in range(len(text)):
+                found = pattern.match(text, pos)
+                folded = lower.match(text.lower(), pos)
+                assert (found and found.span(group)) == (folded and folded.span(group))
+
+
 _SECRET_KEYS = st.sampled_from(["password", "token", "apiKey", "pwd", "auth", "client_secret"])
 _PLAIN_KEYS = st.sampled_from(["note", "items", "data", "name", "query", "settings"])
 _SHAPED = st.sampled_from(
