@@ -39,7 +39,9 @@ POLL = 0.05  # seconds between checks that the group still has a live process
 
 def _started(pid: int) -> str | None:
     """The start time of process ``pid`` (Linux ``/proc``, clock ticks since boot), or
-    ``None`` when there is no such process or no ``/proc`` to ask."""
+    ``None`` when there is no such process or no ``/proc`` to ask. The same reading as
+    ``cassette.store.starts.parent_started``, written again because a keeper runs with
+    ``-I -S`` and imports nothing of cassette (module docstring)."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as stat:
             fields = stat.read().rsplit(b")", 1)[1].split()
