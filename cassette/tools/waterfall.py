@@ -37,7 +37,7 @@ CSS: Final = """
 .wf-row:nth-child(even){background:#f6f7fb}
 .wf-axis{position:sticky;top:0;background:#fff;border-bottom:1px solid #ccd;z-index:1}
 .wf-name{overflow:hidden;text-overflow:ellipsis;white-space:nowrap;padding:0 .4em}
-.wf-name a{color:#36c;text-decoration:none;margin-right:.4em}
+.wf-name a{color:#36c;text-decoration:none}
 .wf-track{position:relative;height:1.2em;border-left:1px solid #ccd;border-right:1px solid #ccd}
 .wf-axis .wf-track{height:1.5em}
 .tick{position:absolute;top:0;border-left:1px solid #99a;padding-left:2px;color:#555;
@@ -120,7 +120,7 @@ def _row(call: Call, label: str, start: float, span: float, end: float) -> str:
     )
     return (
         f'<div class="wf-row {bar}" data-line="{call.line}" data-outcome="{call.outcome}">'
-        f'<div class="wf-name" title="{name}"><a href="#line-{call.line}">{call.line}</a>'
+        f'<div class="wf-name" title="{name}"><a href="#line-{call.line}">{call.line}</a> '
         f"{name}</div>"
         f'<div class="wf-track"><div class="bar {bar}" role="img" aria-label="{title}" '
         f'title="{title}" style="left:{left:.3f}%;width:{width:.3f}%"></div></div>'

@@ -6,6 +6,7 @@ failure: a slow tool, a tool that fails, a tool it does not know, and a chatty s
 in a test); ``flaky_upload`` answers with ``isError: true`` (the tool ran and failed); a
 tool it does not know gets the JSON-RPC error -32602. It writes a line on stderr at
 start-up and one per call, as servers that log do, and exits 0 at stdin EOF.
+``WATERFALL_REGIONS`` (default 3) changes the report's text, for a server that drifted.
 """
 
 import json
@@ -37,7 +38,8 @@ def call(reply: dict, name: str, arguments: dict) -> None:
         reply["result"] = text(f"found {arguments.get('key', '?')}")
     elif name == "slow_report":
         time.sleep(float(os.environ.get("WATERFALL_SLOW", "1.2")))
-        reply["result"] = text("report: 3 regions, 12 stations")
+        regions = os.environ.get("WATERFALL_REGIONS", "3")
+        reply["result"] = text(f"report: {regions} regions, 12 stations")
     elif name == "flaky_upload":
         log("upload failed: storage quota exceeded")
         reply["result"] = text("upload failed: storage quota exceeded", error=True)
