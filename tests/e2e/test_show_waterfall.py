@@ -29,6 +29,13 @@ PICTURE = ROOT / "docs" / "show-waterfall.png"
 #: the server's slow tool sleeps this long (its default); the answer cannot come sooner
 SLOW = 1.2
 RED, BLUE = (198, 40, 40), (59, 111, 209)
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-11-25"},
+}
+INITIALIZE_OK = {"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": "2025-11-25"}}
 
 
 async def waterfall_session(command: list[str]) -> dict[str, Any]:
@@ -170,6 +177,41 @@ def test_the_waterfall_in_headless_chromium(
     assert _count(shot, BLUE) > 2000  # the slow bar, mostly
     if os.environ.get("CASSETTE_DOCS_PICTURES"):
         PICTURE.write_bytes(shot)
+
+
+def test_hundreds_of_requests_scroll_under_their_axis(
+    driver: WebDriver,  # noqa: F811 (the fixture imported above)
+    tmp_path: Path,
+) -> None:
+    events = [{"kind": "message", "t": 0.0, "dir": "c2s", "message": INITIALIZE}]
+    events.append({"kind": "message", "t": 0.001, "dir": "s2c", "message": INITIALIZE_OK})
+    for n in range(2, 402):
+        call = {"name": "lookup", "arguments": {"key": f"k{n}"}}
+        ask = {"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": call}
+        result = {"content": [{"type": "text", "text": "x"}], "isError": n % 50 == 0}
+        events.append({"kind": "message", "t": n / 100, "dir": "c2s", "message": ask})
+        answer = {"jsonrpc": "2.0", "id": n, "result": result}
+        events.append({"kind": "message", "t": n / 100 + 0.005, "dir": "s2c", "message": answer})
+    tape = tmp_path / "many.jsonl"
+    header = {"kind": "header", "format": 1, "transport": "stdio", "era": "legacy"}
+    header |= {"recorder": {"name": "cassette-mcp", "version": "0"}, "started_at": "2026"}
+    tape.write_text("\n".join(json.dumps(line) for line in [header, *events]) + "\n")
+    page = tmp_path / "many.html"
+    assert cli("show", str(tape), "--html", str(page)).returncode == 0
+    driver.go(page.as_uri())
+    (box,) = driver.find_all('.waterfall[data-group="main"] .wf')
+    assert len(driver.find_all(".wf-row", within=box)) == 401
+    assert len(driver.find_all(".bar.failed", within=box)) == 8
+    # the list scrolls inside a box of its own, and its axis stays on top of it
+    height, scrolled = driver.execute(
+        "const box = arguments[0]; box.scrollTop = 4000;"
+        "return [box.clientHeight, box.scrollHeight];",
+        box,
+    )
+    assert height < 700 < scrolled
+    (axis,) = driver.find_all(".wf-axis", within=box)
+    assert abs(driver.rect(axis)["y"] - driver.rect(box)["y"]) < 3
+    assert driver.displayed(axis)
 
 
 def test_the_docs_show_the_picture() -> None:

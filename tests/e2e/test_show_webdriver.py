@@ -73,6 +73,11 @@ class WebDriver:
         rect: dict[str, float] = self._call("GET", f"{self.session}/element/{element}/rect")
         return rect
 
+    def execute(self, script: str, *elements: str) -> Any:
+        """Run ``script`` in the page, ``arguments`` being ``elements``; its return value."""
+        args = [{ELEMENT: element} for element in elements]
+        return self._call("POST", f"{self.session}/execute/sync", {"script": script, "args": args})
+
     def screenshot(self, element: str) -> bytes:
         """A PNG of ``element`` as the browser drew it (scrolled into view)."""
         shot = self._call("GET", f"{self.session}/element/{element}/screenshot")
@@ -151,8 +156,7 @@ def _visible(driver: WebDriver, element: str) -> bool:
     """What the reader sees: the browser's own ``checkVisibility`` (WebDriver's
     "displayed" calls anything inside a closed ``<details>`` hidden, even when CSS shows
     it, as the expand-all switch does)."""
-    script = {"script": "return arguments[0].checkVisibility()", "args": [{ELEMENT: element}]}
-    return bool(driver._call("POST", f"{driver.session}/execute/sync", script))
+    return bool(driver.execute("return arguments[0].checkVisibility()", element))
 
 
 def test_rows_show_method_and_arguments_expand_all_and_misses_in_place(
