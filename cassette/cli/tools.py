@@ -115,10 +115,13 @@ def _add_redact(sub: Any) -> None:
 def _add_show(sub: Any) -> None:
     show = sub.add_parser(
         "show",
-        help="print a cassette as a timeline, or draw it as an HTML sequence diagram",
+        help="print a cassette as a timeline, or draw it as an HTML waterfall and sequence diagram",
         description="Print TAPE as a timeline (line, time, direction, method or outcome, "
-        "id, size). With --html OUT, also write one self-contained HTML page drawing the "
-        "session as a sequence diagram. With --against OTHER, replay OTHER's client "
+        "id, size), each request with how long its answer took and FAILED when the call "
+        "failed (a tool error or a JSON-RPC error), each session apart. With --html OUT, "
+        "also write one self-contained HTML page: a waterfall of the requests on a time "
+        "axis, failures in red, and the session as a sequence diagram. With --against "
+        "OTHER, replay OTHER's client "
         "messages against TAPE under --strategy: list the misses, mark TAPE's unplayed "
         "requests, exit 1 on misses.",
     )
