@@ -32,6 +32,7 @@ import attrs
 from cassette.core.jsonrpc import METHOD_NOT_FOUND
 from cassette.core.model import Event, MessageEvent
 from cassette.core.pairing import exchanges
+from cassette.core.text import printable
 from cassette.core.variants import PROBE_VARIANT, variant_of
 
 __all__ = ["MAIN", "PROBE_META", "Call", "Group", "Outcome", "calls", "group_of", "grouped"]
@@ -52,8 +53,9 @@ class Group:
 
     @property
     def label(self) -> str:
-        """How a view names it: ``main``, ``variant NAME``, ``probe NAME``."""
-        return "main" if self.kind == "main" else f"{self.kind} {self.name}"
+        """How a view names it: ``main``, ``variant NAME``, ``probe NAME`` (the name as
+        recorded, made safe to print: ``cassette.core.text``)."""
+        return "main" if self.kind == "main" else printable(f"{self.kind} {self.name}")
 
 
 MAIN: Final = Group("main", "main")

@@ -92,9 +92,9 @@ class Row:
     event: Event = attrs.field(eq=False, repr=False)
     group: str = "main"  # the session it belongs to (``cassette.core.calls.Group.label``)
     took: float | None = None  # a request: seconds until its answer
-    outcome: str = ""  # a request and its answer: ok, tool-error, error, unanswered
+    outcome: str = ""  # a call's request and answer: ok, tool-error, error, declined, unanswered
     answer: int | None = None  # a request: its answer's line
-    failure: str = ""  # a request: how it failed, in words (``waterfall.outcome_words``)
+    failure: str = ""  # a request: how it ended, in words (``waterfall.outcome_words``)
 
     def as_data(self) -> dict[str, Any]:
         return {
@@ -284,13 +284,12 @@ def _requests_line(group: str, rows: list[Row]) -> str:
     requests = [row for row in requests if row.role in ("request", "server-request")]
     if not requests:
         return ""
-    failed = [row.line for row in requests if row.outcome in _FAILED]
+    failed = [str(row.line) for row in requests if row.outcome in _FAILED]
     span = max(row.t for row in rows) - min(row.t for row in requests)
     text = f"{group}: {len(requests)} request(s) over {seconds_text(max(span, 0.0))}, "
     text += f"{len(failed)} failed"
-    text += (
-        f" (line{'s' if len(failed) > 1 else ''} {', '.join(map(str, failed))})" if failed else ""
-    )
+    if failed:
+        text += f" (line{'s' if len(failed) > 1 else ''} {', '.join(failed)})"
     timed = [row for row in requests if row.took is not None]
     if timed:
         slowest = max(timed, key=lambda row: row.took or 0.0)
