@@ -31,6 +31,9 @@ os.environ.pop("MCP_CASSETTE_MODE", None)
 # Nor may running under CI (``CI=true`` makes the plugin's default mode none); the tests
 # about it set it themselves.
 os.environ.pop("CI", None)
+# Nor may a machine's colour setting: FORCE_COLOR would paint the reports the tests read
+# through pipes (tests/e2e/test_colour.py sets it, and NO_COLOR, where it means to).
+os.environ.pop("FORCE_COLOR", None)
 
 # The portable subset (`pytest -m portable`): modules that need Python and the `portable`
 # dependency group alone (no Node.js, no browser, no import linter) and no POSIX-only call,

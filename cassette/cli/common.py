@@ -178,12 +178,34 @@ def err(text: str) -> None:
     from cassette.core.text import printable
 
     line = f"cassette: {printable(text, lines=True)}\n"
-    sys.stderr.write(line)
+    marked = text.startswith(_PAINTED) or _UNANSWERED in text
+    sys.stderr.write(_painted(line) if marked else line)
     sys.stderr.flush()
     for log in _LOG:
         with contextlib.suppress(OSError):  # a full disk must not end a replay
             log.write(line)
             log.flush()
+
+
+#: the words that open a line ``err`` paints on a terminal, and the head of the miss
+#: summary at the end of a replay (``cassette.core.replay_parts``)
+_PAINTED: Final = ("miss:", "error:", "warning:")
+_UNANSWERED: Final = "had no recording:"
+
+
+def _painted(line: str) -> str:
+    """``line`` (printable already) with its opening word coloured, when stderr takes
+    colour (``cassette.core.colour``: a terminal, ``NO_COLOR`` unset): a miss or an error
+    red, a warning yellow. The log file gets the plain line."""
+    from cassette.core.colour import Rule, on, painted
+
+    if not on(sys.stderr, os.environ):
+        return line
+    rules = (
+        Rule.of(r"^cassette: (miss:|error:|\d+ request\(s\) had no recording:)", "red"),
+        Rule.of(r"^cassette: (warning:)", "yellow"),
+    )
+    return painted(line, rules)
 
 
 def log_to(option: str | None, environ: Mapping[str, str] | None = None) -> str | None:

@@ -28,6 +28,7 @@ from cassette.cli.common import (
 )
 from cassette.cli.headers import header_options
 from cassette.cli.layout import Layout
+from cassette.core.colour import CHOICES
 
 __all__ = ["NAMES", "add_parsers", "dispatch"]
 
@@ -35,6 +36,18 @@ __all__ = ["NAMES", "add_parsers", "dispatch"]
 def _format(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--format", choices=("text", "json"), default="text", help="report as text or JSON"
+    )
+
+
+def _color(parser: argparse.ArgumentParser) -> None:
+    """``--color``: the report commands a person pipes into a pager (``less -R``) or reads
+    in a CI log that renders colour."""
+    parser.add_argument(
+        "--color",
+        choices=CHOICES,
+        default="auto",
+        help="colour the text report: auto (default: on a terminal, unless NO_COLOR is set; "
+        "FORCE_COLOR turns it on), always or never",
     )
 
 
@@ -78,6 +91,7 @@ def _add_diff(sub: Any) -> None:
         help="ignore response differences at or under this JSON Pointer (repeatable)",
     )
     _format(diff)
+    _color(diff)
     diff.set_defaults(tool="cassette.tools.diff", handler=dispatch)
 
 
@@ -101,10 +115,13 @@ def _add_redact(sub: Any) -> None:
 def _add_show(sub: Any) -> None:
     show = sub.add_parser(
         "show",
-        help="print a cassette as a timeline, or draw it as an HTML sequence diagram",
+        help="print a cassette as a timeline, or draw it as an HTML waterfall and sequence diagram",
         description="Print TAPE as a timeline (line, time, direction, method or outcome, "
-        "id, size). With --html OUT, also write one self-contained HTML page drawing the "
-        "session as a sequence diagram. With --against OTHER, replay OTHER's client "
+        "id, size), each request with how long its answer took and FAILED when the call "
+        "failed (a tool error or a JSON-RPC error), each session apart. With --html OUT, "
+        "also write one self-contained HTML page: a waterfall of the requests on a time "
+        "axis, failures in red, and the session as a sequence diagram. With --against "
+        "OTHER, replay OTHER's client "
         "messages against TAPE under --strategy: list the misses, mark TAPE's unplayed "
         "requests, exit 1 on misses.",
     )
@@ -125,6 +142,7 @@ def _add_show(sub: Any) -> None:
         "client making the recorded calls (docs/faults.md)",
     )
     _format(show)
+    _color(show)
     show.set_defaults(tool="cassette.tools.show", handler=dispatch)
 
 
@@ -238,6 +256,7 @@ def _add_verify(sub: Any) -> None:
         "--timeout", type=seconds, default=30.0, metavar="S", help="wait S seconds per answer"
     )
     _format(verify)
+    _color(verify)
     header_options(verify)
     redaction_options(verify)  # the live answers it prints and writes, as record redacts
     # the command after ``--`` is cut off before parsing (``split_replay_command``)
@@ -311,7 +330,7 @@ _ADDERS: dict[str, Callable[[Any], None]] = {
 }
 NAMES: Final = tuple(_ADDERS)
 
-_REPORT = ("format",)
+_REPORT = ("format", "color")
 #: how each tool's ``--help`` reads (``cassette.cli.layout``)
 _LAYOUTS: dict[str, Layout] = {
     "lint": Layout(
@@ -320,7 +339,7 @@ _LAYOUTS: dict[str, Layout] = {
         examples=("cassette lint t.jsonl", "cassette lint t.jsonl --format json"),
     ),
     "diff": Layout(
-        usage="cassette diff A B [--ignore POINTER]... [--format {text,json}]",
+        usage="cassette diff A B [--ignore POINTER]... [--format {text,json}] [--color WHEN]",
         groups={"comparing (answers)": ("ignore",), "output": _REPORT},
         examples=(
             "cassette diff old.jsonl new.jsonl",
@@ -337,7 +356,7 @@ _LAYOUTS: dict[str, Layout] = {
     ),
     "show": Layout(
         usage="cassette show TAPE [--html OUT] [--against OTHER [--strategy S]] "
-        "[--faults PLAN] [--format {text,json}]",
+        "[--faults PLAN] [--format {text,json}] [--color WHEN]",
         groups={
             "views": ("html", "faults"),
             "matching another session": ("against", "strategy"),

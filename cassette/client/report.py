@@ -13,14 +13,29 @@ from typing import Any, Final
 
 import attrs
 
+from cassette.core.colour import Rule
 from cassette.core.jsondiff import MISSING
 from cassette.core.matching import show_value
 
-__all__ = ["DRIFT", "Verdict", "VerifyReport", "render"]
+__all__ = ["COLOURS", "DRIFT", "Verdict", "VerifyReport", "render"]
 
 #: Every status but ``MATCH``: each one is drift.
 DRIFT: Final = frozenset(
     {"CHANGED", "ERROR-SHAPE-CHANGED", "MISSING", "SERVER-REQUEST-CHANGED", "UNANSWERED"}
+)
+
+
+_DRIFTED: Final = "|".join(sorted(DRIFT, key=len, reverse=True))
+
+#: how the report's text is painted on a terminal (``cassette.core.colour``): each
+#: verdict's status, the counts, what an update did
+COLOURS: Final = (
+    Rule.of(rf"^({_DRIFTED}) ", "red"),
+    Rule.of(r"^(MATCH) ", "green"),
+    Rule.of(rf"(?<=: |, )(\d+ (?:{_DRIFTED}))(?=,|$)", "red"),
+    Rule.of(r"(?<=: |, )(\d+ MATCH)(?=,|$)", "green"),
+    Rule.of(r": (updated: \d+ change\(s\) written)$", "green"),
+    Rule.of(r": (not updated:)", "yellow"),
 )
 
 

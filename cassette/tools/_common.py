@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import sys
+from collections.abc import Sequence
 from typing import Any, Literal
 
 import attrs
 
+from cassette.core.colour import Rule, on, painted
 from cassette.core.jsonrpc import dumps
 from cassette.core.model import Event, MessageEvent
 from cassette.core.pairing import Exchange, exchanges, kind_of, same_json_id
@@ -47,10 +50,14 @@ def size_of(event: Event) -> int:
     return len(str(text).encode("utf-8", "surrogatepass"))
 
 
-def emit(text: str) -> None:
+def emit(text: str, colours: Sequence[Rule] = (), choice: str = "auto") -> None:
     """Reports go to stdout: these commands carry no protocol there. What a recording
     holds is shown, never obeyed: control characters (terminal escapes) and lone
-    surrogates are written as their escapes (``cassette.core.text``)."""
+    surrogates are written as their escapes (``cassette.core.text``). Then, when stdout
+    takes colour (``choice`` is ``--color``'s value), the report's ``colours`` paint its
+    marks: after the escaping, so every escape sequence written is one of ours."""
     shown = printable(text, lines=True)
+    if colours and on(sys.stdout, os.environ, choice):
+        shown = painted(shown, colours)
     sys.stdout.write(shown if shown.endswith("\n") or not shown else shown + "\n")
     sys.stdout.flush()

@@ -23,6 +23,7 @@ from typing import Any, Final
 import attrs
 
 from cassette.client.compare import VOLATILE_KEYS, label, normalize
+from cassette.core.colour import Rule
 from cassette.core.jsondiff import MISSING, differences
 from cassette.core.jsonrpc import pretty
 from cassette.core.matching import Fingerprint, fingerprint, show_value
@@ -32,6 +33,7 @@ from cassette.store.storage import Cassette
 from cassette.tools._common import Exchange, emit, exchanges
 
 __all__ = [
+    "COLOURS",
     "VOLATILE_KEYS",
     "CassetteDiff",
     "Change",
@@ -216,7 +218,19 @@ def render(a: str, b: str, diff: CassetteDiff, fmt: str) -> str:
     return "\n".join(lines)
 
 
+#: how the text report is painted on a terminal (``cassette.core.colour``): as a unified
+#: diff reads, removed red, added green, changed yellow
+COLOURS: Final = (
+    Rule.of(r"^(--- .*|\+\+\+ .*)$", "bold"),
+    Rule.of(r"^(- .*)$", "red"),
+    Rule.of(r"^(\+ .*)$", "green"),
+    Rule.of(r"^(~ .*)$", "yellow"),
+    Rule.of(r": (no semantic differences)$", "green"),
+)
+
+
 def main(args: argparse.Namespace) -> int:
     result = diff_cassettes(args.old, args.new, ignore=args.ignore)
-    emit(render(args.old, args.new, result, args.format))
+    colours = COLOURS if args.format == "text" else ()
+    emit(render(args.old, args.new, result, args.format), colours, getattr(args, "color", "auto"))
     return 0 if result.same else 1

@@ -1,28 +1,31 @@
-"""``cassette show``: a cassette as a timeline, and as an HTML sequence diagram.
+"""``cassette show``: a cassette as a timeline, and as an HTML page of waterfalls and a
+sequence diagram.
 
 The timeline is one row per event: file line, time offset, a direction arrow (``->``
-client to server, ``<-`` server to client), what the message is (method; ``result`` or
-``error CODE``), its id, and its size. Server-initiated requests and notifications are
-marked, because they are what a request/response view of MCP hides.
+client to server, ``<-`` server to client), what the message is (method; ``result``,
+``tool error`` or ``error CODE``), its id, and its size. A request's row ends with how
+long its answer took, and ``FAILED (...)`` in words when the call failed: a result with
+``isError: true`` is a failure JSON-RPC calls a success, and a person scanning for a slow
+or broken tool should not have to subtract timestamps or open answers to find it.
+Server-initiated requests and notifications are marked, because they are what a
+request/response view of MCP hides. Each session of the cassette (the person's own, then
+variants, then the recorder's probes: ``cassette.core.calls.group_of``) is listed apart,
+with a line on its requests. On a terminal the marks are coloured, after the text is made
+printable (``cassette.core.colour``), so the plain text is what it always was.
 
-The HTML page is self-contained (inline CSS, no script, no network): two lanes, client
+The HTML page is self-contained (inline CSS, no script, no network): first a waterfall
+per session (``cassette.tools.waterfall``), then the sequence diagram: two lanes, client
 and server, with an arrow per message across them; every message is a ``<details>``
-element whose body is the pretty-printed JSON. Collapsed, a request shows a one-line
-preview of its arguments and an answer the method it answers; an "expand all" checkbox
-opens every message (CSS only: ``::details-content``); with ``--against``, each miss is
-shown under the recording closest to it. It is written whole or not at all.
+element whose body is the pretty-printed JSON, and each run of server stderr is one
+folded ``<details>`` (a chatty server would push the session off the screen). Collapsed,
+a request shows a one-line preview of its arguments and an answer the method it
+answers; an "expand all" checkbox opens every message (CSS only: ``::details-content``);
+with ``--against``, each miss is shown under the recording closest to it
+(``cassette.tools.against``). It is written whole or not at all.
 
 Recorded text is shown, never obeyed: in the timeline, the JSON and the page alike,
 control characters (a server's terminal escapes), bidirectional overrides and lone
 surrogates appear as their escapes (``cassette.core.text``).
-
-``--against OTHER [--strategy S]`` answers "would this cassette serve that session?":
-OTHER's client messages (another recording of the same test, say after a code change)
-are fed in order to a ``Replayer`` of TAPE under strategy S, exactly as a replay would
-see them, one replayer per HTTP session. Every miss is listed with OTHER's line, the
-matcher's diagnosis and the closest recording in TAPE; every request of TAPE that no
-message of OTHER used is marked ``unplayed`` in the timeline. Misses fail the command;
-unplayed recordings do not (a test may exercise a subset of its cassette).
 """
 
 from __future__ import annotations
@@ -32,27 +35,45 @@ import html
 import json
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 import attrs
 
-from cassette.core.faults import FaultPlan, preview
+from cassette.core.calls import calls, group_of, grouped
+from cassette.core.colour import Rule
 from cassette.core.fits import sessions
 from cassette.core.jsonrpc import Kind, pretty
-from cassette.core.matching import FingerprintMatcher, get_strategy
 from cassette.core.model import Event, ExitEvent, HttpEvent, MessageEvent, RawEvent, StderrEvent
-from cassette.core.prepared import Prepared
-from cassette.core.replayer import Replayer
-from cassette.core.start_responder import start_note
-from cassette.core.starts import count_starts, split_starts, start_of
+from cassette.core.starts import count_starts, split_starts
 from cassette.core.text import printable
 from cassette.errors import UsageError
 from cassette.store.files import write_atomic
 from cassette.store.storage import Cassette
 from cassette.tools._common import emit, kind_of, size_of
-from cassette.tools.diff import label as request_label
+from cassette.tools.against import (
+    Against,
+    FaultHit,
+    Miss,
+    faults_preview,
+    misses_against,
+    session_of,
+)
+from cassette.tools.waterfall import CSS as WATERFALL_CSS
+from cassette.tools.waterfall import outcome_words, seconds_text, waterfall
 
-__all__ = ["Against", "Miss", "Row", "main", "misses_against", "render_html", "timeline"]
+__all__ = [
+    "TEXT_COLOURS",
+    "Against",
+    "FaultHit",
+    "Miss",
+    "Row",
+    "faults_preview",
+    "main",
+    "misses_against",
+    "render_html",
+    "render_text",
+    "timeline",
+]
 
 _ARROWS = {"c2s": "->", "s2c": "<-"}
 
@@ -69,6 +90,11 @@ class Row:
     id: Any
     size: int
     event: Event = attrs.field(eq=False, repr=False)
+    group: str = "main"  # the session it belongs to (``cassette.core.calls.Group.label``)
+    took: float | None = None  # a request: seconds until its answer
+    outcome: str = ""  # a call's request and answer: ok, tool-error, error, declined, unanswered
+    answer: int | None = None  # a request: its answer's line
+    failure: str = ""  # a request: how it ended, in words (``waterfall.outcome_words``)
 
     def as_data(self) -> dict[str, Any]:
         return {
@@ -79,6 +105,10 @@ class Row:
             "what": self.what,
             "id": self.id,
             "size": self.size,
+            "group": self.group,
+            "took": self.took,
+            "outcome": self.outcome or None,
+            "answer": self.answer,
         }
 
 
@@ -139,139 +169,28 @@ def _cut(text: str) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-@attrs.frozen(slots=True)
-class Miss:
-    """A client message of the other session that TAPE would not answer."""
-
-    line: int  # in the other cassette
-    request: str
-    kind: str  # MissReport.kind: not-recorded, already-played, answer-differs, no-answer
-    summary: str  # the replay's own one-line diagnosis
-    closest_line: int | None  # in TAPE
-
-    def as_data(self) -> dict[str, Any]:
-        return attrs.asdict(self)
-
-
-@attrs.frozen
-class Against:
-    """What replaying another session's client messages against TAPE would do."""
-
-    source: str
-    strategy: str
-    misses: tuple[Miss, ...]
-    unplayed: frozenset[int]  # lines of TAPE's requests nothing used
-    requests: int  # requests recorded in TAPE
-
-    def as_data(self) -> dict[str, Any]:
-        return {
-            "cassette": self.source,
-            "strategy": self.strategy,
-            "misses": [m.as_data() for m in self.misses],
-            "unplayed": sorted(self.unplayed),
-        }
-
-    def text(self, tape: str) -> str:
-        lines = [
-            f"against {self.source} (strategy {self.strategy}): {len(self.misses)} miss(es), "
-            f"{len(self.unplayed)} of {self.requests} recorded request(s) of {tape} unplayed"
-        ]
-        lines += [f"  {self.source}:{m.line}: {m.summary}" for m in self.misses]
-        return "\n".join(lines)
-
-
-def _session_of(event: MessageEvent) -> Any:
-    """Over HTTP each session replays on its own, as the fronts do; stdio is one session
-    per server start (``cassette.core.starts``)."""
-    session = event.meta.get("session") if isinstance(event.meta, Mapping) else None
-    return (session, start_of(event) or 1)
-
-
-def _replayer_for(cassette: Cassette, key: Any, chosen: str, prepared: Prepared) -> Replayer:
-    """The replay a session of the other cassette meets: of ``tape``'s start of the same
-    number when ``tape`` holds several (the last, past its end), else of all of it."""
-    starts = split_starts(cassette)
-    if len(starts) == 1:
-        return Replayer(cassette, chosen, prepared=prepared)
-    chosen_start = starts[min(key[1], len(starts)) - 1]
-    note = start_note(chosen_start.number, chosen_start.of)
-    return Replayer(chosen_start, chosen, start_note=note)
-
-
-def misses_against(
-    tape: Cassette | str | os.PathLike[str],
-    other: Cassette | str | os.PathLike[str],
-    strategy: str = "default",
-) -> Against:
-    """Feed ``other``'s client messages to a replay of ``tape`` under ``strategy``; collect
-    the misses and the recordings of ``tape`` that nothing played."""
-    cassette = tape if isinstance(tape, Cassette) else Cassette.load(tape)
-    session = other if isinstance(other, Cassette) else Cassette.load(other)
-    chosen = get_strategy(strategy).name
-    prepared = Prepared.of(cassette)
-    replayers: dict[Any, Replayer] = {}
-    misses: list[Miss] = []
-    for event in session.events:
-        if not isinstance(event, MessageEvent) or event.dir != "c2s":
-            continue
-        key = _session_of(event)
-        if key not in replayers:
-            replayers[key] = _replayer_for(cassette, key, chosen, prepared)
-        replayer = replayers[key]
-        seen = len(replayer.misses)
-        replayer.receive(event.message)
-        for report in replayer.misses[seen:]:
-            message = event.message
-            what = request_label(message) if "method" in message else f"answer to {report.method}"
-            line = event.seq + 1
-            misses.append(
-                Miss(line, what, report.kind, replayer.describe(report), report.closest_line)
-            )
-    every = {c.seq + 1 for c in prepared.requests.candidates}
-    unplayed = set(every)
-    for replayer in replayers.values():
-        if isinstance(replayer.main_matcher, FingerprintMatcher):
-            unplayed &= {c.seq + 1 for c in replayer.main_matcher.unconsumed()}
-    source = session.source or "other"
-    return Against(source, chosen, tuple(misses), frozenset(unplayed), len(every))
-
-
-@attrs.frozen
-class FaultHit:
-    """A recorded request a fault plan would fault, for a client making the recorded calls."""
-
-    line: int
-    what: str
-    rule: int  # 1-based, as a person counts the plan's [[fault]] entries
-    fault: str
-
-    def as_data(self) -> dict[str, Any]:
-        return {"line": self.line, "request": self.what, "rule": self.rule, "fault": self.fault}
-
-
-def faults_preview(tape: Cassette | str | os.PathLike[str], plan: FaultPlan) -> list[FaultHit]:
-    """A dry run of ``plan`` over ``tape``: each recorded client request (in each session,
-    in recorded order) the plan would fault, and how. The cassette is only read."""
-    cassette = tape if isinstance(tape, Cassette) else Cassette.load(tape)
-    sessions: dict[Any, list[tuple[int, dict[str, Any]]]] = {}
-    for event in cassette.events:
-        if not isinstance(event, MessageEvent) or event.dir != "c2s":
-            continue
-        if "method" in event.message and "id" in event.message:
-            sessions.setdefault(_session_of(event), []).append((event.seq + 1, event.message))
-    labels = {line: request_label(m) for requests in sessions.values() for line, m in requests}
-    hits = [
-        FaultHit(line, labels[line], index + 1, plan.rules[index].describe())
-        for requests in sessions.values()
-        for line, index in preview(plan, requests)
-    ]
-    return sorted(hits, key=lambda hit: hit.line)
-
-
 def timeline(tape: Cassette | str | os.PathLike[str]) -> list[Row]:
-    """The cassette's events as timeline rows, in file order."""
+    """The cassette's events as timeline rows, in file order: each with its session, a
+    request with how long its answer took and how the call ended, and an answer with
+    that ending too (a result with ``isError: true`` reads ``tool error``)."""
     cassette = tape if isinstance(tape, Cassette) else Cassette.load(tape)
-    return [_row(event) for event in cassette.events]
+    rows = {event.seq: _row(event) for event in cassette.events}
+    for seq, row in rows.items():
+        rows[seq] = attrs.evolve(row, group=group_of(row.event).label)
+    for call in calls(cassette.events):
+        request = rows[call.request.seq]
+        rows[call.request.seq] = attrs.evolve(
+            request,
+            took=call.duration,
+            outcome=call.outcome,
+            answer=call.answer_line,
+            failure=outcome_words(call),
+        )
+        if call.answer is not None:
+            answer = rows[call.answer.seq]
+            what = "tool error" if call.outcome == "tool-error" else answer.what
+            rows[call.answer.seq] = attrs.evolve(answer, outcome=call.outcome, what=what)
+    return list(rows.values())
 
 
 def _size(n: int) -> str:
@@ -301,22 +220,93 @@ def _title(cassette: Cassette, source: str) -> list[str]:
 def render_text(
     cassette: Cassette, source: str, rows: list[Row], against: Against | None = None
 ) -> str:
+    """The title, then each session's rows (the main recording's first, each other
+    session under a heading of its own) and a line on its requests: how many, over how
+    long, which failed, and the slowest."""
     lines = _title(cassette, source)
     unplayed = against.unplayed if against is not None else frozenset()
-    for row in rows:
-        arrow = _ARROWS.get(row.dir, " !" if row.role == "stderr" else "  ")
-        mark = " (server-initiated)" if row.role.startswith("server-") else ""
-        mark += " [unplayed]" if row.line in unplayed else ""
-        ident = f"id={json.dumps(row.id)}" if row.id is not None else ""
-        size = _size(row.size) if row.size else ""
-        label = row.what + mark
-        offset = f"+{row.t:.3f}s"
-        lines.append(
-            f"{row.line:>5}  {offset:>10}  {arrow}  {label:<52} {ident:<7} {size:>9}".rstrip()
-        )
+    groups = _row_groups(cassette, rows)
+    for group, members in groups.items():
+        if len(groups) > 1:
+            lines.append(f"-- {group} --")
+        lines += [_text_row(row, row.line in unplayed) for row in members]
+        summary = _requests_line(group, members)
+        if summary:
+            lines.append(summary)
     if against is not None:
         lines.append(against.text(source))
     return "\n".join(lines)
+
+
+def _row_groups(cassette: Cassette, rows: list[Row]) -> dict[str, list[Row]]:
+    """``rows`` by session, in the order ``cassette.core.calls.grouped`` gives them."""
+    out: dict[str, list[Row]] = {g.label: [] for g in grouped(cassette.events)}
+    for row in rows:
+        out.setdefault(row.group, []).append(row)
+    return {label: members for label, members in out.items() if members}
+
+
+def _text_row(row: Row, unplayed: bool) -> str:
+    arrow = _ARROWS.get(row.dir, " !" if row.role == "stderr" else "  ")
+    mark = " (server-initiated)" if row.role.startswith("server-") else ""
+    mark += " [unplayed]" if unplayed else ""
+    ident = f"id={json.dumps(row.id)}" if row.id is not None else ""
+    size = _size(row.size) if row.size else ""
+    label = row.what + mark
+    offset = f"+{row.t:.3f}s"
+    text = f"{row.line:>5}  {offset:>10}  {arrow}  {label:<52} {ident:<7} {size:>9}"
+    return f"{text}  {_took(row)}".rstrip()
+
+
+def _took(row: Row) -> str:
+    """How a call ended, at the end of its rows: a request's ``took 1.503s``, with
+    ``FAILED (...)`` when the call failed, or ``no answer``; a failed answer's ``FAILED``.
+    Every failing row ends with the word, so the eye (and ``grep``) finds them all."""
+    if row.role in ("response", "error"):
+        return "FAILED" if row.outcome in _FAILED else ""
+    if row.outcome == "unanswered":
+        return "no answer"
+    if row.took is None:
+        return ""
+    if row.outcome in _FAILED:
+        return f"took {seconds_text(row.took)} FAILED ({row.failure})"
+    ending = ", declined (legacy server)" if row.outcome == "declined" else ""
+    return f"took {seconds_text(row.took)}{ending}"
+
+
+#: the outcomes that are failures (``cassette.core.calls``)
+_FAILED: Final = ("tool-error", "error")
+
+
+def _requests_line(group: str, rows: list[Row]) -> str:
+    """One line on a session's requests ("" when it has none)."""
+    requests = [row for row in rows if row.outcome]
+    requests = [row for row in requests if row.role in ("request", "server-request")]
+    if not requests:
+        return ""
+    failed = [str(row.line) for row in requests if row.outcome in _FAILED]
+    span = max(row.t for row in rows) - min(row.t for row in requests)
+    text = f"{group}: {len(requests)} request(s) over {seconds_text(max(span, 0.0))}, "
+    text += f"{len(failed)} failed"
+    if failed:
+        text += f" (line{'s' if len(failed) > 1 else ''} {', '.join(failed)})"
+    timed = [row for row in requests if row.took is not None]
+    if timed:
+        slowest = max(timed, key=lambda row: row.took or 0.0)
+        text += f"; slowest {slowest.what}, {seconds_text(slowest.took or 0.0)}"
+        text += f" (line {slowest.line})"
+    return text
+
+
+#: the text report's marks, painted on a terminal (``cassette.core.colour``)
+TEXT_COLOURS: Final = (
+    Rule.of(r"(FAILED(?: \([^)\n]*\))?)$", "red"),
+    Rule.of(r"(no answer)$", "yellow"),
+    Rule.of(r"^(?:main|variant .+?|probe .+?): \d+ request\(s\) .*?, ([1-9]\d* failed)", "red"),
+    Rule.of(r"^against .*?: ([1-9]\d* miss\(es\))", "red"),
+    Rule.of(r"(\[unplayed\])", "yellow"),
+    Rule.of(r"^(-- .* --)$", "bold"),
+)
 
 
 _CSS = """
@@ -351,6 +341,12 @@ pre{white-space:pre-wrap;word-break:break-all;background:#f7f7f7;border:1px soli
 #expand-all:checked ~ .diagram details.msg::details-content{content-visibility:visible;
  display:block}
 #expand-all:checked ~ .diagram .preview{display:none}
+.tool-error summary{background:#fbe3e3;border-color:#c33}
+.declined summary{background:#eef0f0;border-color:#9aa}
+.took{font:12px monospace;color:#555;margin-left:.4em} .took.fail{color:#c62828;font-weight:bold}
+.group{grid-column:1/-1;font-size:1em;margin:1em 0 .3em;padding:.2em .4em;background:#eef}
+details.stderr{grid-column:2;font:12px monospace;color:#666;padding:.1em .5em}
+details.stderr summary{cursor:pointer;text-align:center}
 """
 
 
@@ -383,7 +379,7 @@ def _asked(rows: list[Row]) -> dict[int, str]:
     for row in rows:
         if not isinstance(row.event, MessageEvent) or row.id is None:
             continue
-        key = (_session_of(row.event), row.dir, json.dumps(row.id))
+        key = (session_of(row.event), row.dir, json.dumps(row.id))
         if row.role in ("request", "server-request"):
             pending[key] = row.what
         elif row.role in ("response", "error"):
@@ -408,6 +404,10 @@ def _summary(row: Row, unplayed: bool = False, method: str | None = None) -> str
     if unplayed:
         parts.append('<span class="tag">unplayed</span>')
     parts.append(f"<small>{_size(row.size)}</small>")
+    took = _took(row)
+    if took:
+        failed = row.outcome in (*_FAILED, "unanswered")
+        parts.append(f'<span class="took{" fail" if failed else ""}">{html.escape(took)}</span>')
     return " ".join(parts)
 
 
@@ -416,60 +416,34 @@ def render_html(
     source: str | os.PathLike[str] | None = None,
     against: Against | None = None,
 ) -> str:
-    """One self-contained HTML page drawing the session as a sequence diagram (with
-    ``against``, unplayed recordings marked and the other session's misses listed)."""
+    """One self-contained HTML page: each session's waterfall (``cassette.tools.waterfall``),
+    then the sequence diagram, each session under a heading of its own and each run of
+    server stderr folded (with ``against``, unplayed recordings marked and the other
+    session's misses listed)."""
     cassette = tape if isinstance(tape, Cassette) else Cassette.load(tape)
     name = os.fspath(source) if source is not None else cassette.source or "cassette"
-    unplayed = against.unplayed if against is not None else frozenset()
+    rows = timeline(cassette)
     out = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>{html.escape(name)}</title><style>{_CSS}</style></head><body>",
+        f"<title>{html.escape(name)}</title><style>{_CSS}{WATERFALL_CSS}</style></head><body>",
         f"<h1>{html.escape(name)}</h1>",
         *(
             f'<div class="meta">{html.escape(line.strip())}</div>'
             for line in _title(cassette, name)
         ),
+        *_waterfalls(cassette, rows),
         '<input type="checkbox" id="expand-all">'
         '<label for="expand-all" class="tools">expand all</label>',
         '<div class="diagram">',
         '<div class="lane">client</div><div></div><div class="lane">server</div>',
     ]
-    rows = timeline(cassette)
-    methods = _asked(rows)
-    missed: dict[int, list[Miss]] = {}
-    for miss in against.misses if against is not None else ():
-        if miss.closest_line is not None:
-            missed.setdefault(miss.closest_line, []).append(miss)
-    for row in rows:
-        left = f"{row.line} +{row.t:.3f}s"
-        if isinstance(row.event, MessageEvent | RawEvent):
-            body = (
-                pretty(row.event.message, ensure_ascii=False)
-                if isinstance(row.event, MessageEvent)
-                else (row.event.text or row.event.b64 or "")
-            )
-            shown = html.escape(printable(body, lines=True), quote=False)
-            extra = " unplayed" if row.line in unplayed else ""
-            cell = (
-                f'<details class="msg {row.dir} {row.role}{extra}" data-line="{row.line}">'
-                f"<summary>{_summary(row, bool(extra), methods.get(row.line))}</summary>"
-                f"<pre>{shown}</pre></details>"
-            )
-        else:
-            cell = f'<div class="note {row.role}">{html.escape(row.what)}</div>'
-        out.append(
-            f'<div class="row"><div class="side">{html.escape(left)}</div>{cell}'
-            '<div class="side"></div></div>'
-        )
-        for miss in missed.get(row.line, ()):
-            assert against is not None
-            text = printable(f"miss: {against.source}:{miss.line}: {miss.summary}")
-            out.append(
-                f'<div class="row"><div class="side"></div><div class="miss" '
-                f'data-line="{miss.line}" data-closest="{row.line}">{html.escape(text)}</div>'
-                '<div class="side"></div></div>'
-            )
+    diagram = _Diagram(_asked(rows), against)
+    groups = _row_groups(cassette, rows)
+    for group, members in groups.items():
+        if len(groups) > 1:
+            out.append(f'<h2 class="group">{html.escape(group)}</h2>')
+        out += diagram.rows(members)
     out.append("</div>")
     if against is not None:
         out.append(f'<div class="misses"><p>{html.escape(against.text(name).splitlines()[0])}</p>')
@@ -480,6 +454,99 @@ def render_html(
         out.append("</ul></div>")
     out += ["</body></html>", ""]
     return "\n".join(out)
+
+
+def _waterfalls(cassette: Cassette, rows: list[Row]) -> list[str]:
+    """A waterfall per session that made requests, the main recording's first."""
+    found = calls(cassette.events)
+    labels = {row.line: row.what for row in rows}
+    drawn = (
+        waterfall(group, [c for c in found if c.group == group], events, labels)
+        for group, events in grouped(cassette.events).items()
+    )
+    return [page for page in drawn if page]
+
+
+class _Diagram:
+    """The sequence diagram's rows: a message each, a fold per run of stderr lines, and
+    under a recording the misses of ``against`` closest to it."""
+
+    def __init__(self, methods: dict[int, str], against: Against | None) -> None:
+        self.methods = methods
+        self.against = against
+        self.unplayed = against.unplayed if against is not None else frozenset()
+        self.missed: dict[int, list[Miss]] = {}
+        for miss in against.misses if against is not None else ():
+            if miss.closest_line is not None:
+                self.missed.setdefault(miss.closest_line, []).append(miss)
+
+    def rows(self, rows: list[Row]) -> list[str]:
+        out: list[str] = []
+        run: list[Row] = []
+        for row in rows:
+            if row.role == "stderr":
+                run.append(row)
+                continue
+            if run:
+                out.append(_stderr_fold(run))
+                run = []
+            out.append(self._row(row))
+            out += self._misses(row)
+        if run:
+            out.append(_stderr_fold(run))
+        return out
+
+    def _row(self, row: Row) -> str:
+        left = f"{row.line} +{row.t:.3f}s"
+        if isinstance(row.event, MessageEvent | RawEvent):
+            body = (
+                pretty(row.event.message, ensure_ascii=False)
+                if isinstance(row.event, MessageEvent)
+                else (row.event.text or row.event.b64 or "")
+            )
+            shown = html.escape(printable(body, lines=True), quote=False)
+            extra = " unplayed" if row.line in self.unplayed else ""
+            if row.role in ("response", "error") and row.outcome in ("tool-error", "declined"):
+                extra += f" {row.outcome}"
+            summary = _summary(row, row.line in self.unplayed, self.methods.get(row.line))
+            cell = (
+                f'<details class="msg {row.dir} {row.role}{extra}" id="line-{row.line}" '
+                f'data-line="{row.line}"><summary>{summary}</summary><pre>{shown}</pre></details>'
+            )
+        else:
+            cell = f'<div class="note {row.role}">{html.escape(row.what)}</div>'
+        return (
+            f'<div class="row"><div class="side">{html.escape(left)}</div>{cell}'
+            '<div class="side"></div></div>'
+        )
+
+    def _misses(self, row: Row) -> list[str]:
+        out = []
+        for miss in self.missed.get(row.line, ()):
+            assert self.against is not None
+            text = printable(f"miss: {self.against.source}:{miss.line}: {miss.summary}")
+            out.append(
+                f'<div class="row"><div class="side"></div><div class="miss" '
+                f'data-line="{miss.line}" data-closest="{row.line}">{html.escape(text)}</div>'
+                '<div class="side"></div></div>'
+            )
+        return out
+
+
+def _stderr_fold(run: list[Row]) -> str:
+    """A run of server stderr lines as one folded row: what a chatty server says would
+    otherwise push the session off the screen."""
+    first = run[0]
+    text = "\n".join(
+        f"{row.line:>5} +{row.t:.3f}s  {printable(getattr(row.event, 'text', ''))}" for row in run
+    )
+    count = f"{len(run)} line" + ("s" if len(run) > 1 else "")
+    return (
+        f'<div class="row"><div class="side">{html.escape(f"{first.line} +{first.t:.3f}s")}'
+        f'</div><details class="stderr" data-line="{first.line}" data-lines="{len(run)}">'
+        f"<summary>server stderr: {count}</summary><pre>{html.escape(text, quote=False)}</pre>"
+        '</details><div class="side"></div></div>'
+    )
 
 
 def main(args: argparse.Namespace) -> int:
@@ -505,10 +572,15 @@ def main(args: argparse.Namespace) -> int:
             data["against"] = against.as_data()
         emit(pretty(data))
     else:
-        emit(render_text(cassette, args.tape, rows, against))
+        emit(render_text(cassette, args.tape, rows, against), TEXT_COLOURS, _colour(args))
         if args.html:
             emit(f"wrote {args.html}")
     return 1 if against is not None and against.misses else 0
+
+
+def _colour(args: argparse.Namespace) -> str:
+    """``--color``'s value (``auto`` for a namespace built without it)."""
+    return str(getattr(args, "color", None) or "auto")
 
 
 def _show_faults(cassette: Cassette, args: argparse.Namespace) -> int:

@@ -28,9 +28,10 @@ from cassette.client.compare import Ignores, classify
 from cassette.client.connection import closed_errors
 from cassette.client.drift import Progress, VerifyOptions, verify
 from cassette.client.launch import recorded_server, with_hint
-from cassette.client.report import Verdict, VerifyReport, render
+from cassette.client.report import COLOURS, Verdict, VerifyReport, render
 from cassette.client.snapshots import project_ignores
 from cassette.client.target import ServerTarget
+from cassette.core.colour import Rule
 from cassette.core.urls import check_http_url
 from cassette.errors import CassetteError, TransportError, UsageError
 from cassette.runtime.keywords import deprecated_keywords
@@ -231,8 +232,15 @@ def main(args: argparse.Namespace) -> int:
     lines = [report.text() for report in reports]
     if len(reports) > 1 or label is not None:
         lines.append(_summary(reports, label))
-    emit("\n".join(lines))
+    emit("\n".join(lines), (*COLOURS, *_SUMMARY_COLOURS), getattr(args, "color", "auto"))
     return 0 if ok else 1
+
+
+#: the closing line of a run over several cassettes, painted on a terminal
+_SUMMARY_COLOURS = (
+    Rule.of(r" verified: (\d+ as recorded)", "green"),
+    Rule.of(r" verified: .*?, ([1-9]\d* drifted)", "red"),
+)
 
 
 def _summary(reports: list[VerifyReport], label: str | None) -> str:

@@ -9,6 +9,7 @@ root on Debian).
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import select
@@ -63,6 +64,24 @@ class WebDriver:
 
     def text(self, element: str) -> str:
         return str(self._call("GET", f"{self.session}/element/{element}/text"))
+
+    def css(self, element: str, name: str) -> str:
+        """The computed value of CSS property ``name`` (colours as ``rgb(...)``)."""
+        return str(self._call("GET", f"{self.session}/element/{element}/css/{name}"))
+
+    def rect(self, element: str) -> dict[str, float]:
+        rect: dict[str, float] = self._call("GET", f"{self.session}/element/{element}/rect")
+        return rect
+
+    def execute(self, script: str, *elements: str) -> Any:
+        """Run ``script`` in the page, ``arguments`` being ``elements``; its return value."""
+        args = [{ELEMENT: element} for element in elements]
+        return self._call("POST", f"{self.session}/execute/sync", {"script": script, "args": args})
+
+    def screenshot(self, element: str) -> bytes:
+        """A PNG of ``element`` as the browser drew it (scrolled into view)."""
+        shot = self._call("GET", f"{self.session}/element/{element}/screenshot")
+        return base64.b64decode(shot)
 
     def close(self) -> None:
         try:
@@ -137,13 +156,7 @@ def _visible(driver: WebDriver, element: str) -> bool:
     """What the reader sees: the browser's own ``checkVisibility`` (WebDriver's
     "displayed" calls anything inside a closed ``<details>`` hidden, even when CSS shows
     it, as the expand-all switch does)."""
-    script = {"script": "return arguments[0].checkVisibility()", "args": [{ELEMENT: element}]}
-    return bool(driver._call("POST", f"{driver.session}/execute/sync", script))
-
-
-def _rect(driver: WebDriver, element: str) -> dict[str, float]:
-    rect: dict[str, float] = driver._call("GET", f"{driver.session}/element/{element}/rect")
-    return rect
+    return bool(driver.execute("return arguments[0].checkVisibility()", element))
 
 
 def test_rows_show_method_and_arguments_expand_all_and_misses_in_place(
@@ -172,7 +185,7 @@ def test_rows_show_method_and_arguments_expand_all_and_misses_in_place(
     (toggle,) = driver.find_all('label[for="expand-all"]')
     driver.click(toggle)
     assert all(_visible(driver, body) for body in bodies)
-    assert all(_rect(driver, body)["height"] > 0 for body in bodies)
+    assert all(driver.rect(body)["height"] > 0 for body in bodies)
     assert not _visible(driver, preview)
     # the miss, at the row of the recording closest to it
     (miss,) = driver.find_all(".miss")
@@ -180,4 +193,4 @@ def test_rows_show_method_and_arguments_expand_all_and_misses_in_place(
     assert "not recorded: arguments differ at /message" in driver.text(miss)
     (closest,) = driver.find_all('details.msg[data-line="9"]')
     (following,) = driver.find_all('details.msg[data-line="10"]')
-    assert _rect(driver, closest)["y"] < _rect(driver, miss)["y"] < _rect(driver, following)["y"]
+    assert driver.rect(closest)["y"] < driver.rect(miss)["y"] < driver.rect(following)["y"]

@@ -167,9 +167,23 @@ def test_show_prints_a_timeline(recordings: tuple[Path, Path]) -> None:
     assert lines[0].startswith(f"{EXAMPLE}: stdio recording, legacy era, 2025-11-25")
     assert lines[1].startswith("  session main: serves legacy 2024-10-07 to 2025-11-25;")
     del lines[1]  # the session's fit line; the rest is the timeline
-    assert lines[1].split() == ["2", "+0.003s", "->", "initialize", "id=1", "158", "B"]
+    # a request's row ends with how long its answer took
+    assert lines[1].split() == [
+        "2",
+        "+0.003s",
+        "->",
+        "initialize",
+        "id=1",
+        "158",
+        "B",
+        "took",
+        "403ms",
+    ]
     assert lines[6].split()[2:5] == ["<-", "notifications/tools/list_changed", "(server-initiated)"]
-    assert lines[-1].split() == ["15", "+0.774s", "exit", "0"]
+    assert lines[-2].split() == ["15", "+0.774s", "exit", "0"]
+    assert lines[-1] == (
+        "main: 5 request(s) over 771ms, 0 failed; slowest initialize, 403ms (line 2)"
+    )
     events = json.loads(cli("show", str(recordings[0]), "--format", "json").stdout)["events"]
     roles = {e["role"] for e in events}
     assert {"request", "response", "notification", "server-notification"} <= roles
@@ -207,7 +221,9 @@ def test_show_html_is_one_self_contained_sequence_diagram(tmp_path: Path) -> Non
     assert parser.lanes == ["client", "server"]
     assert parser.external == []  # no scripts, stylesheets or images to fetch
     classes = [d["class"] or "" for d in parser.details]
-    assert len(classes) == 12  # every message, expandable
+    assert len(classes) == 13  # every message, expandable, and the server's stderr line folded
+    assert classes.count("stderr") == 1
+    assert all("open" not in d for d in parser.details)  # folded, all of them
     assert classes[0] == "msg c2s request"
     assert "msg s2c server-notification" in classes
     assert '"Echo: hello from a cassette"' in page.read_text()
