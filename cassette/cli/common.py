@@ -363,13 +363,14 @@ def factor(text: str) -> float:
 
 
 def regular_expression(text: str) -> str:
-    """``--redact-pattern``: a regular expression Python compiles."""
-    import re
+    """``--redact-pattern``: a regular expression Python compiles, and not a value written
+    as one (``cassette.core.literal_patterns``). Neither refusal shows what was given: it
+    may be a secret pasted in the wrong place."""
+    from cassette.store.gate import pattern_problem
 
-    try:
-        re.compile(text)
-    except re.error as exc:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a regular expression: {exc}") from None
+    problem = pattern_problem(text)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(problem)
     return text
 
 

@@ -187,10 +187,15 @@ class Redactor:
         out: dict[str, Any] = {"placeholders": "numbered"}
         if self.pii:
             out["pii"] = True
-        if self.patterns:
-            out["patterns"] = list(self.patterns)
+        # a value given as a pattern is never written, nor its digest (the gate refuses
+        # one; a policy built by hand may hold one): the header would keep the secret
+        from cassette.core.literal_patterns import is_literal
+
+        patterns = [p for p in self.patterns if not is_literal(p)]
+        if patterns:
+            out["patterns"] = patterns
             # recognised later by digest, so an extension never needs to run the text
-            out["digests"] = [pattern_digest(p) for p in self.patterns]
+            out["digests"] = [pattern_digest(p) for p in patterns]
         if self.paths:
             out["paths"] = list(self.paths)
         if self.env_names:

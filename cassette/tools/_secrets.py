@@ -95,6 +95,7 @@ def clean(tape: Cassette, redactor: Redactor | None = None) -> Cleaned:
         Finding(1, "secret", f"unredacted secret ({_rules(after)}) in header target {where}")
         for where, _, after in changed
     ]
+    findings += _written_patterns(tape.header.redaction)
     replaced = sum(_replaced(before, after) for _, before, after in changed)
     for old, new in zip(tape.events, events, strict=True):
         if isinstance(old, MessageEvent) and isinstance(new, MessageEvent):
@@ -111,6 +112,25 @@ def clean(tape: Cassette, redactor: Redactor | None = None) -> Cleaned:
         ]
         replaced += sum(_replaced(before, after) for _, before, after in changes)
     return Cleaned(target, events, findings, replaced)
+
+
+def _written_patterns(info: Any) -> list[Finding]:
+    """A value an older version wrote into the header as a redaction pattern (with its
+    digest): a secret in the clear, which ``redact -o`` drops."""
+    if not isinstance(info, dict):
+        return []
+    from cassette.core.literal_patterns import without_literals
+
+    values = without_literals(info)[1]
+    return [
+        Finding(
+            1,
+            "secret",
+            "unredacted secret (a value given as a redaction pattern) in header "
+            "/redaction/patterns",
+        )
+        for _ in values
+    ]
 
 
 def _changes(old: Any, new: Any, at: tuple[str | int, ...]) -> Iterator[tuple[str, Any, Any]]:

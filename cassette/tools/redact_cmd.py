@@ -33,9 +33,14 @@ def scan_cassette(tape: Cassette | str | os.PathLike[str]) -> list[Finding]:
 
 
 def _header_rules(info: Any) -> dict[str, Any]:
-    """The user's rules an older header recorded, kept as a record (never run)."""
+    """The user's rules an older header recorded, kept as a record (never run); not a
+    value it kept as a pattern (``cassette.core.literal_patterns``), which is dropped
+    (the scanning policy redacts it wherever else it is)."""
     if not isinstance(info, dict):
         return {}
+    from cassette.core.literal_patterns import without_literals
+
+    info = without_literals(info)[0]
     return {k: info[k] for k in ("patterns", "paths", "env") if isinstance(info.get(k), list)}
 
 
