@@ -70,7 +70,6 @@ from typing import TYPE_CHECKING, Any, Final, Protocol
 import attrs
 
 from cassette.core.jsonrpc import JSONObject, keeping_literals, one_shot
-from cassette.core.said import one_line, show_value
 from cassette.core.strategies import (
     STRATEGIES,
     Strategy,
@@ -79,6 +78,7 @@ from cassette.core.strategies import (
     ignored_paths,
     without_ignored,
 )
+from cassette.core.text import one_line, show_value
 from cassette.core.wildcards import has_wildcards, mask_like
 from cassette.errors import AlreadyPlayedError, NotRecordedError, ReplayMiss
 

@@ -30,8 +30,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any, Final
 
-from cassette.core.jsonrpc import dumps
-from cassette.core.text import printable
+from cassette.core.text import one_line, show_value
 
 __all__ = [
     "NAME",
@@ -51,23 +50,6 @@ NAME: Final = "name"
 VALUE: Final = "value"
 Redact = Callable[[Any], Any]
 RedactText = Callable[[str], str]
-
-
-def show_value(value: Any) -> str:
-    """A JSON value shortened for a one-line message."""
-    from cassette.core.jsondiff import MISSING
-
-    if value is MISSING:
-        return "(absent)"
-    text = dumps(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def one_line(value: object) -> str:
-    """A method or tool name as a message shows it: on one line, every control
-    character as its escape, so a name holding a newline cannot forge a line of our own
-    (``cassette: error: ...``) on a terminal or in a log."""
-    return printable(str(value))
 
 
 class Quote:
