@@ -32,6 +32,7 @@ __all__ = [
     "EXIT_TRANSPORT",
     "EXIT_USAGE",
     "FRONT_ALIASES",
+    "REDACTION_DESTS",
     "TAKES_COMMAND",
     "Parser",
     "allow_repeats",
@@ -569,6 +570,10 @@ def serving_on(path: Path, *, quiet: bool) -> Callable[[str], None]:
             print_config({"mcpServers": {name: {"url": url}}})
 
     return ready
+
+
+#: The ``dest`` of each option ``redaction_options`` adds, as a command's help groups them.
+REDACTION_DESTS: Final = ("no_redact", "redact_pattern", "redact_path", "redact_env", "redact_pii")
 
 
 def redaction_options(parser: Any) -> None:

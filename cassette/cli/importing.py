@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from cassette.cli.common import err, redaction_options
+from cassette.cli.common import REDACTION_DESTS, err, redaction_options
 from cassette.cli.layout import Layout
 
 __all__ = ["add_parsers"]
@@ -35,13 +35,7 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
         usage="cassette import FILE [-o OUT] [--overwrite] [redaction options]",
         groups={
             "where it is written": ("output", "overwrite"),
-            "secrets (redaction is on by default)": (
-                "no_redact",
-                "redact_pattern",
-                "redact_path",
-                "redact_env",
-                "redact_pii",
-            ),
+            "secrets (redaction is on by default)": REDACTION_DESTS,
         },
         examples=(
             "cassette import recording.json                # mcp-recorder",

@@ -20,6 +20,7 @@ from typing import Any
 import attrs
 
 from cassette.cli.common import (
+    REDACTION_DESTS,
     allow_repeats,
     allowed_origins,
     err,
@@ -187,13 +188,7 @@ _LAYOUT = Layout(
             "ignore_param",
             "allow_repeats",
         ),
-        "secrets (redaction is on by default)": (
-            "no_redact",
-            "redact_pattern",
-            "redact_path",
-            "redact_env",
-            "redact_pii",
-        ),
+        "secrets (redaction is on by default)": REDACTION_DESTS,
         "timing and limits": ("upstream_timeout", "max_message_bytes", "max_depth"),
         "the recording proxy (--upstream over HTTP or SSE)": ("host", "port", "allow_origin"),
         "record modes": ("mode", "prime", "report", "sessions", "faults"),
