@@ -6,14 +6,13 @@ the real steady server (tests/servers/steady_server.py) and a real line client."
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from cassette.core.redacted import pattern_digest
 from tests.support import PY, ROOT, LineClient
+from tests.support import cassette_cli as cassette
 
 pytestmark = pytest.mark.e2e
 STEADY = ROOT / "tests" / "servers" / "steady_server.py"
@@ -21,20 +20,6 @@ STEADY = ROOT / "tests" / "servers" / "steady_server.py"
 KEY = "sk_live_4eC39HqLyjWDarjtT1zdp7dc"
 DIGEST = pattern_digest(KEY)
 PATTERN = "acct-[0-9]{6}"
-
-
-def cassette(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "MCP_CASSETTE_MODE"}
-    return subprocess.run(
-        [PY, "-m", "cassette", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        cwd=cwd,
-        env=env,
-        stdin=subprocess.DEVNULL,
-    )
 
 
 def greet(argv: list[str], cwd: Path, *names: str) -> str:
