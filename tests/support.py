@@ -52,6 +52,22 @@ def replay_command(tape: Path, *extra: str) -> list[str]:
     return [PY, "-m", "cassette", "replay", str(tape), "-q", *extra]
 
 
+def cassette_cli(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """``python -m cassette ARGS`` in ``cwd``, stdin closed, no record mode from the
+    environment: its exit code and what it printed."""
+    env = {k: v for k, v in os.environ.items() if k != "MCP_CASSETTE_MODE"}
+    return subprocess.run(
+        [PY, "-m", "cassette", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+    )
+
+
 def run(func: Callable[[], Awaitable[T]], timeout: float = 90) -> T:
     """Run an async scenario with a deadline, so a bug can never hang the suite."""
 

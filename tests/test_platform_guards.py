@@ -85,6 +85,7 @@ POSIX_NAMES: dict[str, frozenset[str]] = {
             "wait4",
             "WNOHANG",
             "O_NONBLOCK",
+            "O_NOFOLLOW",
             "sched_getaffinity",
             "sched_setaffinity",
             "posix_spawn",

@@ -32,6 +32,7 @@ __all__ = [
     "EXIT_TRANSPORT",
     "EXIT_USAGE",
     "FRONT_ALIASES",
+    "REDACTION_DESTS",
     "TAKES_COMMAND",
     "Parser",
     "allow_repeats",
@@ -385,13 +386,14 @@ def factor(text: str) -> float:
 
 
 def regular_expression(text: str) -> str:
-    """``--redact-pattern``: a regular expression Python compiles."""
-    import re
+    """``--redact-pattern``: a regular expression Python compiles, and not a value written
+    as one (``cassette.core.literal_patterns``). Neither refusal shows what was given: it
+    may be a secret pasted in the wrong place."""
+    from cassette.store.gate import pattern_problem
 
-    try:
-        re.compile(text)
-    except re.error as exc:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a regular expression: {exc}") from None
+    problem = pattern_problem(text)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(problem)
     return text
 
 
@@ -590,6 +592,10 @@ def serving_on(path: Path, *, quiet: bool) -> Callable[[str], None]:
             print_config({"mcpServers": {name: {"url": url}}})
 
     return ready
+
+
+#: The ``dest`` of each option ``redaction_options`` adds, as a command's help groups them.
+REDACTION_DESTS: Final = ("no_redact", "redact_pattern", "redact_path", "redact_env", "redact_pii")
 
 
 def redaction_options(parser: Any) -> None:

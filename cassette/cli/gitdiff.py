@@ -135,6 +135,11 @@ def textconv(data: bytes, source: str = "<cassette>") -> str:
     except (CassetteError, ValueError):
         return data.decode("utf-8", "replace")
     header = {k: v for k, v in encode(tape.header).items() if k not in ("kind", "started_at")}
+    if isinstance(header.get("redaction"), dict):
+        from cassette.core.literal_patterns import without_literals
+
+        # a value an older version kept as a pattern is not printed (redact -o drops it)
+        header["redaction"] = without_literals(header["redaction"])[0]
     lines = ["cassette " + _json(header, None)]
     for event in tape.events:
         body = encode(event)

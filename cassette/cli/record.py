@@ -20,6 +20,7 @@ from typing import Any
 import attrs
 
 from cassette.cli.common import (
+    REDACTION_DESTS,
     allow_repeats,
     allowed_origins,
     err,
@@ -148,6 +149,15 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
     )
     redaction_options(rec)
     rec.add_argument(
+        "--no-stderr",
+        dest="keep_stderr",
+        action="store_const",
+        const=False,
+        default=None,
+        help="keep none of the server's stderr in the cassette (it is still shown as it "
+        "comes); also: stderr = false in [tool.cassette]",
+    )
+    rec.add_argument(
         "--before-record",
         metavar="MODULE:FUNCTION",
         help="call FUNCTION(message, direction) on each message before it is written; it "
@@ -173,17 +183,12 @@ _LAYOUT = Layout(
             "fsync",
             "strategy",
             "era",
+            "keep_stderr",
             "before_record",
             "ignore_param",
             "allow_repeats",
         ),
-        "secrets (redaction is on by default)": (
-            "no_redact",
-            "redact_pattern",
-            "redact_path",
-            "redact_env",
-            "redact_pii",
-        ),
+        "secrets (redaction is on by default)": REDACTION_DESTS,
         "timing and limits": ("upstream_timeout", "max_message_bytes", "max_depth"),
         "the recording proxy (--upstream over HTTP or SSE)": ("host", "port", "allow_origin"),
         "record modes": ("mode", "prime", "report", "sessions", "faults"),
@@ -276,6 +281,7 @@ class RecordCommand:
             upstream_timeout=args.upstream_timeout,
             on_warning=lambda text: err(f"warning: {text}"),
             before_record=_before_record(args.before_record),
+            keep_stderr=_keep_stderr(args.keep_stderr),
             era=args.era,
             probe=args.probe,
             client_run=_client_run(mode is None and not network and not args.overwrite),
@@ -320,6 +326,13 @@ def _no_listening(args: argparse.Namespace, why: str) -> None:
     given = listening_given(args)
     if given:
         raise UsageError(f"{given}: {why}")
+
+
+def _keep_stderr(given: bool | None) -> bool:
+    """``--no-stderr``, else the project's ``stderr``, else keep it."""
+    from cassette.store.config import keep_stderr_for, load_settings
+
+    return keep_stderr_for(load_settings(), given)
 
 
 def _before_record(spec: str | None) -> Any:
@@ -477,6 +490,7 @@ def _in_mode(command: RecordCommand, choice: ModeChoice) -> int:
         ignore=command.ignore,
         allow_repeats=command.repeats,
         before_record=command.config.before_record,
+        keep_stderr=command.config.keep_stderr,
         prime=command.prime,
         policy=fault_policy(
             DeliveryPolicy(

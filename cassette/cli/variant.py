@@ -11,7 +11,14 @@ import argparse
 import os
 from typing import Any
 
-from cassette.cli.common import err, front_name, redaction_options, run_async, seconds
+from cassette.cli.common import (
+    REDACTION_DESTS,
+    err,
+    front_name,
+    redaction_options,
+    run_async,
+    seconds,
+)
 from cassette.cli.headers import header_options, upstream_headers, with_header_secrets
 from cassette.cli.layout import Layout
 from cassette.core.headers import Expanded
@@ -106,13 +113,7 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
                 "headers",
                 "timeout",
             ),
-            "secrets (redaction is on by default)": (
-                "no_redact",
-                "redact_pattern",
-                "redact_path",
-                "redact_env",
-                "redact_pii",
-            ),
+            "secrets (redaction is on by default)": REDACTION_DESTS,
         },
         examples=(
             "cassette variant t.jsonl --as bare",

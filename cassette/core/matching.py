@@ -69,7 +69,7 @@ from typing import TYPE_CHECKING, Any, Final, Protocol
 
 import attrs
 
-from cassette.core.jsonrpc import JSONObject, dumps, keeping_literals, one_shot
+from cassette.core.jsonrpc import JSONObject, keeping_literals, one_shot
 from cassette.core.strategies import (
     STRATEGIES,
     Strategy,
@@ -78,13 +78,16 @@ from cassette.core.strategies import (
     ignored_paths,
     without_ignored,
 )
-from cassette.core.text import printable
+from cassette.core.text import one_line, show_value
 from cassette.core.wildcards import has_wildcards, mask_like
 from cassette.errors import AlreadyPlayedError, NotRecordedError, ReplayMiss
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from cassette.core.jsondiff import Difference
     from cassette.core.misses import MissReport
+    from cassette.core.said import Quote, Said
 
 __all__ = [
     "LIFECYCLE_METHODS",
@@ -99,6 +102,10 @@ __all__ = [
     "check_ignore_pointer",
     "fingerprint",
     "get_strategy",
+    "one_line",
+    "quoted_diffs",
+    "quoted_label",
+    "show_value",
     "without_ignored",
 ]
 
@@ -275,23 +282,6 @@ class Matcher(Protocol):
         ...
 
 
-def show_value(value: Any) -> str:
-    """A JSON value shortened for a one-line message."""
-    from cassette.core.jsondiff import MISSING
-
-    if value is MISSING:
-        return "(absent)"
-    text = dumps(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def one_line(value: object) -> str:
-    """A method or tool name as a message shows it: on one line, every control
-    character as its escape, so a name holding a newline cannot forge a line of our own
-    (``cassette: error: ...``) on a terminal or in a log."""
-    return printable(str(value))
-
-
 def request_label(message: JSONObject) -> str:
     """A request as a person names it: its method, and a tool call's tool, on one line."""
     method = one_line(message.get("method"))
@@ -301,6 +291,34 @@ def request_label(message: JSONObject) -> str:
 
 
 _label = request_label
+
+
+def quoted_label(message: JSONObject) -> Said:
+    """``request_label`` as a ``Said`` (``cassette.core.said``): the method and the tool
+    are quoted names, so a person reads them redacted and our words as they are."""
+    from cassette.core.said import NAME, Quote, said
+
+    method = Quote(message.get("method"), NAME)
+    if message.get("method") == "tools/call":
+        return said(method, ' "', Quote(_tool_name(_params(message)), NAME), '"')
+    return said(method)
+
+
+def quoted_diffs(diffs: Sequence[Difference], ignored: Callable[[str], bool] | None = None) -> Said:
+    """``PATH: recorded VALUE, received VALUE; ...`` as a ``Said``: each path a quoted
+    name, each value quoted under the member it stands at (``cassette.core.said``)."""
+    from cassette.core.said import NAME, VALUE, Quote, said
+
+    pieces: list[str | Quote] = []
+    for index, d in enumerate(diffs):
+        key = d.path.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
+        if index:
+            pieces.append("; ")
+        pieces += [Quote(d.path or "/", NAME), ": recorded ", Quote(d.recorded, VALUE, key)]
+        pieces += [", received ", Quote(d.received, VALUE, key)]
+        if ignored is not None and ignored(d.path):
+            pieces.append(" (ignored)")
+    return said(*pieces)
 
 
 @attrs.frozen(eq=False)  # compared by identity: no __eq__ to build at import
@@ -502,9 +520,12 @@ class FingerprintMatcher:
         last = self._last.get(fp)
         seq = self._candidates[last].seq if last is not None else None
         hint = self._already_played_hint(message, last)
-        summary = (
-            f"{_label(message)} with these arguments was recorded {times} time(s) and every "
-            f"recording has been played already (strategy {self.strategy.name}{hint})"
+        from cassette.core.said import said
+
+        summary = said(
+            quoted_label(message),
+            f" with these arguments was recorded {times} time(s) and every recording has "
+            f"been played already (strategy {self.strategy.name}{hint})",
         )
         from cassette.core.misses import MissReport
 
@@ -527,30 +548,30 @@ class FingerprintMatcher:
 
     def _not_recorded(self, message: JSONObject) -> MissReport:
         from cassette.core.misses import MissReport
+        from cassette.core.said import NAME, Quote, said
 
         method = str(message.get("method"))
-        label = _label(message)
+        label = quoted_label(message)
         same_method = [c for c in self._candidates if c.message.get("method") == method]
         if not same_method:
-            known = sorted({one_line(c.message.get("method")) for c in self._candidates})
-            listing = ", ".join(known) if known else "none"
+            known = sorted({str(c.message.get("method")) for c in self._candidates})
             return MissReport(
                 "not-recorded",
                 method,
-                f"{one_line(method)} was never recorded (recorded: {listing})",
+                said(Quote(method, NAME), " was never recorded (recorded: ", *_listing(known), ")"),
             )
         key = method_key(message)
         same_key = [c for c in same_method if method_key(c.message) == key]
         if not same_key:
-            tools = sorted({one_line(_tool_name(_params(c.message))) for c in same_method})
+            tools = sorted({_tool_name(_params(c.message)) for c in same_method})
             return MissReport(
                 "not-recorded",
                 method,
-                f"{label} was never recorded (recorded tools: {', '.join(tools)})",
+                said(label, " was never recorded (recorded tools: ", *_listing(tools), ")"),
             )
         return self._closest(message, label, same_key)
 
-    def _closest(self, message: JSONObject, label: str, pool: list[Candidate]) -> MissReport:
+    def _closest(self, message: JSONObject, label: Said, pool: list[Candidate]) -> MissReport:
         from cassette.core.jsondiff import differences  # a miss's work, not a replay's start
 
         consumed = {c.key for c, used in zip(self._candidates, self._consumed, strict=True) if used}
@@ -572,17 +593,27 @@ class FingerprintMatcher:
             return any(path == p or path.startswith(p + "/") for p in ignored)
 
         diffs.sort(key=lambda d: is_ignored(d.path))  # what caused the miss comes first
-        shown = "; ".join(
-            f"{d.path or '/'}: recorded {show_value(d.recorded)}, received {show_value(d.received)}"
-            + (" (ignored)" if is_ignored(d.path) else "")
-            for d in diffs[:_SHOWN_DIFFS]
-        )
+        shown = quoted_diffs(diffs[:_SHOWN_DIFFS], is_ignored)
         more = f" (and {len(diffs) - _SHOWN_DIFFS} more)" if len(diffs) > _SHOWN_DIFFS else ""
-        summary = f"{label} not recorded: {what} differ at {shown}{more}"
+        from cassette.core.said import said
+
+        summary = said(label, f" not recorded: {what} differ at ", shown, more)
         method = str(message.get("method"))
         from cassette.core.misses import MissReport
 
         return MissReport("not-recorded", method, summary, cand.seq, tuple(diffs))
+
+
+def _listing(names: Sequence[str]) -> list[str | Quote]:
+    """``a, b, c`` with each name quoted, or ``none``."""
+    from cassette.core.said import NAME, Quote
+
+    if not names:
+        return ["none"]
+    out: list[str | Quote] = []
+    for index, name in enumerate(names):
+        out += [", "] * bool(index) + [Quote(name, NAME)]
+    return out
 
 
 if not TYPE_CHECKING:

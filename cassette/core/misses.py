@@ -7,6 +7,7 @@ instructions, and a replay whose requests are all recorded never makes one.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 import attrs
@@ -23,9 +24,30 @@ class MissReport:
 
     kind: Literal["not-recorded", "already-played", "answer-differs", "no-answer"]
     method: str
-    summary: str  # one line, no trailing period; begins with the method
+    #: one line, no trailing period; begins with the method. Often a
+    #: ``cassette.core.said.Said``, which keeps apart what it quotes of the message
+    summary: str
     closest_seq: int | None = None
     diffs: tuple[Difference, ...] = ()
+
+    def told(self, value: Callable[[Any], Any], text: Callable[[str], str]) -> MissReport:
+        """The report as a person may read it: the values and names it quotes redacted
+        (``value`` for JSON values, ``text`` for the rest), never the words we wrote
+        around them (``cassette.core.said``). The same report when nothing changed."""
+        from cassette.core.jsondiff import MISSING, Difference
+        from cassette.core.said import tell
+
+        def one(found: Any, key: str) -> Any:
+            return found if found is MISSING else value({key: found})[key]
+
+        diffs = tuple(
+            Difference(d.path, one(d.recorded, _key(d.path)), one(d.received, _key(d.path)))
+            for d in self.diffs
+        )
+        told = attrs.evolve(
+            self, summary=tell(self.summary, value, text), method=text(self.method), diffs=diffs
+        )
+        return self if told == self and told.summary == self.summary else told
 
     @property
     def closest_line(self) -> int | None:
@@ -43,6 +65,11 @@ class MissReport:
                 for d in self.diffs
             ]
         return data
+
+
+def _key(path: str) -> str:
+    """The member name a JSON Pointer ends at (a value is redacted under it)."""
+    return path.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
 
 
 def _plain(value: Any) -> Any:

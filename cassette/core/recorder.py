@@ -42,6 +42,7 @@ from cassette._version import __version__
 from cassette.core.hooks import call_hook
 from cassette.core.ids import id_key
 from cassette.core.jsonrpc import SINGLE_MESSAGES, JSONObject, Kind, classify_parts
+from cassette.core.local_paths import LocalPaths
 from cassette.core.mcp import VERSION_META
 from cassette.core.model import (
     Direction,
@@ -109,6 +110,11 @@ class Recorder:
     #: to keep nothing; redaction runs after it. Protocol bookkeeping (the era, open
     #: requests, the schemas redaction keeps to) follows what passed, whatever it keeps.
     before_record: BeforeRecord | None = None
+    #: whether the server's stderr lines are kept (``--no-stderr``: they are not)
+    keep_stderr: bool = True
+    #: the machine's folders, written as ``~/...`` and project-relative paths in stderr and
+    #: raw lines (``cassette.core.local_paths``); ``None``: those lines are kept as they are
+    local: LocalPaths | None = None
     _session: RedactionSession | None = attrs.field(default=None, init=False)
     # what the server said its tools take and give, to keep redaction within the schemas
     _schemas: SchemaBook = attrs.field(factory=SchemaBook, init=False)
@@ -233,7 +239,12 @@ class Recorder:
                 self._held[index] = attrs.evolve(event, meta=marked)
 
     def stderr(self, text: str, t: float) -> list[Record]:
-        """The server wrote a line on stderr."""
+        """The server wrote a line on stderr: kept, with the machine's folders written
+        portably and then redacted, unless stderr is not kept."""
+        if not self.keep_stderr:
+            return []
+        if self.local is not None:
+            text = self.local.portable(text)
         kept = text if self._session is None else self._session.line("stderr", text)
         return self._add(StderrEvent(t=t, text=kept))
 
@@ -300,9 +311,13 @@ class Recorder:
         return found[0] if found is not None else None
 
     def _redact_raw(self, event: RawEvent) -> RawEvent:
-        if self._session is None or event.text is None:
+        """A raw line as kept: the machine's folders written portably, then redacted."""
+        if event.text is None:
             return event
-        return attrs.evolve(event, text=self._session.line(f"raw-{event.dir}", event.text))
+        text = event.text if self.local is None else self.local.portable(event.text)
+        if self._session is not None:
+            text = self._session.line(f"raw-{event.dir}", text)
+        return event if text == event.text else attrs.evolve(event, text=text)
 
     def _release(self) -> list[Record]:
         self._header = Header(

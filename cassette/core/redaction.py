@@ -51,6 +51,7 @@ from typing import Any, Final
 import attrs
 
 from cassette.core.known import KnownValues, forms
+from cassette.core.literal_patterns import is_literal
 from cassette.core.personal import find_pii, may_hold_pii
 from cassette.core.redacted import (
     ENV_NAME,
@@ -187,10 +188,13 @@ class Redactor:
         out: dict[str, Any] = {"placeholders": "numbered"}
         if self.pii:
             out["pii"] = True
-        if self.patterns:
-            out["patterns"] = list(self.patterns)
+        # never a value given as a pattern, nor its digest (the gate refuses one; a policy
+        # built by hand may hold one): the header would keep the secret in the clear
+        patterns = [p for p in self.patterns if not is_literal(p)]
+        if patterns:
+            out["patterns"] = patterns
             # recognised later by digest, so an extension never needs to run the text
-            out["digests"] = [pattern_digest(p) for p in self.patterns]
+            out["digests"] = [pattern_digest(p) for p in patterns]
         if self.paths:
             out["paths"] = list(self.paths)
         if self.env_names:

@@ -14,7 +14,7 @@ from cassette.core.jsonrpc import (
     classify_value,
     error_response,
 )
-from cassette.core.matching import one_line, show_value
+from cassette.core.matching import one_line, quoted_diffs
 from cassette.core.reply import Reply
 from cassette.core.wildcards import mask_like
 
@@ -28,6 +28,7 @@ __all__ = [
     "answer_part",
     "env_values",
     "input_responses_differ",
+    "joined",
     "label",
     "miss_line",
     "needs_answer",
@@ -66,12 +67,15 @@ def played(items: Sequence[Item]) -> Reply:
 
 
 def miss_line(report: MissReport, source: str | None) -> str:
-    """A miss in one line, with where its closest recording is."""
+    """A miss in one line, with where its closest recording is (a ``Said`` when the
+    summary is one: ``cassette.core.said``)."""
     line = report.closest_line
     if line is None:
         return report.summary
     where = f"{source}:{line}" if source else f"line {line}"
-    return f"{report.summary} (closest recording: {where})"
+    from cassette.core.said import prose, said
+
+    return said(prose(report.summary), f" (closest recording: {where})")
 
 
 def params(message: JSONObject) -> dict[str, Any]:
@@ -91,11 +95,8 @@ def answer_part(message: JSONObject) -> Any:
 
 
 def where(diffs: Sequence[Difference]) -> str:
-    """Where two values differ, for a person."""
-    return "; ".join(
-        f"{d.path or '/'}: recorded {show_value(d.recorded)}, received {show_value(d.received)}"
-        for d in diffs
-    )
+    """Where two values differ, for a person (a ``Said``: the paths and values quoted)."""
+    return quoted_diffs(diffs)
 
 
 def input_responses_differ(recorded: JSONObject, live: JSONObject) -> tuple[str, ...]:
@@ -108,7 +109,10 @@ def input_responses_differ(recorded: JSONObject, live: JSONObject) -> tuple[str,
     diffs = differences(mine, mask_like(mine, theirs), limit=3)
     if not diffs:
         return ()
-    return (f"{live.get('method')}: inputResponses differ from the recording at {where(diffs)}",)
+    from cassette.core.said import NAME, Quote, said
+
+    method = Quote(live.get("method"), NAME)
+    return (said(method, ": inputResponses differ from the recording at ", where(diffs)),)
 
 
 def env_values(info: Mapping[str, Any], environ: Mapping[str, str] | None) -> list[str]:
@@ -120,15 +124,28 @@ def env_values(info: Mapping[str, Any], environ: Mapping[str, str] | None) -> li
 def summary_lines(misses: Sequence[MissReport], repeats: int, source: str | None) -> str:
     """A session's end account: the answers repeated on request (``allow_repeats``), then
     one line per miss with where its closest recording is ("" when neither)."""
-    lines = []
+    from cassette.core.said import prose, said
+
+    lines: list[str] = []
     if repeats:
         lines.append(
             f"{repeats} request(s) answered again with their last recording (allow_repeats)"
         )
     if misses:
         lines.append(f"{len(misses)} request(s) had no recording:")
-        lines += [f"  - {miss_line(m, source)}" for m in misses]
-    return "\n".join(lines)
+        lines += [said("  - ", prose(miss_line(m, source))) for m in misses]
+    return joined(lines, ours=True)
+
+
+def joined(lines: Sequence[str], separator: str = "\n", *, ours: bool = False) -> str:
+    """Lines joined as ``str.join`` does, keeping what each quotes (``cassette.core.said``):
+    a line that is no ``Said`` is redacted whole when read, unless it is ``ours``."""
+    from cassette.core.said import prose, said
+
+    pieces: list[str] = []
+    for index, line in enumerate(lines):
+        pieces += [separator] * bool(index) + [line if ours else prose(line)]
+    return said(*pieces) if pieces else ""
 
 
 def answer_batch(batch: list[Any], dispatch: Callable[[Kind, Any], Reply]) -> Reply:

@@ -247,7 +247,11 @@ class Replayer:
     def describe(self, report: MissReport) -> str:
         """One line for a person: the miss and where its closest recording is."""
         line = miss_line(report, self.source)
-        return line if self.start_note is None else f"{line}; {self.start_note}"
+        if self.start_note is None:
+            return line
+        from cassette.core.said import prose, said
+
+        return said(prose(line), f"; {self.start_note}")
 
     @property
     def repeats(self) -> int:
@@ -260,7 +264,9 @@ class Replayer:
         repeated on request ("" when neither)."""
         text = summary_lines(self.misses, self.repeats, self.source)
         if text and self.misses and self.start_note is not None:
-            text = f"{text}\n  ({self.start_note})"
+            from cassette.core.said import said
+
+            text = said(text, f"\n  ({self.start_note})")
         return text
 
     # -- dispatch ----------------------------------------------------------------------
@@ -415,9 +421,16 @@ class Replayer:
         if not diffs:
             return self._resume(paused, ())
         method = str(paused.request.get("method"))
-        answer_id = message.get("id")
-        text = f"the client's answer to {method} (id {answer_id}) differs from the recording at "
-        text += where(diffs)
+        from cassette.core.said import NAME, VALUE, Quote, said
+
+        text = said(
+            "the client's answer to ",
+            Quote(method, NAME),
+            " (id ",
+            Quote(message.get("id"), VALUE),
+            ") differs from the recording at ",
+            where(diffs),
+        )
         if self.matcher.strict:
             from cassette.core.misses import MissReport
 
@@ -509,14 +522,14 @@ class Replayer:
         report = miss.report if isinstance(miss.report, MissReport) else None
         if report is None:
             report = MissReport("not-recorded", str(message.get("method")), str(miss))
+        if self._policy is not None or self._literals is not None:
+            # what the client is told may reach a log: the gate's policy, on any cassette;
+            # the values the report quotes are redacted, never our words about them
+            redactor = self._session_redactor()
+            report = report.told(redactor.value, redactor.text)
         self.misses.append(report)
         text = f"cassette-mcp: {self.describe(report)}"
-        data = report.as_data()
-        if self._policy is not None or self._literals is not None:
-            # what the client is told may reach a log: the gate's policy, on any cassette
-            redactor = self._session_redactor()
-            text, data = redactor.text(text), redactor.value(data)
-        error = error_response(message["id"], REPLAY_MISS, text, data)
+        error = error_response(message["id"], REPLAY_MISS, text, report.as_data())
         return Reply((error,), report, (None,))
 
     # -- output ------------------------------------------------------------------------

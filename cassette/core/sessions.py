@@ -242,4 +242,6 @@ class ReplaySessions:
     def summary(self) -> str:
         """All sessions' misses, for a person ("" when there were none)."""
         open_ = (s for s in (r.summary() for r in self._bound()) if s)
-        return "\n".join([*self._ended_summaries, *open_])
+        from cassette.core.replay_parts import joined  # what each quotes stays apart
+
+        return joined([*self._ended_summaries, *open_])

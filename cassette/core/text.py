@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import re
 from functools import cache
-from typing import Final
+from typing import Any, Final
 
-__all__ = ["has_surrogates", "printable", "surrogates_escaped"]
+__all__ = ["has_surrogates", "one_line", "printable", "show_value", "surrogates_escaped"]
 
 # C0 controls, DEL and C1 controls, line and paragraph separators, bidirectional
 # embeddings, overrides and isolates, and every surrogate (only a lone one survives
@@ -55,3 +55,21 @@ def has_surrogates(text: str) -> bool:
 def surrogates_escaped(text: str) -> str:
     """``text`` with each lone surrogate written as its escape, the rest untouched."""
     return _compiled(_SURROGATE).sub(_escape, text)
+
+
+def one_line(value: object) -> str:
+    """A method or tool name as a message shows it: on one line, every control
+    character as its escape, so a name holding a newline cannot forge a line of our own
+    (``cassette: error: ...``) on a terminal or in a log."""
+    return printable(str(value))
+
+
+def show_value(value: Any) -> str:
+    """A JSON value shortened for a one-line message."""
+    from cassette.core.jsondiff import MISSING
+    from cassette.core.jsonrpc import dumps
+
+    if value is MISSING:
+        return "(absent)"
+    text = dumps(value)
+    return text if len(text) <= 60 else text[:57] + "..."

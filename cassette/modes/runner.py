@@ -71,6 +71,7 @@ from cassette.runtime.record import (
     RecordConfig,
     RecordResult,
     default_redactor,
+    project_keeps_stderr,
     record_proxy,
     record_session,
 )
@@ -125,6 +126,9 @@ class ModeOptions:
     fsync: bool = False
     redactor: Redactor | None = attrs.field(factory=default_redactor, converter=_redactor)
     passthrough_stderr: bool = True
+    #: whether a recording keeps the server's stderr (``RecordConfig.keep_stderr``; by
+    #: default as the project says)
+    keep_stderr: bool = attrs.field(factory=project_keeps_stderr)
     upstream_timeout: float | None = None
     era: str = "auto"  # the era a recording is made in (RecordConfig.era)
     listen: ServeOptions = ServeOptions()
@@ -389,6 +393,7 @@ async def _record(
             strategy=options.strategy,
             redactor=options.redactor,
             passthrough_stderr=options.passthrough_stderr,
+            keep_stderr=options.keep_stderr,
             upstream_timeout=options.upstream_timeout,
             on_warning=options.policy.on_warning,
             on_info=run.info,

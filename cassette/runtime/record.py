@@ -38,6 +38,7 @@ import attrs
 
 from cassette.core.deadlines import STOP_BOUND
 from cassette.core.eras import ERA_CHOICES
+from cassette.core.local_paths import LocalPaths
 from cassette.core.recorder import BeforeRecord
 from cassette.core.redaction import Redactor
 from cassette.core.text import printable
@@ -64,6 +65,7 @@ from cassette.transport import (
 __all__ = [
     "RecordConfig",
     "RecordResult",
+    "local_paths",
     "print_err",
     "project_root",
     "proxy",
@@ -85,6 +87,14 @@ def default_redactor() -> Redactor | None:
     from cassette.store.gate import policy
 
     return policy()
+
+
+def project_keeps_stderr() -> bool:
+    """Whether the project keeps a server's stderr in its cassettes (``stderr`` in
+    ``[tool.cassette]``, yes by default): what a recording does unless told."""
+    from cassette.store.config import keep_stderr_for, load_settings
+
+    return keep_stderr_for(load_settings())
 
 
 def _redactor(choice: Redactor | Literal["default"] | None) -> Redactor | None:
@@ -114,6 +124,10 @@ class RecordConfig:
     strategy: str | None = None
     redactor: Redactor | None = attrs.field(factory=default_redactor, converter=_redactor)
     passthrough_stderr: bool = True
+    #: whether the server's stderr lines are kept in the cassette (default: as the
+    #: project says, ``stderr`` in ``[tool.cassette]``, else yes; ``--no-stderr``: not);
+    #: they are still shown as they come when ``passthrough_stderr``
+    keep_stderr: bool = attrs.field(factory=project_keeps_stderr)
     upstream_timeout: float | None = None
     on_warning: Warn | None = None
     on_info: Warn | None = None
@@ -248,6 +262,8 @@ def _open(
         fsync=config.fsync,
         on_warning=_warn(config),
         before_record=config.before_record,
+        keep_stderr=config.keep_stderr,
+        local=local_paths(),
     )
     sink = open_sink(path, plugin.name, described, options)
     sink.start = destination.start
@@ -378,6 +394,17 @@ def portable_argv(argv: Sequence[str], root: Path | None = None) -> list[str]:
         else:
             out.append(arg)
     return out
+
+
+def local_paths(root: Path | None = None) -> LocalPaths:
+    """This machine's folders a recording writes portably in stderr and raw lines, as
+    ``portable_argv`` writes the command line: the project's root (``root``, default
+    ``project_root()``) and the home folder, each as found and as resolved."""
+    root = project_root() if root is None else root
+    home = Path.home()
+    spellings = [(root, root.resolve()), (home, home.resolve())]
+    project, mine = ({os.fspath(p) for p in pair} for pair in spellings)
+    return LocalPaths(project=sorted(project), home=sorted(mine))
 
 
 def startable_argv(argv: Sequence[str], near: Path | None = None) -> list[str]:

@@ -19,6 +19,7 @@ from typing import Any, Final, Literal
 import attrs
 
 from cassette.core.limits import line_limit
+from cassette.core.local_paths import LocalPaths
 from cassette.core.recorder import BeforeRecord, Record, Recorder
 from cassette.core.redaction import Redactor
 from cassette.store.storage import CassetteWriter
@@ -163,7 +164,8 @@ class SinkTap:
 class SinkOptions:
     """How a fresh recording is written: the ``strategy`` its header stores for replays,
     its ``redactor`` and ``before_record`` hook (``cassette.core.recorder``), whether it
-    may ``overwrite`` a file, ``fsync`` after each record, and who hears a warning."""
+    keeps the server's stderr and which folders it writes portably there, whether it may
+    ``overwrite`` a file, ``fsync`` after each record, and who hears a warning."""
 
     strategy: str | None = None
     redactor: Redactor | None = None
@@ -171,6 +173,10 @@ class SinkOptions:
     fsync: bool = False
     on_warning: Callable[[str], None] | None = None
     before_record: BeforeRecord | None = None
+    #: whether the server's stderr lines are kept (``Recorder.keep_stderr``)
+    keep_stderr: bool = True
+    #: the folders stderr and raw lines are written without (``Recorder.local``)
+    local: LocalPaths | None = None
 
 
 def open_sink(
@@ -190,6 +196,8 @@ def open_sink(
         target=header_target,
         redactor=options.redactor,
         before_record=options.before_record,
+        keep_stderr=options.keep_stderr,
+        local=options.local,
     )
     writer = CassetteWriter(path, overwrite=options.overwrite, fsync=options.fsync).open()
     return Sink(recorder, writer, Clock(), options.on_warning)

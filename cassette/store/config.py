@@ -16,6 +16,7 @@ configured here::
 
     ignore-params = ["/params/arguments/requestId"]   # never matched on (docs/matching.md)
     before-record = "tests/hooks.py:scrub"            # sees each message before it is written
+    stderr = false                        # keep no server stderr in cassettes (--no-stderr)
 
     [tool.cassette.pytest]                # the pytest plugin (docs/pytest.md)
     cassette-dir = "tests/cassettes"      # where cassettes live (default: beside each test)
@@ -44,6 +45,7 @@ from cassette.errors import UsageError
 __all__ = [
     "find_pyproject",
     "ignore_params_for",
+    "keep_stderr_for",
     "limits_for",
     "load_hook",
     "load_settings",
@@ -219,6 +221,19 @@ def ignore_params_for(
             start, "tool.cassette", "ignore-params", "must be a list of JSON Pointers"
         )
     return tuple(dict.fromkeys([*value, *given]))
+
+
+def keep_stderr_for(
+    settings: Mapping[str, Any], given: bool | None = None, start: Path | None = None
+) -> bool:
+    """Whether a recording keeps the server's stderr: ``given`` (``--no-stderr`` gives
+    ``False``), else the project's ``stderr``, else yes."""
+    if given is not None:
+        return given
+    value = settings.get("stderr", True)
+    if not isinstance(value, bool):
+        raise setting_error(start, "tool.cassette", "stderr", "must be true or false")
+    return value
 
 
 def load_hook(spec: str, root: Path | None = None) -> Any:

@@ -26,7 +26,10 @@ any other). The policy is made of four things, always in this order:
 
 Every rule from any source is checked before anything is recorded (``check_rules``): a
 JSON Pointer without its leading ``/``, an environment variable written ``$NAME``, a
-pattern that does not compile, is one ``UsageError`` line naming the source.
+pattern that does not compile, a pattern that matches only one text (a value given as a
+pattern, as in ``--redact-pattern "$API_KEY"``: it would be written in the header, with a
+digest that confirms a guess; ``--redact-env`` is the way), is one ``UsageError`` line
+naming the source, never quoting a pattern.
 """
 
 from __future__ import annotations
@@ -56,6 +59,7 @@ __all__ = [
     "for_target",
     "joined",
     "numbered_after",
+    "pattern_problem",
     "policy",
     "scan_policy",
     "shown",
@@ -121,13 +125,31 @@ def check_rules(
             bare = env_name.lstrip("$").strip("{}")
             hint = f" (did you mean {bare!r}?)" if "$" in env_name else ""
             raise UsageError(f"{name('env')} {env_name!r} is not a variable name{hint}")
-    for pattern in patterns:
-        try:
-            re.compile(pattern)
-        except re.error as exc:
-            raise UsageError(
-                f"{name('pattern')} {pattern!r} is not a regular expression: {exc}"
-            ) from None
+    for number, pattern in enumerate(patterns, 1):
+        how = "--redact-env NAME" if where == _OPTIONS else 'env = ["NAME"] there'
+        problem = pattern_problem(pattern, how)
+        if problem is not None:  # the pattern is not shown: it may be a secret
+            raise UsageError(f"{name('pattern')} number {number}: {problem}")
+
+
+def pattern_problem(pattern: str, how: str = "--redact-env NAME") -> str | None:
+    """Why ``pattern`` cannot be a redaction pattern, in words that never quote it:
+    it does not compile, or it matches only one text, so it is a value, which the header
+    would keep in the clear (``cassette.core.literal_patterns``; ``how`` says how a
+    variable is named instead). ``None`` when it is a pattern."""
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        return f"not a regular expression: {exc}"
+    from cassette.core.literal_patterns import is_literal
+
+    if is_literal(pattern):
+        return (
+            "matches only one text, so it is a value, not a pattern, and a pattern is "
+            "written in the cassette's header: put the value in an environment variable "
+            f"and name it with {how} (only the name is written)"
+        )
+    return None
 
 
 def _strings(value: Any, key: str, where: str) -> list[str]:
@@ -225,6 +247,12 @@ def joined(
     if base is None:
         base = policy(settings=_on(None, start), environ=environ, start=start)
     assert base is not None  # the settings' off switch is ignored here
+    from cassette.core.literal_patterns import without_literals
+
+    # a value an older version kept as a pattern is redacted as the value it is, and
+    # never required again (it can no longer be given)
+    header, written = without_literals(header)
+    base = base.with_literals(written)
     _require_patterns(header, base.patterns)
     paths = tuple(str(p) for p in header.get("paths") or () if p not in base.paths)
     names = tuple(str(n) for n in header.get("env") or () if n not in base.env_names)
@@ -309,23 +337,27 @@ def with_values(redactor: Redactor | None, values: Iterable[str]) -> Redactor | 
 
 def scan_policy(header: Mapping[str, Any] | None, *, start: Path | None = None) -> Redactor:
     """What ``lint`` and ``redact --scan``/``-o`` hold a cassette to: what a recording in
-    this project would have removed (built-in and project rules, the header's paths),
-    independent of this machine's environment so a finding is the same everywhere."""
+    this project would have removed (built-in and project rules, the header's paths, and
+    the values an older header kept as patterns), independent of this machine's
+    environment so a finding is the same everywhere."""
     paths: list[str] = []
     pii: bool | None = None
+    written: list[str] = []
     if header:
+        from cassette.core.literal_patterns import without_literals
         from cassette.core.redacted import check_header
 
         if not check_header(header):
             paths = [str(p) for p in header.get("paths") or ()]
             pii = True if header.get("pii") is True else None  # as it was recorded
+            written = without_literals(header)[1]  # values an older header kept as patterns
     held = RedactOptions(paths=tuple(paths), pii=pii)
     try:
         found = policy(held, settings=_on(None, start), environ={}, start=start)
     except UsageError:  # a broken project setting must not hide what the built-ins find
         found = policy(held, settings={}, environ={})
     assert found is not None
-    return found
+    return found.with_literals(written)
 
 
 def _on(settings: Mapping[str, Any] | None, start: Path | None) -> Mapping[str, Any]:
@@ -355,9 +387,16 @@ def _require_patterns(header: Mapping[str, Any], patterns: Sequence[str]) -> Non
 def shown(text: str, redactor: Redactor | None = None) -> str:
     """``text`` as a person may see it (a miss, a warning, a report, a log line): through
     ``redactor``, else through the project's policy (the built-in rules when the project
-    turns redaction off or its settings cannot be read: a printed line is never raw)."""
+    turns redaction off or its settings cannot be read: a printed line is never raw). A
+    sentence we wrote about a message (a ``cassette.core.said.Said``: a miss, a warning,
+    the end of a run) has what it quotes redacted, values as values, never our words."""
     if redactor is None:
         redactor = display()
+    from cassette.core.said import Said
+
+    if isinstance(text, Said):
+        session = redactor.session()
+        return text.told(session.value, session.text)
     return redactor.session().text(text) if len(text) >= 4 else text
 
 

@@ -13,6 +13,13 @@ deleted while a newcomer creates and locks a fresh file), closed the classic way
 locking, the lock is only held if the path still names the inode we locked; otherwise
 we let go and try again. On Windows an open file cannot be deleted, so the file stays.
 
+The lock file sits in a folder people commit and pull, so it may be planted: a pull
+request can add ``.<name>.lock`` as a symbolic link to a file of the reviewer's, which
+the holder would truncate to write its id. So the lock is opened without following a
+link (``O_NOFOLLOW`` on POSIX) and the opened descriptor is asked what it is: anything
+but a regular file with one name (a link, a FIFO, a device, a hard link to another file)
+is refused in one line naming it, before a byte is written.
+
 The holder writes its process id into the lock file, so a process that finds the lock
 taken can say who holds it (``holder``): a person can then tell a test run from a stray
 recorder. The kernel drops a lock when its holder dies, so a killed recorder never blocks
@@ -29,13 +36,14 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import stat
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 
-from cassette.errors import NotWritableError
+from cassette.errors import CassetteError, NotWritableError
 from cassette.store.files import describe_os_error, make_parent
 
 __all__ = ["FileLock", "claim_slot"]
@@ -70,17 +78,41 @@ class FileLock:
             os.close(fd)  # the previous holder deleted it under us: lock the new one
 
     def _open(self) -> int:
-        """The lock file, opened (made if need be); a folder that refuses it is one line
-        naming the cassette, since only a command that will write takes the lock."""
+        """The lock file, opened (made if need be) and proved a regular file of its own
+        (see the module docstring); a folder that refuses it is one line naming the
+        cassette, since only a command that will write takes the lock."""
+        flags = os.O_RDWR | os.O_CREAT
+        if sys.platform != "win32":
+            flags |= os.O_NOFOLLOW  # a planted link is never followed, its target never touched
         try:
-            return os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            fd = os.open(self.path, flags, 0o644)
         except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise self._refused("a symbolic link") from exc
+            if exc.errno == errno.EISDIR:
+                raise self._refused("a directory") from exc
             if exc.errno not in _REFUSED:
                 raise
             raise NotWritableError(
                 f"{self.cassette}: cannot write here: {describe_os_error(exc)} (the lock "
                 f"file {self.path.name} cannot be made beside it)"
             ) from exc
+        found = os.fstat(fd)
+        what = None
+        if not stat.S_ISREG(found.st_mode):
+            what = "not a regular file"
+        elif found.st_nlink > 1:
+            what = "a hard link to another file"
+        if what is not None:
+            os.close(fd)
+            raise self._refused(what)
+        return fd
+
+    def _refused(self, what: str) -> CassetteError:
+        return CassetteError(
+            f"{self.path}: the lock file of {self.cassette.name} is {what}; refusing to use "
+            "it (it is never followed nor written): remove it if you did not make it"
+        )
 
     def acquire(
         self,

@@ -21,6 +21,7 @@ import attrs
 
 from cassette.core.jsondiff import pointer
 from cassette.core.model import Event, MessageEvent, RawEvent, StderrEvent
+from cassette.core.redacted import placeholder_pattern
 from cassette.core.redaction import RedactionSession, Redactor
 from cassette.core.schemas import SchemaBook
 from cassette.core.wildcards import mask_like
@@ -35,11 +36,13 @@ _EMAIL: Final = re.compile(r"redacted-[0-9]+@example\.invalid")
 
 @attrs.frozen
 class Cleaned:
-    """A cassette as the built-in rules redact it, and where that changed something."""
+    """A cassette as the built-in rules redact it, where that changed something, and how
+    many values it replaced (each placeholder written, each typed sentinel)."""
 
     target: dict[str, Any]
     events: tuple[Event, ...]
     findings: list[Finding]
+    replaced: int = 0
 
 
 def _session(tape: Cassette, redactor: Redactor | None = None) -> RedactionSession:
@@ -87,28 +90,51 @@ def clean(tape: Cassette, redactor: Redactor | None = None) -> Cleaned:
         target = _target(session, tape.header.target)
         book = SchemaBook()
         events = tuple(_event(session, book, e) for e in tape.events)
+    changed = list(_changes(tape.header.target, target, ()))
     findings = [
-        Finding(1, "secret", f"unredacted secret ({rule}) in header target {where}")
-        for where, rule in _changes(tape.header.target, target, ())
+        Finding(1, "secret", f"unredacted secret ({_rules(after)}) in header target {where}")
+        for where, _, after in changed
     ]
+    findings += _written_patterns(tape.header.redaction)
+    replaced = sum(_replaced(before, after) for _, before, after in changed)
     for old, new in zip(tape.events, events, strict=True):
         if isinstance(old, MessageEvent) and isinstance(new, MessageEvent):
-            changes = _changes(old.message, new.message, ())
+            changes = list(_changes(old.message, new.message, ()))
             where = "message "
         elif isinstance(old, RawEvent | StderrEvent) and isinstance(new, RawEvent | StderrEvent):
-            changes = _changes(old.text, new.text, ())
+            changes = list(_changes(old.text, new.text, ()))
             where = f"{old.kind} text"
         else:
             continue
         findings += [
-            Finding(old.seq + 1, "secret", f"unredacted secret ({rule}) in {where}{path}")
-            for path, rule in changes
+            Finding(old.seq + 1, "secret", f"unredacted secret ({_rules(after)}) in {where}{path}")
+            for path, _, after in changes
         ]
-    return Cleaned(target, events, findings)
+        replaced += sum(_replaced(before, after) for _, before, after in changes)
+    return Cleaned(target, events, findings, replaced)
 
 
-def _changes(old: Any, new: Any, at: tuple[str | int, ...]) -> Iterator[tuple[str, str]]:
-    """Where ``new`` differs from ``old``: (JSON Pointer, rule) pairs."""
+def _written_patterns(info: Any) -> list[Finding]:
+    """A value an older version wrote into the header as a redaction pattern (with its
+    digest): a secret in the clear, which ``redact -o`` drops."""
+    if not isinstance(info, dict):
+        return []
+    from cassette.core.literal_patterns import without_literals
+
+    values = without_literals(info)[1]
+    return [
+        Finding(
+            1,
+            "secret",
+            "unredacted secret (a value given as a redaction pattern) in header "
+            "/redaction/patterns",
+        )
+        for _ in values
+    ]
+
+
+def _changes(old: Any, new: Any, at: tuple[str | int, ...]) -> Iterator[tuple[str, Any, Any]]:
+    """Where ``new`` differs from ``old``: (JSON Pointer, old value, new value)."""
     if old == new:
         return
     if isinstance(old, dict) and isinstance(new, dict):
@@ -116,12 +142,22 @@ def _changes(old: Any, new: Any, at: tuple[str | int, ...]) -> Iterator[tuple[st
             yield from _changes(old[key], new.get(key), (*at, str(key)))
     elif isinstance(old, list) and isinstance(new, list):
         if at and at[-1] == "command" and len(at) == 1:
-            yield pointer(at), _rules(new)
+            yield pointer(at), " ".join(map(str, old)), " ".join(map(str, new))
             return
         for index, (a, b) in enumerate(zip(old, new, strict=False)):
             yield from _changes(a, b, (*at, index))
     else:
-        yield pointer(at), _rules(new)
+        yield pointer(at), old, new
+
+
+def _replaced(old: Any, new: Any) -> int:
+    """How many values a change replaced: the placeholders ``new`` has more than ``old``
+    (a text may hold several secrets), and at least one (a typed sentinel)."""
+    if not isinstance(new, str):
+        return 1
+    found = placeholder_pattern()
+    before = len(found.findall(old)) if isinstance(old, str) else 0
+    return max(len(found.findall(new)) - before, 1)
 
 
 def _rules(value: Any) -> str:

@@ -21,9 +21,9 @@ from cassette.core.jsonrpc import pretty
 from cassette.core.redaction import Redactor
 from cassette.store.storage import Cassette
 from cassette.tools._common import Finding, emit
-from cassette.tools._secrets import clean, secret_findings
+from cassette.tools._secrets import Cleaned, clean, secret_findings
 
-__all__ = ["main", "redact_cassette", "scan_cassette"]
+__all__ = ["main", "redact_cassette", "redact_values", "scan_cassette"]
 
 
 def scan_cassette(tape: Cassette | str | os.PathLike[str]) -> list[Finding]:
@@ -33,9 +33,14 @@ def scan_cassette(tape: Cassette | str | os.PathLike[str]) -> list[Finding]:
 
 
 def _header_rules(info: Any) -> dict[str, Any]:
-    """The user's rules an older header recorded, kept as a record (never run)."""
+    """The user's rules an older header recorded, kept as a record (never run); not a
+    value it kept as a pattern (``cassette.core.literal_patterns``), which is dropped
+    (the scanning policy redacts it wherever else it is)."""
     if not isinstance(info, dict):
         return {}
+    from cassette.core.literal_patterns import without_literals
+
+    info = without_literals(info)[0]
     return {k: info[k] for k in ("patterns", "paths", "env") if isinstance(info.get(k), list)}
 
 
@@ -43,20 +48,34 @@ def redact_cassette(
     tape: Cassette | str | os.PathLike[str], redactor: Redactor | None = None
 ) -> tuple[Cassette, int]:
     """A redacted copy of the cassette and how many lines changed."""
+    cassette = tape if isinstance(tape, Cassette) else Cassette.load(tape)
+    copy, result = _redacted(cassette, redactor)
+    changed = sum(1 for old, new in zip(cassette.events, copy.events, strict=True) if old != new)
+    changed += result.target != dict(cassette.header.target)
+    return copy, changed
+
+
+def redact_values(cassette: Cassette, redactor: Redactor) -> tuple[Cassette, int]:
+    """A copy of ``cassette`` redacted by ``redactor`` (a policy of the one gate), and how
+    many values it replaced: each placeholder written, each typed sentinel (what
+    ``cassette import`` says)."""
+    copy, result = _redacted(cassette, redactor)
+    return copy, result.replaced
+
+
+def _redacted(cassette: Cassette, redactor: Redactor | None) -> tuple[Cassette, Cleaned]:
+    """The cassette through ``redactor`` (default: the scanning policy), its header saying
+    so, and what changed where."""
     from cassette.store.gate import numbered_after, scan_policy
 
-    cassette = tape if isinstance(tape, Cassette) else Cassette.load(tape)
     policy = redactor or scan_policy(cassette.header.redaction)
     # a secret found now is numbered after the placeholders the cassette holds already
     numbered = numbered_after(policy, (cassette.header, *cassette.events))
     assert numbered is not None
     result = clean(cassette, numbered)
-    events = result.events
-    changed = sum(1 for old, new in zip(cassette.events, events, strict=True) if old != new)
-    changed += result.target != dict(cassette.header.target)
     info = {**_header_rules(cassette.header.redaction), **policy.describe()}
     header = attrs.evolve(cassette.header, target=result.target, redaction=info)
-    return attrs.evolve(cassette, header=header, events=events), changed
+    return attrs.evolve(cassette, header=header, events=result.events), result
 
 
 def main(args: argparse.Namespace) -> int:

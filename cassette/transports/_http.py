@@ -26,6 +26,8 @@ from cassette.errors import CassetteError, TransportClosedError, TransportError
 from cassette.transport import Frame, map_exceptions, normalize_origin
 
 if TYPE_CHECKING:
+    from http.cookiejar import Cookie, CookieJar
+
     import httpx
 
 __all__ = [
@@ -286,17 +288,47 @@ def _with_cors(send: Send, origin: str) -> Send:
     return cors_send
 
 
-def upstream_client() -> httpx.AsyncClient:
+def upstream_client(*, jar: bool = True) -> httpx.AsyncClient:
     """The HTTP client every proxy and upstream uses to reach a live server: verified
     against the system's CA store (what the user's machine trusts, not a bundled copy), and
-    with no read timeout, since an SSE stream may rightly stay quiet for long."""
+    with no read timeout, since an SSE stream may rightly stay quiet for long.
+
+    ``jar=False`` keeps no cookies: a recording proxy relays many clients' sessions over
+    one client, so a jar would hand one client's cookies to another's requests; each
+    client keeps its own, and the proxy forwards exactly the ``Cookie`` header it sent."""
     import ssl
 
     import httpx
 
     return httpx.AsyncClient(
-        verify=ssl.create_default_context(), timeout=httpx.Timeout(30, read=None)
+        verify=ssl.create_default_context(),
+        timeout=httpx.Timeout(30, read=None),
+        cookies=None if jar else _no_jar(),
     )
+
+
+def _no_jar() -> CookieJar:
+    """A cookie jar that stores nothing and returns nothing."""
+    from http.cookiejar import CookieJar, CookiePolicy
+
+    class Refuse(CookiePolicy):
+        netscape = True
+        rfc2965 = False
+        hide_cookie2 = False
+
+        def set_ok(self, cookie: Cookie, request: Any) -> bool:
+            return False
+
+        def return_ok(self, cookie: Cookie, request: Any) -> bool:
+            return False
+
+        def domain_return_ok(self, domain: str, request: Any) -> bool:
+            return False
+
+        def path_return_ok(self, path: str, request: Any) -> bool:
+            return False
+
+    return CookieJar(policy=Refuse())
 
 
 def upstream_errors(
@@ -341,12 +373,14 @@ class Inbox:
 class LazyClient:
     """``upstream_client()``, made on first use and closed once: a proxy or a front that
     never sends anything upstream never opens a connection pool. Call it for the client;
-    a test may hand it one of its own (``client``, e.g. on an in-process transport)."""
+    a test may hand it one of its own (``client``, e.g. on an in-process transport).
+    ``jar``: whether it keeps cookies (``upstream_client``; a recording proxy keeps none)."""
 
-    __slots__ = ("_client",)
+    __slots__ = ("_client", "_jar")
 
-    def __init__(self, client: httpx.AsyncClient | None = None) -> None:
+    def __init__(self, client: httpx.AsyncClient | None = None, *, jar: bool = True) -> None:
         self._client = client
+        self._jar = jar
 
     @property
     def opened(self) -> bool:
@@ -354,7 +388,7 @@ class LazyClient:
 
     def __call__(self) -> httpx.AsyncClient:
         if self._client is None:
-            self._client = upstream_client()
+            self._client = upstream_client(jar=self._jar)
         return self._client
 
     async def aclose(self) -> None:

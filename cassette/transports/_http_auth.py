@@ -14,6 +14,12 @@ refuses metadata whose ``resource`` is not the URL it connected to. So the proxy
   the upstream's tokens come from, directly, as in production;
 * rewrites ``resource_metadata`` in an upstream ``WWW-Authenticate`` to its own metadata
   URL (and remembers the upstream's, to fetch from);
+* fetches metadata only from the upstream's own origin (scheme, host and port): a
+  challenge that names another origin is never followed, since the proxy would otherwise
+  fetch, with the person's network position, whatever URL a server or an attacker in
+  between chose; and serves a document only when its ``resource`` names the upstream
+  (RFC 9728 section 3.3: the same origin, and the upstream's path or a parent of it, as
+  the MCP SDKs compare), so a client is never sent to log in for another resource;
 * forwards the token the client obtained (the ``Authorization`` header passes as any
   header does), and records none of it: the metadata exchanges never reach the tap, an
   upstream's refusal is recorded as its status alone (the cutter leaves such a request
@@ -153,8 +159,10 @@ class AuthFacade:
         return _PARAM.sub(swap, text)
 
     def candidates(self) -> list[str]:
-        """Where the upstream's metadata may be, in the order a client would look."""
-        found = [self.announced] if self.announced else []
+        """Where the upstream's metadata may be, in the order a client would look: on the
+        upstream's own origin only (an announced URL elsewhere is left out)."""
+        announced = self.announced
+        found = [announced] if announced and _origin(announced) == _origin(self.upstream) else []
         suffixed = metadata_url(self.upstream)
         parts = urlsplit(self.upstream)
         root = f"{parts.scheme}://{parts.netloc}{WELL_KNOWN}"
@@ -165,7 +173,7 @@ class AuthFacade:
         Nothing of it is recorded: it describes the login, not the session."""
         for url in self.candidates():
             document = await _fetch(client, url)
-            if document is not None:
+            if document is not None and names(document.get("resource"), self.upstream):
                 document["resource"] = own_url(scope, self.path)
                 body = json.dumps(document).encode()
                 if scope["method"] == "HEAD":
@@ -176,6 +184,35 @@ class AuthFacade:
 
 
 _NO_STORE: Final = ((b"cache-control", b"no-store"),)
+_DEFAULT_PORTS: Final = {"http": 80, "https": 443}
+
+
+def _origin(url: str) -> tuple[str, str, int] | None:
+    """A URL's origin (scheme, host, port), ``None`` for what is not an HTTP(S) URL."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return None
+    scheme = parts.scheme.lower()
+    if scheme not in _DEFAULT_PORTS or not parts.hostname:
+        return None
+    return scheme, parts.hostname.lower(), port or _DEFAULT_PORTS[scheme]
+
+
+def names(resource: object, upstream: str) -> bool:
+    """Whether a metadata document's ``resource`` names ``upstream``: the same origin, and
+    a path that is the upstream's or a parent of it, a trailing ``/`` aside (``/`` for
+    ``https://host/mcp``, not ``/mc``); no query or fragment."""
+    if not isinstance(resource, str) or _origin(resource) is None:
+        return False
+    if _origin(resource) != _origin(upstream):
+        return False
+    named, wanted = urlsplit(resource), urlsplit(upstream)
+    if named.query or named.fragment:
+        return False
+    parent = named.path.rstrip("/") + "/"
+    return (wanted.path.rstrip("/") + "/").startswith(parent)
 
 
 async def _fetch(client: httpx.AsyncClient, url: str) -> dict[str, object] | None:

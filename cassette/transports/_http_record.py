@@ -110,7 +110,7 @@ class RecordingProxy:
         self.guard = Guard(bound_host, _FORBIDDEN, allowed_origins=tuple(allowed_origins))
         self._counter = itertools.count(1)
         self._sessions: dict[str, int] = {}
-        self._http = LazyClient()
+        self._http = LazyClient(jar=False)  # each client's cookies are its own
         self.extra = dict(headers or {})  # given by the person recording; never recorded
         self.auth = AuthFacade(upstream, self.path)
 

@@ -136,7 +136,7 @@ class SseRecordingProxy:
         self._session_counter = itertools.count(1)
         self._endpoints: dict[str, _Endpoint] = {}
         self._endpoint_origins: dict[str, str] = {}  # endpoint path -> its upstream origin
-        self._http = LazyClient()
+        self._http = LazyClient(jar=False)  # each client's cookies are its own
         self._stopping = anyio.Event()
 
     def stop_streams(self) -> None:

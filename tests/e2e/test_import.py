@@ -83,3 +83,73 @@ def test_an_unknown_format_is_one_line_naming_the_known_ones(tmp_path: Path, con
     assert len(lines) == 1
     assert "mcp-recorder JSON" in lines[0]
     assert "mcp-cassette (Python) format 3" in lines[0]
+
+
+#: Fake credentials in forms the built-in rules know, and one only a pattern names.
+GITHUB = "ghp_Zq8vKx2LmN4pRt6wYb1cDf3gHj5kMn7sQv9X"
+BEARER = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhZGEifQ.c2lnbmF0dXJlLW5vdC1yZWFs"
+ARGUMENT = "s3cr3t-Argument-Value-7781"
+PASSWORD = "Hunter2-Imported-Pw"
+STRIPE = "sk_live_4eC39HqLyjWDarjtT1zdp7dc"
+ACCOUNT = "acct-123456"
+
+
+def leaky(tmp_path: Path) -> Path:
+    """The mcp-recorder fixture with a call that carries five secrets and an account."""
+    document = json.loads((PEERS / "mcp-recorder.json").read_text(encoding="utf-8"))
+    text = (
+        f"signed in with {GITHUB}; sent Authorization: Bearer {BEARER}; "
+        f"db at postgres://ada:{PASSWORD}@db.example.com/app; billing key {STRIPE}; "
+        f"account {ACCOUNT}"
+    )
+    document["interactions"].append(
+        {
+            "type": "jsonrpc_request",
+            "request": {
+                "jsonrpc": "2.0",
+                "id": 99,
+                "method": "tools/call",
+                "params": {"name": "greet", "arguments": {"name": "Ada", "token": ARGUMENT}},
+            },
+            "response": {
+                "jsonrpc": "2.0",
+                "id": 99,
+                "result": {"content": [{"type": "text", "text": text}]},
+            },
+            "latency_ms": 1,
+        }
+    )
+    source = tmp_path / "leaky.json"
+    source.write_text(json.dumps(document), encoding="utf-8")
+    return source
+
+
+def test_import_redacts_through_the_gate_and_says_how_many_values(tmp_path: Path) -> None:
+    source = leaky(tmp_path)
+    done = cassette("import", str(source), "--redact-pattern", "acct-[0-9]{6}", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    written = (tmp_path / "leaky.jsonl").read_text(encoding="utf-8")
+    for secret in (GITHUB, BEARER, ARGUMENT, PASSWORD, STRIPE, ACCOUNT):
+        assert secret not in written, secret
+        assert secret not in done.stderr
+    assert done.stderr.strip().endswith("; 6 secret value(s) redacted"), done.stderr
+    assert "[REDACTED:user:1]" in written  # the pattern, as record names it
+    header = json.loads(written.splitlines()[0])
+    assert header["redaction"]["placeholders"] == "numbered"
+    # the copy is what a scan calls clean, and it still replays
+    assert cassette("redact", "--scan", "leaky.jsonl", cwd=tmp_path).returncode == 0
+    assert cassette("lint", "leaky.jsonl", cwd=tmp_path).returncode == 0
+
+
+def test_import_takes_the_projects_rules_and_no_redact_with_a_warning(tmp_path: Path) -> None:
+    source = leaky(tmp_path)
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.cassette.redact]\npatterns = ["acct-[0-9]{6}"]\n', encoding="utf-8"
+    )
+    done = cassette("import", str(source), "-o", "a.jsonl", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert ACCOUNT not in (tmp_path / "a.jsonl").read_text(encoding="utf-8")
+    kept = cassette("import", str(source), "-o", "b.jsonl", "--no-redact", cwd=tmp_path)
+    assert kept.returncode == 0, kept.stderr
+    assert "warning: redaction is off" in kept.stderr
+    assert GITHUB in (tmp_path / "b.jsonl").read_text(encoding="utf-8")

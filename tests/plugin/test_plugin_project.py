@@ -384,6 +384,37 @@ def test_a_project_before_record_hook_changes_and_drops_messages(suite: Suite) -
     suite.run(MCP_CASSETTE_MODE="none", TAG="gone").assert_outcomes(passed=1)
 
 
+# -- the server's stderr ------------------------------------------------------------------------
+
+WHEREVER = """
+def test_where(mcp_cassette):
+    client = LineClient(mcp_cassette.server_command([sys.executable, {server!r}]))
+    try:
+        client.initialize()
+        assert client.request("tools/call", {{"name": "where", "arguments": {{}}}})["result"]
+        client.finish()
+    finally:
+        client.kill_group()
+"""
+
+
+def test_the_projects_stderr_setting_reaches_the_plugins_recordings(suite: Suite) -> None:
+    from cassette.core.model import StderrEvent
+    from tests.support import ROOT
+
+    body = WHEREVER.format(server=str(ROOT / "tests" / "servers" / "wherever_server.py"))
+    suite.pytester.makepyprojecttoml("[tool.cassette]\n")
+    suite.write("test_said", body)
+    suite.run().assert_outcomes(passed=1)
+    said = tape_of(suite, "test_said", "test_where")
+    assert [e for e in said.events if isinstance(e, StderrEvent)]  # kept by default
+    suite.pytester.makepyprojecttoml("[tool.cassette]\nstderr = false\n")
+    suite.write("test_quiet", body)
+    suite.run("test_quiet.py").assert_outcomes(passed=1)
+    quiet = tape_of(suite, "test_quiet", "test_where")
+    assert not [e for e in quiet.events if isinstance(e, StderrEvent)]
+
+
 # -- redaction: the project's rules reach the plugin's writes -----------------------------------
 
 SECRET_TALK = """

@@ -17,7 +17,7 @@ from cassette.core.model import HttpEvent, MessageEvent
 from cassette.errors import UsageError
 from cassette.store.headers import templates
 from cassette.transports._http import LazyClient
-from cassette.transports._http_auth import RequireBearer, metadata_url, with_extra
+from cassette.transports._http_auth import RequireBearer, metadata_url, names, with_extra
 from cassette.transports._http_record import RecordingProxy
 
 TOKEN = "ghp_Zq8vKx2LmN4pRt6wYb1cDf3gHj5kMn7sQv9X"
@@ -200,6 +200,41 @@ def test_the_proxy_presents_itself_as_the_protected_resource() -> None:
     assert tap.statuses == [401]
     assert [d for d, _ in tap.frames] == ["c2s"]
     assert metadata_url("http://127.0.0.1:9/mcp") == ours
+
+
+@pytest.mark.parametrize(
+    ("resource", "named"),
+    [
+        ("http://upstream.example:8000/mcp", True),
+        ("http://upstream.example:8000/mcp/", True),
+        ("HTTP://Upstream.Example:8000/mcp", True),
+        ("http://upstream.example:8000", True),  # the origin: a parent of the path
+        ("http://upstream.example:8000/", True),
+        ("http://upstream.example:8000/mc", False),  # a prefix of the text, not a parent
+        ("http://upstream.example:8000/mcp/deeper", False),
+        ("http://upstream.example:8001/mcp", False),
+        ("https://upstream.example:8000/mcp", False),
+        ("http://elsewhere.example:8000/mcp", False),
+        ("http://upstream.example:8000/mcp?tenant=b", False),
+        ("http://upstream.example:8000/mcp#x", False),
+        ("urn:upstream", False),
+        (None, False),
+        (["http://upstream.example:8000/mcp"], False),
+    ],
+)
+def test_metadata_names_the_upstream_only_by_its_origin_and_path(
+    resource: object, named: bool
+) -> None:
+    assert names(resource, UPSTREAM) is named
+
+
+def test_an_announced_metadata_url_on_another_origin_is_not_a_place_to_look() -> None:
+    from cassette.transports._http_auth import AuthFacade
+
+    facade = AuthFacade(UPSTREAM, "/mcp", announced="http://attacker.example/.well-known/x")
+    assert all(url.startswith("http://upstream.example:8000/") for url in facade.candidates())
+    facade.announced = "http://upstream.example:8000/.well-known/oauth-protected-resource/x"
+    assert facade.candidates()[0] == facade.announced
 
 
 def test_the_proxy_sends_the_given_headers_and_reports_their_values_as_secrets() -> None:

@@ -100,6 +100,64 @@ def test_a_lock_on_a_deleted_lock_file_is_not_the_lock(tmp_path: Path) -> None:
         os.close(stale)
 
 
+@pytest.mark.skipif(not hasattr(os, "symlink") or os.name == "nt", reason="POSIX links")
+def test_a_planted_lock_link_is_refused_and_its_target_untouched(tmp_path: Path) -> None:
+    # A pull request can commit .t.jsonl.lock as a link to a file of the reviewer's:
+    # whoever records must neither follow it nor truncate what it points to.
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n", encoding="utf-8")
+    lock = FileLock(tmp_path / "t.jsonl")
+    lock.path.symlink_to(victim)
+    with pytest.raises(CassetteError, match=r"\.t\.jsonl\.lock: .*is a symbolic link"):
+        lock.try_acquire()
+    assert victim.read_text(encoding="utf-8") == "precious\n"
+    assert lock.path.is_symlink()
+    assert not lock.held
+    lock.path.unlink()
+    lock.path.symlink_to(tmp_path / "missing")  # a dangling link is not made either
+    with pytest.raises(CassetteError, match="symbolic link"):
+        lock.try_acquire()
+    assert not (tmp_path / "missing").exists()
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX links")
+def test_a_lock_that_is_a_hard_link_or_a_folder_is_refused(tmp_path: Path) -> None:
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n", encoding="utf-8")
+    lock = FileLock(tmp_path / "t.jsonl")
+    os.link(victim, lock.path)
+    with pytest.raises(CassetteError, match="a hard link to another file"):
+        lock.try_acquire()
+    assert victim.read_text(encoding="utf-8") == "precious\n"
+    lock.path.unlink()
+    lock.path.mkdir()
+    with pytest.raises(CassetteError, match="is a directory"):
+        lock.try_acquire()
+
+
+def test_a_planted_lock_link_stops_a_recording_in_one_line(tmp_path: Path) -> None:
+    if os.name == "nt":
+        pytest.skip("POSIX links")
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n", encoding="utf-8")
+    (tmp_path / ".t.jsonl.lock").symlink_to(victim)
+    done = subprocess.run(
+        [PY, "-m", "cassette", "record", "-o", "t.jsonl", "--", PY, "-c", "pass"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode != 0
+    errors = [line for line in done.stderr.splitlines() if "error" in line]
+    assert len(errors) == 1, done.stderr
+    assert "is a symbolic link" in errors[0]
+    assert "Traceback" not in done.stderr
+    assert victim.read_text(encoding="utf-8") == "precious\n"
+    assert not (tmp_path / "t.jsonl").exists()
+
+
 def test_claim_slot_numbers_callers_across_processes(tmp_path: Path) -> None:
     script = (
         f"import sys; sys.path.insert(0, {str(ROOT)!r}); "
