@@ -156,17 +156,28 @@ def marker_settings(item: pytest.Item) -> dict[str, Any]:
         kwargs = _canonical(item, marker.kwargs)
         unknown = sorted(set(kwargs) - set(MARKER_ARGS))
         if unknown or len(marker.args) > 1:
-            pytest.fail(
-                f"@pytest.mark.{MARKER} takes a path and the keywords "
-                f"{', '.join(MARKER_ARGS)}; got "
-                f"{', '.join(unknown) or 'several positional arguments'}",
-                pytrace=False,
-            )
+            pytest.fail(_marker_problem(unknown), pytrace=False)
         if marker.args:
             settings.setdefault("path", marker.args[0])
         for key, value in kwargs.items():
             settings.setdefault(key, value)
     return settings
+
+
+def _marker_problem(unknown: Sequence[str]) -> str:
+    """What is wrong with a marker's arguments: each unknown keyword with the one it most
+    likely misspells (``mod=`` for ``mode=``), else too many positional arguments."""
+    from cassette.core.suggest import closest
+
+    def shown(key: str) -> str:
+        guess = closest(key, MARKER_ARGS)
+        return f"{key}= (did you mean {guess}=?)" if guess else f"{key}="
+
+    got = ", ".join(shown(key) for key in unknown)
+    return (
+        f"@pytest.mark.{MARKER} takes a path and the keywords {', '.join(MARKER_ARGS)}; "
+        f"got {got or 'several positional arguments'}"
+    )
 
 
 def _canonical(item: pytest.Item, kwargs: Mapping[str, Any]) -> dict[str, Any]:

@@ -132,14 +132,18 @@ def _columns() -> int:
 
 class Parser(argparse.ArgumentParser):
     """argparse, with our usage exit code and one-line error (docs/cli.md): no usage
-    block first; a subcommand's own error names the subcommand, and a mistyped choice
-    gets the one most likely meant."""
+    block first; a subcommand's own error names the subcommand, a mistyped choice gets
+    the one most likely meant, and no option may be abbreviated."""
 
     #: the top-level parser's commands, by name (``cassette.cli.main.parser`` sets it)
     commands: Mapping[str, argparse.ArgumentParser]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("formatter_class", _Formatter)
+        # No silent prefixes: ``--htm`` is not ``--html``. A prefix that argparse takes
+        # today is a different option once one is added that starts the same way, so an
+        # abbreviation is answered with the option it most likely means, as a typo is.
+        kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
         self.commands = {}
         #: the help's layout, or what makes it (a replay's parser never builds it)

@@ -115,7 +115,8 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
         name = getattr(args, "command", None)
         sub = top.commands.get(name) if isinstance(name, str) else None
         offers_dash = name in TAKES_COMMAND and command is None
-        top.error(unrecognized(extra, sub or top, offers_dash=offers_dash))
+        taken = getattr(args, "tape", None)
+        top.error(unrecognized(extra, sub or top, offers_dash=offers_dash, taken=taken))
     if command is not None:
         args.server = command
     return args

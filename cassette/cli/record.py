@@ -243,7 +243,9 @@ class RecordCommand:
         if args.upstream is not None and command:
             raise UsageError("give either --upstream URL or a server command, not both")
         if args.upstream is None and not command:
-            raise UsageError("record needs the server command after --, e.g. -- node server.js")
+            from cassette.cli.suggest import no_command
+
+            raise UsageError(no_command("record", "no server command, and no --upstream URL"))
         default = "streamable-http" if args.upstream is not None else "stdio"
         transport = front_name(args.transport, default)
         if args.era == "modern" and transport == "sse":

@@ -408,7 +408,10 @@ def _in_mode(command: ReplayCommand) -> int:
             f"cassette record --upstream URL --mode {command.mode.mode}"
         )
     if not command.server:
-        raise UsageError("this mode needs the server command after --, e.g. -- node server.js")
+        from cassette.cli.suggest import no_command
+
+        why = f"{command.mode.describe()} may start the server, so it needs its command"
+        raise UsageError(no_command("replay", why, ("--mode", command.mode.mode)))
     # The runner writes each miss to the report itself: here it is only told.
     policy = attrs.evolve(command.policy, on_miss=lambda text: err(f"miss: {text}"))
     options = ModeOptions(

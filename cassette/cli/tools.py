@@ -28,6 +28,7 @@ from cassette.cli.common import (
 )
 from cassette.cli.headers import header_options
 from cassette.cli.layout import Layout
+from cassette.errors import UsageError
 
 __all__ = ["NAMES", "add_parsers", "dispatch"]
 
@@ -409,7 +410,15 @@ _LAYOUTS: dict[str, Layout] = {
 
 
 def dispatch(args: argparse.Namespace) -> int:
-    """Run the command's module (imported only now): its ``main(args)``."""
+    """Run the command's module (imported only now): its ``main(args)``. A server command
+    that lost its ``--`` (``verify t.jsonl python srv.py``) is refused first, explained as
+    every command that takes one explains it."""
+    if args.command in ("check", "verify"):
+        from cassette.cli.suggest import lost_dash
+
+        problem = lost_dash(args)
+        if problem is not None:
+            raise UsageError(problem)
     module = importlib.import_module(args.tool)
     code: int = module.main(args)
     return code

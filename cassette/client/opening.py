@@ -175,7 +175,9 @@ async def open_session(
     """Open a session in ``era`` (``auto``, ``legacy`` or ``modern``) on ``conn``; a legacy
     session asks for ``legacy_version``."""
     if era not in ERAS:
-        raise UsageError(f"unknown era {era!r}; choose one of: {', '.join(ERAS)}")
+        from cassette.core.suggest import unknown_choice
+
+        raise UsageError(unknown_choice("era", era, ERAS))
     caps = dict(capabilities or {})
     if era != "legacy":
         opening = await _discover(conn, era, client_info, caps)
