@@ -1,4 +1,7 @@
-"""The pytest plugin: the ``mcp_cassette`` fixture, marker and ``--mcp-cassette-mode``.
+"""The pytest plugin: the ``mcp_cassette`` fixture, marker and ``--mcp-cassette-mode``;
+the ``mcp_cassette_config`` fixture a module, class or conftest overrides; the
+``pytest_mcp_cassette_matching`` hook; and pytest-recording's ``--record-mode``, which
+is registered here when pytest-recording is not there to register it.
 
 Registered through the ``pytest11`` entry point ``cassette`` (turn it off with
 ``-p no:cassette``). A test asks for the fixture and gets, for each server it uses, what
@@ -44,13 +47,18 @@ from typing import Any, Final
 
 import pytest
 
+from cassette._fixture import hooks
 from cassette._fixture.fixture import MCPCassette
+from cassette._fixture.hooks import Matching
 from cassette._fixture.settings import (
+    CONFIG_FIXTURE,
     KEEP_DEST,
     KEEP_OPTION,
     MARKER,
     MODE_DEST,
     OPTION,
+    PEER_DEST,
+    PEER_OPTION,
     SETTINGS,
     UNUSED_DEST,
     UNUSED_OPTION,
@@ -62,16 +70,21 @@ from cassette.errors import CassetteError
 from cassette.modes.policy import ENV_VAR
 
 __all__ = [
+    "CONFIG_FIXTURE",
     "KEEP_OPTION",
     "MARKER",
     "OPTION",
     "UNUSED_OPTION",
     "MCPCassette",
+    "Matching",
     "default_path",
     "file_safe",
     "mcp_cassette",
+    "mcp_cassette_config",
+    "pytest_addhooks",
     "pytest_addoption",
     "pytest_configure",
+    "pytest_load_initial_conftests",
     "pytest_runtest_call",
 ]
 
@@ -111,6 +124,50 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    pluginmanager.add_hookspecs(hooks)
+
+
+#: pytest-recording's plugin module: when it is loaded, ``--record-mode`` is its option
+_PEER_PLUGIN: Final = "pytest_recording.plugin"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_load_initial_conftests(
+    early_config: pytest.Config, parser: pytest.Parser, args: list[str]
+) -> Iterator[None]:
+    """``--record-mode``, registered here when no plugin registered it: so ``pytest
+    --record-mode=none`` replays only whether or not pytest-recording is installed (its
+    option, when it is, is read as it stands). After every plugin, the ``-p`` ones and
+    the initial conftests' ``pytest_plugins`` have had their say, and before the command
+    line is parsed for good; pytest refuses an option registered twice, so it must be
+    certain pytest-recording is not there."""
+    result = yield
+    if not _has_record_mode(early_config.pluginmanager, parser):
+        parser.getgroup("mcp-cassette").addoption(
+            PEER_OPTION,
+            dest=PEER_DEST,
+            metavar="MODE",
+            default=None,
+            help=f"the same as {OPTION} (pytest-recording's option, for MCP cassettes; "
+            "registered by cassette-mcp because pytest-recording is not loaded)",
+        )
+    return result
+
+
+def _has_record_mode(pluginmanager: pytest.PytestPluginManager, parser: pytest.Parser) -> bool:
+    """Whether a loaded plugin registered ``--record-mode``: pytest-recording (by its
+    module, however it was loaded), or any other (by the options the parser holds)."""
+    if any(getattr(p, "__name__", None) == _PEER_PLUGIN for p in pluginmanager.get_plugins()):
+        return True
+    groups = [getattr(parser, "_anonymous", None), *getattr(parser, "_groups", ())]
+    for group in groups:
+        for option in getattr(group, "options", ()):
+            if PEER_OPTION in option.names():
+                return True
+    return False
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
@@ -134,9 +191,21 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(str(exc)) from None
 
 
+@pytest.fixture(scope="module")
+def mcp_cassette_config() -> dict[str, Any]:
+    """The ``mcp_cassette`` settings of the tests that see this fixture: override it in a
+    module, a class or a conftest and return a dict of the marker's keywords (``{"mode":
+    "none", "ignore": ["/params/arguments/at"]}``), as pytest-recording's ``vcr_config``.
+    A marker's argument wins over it; it wins over ``[tool.cassette.pytest]``. None by
+    default (cassette-mcp; docs/pytest.md)."""
+    return {}
+
+
 @pytest.fixture
 def mcp_cassette(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    mcp_cassette_config: Any,
 ) -> Iterator[MCPCassette]:
     """Record an MCP server the first time, replay it from then on (cassette-mcp).
 
@@ -145,7 +214,8 @@ def mcp_cassette(
     """
     item = request.node
     assert isinstance(item, pytest.Item)
-    fixture = MCPCassette(item, tmp_path_factory.mktemp("mcp-cassette"))
+    side = tmp_path_factory.mktemp("mcp-cassette")
+    fixture = MCPCassette(item, side, mcp_cassette_config)
     item.stash[_FIXTURE] = fixture
     yield fixture
     text = fixture._finish()
