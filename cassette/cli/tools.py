@@ -132,23 +132,31 @@ def _add_show(sub: Any) -> None:
 def _add_check(sub: Any) -> None:
     check = sub.add_parser(
         "check",
-        help="connect to a live server and report its surface and problems",
-        description="Connect as a client (cassette's own, not the SDK) in the era --era "
-        "names, report server name and version, protocol, negotiated era and the counts of "
-        "tools, resources, prompts and templates, and find problems (duplicate or badly "
-        "named tools, missing descriptions, missing or invalid JSON Schemas, lists that "
-        "fail). Exit 1 on errors, 2 when the server cannot be reached. With TAPE, the "
-        "server is the one TAPE's header recorded, started as verify and variant start it.",
-        usage="cassette check [options] (TAPE | -- COMMAND [ARG...] | --upstream URL | "
-        "--stdio COMMAND)",
+        help="report a server's surface and problems: a live one, or a cassette's, offline",
+        description="With -- COMMAND (or --upstream URL), connect to the live server as a "
+        "client (cassette's own, not the SDK) in the era --era names. With TAPE, read what "
+        "TAPE recorded instead, offline: no server is started. Either way, report server "
+        "name and version, protocol, era and the counts of tools, resources, prompts and "
+        "templates, and find problems (duplicate or badly named tools, missing "
+        "descriptions, missing or invalid JSON Schemas, lists that fail; from a cassette "
+        "also recorded tool answers that do not conform to their outputSchema). Exit 1 on "
+        "errors, 2 when the server cannot be reached. TAPE --live checks the live server "
+        "TAPE's header recorded, started as verify and variant start it.",
+        usage="cassette check [options] (TAPE [--live] | -- COMMAND [ARG...] | --upstream URL "
+        "| --stdio COMMAND)",
     )
     check.set_defaults(server=[])  # check [options] -- COMMAND: cut off by the main parser
     check.add_argument(
         "tape",
         nargs="?",
         metavar="TAPE",
-        help="check the live server this cassette's header recorded (its command from any "
-        "folder, or its URL)",
+        help="check what this cassette recorded, offline (no server is started)",
+    )
+    check.add_argument(
+        "--live",
+        action="store_true",
+        help="with TAPE: check the live server TAPE's header recorded instead (its command "
+        "from any folder, or its URL)",
     )
     target = check.add_mutually_exclusive_group()
     target.add_argument(
@@ -351,17 +359,17 @@ _LAYOUTS: dict[str, Layout] = {
         ),
     ),
     "check": Layout(
-        usage="cassette check [options] (TAPE | -- COMMAND [ARG...] | --upstream URL | "
-        "--stdio COMMAND)",
+        usage="cassette check [options] (TAPE [--live] | -- COMMAND [ARG...] | --upstream URL "
+        "| --stdio COMMAND)",
         groups={
-            "the server": ("url", "stdio", "headers", "era", "timeout"),
+            "the server": ("url", "stdio", "live", "headers", "era", "timeout"),
             "output": _REPORT,
         },
         examples=(
             "cassette check -- node server.js",
             "cassette check --upstream http://127.0.0.1:3001/mcp",
             "cassette check --era modern --format json -- python server.py",
-            "cassette check cassettes/t.jsonl",
+            "cassette check cassettes/t.jsonl   # offline: what it recorded",
         ),
     ),
     "verify": Layout(
