@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from cassette._fixture.hooks import Matching
     from cassette.client.report import VerifyReport
     from cassette.core.faults import FaultPlan
+    from cassette.core.volatile import Ignores
     from cassette.modes.policy import ModeChoice
     from cassette.store.pytest_config import PytestSettings
     from cassette.transport import Target
@@ -101,6 +102,10 @@ class MCPCassette:
             sources.get("record_on_failure", MARKER_SOURCE),
         )
         self._hook = project.before_record
+        #: recording again (mode ``all``), an answer changed only in values ``verify``
+        #: treats as volatile keeps its old line (``keep-volatile`` in [tool.cassette] is
+        #: read by the recording itself)
+        self.keep_volatile = bool(settings.get("keep_volatile"))
         self._scenarios_file = settings.get("scenarios")
         self._scenario = settings.get("scenario")
         marker_path = settings.get("path")
@@ -194,6 +199,8 @@ class MCPCassette:
             out += ["--ignore-param", pointer]
         if self.allow_repeats:
             out += ["--allow-repeats"]
+        if self.keep_volatile:
+            out += ["--keep-volatile"]
         if plan is not None:
             out += ["--faults", str(self._plan_file(plan))]
         hook = self._hook_spec(before_record)
@@ -230,6 +237,7 @@ class MCPCassette:
             ignore=tuple(self.ignore),
             allow_repeats=self.allow_repeats or _project_repeats(),
             before_record=self._hook_callable(before_record),
+            volatile=_volatile(self.keep_volatile),
         )
         front = HttpFront(path, self.choice, options, self._report)
         local = front.start()
@@ -588,6 +596,19 @@ def _upstream(
     else:
         return Target(url=url, headers=expanded.headers if expanded is not None else None)
     pytest.fail(f"mcp-cassette: server_url({url!r}): {problem}", pytrace=False)
+
+
+def _volatile(asked: bool) -> Ignores | None:
+    """What an in-process re-recording leaves out when it compares answers: asked for by
+    the test, or ``keep-volatile`` in [tool.cassette] (a recording process reads it
+    itself); the project's ``[tool.cassette.verify]`` ignores beside verify's rules."""
+    from cassette.client.snapshots import project_ignores
+    from cassette.store.config import load_settings
+
+    settings = load_settings()
+    if not asked and settings.get("keep-volatile") is not True:
+        return None
+    return project_ignores(settings)
 
 
 def _project_repeats() -> bool:

@@ -28,6 +28,7 @@ from cassette.cli.common import (
     front_name,
     ignore_options,
     ignore_params,
+    keep_volatile,
     limit_options,
     listen_options,
     log_option,
@@ -38,6 +39,7 @@ from cassette.cli.common import (
     repeat_options,
     run_async,
     seconds,
+    volatile_options,
 )
 from cassette.cli.headers import (
     goes_live,
@@ -157,6 +159,7 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
     fault_options(rec)
     ignore_options(rec)
     repeat_options(rec)
+    volatile_options(rec)
     add_mode_options(rec)
     rec.add_argument("server", nargs=argparse.REMAINDER, metavar="-- COMMAND [ARG...]")
     rec.set_defaults(handler=run, serves=True)
@@ -176,6 +179,7 @@ _LAYOUT = Layout(
             "before_record",
             "ignore_param",
             "allow_repeats",
+            "keep_volatile",
         ),
         "secrets (redaction is on by default)": (
             "no_redact",
@@ -281,6 +285,7 @@ class RecordCommand:
             era=args.era,
             probe=args.probe,
             client_run=_client_run(mode is None and not network and not args.overwrite),
+            volatile=keep_volatile(args),
         )
         return cls(
             target=Target(
@@ -480,6 +485,7 @@ def _in_mode(command: RecordCommand, choice: ModeChoice) -> int:
         allow_repeats=command.repeats,
         before_record=command.config.before_record,
         prime=command.prime,
+        volatile=command.config.volatile,
         policy=fault_policy(
             DeliveryPolicy(
                 on_miss=lambda text: err(f"miss: {text}"),

@@ -49,6 +49,7 @@ from cassette.core.recorder import BeforeRecord
 from cassette.core.redaction import Redactor
 from cassette.core.sessions import ReplaySessions
 from cassette.core.strategies import repeating
+from cassette.core.volatile import Ignores
 from cassette.errors import (
     CassetteError,
     CassetteNotFoundError,
@@ -137,6 +138,9 @@ class ModeOptions:
     before_record: BeforeRecord | None = None
     #: an extension's fresh server first gets the session's earlier requests (``--prime``)
     prime: bool = False
+    #: recording again (mode ``all``), an answer changed only in volatile values keeps
+    #: its old line (``RecordConfig.volatile``)
+    volatile: Ignores | None = None
     #: the side channel a supervising process reads (``--report FILE``; none by default)
     report: Report | None = None
     #: hears what the mode does, for a person (``recording X``, ``appended ...``)
@@ -395,6 +399,7 @@ async def _record(
             on_result=run.recorded,
             before_record=options.before_record,
             era=options.era,
+            volatile=options.volatile,
         )
         if client is None and options.front != "stdio":
             result = await _record_proxy(options, config)

@@ -228,7 +228,8 @@ def test_an_unknown_marker_mode_errors_that_test_only(suite: Suite) -> None:
         [
             "*unknown record mode 'sometimes' (from @pytest.mark.mcp_cassette)*",
             "*takes a path and the keywords path, mode, strategy, ignore, faults, "
-            "fail_on_unused, record_on_failure, scenarios, scenario, allow_repeats; got tape*",
+            "fail_on_unused, record_on_failure, scenarios, scenario, allow_repeats, "
+            "keep_volatile; got tape*",
         ],
         consecutive=False,
     )
