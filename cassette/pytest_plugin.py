@@ -43,6 +43,7 @@ else when a test first uses the fixture.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, Final
 
 import pytest
@@ -59,12 +60,15 @@ from cassette._fixture.settings import (
     OPTION,
     PEER_DEST,
     PEER_OPTION,
+    REPORT_DEST,
+    REPORT_OPTION,
     SETTINGS,
     UNUSED_DEST,
     UNUSED_OPTION,
     default_path,
     file_safe,
     resolve,
+    run_report,
 )
 from cassette.errors import CassetteError
 from cassette.modes.policy import ENV_VAR
@@ -113,6 +117,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         default=None,
         help="fail a test whose cassette holds recordings it never played, listing them",
+    )
+    group.addoption(
+        REPORT_OPTION,
+        dest=REPORT_DEST,
+        metavar="FILE",
+        default=None,
+        help="write every session's facts to FILE (JSON lines, written anew each run): what "
+        "cassette prune TAPE --against FILE reads to drop the recordings no test played",
     )
     group.addoption(
         KEEP_OPTION,
@@ -183,6 +195,9 @@ def pytest_configure(config: pytest.Config) -> None:
         "verifies (cassette-mcp; docs/pytest.md)",
     )
     config.pluginmanager.register(_Totals(), "cassette-mcp-totals")
+    report = run_report(config)
+    if report is not None and not hasattr(config, "workerinput"):  # xdist: once, not per worker
+        _fresh(report)
     try:  # a typo must stop the run before anything goes live
         from cassette.store.pytest_config import pytest_settings
 
@@ -250,6 +265,15 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
     if text:
         pytest.fail(text, pytrace=False)
     return result
+
+
+def _fresh(report: Path) -> None:
+    """The run's report starts empty: a prune goes by this run's replays only."""
+    try:
+        report.parent.mkdir(parents=True, exist_ok=True)
+        report.write_bytes(b"")
+    except OSError as exc:
+        raise pytest.UsageError(f"{REPORT_OPTION} {report}: cannot write it: {exc}") from None
 
 
 class _Totals:

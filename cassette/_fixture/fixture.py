@@ -35,6 +35,7 @@ from cassette._fixture.settings import (
     keep_source,
     project_settings,
     resolve,
+    run_report,
 )
 from cassette._fixture.threads import HttpFront, VerifyPlan, in_thread, snapshot_in
 from cassette.errors import CassetteError
@@ -492,7 +493,19 @@ class MCPCassette:
         text = self.take_problems()
         unused = self._unused() if not self.test_failed else ""
         self._tally()
+        self._share()
         return "\n".join(t for t in [*errors, text, unused] if t)
+
+    def _share(self) -> None:
+        """``--mcp-cassette-report FILE``: this test's facts join the run's report (what
+        ``cassette prune`` reads), in one write."""
+        path = run_report(self._item.config)
+        if path is None:
+            return
+        from cassette.store.report import append_facts
+
+        self._read()
+        append_facts(path, self._facts)
 
     def _unused(self) -> str:
         """With ``fail_on_unused``: the recordings the test never played (and not reported

@@ -41,6 +41,8 @@ __all__ = [
     "PEER_ARGS",
     "PEER_DEST",
     "PEER_OPTION",
+    "REPORT_DEST",
+    "REPORT_OPTION",
     "SETTINGS",
     "STOP_TIMEOUT",
     "UNUSED_DEST",
@@ -56,6 +58,7 @@ __all__ = [
     "marker_settings",
     "project_settings",
     "resolve",
+    "run_report",
 ]
 
 MARKER: Final = "mcp_cassette"
@@ -65,6 +68,9 @@ MARKER_SOURCE: Final = f"@pytest.mark.{MARKER}"
 OPTION: Final = "--mcp-cassette-mode"
 UNUSED_OPTION: Final = "--mcp-cassette-fail-on-unused"
 KEEP_OPTION: Final = "--mcp-cassette-record-on-failure"
+#: the run's report: every test's facts, for ``cassette prune``
+REPORT_OPTION: Final = "--mcp-cassette-report"
+REPORT_DEST: Final = "cassette_mcp_report"
 MODE_DEST: Final = "cassette_mcp_mode"  # unlikely to be any other plugin's dest
 UNUSED_DEST: Final = "cassette_mcp_fail_on_unused"
 KEEP_DEST: Final = "cassette_mcp_record_on_failure"
@@ -134,6 +140,16 @@ def resolve(
     if choice.source == "default" and ci is not None:
         return ModeChoice("none", f"CI={ci}")
     return choice
+
+
+def run_report(config: pytest.Config) -> Path | None:
+    """Where ``--mcp-cassette-report`` puts the run's facts (relative to where pytest
+    was started), or ``None``."""
+    given = config.getoption(REPORT_DEST, None)
+    if not given:
+        return None
+    found: Path = Path(config.invocation_params.dir) / os.fspath(given)
+    return found
 
 
 def ci_value(environ: Mapping[str, str] | None = None) -> str | None:

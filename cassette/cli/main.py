@@ -42,7 +42,7 @@ _COMMANDS: dict[str, str] = {
     "replay": "cassette.cli.replay",
     "variant": "cassette.cli.variant",
     **dict.fromkeys(
-        ("lint", "diff", "redact", "show", "check", "verify", "distill", "mock"),
+        ("lint", "diff", "redact", "show", "check", "verify", "prune", "distill", "mock"),
         "cassette.cli.tools",
     ),
     **dict.fromkeys(("git-setup", "git-textconv"), "cassette.cli.gitdiff"),

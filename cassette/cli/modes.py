@@ -67,7 +67,8 @@ def add_mode_options(parser: argparse.ArgumentParser) -> None:
         "--report",
         metavar="FILE",
         help="append one JSON line per fact of the session (misses, appended episodes, "
-        "errors) to FILE, for a supervising process",
+        "errors, the recorded requests it never played) to FILE, for a supervising process "
+        "and for cassette prune",
     )
     parser.add_argument(
         "--sessions",

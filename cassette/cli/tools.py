@@ -1,4 +1,4 @@
-"""The toolbox's commands: lint, diff, redact, show, check, verify, distill, mock.
+"""The toolbox's commands: lint, diff, redact, show, check, verify, prune, distill, mock.
 
 Only argument parsing lives here, so ``python -m cassette`` stays lean: a command's module
 is imported when that command runs (``dispatch``), and each is a thin wrapper over a
@@ -253,6 +253,29 @@ def _add_verify(sub: Any) -> None:
     verify.set_defaults(tool="cassette.tools.verify", handler=dispatch, server=[])
 
 
+def _add_prune(sub: Any) -> None:
+    prune = sub.add_parser(
+        "prune",
+        help="drop the recordings a run never played, as its --report says",
+        description="Drop from TAPE every recorded request that no replay of TAPE in "
+        "REPORT played (the report cassette replay --report, the record modes' --report "
+        "and the pytest plugin's --mcp-cassette-report write), with what the server said "
+        "for it. Every other line is kept byte for byte (times, redaction placeholders), "
+        "so the file stays valid; the cassette is rewritten atomically under its lock. "
+        "Refused when REPORT holds no replay of TAPE, or when TAPE changed since.",
+    )
+    prune.add_argument("tape", metavar="TAPE")
+    prune.add_argument(
+        "--against",
+        required=True,
+        metavar="REPORT",
+        help="the run's report (JSON lines) that says what each replay never played",
+    )
+    prune.add_argument("--dry-run", action="store_true", help="say what would go; change nothing")
+    _format(prune)
+    prune.set_defaults(tool="cassette.tools.prune", handler=dispatch)
+
+
 def _add_distill(sub: Any) -> None:
     distill = sub.add_parser(
         "distill",
@@ -315,6 +338,7 @@ _ADDERS: dict[str, Callable[[Any], None]] = {
     "show": _add_show,
     "check": _add_check,
     "verify": _add_verify,
+    "prune": _add_prune,
     "distill": _add_distill,
     "mock": _add_mock,
 }
@@ -391,6 +415,15 @@ _LAYOUTS: dict[str, Layout] = {
             "cassette verify t.jsonl --ignore-key generatedAt -- python server.py",
             "cassette verify cassettes/*.jsonl --update",
             "cassette verify --scenarios scenarios.toml",
+        ),
+    ),
+    "prune": Layout(
+        usage="cassette prune TAPE --against REPORT [--dry-run] [--format {text,json}]",
+        groups={"what to drop": ("against", "dry_run"), "output": _REPORT},
+        examples=(
+            "cassette replay t.jsonl --report run.jsonl",
+            "cassette prune t.jsonl --against run.jsonl --dry-run",
+            "cassette prune t.jsonl --against run.jsonl",
         ),
     ),
     "distill": Layout(
