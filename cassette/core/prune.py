@@ -28,6 +28,7 @@ from typing import Any
 from cassette.core.exchanges import Exchange, cut
 from cassette.core.ids import id_key
 from cassette.core.model import HttpEvent, MessageEvent
+from cassette.core.pairing import cancellations
 from cassette.core.variants import split
 
 __all__ = ["pruned_seqs", "request_digest", "requests_at"]
@@ -94,17 +95,11 @@ def _cancellations(events: Sequence[Any], chosen: list[Exchange]) -> set[int]:
     """The client's ``notifications/cancelled`` of a chosen request (its id, in its
     session): nothing is left for them to cancel."""
     ids = {(_session(x.meta), id_key(x.message.get("id"))) for x in chosen}
-    out: set[int] = set()
-    for event in events:
-        if not isinstance(event, MessageEvent) or event.dir != "c2s":
-            continue
-        if event.message.get("method") != "notifications/cancelled":
-            continue
-        params = event.message.get("params")
-        request = params.get("requestId") if isinstance(params, dict) else None
-        if (_session(event.meta), id_key(request)) in ids:
-            out.add(event.seq)
-    return out
+    return {
+        event.seq
+        for event, request in cancellations(events)
+        if (_session(event.meta), id_key(request)) in ids
+    }
 
 
 def _session(meta: Mapping[str, Any] | None) -> object:

@@ -12,7 +12,7 @@ import attrs
 
 from cassette.core.definitions import TOOL_NAME, Issue, schema_issues
 
-__all__ = ["SURFACES", "CheckReport", "install_hint", "tool_issues"]
+__all__ = ["SURFACES", "CheckReport", "install_hint", "schema_validator", "tool_issues"]
 
 #: what ``check`` lists: the capability that advertises it, the list method, the result's
 #: key for its items, and the count it goes to
@@ -104,6 +104,18 @@ def tool_issues(tools: list[Any], jsonschema: Any) -> list[Issue]:
             jsonschema, f"{label} outputSchema", tool.get("outputSchema"), required=False
         )
     return out
+
+
+def schema_validator() -> tuple[Any, list[Issue]]:
+    """``jsonschema`` (``None`` without the ``tools`` extra), and the warning a report
+    gives when it is missing."""
+    from cassette.core.definitions import schema_checker
+
+    jsonschema = schema_checker()
+    if jsonschema is not None:
+        return jsonschema, []
+    warning = f"schemas not validated: jsonschema is not installed ({install_hint('tools')})"
+    return None, [Issue("warning", warning)]
 
 
 def install_hint(extra: str) -> str:

@@ -49,7 +49,7 @@ from cassette.core.urls import check_http_url
 from cassette.errors import CassetteError, TransportError, UsageError
 from cassette.store.headers import project_headers
 from cassette.tools._common import emit
-from cassette.tools._surface import SURFACES, CheckReport, install_hint, tool_issues
+from cassette.tools._surface import SURFACES, CheckReport, schema_validator, tool_issues
 
 __all__ = [
     "ERAS",
@@ -105,16 +105,8 @@ def _never_recorded(error: Mapping[str, Any]) -> bool:
 async def _session(conn: Any, era: str = "auto") -> CheckReport:
     opening = await open_session(conn, era, client_info=_CLIENT_INFO)
     caps, server = opening.capabilities, opening.server
-    issues: list[Issue] = []
     counts = {"tools": 0, "resources": 0, "prompts": 0, "templates": 0}
-    jsonschema = schema_checker()
-    if jsonschema is None:
-        issues.append(
-            Issue(
-                "warning",
-                f"schemas not validated: jsonschema is not installed ({install_hint('tools')})",
-            )
-        )
+    jsonschema, issues = schema_validator()
     for capability, method, key, counted in SURFACES:
         if capability not in caps:
             continue

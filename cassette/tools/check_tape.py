@@ -31,12 +31,12 @@ from typing import Any
 import attrs
 
 from cassette.client.opening import Opening, discovered, initialized, speaks_modern
-from cassette.core.definitions import Issue, schema_checker
+from cassette.core.definitions import Issue
 from cassette.core.variants import split
 from cassette.errors import TransportError
 from cassette.store.storage import Cassette
 from cassette.tools._common import Exchange, exchanges
-from cassette.tools._surface import SURFACES, CheckReport, install_hint, tool_issues
+from cassette.tools._surface import SURFACES, CheckReport, schema_validator, tool_issues
 
 __all__ = ["check_cassette"]
 
@@ -47,15 +47,7 @@ def check_cassette(tape: Cassette | str | os.PathLike[str]) -> CheckReport:
     cassette = tape if isinstance(tape, Cassette) else Cassette.load(tape)
     pairs, _problems = exchanges(split(cassette.events)[0])
     recorded = _Recorded.of(pairs)
-    issues: list[Issue] = []
-    jsonschema = schema_checker()
-    if jsonschema is None:
-        issues.append(
-            Issue(
-                "warning",
-                f"schemas not validated: jsonschema is not installed ({install_hint('tools')})",
-            )
-        )
+    jsonschema, issues = schema_validator()
     opening = recorded.opening
     if opening is None:
         issues.append(Issue("error", "the recording holds no successful opening to read"))
