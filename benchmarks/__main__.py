@@ -901,7 +901,7 @@ def _run(args: argparse.Namespace) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m benchmarks", description=__doc__.split("\n\n")[0]
+        prog="python -m benchmarks", description=__doc__.split("\n\n")[0], allow_abbrev=False
     )
     parser.add_argument("--quick", action="store_true", help="a run of under 30 s, fewer rounds")
     parser.add_argument(

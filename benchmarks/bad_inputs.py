@@ -64,7 +64,7 @@ def all_cases(folder: Path, port: int) -> list[tuple[str, Case]]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     parser.add_argument("--json", type=Path, default=ROOT / "benchmarks/results/bad_inputs.json")
     parser.add_argument("--only", default="", help="run only cases whose input or command has this")
     args = parser.parse_args()

@@ -247,7 +247,7 @@ def _serve_and_drive(argv: list[str], sessions: int, requests: int) -> dict[str,
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     parser.add_argument("--sessions", type=int, default=50)
     parser.add_argument("--requests", type=int, default=200)
     parser.add_argument(

@@ -120,7 +120,7 @@ def start_front() -> tuple[subprocess.Popen[bytes], str]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     parser.add_argument("--sessions", type=int, default=10_000)
     parser.add_argument("--workers", type=int, default=4)
     parser.add_argument("--json", type=Path, default=ROOT / "benchmarks/results/http_memory.json")

@@ -193,7 +193,7 @@ def _record(calls: int, tmp: Path) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], allow_abbrev=False)
     parser.add_argument("--tape", type=Path, help="cassette to replay (default: record one)")
     parser.add_argument("--calls", type=int, default=200, help="echo calls (default 200)")
     parser.add_argument("--json", type=Path, default=DEFAULT_JSON, help="where to write results")

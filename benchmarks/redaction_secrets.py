@@ -188,7 +188,7 @@ def budget_line(med: dict[str, float]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], allow_abbrev=False)
     parser.add_argument("--secrets", type=int, default=1000)
     parser.add_argument("--calls", type=int, default=5000)
     parser.add_argument("--rounds", type=int, default=5)

@@ -350,7 +350,7 @@ def print_table(cases: list[dict[str, Any]], rounds: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], allow_abbrev=False)
     parser.add_argument("--rounds", type=int, default=7, help="measured rounds (default 7)")
     parser.add_argument("--mib", type=float, default=8.0, help="size of each stream in MiB")
     parser.add_argument(

@@ -373,7 +373,7 @@ def _fmt_range(scale: float, stats: dict[str, float], digits: int) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], allow_abbrev=False)
     parser.add_argument("--rounds", type=int, default=5, help="measured rounds (default 5)")
     parser.add_argument("--calls", type=int, default=200, help="echo calls per session")
     parser.add_argument("--json", type=Path, default=DEFAULT_JSON, help="where to write results")

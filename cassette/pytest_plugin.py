@@ -1,4 +1,7 @@
-"""The pytest plugin: the ``mcp_cassette`` fixture, marker and ``--mcp-cassette-mode``.
+"""The pytest plugin: the ``mcp_cassette`` fixture, marker and ``--mcp-cassette-mode``;
+the ``mcp_cassette_config`` fixture a module, class or conftest overrides; the
+``pytest_mcp_cassette_matching`` hook; and pytest-recording's ``--record-mode``, which
+is registered here when pytest-recording is not there to register it.
 
 Registered through the ``pytest11`` entry point ``cassette`` (turn it off with
 ``-p no:cassette``). A test asks for the fixture and gets, for each server it uses, what
@@ -40,38 +43,52 @@ else when a test first uses the fixture.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, Final
 
 import pytest
 
+from cassette._fixture import hooks
 from cassette._fixture.fixture import MCPCassette
+from cassette._fixture.hooks import Matching
 from cassette._fixture.settings import (
+    CONFIG_FIXTURE,
     KEEP_DEST,
     KEEP_OPTION,
     MARKER,
     MODE_DEST,
     OPTION,
+    PEER_DEST,
+    PEER_OPTION,
+    REPORT_DEST,
+    REPORT_OPTION,
     SETTINGS,
     UNUSED_DEST,
     UNUSED_OPTION,
     default_path,
     file_safe,
     resolve,
+    run_report,
 )
 from cassette.errors import CassetteError
 from cassette.modes.policy import ENV_VAR
 
 __all__ = [
+    "CONFIG_FIXTURE",
     "KEEP_OPTION",
     "MARKER",
     "OPTION",
     "UNUSED_OPTION",
     "MCPCassette",
+    "Matching",
     "default_path",
     "file_safe",
     "mcp_cassette",
+    "mcp_cassette_config",
+    "pytest_addhooks",
     "pytest_addoption",
     "pytest_configure",
+    "pytest_load_initial_conftests",
     "pytest_runtest_call",
 ]
 
@@ -102,6 +119,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="fail a test whose cassette holds recordings it never played, listing them",
     )
     group.addoption(
+        REPORT_OPTION,
+        dest=REPORT_DEST,
+        metavar="FILE",
+        default=None,
+        help="write every session's facts to FILE (JSON lines, written anew each run): what "
+        "cassette prune TAPE --against FILE reads to drop the recordings no test played",
+    )
+    group.addoption(
         KEEP_OPTION,
         dest=KEEP_DEST,
         action="store_true",
@@ -111,20 +136,68 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    pluginmanager.add_hookspecs(hooks)
+
+
+#: pytest-recording's plugin module: when it is loaded, ``--record-mode`` is its option
+_PEER_PLUGIN: Final = "pytest_recording.plugin"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_load_initial_conftests(
+    early_config: pytest.Config, parser: pytest.Parser, args: list[str]
+) -> Iterator[None]:
+    """``--record-mode``, registered here when no plugin registered it: so ``pytest
+    --record-mode=none`` replays only whether or not pytest-recording is installed (its
+    option, when it is, is read as it stands). After every plugin, the ``-p`` ones and
+    the initial conftests' ``pytest_plugins`` have had their say, and before the command
+    line is parsed for good; pytest refuses an option registered twice, so it must be
+    certain pytest-recording is not there."""
+    result = yield
+    if not _has_record_mode(early_config.pluginmanager, parser):
+        parser.getgroup("mcp-cassette").addoption(
+            PEER_OPTION,
+            dest=PEER_DEST,
+            metavar="MODE",
+            default=None,
+            help=f"the same as {OPTION} (pytest-recording's option, for MCP cassettes; "
+            "registered by cassette-mcp because pytest-recording is not loaded)",
+        )
+    return result
+
+
+def _has_record_mode(pluginmanager: pytest.PytestPluginManager, parser: pytest.Parser) -> bool:
+    """Whether a loaded plugin registered ``--record-mode``: pytest-recording (by its
+    module, however it was loaded), or any other (by the options the parser holds)."""
+    if any(getattr(p, "__name__", None) == _PEER_PLUGIN for p in pluginmanager.get_plugins()):
+        return True
+    groups = [getattr(parser, "_anonymous", None), *getattr(parser, "_groups", ())]
+    for group in groups:
+        for option in getattr(group, "options", ()):
+            if PEER_OPTION in option.names():
+                return True
+    return False
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
         f"{MARKER}(path=None, *, mode=None, strategy=None, ignore=(), faults=None, "
         "fail_on_unused=None, record_on_failure=None, scenarios=None, scenario=None, "
-        "allow_repeats=None): the "
+        "allow_repeats=None, keep_volatile=None): the "
         "cassette the mcp_cassette fixture uses (a path relative to the test file), its record "
         "mode, matching strategy, params never matched on, fault plan, and what happens to "
-        "unused recordings, to a failing test's recording and to a request whose "
-        "recordings are used up; for mcp_cassette.verify, a "
+        "unused recordings, to a failing test's recording, to a request whose "
+        "recordings are used up and to answers recorded again that changed only in "
+        "volatile values; for mcp_cassette.verify, a "
         "scenarios file (relative to the test file) and the scenario whose cassette it "
         "verifies (cassette-mcp; docs/pytest.md)",
     )
     config.pluginmanager.register(_Totals(), "cassette-mcp-totals")
+    report = run_report(config)
+    if report is not None and not hasattr(config, "workerinput"):  # xdist: once, not per worker
+        _fresh(report)
     try:  # a typo must stop the run before anything goes live
         from cassette.store.pytest_config import pytest_settings
 
@@ -134,9 +207,21 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(str(exc)) from None
 
 
+@pytest.fixture(scope="module")
+def mcp_cassette_config() -> dict[str, Any]:
+    """The ``mcp_cassette`` settings of the tests that see this fixture: override it in a
+    module, a class or a conftest and return a dict of the marker's keywords (``{"mode":
+    "none", "ignore": ["/params/arguments/at"]}``), as pytest-recording's ``vcr_config``.
+    A marker's argument wins over it; it wins over ``[tool.cassette.pytest]``. None by
+    default (cassette-mcp; docs/pytest.md)."""
+    return {}
+
+
 @pytest.fixture
 def mcp_cassette(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    mcp_cassette_config: Any,
 ) -> Iterator[MCPCassette]:
     """Record an MCP server the first time, replay it from then on (cassette-mcp).
 
@@ -145,7 +230,8 @@ def mcp_cassette(
     """
     item = request.node
     assert isinstance(item, pytest.Item)
-    fixture = MCPCassette(item, tmp_path_factory.mktemp("mcp-cassette"))
+    side = tmp_path_factory.mktemp("mcp-cassette")
+    fixture = MCPCassette(item, side, mcp_cassette_config)
     item.stash[_FIXTURE] = fixture
     yield fixture
     text = fixture._finish()
@@ -179,6 +265,15 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
     if text:
         pytest.fail(text, pytrace=False)
     return result
+
+
+def _fresh(report: Path) -> None:
+    """The run's report starts empty: a prune goes by this run's replays only."""
+    try:
+        report.parent.mkdir(parents=True, exist_ok=True)
+        report.write_bytes(b"")
+    except OSError as exc:
+        raise pytest.UsageError(f"{REPORT_OPTION} {report}: cannot write it: {exc}") from None
 
 
 class _Totals:

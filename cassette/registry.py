@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ALIASES",
     "GROUP",
+    "INTERNAL",
     "Registration",
     "available",
     "canonical",
@@ -49,6 +50,7 @@ __all__ = [
     "get_transport",
     "load_transport",
     "register",
+    "unknown_transport",
 ]
 
 GROUP: Final = "cassette.transports"
@@ -58,6 +60,11 @@ GROUP: Final = "cassette.transports"
 #: ``serve_mock(front=...)``): ``http`` is what people call streamable HTTP. Resolved
 #: before the lookup, so a plugin registering one of these names is never chosen by it.
 ALIASES: Final = {"http": "streamable-http"}
+
+
+#: Transports reached only in the process that made them (``MemoryTransport``, what
+#: ``open_replay`` serves on): a person can name no use for one, so no message offers it.
+INTERNAL: Final = frozenset({"memory"})
 
 
 def canonical(name: str) -> str:
@@ -126,6 +133,18 @@ def register(name: str, plugin: type[Transport], *, replace: bool = False) -> Re
         )
     _IN_PROCESS[name] = plugin
     return Registration(name, plugin)
+
+
+def unknown_transport(name: str) -> str:
+    """The one line refusing ``name``: the public transport most likely meant (an alias
+    included), and the public ones installed, each alias beside its transport."""
+    from cassette.core.suggest import did_you_mean
+
+    public = [n for n in available() if n not in INTERNAL]
+    short = {full: alias for alias, full in ALIASES.items()}
+    listed = ", ".join(f"{n} (or {short[n]})" if n in short else n for n in public) or "none"
+    guess = did_you_mean(name, [*public, *(a for a, full in ALIASES.items() if full in public)])
+    return f"no transport named {name!r}{guess}; installed: {listed}"
 
 
 def available() -> list[str]:
@@ -232,8 +251,7 @@ def load_transport(name: str) -> type[Transport]:
         return quick
     eps = _registered().get(name)
     if not eps:
-        installed = ", ".join(available()) or "none"
-        raise UnknownTransportError(f"no transport named {name!r}; installed: {installed}")
+        raise UnknownTransportError(unknown_transport(name))
     if len(eps) > 1:
         claims = " and ".join(f"{_dist_name(ep)} ({ep.value})" for ep in eps)
         raise DuplicateTransportError(

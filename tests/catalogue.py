@@ -172,6 +172,9 @@ def cassette_cases(path: Path, out: Path) -> list[Case]:
         Case("redact-scan", ("redact", "--scan", p), READS),
         Case("redact", ("redact", p, "-o", o + ".jsonl"), READS),
         Case("distill", ("distill", p, "--as-mock", "-o", o + ".json"), frozenset({0, 2, 3})),
+        Case("check", ("check", p), READS),  # offline: what it recorded
+        # the file read as a run's report (a cassette holds no replay of itself: 2)
+        Case("prune", ("prune", p, "--against", p), frozenset({2, 3})),
         Case("replay", ("replay", p, "-q"), frozenset({0, 1, 2, 3})),
         Case("replay-once", ("replay", p, "-q", *once), frozenset({0, 1, 3, 4})),
         Case("verify", ("verify", p, *server), frozenset({0, 1, 2, 3})),

@@ -85,6 +85,8 @@ def _edit(lines: list[str], number: int, old: str, new: str) -> None:
 def _cassettes(work: Path) -> None:
     (work / "examples").mkdir()
     shutil.copy(EXAMPLE, work / "examples" / "everything.jsonl")
+    requests = EXAMPLE.with_name("everything-requests.jsonl")  # prune: a run that plays some
+    shutil.copy(requests, work / "examples" / requests.name)
     # lint: a modern-era header over a legacy session, and an answer lost
     broken = _lines()
     _edit(broken, 1, '"era":"legacy"', '"era":"modern"')

@@ -23,26 +23,32 @@ from cassette._fixture.settings import (
     KEEP_DEST,
     KEEP_OPTION,
     MARKER,
+    MARKER_SOURCE,
     OPTION,
     UNUSED_DEST,
     FaultsArg,
     default_path,
     file_safe,
     flag,
+    given_settings,
     ignore_pointers,
     keep_source,
-    marker_settings,
     project_settings,
     resolve,
+    run_report,
 )
 from cassette._fixture.threads import HttpFront, VerifyPlan, in_thread, snapshot_in
 from cassette.errors import CassetteError
+from cassette.errors import UsageError as CassetteUsageError
 from cassette.modes.policy import missing_cassette_message
 
 if TYPE_CHECKING:
+    from cassette._fixture.hooks import Matching
     from cassette.client.report import VerifyReport
     from cassette.core.faults import FaultPlan
+    from cassette.core.volatile import Ignores
     from cassette.modes.policy import ModeChoice
+    from cassette.store.pytest_config import PytestSettings
     from cassette.transport import Target
 
 __all__ = ["MCPCassette"]
@@ -57,24 +63,28 @@ class MCPCassette:
     test's sessions could not answer so far.
     """
 
-    def __init__(self, item: pytest.Item, side_dir: Path) -> None:
+    def __init__(
+        self, item: pytest.Item, side_dir: Path, config: Mapping[str, Any] | None = None
+    ) -> None:
         self._item = item
-        settings = marker_settings(item)
+        settings, sources = given_settings(item, config)
         project = project_settings(item.config)
-        self.strategy: str | None = settings.get("strategy", project.strategy)
         problem = None
         try:
-            self.choice = resolve(settings.get("mode"), item.config)
-            if self.strategy is not None:
-                from cassette.core.matching import get_strategy
-
-                get_strategy(self.strategy)
-            self.ignore = ignore_pointers(project.ignore_params, settings.get("ignore", ()))
+            self.choice = resolve(
+                settings.get("mode"), item.config, sources.get("mode", MARKER_SOURCE)
+            )
+            matching = self._matching(settings, sources, project)
             self.faults = self._plan(settings.get("faults"))
         except CassetteError as exc:
             problem = str(exc)
         if problem is not None:  # failed outside the handler: one line, no chained report
             pytest.fail(problem, pytrace=False)
+        self.strategy: str | None = matching.strategy
+        self.ignore: tuple[str, ...] = tuple(matching.ignore)
+        #: a used-up request gets its last answer again (the marker's ``allow_repeats``;
+        #: ``allow-repeats`` in [tool.cassette] is read by the replay itself)
+        self.allow_repeats = matching.allow_repeats
         #: fail the test when its cassette holds recordings it never played
         self.fail_on_unused: bool = flag(
             settings.get("fail_on_unused"),
@@ -88,12 +98,15 @@ class MCPCassette:
             project.record_on_failure,
         )
         self._keep_source = keep_source(
-            settings.get("record_on_failure"), item.config.getoption(KEEP_DEST)
+            settings.get("record_on_failure"),
+            item.config.getoption(KEEP_DEST),
+            sources.get("record_on_failure", MARKER_SOURCE),
         )
         self._hook = project.before_record
-        #: a used-up request gets its last answer again (the marker's ``allow_repeats``;
-        #: ``allow-repeats`` in [tool.cassette] is read by the replay itself)
-        self.allow_repeats = bool(settings.get("allow_repeats"))
+        #: recording again (mode ``all``), an answer changed only in values ``verify``
+        #: treats as volatile keeps its old line (``keep-volatile`` in [tool.cassette] is
+        #: read by the recording itself)
+        self.keep_volatile = bool(settings.get("keep_volatile"))
         self._scenarios_file = settings.get("scenarios")
         self._scenario = settings.get("scenario")
         marker_path = settings.get("path")
@@ -113,6 +126,33 @@ class MCPCassette:
         self.test_failed = False
         self._settled = False
         self._reported_unused: set[str] = set()
+
+    def _matching(
+        self, settings: Mapping[str, Any], sources: Mapping[str, str], project: PytestSettings
+    ) -> Matching:
+        """How this test's requests are matched: the settings, then what the conftests'
+        ``pytest_mcp_cassette_matching`` make of them, checked."""
+        from cassette._fixture.hooks import Matching
+        from cassette.core.matching import check_ignore_pointer, get_strategy
+
+        where = sources.get("ignore", MARKER_SOURCE)
+        ignore = ignore_pointers(project.ignore_params, settings.get("ignore", ()), where)
+        matching = Matching(
+            strategy=settings.get("strategy", project.strategy),
+            ignore=list(ignore),
+            allow_repeats=bool(settings.get("allow_repeats")),
+        )
+        self._item.ihook.pytest_mcp_cassette_matching(item=self._item, matching=matching)
+        if matching.strategy is not None:
+            get_strategy(matching.strategy)
+        matching.ignore = list(dict.fromkeys(matching.ignore))
+        for pointer in matching.ignore:
+            if not isinstance(pointer, str):
+                raise CassetteUsageError(
+                    f"matching.ignore holds JSON Pointers (strings), not {pointer!r}"
+                )
+            check_ignore_pointer(pointer)
+        return matching
 
     @property
     def mode(self) -> str:
@@ -160,6 +200,8 @@ class MCPCassette:
             out += ["--ignore-param", pointer]
         if self.allow_repeats:
             out += ["--allow-repeats"]
+        if self.keep_volatile:
+            out += ["--keep-volatile"]
         if plan is not None:
             out += ["--faults", str(self._plan_file(plan))]
         hook = self._hook_spec(before_record)
@@ -196,6 +238,7 @@ class MCPCassette:
             ignore=tuple(self.ignore),
             allow_repeats=self.allow_repeats or _project_repeats(),
             before_record=self._hook_callable(before_record),
+            volatile=_volatile(self.keep_volatile),
         )
         front = HttpFront(path, self.choice, options, self._report)
         local = front.start()
@@ -450,7 +493,19 @@ class MCPCassette:
         text = self.take_problems()
         unused = self._unused() if not self.test_failed else ""
         self._tally()
+        self._share()
         return "\n".join(t for t in [*errors, text, unused] if t)
+
+    def _share(self) -> None:
+        """``--mcp-cassette-report FILE``: this test's facts join the run's report (what
+        ``cassette prune`` reads), in one write."""
+        path = run_report(self._item.config)
+        if path is None:
+            return
+        from cassette.store.report import append_facts
+
+        self._read()
+        append_facts(path, self._facts)
 
     def _unused(self) -> str:
         """With ``fail_on_unused``: the recordings the test never played (and not reported
@@ -554,6 +609,19 @@ def _upstream(
     else:
         return Target(url=url, headers=expanded.headers if expanded is not None else None)
     pytest.fail(f"mcp-cassette: server_url({url!r}): {problem}", pytrace=False)
+
+
+def _volatile(asked: bool) -> Ignores | None:
+    """What an in-process re-recording leaves out when it compares answers: asked for by
+    the test, or ``keep-volatile`` in [tool.cassette] (a recording process reads it
+    itself); the project's ``[tool.cassette.verify]`` ignores beside verify's rules."""
+    from cassette.client.snapshots import project_ignores
+    from cassette.store.config import load_settings
+
+    settings = load_settings()
+    if not asked and settings.get("keep-volatile") is not True:
+        return None
+    return project_ignores(settings)
 
 
 def _project_repeats() -> bool:

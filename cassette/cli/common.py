@@ -22,6 +22,7 @@ from cassette.registry import ALIASES
 
 if TYPE_CHECKING:
     from cassette.cli.layout import Layout
+    from cassette.core.volatile import Ignores
     from cassette.runtime.record import RecordResult
 
 __all__ = [
@@ -48,6 +49,7 @@ __all__ = [
     "front_name",
     "ignore_options",
     "ignore_params",
+    "keep_volatile",
     "limit_options",
     "listen_options",
     "listening_given",
@@ -63,6 +65,7 @@ __all__ = [
     "seconds",
     "serving_on",
     "startup_over",
+    "volatile_options",
 ]
 
 EXIT_MISSES: Final = 1
@@ -133,14 +136,18 @@ def _columns() -> int:
 
 class Parser(argparse.ArgumentParser):
     """argparse, with our usage exit code and one-line error (docs/cli.md): no usage
-    block first; a subcommand's own error names the subcommand, and a mistyped choice
-    gets the one most likely meant."""
+    block first; a subcommand's own error names the subcommand, a mistyped choice gets
+    the one most likely meant, and no option may be abbreviated."""
 
     #: the top-level parser's commands, by name (``cassette.cli.main.parser`` sets it)
     commands: Mapping[str, argparse.ArgumentParser]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("formatter_class", _Formatter)
+        # No silent prefixes: ``--htm`` is not ``--html``. A prefix that argparse takes
+        # today is a different option once one is added that starts the same way, so an
+        # abbreviation is answered with the option it most likely means, as a typo is.
+        kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
         self.commands = {}
         #: the help's layout, or what makes it (a replay's parser never builds it)
@@ -465,6 +472,38 @@ def allow_repeats(args: argparse.Namespace) -> bool:
     if not isinstance(value, bool):
         raise setting_error(None, "tool.cassette", "allow-repeats", "must be true or false")
     return value
+
+
+def volatile_options(parser: argparse.ArgumentParser) -> None:
+    """``--keep-volatile``: a re-recording keeps answers that changed only in volatile values."""
+    parser.add_argument(
+        "--keep-volatile",
+        action="store_true",
+        default=None,
+        help="recording again (--overwrite, --mode all), keep an answer's old line when the "
+        "new one differs only in values verify treats as volatile (timestamps and UUIDs in "
+        "text, _meta, cache hints) or [tool.cassette.verify] ignores; also keep-volatile = "
+        "true in [tool.cassette]",
+    )
+
+
+def keep_volatile(args: argparse.Namespace) -> Ignores | None:
+    """What a re-recording leaves out when it compares answers (``--keep-volatile``, else
+    the project's ``keep-volatile``): the project's ``[tool.cassette.verify]`` ignores
+    beside verify's own volatile rules; ``None`` when neither asks."""
+    from cassette.store.config import load_settings, setting_error
+
+    settings = load_settings()
+    wanted = args.keep_volatile
+    if not wanted:
+        wanted = settings.get("keep-volatile", False)
+        if not isinstance(wanted, bool):
+            raise setting_error(None, "tool.cassette", "keep-volatile", "must be true or false")
+    if not wanted:
+        return None
+    from cassette.client.snapshots import project_ignores
+
+    return project_ignores(settings)
 
 
 def ignore_options(parser: argparse.ArgumentParser) -> None:

@@ -42,7 +42,7 @@ _COMMANDS: dict[str, str] = {
     "replay": "cassette.cli.replay",
     "variant": "cassette.cli.variant",
     **dict.fromkeys(
-        ("lint", "diff", "redact", "show", "check", "verify", "distill", "mock"),
+        ("lint", "diff", "redact", "show", "check", "verify", "prune", "distill", "mock"),
         "cassette.cli.tools",
     ),
     **dict.fromkeys(("git-setup", "git-textconv"), "cassette.cli.gitdiff"),
@@ -115,7 +115,8 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
         name = getattr(args, "command", None)
         sub = top.commands.get(name) if isinstance(name, str) else None
         offers_dash = name in TAKES_COMMAND and command is None
-        top.error(unrecognized(extra, sub or top, offers_dash=offers_dash))
+        taken = getattr(args, "tape", None)
+        top.error(unrecognized(extra, sub or top, offers_dash=offers_dash, taken=taken))
     if command is not None:
         args.server = command
     return args

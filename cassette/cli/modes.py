@@ -67,7 +67,8 @@ def add_mode_options(parser: argparse.ArgumentParser) -> None:
         "--report",
         metavar="FILE",
         help="append one JSON line per fact of the session (misses, appended episodes, "
-        "errors) to FILE, for a supervising process",
+        "errors, the recorded requests it never played) to FILE, for a supervising process "
+        "and for cassette prune",
     )
     parser.add_argument(
         "--sessions",
@@ -136,10 +137,10 @@ def replay_choice(mode: str | None, *, has_command: bool) -> ModeChoice:
         return resolve_mode(("--mode", mode), _environment())
     choice = resolve_mode(("--mode", mode), default="none")
     if choice.mode != "none":
-        raise UsageError(
-            f"mode {choice.mode} may start the server, so it needs the server's command: "
-            f"cassette replay TAPE --mode {choice.mode} -- COMMAND [ARG...]"
-        )
+        from cassette.cli.suggest import no_command
+
+        why = f"{choice.describe()} may start the server, so it needs its command"
+        raise UsageError(no_command("replay", why, ("--mode", choice.mode)))
     return choice
 
 

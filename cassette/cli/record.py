@@ -29,6 +29,7 @@ from cassette.cli.common import (
     front_name,
     ignore_options,
     ignore_params,
+    keep_volatile,
     limit_options,
     listen_options,
     log_option,
@@ -39,6 +40,7 @@ from cassette.cli.common import (
     repeat_options,
     run_async,
     seconds,
+    volatile_options,
 )
 from cassette.cli.headers import (
     goes_live,
@@ -167,6 +169,7 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
     fault_options(rec)
     ignore_options(rec)
     repeat_options(rec)
+    volatile_options(rec)
     add_mode_options(rec)
     rec.add_argument("server", nargs=argparse.REMAINDER, metavar="-- COMMAND [ARG...]")
     rec.set_defaults(handler=run, serves=True)
@@ -187,6 +190,7 @@ _LAYOUT = Layout(
             "before_record",
             "ignore_param",
             "allow_repeats",
+            "keep_volatile",
         ),
         "secrets (redaction is on by default)": REDACTION_DESTS,
         "timing and limits": ("upstream_timeout", "max_message_bytes", "max_depth"),
@@ -248,7 +252,9 @@ class RecordCommand:
         if args.upstream is not None and command:
             raise UsageError("give either --upstream URL or a server command, not both")
         if args.upstream is None and not command:
-            raise UsageError("record needs the server command after --, e.g. -- node server.js")
+            from cassette.cli.suggest import no_command
+
+            raise UsageError(no_command("record", "no server command, and no --upstream URL"))
         default = "streamable-http" if args.upstream is not None else "stdio"
         transport = front_name(args.transport, default)
         if args.era == "modern" and transport == "sse":
@@ -285,6 +291,7 @@ class RecordCommand:
             era=args.era,
             probe=args.probe,
             client_run=_client_run(mode is None and not network and not args.overwrite),
+            volatile=keep_volatile(args),
         )
         return cls(
             target=Target(
@@ -492,6 +499,7 @@ def _in_mode(command: RecordCommand, choice: ModeChoice) -> int:
         before_record=command.config.before_record,
         keep_stderr=command.config.keep_stderr,
         prime=command.prime,
+        volatile=command.config.volatile,
         policy=fault_policy(
             DeliveryPolicy(
                 on_miss=lambda text: err(f"miss: {text}"),

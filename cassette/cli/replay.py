@@ -324,17 +324,36 @@ def _serve(command: ReplayCommand) -> int:
 
     async def go() -> int:
         responders = _responders(command, tape, strategy, first, opening is not None)
-        await serve(front, responders, options=listen, policy=command.policy.finishing(finished))
+        try:
+            await serve(
+                front, responders, options=listen, policy=command.policy.finishing(finished)
+            )
+        finally:  # a listening front ends by a signal: what it served is reported all the same
+            _report_unplayed(command, responders)
         return outcome[0] if outcome else 0
 
     return run_async(go, outcome)
 
 
+def _report_unplayed(command: ReplayCommand, responders: ResponderPool) -> None:
+    """``--report``: the recorded requests no session played, as a mode's replay reports
+    them (what ``cassette prune`` goes by)."""
+    from cassette.core.sessions import ReplaySessions
+
+    if command.report is None or not isinstance(responders, ReplaySessions):
+        return
+    from cassette.modes.runner import unplayed_requests
+    from cassette.store.report import Report
+
+    Report(command.report, command.tape).write("unplayed", requests=unplayed_requests(responders))
+
+
 def _opening(command: ReplayCommand) -> Cassette | None:
     """The opening of a long cassette, to answer ``initialize`` from before the rest is
     loaded (``cassette.store.opening`` says when it is proved to answer as the whole
-    does): on stdio without the banner, which tells of the whole cassette."""
-    if command.front != "stdio" or not command.quiet:
+    does): on stdio without the banner, which tells of the whole cassette; not with
+    ``--report``, which tells of every request the whole cassette holds."""
+    if command.front != "stdio" or not command.quiet or command.report is not None:
         return None
     from cassette.store.opening import read_opening
 
@@ -408,7 +427,10 @@ def _in_mode(command: ReplayCommand) -> int:
             f"cassette record --upstream URL --mode {command.mode.mode}"
         )
     if not command.server:
-        raise UsageError("this mode needs the server command after --, e.g. -- node server.js")
+        from cassette.cli.suggest import no_command
+
+        why = f"{command.mode.describe()} may start the server, so it needs its command"
+        raise UsageError(no_command("replay", why, ("--mode", command.mode.mode)))
     # The runner writes each miss to the report itself: here it is only told.
     policy = attrs.evolve(command.policy, on_miss=lambda text: err(f"miss: {text}"))
     options = ModeOptions(

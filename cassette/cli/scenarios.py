@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from cassette.cli.common import apply_limits, err, run_async
+from cassette.cli.common import apply_limits, err, keep_volatile, run_async
 from cassette.cli.modes import record_choice
 from cassette.errors import CassetteExistsError, UsageError
 from cassette.modes.policy import ModeChoice
@@ -97,6 +97,7 @@ def run_scenarios(args: argparse.Namespace) -> int:
         fsync=args.fsync,
         upstream_timeout=args.upstream_timeout,
         max_message_bytes=limit,
+        volatile=keep_volatile(args),
     )
     failed: list[bool] = []
 

@@ -1,4 +1,4 @@
-"""The toolbox's commands: lint, diff, redact, show, check, verify, distill, mock.
+"""The toolbox's commands: lint, diff, redact, show, check, verify, prune, distill, mock.
 
 Only argument parsing lives here, so ``python -m cassette`` stays lean: a command's module
 is imported when that command runs (``dispatch``), and each is a thin wrapper over a
@@ -29,6 +29,7 @@ from cassette.cli.common import (
 from cassette.cli.headers import header_options
 from cassette.cli.layout import Layout
 from cassette.core.colour import CHOICES
+from cassette.errors import UsageError
 
 __all__ = ["NAMES", "add_parsers", "dispatch"]
 
@@ -149,23 +150,31 @@ def _add_show(sub: Any) -> None:
 def _add_check(sub: Any) -> None:
     check = sub.add_parser(
         "check",
-        help="connect to a live server and report its surface and problems",
-        description="Connect as a client (cassette's own, not the SDK) in the era --era "
-        "names, report server name and version, protocol, negotiated era and the counts of "
-        "tools, resources, prompts and templates, and find problems (duplicate or badly "
-        "named tools, missing descriptions, missing or invalid JSON Schemas, lists that "
-        "fail). Exit 1 on errors, 2 when the server cannot be reached. With TAPE, the "
-        "server is the one TAPE's header recorded, started as verify and variant start it.",
-        usage="cassette check [options] (TAPE | -- COMMAND [ARG...] | --upstream URL | "
-        "--stdio COMMAND)",
+        help="report a server's surface and problems: a live one, or a cassette's, offline",
+        description="With -- COMMAND (or --upstream URL), connect to the live server as a "
+        "client (cassette's own, not the SDK) in the era --era names. With TAPE, read what "
+        "TAPE recorded instead, offline: no server is started. Either way, report server "
+        "name and version, protocol, era and the counts of tools, resources, prompts and "
+        "templates, and find problems (duplicate or badly named tools, missing "
+        "descriptions, missing or invalid JSON Schemas, lists that fail; from a cassette "
+        "also recorded tool answers that do not conform to their outputSchema). Exit 1 on "
+        "errors, 2 when the server cannot be reached. TAPE --live checks the live server "
+        "TAPE's header recorded, started as verify and variant start it.",
+        usage="cassette check [options] (TAPE [--live] | -- COMMAND [ARG...] | --upstream URL "
+        "| --stdio COMMAND)",
     )
     check.set_defaults(server=[])  # check [options] -- COMMAND: cut off by the main parser
     check.add_argument(
         "tape",
         nargs="?",
         metavar="TAPE",
-        help="check the live server this cassette's header recorded (its command from any "
-        "folder, or its URL)",
+        help="check what this cassette recorded, offline (no server is started)",
+    )
+    check.add_argument(
+        "--live",
+        action="store_true",
+        help="with TAPE: check the live server TAPE's header recorded instead (its command "
+        "from any folder, or its URL)",
     )
     target = check.add_mutually_exclusive_group()
     target.add_argument(
@@ -263,6 +272,29 @@ def _add_verify(sub: Any) -> None:
     verify.set_defaults(tool="cassette.tools.verify", handler=dispatch, server=[])
 
 
+def _add_prune(sub: Any) -> None:
+    prune = sub.add_parser(
+        "prune",
+        help="drop the recordings a run never played, as its --report says",
+        description="Drop from TAPE every recorded request that no replay of TAPE in "
+        "REPORT played (the report cassette replay --report, the record modes' --report "
+        "and the pytest plugin's --mcp-cassette-report write), with what the server said "
+        "for it. Every other line is kept byte for byte (times, redaction placeholders), "
+        "so the file stays valid; the cassette is rewritten atomically under its lock. "
+        "Refused when REPORT holds no replay of TAPE, or when TAPE changed since.",
+    )
+    prune.add_argument("tape", metavar="TAPE")
+    prune.add_argument(
+        "--against",
+        required=True,
+        metavar="REPORT",
+        help="the run's report (JSON lines) that says what each replay never played",
+    )
+    prune.add_argument("--dry-run", action="store_true", help="say what would go; change nothing")
+    _format(prune)
+    prune.set_defaults(tool="cassette.tools.prune", handler=dispatch)
+
+
 def _add_distill(sub: Any) -> None:
     distill = sub.add_parser(
         "distill",
@@ -325,6 +357,7 @@ _ADDERS: dict[str, Callable[[Any], None]] = {
     "show": _add_show,
     "check": _add_check,
     "verify": _add_verify,
+    "prune": _add_prune,
     "distill": _add_distill,
     "mock": _add_mock,
 }
@@ -369,17 +402,17 @@ _LAYOUTS: dict[str, Layout] = {
         ),
     ),
     "check": Layout(
-        usage="cassette check [options] (TAPE | -- COMMAND [ARG...] | --upstream URL | "
-        "--stdio COMMAND)",
+        usage="cassette check [options] (TAPE [--live] | -- COMMAND [ARG...] | --upstream URL "
+        "| --stdio COMMAND)",
         groups={
-            "the server": ("url", "stdio", "headers", "era", "timeout"),
+            "the server": ("url", "stdio", "live", "headers", "era", "timeout"),
             "output": _REPORT,
         },
         examples=(
             "cassette check -- node server.js",
             "cassette check --upstream http://127.0.0.1:3001/mcp",
             "cassette check --era modern --format json -- python server.py",
-            "cassette check cassettes/t.jsonl",
+            "cassette check cassettes/t.jsonl   # offline: what it recorded",
         ),
     ),
     "verify": Layout(
@@ -401,6 +434,15 @@ _LAYOUTS: dict[str, Layout] = {
             "cassette verify t.jsonl --ignore-key generatedAt -- python server.py",
             "cassette verify cassettes/*.jsonl --update",
             "cassette verify --scenarios scenarios.toml",
+        ),
+    ),
+    "prune": Layout(
+        usage="cassette prune TAPE --against REPORT [--dry-run] [--format {text,json}]",
+        groups={"what to drop": ("against", "dry_run"), "output": _REPORT},
+        examples=(
+            "cassette replay t.jsonl --report run.jsonl",
+            "cassette prune t.jsonl --against run.jsonl --dry-run",
+            "cassette prune t.jsonl --against run.jsonl",
         ),
     ),
     "distill": Layout(
@@ -428,7 +470,15 @@ _LAYOUTS: dict[str, Layout] = {
 
 
 def dispatch(args: argparse.Namespace) -> int:
-    """Run the command's module (imported only now): its ``main(args)``."""
+    """Run the command's module (imported only now): its ``main(args)``. A server command
+    that lost its ``--`` (``verify t.jsonl python srv.py``) is refused first, explained as
+    every command that takes one explains it."""
+    if args.command in ("check", "verify"):
+        from cassette.cli.suggest import lost_dash
+
+        problem = lost_dash(args)
+        if problem is not None:
+            raise UsageError(problem)
     module = importlib.import_module(args.tool)
     code: int = module.main(args)
     return code

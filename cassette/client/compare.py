@@ -1,6 +1,7 @@
 """Is a live answer the recorded one? Normalization, volatile fields, JSON inside text.
 
-Two answers are compared after the same normalization on both sides:
+Two answers are compared after the same normalization on both sides
+(``cassette.core.volatile``, the rule a quiet re-recording shares):
 
 * keys that say nothing about what a server answered are dropped: ``_meta`` (request and
   trace ids, progress tokens), the cache hints of modern list results (``ttlMs``,
@@ -21,14 +22,11 @@ Pure: values in, values out.
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Iterable
 from typing import Any, Final
 
-import attrs
-
-from cassette.core.jsondiff import MISSING, differences
+from cassette.core.jsondiff import differences
 from cassette.core.matching import fingerprint
+from cassette.core.volatile import JSON_TEXT, VOLATILE_KEYS, Ignores, normalize
 
 __all__ = [
     "VOLATILE_KEYS",
@@ -39,95 +37,18 @@ __all__ = [
     "normalize",
 ]
 
-_ISO_TIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?")
-_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
-
-#: Keys whose values say nothing about what a server answered: ``_meta`` (request and
-#: trace ids, progress tokens), the cache hints of modern list results (SEP-2549), and the
-#: opaque ``requestState`` a 2026-07-28 server hands back with ``input_required`` (often
-#: sealed with a per-process key, so it differs on every run by design).
-VOLATILE_KEYS: Final = frozenset({"_meta", "ttlMs", "cacheScope", "requestState"})
-
-# Stands for "the JSON inside this text" in a path while diffing; rendered as "#". A NUL
-# cannot start a key a server sends in practice, and never survives into a report.
-_JSON_TEXT: Final = "\x00json"
-_JSON_SEGMENT: Final = "/" + _JSON_TEXT
-_TEXT_KEY: Final = "text"
-_MAX_JSON_TEXT: Final = 16 * 1024 * 1024  # past this a text is compared as a string
-
 #: (path, recorded value, live value) for each difference; ``MISSING`` marks an absent side.
 Paths = tuple[tuple[str, Any, Any], ...]
 
-
-def _pointers(values: Iterable[str]) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(values))
-
-
-def _keys(values: Iterable[str]) -> frozenset[str]:
-    return frozenset(values)
-
-
-@attrs.frozen
-class Ignores:
-    """What a comparison leaves out: JSON Pointers (with what is under them) and key
-    names at any depth."""
-
-    pointers: tuple[str, ...] = attrs.field(default=(), converter=_pointers)
-    keys: frozenset[str] = attrs.field(default=frozenset(), converter=_keys)
-
-    def covers(self, path: str) -> bool:
-        """Whether a difference at ``path`` is ignored (at or under an ignored pointer)."""
-        for pointer in self.pointers:
-            base = pointer.rstrip("/")
-            if path == pointer or path.startswith((base + "/", base + "#")):
-                return True
-        return False
-
-    def merged(self, pointers: Iterable[str] = (), keys: Iterable[str] = ()) -> Ignores:
-        """These ignores and more (a project's, then a command line's)."""
-        return Ignores((*self.pointers, *pointers), self.keys | _keys(keys))
-
-
-def _json_text(value: str) -> Any:
-    """The JSON object or array a text holds, or ``MISSING`` when it holds none."""
-    head = value.lstrip()[:1]
-    if head not in ("{", "[") or len(value) > _MAX_JSON_TEXT:
-        return MISSING
-    try:
-        return json.loads(value)
-    except ValueError:
-        return MISSING
-
-
-def normalize(value: Any, keys: frozenset[str] = frozenset(), *, json_text: bool = False) -> Any:
-    """A copy with volatile values replaced: ``_meta``, cache hints and ``keys`` dropped,
-    timestamps and UUIDs masked; with ``json_text``, JSON inside ``text`` members parsed
-    (see the module docstring)."""
-    dropped = VOLATILE_KEYS | keys
-    return _normalize(value, dropped, "", json_text)
-
-
-def _normalize(value: Any, dropped: frozenset[str], key: str, json_text: bool) -> Any:
-    if isinstance(value, dict):
-        return {
-            k: _normalize(v, dropped, k, json_text) for k, v in value.items() if k not in dropped
-        }
-    if isinstance(value, list):
-        return [_normalize(v, dropped, "", json_text) for v in value]
-    if isinstance(value, str):
-        if json_text and key == _TEXT_KEY:
-            parsed = _json_text(value)
-            if parsed is not MISSING:
-                return {_JSON_TEXT: _normalize(parsed, dropped, "", json_text)}
-        return _UUID.sub("<uuid>", _ISO_TIME.sub("<time>", value))
-    return value
+# "The JSON inside this text" in a path while diffing; rendered as "#".
+_JSON_SEGMENT: Final = "/" + JSON_TEXT
 
 
 def _shown(value: Any) -> Any:
     """A normalized value as a person should see it: parsed JSON text back as text."""
     if isinstance(value, dict):
-        if set(value) == {_JSON_TEXT}:
-            return json.dumps(_shown(value[_JSON_TEXT]), separators=(",", ":"), sort_keys=True)
+        if set(value) == {JSON_TEXT}:
+            return json.dumps(_shown(value[JSON_TEXT]), separators=(",", ":"), sort_keys=True)
         return {k: _shown(v) for k, v in value.items()}
     if isinstance(value, list):
         return [_shown(v) for v in value]

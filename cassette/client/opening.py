@@ -27,7 +27,16 @@ from cassette.core.jsonrpc import JSONObject
 from cassette.core.mcp import LATEST_LEGACY, META_PREFIX, MODERN_VERSION
 from cassette.errors import TransportError, UsageError
 
-__all__ = ["ERAS", "Opening", "Requester", "envelope", "open_session", "speaks_modern"]
+__all__ = [
+    "ERAS",
+    "Opening",
+    "Requester",
+    "discovered",
+    "envelope",
+    "initialized",
+    "open_session",
+    "speaks_modern",
+]
 
 #: The eras a client-side tool can be asked to open.
 ERAS: Final = ("auto", "legacy", "modern")
@@ -131,17 +140,26 @@ async def _initialize(
     )
     if "error" in reply or not isinstance(reply.get("result"), dict):
         raise TransportError(f"the server refused initialize: {json.dumps(reply.get('error'))}")
-    init = reply["result"]
     await conn.notify("notifications/initialized")
-    protocol = init.get("protocolVersion")
+    return initialized(reply["result"], client_info, capabilities)
+
+
+def initialized(
+    result: Mapping[str, Any],
+    client_info: Mapping[str, Any] | None = None,
+    capabilities: Mapping[str, Any] | None = None,
+) -> Opening:
+    """The legacy opening an ``initialize`` result tells of (a live one, or a recorded one
+    that ``check TAPE`` reads)."""
+    protocol = result.get("protocolVersion")
     return Opening(
         "legacy",
         protocol if isinstance(protocol, str) else None,
-        _dict(init.get("serverInfo")),
-        _dict(init.get("capabilities")),
+        _dict(result.get("serverInfo")),
+        _dict(result.get("capabilities")),
         "initialize result has no serverInfo.name",
-        client_info,
-        capabilities,
+        client_info or {},
+        capabilities or {},
     )
 
 
@@ -152,15 +170,23 @@ async def _discover(
     reply = await conn.request("server/discover", envelope(None, client_info, capabilities))
     if not speaks_modern(reply, era):
         return None
-    result = reply["result"]
+    return discovered(reply["result"], client_info, capabilities)
+
+
+def discovered(
+    result: Mapping[str, Any],
+    client_info: Mapping[str, Any] | None = None,
+    capabilities: Mapping[str, Any] | None = None,
+) -> Opening:
+    """The modern opening a ``server/discover`` result tells of (live, or recorded)."""
     return Opening(
         "modern",
         MODERN_VERSION,
         _dict(_dict(result.get("_meta")).get(META_PREFIX + "serverInfo")),
         _dict(result.get("capabilities")),
         "server/discover result has no serverInfo in _meta",
-        client_info,
-        capabilities,
+        client_info or {},
+        capabilities or {},
     )
 
 
@@ -175,7 +201,9 @@ async def open_session(
     """Open a session in ``era`` (``auto``, ``legacy`` or ``modern``) on ``conn``; a legacy
     session asks for ``legacy_version``."""
     if era not in ERAS:
-        raise UsageError(f"unknown era {era!r}; choose one of: {', '.join(ERAS)}")
+        from cassette.core.suggest import unknown_choice
+
+        raise UsageError(unknown_choice("era", era, ERAS))
     caps = dict(capabilities or {})
     if era != "legacy":
         opening = await _discover(conn, era, client_info, caps)

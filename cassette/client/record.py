@@ -33,6 +33,7 @@ from cassette.client.scenarios import Scenario, ScenarioFile
 from cassette.client.steps import ScenarioAnswers, StepResult, run_steps
 from cassette.client.target import ServerTarget
 from cassette.core.redaction import Redactor
+from cassette.core.volatile import Ignores
 from cassette.errors import TransportError
 from cassette.modes.policy import Action, ModeChoice, plan
 from cassette.modes.runner import ModeOptions, ModeResult, run_mode
@@ -65,8 +66,9 @@ class RecordTuning:
     """How the cassettes are written, as for ``cassette record``: ``redactor`` (``"project"``:
     the project's rules plus every ``${VAR}`` of the target; ``None``: off), the strategy
     stored in the header, ``fsync``, and ``upstream_timeout`` (seconds the server may take
-    to answer before the request gets an error in its place, recorded), and
-    ``max_message_bytes`` as ``record --max-message-bytes`` takes it."""
+    to answer before the request gets an error in its place, recorded),
+    ``max_message_bytes`` as ``record --max-message-bytes`` takes it, and ``volatile`` as
+    ``record --keep-volatile`` gives it."""
 
     redactor: Redactor | Literal["project"] | None = "project"
     strategy: str | None = None
@@ -74,6 +76,9 @@ class RecordTuning:
     upstream_timeout: float | None = None
     #: the largest request body a URL target's recording proxy accepts (default 64 MiB)
     max_message_bytes: int | None = None
+    #: recording again, an answer changed only in volatile values keeps its old line
+    #: (``record --keep-volatile``; ``RecordConfig.volatile``)
+    volatile: Ignores | None = None
 
 
 @attrs.frozen
@@ -218,6 +223,7 @@ async def record_scenario(
         passthrough_stderr=False,
         upstream_timeout=tuning.upstream_timeout,
         policy=DeliveryPolicy(on_warning=on_warning),
+        volatile=tuning.volatile,
     )
     answers = ScenarioAnswers(scenario.answers)
     outcome: list[tuple[list[StepResult], str]] = []

@@ -111,7 +111,9 @@ def _profile(name: str | Profile) -> Profile:
         return name
     found = PROFILES.get(name)
     if found is None:
-        raise UsageError(f"unknown variant {name!r}; choose one of: {', '.join(PROFILES)}")
+        from cassette.core.suggest import unknown_choice
+
+        raise UsageError(unknown_choice("variant", name, PROFILES))
     return found
 
 

@@ -93,7 +93,9 @@ class FaultRule:
     def problem(self) -> str | None:
         """Why this rule cannot be run, or ``None``."""
         if self.kind not in FAULT_KINDS:
-            return f"unknown fault kind {self.kind!r}; choose one of: {', '.join(FAULT_KINDS)}"
+            from cassette.core.suggest import unknown_choice
+
+            return unknown_choice("fault kind", self.kind, FAULT_KINDS)
         if self.nth is not None and (isinstance(self.nth, bool) or self.nth < 1):
             return f"nth counts matching calls from 1, not {self.nth!r}"
         if self.probability is not None and not 0 <= self.probability <= 1:

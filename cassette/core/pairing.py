@@ -8,7 +8,7 @@ events in, pairs out.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 import attrs
@@ -16,7 +16,7 @@ import attrs
 from cassette.core.jsonrpc import Kind, classify_value
 from cassette.core.model import Event, MessageEvent
 
-__all__ = ["Exchange", "exchanges", "kind_of", "same_json_id"]
+__all__ = ["Exchange", "cancellations", "exchanges", "kind_of", "same_json_id"]
 
 
 @attrs.frozen(slots=True)
@@ -73,6 +73,18 @@ def _answered(open_: list[list[Any]], answer: MessageEvent) -> list[Any] | None:
 
 def same_json_id(a: Any, b: Any) -> bool:
     return type(a) is type(b) and a == b
+
+
+def cancellations(events: Iterable[Any]) -> Iterator[tuple[MessageEvent, Any]]:
+    """Each ``notifications/cancelled`` the client sent, and the request id it cancels
+    (``None`` when it names none)."""
+    for event in events:
+        if not isinstance(event, MessageEvent) or event.dir != "c2s":
+            continue
+        if event.message.get("method") != "notifications/cancelled":
+            continue
+        params = event.message.get("params")
+        yield event, params.get("requestId") if isinstance(params, dict) else None
 
 
 def exchanges(events: tuple[Event, ...] | list[Event]) -> tuple[list[Exchange], list[Any]]:

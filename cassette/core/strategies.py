@@ -125,5 +125,6 @@ def get_strategy(strategy: str | Strategy) -> Strategy:
     try:
         return STRATEGIES[strategy]
     except KeyError:
-        valid = ", ".join(STRATEGIES)
-        raise UsageError(f"unknown strategy {strategy!r}; choose one of: {valid}") from None
+        from cassette.core.suggest import unknown_choice
+
+        raise UsageError(unknown_choice("strategy", strategy, STRATEGIES)) from None

@@ -90,8 +90,10 @@ def get_mode(name: str, source: str | None = None) -> Mode:
         return key
     if key in SYNONYMS:
         return SYNONYMS[key]
-    where = f" (from {source})" if source else ""
-    raise UsageError(f"unknown record mode {name!r}{where}; choose one of: {_valid()}")
+    from cassette.core.suggest import unknown_choice
+
+    choices = (*MODES, *SYNONYMS)
+    raise UsageError(unknown_choice("record mode", name, choices, source=source, listed=_valid()))
 
 
 def resolve_mode(*candidates: tuple[str, str | None], default: Mode = DEFAULT_MODE) -> ModeChoice:

@@ -49,6 +49,7 @@ from cassette.core.recorder import BeforeRecord
 from cassette.core.redaction import Redactor
 from cassette.core.sessions import ReplaySessions
 from cassette.core.strategies import repeating
+from cassette.core.volatile import Ignores
 from cassette.errors import (
     CassetteError,
     CassetteNotFoundError,
@@ -98,6 +99,7 @@ __all__ = [
     "run_mode",
     "run_stdio",
     "session_path",
+    "unplayed_requests",
 ]
 
 Info = Callable[[str], None]
@@ -141,6 +143,9 @@ class ModeOptions:
     before_record: BeforeRecord | None = None
     #: an extension's fresh server first gets the session's earlier requests (``--prime``)
     prime: bool = False
+    #: recording again (mode ``all``), an answer changed only in volatile values keeps
+    #: its old line (``RecordConfig.volatile``)
+    volatile: Ignores | None = None
     #: the side channel a supervising process reads (``--report FILE``; none by default)
     report: Report | None = None
     #: hears what the mode does, for a person (``recording X``, ``appended ...``)
@@ -400,6 +405,7 @@ async def _record(
             on_result=run.recorded,
             before_record=options.before_record,
             era=options.era,
+            volatile=options.volatile,
         )
         if client is None and options.front != "stdio":
             result = await _record_proxy(options, config)
@@ -460,7 +466,7 @@ async def _replay(
             fallback=extension,
         )
     misses = tuple(m for r in results for m in r.misses)
-    run.report.write("unplayed", requests=_unplayed(responders))
+    run.report.write("unplayed", requests=unplayed_requests(responders))
     if responders.repeats:
         run.report.write("repeats", count=responders.repeats)
     summary = "\n".join(r.summary for r in results if r.summary)
@@ -493,13 +499,17 @@ async def _serve_client(
     return results[0]
 
 
-def _unplayed(responders: ReplaySessions) -> list[dict[str, Any]]:
-    """The recorded requests no session of this serving played (line and request), for a
-    supervisor that fails tests leaving recordings unused. Lifecycle calls are left out: a
-    client's handshake is not a call a test forgets. (The pool folds each session's
-    unplayed requests in as it ends, so it need not keep ended sessions.)"""
+def unplayed_requests(responders: ReplaySessions) -> list[dict[str, Any]]:
+    """The recorded requests no session of this serving played (line, request and its
+    digest: ``cassette.core.prune``), for a
+    supervisor that fails tests leaving recordings unused, and for ``cassette prune``.
+    Lifecycle calls are left out: a client's handshake is not a call a test forgets, and
+    is never pruned. (The pool folds each session's unplayed requests in as it ends, so
+    it need not keep ended sessions.)"""
+    from cassette.core.prune import request_digest
+
     return [
-        {"line": seq + 1, "request": describe_request(message)}
+        {"line": seq + 1, "request": describe_request(message), "digest": request_digest(message)}
         for seq, message in responders.unplayed()
         if message.get("method") not in LIFECYCLE_METHODS
     ]

@@ -42,6 +42,7 @@ from cassette.core.local_paths import LocalPaths
 from cassette.core.recorder import BeforeRecord
 from cassette.core.redaction import Redactor
 from cassette.core.text import printable
+from cassette.core.volatile import Ignores
 from cassette.errors import CassetteExistsError, UsageError, sole_exception
 from cassette.registry import get_connector, get_transport
 from cassette.runtime.probe import probing_beside
@@ -149,6 +150,10 @@ class RecordConfig:
     #: a cassette this run recorded, found as it left it, gets this session appended as
     #: its next start; ``None``: every session is a recording of its own
     client_run: str | None = None
+    #: recording again (``overwrite``), an answer that differs from the old one only in
+    #: values ``verify`` treats as volatile, or these ignore, keeps its old line
+    #: (``cassette.store.quiet``); ``None``: only unchanged events keep theirs
+    volatile: Ignores | None = None
 
 
 @attrs.frozen
@@ -352,7 +357,7 @@ def _recording(
                 sink.finish()
         finally:
             happened = sink is not None and sink.count > 1  # more than a header
-            failed = destination.finish(succeeded, happened=happened)
+            failed = destination.finish(succeeded, happened=happened, volatile=config.volatile)
         _remember(config, destination, succeeded)
         if sink is not None:
             outcome.append(_result(destination, sink, failed))

@@ -37,6 +37,7 @@ from typing import Final
 
 import attrs
 
+from cassette.core.volatile import Ignores
 from cassette.errors import CassetteError, CassetteExistsError
 from cassette.store.files import check_writable, describe_os_error, make_parent
 from cassette.store.lock import FileLock
@@ -120,18 +121,21 @@ class Destination:
                 )
         raise CassetteError(f"{wanted}: {_MOST_SIBLINGS} numbered siblings are taken")
 
-    def finish(self, succeeded: bool, *, happened: bool = True) -> Path | None:
+    def finish(
+        self, succeeded: bool, *, happened: bool = True, volatile: Ignores | None = None
+    ) -> Path | None:
         """Give the recording its name and let go of the lock: on success ``path`` holds
-        it; otherwise it is kept as ``<path>.failed``, returned, unless nothing
-        ``happened`` in it (a server that could not even be started): then it is gone,
-        and ``None`` is returned."""
+        it (a replaced recording's unchanged lines kept, and with ``volatile`` the lines
+        of answers that changed only in volatile values: ``quiet``); otherwise it is kept
+        as ``<path>.failed``, returned, unless nothing ``happened`` in it (a server that
+        could not even be started): then it is gone, and ``None`` is returned."""
         try:
             if succeeded and self.start is not None:
                 append_start(self.writing, self.path, self.start)
                 return None
             if succeeded:
                 if self.writing != self.path:  # unchanged lines stay as they were
-                    settle(self.writing, self.path)
+                    settle(self.writing, self.path, volatile)
                 return None
             if not happened:
                 with contextlib.suppress(FileNotFoundError):

@@ -53,9 +53,12 @@ def pytest_settings(start: Path | None = None) -> PytestSettings:
     for key, value in section.items():
         wanted = _PYTEST_KEYS.get(key)
         if wanted is None:
+            from cassette.core.suggest import did_you_mean
+
             known = ", ".join(_PYTEST_KEYS)
+            guess = did_you_mean(key, _PYTEST_KEYS)
             raise setting_error(
-                start, "tool.cassette.pytest", key, f"is not a setting; use {known}"
+                start, "tool.cassette.pytest", key, f"is not a setting{guess}; use {known}"
             )
         if not isinstance(value, wanted):
             raise setting_error(start, "tool.cassette.pytest", key, f"must be a {wanted.__name__}")

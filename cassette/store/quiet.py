@@ -21,6 +21,14 @@ take the cassette's name, and this module decides the bytes it takes it with:
   offsets count from it); when nothing else in the header changed, the old header line is
   kept whole.
 
+With ``volatile`` (``record --keep-volatile``, ``keep-volatile = true`` in
+``[tool.cassette]``, the pytest plugin's ``keep_volatile``), an answer is compared as
+``verify`` compares it (``cassette.core.volatile.steady``): one that differs from the old
+only in values verify treats as volatile (``_meta``, cache hints, timestamps and UUIDs in
+text, JSON inside a text compared as JSON) or that the project ignores
+(``[tool.cassette.verify]``) is the same event, and keeps its old line. So a server that
+stamps the time into an answer re-records to an unchanged file.
+
 The outcome: the same session recorded again leaves the file byte-identical (it is not
 even rewritten), and a changed answer changes that answer's line only. Whatever cannot
 be compared (an old file that no longer reads, a new one with a line dropped) falls back
@@ -39,18 +47,21 @@ from typing import Final
 import attrs
 
 from cassette.core.codec import encode_line
-from cassette.core.model import Event, Header
+from cassette.core.model import Event, Header, MessageEvent
+from cassette.core.volatile import Ignores, steady
 from cassette.errors import CassetteError
 from cassette.store.files import describe_os_error, write_atomic
 
 __all__ = ["quiet_lines", "settle"]
 
 
-def settle(new: Path, path: Path) -> None:
+def settle(new: Path, path: Path, volatile: Ignores | None = None) -> None:
     """Give the recording at ``new`` the name ``path`` (which holds the recording it
-    replaces), keeping the unchanged lines of ``path`` (see the module docstring)."""
+    replaces), keeping the unchanged lines of ``path``; with ``volatile``, also the lines
+    of answers that changed only in volatile or ignored values (see the module
+    docstring)."""
     try:
-        merged = _merged(new, path)
+        merged = _merged(new, path, volatile)
         if merged is None:
             os.replace(new, path)
             return
@@ -62,7 +73,7 @@ def settle(new: Path, path: Path) -> None:
         raise CassetteError(f"{path}: cannot finish: {describe_os_error(exc)}") from exc
 
 
-def _merged(new: Path, path: Path) -> bytes | None:
+def _merged(new: Path, path: Path, volatile: Ignores | None) -> bytes | None:
     """The quiet bytes for ``path``, or ``None`` when the two files cannot be compared."""
     from cassette.store.storage import Cassette  # the reader; storage imports this module
 
@@ -80,7 +91,7 @@ def _merged(new: Path, path: Path) -> bytes | None:
         old_header = old_lines[0] + b"\n"
     except IndexError:
         return None
-    return quiet_lines(old_header, before.header, old, after.header, fresh)
+    return quiet_lines(old_header, before.header, old, after.header, fresh, volatile)
 
 
 def quiet_lines(
@@ -89,12 +100,16 @@ def quiet_lines(
     old: Sequence[tuple[Event, bytes]],
     new_header: Header,
     new: Sequence[tuple[Event, bytes]],
+    volatile: Ignores | None = None,
 ) -> bytes:
-    """The file a re-recording leaves: ``old`` and ``new`` are events with their lines."""
+    """The file a re-recording leaves: ``old`` and ``new`` are events with their lines;
+    ``volatile``: answers are compared as ``verify`` compares them."""
     out: list[bytes] = []
     kept = False
     last_t: float | None = None  # the ``t`` of the line written last
-    for tag, i1, i2, j1, j2 in _opcodes([_key(e) for e, _ in old], [_key(e) for e, _ in new]):
+    a = [_key(e, volatile) for e, _ in old]
+    b = [_key(e, volatile) for e, _ in new]
+    for tag, i1, i2, j1, j2 in _opcodes(a, b):
         if tag == "equal":
             for event, line in old[i1:i2]:
                 out.append(line)
@@ -138,9 +153,21 @@ def _opcodes(a: list[bytes], b: list[bytes]) -> list[tuple[str, int, int, int, i
     return ops
 
 
-def _key(event: Event) -> bytes:
-    """What an event is, without when it happened."""
+def _key(event: Event, volatile: Ignores | None = None) -> bytes:
+    """What an event is, without when it happened; with ``volatile``, an answer without
+    the values verify would not compare."""
+    if volatile is not None and isinstance(event, MessageEvent) and _is_answer(event):
+        message = steady(event.message, volatile)
+        return encode_line(attrs.evolve(event, t=0.0, message=message))
     return encode_line(attrs.evolve(event, t=0.0))
+
+
+def _is_answer(event: MessageEvent) -> bool:
+    """A server's answer to a request: what verify compares."""
+    message = event.message
+    if event.dir != "s2c" or "method" in message:
+        return False
+    return "result" in message or "error" in message
 
 
 def _timed(

@@ -1,5 +1,10 @@
 """``cassette check``: connect to a server as a client and report what it offers and what is wrong.
 
+``check -- COMMAND`` (and ``--url``) checks a live server, here; ``check TAPE`` checks
+what a cassette recorded, offline, with the same rules and the same report
+(``cassette.tools.check_tape``); ``check TAPE --live`` starts the server TAPE's header
+names and checks it live.
+
 The client is cassette's own (``ClientConnection`` over a transport plugin), not the SDK,
 so the core stays SDK-free and a replay of the session answers exactly what the live
 server did: ``check`` against a server and against a replay of its recording print the
@@ -17,6 +22,11 @@ incompatibility. The report names the era that was negotiated.
 
 Schemas are validated with ``jsonschema`` (the ``tools`` extra) against the draft each
 declares in ``$schema`` (2020-12 when none is declared). Without it the report says so.
+
+The server may be a replay (``check -- cassette replay TAPE``) of a recording whose client
+never listed everything the server advertises: a list the replay answers with its miss
+(``-32099``, "cassette-mcp: ... never recorded") was never recorded, which says nothing
+of the server, so it is a note, not an error.
 """
 
 from __future__ import annotations
@@ -29,20 +39,21 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import attrs
-
 from cassette.client.connection import McpClient, closed_errors
 from cassette.client.opening import ERAS, Opening, open_session, speaks_modern
 from cassette.client.target import ServerTarget
 from cassette.core.definitions import TOOL_NAME, Issue, schema_checker, schema_issues
+from cassette.core.jsonrpc import REPLAY_MISS
 from cassette.core.mcp import LATEST_LEGACY, MODERN_VERSION
 from cassette.core.urls import check_http_url
 from cassette.errors import CassetteError, TransportError, UsageError
 from cassette.store.headers import project_headers
 from cassette.tools._common import emit
+from cassette.tools._surface import SURFACES, CheckReport, schema_validator, tool_issues
 
 __all__ = [
     "ERAS",
+    "SURFACES",
     "TOOL_NAME",
     "CheckReport",
     "check_server",
@@ -58,92 +69,21 @@ _CLIENT_INFO = {"name": "cassette-check", "version": "1"}
 _PAGES = 50  # a server that paginates forever is a finding, not a hang
 
 
-@attrs.frozen
-class CheckReport:
-    """What ``check`` found; ``passed`` is true when there is no error."""
-
-    server: dict[str, Any]
-    protocol: str | None
-    era: str
-    counts: dict[str, int]
-    issues: tuple[Issue, ...]
-
-    @property
-    def errors(self) -> int:
-        return sum(i.severity == "error" for i in self.issues)
-
-    @property
-    def warnings(self) -> int:
-        return sum(i.severity == "warning" for i in self.issues)
-
-    @property
-    def passed(self) -> bool:
-        return self.errors == 0
-
-    def as_data(self) -> dict[str, Any]:
-        return {
-            "server": self.server,
-            "protocol": self.protocol,
-            "era": self.era,
-            "counts": self.counts,
-            "findings": [attrs.asdict(i) for i in self.issues],
-            "result": "PASS" if self.passed else "FAIL",
-            "errors": self.errors,
-            "warnings": self.warnings,
-        }
-
-    def text(self) -> str:
-        name = self.server.get("name", "(unnamed)")
-        version = self.server.get("version", "(no version)")
-        c = self.counts
-        lines = [
-            f"server: {name} {version}",
-            f"protocol: {self.protocol or 'unknown'} ({self.era} era)",
-            f"surface: {c['tools']} tools, {c['resources']} resources, {c['prompts']} prompts, "
-            f"{c['templates']} resource templates",
-        ]
-        lines += [f"{i.severity}: {i.message}" for i in self.issues]
-        verdict = "PASS" if self.passed else "FAIL"
-        lines.append(f"result: {verdict} ({self.errors} errors, {self.warnings} warnings)")
-        return "\n".join(lines)
-
-
-def _tool_issues(tools: list[Any], jsonschema: Any) -> list[Issue]:
-    out: list[Issue] = []
-    seen: set[str] = set()
-    for index, tool in enumerate(tools):
-        if not isinstance(tool, dict) or not isinstance(tool.get("name"), str):
-            out.append(Issue("error", f"tool #{index} has no name"))
-            continue
-        name = tool["name"]
-        label = f"tool {json.dumps(name)}"
-        if name in seen:
-            out.append(Issue("error", f"{label}: duplicate tool name"))
-        seen.add(name)
-        if not TOOL_NAME.match(name):
-            out.append(Issue("error", f"{label}: name must be 1-128 of A-Z a-z 0-9 _ . -"))
-        if not str(tool.get("description") or "").strip():
-            out.append(Issue("warning", f"{label}: no description"))
-        out += schema_issues(
-            jsonschema, f"{label} inputSchema", tool.get("inputSchema"), required=True
-        )
-        out += schema_issues(
-            jsonschema, f"{label} outputSchema", tool.get("outputSchema"), required=False
-        )
-    return out
-
-
 async def _list_all(
     conn: Any, method: str, key: str, opening: Opening
-) -> tuple[list[Any], str | None]:
-    """Every item of a paginated list, or the error that stopped it."""
+) -> tuple[list[Any], str | Issue | None]:
+    """Every item of a paginated list, or the error that stopped it (a note, when a
+    replayed server says the page was never recorded)."""
     items: list[Any] = []
     cursor: str | None = None
-    for _ in range(_PAGES):
+    for number in range(_PAGES):
         params = {"cursor": cursor} if cursor else None
         reply = await conn.request(method, opening.params(params))
         if "error" in reply:
             error = reply["error"] if isinstance(reply["error"], dict) else {}
+            if _never_recorded(error):
+                where = f"page {number + 1} of {method}" if number else method
+                return items, Issue("note", f"{where}: not in the recording replayed, not checked")
             return items, f"{error.get('code')} {error.get('message', '')}".strip()
         result = reply.get("result") if isinstance(reply.get("result"), dict) else {}
         page = result.get(key) if isinstance(result, dict) else None
@@ -156,34 +96,28 @@ async def _list_all(
     return items, f"still paginating after {_PAGES} pages"
 
 
+def _never_recorded(error: Mapping[str, Any]) -> bool:
+    """Whether an error is a replay's miss: the request was never recorded."""
+    message = error.get("message")
+    return error.get("code") == REPLAY_MISS and str(message).startswith("cassette-mcp:")
+
+
 async def _session(conn: Any, era: str = "auto") -> CheckReport:
     opening = await open_session(conn, era, client_info=_CLIENT_INFO)
     caps, server = opening.capabilities, opening.server
-    issues: list[Issue] = []
     counts = {"tools": 0, "resources": 0, "prompts": 0, "templates": 0}
-    jsonschema = schema_checker()
-    if jsonschema is None:
-        issues.append(
-            Issue(
-                "warning",
-                f"schemas not validated: jsonschema is not installed ({_install('tools')})",
-            )
-        )
-    surfaces = (
-        ("tools", "tools/list", "tools", "tools"),
-        ("resources", "resources/list", "resources", "resources"),
-        ("resources", "resources/templates/list", "resourceTemplates", "templates"),
-        ("prompts", "prompts/list", "prompts", "prompts"),
-    )
-    for capability, method, key, counted in surfaces:
+    jsonschema, issues = schema_validator()
+    for capability, method, key, counted in SURFACES:
         if capability not in caps:
             continue
         items, failure = await _list_all(conn, method, key, opening)
         counts[counted] = len(items)
-        if failure is not None:
+        if isinstance(failure, Issue):
+            issues.append(failure)
+        elif failure is not None:
             issues.append(Issue("error", f"{capability} advertised but {method} failed: {failure}"))
         if counted == "tools":
-            issues += _tool_issues(items, jsonschema)
+            issues += tool_issues(items, jsonschema)
     if not server.get("name"):
         issues.append(Issue("warning", opening.missing_name))
     return CheckReport(dict(server), opening.protocol, opening.era, counts, tuple(issues))
@@ -245,13 +179,17 @@ def main(args: argparse.Namespace) -> int:
     given = sum(x is not None for x in (command, args.url, tape)) + bool(after)
     if given != 1:
         raise UsageError(
-            "check needs one server: TAPE (the one its header names), -- COMMAND [ARG...], "
-            '--stdio "COMMAND" or --url URL'
+            "check needs one server: TAPE (what it recorded, offline; with --live, the "
+            'server its header names), -- COMMAND [ARG...], --stdio "COMMAND" or --url URL'
         )
     if args.url is not None:
         check_http_url(args.url, "--url")
     elif args.headers:
         raise UsageError("--header is for --url URL (a command reads its own)")
+    if args.live and tape is None:
+        raise UsageError("--live is for check TAPE: it starts the server TAPE's header names")
+    if tape is not None and not args.live:
+        return _offline(tape, args)
     command = command or after or None
     expanded = project_headers(args.headers) if args.url is not None else None
     headers = expanded.headers if expanded is not None else None
@@ -278,16 +216,24 @@ def main(args: argparse.Namespace) -> int:
     return 0 if report.passed else 1
 
 
+def _offline(tape: str, args: argparse.Namespace) -> int:
+    """``check TAPE``: the recorded surface, no server started."""
+    if args.era != "auto":
+        raise UsageError(
+            f"--era {args.era} opens a live session: check TAPE reads the opening TAPE "
+            "recorded (add --live to check the server its header names)"
+        )
+    from cassette.tools.check_tape import check_cassette
+
+    report = check_cassette(tape)
+    emit(json.dumps(report.as_data(), indent=2) if args.format == "json" else report.text())
+    return 0 if report.passed else 1
+
+
 def _recorded(tape: str) -> ServerTarget:
-    """The server ``tape``'s header recorded (``check TAPE``), started as ``verify`` and
-    ``variant`` start it."""
+    """The server ``tape``'s header recorded (``check TAPE --live``), started as ``verify``
+    and ``variant`` start it."""
     from cassette.client.launch import recorded_server
     from cassette.store.storage import Cassette
 
     return recorded_server(Cassette.load(tape).header, tape, source=tape)
-
-
-def _install(extra: str) -> str:
-    from cassette_mcp._install import install_command
-
-    return install_command(extra)

@@ -38,6 +38,7 @@ from cassette.core.model import (
     RawEvent,
     StderrEvent,
 )
+from cassette.core.pairing import cancellations
 from cassette.core.redaction import check_header
 from cassette.core.variants import group_era, split
 from cassette.store.storage import Cassette
@@ -219,16 +220,10 @@ def _describe(event: MessageEvent) -> str:
 
 def _cancelled(events: Any) -> set[tuple[Any, str, Any]]:
     """(session, id type, id) of every request the client cancelled."""
-    out: set[tuple[Any, str, Any]] = set()
-    for event in events:
-        if not isinstance(event, MessageEvent) or event.dir != "c2s":
-            continue
-        if event.message.get("method") != "notifications/cancelled":
-            continue
-        params = event.message.get("params")
-        request_id = params.get("requestId") if isinstance(params, dict) else None
-        out.add((_session(event), type(request_id).__name__, request_id))
-    return out
+    return {
+        (_session(event), type(request_id).__name__, request_id)
+        for event, request_id in cancellations(events)
+    }
 
 
 def _pairing_findings(tape: Cassette) -> list[Finding]:

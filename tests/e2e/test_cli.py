@@ -146,7 +146,9 @@ def test_record_usage_errors(tmp_path: Path) -> None:
         "record", "-o", str(tmp_path / "x.jsonl"), "--transport", "carrier-pigeon", "--", *RAW
     )
     assert unknown.returncode == 2
-    assert re.search(r"installed: .*memory.*stdio", one_line_error(unknown))
+    line = one_line_error(unknown)
+    assert re.search(r"installed: .*stdio, streamable-http \(or http\)", line)
+    assert "memory" not in line  # in-process only: nothing a person can name
 
 
 def test_allow_origin_takes_origins_for_network_fronts_only(tmp_path: Path) -> None:

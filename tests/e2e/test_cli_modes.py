@@ -94,7 +94,7 @@ def test_environment_mode_none_keeps_record_from_going_live(tmp_path: Path) -> N
     [
         (["record", "-o", "t.jsonl", "--mode", "sometimes", "--", "x"], "'sometimes'"),
         (["record", "-o", "t.jsonl", "--mode", "once", "--overwrite", "--", "x"], "--overwrite"),
-        (["replay", "t.jsonl", "--mode", "once"], "needs the server's command"),
+        (["replay", "t.jsonl", "--mode", "once"], "a server command goes after --"),
         (["record", "-o", "t.jsonl", "--report", "r.jsonl", "--", "x"], "--report needs a mode"),
         (["replay", "t.jsonl", "--mode", "all", "--front", "http", "--", "x"], "serves on stdio"),
     ],
@@ -118,7 +118,9 @@ def test_unknown_mode_in_the_environment_is_a_usage_error_listing_modes(tmp_path
     env = {**os.environ, "MCP_CASSETTE_MODE": "noen"}
     result = run(cassette("record", "-o", str(tmp_path / "t.jsonl"), "--", "x"), env=env)
     assert result.returncode == 2
-    assert "unknown record mode 'noen' (from MCP_CASSETTE_MODE)" in result.stderr
+    assert (
+        "unknown record mode 'noen' (from MCP_CASSETTE_MODE; did you mean none?)" in result.stderr
+    )
     assert "once, none, all (or its synonym rewrite), new_episodes" in result.stderr
 
 

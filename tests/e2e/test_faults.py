@@ -343,7 +343,8 @@ def test_a_bad_plan_is_one_line_naming_file_and_line(tape: Path, tmp_path: Path)
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
     assert lines == [
-        f"cassette: error: {plan}:6: fault 2: unknown fault kind 'tiemout'; choose one of: "
+        f"cassette: error: {plan}:6: fault 2: unknown fault kind 'tiemout' (did you mean "
+        "timeout?); choose one of: "
         "delay, timeout, error, malformed, disconnect, exit"
     ]
     assert "Traceback" not in proc.stderr

@@ -5,6 +5,7 @@ command served, ``check -- CMD``, a hint for a command given without ``--``, and
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 from pathlib import Path
 
@@ -101,8 +102,10 @@ def test_a_command_without_double_dash_gets_a_hint(tape: Path) -> None:
         result = cassette(*argv)
         assert result.returncode == 2
         last = result.stderr.strip().splitlines()[-1]
-        assert last.startswith("cassette: error: unrecognized arguments: ")
-        assert last.endswith("(a server command goes after --, e.g. -- node server.js)")
+        words = " ".join(NOTES)
+        assert last.startswith(f"cassette: error: {argv[0]}: {words}: not a cassette or an option")
+        assert "; a server command goes after --: cassette " in last
+        assert last.endswith(f" -- {shlex.join(NOTES)}")
 
 
 def test_stdio_record_says_what_it_records_and_what_it_wrote(tmp_path: Path) -> None:

@@ -36,9 +36,9 @@ steps = [
 """
 
 
-def record(cwd: Path, *again: str, temp: str = "-3") -> None:
+def record(cwd: Path, *again: str, temp: str = "-3", build: str = "1") -> None:
     fresh = "1" if "--redact-pii" in again else "0"  # random personal data, when redacted
-    env = {**os.environ, "STEADY_TEMP": temp, "STEADY_FRESH_PII": fresh}
+    env = {**os.environ, "STEADY_TEMP": temp, "STEADY_FRESH_PII": fresh, "STEADY_BUILD": build}
     env.pop("MCP_CASSETTE_MODE", None)
     result = subprocess.run(
         [PY, "-m", "cassette", "record", "--scenarios", "s.toml", *again],
@@ -127,3 +127,47 @@ def test_fresh_secrets_each_run_still_leave_the_file_byte_identical(
     for again in (["--overwrite"], ["--mode", "all"]):
         record(tmp_path, *again, *pii)
         assert tape.read_bytes() == first  # new secrets, the same placeholders: same bytes
+
+
+CLOCK = SCENARIOS.replace(
+    '  { call = "greet", arguments = { name = "Ada" } },\n]',
+    '  { call = "clock" },\n  { call = "greet", arguments = { name = "Ada" } },\n]',
+)
+
+
+def changed_lines(before: bytes, after: bytes) -> list[int]:
+    old, new = before.splitlines(), after.splitlines()
+    assert len(old) == len(new)
+    return [n + 1 for n, (a, b) in enumerate(zip(old, new, strict=True)) if a != b]
+
+
+def test_keep_volatile_keeps_answers_changed_only_in_volatile_values(tmp_path: Path) -> None:
+    """The clock answer holds the time (in a text, in JSON answered as text) and a trace
+    id in _meta: recorded again, only its line changes; with keep-volatile, none does,
+    and a real change still shows as its own line."""
+    assert "clock" in CLOCK
+    (tmp_path / "s.toml").write_text(CLOCK, encoding="utf-8")
+    tape = tmp_path / "weather.jsonl"
+    record(tmp_path)
+    first = tape.read_bytes()
+    clock_line = next(n for n, line in enumerate(first.splitlines(), 1) if b"report made" in line)
+
+    record(tmp_path, "--overwrite")
+    assert changed_lines(first, tape.read_bytes()) == [clock_line]  # volatile values moved
+    tape.write_bytes(first)
+
+    record(tmp_path, "--overwrite", "--keep-volatile")
+    assert tape.read_bytes() == first  # the old line kept: not one byte differs
+
+    # the project's setting, and what [tool.cassette.verify] ignores counts as volatile too
+    (tmp_path / "pyproject.toml").write_text(
+        "[tool.cassette]\nkeep-volatile = true\n\n"
+        '[tool.cassette.verify]\nignore = ["/result/content/1/text#/build"]\n',
+        encoding="utf-8",
+    )
+    record(tmp_path, "--mode", "all", build="2")
+    assert tape.read_bytes() == first
+    record(tmp_path, "--mode", "all", build="2", temp="5")  # a real change: its line only
+    changed = changed_lines(first, tape.read_bytes())
+    assert len(changed) == 1
+    assert b"Oslo: 5 C" in tape.read_bytes().splitlines()[changed[0] - 1]

@@ -14,7 +14,9 @@ from tests.support import (
     MODERN_SERVER,
     OFFLINE_ENV,
     PY,
+    ROOT,
     Background,
+    LineClient,
     everything_command,
     record_command,
     replay_command,
@@ -161,3 +163,71 @@ def test_the_era_can_be_forced(tmp_path: Path) -> None:
         '"message": "Method not found"}\n'
     )
     assert check("--stdio", "true", "--era", "future").returncode == 2
+
+
+def _with_command(tape: Path, command: list[str]) -> None:
+    """``tape`` with its header naming ``command`` as the recorded server."""
+    lines = tape.read_text().splitlines()
+    header = json.loads(lines[0])
+    header["target"]["command"] = command
+    tape.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+
+
+@pytest.mark.parametrize(
+    ("server", "expected"), [(None, EXPECTED), ([PY, str(MODERN_SERVER)], MODERN)]
+)
+def test_check_tape_reads_the_recording_offline_and_starts_nothing(
+    tmp_path: Path, server: list[str] | None, expected: list[str]
+) -> None:
+    tape = tmp_path / "checked.jsonl"
+    live = check("--stdio", shlex.join(record_command(tape, server or everything_command())))
+    assert live.returncode == 0, live.stderr
+    assert live.stdout.splitlines() == expected
+    # the header now names a server that leaves a mark if it is ever started
+    marker = tmp_path / "started"
+    _with_command(tape, [PY, "-c", f"open({str(marker)!r}, 'w').close()"])
+    offline = check(str(tape))
+    assert offline.returncode == 0, offline.stderr
+    assert offline.stdout.splitlines() == [f"cassette: {tape} (as recorded)", *expected]
+    as_json = json.loads(check(str(tape), "--format", "json").stdout)
+    assert (as_json["cassette"], as_json["result"]) == (str(tape), "PASS")
+    assert not marker.exists()  # no process was started
+    forced = check(str(tape), "--era", "legacy")
+    assert forced.returncode == 2
+    assert "--era legacy opens a live session" in forced.stderr
+    # --live is the other thing: the server the header names, started
+    started = check(str(tape), "--live", "--timeout", "30")
+    assert started.returncode == 2
+    assert marker.exists()
+
+
+def test_check_of_a_replay_works_on_a_cassette_recorded_by_plain_record(
+    tmp_path: Path,
+) -> None:
+    """A client that never listed what the server advertises left nothing to replay for
+    those lists: check says so (a note), it does not fail the server for it."""
+    tape = tmp_path / "notes.jsonl"
+    notes = [PY, str(ROOT / "examples" / "notes_server.py")]
+    client = LineClient(record_command(tape, notes))
+    try:
+        client.initialize()
+        client.request("tools/call", {"name": "add_note", "arguments": {"text": "a"}})
+        assert client.finish()[0] == 0
+    finally:
+        client.kill_group()
+    result = check("--", *replay_command(tape))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.splitlines() == [
+        "server: notes 1.0.0",
+        "protocol: 2025-11-25 (legacy era)",
+        "surface: 0 tools, 0 resources, 0 prompts, 0 resource templates",
+        "note: tools/list: not in the recording replayed, not checked",
+        "result: PASS (0 errors, 0 warnings)",
+    ]
+    committed = ROOT / "examples" / "everything.jsonl"  # recorded by a plain record
+    everything = check("--", *replay_command(committed))
+    assert everything.returncode == 0, everything.stdout + everything.stderr
+    lines = everything.stdout.splitlines()
+    assert lines[2] == "surface: 13 tools, 0 resources, 0 prompts, 0 resource templates"
+    assert "note: prompts/list: not in the recording replayed, not checked" in lines
+    assert lines[-1] == "result: PASS (0 errors, 0 warnings)"

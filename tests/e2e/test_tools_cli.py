@@ -306,7 +306,17 @@ def test_show_html_renders_in_headless_chromium(tmp_path: Path) -> None:
 
 def test_every_tool_command_has_help_and_is_listed() -> None:
     listed = cli("--help").stdout
-    for command in ("lint", "diff", "redact", "show", "check", "verify", "distill", "mock"):
+    for command in (
+        "lint",
+        "diff",
+        "redact",
+        "show",
+        "check",
+        "verify",
+        "prune",
+        "distill",
+        "mock",
+    ):
         assert command in listed
         result = cli(command, "--help")
         assert result.returncode == 0

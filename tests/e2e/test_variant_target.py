@@ -1,5 +1,5 @@
 """``cassette variant TAPE --as legacy``, ``cassette verify TAPE`` and ``cassette check
-TAPE``, with no command, start the server the header names as the recorder wrote it (a
+TAPE --live``, with no command, start the server the header names as the recorder wrote it (a
 path under the project relative to its root, one under the home folder as ``~/...``), from
 any working directory, through one piece of code (``cassette.client.launch``); a server
 that will not start is reported with its own error line and the ``-- COMMAND`` hint."""
@@ -40,7 +40,7 @@ def test_startable_argv_undoes_portable_argv(tmp_path: Path) -> None:
 COMMANDS = {
     "variant": (["variant", "{tape}", "--as", "legacy"], '"variant":"legacy"'),
     "verify": (["verify", "{tape}"], "3 MATCH"),
-    "check": (["check", "{tape}"], "result: PASS"),
+    "check": (["check", "{tape}", "--live"], "result: PASS"),
 }
 
 

@@ -228,13 +228,44 @@ def test_an_unknown_marker_mode_errors_that_test_only(suite: Suite) -> None:
         [
             "*unknown record mode 'sometimes' (from @pytest.mark.mcp_cassette)*",
             "*takes a path and the keywords path, mode, strategy, ignore, faults, "
-            "fail_on_unused, record_on_failure, scenarios, scenario, allow_repeats; got tape*",
+            "fail_on_unused, record_on_failure, scenarios, scenario, allow_repeats, "
+            "keep_volatile; got tape*",
         ],
         consecutive=False,
     )
     # one line each: no second report of the error the message was made from
     assert "During handling of the above exception" not in result.stdout.str()
     assert result.stdout.str().count("unknown record mode 'sometimes'") == 2  # error + summary
+
+
+def test_a_mistyped_marker_argument_gets_the_one_meant(suite: Suite) -> None:
+    suite.write(
+        "test_typos",
+        """
+        @pytest.mark.mcp_cassette(mod="none")
+        def test_keyword(mcp_cassette):
+            pass
+
+        @pytest.mark.mcp_cassette(mode="nonee")
+        def test_value(mcp_cassette):
+            pass
+        """,
+    )
+    result = suite.run("--mcp-cassette-mode=nnoe")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR  # the option's typo stops the run
+    result.stderr.fnmatch_lines(
+        ["*unknown record mode 'nnoe' (from --mcp-cassette-mode; did you mean none?)*"]
+    )
+    result = suite.run()
+    result.assert_outcomes(errors=2)
+    result.stdout.fnmatch_lines(
+        [
+            "*got mod= (did you mean mode=?)*",
+            "*unknown record mode 'nonee' (from @pytest.mark.mcp_cassette; did you mean none?)*",
+        ],
+        consecutive=False,
+    )
+    assert suite.starts == 0
 
 
 def test_a_miss_fails_the_test_that_caused_it_with_the_diagnostics(suite: Suite) -> None:

@@ -148,7 +148,10 @@ def test_a_bad_project_setting_stops_the_run_naming_file_and_line(suite: Suite) 
     result = suite.run()
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
-        ["*pyproject.toml:3: [[]tool.cassette.pytest[]] mdoe is not a setting; use cassette-dir*"]
+        [
+            "*pyproject.toml:3: [[]tool.cassette.pytest[]] mdoe is not a setting (did you mean "
+            "mode?); use cassette-dir*"
+        ]
     )
     assert suite.starts == 0
 

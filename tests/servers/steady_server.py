@@ -4,13 +4,17 @@ changes one answer (``forecast``'s temperature) and nothing else. Its ``sign_in`
 is the exception on purpose: every run answers with fresh random credentials (a token
 shape, a token under a secret name inside JSON text, a typed token under an output
 schema's pattern; and with ``STEADY_FRESH_PII=1`` an e-mail address and a phone number
-too), as a real sign-in does. It
+too), as a real sign-in does. Its ``clock`` tool is the other: it stamps the time and a
+fresh trace id into its answer (and ``STEADY_BUILD`` into the JSON it answers as text),
+the values ``verify`` treats as volatile. It
 writes nothing on stderr, so the order of the recorded events is the same in every run."""
 
+import datetime
 import json
 import os
 import secrets
 import sys
+import uuid
 
 TOKEN_SCHEMA = {
     "type": "object",
@@ -20,6 +24,7 @@ TOOLS = [
     {"name": "greet", "inputSchema": {"type": "object"}},
     {"name": "forecast", "inputSchema": {"type": "object"}},
     {"name": "sign_in", "inputSchema": {"type": "object"}, "outputSchema": TOKEN_SCHEMA},
+    {"name": "clock", "inputSchema": {"type": "object"}},
 ]
 
 
@@ -43,6 +48,20 @@ def sign_in() -> dict:
     }
 
 
+def clock() -> dict:
+    """The same report each run but for when it was made: a timestamp in a text, one in
+    the JSON answered as text, a trace id in ``_meta``; and a build number."""
+    now = datetime.datetime.now(datetime.UTC).isoformat(timespec="microseconds")
+    report = {"generatedAt": now, "build": os.environ.get("STEADY_BUILD", "1"), "snow": True}
+    return {
+        "content": [
+            {"type": "text", "text": f"report made at {now}"},
+            {"type": "text", "text": json.dumps(report)},
+        ],
+        "_meta": {"trace": str(uuid.uuid4())},
+    }
+
+
 def answer(message: dict) -> dict | None:
     method = message.get("method")
     if method == "initialize":
@@ -53,14 +72,20 @@ def answer(message: dict) -> dict | None:
         }
     if method == "tools/list":
         return {"tools": TOOLS}
-    if method == "tools/call" and message["params"]["name"] == "sign_in":
+    if method == "tools/call":
+        return call(message["params"]["name"])
+    return None  # anything else (a modern client's server/discover, ping): not found
+
+
+def call(name: str) -> dict:
+    if name == "sign_in":
         return sign_in()
-    if method == "tools/call" and message["params"]["name"] == "forecast":
+    if name == "clock":
+        return clock()
+    if name == "forecast":
         text = f"Oslo: {os.environ.get('STEADY_TEMP', '-3')} C, snow"
         return {"content": [{"type": "text", "text": text}]}
-    if method == "tools/call":
-        return {"content": [{"type": "text", "text": "Hello, Ada."}]}
-    return None  # anything else (a modern client's server/discover, ping): not found
+    return {"content": [{"type": "text", "text": "Hello, Ada."}]}
 
 
 def main() -> int:

@@ -59,8 +59,10 @@ def test_a_mistyped_option_gets_the_one_meant_and_no_dash_hint(
 
 
 def test_the_dash_hint_only_where_a_command_could_go(capsys: pytest.CaptureFixture[str]) -> None:
-    hint = "(a server command goes after --, e.g. -- node server.js)"
-    assert usage_error(capsys, "check", "node", "s.js").endswith(hint)
+    hint = "a server command goes after --"
+    assert usage_error(capsys, "check", "node", "s.js").endswith(
+        f"{hint}: cassette check -- node s.js"
+    )
     # after --, the words left over are not a misplaced command
     assert hint not in usage_error(capsys, "replay", "t.jsonl", "extra", "--", "node", "s.js")
     # lint takes no server command at all

@@ -32,7 +32,7 @@ def test_unknown_mode_lists_the_valid_ones_and_names_its_source() -> None:
         get_mode("noen", "MCP_CASSETTE_MODE")
     message = str(info.value)
     assert "'noen'" in message
-    assert "(from MCP_CASSETTE_MODE)" in message
+    assert "(from MCP_CASSETTE_MODE; did you mean none?)" in message
     for name in (*MODES, "rewrite"):
         assert name in message
 

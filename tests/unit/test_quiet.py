@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -9,6 +10,7 @@ import pytest
 from cassette import Cassette
 from cassette.core.codec import encode_line
 from cassette.core.model import Header, MessageEvent, RecorderInfo
+from cassette.core.volatile import Ignores, steady
 from cassette.store import quiet
 from cassette.store.quiet import settle
 
@@ -96,3 +98,64 @@ def test_a_long_changed_middle_is_one_block_and_keeps_head_and_tail(
     after = old.read_bytes().splitlines()
     assert [a == b for a, b in zip(before, after, strict=True)] == [True, True, False, False, True]
     assert [e.t for e in Cassette.load(old).events] == [0.1, 0.2, 0.3, 0.4]
+
+
+# -- keep-volatile: answers compared as verify compares them ---------------------------------
+
+
+def answers(path: Path, started: str, results: list[dict[str, object]]) -> Path:
+    """A session of one request and its answer per result."""
+    header = Header("stdio", RecorderInfo("cassette-mcp", "1"), started)
+    lines = [encode_line(header)]
+    for n, result in enumerate(results, start=1):
+        request = {"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {"name": "now"}}
+        answer = {"jsonrpc": "2.0", "id": n, "result": result}
+        lines.append(encode_line(MessageEvent(t=n / 10, dir="c2s", message=request)))
+        lines.append(encode_line(MessageEvent(t=n / 10 + 0.05, dir="s2c", message=answer)))
+    path.write_bytes(b"".join(lines))
+    return path
+
+
+def report(at: str, build: str, trace: str) -> dict[str, object]:
+    text = json.dumps({"generatedAt": at, "build": build})
+    return {"content": [{"type": "text", "text": text}], "_meta": {"trace": trace}}
+
+
+def test_keep_volatile_keeps_an_answer_that_changed_only_in_volatile_values(
+    tmp_path: Path,
+) -> None:
+    uuid_a, uuid_b = "0f8fad5b-d9cb-469f-a165-70867728950e", "7c9e6679-7425-40de-944b-e07fc1f90ae7"
+    old = answers(
+        tmp_path / "t.jsonl",
+        "2026-01-01T00:00:00.000Z",
+        [report("2026-01-01T10:00:00Z", "1", uuid_a), {"content": [], "n": 1}],
+    )
+    before = old.read_bytes()
+    fresh = [report("2026-03-04T11:12:13.5+01:00", "2", uuid_b), {"content": [], "n": 2}]
+    plain = answers(tmp_path / "plain", "2026-02-02T00:00:00.000Z", fresh)
+    quiet.settle(plain, old)  # without: the changed answers are written anew
+    assert changed(before, old.read_bytes()) == [3, 5]
+    old.write_bytes(before)
+
+    ignored = Ignores(("/result/content/0/text#/build",))
+    kept = answers(tmp_path / "kept", "2026-02-02T00:00:00.000Z", fresh)
+    quiet.settle(kept, old, ignored)
+    # the time, the trace id and the ignored build: the old line stays; n changed: new
+    assert changed(before, old.read_bytes()) == [5]
+
+
+def changed(before: bytes, after: bytes) -> list[int]:
+    pairs = zip(before.splitlines(), after.splitlines(), strict=True)
+    return [n for n, (a, b) in enumerate(pairs, start=1) if a != b]
+
+
+def test_steady_leaves_out_what_verify_would_not_compare() -> None:
+    ignores = Ignores(("/result/items/1", "/result/a~1b"), keys=("etag",))
+    one = {"result": {"items": [1, 2], "a/b": "x", "etag": "1", "at": "2026-01-01T00:00:00Z"}}
+    two = {"result": {"items": [1, 3], "a/b": "y", "etag": "2", "at": "2027-02-02T00:00:00Z"}}
+    assert steady(one, ignores) == steady(two, ignores)
+    assert steady(one, Ignores()) != steady(two, Ignores())
+    three = {"result": {"items": [9, 2], "a/b": "x", "etag": "1", "at": "2026-01-01T00:00:00Z"}}
+    assert steady(one, ignores) != steady(three, ignores)  # outside the pointers: a change
+    # a pointer that leads nowhere leaves the answer as it is
+    assert steady(one, Ignores(("/result/nothing/here",))) == steady(one, Ignores())

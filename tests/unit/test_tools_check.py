@@ -1,4 +1,5 @@
-"""check's findings on tool lists given as plain values."""
+"""check's findings on tool lists, and ``check TAPE``'s on small cassettes, given as plain
+values."""
 
 from __future__ import annotations
 
@@ -8,13 +9,16 @@ import jsonschema
 import pytest
 
 from cassette.errors import TransportError
-from cassette.tools.check import CheckReport, Issue, _tool_issues, speaks_modern
+from cassette.tools._surface import tool_issues
+from cassette.tools.check import CheckReport, Issue, speaks_modern
+from cassette.tools.check_tape import check_cassette
+from tests.unit.test_tools_lint import msg, tape
 
 OBJ: dict[str, Any] = {"type": "object", "properties": {"a": {"type": "number"}}}
 
 
 def messages(tools: list[Any], checker: Any = jsonschema) -> list[str]:
-    return [f"{i.severity}: {i.message}" for i in _tool_issues(tools, checker)]
+    return [f"{i.severity}: {i.message}" for i in tool_issues(tools, checker)]
 
 
 def test_a_good_tool_has_no_findings() -> None:
@@ -101,3 +105,93 @@ def test_which_discover_replies_open_a_modern_session() -> None:
     future = {"supported": ["2027-01-01"], "requested": "2026-07-28"}
     with pytest.raises(TransportError, match="-32022"):
         speaks_modern(reply(error={"code": -32022, "message": "v", "data": future}), "auto")
+
+
+# -- check TAPE: the recorded surface, from plain values -------------------------------------
+
+SCHEMA = {
+    "type": "object",
+    "properties": {"sum": {"type": "number"}},
+    "required": ["sum"],
+}
+OPENING = (
+    msg("c2s", id=1, method="initialize", params={"protocolVersion": "2025-11-25"}),
+    msg(
+        "s2c",
+        id=1,
+        result={
+            "protocolVersion": "2025-11-25",
+            "capabilities": {"tools": {}, "prompts": {}},
+            "serverInfo": {"name": "adder", "version": "3"},
+        },
+    ),
+)
+ADD = {"name": "add", "description": "Adds.", "inputSchema": OBJ, "outputSchema": SCHEMA}
+
+
+def call(number: int, result: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    request = msg("c2s", id=number, method="tools/call", params={"name": "add", "arguments": {}})
+    return request, msg("s2c", id=number, result=result)
+
+
+def test_check_tape_reads_the_opening_and_the_lists_as_recorded() -> None:
+    report = check_cassette(
+        tape(
+            {"era": "legacy"},
+            *OPENING,
+            msg("c2s", id=2, method="tools/list"),
+            msg("s2c", id=2, result={"tools": [ADD], "nextCursor": "p2"}),
+            msg("c2s", id=3, method="tools/list", params={"cursor": "p2"}),
+            msg("s2c", id=3, result={"tools": [{"name": "quiet", "inputSchema": OBJ}]}),
+            msg("c2s", id=4, method="tools/list"),  # listed again: the first listing counts
+            msg("s2c", id=4, result={"tools": [ADD]}),
+        )
+    )
+    assert report.text().splitlines() == [
+        "cassette: t.jsonl (as recorded)",
+        "server: adder 3",
+        "protocol: 2025-11-25 (legacy era)",
+        "surface: 2 tools, 0 resources, 0 prompts, 0 resource templates",
+        'warning: tool "quiet": no description',
+        "note: prompts/list: never recorded, not checked",
+        "result: PASS (0 errors, 1 warnings)",
+    ]
+    assert report.as_data()["cassette"] == "t.jsonl"
+
+
+def test_check_tape_holds_recorded_answers_to_their_output_schema() -> None:
+    report = check_cassette(
+        tape(
+            {"era": "legacy"},
+            *OPENING,
+            msg("c2s", id=2, method="tools/list"),
+            msg("s2c", id=2, result={"tools": [ADD], "nextCursor": "p2"}),  # page 2 never asked
+            *call(3, {"content": [], "structuredContent": {"sum": 42}}),
+            *call(4, {"content": [{"type": "text", "text": "42"}]}),
+            *call(5, {"content": [], "structuredContent": {"sum": "forty-two"}}),
+            *call(6, {"content": [{"type": "text", "text": "boom"}], "isError": True}),
+        )
+    )
+    assert [f"{i.severity}: {i.message}" for i in report.issues] == [
+        "note: tools/list: only 1 page(s) recorded, the rest not checked",
+        'error: tool "add": the answer at line 9 has no structuredContent (it has an outputSchema)',
+        'error: tool "add": the answer at line 11 does not conform to its outputSchema at /sum: '
+        "'forty-two' is not of type 'number'",
+        "note: prompts/list: never recorded, not checked",
+    ]
+    assert not report.passed
+
+
+def test_check_tape_reports_a_list_the_server_refused() -> None:
+    report = check_cassette(
+        tape(
+            {"era": "legacy"},
+            *OPENING,
+            msg("c2s", id=2, method="prompts/list"),
+            msg("s2c", id=2, error={"code": -32603, "message": "database down"}),
+        )
+    )
+    messages_ = [f"{i.severity}: {i.message}" for i in report.issues]
+    assert "error: prompts/list failed at line 4: -32603 database down" in messages_
+    assert "note: tools/list: never recorded, not checked" in messages_
+    assert not report.passed
