@@ -269,9 +269,10 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
 
 def _fresh(report: Path) -> None:
     """The run's report starts empty: a prune goes by this run's replays only."""
+    from cassette.store.report import start_report
+
     try:
-        report.parent.mkdir(parents=True, exist_ok=True)
-        report.write_bytes(b"")
+        start_report(report)
     except OSError as exc:
         raise pytest.UsageError(f"{REPORT_OPTION} {report}: cannot write it: {exc}") from None
 

@@ -17,7 +17,7 @@ from typing import Any
 from cassette.core.text import surrogates_escaped
 from cassette.errors import CassetteError
 
-__all__ = ["Report", "append_facts", "read_facts"]
+__all__ = ["Report", "append_facts", "read_facts", "start_report"]
 
 
 class Report:
@@ -51,6 +51,19 @@ def append_facts(path: str | os.PathLike[str], facts: Iterable[Mapping[str, Any]
             os.write(fd, text.encode("utf-8"))
         finally:
             os.close(fd)
+
+
+def start_report(path: str | os.PathLike[str]) -> None:
+    """Make the report at ``path`` empty (its folder created): a run that reports from
+    many processes (pytest-xdist workers append to one file) starts from nothing, so
+    what reads it afterwards (``cassette prune``) goes by this run alone. An
+    ``OSError`` is the caller's to explain: unlike a fact, a report that cannot be
+    started is a usage error."""
+    folder = os.path.dirname(os.fspath(path))
+    if folder:
+        os.makedirs(folder, exist_ok=True)
+    fd = os.open(os.fspath(path), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    os.close(fd)
 
 
 def read_facts(path: str | os.PathLike[str]) -> list[tuple[int, dict[str, Any]]]:
