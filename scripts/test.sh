@@ -50,6 +50,9 @@ python_deps() {
         -r tests/clients/requirements-mcp1.txt
     .venv/bin/python -m compileall -q -j 0 -x '(node_modules|\.venv)' \
         cassette cassette_mcp tests examples benchmarks >/dev/null
+    # What tests install into throwaway venvs, as wheels in build/wheelhouse: the suite
+    # itself never reaches the package index (tests/wheelhouse.py).
+    .venv/bin/python -m tests.wheelhouse
 }
 
 node_deps() {

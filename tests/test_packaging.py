@@ -4,7 +4,7 @@ through the name check, and the one-line answer when another ``cassette`` is in 
 The check itself (``cassette_mcp.conflict``) is exercised here on made-up site folders put
 first on the path, in a subprocess, since this process has imported our ``cassette``
 already. tests/test_foreign_cassette.py does the same with the real foreign package
-installed from the index into a throwaway virtual environment.
+installed (from the wheelhouse scripts/test.sh fills) into a throwaway virtual environment.
 """
 
 from __future__ import annotations
