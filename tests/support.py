@@ -328,26 +328,60 @@ class Background:
         self.kill()
 
 
-def free_port() -> int:
-    """A port nobody listens on right now (for servers that cannot be told to pick one)."""
+#: What a test server started on port 0 prints once it listens, with the port it bound:
+#: uvicorn's line, tests/node/port0.mjs's, and the same words from our own small servers.
+LISTENING = r"(?:Uvicorn running on http://|listening on )127\.0\.0\.1:(\d+)"
+PORT0_JS = NODE_DIR / "port0.mjs"
+
+
+def listening(server: Background, timeout: float = 30.0) -> int:
+    """The port a server started on port 0 says it bound, once it listens.
+
+    A port chosen free beforehand and then handed to a server can be taken by anything
+    else on the machine in between (another worker, another run of the suite), so every
+    test server binds port 0 itself and reports what it got."""
+    try:
+        return int(server.wait_for(LISTENING, timeout).group(1))
+    except BaseException:
+        server.kill()
+        raise
+
+
+def python_server(
+    script: Path, kind: str = "http", *args: str, env: dict[str, str] | None = None
+) -> tuple[Background, int]:
+    """``SCRIPT KIND 0 ARGS...`` (a test server in HTTP or SSE mode), and its port."""
+    server = Background([PY, str(script), kind, "0", *args], env=env)
+    return server, listening(server)
+
+
+def everything_server(mode: str) -> tuple[Background, int]:
+    """The pinned reference server in ``streamableHttp`` or ``sse`` mode, and its port."""
+    server = Background([node(), str(PORT0_JS), str(EVERYTHING_JS), mode])
+    return server, listening(server)
+
+
+@contextlib.contextmanager
+def closed_port() -> Iterator[int]:
+    """A loopback port that refuses connections for as long as the block runs: bound by
+    this process and never listened on, so nothing else can take it meanwhile."""
     import socket
 
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+        yield int(sock.getsockname()[1])
 
 
 @contextlib.contextmanager
 def recording_over_http(
     script: Path, tape: Path, *extra: str
 ) -> Iterator[tuple[str, str, Background]]:
-    """A Python test server (``SCRIPT http PORT``) on a free port, and ``cassette record
+    """A Python test server (``SCRIPT http 0``) on a port of its own, and ``cassette record
     --upstream`` (with ``extra`` options) in front of it: yields the server's URL, the URL a
     client points at, and the recorder, which the caller stops to end the recording. The
     server keeps running until the block ends, for a live run beside the recorded one."""
-    port = free_port()
-    with Background([PY, str(script), "http", str(port)]) as server:
-        server.wait_for(r"Uvicorn running on|Application startup complete")
+    server, port = python_server(script)
+    with server:
         upstream = f"http://127.0.0.1:{port}/mcp"
         record = [PY, "-m", "cassette", "record", "-o", str(tape), *extra]
         with Background([*record, "--upstream", upstream, "--port", "0"]) as proxy:

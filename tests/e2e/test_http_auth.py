@@ -24,7 +24,15 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from cassette import Cassette
-from tests.support import OFFLINE_ENV, PY, Background, free_port, replay_command, run
+from tests.support import (
+    LISTENING,
+    OFFLINE_ENV,
+    PY,
+    Background,
+    listening,
+    replay_command,
+    run,
+)
 
 pytestmark = pytest.mark.e2e
 SERVER = Path(__file__).resolve().parent.parent / "servers" / "auth_server.py"
@@ -34,16 +42,15 @@ TOKEN = "ghp_Zq8vKx2LmN4pRt6wYb1cDf3gHj5kMn7sQv9X"
 
 
 def start_bearer_server() -> tuple[Background, str]:
-    port = free_port()
-    server = Background([PY, str(SERVER), "bearer", str(port)], env={"FIXTURE_BEARER_TOKEN": TOKEN})
-    server.wait_for("auth fixture ready")
+    server = Background([PY, str(SERVER), "bearer", "0"], env={"FIXTURE_BEARER_TOKEN": TOKEN})
+    port = listening(server)
     return server, f"http://127.0.0.1:{port}/mcp"
 
 
 def start_oauth_server() -> tuple[Background, str, str]:
-    as_port, port = free_port(), free_port()
-    server = Background([PY, str(SERVER), "oauth", str(as_port), str(port)])
-    server.wait_for("auth fixture ready")
+    server = Background([PY, str(SERVER), "oauth", "0", "0"])
+    ready = server.wait_for(rf"auth fixture ready: {LISTENING} {LISTENING}")
+    as_port, port = ready.group(1, 2)
     return server, f"http://127.0.0.1:{as_port}/", f"http://127.0.0.1:{port}/mcp"
 
 

@@ -24,7 +24,6 @@ from tests.support import (
     PY,
     ROOT,
     Background,
-    free_port,
     run,
     stdio_params,
 )
@@ -93,11 +92,10 @@ def test_langchain_per_call_records_every_start_and_replays_them_in_order(
     assert not counter.exists()  # no server was started
 
     # streamable HTTP: each client session is the next start
-    port = free_port()
-    front = Background(cassette("replay", str(tape), "--front", "http", "--port", str(port)))
+    front = Background(cassette("replay", str(tape), "--front", "http", "--port", "0"))
     with front:
-        front.wait_for(r"http://127\.0\.0\.1")
-        assert langchain(f"http://127.0.0.1:{port}/mcp") == LIVE
+        url = front.wait_for(r"serving on (http://127\.0\.0\.1:\d+/mcp)").group(1)
+        assert langchain(url) == LIVE
 
 
 def test_an_sdk_client_that_starts_the_server_twice_is_recorded_as_two_starts(
@@ -167,8 +165,7 @@ def test_a_modern_client_per_call_is_served_start_by_start_over_http(tmp_path: P
     record = cassette("record", "-o", str(tape), "--", PY, str(MODERN_SERVER))
     live = run(lambda: adds(lambda: stdio_params(record)))
     assert count_starts(Cassette.load(tape).events) == 2
-    port = free_port()
-    front = Background(cassette("replay", str(tape), "--front", "http", "--port", str(port)))
+    front = Background(cassette("replay", str(tape), "--front", "http", "--port", "0"))
     with front:
-        front.wait_for(r"http://127\.0\.0\.1")
-        assert run(lambda: adds(f"http://127.0.0.1:{port}/mcp")) == live
+        url = front.wait_for(r"serving on (http://127\.0\.0\.1:\d+/mcp)").group(1)
+        assert run(lambda: adds(url)) == live

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import select
 import shutil
 import subprocess
@@ -22,7 +23,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.support import CHROMIUM_ARGS, PY, ROOT, free_port
+from tests.support import CHROMIUM_ARGS, PY, ROOT
 
 EXAMPLE = ROOT / "examples" / "everything.jsonl"
 ELEMENT = "element-6066-11e4-a52e-4f735466cecf"  # the W3C key of an element reference
@@ -71,12 +72,13 @@ class WebDriver:
             self.http.close()
 
 
-def _started(process: subprocess.Popen[bytes], deadline: float) -> None:
-    """Wait for chromedriver's "started successfully" line, or fail at the deadline."""
+def _started(process: subprocess.Popen[bytes], deadline: float) -> int:
+    """Wait for chromedriver's "started successfully on port N." line, or fail at the
+    deadline; the port it bound (it was given port 0, so it picks one that is free)."""
     assert process.stdout is not None
     fd = process.stdout.fileno()
     seen = b""
-    while b"started successfully" not in seen:
+    while (found := re.search(rb"started successfully on port (\d+)\.", seen)) is None:
         remaining = deadline - time.monotonic()
         if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
             pytest.fail(f"chromedriver did not start within 30 s: {seen[-300:]!r}")
@@ -84,6 +86,7 @@ def _started(process: subprocess.Popen[bytes], deadline: float) -> None:
         if not chunk:
             pytest.fail(f"chromedriver exited: {seen[-300:]!r}")
         seen += chunk
+    return int(found.group(1))
 
 
 @pytest.fixture
@@ -92,14 +95,12 @@ def driver(tmp_path: Path) -> Iterator[WebDriver]:
     chromedriver = shutil.which("chromedriver")
     if chromium is None or chromedriver is None:
         pytest.skip("chromium and chromedriver are not installed (Debian: chromium-driver)")
-    port = free_port()
     process = subprocess.Popen(
-        [chromedriver, f"--port={port}"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+        [chromedriver, "--port=0"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
     )
-    base = f"http://127.0.0.1:{port}"
     try:
-        _started(process, time.monotonic() + 30)
-        web = WebDriver(base, chromium, tmp_path / "profile")
+        port = _started(process, time.monotonic() + 30)
+        web = WebDriver(f"http://127.0.0.1:{port}", chromium, tmp_path / "profile")
         try:
             yield web
         finally:

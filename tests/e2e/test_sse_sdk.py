@@ -20,7 +20,7 @@ from tests.support import (
     PY,
     Background,
     everything_calls,
-    free_port,
+    everything_server,
     node,
     record_command,
     replay_command,
@@ -56,9 +56,7 @@ def over_stdio(command: list[str], env: dict[str, str] | None = None) -> Streams
 
 
 def start_everything_sse() -> tuple[Background, str]:
-    port = free_port()
-    server = Background([node(), str(EVERYTHING), "sse"], env={"PORT": str(port)})
-    server.wait_for(r"Server is running on port")
+    server, port = everything_server("sse")
     return server, f"http://127.0.0.1:{port}/sse"
 
 
