@@ -78,10 +78,15 @@ _ROOT = Path(__file__).resolve().parent.parent
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark the portable subset (above) with ``portable``."""
+    """Mark the portable subset (above) with ``portable``, and it and the unit tests with
+    ``quick``: the loop of ``scripts/test.sh --quick``, which needs no Node.js, browser or
+    other Python (CONTRIBUTING.md)."""
     for item in items:
-        if item.path.relative_to(_ROOT).as_posix() in PORTABLE:
+        where = item.path.relative_to(_ROOT).as_posix()
+        if where in PORTABLE:
             item.add_marker(pytest.mark.portable)
+        if where in PORTABLE or where.startswith("tests/unit/"):
+            item.add_marker(pytest.mark.quick)
 
 
 # The cross-client matrix (tests/e2e/test_client_matrix.py) leaves one result per cell in

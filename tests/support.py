@@ -389,6 +389,13 @@ def recording_over_http(
             yield upstream, url, proxy
 
 
+#: Why the HTML timeline tests skip without a browser: the command that installs it, which
+#: scripts/test.sh runs itself where it may (root with apt).
+NO_CHROMIUM = (
+    "chromium or chromedriver is not installed: as root, "
+    "`apt-get install chromium chromium-driver` (Debian's packages)"
+)
+
 #: Headless Chromium as the HTML tests run it: no sandbox (root in CI), and no network of
 #: its own (without these it keeps dialling Google's hosts, which CI cannot reach).
 CHROMIUM_ARGS = (

@@ -23,7 +23,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.support import CHROMIUM_ARGS, PY, ROOT
+from tests.support import CHROMIUM_ARGS, NO_CHROMIUM, PY, ROOT
 
 EXAMPLE = ROOT / "examples" / "everything.jsonl"
 ELEMENT = "element-6066-11e4-a52e-4f735466cecf"  # the W3C key of an element reference
@@ -94,7 +94,7 @@ def driver(tmp_path: Path) -> Iterator[WebDriver]:
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     chromedriver = shutil.which("chromedriver")
     if chromium is None or chromedriver is None:
-        pytest.skip("chromium and chromedriver are not installed (Debian: chromium-driver)")
+        pytest.skip(NO_CHROMIUM)
     process = subprocess.Popen(
         [chromedriver, "--port=0"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
     )

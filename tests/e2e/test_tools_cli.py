@@ -17,6 +17,7 @@ from tests.e2e.test_stdio_sdk import everything_session, modern_session
 from tests.support import (
     CHROMIUM_ARGS,
     MODERN_SERVER,
+    NO_CHROMIUM,
     PY,
     ROOT,
     everything_command,
@@ -259,7 +260,7 @@ def _png_pixels(data: bytes) -> tuple[int, int, list[bytes]]:
 def test_show_html_renders_in_headless_chromium(tmp_path: Path) -> None:
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     if chromium is None:
-        pytest.skip("chromium is not installed (Debian: apt-get install chromium)")
+        pytest.skip(NO_CHROMIUM)
     page, shot = tmp_path / "session.html", tmp_path / "shot.png"
     assert cli("show", str(EXAMPLE), "--html", str(page)).returncode == 0
     subprocess.run(
