@@ -97,7 +97,32 @@ def _matrix_worker(config: object) -> bool:
     return hasattr(config, "workerinput")
 
 
-def pytest_configure(config: object) -> None:
+_STRETCHED = "_CASSETTE_STRETCHED_TIMEOUT"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """Stretch pytest-timeout's per-test limit (``timeout`` in pyproject.toml) as
+    ``tests.support.scaled`` stretches every other deadline, unless ``--timeout`` or
+    ``PYTEST_TIMEOUT`` names one: given to pytest-timeout as ``PYTEST_TIMEOUT`` before it
+    reads its settings (``tryfirst``), and taken away again once it has (below), so that
+    no process the tests start (an inner pytest run) inherits it. Each xdist worker
+    inherits the stretched limit, and forgets it likewise."""
+    from tests.support import scaled
+
+    ini = config.getini("timeout")
+    if ini and config.getoption("timeout", None) is None and "PYTEST_TIMEOUT" not in os.environ:
+        os.environ["PYTEST_TIMEOUT"] = os.environ[_STRETCHED] = f"{scaled(float(ini)):.0f}"
+    _matrix_configure(config)
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """pytest-timeout has read its settings: the stretched limit leaves the environment."""
+    if os.environ.get(_STRETCHED) == os.environ.get("PYTEST_TIMEOUT") is not None:
+        del os.environ["PYTEST_TIMEOUT"], os.environ[_STRETCHED]
+
+
+def _matrix_configure(config: object) -> None:
     import shutil
 
     from tests.e2e.matrix_table import RESULTS

@@ -32,6 +32,28 @@ T = TypeVar("T")
 OFFLINE_ENV = {"PATH": "/nonexistent", "NODE_PATH": "/nonexistent"}
 
 
+def slowdown() -> float:
+    """How many times slower than a quiet machine this one runs now (at least 1):
+    ``CASSETTE_TEST_SLOWDOWN`` when set, else the load average over the last minute per
+    core. Read at each call, so a run that starts beside busy processes catches up."""
+    named = os.environ.get("CASSETTE_TEST_SLOWDOWN")
+    if named:
+        return max(1.0, float(named))
+    if sys.platform == "win32":  # no load average there
+        return 1.0
+    return max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
+
+
+def scaled(seconds: float) -> float:
+    """A deadline of ``seconds`` on a quiet machine, stretched by ``slowdown()``.
+
+    Every deadline here only keeps a hang from stalling the suite: none is what a test
+    asserts. On a shared, loaded machine the same work takes several times as long, so a
+    fixed deadline would fail a test for the machine rather than the code; a stretched
+    one still ends a real hang."""
+    return seconds * slowdown()
+
+
 def node() -> str:
     """The node executable; the e2e tests need it (CI installs it), so skip only without it."""
     found = shutil.which("node")
@@ -53,10 +75,11 @@ def replay_command(tape: Path, *extra: str) -> list[str]:
 
 
 def run(func: Callable[[], Awaitable[T]], timeout: float = 90) -> T:
-    """Run an async scenario with a deadline, so a bug can never hang the suite."""
+    """Run an async scenario with a deadline (``scaled``), so a bug can never hang the
+    suite."""
 
     async def bounded() -> T:
-        with anyio.fail_after(timeout):
+        with anyio.fail_after(scaled(timeout)):
             return await func()
 
     return anyio.run(bounded)
@@ -121,7 +144,7 @@ def kill_tree(proc: subprocess.Popen[bytes]) -> None:
     else:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait(timeout=10)
+    proc.wait(timeout=scaled(10))
 
 
 class LineClient:
@@ -177,6 +200,7 @@ class LineClient:
     def readline(self, timeout: float = 20.0) -> bytes:
         import time
 
+        timeout = scaled(timeout)
         deadline = time.monotonic() + timeout
         while b"\n" not in self._buffer:
             left = deadline - time.monotonic()
@@ -229,7 +253,7 @@ class LineClient:
         assert self.proc.stdin is not None
         assert self.proc.stderr is not None
         self.proc.stdin.close()
-        self.proc.wait(timeout=timeout)
+        self.proc.wait(timeout=scaled(timeout))
         err = self.proc.stderr.read()
         return self.proc.returncode, err.decode("utf-8", "replace")
 
@@ -273,6 +297,7 @@ class Background:
         for line in self.lines:
             if match := regex.search(line):
                 return match
+        timeout = scaled(timeout)
         deadline = time.monotonic() + timeout
         while True:
             left = deadline - time.monotonic()
@@ -308,7 +333,7 @@ class Background:
         if self.proc.poll() is None:
             self.proc.send_signal(sig if sig is not None else signals.SIGTERM)
         try:
-            code = self.proc.wait(timeout=timeout)
+            code = self.proc.wait(timeout=scaled(timeout))
         finally:
             self.kill()
         self._thread.join(timeout=5)
