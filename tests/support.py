@@ -85,6 +85,22 @@ def run(func: Callable[[], Awaitable[T]], timeout: float = 90) -> T:
     return anyio.run(bounded)
 
 
+async def until_probed(tape: Path) -> None:
+    """Wait until the recorder has appended its legacy probe to ``tape`` (the
+    ``legacy-probe`` variant; ``cassette.runtime.probe``), bounded by ``scaled(60)``.
+
+    The probe runs beside the session, and a client that closes at once ends the recorder
+    a few seconds later (the Python SDK's stdio client does), before a slow server's second
+    start could answer on a loaded machine. A test about what the probe gives keeps its
+    session open until the probe is in the file, a condition, rather than betting that the
+    second start beats the client's exit."""
+    marks = b'"variant":"legacy-probe"'
+    with anyio.fail_after(scaled(60)):
+        # another process writes the file: nothing here can signal, so it is polled
+        while (await anyio.Path(tape).read_bytes()).count(marks) < 2:  # noqa: ASYNC110
+            await anyio.sleep(0.05)
+
+
 def stdio_params(command: list[str], env: dict[str, str] | None = None) -> Any:
     from mcp.client.stdio import StdioServerParameters
 
