@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests import wheelhouse
-from tests.support import ROOT
+from tests.support import ROOT, scaled
 
 pytestmark = pytest.mark.e2e
 
@@ -29,7 +29,7 @@ BIN = "Scripts" if sys.platform == "win32" else "bin"
 
 class Venv:
     def __init__(self, path: Path) -> None:
-        subprocess.run([sys.executable, "-m", "venv", str(path)], check=True, timeout=120)
+        subprocess.run([sys.executable, "-m", "venv", str(path)], check=True, timeout=scaled(120))
         self.path = path
         self.python = str(path / BIN / "python")
 
@@ -43,7 +43,7 @@ class Venv:
             capture_output=True,
             text=True,
             check=False,
-            timeout=300,
+            timeout=scaled(300),
         )
         assert result.returncode == 0, result.stderr
 
@@ -56,7 +56,7 @@ class Venv:
             capture_output=True,
             text=True,
             check=False,
-            timeout=120,
+            timeout=scaled(120),
             cwd=cwd,
             env=env,
         )

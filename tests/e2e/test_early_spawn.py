@@ -177,7 +177,7 @@ def test_a_recording_gives_its_early_server_what_subprocess_would(tmp_path: Path
             [PY, "-m", "cassette", "record", "-o", str(tape), "--", "/bin/sh", "-c", shell],
             input=json.dumps(INITIALIZE).encode() + b"\n",
             capture_output=True,
-            timeout=60,
+            timeout=scaled(60),
             close_fds=False,
             check=False,
             cwd=ROOT,
@@ -213,7 +213,7 @@ def test_a_command_line_that_fails_first_leaves_no_server(tmp_path: Path) -> Non
             [*argv, "--", *server],
             stdin=subprocess.DEVNULL,
             capture_output=True,
-            timeout=60,
+            timeout=scaled(60),
             check=False,
         )
         assert done.returncode == 2, done.stderr.decode()

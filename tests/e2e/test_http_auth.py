@@ -32,6 +32,7 @@ from tests.support import (
     listening,
     replay_command,
     run,
+    scaled,
 )
 
 pytestmark = pytest.mark.e2e
@@ -184,7 +185,7 @@ def test_an_unset_variable_is_refused_before_anything_is_recorded(tmp_path: Path
     tape = tmp_path / "never.jsonl"
     argv = [PY, "-m", "cassette", "record", "-o", str(tape), "--upstream"]
     argv += ["http://127.0.0.1:9/mcp", "--header", "Authorization: Bearer ${NOT_SET_ANYWHERE}"]
-    done = subprocess.run(argv, capture_output=True, timeout=30, check=False)
+    done = subprocess.run(argv, capture_output=True, timeout=scaled(30), check=False)
     assert done.returncode == 2
     lines = done.stderr.decode().strip().splitlines()
     assert lines == [
@@ -306,13 +307,13 @@ def test_verify_sends_the_header_and_says_which_one_a_run_lacks(tmp_path: Path) 
         sent = subprocess.run(
             [*verify, "--header", header, "--format", "json"],
             capture_output=True,
-            timeout=60,
+            timeout=scaled(60),
             check=False,
             env={**_environ(), **env},
         )
         assert sent.returncode == 0, sent.stderr.decode()
         assert TOKEN not in sent.stdout.decode() + sent.stderr.decode()
-        lacking = subprocess.run(verify, capture_output=True, timeout=60, check=False)
+        lacking = subprocess.run(verify, capture_output=True, timeout=scaled(60), check=False)
     said = lacking.stderr.decode()
     assert "recorded sending the header(s) Authorization" in said
     assert lacking.returncode == 1  # every answer is now a refusal
@@ -384,7 +385,7 @@ def test_variant_sends_the_header_and_never_writes_its_value(tmp_path: Path) -> 
             assert proxy.stop(signal.SIGINT) == 0, proxy.output()
         argv = [PY, "-m", "cassette", "variant", str(tape), "--as", "legacy", "--header", header]
         done = subprocess.run(
-            argv, capture_output=True, timeout=60, check=False, env={**_environ(), **env}
+            argv, capture_output=True, timeout=scaled(60), check=False, env={**_environ(), **env}
         )
     assert done.returncode == 0, done.stderr.decode()
     assert "variant legacy: sent" in done.stderr.decode()

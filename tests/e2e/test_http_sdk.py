@@ -29,6 +29,7 @@ from tests.support import (
     record_command,
     replay_command,
     run,
+    scaled,
     stdio_params,
 )
 
@@ -200,7 +201,7 @@ def test_recording_proxy_guards_and_keeps_header_values_out(tmp_path: Path) -> N
             )
             with clash:
                 clash.wait_for(r"cassette: error")
-                assert clash.proc.wait(timeout=20) == 4
+                assert clash.proc.wait(timeout=scaled(20)) == 4
                 assert f"port {port} on 127.0.0.1 is taken" in clash.output()
                 assert "Traceback" not in clash.output()
             assert proxy.stop() == 0

@@ -28,6 +28,7 @@ from tests.support import (
     recording_over_http,
     replay_command,
     run,
+    scaled,
     stdio_params,
 )
 
@@ -65,7 +66,7 @@ def older_client(command: list[str], env: dict[str, str] | None = None) -> dict[
         input=json.dumps(env),
         capture_output=True,
         text=True,
-        timeout=90,
+        timeout=scaled(90),
         check=False,
     )
     assert done.returncode == 0, done.stderr

@@ -137,7 +137,7 @@ def test_a_client_that_dies_takes_the_server_with_it(tmp_path: Path) -> None:
 
 def _ts_close(tape: Path, *flags: str) -> dict[str, object]:
     argv = [node(), str(TS_CLOSE), *record_command(tape, [*STUBBORN, *flags])]
-    done = subprocess.run(argv, capture_output=True, timeout=60, check=True)
+    done = subprocess.run(argv, capture_output=True, timeout=scaled(60), check=True)
     return json.loads(done.stdout)  # type: ignore[no-any-return]
 
 

@@ -25,6 +25,7 @@ from tests.support import (
     ROOT,
     Background,
     run,
+    scaled,
     stdio_params,
 )
 
@@ -45,7 +46,7 @@ def langchain(*target: str, env: dict[str, str] | None = None) -> dict[str, Any]
         [str(MCP1_PY), str(LANGCHAIN), *target],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=scaled(120),
         check=False,
         env={**os.environ, **(env or {})},
     )

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import PY, RAW_SERVER, LineClient
+from tests.support import PY, RAW_SERVER, LineClient, scaled
 
 pytestmark = pytest.mark.e2e
 
@@ -92,7 +92,13 @@ def test_an_extension_without_the_pattern_it_was_recorded_with_is_refused(tmp_pa
     before = tape.read_bytes()
     extend = cassette("replay", str(tape), "--mode", "new_episodes", "--", PY, str(RAW_SERVER))
     result = subprocess.run(
-        extend, input="", capture_output=True, text=True, timeout=60, cwd=tmp_path, check=False
+        extend,
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=scaled(60),
+        cwd=tmp_path,
+        check=False,
     )
     assert result.returncode == 2, result.stderr
     lines = [line for line in result.stderr.splitlines() if "acct-[0-9]{6}" in line]
@@ -118,7 +124,7 @@ def test_a_bad_rule_is_one_line_exit_2_and_no_file(
         input="",
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=scaled(60),
         cwd=tmp_path,
         check=False,
     )
@@ -151,7 +157,7 @@ def test_verify_takes_the_redaction_options_and_update_writes_no_secret(tmp_path
             cassette("verify", tape.name, *extra, "--", PY, str(server)),
             capture_output=True,
             text=True,
-            timeout=120,
+            timeout=scaled(120),
             cwd=tmp_path,
             env={**os.environ, "ACCT": "acct-222222", "HOLDER": "grace"},
             check=False,
@@ -259,7 +265,7 @@ def test_a_variant_keeps_the_rules_the_cassette_was_recorded_with(tmp_path: Path
             cassette("variant", tape.name, "--as", "inspector", *extra),
             capture_output=True,
             text=True,
-            timeout=120,
+            timeout=scaled(120),
             cwd=tmp_path,
             env={**os.environ, "ACCT": "acct-222222", "HOLDER": "grace"},
             check=False,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import PY, closed_port
+from tests.support import PY, closed_port, scaled
 
 pytestmark = pytest.mark.e2e
 
@@ -20,7 +20,7 @@ def cassette(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
         [PY, "-m", "cassette", *args],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=scaled(60),
         check=False,
         cwd=cwd,
     )

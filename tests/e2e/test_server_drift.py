@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from cassette import Cassette
-from tests.support import PY, ROOT, python_server
+from tests.support import PY, ROOT, python_server, scaled
 
 pytestmark = pytest.mark.e2e
 
@@ -55,7 +55,7 @@ def cassette_cli(
         [PY, "-m", "cassette", *args],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=scaled(120),
         check=False,
         cwd=cwd,
         env={**clean, **(env or {})},

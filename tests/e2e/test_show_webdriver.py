@@ -23,7 +23,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.support import CHROMIUM_ARGS, NO_CHROMIUM, PY, ROOT
+from tests.support import CHROMIUM_ARGS, NO_CHROMIUM, PY, ROOT, scaled
 
 EXAMPLE = ROOT / "examples" / "everything.jsonl"
 ELEMENT = "element-6066-11e4-a52e-4f735466cecf"  # the W3C key of an element reference
@@ -107,7 +107,7 @@ def driver(tmp_path: Path) -> Iterator[WebDriver]:
             web.close()
     finally:
         process.terminate()
-        process.wait(timeout=30)
+        process.wait(timeout=scaled(30))
 
 
 def test_every_message_opens_when_its_summary_is_clicked(driver: WebDriver, tmp_path: Path) -> None:
@@ -115,7 +115,7 @@ def test_every_message_opens_when_its_summary_is_clicked(driver: WebDriver, tmp_
     made = subprocess.run(
         [PY, "-m", "cassette", "show", str(EXAMPLE), "--html", str(page)],
         capture_output=True,
-        timeout=60,
+        timeout=scaled(60),
         check=False,
     )
     assert made.returncode == 0, made.stderr
@@ -156,7 +156,7 @@ def test_rows_show_method_and_arguments_expand_all_and_misses_in_place(
     made = subprocess.run(
         [PY, "-m", "cassette", "show", str(EXAMPLE), "--html", str(page), "--against", str(rerun)],
         capture_output=True,
-        timeout=60,
+        timeout=scaled(60),
         check=False,
     )
     assert made.returncode == 1, made.stderr  # the miss

@@ -25,6 +25,7 @@ from tests.support import (
     record_command,
     replay_command,
     run,
+    scaled,
     stdio_params,
 )
 
@@ -145,7 +146,7 @@ def test_the_front_refuses_foreign_origins_and_names_a_taken_port(
         clash = Background([*replay_command(tape), "--front", "sse", "--port", port])
         with clash:
             clash.wait_for(r"cassette: error")
-            assert clash.proc.wait(timeout=20) == 4
+            assert clash.proc.wait(timeout=scaled(20)) == 4
             assert f"port {port} on 127.0.0.1 is taken" in clash.output()
             assert "Traceback" not in clash.output()
         assert front.stop() == 0, front.output()

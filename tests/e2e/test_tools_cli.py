@@ -23,6 +23,7 @@ from tests.support import (
     everything_command,
     record_command,
     run,
+    scaled,
 )
 
 pytestmark = pytest.mark.e2e
@@ -31,7 +32,11 @@ EXAMPLE = ROOT / "examples" / "everything.jsonl"
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [PY, "-m", "cassette", *args], capture_output=True, text=True, timeout=60, check=False
+        [PY, "-m", "cassette", *args],
+        capture_output=True,
+        text=True,
+        timeout=scaled(60),
+        check=False,
     )
 
 
@@ -272,7 +277,7 @@ def test_show_html_renders_in_headless_chromium(tmp_path: Path) -> None:
             page.as_uri(),
         ],
         capture_output=True,
-        timeout=120,
+        timeout=scaled(120),
         check=False,
     )
     assert shot.exists(), "chromium wrote no screenshot"

@@ -20,6 +20,7 @@ from tests.support import (
     python_server,
     record_command,
     run,
+    scaled,
 )
 
 pytestmark = pytest.mark.e2e
@@ -62,7 +63,7 @@ def verify(
         [PY, "-m", "cassette", "verify", str(tape), *extra, "--", *server],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=scaled(120),
         check=False,
         env=env,
     )
@@ -140,7 +141,7 @@ def cassette_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.Co
         [PY, "-m", "cassette", *args],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=scaled(120),
         check=False,
         env={**os.environ, **(env or {})},
     )
