@@ -43,6 +43,13 @@ def cassette(*args: str) -> list[str]:
     return [PY, "-m", "cassette", *args]
 
 
+def without_input(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """A command run to its end with nothing on its standard input, as text."""
+    return subprocess.run(
+        argv, input="", capture_output=True, text=True, timeout=scaled(60), cwd=cwd, check=False
+    )
+
+
 def session(
     argv: list[str], cwd: Path, arguments: dict[str, str], tool: str = "echo"
 ) -> tuple[int, str]:
@@ -91,15 +98,7 @@ def test_an_extension_without_the_pattern_it_was_recorded_with_is_refused(tmp_pa
     assert session(record, tmp_path, {"text": "acct-111111"})[0] == 0
     before = tape.read_bytes()
     extend = cassette("replay", str(tape), "--mode", "new_episodes", "--", PY, str(RAW_SERVER))
-    result = subprocess.run(
-        extend,
-        input="",
-        capture_output=True,
-        text=True,
-        timeout=scaled(60),
-        cwd=tmp_path,
-        check=False,
-    )
+    result = without_input(extend, tmp_path)
     assert result.returncode == 2, result.stderr
     lines = [line for line in result.stderr.splitlines() if "acct-[0-9]{6}" in line]
     assert len(lines) == 1
@@ -119,15 +118,8 @@ def test_a_bad_rule_is_one_line_exit_2_and_no_file(
     tmp_path: Path, option: list[str], words: str
 ) -> None:
     tape = tmp_path / "t.jsonl"
-    result = subprocess.run(
-        cassette("record", "-o", str(tape), *option, "--", PY, str(RAW_SERVER)),
-        input="",
-        capture_output=True,
-        text=True,
-        timeout=scaled(60),
-        cwd=tmp_path,
-        check=False,
-    )
+    record = cassette("record", "-o", str(tape), *option, "--", PY, str(RAW_SERVER))
+    result = without_input(record, tmp_path)
     assert result.returncode == 2
     assert len(result.stderr.strip().splitlines()) == 1
     assert words in result.stderr
