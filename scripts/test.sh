@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Everything the test suite needs, from nothing, then the suite itself.
 #   bash scripts/test.sh [PYTEST-ARGS...]
+#   bash scripts/test.sh --quick [PYTEST-ARGS...]   the loop to run every minute: see below
 # Creates .venv (if missing) with the package (editable) and the pinned dependency groups
 # test, docs and release of pyproject.toml, the example plugin, and the pinned Node MCP
 # counterparts from tests/node/package-lock.json. Then ruff, mypy (also as on Windows), the
@@ -9,8 +10,19 @@
 # (scripts/matrix.sh); last, pytest over the whole suite, with any arguments given. Steps that
 # mostly wait on the disk and the package index (the Node install, the other Pythons' venvs, the
 # release checks) run in the background beside the ones that use the CPU.
+#
+# --quick: the same .venv made the same way, then ruff and the unit tests and the portable
+# subset (pytest -m quick: no Node.js, no browser, no other Python); no Node install, no
+# Chromium, no SDK 1.x venv, no wheelhouse, no mypy, no release checks. A few minutes from
+# nothing, and less once .venv exists. The full command stays what CI runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+QUICK=0
+if [ "${1:-}" = "--quick" ]; then
+    QUICK=1
+    shift
+fi
 
 PYTHON="${PYTHON:-python3}"
 # The suite starts a few thousand Python processes (`python -m cassette`, servers, clients).
@@ -39,6 +51,9 @@ python_deps() {
     "${PIP[@]}" -e '.[http]' --group test --group docs --group release
     # The third-party plugin example, installed as a user would: found through its entry point.
     "${PIP[@]}" -e examples/cassette-tcp
+    .venv/bin/python -m compileall -q -j 0 -x '(node_modules|\.venv)' \
+        cassette cassette_mcp tests examples benchmarks >/dev/null
+    if [ "$QUICK" = 1 ]; then return 0; fi  # the quick loop needs no more
     # The Python SDK 1.x client of the cross-client matrix (tests/e2e/test_client_matrix.py)
     # cannot share .venv with mcp 2.x: it gets its own, pinned in
     # tests/clients/requirements-mcp1.txt.
@@ -48,8 +63,9 @@ python_deps() {
     fi
     "$mcp1/bin/python" -m pip install --quiet --disable-pip-version-check \
         -r tests/clients/requirements-mcp1.txt
-    .venv/bin/python -m compileall -q -j 0 -x '(node_modules|\.venv)' \
-        cassette cassette_mcp tests examples benchmarks >/dev/null
+    # What tests install into throwaway venvs, as wheels in build/wheelhouse: the suite
+    # itself never reaches the package index (tests/wheelhouse.py).
+    .venv/bin/python -m tests.wheelhouse
 }
 
 node_deps() {
@@ -103,6 +119,13 @@ joined() {
         exit "$rc"
     fi
 }
+
+if [ "$QUICK" = 1 ]; then
+    step "python deps" python_deps
+    step "ruff" .venv/bin/ruff check --quiet cassette cassette_mcp tests examples benchmarks scripts
+    echo "scripts/test.sh: steps: $(IFS=,; echo "${TIMES[*]}" | sed 's/,/, /g'); now the quick tests" >&2
+    exec .venv/bin/python -m pytest -n "${PYTEST_WORKERS:-2}" -m quick "$@"
+fi
 
 if [ $# -eq 0 ]; then
     together "python 3.12 and 3.13 venvs" env MATRIX_INSTALL_ONLY=1 bash scripts/matrix.sh

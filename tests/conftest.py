@@ -81,10 +81,15 @@ _ROOT = Path(__file__).resolve().parent.parent
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark the portable subset (above) with ``portable``."""
+    """Mark the portable subset (above) with ``portable``, and it and the unit tests with
+    ``quick``: the loop of ``scripts/test.sh --quick``, which needs no Node.js, browser or
+    other Python (CONTRIBUTING.md)."""
     for item in items:
-        if item.path.relative_to(_ROOT).as_posix() in PORTABLE:
+        where = item.path.relative_to(_ROOT).as_posix()
+        if where in PORTABLE:
             item.add_marker(pytest.mark.portable)
+        if where in PORTABLE or where.startswith("tests/unit/"):
+            item.add_marker(pytest.mark.quick)
 
 
 # The cross-client matrix (tests/e2e/test_client_matrix.py) leaves one result per cell in
@@ -95,7 +100,32 @@ def _matrix_worker(config: object) -> bool:
     return hasattr(config, "workerinput")
 
 
-def pytest_configure(config: object) -> None:
+_STRETCHED = "_CASSETTE_STRETCHED_TIMEOUT"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """Stretch pytest-timeout's per-test limit (``timeout`` in pyproject.toml) as
+    ``tests.support.scaled`` stretches every other deadline, unless ``--timeout`` or
+    ``PYTEST_TIMEOUT`` names one: given to pytest-timeout as ``PYTEST_TIMEOUT`` before it
+    reads its settings (``tryfirst``), and taken away again once it has (below), so that
+    no process the tests start (an inner pytest run) inherits it. Each xdist worker
+    inherits the stretched limit, and forgets it likewise."""
+    from tests.support import scaled
+
+    ini = config.getini("timeout")
+    if ini and config.getoption("timeout", None) is None and "PYTEST_TIMEOUT" not in os.environ:
+        os.environ["PYTEST_TIMEOUT"] = os.environ[_STRETCHED] = f"{scaled(float(ini)):.0f}"
+    _matrix_configure(config)
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """pytest-timeout has read its settings: the stretched limit leaves the environment."""
+    if os.environ.get(_STRETCHED) == os.environ.get("PYTEST_TIMEOUT") is not None:
+        del os.environ["PYTEST_TIMEOUT"], os.environ[_STRETCHED]
+
+
+def _matrix_configure(config: object) -> None:
     import shutil
 
     from tests.e2e.matrix_table import RESULTS

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import PY, ROOT
+from tests.support import PY, ROOT, scaled
 
 _BLOCK = re.compile(r"```(\w*)\n(.*?)```", re.DOTALL)
 _EXIT = re.compile(r"\s+#\s*exit (\d+)\s*$")
@@ -79,7 +79,7 @@ def run_page(page: Path, cwd: Path, env: dict[str, str], minimum: int) -> None:
             env=env,
             capture_output=True,
             text=True,
-            timeout=240,
+            timeout=scaled(240),
             check=False,
         )
         printed = result.stdout + result.stderr

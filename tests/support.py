@@ -32,6 +32,28 @@ T = TypeVar("T")
 OFFLINE_ENV = {"PATH": "/nonexistent", "NODE_PATH": "/nonexistent"}
 
 
+def slowdown() -> float:
+    """How many times slower than a quiet machine this one runs now (at least 1):
+    ``CASSETTE_TEST_SLOWDOWN`` when set, else the load average over the last minute per
+    core. Read at each call, so a run that starts beside busy processes catches up."""
+    named = os.environ.get("CASSETTE_TEST_SLOWDOWN")
+    if named:
+        return max(1.0, float(named))
+    if sys.platform == "win32":  # no load average there
+        return 1.0
+    return max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
+
+
+def scaled(seconds: float) -> float:
+    """A deadline of ``seconds`` on a quiet machine, stretched by ``slowdown()``.
+
+    Every deadline here only keeps a hang from stalling the suite: none is what a test
+    asserts. On a shared, loaded machine the same work takes several times as long, so a
+    fixed deadline would fail a test for the machine rather than the code; a stretched
+    one still ends a real hang."""
+    return seconds * slowdown()
+
+
 def node() -> str:
     """The node executable; the e2e tests need it (CI installs it), so skip only without it."""
     found = shutil.which("node")
@@ -69,13 +91,30 @@ def cassette_cli(*args: str, cwd: Path, timeout: float = 120) -> subprocess.Comp
 
 
 def run(func: Callable[[], Awaitable[T]], timeout: float = 90) -> T:
-    """Run an async scenario with a deadline, so a bug can never hang the suite."""
+    """Run an async scenario with a deadline (``scaled``), so a bug can never hang the
+    suite."""
 
     async def bounded() -> T:
-        with anyio.fail_after(timeout):
+        with anyio.fail_after(scaled(timeout)):
             return await func()
 
     return anyio.run(bounded)
+
+
+async def until_probed(tape: Path) -> None:
+    """Wait until the recorder has appended its legacy probe to ``tape`` (the
+    ``legacy-probe`` variant; ``cassette.runtime.probe``), bounded by ``scaled(60)``.
+
+    The probe runs beside the session, and a client that closes at once ends the recorder
+    a few seconds later (the Python SDK's stdio client does), before a slow server's second
+    start could answer on a loaded machine. A test about what the probe gives keeps its
+    session open until the probe is in the file, a condition, rather than betting that the
+    second start beats the client's exit."""
+    marks = b'"variant":"legacy-probe"'
+    with anyio.fail_after(scaled(60)):
+        # another process writes the file: nothing here can signal, so it is polled
+        while (await anyio.Path(tape).read_bytes()).count(marks) < 2:  # noqa: ASYNC110
+            await anyio.sleep(0.05)
 
 
 def stdio_params(command: list[str], env: dict[str, str] | None = None) -> Any:
@@ -137,7 +176,7 @@ def kill_tree(proc: subprocess.Popen[bytes]) -> None:
     else:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait(timeout=10)
+    proc.wait(timeout=scaled(10))
 
 
 class LineClient:
@@ -193,6 +232,7 @@ class LineClient:
     def readline(self, timeout: float = 20.0) -> bytes:
         import time
 
+        timeout = scaled(timeout)
         deadline = time.monotonic() + timeout
         while b"\n" not in self._buffer:
             left = deadline - time.monotonic()
@@ -245,7 +285,7 @@ class LineClient:
         assert self.proc.stdin is not None
         assert self.proc.stderr is not None
         self.proc.stdin.close()
-        self.proc.wait(timeout=timeout)
+        self.proc.wait(timeout=scaled(timeout))
         err = self.proc.stderr.read()
         return self.proc.returncode, err.decode("utf-8", "replace")
 
@@ -289,6 +329,7 @@ class Background:
         for line in self.lines:
             if match := regex.search(line):
                 return match
+        timeout = scaled(timeout)
         deadline = time.monotonic() + timeout
         while True:
             left = deadline - time.monotonic()
@@ -324,7 +365,7 @@ class Background:
         if self.proc.poll() is None:
             self.proc.send_signal(sig if sig is not None else signals.SIGTERM)
         try:
-            code = self.proc.wait(timeout=timeout)
+            code = self.proc.wait(timeout=scaled(timeout))
         finally:
             self.kill()
         self._thread.join(timeout=5)
@@ -344,32 +385,73 @@ class Background:
         self.kill()
 
 
-def free_port() -> int:
-    """A port nobody listens on right now (for servers that cannot be told to pick one)."""
+#: What a test server started on port 0 prints once it listens, with the port it bound:
+#: uvicorn's line, tests/node/port0.mjs's, and the same words from our own small servers.
+LISTENING = r"(?:Uvicorn running on http://|listening on )127\.0\.0\.1:(\d+)"
+PORT0_JS = NODE_DIR / "port0.mjs"
+
+
+def listening(server: Background, timeout: float = 30.0) -> int:
+    """The port a server started on port 0 says it bound, once it listens.
+
+    A port chosen free beforehand and then handed to a server can be taken by anything
+    else on the machine in between (another worker, another run of the suite), so every
+    test server binds port 0 itself and reports what it got."""
+    try:
+        return int(server.wait_for(LISTENING, timeout).group(1))
+    except BaseException:
+        server.kill()
+        raise
+
+
+def python_server(
+    script: Path, kind: str = "http", *args: str, env: dict[str, str] | None = None
+) -> tuple[Background, int]:
+    """``SCRIPT KIND 0 ARGS...`` (a test server in HTTP or SSE mode), and its port."""
+    server = Background([PY, str(script), kind, "0", *args], env=env)
+    return server, listening(server)
+
+
+def everything_server(mode: str) -> tuple[Background, int]:
+    """The pinned reference server in ``streamableHttp`` or ``sse`` mode, and its port."""
+    server = Background([node(), str(PORT0_JS), str(EVERYTHING_JS), mode])
+    return server, listening(server)
+
+
+@contextlib.contextmanager
+def closed_port() -> Iterator[int]:
+    """A loopback port that refuses connections for as long as the block runs: bound by
+    this process and never listened on, so nothing else can take it meanwhile."""
     import socket
 
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+        yield int(sock.getsockname()[1])
 
 
 @contextlib.contextmanager
 def recording_over_http(
     script: Path, tape: Path, *extra: str
 ) -> Iterator[tuple[str, str, Background]]:
-    """A Python test server (``SCRIPT http PORT``) on a free port, and ``cassette record
+    """A Python test server (``SCRIPT http 0``) on a port of its own, and ``cassette record
     --upstream`` (with ``extra`` options) in front of it: yields the server's URL, the URL a
     client points at, and the recorder, which the caller stops to end the recording. The
     server keeps running until the block ends, for a live run beside the recorded one."""
-    port = free_port()
-    with Background([PY, str(script), "http", str(port)]) as server:
-        server.wait_for(r"Uvicorn running on|Application startup complete")
+    server, port = python_server(script)
+    with server:
         upstream = f"http://127.0.0.1:{port}/mcp"
         record = [PY, "-m", "cassette", "record", "-o", str(tape), *extra]
         with Background([*record, "--upstream", upstream, "--port", "0"]) as proxy:
             url = proxy.wait_for(r"point your client at (http://\S+)").group(1)
             yield upstream, url, proxy
 
+
+#: Why the HTML timeline tests skip without a browser: the command that installs it, which
+#: scripts/test.sh runs itself where it may (root with apt).
+NO_CHROMIUM = (
+    "chromium or chromedriver is not installed: as root, "
+    "`apt-get install chromium chromium-driver` (Debian's packages)"
+)
 
 #: Headless Chromium as the HTML tests run it: no sandbox (root in CI), and no network of
 #: its own (without these it keeps dialling Google's hosts, which CI cannot reach).

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import subprocess
 
-from tests.support import PY, ROOT
+from tests.support import PY, ROOT, scaled
 
 AGENT_TESTS = ROOT / "examples" / "agent" / "tests"
 
@@ -30,7 +30,7 @@ def test_the_agent_example_runs_offline_without_a_key() -> None:
     result = subprocess.run(
         [*argv, "-rA", str(AGENT_TESTS)],
         capture_output=True,
-        timeout=120,
+        timeout=scaled(120),
         check=False,
         cwd=ROOT,
         env=env,

@@ -20,7 +20,7 @@ import pytest
 
 from tests.docs_pages import run_page, shims
 from tests.e2e.test_tools_verify import SERVER as DRIFT_SERVER
-from tests.support import PY, ROOT, LineClient, everything_command, record_command
+from tests.support import PY, ROOT, LineClient, everything_command, record_command, scaled
 
 pytestmark = pytest.mark.e2e
 
@@ -158,7 +158,7 @@ steps = [
         env=env,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=scaled(120),
         check=False,
     )
     assert made.returncode == 0, made.stderr

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.docs_pages import run_page
-from tests.support import PY, ROOT
+from tests.support import PY, ROOT, scaled
 
 pytestmark = pytest.mark.e2e
 
@@ -74,7 +74,7 @@ def test_the_committed_example_cassettes_still_verify(tmp_path: Path) -> None:
             cwd=EXAMPLE,
             capture_output=True,
             text=True,
-            timeout=120,
+            timeout=scaled(120),
             check=False,
         )
         assert result.returncode == 0, result.stdout + result.stderr

@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import scaled
+
 DOWNSTREAM = textwrap.dedent(
     """
     from cassette import Cassette, FingerprintMatcher, __version__
@@ -58,7 +60,7 @@ def mypy(tmp_path: Path, source: str) -> subprocess.CompletedProcess[str]:
         capture_output=True,
         text=True,
         check=False,
-        timeout=300,
+        timeout=scaled(300),
         cwd=tmp_path,  # outside the checkout: only the installed package can be found
         env={"PATH": "", "HOME": str(tmp_path)},
     )

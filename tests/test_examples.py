@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import PY, ROOT, node
+from tests.support import PY, ROOT, node, scaled
 
 EXAMPLES = ROOT / "examples"
 
 
 def run(*argv: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(
-        list(argv), input=stdin, capture_output=True, timeout=60, check=False, cwd=ROOT
+        list(argv), input=stdin, capture_output=True, timeout=scaled(60), check=False, cwd=ROOT
     )
 
 

@@ -5,7 +5,9 @@ Both ways it happens: installed after our wheel (its files replace ours in one
 ``site-packages/cassette``) and installed beside our editable install (it comes first on
 ``sys.path`` and shadows ours). Each time ``cassette --version`` and ``pytest`` print one
 line that names the conflict and the fix, exit 78, and show no traceback; and the fix the
-line gives works. It installs from the package index, so it is not in the portable subset.
+line gives works. It installs only from the wheelhouse scripts/test.sh fills before the
+suite (tests/wheelhouse.py), never from the index, and skips, naming the command that fills
+it, when that is missing. It needs the wheelhouse, so it is not in the portable subset.
 """
 
 from __future__ import annotations
@@ -17,27 +19,31 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import ROOT
+from tests import wheelhouse
+from tests.support import ROOT, scaled
 
 pytestmark = pytest.mark.e2e
 
-FOREIGN = "cassette==0.3.8"
 BIN = "Scripts" if sys.platform == "win32" else "bin"
 
 
 class Venv:
     def __init__(self, path: Path) -> None:
-        subprocess.run([sys.executable, "-m", "venv", str(path)], check=True, timeout=120)
+        subprocess.run([sys.executable, "-m", "venv", str(path)], check=True, timeout=scaled(120))
         self.path = path
         self.python = str(path / BIN / "python")
 
     def pip(self, *args: str) -> None:
+        """pip, offline: whatever it installs or builds comes from the wheelhouse."""
+        offline = ["--no-index", "--find-links", str(wheelhouse.WHEELHOUSE)]
+        if args[0] == "uninstall":
+            offline = []
         result = subprocess.run(
-            [self.python, "-m", "pip", "--disable-pip-version-check", "-q", *args],
+            [self.python, "-m", "pip", "--disable-pip-version-check", "-q", *args, *offline],
             capture_output=True,
             text=True,
             check=False,
-            timeout=300,
+            timeout=scaled(300),
         )
         assert result.returncode == 0, result.stderr
 
@@ -50,7 +56,7 @@ class Venv:
             capture_output=True,
             text=True,
             check=False,
-            timeout=120,
+            timeout=scaled(120),
             cwd=cwd,
             env=env,
         )
@@ -67,19 +73,21 @@ def assert_one_line_conflict(result: subprocess.CompletedProcess[str], expected:
 
 
 def test_the_foreign_package_is_named_with_the_fix(tmp_path: Path) -> None:
+    if (why := wheelhouse.missing()) is not None:
+        pytest.skip(why)
     venv = Venv(tmp_path / "venv")
     work = tmp_path / "project"
     work.mkdir()
     (work / "test_nothing.py").write_text("def test_nothing():\n    pass\n")
 
-    # Each package built once: ours from this checkout, the foreign one from its sdist.
+    # Ours built from this checkout; the foreign one was built from its sdist beforehand.
     wheels = tmp_path / "wheels"
-    venv.pip("wheel", "--no-deps", "-w", str(wheels), str(ROOT), FOREIGN)
+    venv.pip("wheel", "--no-deps", "-w", str(wheels), str(ROOT))
     ours = str(next(wheels.glob("cassette_mcp-*.whl")))
-    foreign = str(next(wheels.glob("cassette-*.whl")))
+    foreign = str(wheelhouse.wheel(wheelhouse.FOREIGN))
 
     # Our wheel, then the foreign package over it.
-    venv.pip("install", ours, "pytest==9.2.0")
+    venv.pip("install", ours, wheelhouse.PYTEST)
     assert venv.run("cassette", "--version", cwd=work).stdout.strip() == "cassette-mcp 0.2.0"
     venv.pip("install", "--no-deps", foreign)
     line = assert_one_line_conflict(

@@ -4,7 +4,7 @@ through the name check, and the one-line answer when another ``cassette`` is in 
 The check itself (``cassette_mcp.conflict``) is exercised here on made-up site folders put
 first on the path, in a subprocess, since this process has imported our ``cassette``
 already. tests/test_foreign_cassette.py does the same with the real foreign package
-installed from the index into a throwaway virtual environment.
+installed (from the wheelhouse scripts/test.sh fills) into a throwaway virtual environment.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import pytest
 
 import cassette
 import cassette_mcp
-from tests.support import PY, ROOT
+from tests.support import PY, ROOT, scaled
 
 ENTRY = "import sys, cassette_mcp; sys.exit(cassette_mcp.main())"
 
@@ -32,7 +32,11 @@ def test_the_tests_test_the_tree_they_are_in() -> None:
 def test_one_version_everywhere() -> None:
     assert cassette.__version__ == importlib.metadata.version("cassette-mcp") == "0.2.0"
     result = subprocess.run(
-        [PY, "-c", ENTRY, "--version"], capture_output=True, text=True, check=False, timeout=60
+        [PY, "-c", ENTRY, "--version"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=scaled(60),
     )
     assert (result.returncode, result.stdout.strip()) == (0, "cassette-mcp 0.2.0")
 
@@ -76,7 +80,7 @@ def _run_with(site: Path, tmp_path: Path) -> subprocess.CompletedProcess[str]:
         capture_output=True,
         text=True,
         check=False,
-        timeout=60,
+        timeout=scaled(60),
         env=env,
         cwd=tmp_path,
     )

@@ -34,10 +34,11 @@ connection and the two sides), ``_report`` (the report types) and ``_util``.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import socket
 import tempfile
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from functools import partial
 from pathlib import Path
 from typing import Any, Final
@@ -251,8 +252,9 @@ async def _connect_side(
         side = _ConnectSide(plugin, target)
         for label, prop in checks:
             await run.check(label, partial(prop, side))
-    bad = unreachable or _unreachable(target)
-    await run.check("error conversion", partial(_error_conversion, plugin, target, bad))
+    with contextlib.ExitStack() as held:
+        bad = unreachable or held.enter_context(_unreachable(target))
+        await run.check("error conversion", partial(_error_conversion, plugin, target, bad))
     if target is None:
         run.skip("record/replay", "no target given")
     else:
@@ -289,15 +291,21 @@ async def _async(function: Callable[..., str], *args: Any) -> str:
     return function(*args)
 
 
-def _unreachable(target: Target | None) -> Target:
-    """A target like ``target`` that nothing answers at."""
+@contextlib.contextmanager
+def _unreachable(target: Target | None) -> Iterator[Target]:
+    """A target like ``target`` that nothing answers at, for as long as the block runs.
+
+    For a URL, a loopback port this process binds and never listens on: a connection is
+    refused, and no other process can take the port meanwhile (one that was merely free a
+    moment ago could be taken by anything on a busy machine, which would then answer)."""
     if target is None:
-        return Target()
-    if target.url:
+        yield Target()
+    elif target.url:
         parts = urlsplit(target.url)
-        with socket.socket() as sock:  # a port that was free a moment ago: nobody listens
+        with socket.socket() as sock:
             sock.bind(("127.0.0.1", 0))
             port = sock.getsockname()[1]
-        return Target(url=urlunsplit(parts._replace(netloc=f"127.0.0.1:{port}")))
-    missing = Path(tempfile.gettempdir()) / "cassette-check" / "no-such-server"
-    return Target(command=(str(missing),))
+            yield Target(url=urlunsplit(parts._replace(netloc=f"127.0.0.1:{port}")))
+    else:
+        missing = Path(tempfile.gettempdir()) / "cassette-check" / "no-such-server"
+        yield Target(command=(str(missing),))

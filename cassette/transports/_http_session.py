@@ -136,6 +136,7 @@ class SessionStreams:
         self.receiver: MemoryObjectReceiveStream[Any]
         self.sender, self.receiver = anyio.create_memory_object_stream[Any](float("inf"))
         self.get_streams = 0  # standalone GET streams open right now
+        self.got_get = False  # whether the client has opened one yet
         self.streams = 0  # SSE responses so far (names their events)
         self.history: dict[str, EventStream] = {}  # every SSE response, for resuming
         # requests whose POST is open, by id: what more arrives for one goes there (its
@@ -212,6 +213,7 @@ class SessionStreams:
         await send({"type": "http.response.start", "status": 200, "headers": list(SSE_HEADERS)})
         stream = EventStream(self, "get")
         self.get_streams += 1
+        self.got_get = True
         write = sender(send)
         try:
             async with anyio.create_task_group() as tg:
@@ -271,9 +273,20 @@ class SessionStreams:
         )
 
     def deliverable(self, reply: Reply) -> Reply:
-        """A server request bound for a GET stream that is not open is dropped, as the
-        live server drops it, and the replay goes on."""
+        """A server request bound for a GET stream the client closed is dropped, as the
+        live server drops it, and the replay goes on.
+
+        Before the client's first GET stream it is kept for that stream instead, and the
+        reply waits for the answer as for any request it sends. A client may open its GET
+        stream whenever it likes, and the SDKs open it beside their first requests: the
+        live server sent the request in its own time, when the stream was open, so only
+        the replay's haste could find it missing. Going on then let the client finish
+        before the request reached it (the result came first). A client that never opens
+        one is treated as one that does not answer: the answer deadline fails what
+        waited."""
         resumed = self.serving.resumed
+        if not self.got_get:
+            return reply
         while reply.awaiting and self.get_streams == 0 and request_on_get(reply, resumed):
             more = self.served.undelivered(reply.awaiting[0])
             reply = attrs.evolve(

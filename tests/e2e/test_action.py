@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import PY, ROOT
+from tests.support import PY, ROOT, scaled
 
 pytestmark = pytest.mark.e2e
 
@@ -44,7 +44,7 @@ def step(
     env |= {"GITHUB_STEP_SUMMARY": str(summary), "GITHUB_OUTPUT": str(output)}
     env |= {f"INPUT_{k.upper()}": v for k, v in inputs.items()}
     done = subprocess.run(
-        [PY, str(ACTION), name], capture_output=True, text=True, timeout=120, check=False,
+        [PY, str(ACTION), name], capture_output=True, text=True, timeout=scaled(120), check=False,
         cwd=tmp_path, env=env,
     )  # fmt: skip
     return done, summary.read_text(encoding="utf-8"), output.read_text(encoding="utf-8")
@@ -58,7 +58,7 @@ def tapes(tmp_path: Path) -> Path:
     env = {k: v for k, v in os.environ.items() if k != "STEADY_TEMP"}
     done = subprocess.run(
         [PY, "-m", "cassette", "record", "--scenarios", "s.toml"], cwd=folder, capture_output=True,
-        text=True, timeout=120, check=False, env=env,
+        text=True, timeout=scaled(120), check=False, env=env,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     return folder
@@ -129,7 +129,7 @@ def test_actionlint_passes_on_both_workflows() -> None:
         [str(actionlint), *map(str, workflows)],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=scaled(120),
         check=False,
     )
     assert done.returncode == 0, done.stdout + done.stderr

@@ -25,6 +25,7 @@ from tests.support import (
     record_command,
     replay_command,
     run,
+    scaled,
     stdio_params,
 )
 
@@ -51,7 +52,7 @@ def agent(mode: str, kind: str, command: list[str], cwd: Path) -> dict[str, Any]
         [PY, str(AGENT), "--mode", mode, kind, "stdio", *command],
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=scaled(300),
         check=False,
         cwd=cwd,
     )
@@ -73,7 +74,7 @@ def test_claude_code_is_offered_its_own_tools_after_its_variant(tmp_path: Path) 
         [PY, "-m", "cassette", "variant", str(tape), "--as", "claude-code"],
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=scaled(300),
         check=False,
     )
     assert variant.returncode == 0, variant.stderr

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from cassette import Cassette, ExitEvent, RawEvent, StderrEvent
-from tests.support import PY, RAW_SERVER, ROOT, LineClient, record_command, replay_command
+from tests.support import PY, RAW_SERVER, ROOT, LineClient, record_command, replay_command, scaled
 
 pytestmark = pytest.mark.e2e
 RAW = [PY, str(RAW_SERVER)]
@@ -261,7 +261,7 @@ def test_signal_ends_the_server_and_closes_the_cassette(
         client.initialize()
         client.request("tools/call", {"name": "echo", "arguments": {"text": "before the signal"}})
         os.kill(client.proc.pid, sig)
-        client.proc.wait(timeout=20)
+        client.proc.wait(timeout=scaled(20))
         assert client.proc.returncode == 128 + sig
     finally:
         client.kill_group()
@@ -284,7 +284,7 @@ def test_sigkill_mid_session_leaves_a_readable_prefix(tmp_path: Path) -> None:
             received.append(client.request("tools/call", params))
             sent.append(params)
         os.kill(client.proc.pid, signal.SIGKILL)
-        client.proc.wait(timeout=10)
+        client.proc.wait(timeout=scaled(10))
     finally:
         client.kill_group()
     cassette = Cassette.load(tape)
@@ -307,11 +307,11 @@ def test_replay_with_the_python_module_and_the_script_agree(tmp_path: Path) -> N
         [str(script), "replay", "-q", str(tape)],
         input=stdin,
         capture_output=True,
-        timeout=30,
+        timeout=scaled(30),
         check=False,
     )
     b = subprocess.run(
-        replay_command(tape), input=stdin, capture_output=True, timeout=30, check=False
+        replay_command(tape), input=stdin, capture_output=True, timeout=scaled(30), check=False
     )
     assert a.stdout == b.stdout
     assert a.stdout

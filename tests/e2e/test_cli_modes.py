@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from cassette import Cassette
-from tests.support import PY, ROOT, LineClient
+from tests.support import PY, ROOT, LineClient, scaled
 
 pytestmark = pytest.mark.e2e
 SERVER = ROOT / "tests" / "servers" / "episode_server.py"
@@ -50,7 +50,7 @@ def echo(
 
 def run(argv: list[str], env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        argv, input="", capture_output=True, text=True, timeout=60, env=env, check=False
+        argv, input="", capture_output=True, text=True, timeout=scaled(60), env=env, check=False
     )
 
 
@@ -106,7 +106,7 @@ def test_mode_usage_errors(tmp_path: Path, args: list[str], message: str) -> Non
         text=True,
         cwd=tmp_path,
         env=no_mode_env(),
-        timeout=30,
+        timeout=scaled(30),
         check=False,
     )
     assert result.returncode == 2, result.stderr
@@ -200,7 +200,7 @@ def test_an_empty_mode_variable_is_a_usage_error_naming_the_modes(tmp_path: Path
         [PY, "-m", "cassette", "record", "-o", str(tmp_path / "t.jsonl"), "--", PY, "-c", ""],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=scaled(60),
         env={**os.environ, "MCP_CASSETTE_MODE": ""},
         check=False,
     )

@@ -40,10 +40,11 @@ from tests.support import (
     EVERYTHING_JS,
     NODE_DIR,
     OFFLINE_ENV,
+    PORT0_JS,
     PY,
     ROOT,
     Background,
-    free_port,
+    listening,
     node,
     replay_command,
 )
@@ -130,33 +131,29 @@ def app_driver(client: str) -> list[str]:
 # -- servers ---------------------------------------------------------------------------
 
 
-def server_command(server: str, transport: str, port: int | None = None) -> list[str]:
+def server_command(server: str, transport: str) -> list[str]:
+    """The server's command; over HTTP and SSE it binds port 0 and prints the port it got
+    (server-everything through tests/node/port0.mjs, ours through uvicorn)."""
     script = {
         "dual": "dual_era_server.py",
         "mcp23": "mcp23_server.py",
         "fastmcp": "fastmcp_server.py",
     }.get(server)
-    if script is None:  # server-everything: PORT comes from the environment
+    if script is None:
         mode = {"stdio": "stdio", "http": "streamableHttp", "sse": "sse"}[transport]
-        return [node(), str(EVERYTHING_JS), mode]
+        if transport == "stdio":
+            return [node(), str(EVERYTHING_JS), mode]
+        return [node(), str(PORT0_JS), str(EVERYTHING_JS), mode]
     argv = [PY, str(ROOT / "tests" / "servers" / script)]
-    return argv if transport == "stdio" else [*argv, transport, str(port)]
+    return argv if transport == "stdio" else [*argv, transport, "0"]
 
 
 class LiveServer:
     """A fresh HTTP or SSE server for one run (the reference server keeps per-session state)."""
 
     def __init__(self, server: str, transport: str) -> None:
-        port = free_port()
-        env = {"PORT": str(port)} if server == "everything" else None
-        self.proc = Background(server_command(server, transport, port), env=env)
-        ready = {
-            "everything": r"listening on port|Server is running on port",
-            "dual": r"Uvicorn running on",
-            "mcp23": r"Uvicorn running on",
-            "fastmcp": r"Uvicorn running on",
-        }[server]
-        self.proc.wait_for(ready, timeout=READY_TIMEOUT)
+        self.proc = Background(server_command(server, transport))
+        port = listening(self.proc, timeout=READY_TIMEOUT)
         self.url = f"http://127.0.0.1:{port}/{'sse' if transport == 'sse' else 'mcp'}"
 
     def __enter__(self) -> LiveServer:

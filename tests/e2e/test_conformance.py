@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.test_http_sdk import http_replay, recording_proxy, start_everything_http
-from tests.support import NODE_DIR, node
+from tests.support import NODE_DIR, node, scaled
 
 pytestmark = pytest.mark.e2e
 
@@ -36,7 +36,7 @@ def conformance(url: str, out: Path) -> Results:
         pytest.skip("the conformance suite is missing: run `npm ci --prefix tests/node`")
     command = [node(), str(CONFORMANCE), "server", "--url", url, "--output-dir", str(out)]
     # It exits 1 when any check fails, as some do against server-everything itself.
-    run = subprocess.run(command, capture_output=True, text=True, timeout=180, check=False)
+    run = subprocess.run(command, capture_output=True, text=True, timeout=scaled(180), check=False)
     assert "=== SUMMARY ===" in run.stdout, run.stdout + run.stderr
     results: Results = {}
     for checks in sorted(out.glob("server-*/checks.json")):

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from cassette import Cassette
-from tests.support import PY, RAW_SERVER, LineClient, record_command
+from tests.support import PY, RAW_SERVER, LineClient, record_command, scaled
 
 pytestmark = pytest.mark.e2e
 
@@ -39,7 +39,7 @@ def test_sigkill_at_a_random_point_leaves_a_prefix(tmp_path: Path, seed: int) ->
                 {"jsonrpc": "2.0", "id": 1000 + n, "method": "tools/call", "params": params}
             )
         os.kill(client.proc.pid, signal.SIGKILL)
-        client.proc.wait(timeout=10)
+        client.proc.wait(timeout=scaled(10))
     finally:
         client.kill_group()
 

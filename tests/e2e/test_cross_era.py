@@ -29,6 +29,7 @@ from tests.support import (
     replay_command,
     run,
     stdio_params,
+    until_probed,
 )
 
 pytestmark = pytest.mark.e2e
@@ -37,18 +38,23 @@ DUAL_ERA = ROOT / "tests" / "servers" / "dual_era_server.py"
 URL = r"(http://\S+)"
 
 
-async def session(target: Any, mode: str) -> dict[str, Any]:
-    """What a client observes: the version it settled on, and what its calls returned."""
+async def session(target: Any, mode: str, *, probed: Path | None = None) -> dict[str, Any]:
+    """What a client observes: the version it settled on, and what its calls returned.
+    ``probed``: the cassette being recorded, whose legacy probe the session stays open
+    for (``tests.support.until_probed``)."""
     from mcp import Client
 
     async with Client(target, mode=mode) as client:  # type: ignore[arg-type]
-        return {
+        out = {
             "protocol": client.protocol_version,
             "tools": sorted(t.name for t in (await client.list_tools()).tools),
             "add": dump(await client.call_tool("add", {"a": 40, "b": 2})),
             "read": dump(await client.read_resource("memo://greeting")),
             "prompt": dump(await client.get_prompt("review", {"code": "y = 2"})),
         }
+        if probed is not None:
+            await until_probed(probed)
+        return out
 
 
 def _era(tape: Path) -> str:

@@ -26,7 +26,7 @@ from cassette.transport import Frame, Target
 from cassette.transports import _early
 from cassette.transports._adopted import AdoptedProcess
 from cassette.transports.stdio import StdioTransport
-from tests.support import PY, ROOT, run
+from tests.support import PY, ROOT, run, scaled
 
 linux = pytest.mark.skipif(sys.platform != "linux", reason="early spawn is Linux only")
 
@@ -157,7 +157,7 @@ def test_a_recorder_killed_while_it_starts_leaves_no_server(tmp_path: Path) -> N
     for fd in (early.stdin, early.stdout, early.stderr, keeper.stdin):
         os.close(fd)  # what the recorder's death does to them
     try:
-        assert _gone_within(early.pid, _early.GRACE + _early.KILL_AFTER + 15.0)
+        assert _gone_within(early.pid, _early.GRACE + _early.KILL_AFTER + scaled(15.0))
     finally:
         for pid in (early.pid, keeper.pid):
             os.waitpid(pid, 0)
@@ -177,7 +177,7 @@ def test_a_recording_gives_its_early_server_what_subprocess_would(tmp_path: Path
             [PY, "-m", "cassette", "record", "-o", str(tape), "--", "/bin/sh", "-c", shell],
             input=json.dumps(INITIALIZE).encode() + b"\n",
             capture_output=True,
-            timeout=60,
+            timeout=scaled(60),
             close_fds=False,
             check=False,
             cwd=ROOT,
@@ -213,14 +213,14 @@ def test_a_command_line_that_fails_first_leaves_no_server(tmp_path: Path) -> Non
             [*argv, "--", *server],
             stdin=subprocess.DEVNULL,
             capture_output=True,
-            timeout=60,
+            timeout=scaled(60),
             check=False,
         )
         assert done.returncode == 2, done.stderr.decode()
         assert b"Traceback" not in done.stderr
         if report.exists():  # it had started: it was ended with the command line
             pid = json.loads(report.read_text())["pid"]
-            assert _gone_within(pid, 10.0)
+            assert _gone_within(pid, scaled(10.0))
 
 
 def _gone_within(pid: int, seconds: float) -> bool:

@@ -16,7 +16,7 @@ from pathlib import Path
 from cassette.core.model import ExitEvent
 from cassette.store.storage import Cassette
 from cassette.tools.lint import lint_cassette
-from tests.support import PY, RAW_SERVER, LineClient, record_command
+from tests.support import PY, RAW_SERVER, LineClient, record_command, scaled
 
 NO_TOKEN = [
     PY,
@@ -52,7 +52,7 @@ def test_once_after_a_failed_start_records_afresh(tmp_path: Path) -> None:
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=scaled(60),
         check=False,
     )
     assert failed.returncode == 4
@@ -81,7 +81,7 @@ def test_once_warns_when_it_replays_a_failed_recording_left_by_an_older_version(
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=scaled(60),
         check=False,
     )
     assert done.returncode == 0  # nothing was asked, nothing missed

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from cassette import Cassette
-from tests.support import PY, ROOT, Background, LineClient, run
+from tests.support import PY, ROOT, Background, LineClient, run, scaled
 
 pytestmark = pytest.mark.e2e
 
@@ -25,7 +25,7 @@ def cassette(*argv: str, stdin: bytes = b"") -> subprocess.CompletedProcess[str]
         input=stdin.decode(),
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=scaled(60),
         check=False,
     )
 

@@ -13,7 +13,7 @@ import pytest
 from cassette import Cassette
 from cassette.core.codec import encode_line
 from cassette.core.model import Header, MessageEvent, RecorderInfo
-from tests.support import PY
+from tests.support import PY, scaled
 
 pytestmark = [
     pytest.mark.e2e,
@@ -46,7 +46,7 @@ def git(cwd: Path, *args: str) -> str:
         ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", *args],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=scaled(60),
         check=True,
         cwd=cwd,
         env=env,
@@ -61,7 +61,7 @@ def test_git_diff_and_log_show_the_changed_answer_only(tmp_path: Path) -> None:
         capture_output=True,
         text=True,
         cwd=tmp_path,
-        timeout=60,
+        timeout=scaled(60),
         check=False,
         env={**os.environ, "HOME": str(tmp_path)},
     )
@@ -98,7 +98,7 @@ def test_git_setup_twice_adds_the_line_once(tmp_path: Path) -> None:
             cwd=tmp_path,
             check=True,
             capture_output=True,
-            timeout=60,
+            timeout=scaled(60),
             env={**os.environ, "HOME": str(tmp_path)},
         )
     assert (tmp_path / ".gitattributes").read_text(

@@ -24,7 +24,16 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from cassette import Cassette
-from tests.support import OFFLINE_ENV, PY, Background, free_port, replay_command, run
+from tests.support import (
+    LISTENING,
+    OFFLINE_ENV,
+    PY,
+    Background,
+    listening,
+    replay_command,
+    run,
+    scaled,
+)
 
 pytestmark = pytest.mark.e2e
 SERVER = Path(__file__).resolve().parent.parent / "servers" / "auth_server.py"
@@ -34,16 +43,15 @@ TOKEN = "ghp_Zq8vKx2LmN4pRt6wYb1cDf3gHj5kMn7sQv9X"
 
 
 def start_bearer_server() -> tuple[Background, str]:
-    port = free_port()
-    server = Background([PY, str(SERVER), "bearer", str(port)], env={"FIXTURE_BEARER_TOKEN": TOKEN})
-    server.wait_for("auth fixture ready")
+    server = Background([PY, str(SERVER), "bearer", "0"], env={"FIXTURE_BEARER_TOKEN": TOKEN})
+    port = listening(server)
     return server, f"http://127.0.0.1:{port}/mcp"
 
 
 def start_oauth_server() -> tuple[Background, str, str]:
-    as_port, port = free_port(), free_port()
-    server = Background([PY, str(SERVER), "oauth", str(as_port), str(port)])
-    server.wait_for("auth fixture ready")
+    server = Background([PY, str(SERVER), "oauth", "0", "0"])
+    ready = server.wait_for(rf"auth fixture ready: {LISTENING} {LISTENING}")
+    as_port, port = ready.group(1, 2)
     return server, f"http://127.0.0.1:{as_port}/", f"http://127.0.0.1:{port}/mcp"
 
 
@@ -177,7 +185,7 @@ def test_an_unset_variable_is_refused_before_anything_is_recorded(tmp_path: Path
     tape = tmp_path / "never.jsonl"
     argv = [PY, "-m", "cassette", "record", "-o", str(tape), "--upstream"]
     argv += ["http://127.0.0.1:9/mcp", "--header", "Authorization: Bearer ${NOT_SET_ANYWHERE}"]
-    done = subprocess.run(argv, capture_output=True, timeout=30, check=False)
+    done = subprocess.run(argv, capture_output=True, timeout=scaled(30), check=False)
     assert done.returncode == 2
     lines = done.stderr.decode().strip().splitlines()
     assert lines == [
@@ -299,13 +307,13 @@ def test_verify_sends_the_header_and_says_which_one_a_run_lacks(tmp_path: Path) 
         sent = subprocess.run(
             [*verify, "--header", header, "--format", "json"],
             capture_output=True,
-            timeout=60,
+            timeout=scaled(60),
             check=False,
             env={**_environ(), **env},
         )
         assert sent.returncode == 0, sent.stderr.decode()
         assert TOKEN not in sent.stdout.decode() + sent.stderr.decode()
-        lacking = subprocess.run(verify, capture_output=True, timeout=60, check=False)
+        lacking = subprocess.run(verify, capture_output=True, timeout=scaled(60), check=False)
     said = lacking.stderr.decode()
     assert "recorded sending the header(s) Authorization" in said
     assert lacking.returncode == 1  # every answer is now a refusal
@@ -377,7 +385,7 @@ def test_variant_sends_the_header_and_never_writes_its_value(tmp_path: Path) -> 
             assert proxy.stop(signal.SIGINT) == 0, proxy.output()
         argv = [PY, "-m", "cassette", "variant", str(tape), "--as", "legacy", "--header", header]
         done = subprocess.run(
-            argv, capture_output=True, timeout=60, check=False, env={**_environ(), **env}
+            argv, capture_output=True, timeout=scaled(60), check=False, env={**_environ(), **env}
         )
     assert done.returncode == 0, done.stderr.decode()
     assert "variant legacy: sent" in done.stderr.decode()

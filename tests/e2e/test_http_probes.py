@@ -18,13 +18,12 @@ import pytest
 from tests import http_probes
 from tests.e2e.test_http_sdk import http_replay, recording_proxy, start_everything_http
 from tests.support import (
-    EVERYTHING_JS,
     MODERN_SERVER,
     OFFLINE_ENV,
     PY,
     Background,
-    free_port,
-    node,
+    everything_server,
+    python_server,
     replay_command,
 )
 
@@ -79,9 +78,8 @@ def test_streamable_http_legacy_era_answers_as_server_everything(tmp_path: Path)
 
 def test_streamable_http_modern_era_answers_as_the_python_sdk(tmp_path: Path) -> None:
     tape = tmp_path / "modern.jsonl"
-    port = free_port()
-    with Background([PY, str(MODERN_SERVER), "http", str(port)]) as server:
-        server.wait_for(r"Uvicorn running on|Application startup complete")
+    server, port = python_server(MODERN_SERVER)
+    with server:
         upstream = f"http://127.0.0.1:{port}/mcp"
         live = http_probes.run(http_probes.MODERN, upstream)
         proxy, url = recording_proxy(tape, upstream)
@@ -101,10 +99,8 @@ def test_streamable_http_modern_era_answers_as_the_python_sdk(tmp_path: Path) ->
 
 def test_legacy_sse_answers_as_server_everything(tmp_path: Path) -> None:
     tape = tmp_path / "sse.jsonl"
-    port = free_port()
-    everything = Background([node(), str(EVERYTHING_JS), "sse"], env={"PORT": str(port)})
+    everything, port = everything_server("sse")
     with everything:
-        everything.wait_for(r"running on port")
         upstream = f"http://127.0.0.1:{port}/sse"
         # server-everything never answers a POST for a session it does not have: not probed
         live = http_probes.run_sse(upstream, skip=http_probes.SSE_UNANSWERED)

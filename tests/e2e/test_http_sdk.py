@@ -23,11 +23,13 @@ from tests.support import (
     Background,
     dump,
     everything_calls,
-    free_port,
+    everything_server,
     node,
+    python_server,
     record_command,
     replay_command,
     run,
+    scaled,
     stdio_params,
 )
 
@@ -44,9 +46,7 @@ async def everything_session(target: Any) -> dict[str, Any]:
 
 
 def start_everything_http() -> tuple[Background, str]:
-    port = free_port()
-    server = Background([node(), str(EVERYTHING), "streamableHttp"], env={"PORT": str(port)})
-    server.wait_for(r"listening on port")
+    server, port = everything_server("streamableHttp")
     return server, f"http://127.0.0.1:{port}/mcp"
 
 
@@ -106,9 +106,8 @@ async def modern_session(target: Any) -> dict[str, Any]:
 
 def test_modern_era_over_http_recorded_then_replayed(tmp_path: Path) -> None:
     tape = tmp_path / "modern-http.jsonl"
-    port = free_port()
-    with Background([PY, str(MODERN_SERVER), "http", str(port)]) as server:
-        server.wait_for(r"Uvicorn running on|Application startup complete")
+    server, port = python_server(MODERN_SERVER)
+    with server:
         proxy, url = recording_proxy(tape, f"http://127.0.0.1:{port}/mcp")
         with proxy:
             live = run(lambda: modern_session(url))
@@ -202,7 +201,7 @@ def test_recording_proxy_guards_and_keeps_header_values_out(tmp_path: Path) -> N
             )
             with clash:
                 clash.wait_for(r"cassette: error")
-                assert clash.proc.wait(timeout=20) == 4
+                assert clash.proc.wait(timeout=scaled(20)) == 4
                 assert f"port {port} on 127.0.0.1 is taken" in clash.output()
                 assert "Traceback" not in clash.output()
             assert proxy.stop() == 0

@@ -15,17 +15,16 @@ from cassette.errors import TransportError
 from cassette.registry import load_transport
 from cassette.tools.check import check_server
 from cassette.transport import Frame, Target
-from tests.support import PY, Background, free_port
+from tests.support import PY, Background
 
 pytest.importorskip("httpx")
 
 
 @pytest.fixture
 def plain_http() -> Iterator[str]:
-    port = free_port()
-    server = Background([PY, "-m", "http.server", str(port), "--bind", "127.0.0.1"])
+    server = Background([PY, "-m", "http.server", "0", "--bind", "127.0.0.1"])
     try:
-        server.wait_for(r"Serving HTTP on")
+        port = server.wait_for(r"Serving HTTP on 127\.0\.0\.1 port (\d+)").group(1)
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
         server.stop()

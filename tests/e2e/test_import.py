@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.support import PY, ROOT, dump, run, stdio_params
+from tests.support import PY, ROOT, dump, run, scaled, stdio_params
 
 pytestmark = pytest.mark.e2e
 
@@ -25,7 +25,7 @@ def cassette(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
         [PY, "-m", "cassette", *args],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=scaled(120),
         check=False,
         cwd=cwd,
     )

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import PY, ROOT
+from tests.support import PY, ROOT, scaled
 
 pytestmark = pytest.mark.e2e
 
@@ -85,6 +85,12 @@ def test_the_documented_examples_and_a_path_harness_pass_mypy_strict(tmp_path: P
     env = {**os.environ, "MYPYPATH": str(ROOT)}
     argv = [PY, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path / "cache"), *files]
     result = subprocess.run(
-        argv, capture_output=True, text=True, timeout=300, cwd=tmp_path, env=env, check=False
+        argv,
+        capture_output=True,
+        text=True,
+        timeout=scaled(300),
+        cwd=tmp_path,
+        env=env,
+        check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr

@@ -17,7 +17,7 @@ import pytest
 from cassette.core.model import MessageEvent, RawEvent
 from cassette.store.storage import Cassette
 from tests.e2e.test_cli import RAW, cli, one_line_error, recorded
-from tests.support import PY, LineClient, record_command, replay_command
+from tests.support import PY, LineClient, record_command, replay_command, scaled
 
 
 def cli_in(cwd: Path, *args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[str]:
@@ -27,7 +27,7 @@ def cli_in(cwd: Path, *args: str, stdin: bytes = b"") -> subprocess.CompletedPro
         input=stdin,
         capture_output=True,
         cwd=cwd,
-        timeout=30,
+        timeout=scaled(30),
         check=False,
     )
     return subprocess.CompletedProcess(

@@ -20,7 +20,7 @@ import pytest
 
 from cassette.store.storage import Cassette
 from tests.e2e.test_http_sdk import http_replay, recording_proxy
-from tests.support import MODERN_SERVER, PY, Background, free_port, run
+from tests.support import MODERN_SERVER, python_server, run
 
 pytestmark = pytest.mark.e2e
 
@@ -39,9 +39,8 @@ async def _through_mcp_remote(url: str) -> tuple[str, str, Any]:
 
 def test_a_session_recorded_through_mcp_remote_keeps_its_clients_era(tmp_path: Path) -> None:
     tape = tmp_path / "remote.jsonl"
-    port = free_port()
-    with Background([PY, str(MODERN_SERVER), "http", str(port)]) as server:
-        server.wait_for(r"Uvicorn running on|Application startup complete")
+    server, port = python_server(MODERN_SERVER)
+    with server:
         upstream = f"http://127.0.0.1:{port}/mcp"
         live = run(lambda: _through_mcp_remote(upstream))
         proxy, url = recording_proxy(tape, upstream)

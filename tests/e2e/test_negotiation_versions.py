@@ -28,6 +28,7 @@ from tests.support import (
     recording_over_http,
     replay_command,
     run,
+    scaled,
     stdio_params,
 )
 
@@ -65,7 +66,7 @@ def older_client(command: list[str], env: dict[str, str] | None = None) -> dict[
         input=json.dumps(env),
         capture_output=True,
         text=True,
-        timeout=90,
+        timeout=scaled(90),
         check=False,
     )
     assert done.returncode == 0, done.stderr
@@ -108,13 +109,16 @@ MCP23 = ROOT / "tests" / "servers" / "mcp23_server.py"
 
 
 def test_a_plain_stdio_recording_of_a_slow_server_keeps_its_probe(tmp_path: Path) -> None:
-    """The SDK 2 stdio client ends the recorder a few seconds after closing its side; the
-    probe runs during the session, so a Python server's slow second start still answers
-    it in time. The server's discovery lists only 2026-07-28 (mcp 2.3.0's default): the
-    probe is what lets the cassette serve a legacy client, as the live server does."""
+    """The probe runs during the session, beside it: a Python server's slow second start
+    answers it while the session is open (the SDK 2 stdio client ends the recorder a few
+    seconds after closing its side, so the session waits for the probe, a condition, rather
+    than betting on the machine's speed). The server's discovery lists only 2026-07-28
+    (mcp 2.3.0's default): the probe is what lets the cassette serve a legacy client, as
+    the live server does."""
     tape = tmp_path / "mcp23.jsonl"
     server = [PY, str(MCP23)]
-    recorded = run(lambda: session(stdio_params(record_command(tape, server)), "auto"))
+    recording = stdio_params(record_command(tape, server))
+    recorded = run(lambda: session(recording, "auto", probed=tape))
     assert recorded["protocol"] == "2026-07-28"
     lines = [json.loads(line) for line in tape.read_text().splitlines()]
     assert lines[0]["era"] == "modern"

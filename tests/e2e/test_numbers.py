@@ -14,7 +14,15 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.support import PY, ROOT, LineClient, record_command, recording_over_http, replay_command
+from tests.support import (
+    PY,
+    ROOT,
+    LineClient,
+    record_command,
+    recording_over_http,
+    replay_command,
+    scaled,
+)
 
 SERVER = ROOT / "tests" / "servers" / "numbers_server.py"
 LITERALS = (
@@ -39,7 +47,7 @@ INIT = {
 
 def cli(*args: str) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(
-        [PY, "-m", "cassette", *args], capture_output=True, timeout=60, check=False
+        [PY, "-m", "cassette", *args], capture_output=True, timeout=scaled(60), check=False
     )
 
 

@@ -24,8 +24,8 @@ from tests.support import (
     PY,
     ROOT,
     Background,
-    free_port,
     run,
+    scaled,
     stdio_params,
 )
 
@@ -46,7 +46,7 @@ def langchain(*target: str, env: dict[str, str] | None = None) -> dict[str, Any]
         [str(MCP1_PY), str(LANGCHAIN), *target],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=scaled(120),
         check=False,
         env={**os.environ, **(env or {})},
     )
@@ -93,11 +93,10 @@ def test_langchain_per_call_records_every_start_and_replays_them_in_order(
     assert not counter.exists()  # no server was started
 
     # streamable HTTP: each client session is the next start
-    port = free_port()
-    front = Background(cassette("replay", str(tape), "--front", "http", "--port", str(port)))
+    front = Background(cassette("replay", str(tape), "--front", "http", "--port", "0"))
     with front:
-        front.wait_for(r"http://127\.0\.0\.1")
-        assert langchain(f"http://127.0.0.1:{port}/mcp") == LIVE
+        url = front.wait_for(r"serving on (http://127\.0\.0\.1:\d+/mcp)").group(1)
+        assert langchain(url) == LIVE
 
 
 def test_an_sdk_client_that_starts_the_server_twice_is_recorded_as_two_starts(
@@ -167,8 +166,7 @@ def test_a_modern_client_per_call_is_served_start_by_start_over_http(tmp_path: P
     record = cassette("record", "-o", str(tape), "--", PY, str(MODERN_SERVER))
     live = run(lambda: adds(lambda: stdio_params(record)))
     assert count_starts(Cassette.load(tape).events) == 2
-    port = free_port()
-    front = Background(cassette("replay", str(tape), "--front", "http", "--port", str(port)))
+    front = Background(cassette("replay", str(tape), "--front", "http", "--port", "0"))
     with front:
-        front.wait_for(r"http://127\.0\.0\.1")
-        assert run(lambda: adds(f"http://127.0.0.1:{port}/mcp")) == live
+        url = front.wait_for(r"serving on (http://127\.0\.0\.1:\d+/mcp)").group(1)
+        assert run(lambda: adds(url)) == live

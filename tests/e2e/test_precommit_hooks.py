@@ -13,7 +13,7 @@ import pytest
 
 from cassette.core.codec import encode_line
 from cassette.core.model import Header, MessageEvent, RecorderInfo
-from tests.support import ROOT
+from tests.support import ROOT, scaled
 
 pytestmark = [
     pytest.mark.e2e,
@@ -70,7 +70,13 @@ def run(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
         "GIT_COMMITTER_EMAIL": "t@example.invalid",
     }
     return subprocess.run(
-        list(args), capture_output=True, text=True, timeout=300, check=False, cwd=cwd, env=env
+        list(args),
+        capture_output=True,
+        text=True,
+        timeout=scaled(300),
+        check=False,
+        cwd=cwd,
+        env=env,
     )
 
 

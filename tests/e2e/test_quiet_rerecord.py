@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from cassette import Cassette
-from tests.support import PY, ROOT
+from tests.support import PY, ROOT, scaled
 
 pytestmark = pytest.mark.e2e
 
@@ -44,7 +44,7 @@ def record(cwd: Path, *again: str, temp: str = "-3", build: str = "1") -> None:
         [PY, "-m", "cassette", "record", "--scenarios", "s.toml", *again],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=scaled(120),
         check=False,
         cwd=cwd,
         env=env,
@@ -57,7 +57,7 @@ def git(cwd: Path, *args: str) -> str:
         ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", *args],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=scaled(60),
         check=True,
         cwd=cwd,
     )

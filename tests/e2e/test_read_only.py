@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import PY, ROOT, LineClient, replay_command
+from tests.support import PY, ROOT, LineClient, replay_command, scaled
 
 GOOD = ROOT / "examples" / "everything.jsonl"
 
@@ -47,7 +47,7 @@ def cli(*args: str) -> subprocess.CompletedProcess[str]:
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=scaled(60),
         check=False,
     )
 

@@ -26,6 +26,7 @@ from tests.support import (
     replay_command,
     run,
     stdio_params,
+    until_probed,
 )
 
 pytestmark = pytest.mark.e2e
@@ -35,11 +36,15 @@ def _header(tape: Path) -> dict[str, Any]:
     return dict(json.loads(tape.read_text().splitlines()[0]))
 
 
-async def _add(params: Any, mode: str = "auto") -> tuple[str, Any]:
+async def _add(params: Any, mode: str = "auto", probed: Path | None = None) -> tuple[str, Any]:
+    """One call; ``probed``: the cassette being recorded, whose legacy probe the session
+    stays open for (``tests.support.until_probed``)."""
     from mcp import Client
 
     async with Client(params, mode=mode) as client:  # type: ignore[arg-type]
         result = await client.call_tool("add", {"a": 2, "b": 3})
+        if probed is not None:
+            await until_probed(probed)
         return str(client.protocol_version), result.structured_content
 
 
@@ -89,7 +94,7 @@ def test_a_plain_recording_probes_and_serves_legacy_clients(tmp_path: Path) -> N
     recorder's probe learns it, and a legacy client is served with no manual step."""
     tape = tmp_path / "modern.jsonl"
     server = [PY, str(MODERN_SERVER)]
-    version, added = run(lambda: _add(stdio_params(record_command(tape, server))))
+    version, added = run(lambda: _add(stdio_params(record_command(tape, server)), probed=tape))
     assert version == "2026-07-28"
     assert _header(tape)["era"] == "modern"
     live = LineClient(server)

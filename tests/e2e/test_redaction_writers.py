@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import PY, RAW_SERVER, LineClient
+from tests.support import PY, RAW_SERVER, LineClient, scaled
 
 pytestmark = pytest.mark.e2e
 
@@ -41,6 +41,13 @@ for line in sys.stdin:
 
 def cassette(*args: str) -> list[str]:
     return [PY, "-m", "cassette", *args]
+
+
+def without_input(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """A command run to its end with nothing on its standard input, as text."""
+    return subprocess.run(
+        argv, input="", capture_output=True, text=True, timeout=scaled(60), cwd=cwd, check=False
+    )
 
 
 def session(
@@ -91,9 +98,7 @@ def test_an_extension_without_the_pattern_it_was_recorded_with_is_refused(tmp_pa
     assert session(record, tmp_path, {"text": "acct-111111"})[0] == 0
     before = tape.read_bytes()
     extend = cassette("replay", str(tape), "--mode", "new_episodes", "--", PY, str(RAW_SERVER))
-    result = subprocess.run(
-        extend, input="", capture_output=True, text=True, timeout=60, cwd=tmp_path, check=False
-    )
+    result = without_input(extend, tmp_path)
     assert result.returncode == 2, result.stderr
     lines = [line for line in result.stderr.splitlines() if "acct-[0-9]{6}" in line]
     assert len(lines) == 1
@@ -113,15 +118,8 @@ def test_a_bad_rule_is_one_line_exit_2_and_no_file(
     tmp_path: Path, option: list[str], words: str
 ) -> None:
     tape = tmp_path / "t.jsonl"
-    result = subprocess.run(
-        cassette("record", "-o", str(tape), *option, "--", PY, str(RAW_SERVER)),
-        input="",
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=tmp_path,
-        check=False,
-    )
+    record = cassette("record", "-o", str(tape), *option, "--", PY, str(RAW_SERVER))
+    result = without_input(record, tmp_path)
     assert result.returncode == 2
     assert len(result.stderr.strip().splitlines()) == 1
     assert words in result.stderr
@@ -151,7 +149,7 @@ def test_verify_takes_the_redaction_options_and_update_writes_no_secret(tmp_path
             cassette("verify", tape.name, *extra, "--", PY, str(server)),
             capture_output=True,
             text=True,
-            timeout=120,
+            timeout=scaled(120),
             cwd=tmp_path,
             env={**os.environ, "ACCT": "acct-222222", "HOLDER": "grace"},
             check=False,
@@ -259,7 +257,7 @@ def test_a_variant_keeps_the_rules_the_cassette_was_recorded_with(tmp_path: Path
             cassette("variant", tape.name, "--as", "inspector", *extra),
             capture_output=True,
             text=True,
-            timeout=120,
+            timeout=scaled(120),
             cwd=tmp_path,
             env={**os.environ, "ACCT": "acct-222222", "HOLDER": "grace"},
             check=False,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import PY, ROOT, LineClient, record_command, replay_command
+from tests.support import PY, ROOT, LineClient, record_command, replay_command, scaled
 
 pytestmark = pytest.mark.e2e
 
@@ -58,7 +58,12 @@ def test_the_project_setting_allows_repeats(tape: Path, tmp_path: Path) -> None:
     assert "result" in replies[1]
     (tmp_path / "pyproject.toml").write_text('[tool.cassette]\nallow-repeats = "yes"\n')
     bad = subprocess.run(
-        replay_command(tape), cwd=tmp_path, capture_output=True, text=True, timeout=60, check=False
+        replay_command(tape),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=scaled(60),
+        check=False,
     )
     assert bad.returncode == 2
     assert "[tool.cassette] allow-repeats must be true or false" in bad.stderr

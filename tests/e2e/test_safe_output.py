@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from cassette.mock.manifest import load_manifest
-from tests.support import PY, RAW_SERVER, LineClient, record_command, replay_command
+from tests.support import PY, RAW_SERVER, LineClient, record_command, replay_command, scaled
 
 SURROGATE = (
     b'{"jsonrpc":"2.0","id":%d,"method":"tools/call",'
@@ -28,7 +28,7 @@ ESCAPES = "\x1b]0;pwned\x07\x1b[2J\x1b[31m"
 
 def cli(*args: str) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(
-        [PY, "-m", "cassette", *args], capture_output=True, timeout=60, check=False
+        [PY, "-m", "cassette", *args], capture_output=True, timeout=scaled(60), check=False
     )
 
 

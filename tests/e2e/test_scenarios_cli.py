@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import PY, free_port
+from tests.support import PY, closed_port, scaled
 
 pytestmark = pytest.mark.e2e
 
@@ -20,7 +20,7 @@ def cassette(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
         [PY, "-m", "cassette", *args],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=scaled(60),
         check=False,
         cwd=cwd,
     )
@@ -63,9 +63,10 @@ def test_record_without_a_cassette_or_scenarios_says_what_it_needs(tmp_path: Pat
 
 
 def test_an_unreachable_url_is_one_error_and_writes_nothing(tmp_path: Path) -> None:
-    url = f"http://127.0.0.1:{free_port()}/mcp"
-    (tmp_path / "s.toml").write_text(FILE.format(target=f'url = "{url}"'))
-    line = one_error(cassette("record", "--scenarios", "s.toml", cwd=tmp_path), 4)
+    with closed_port() as port:
+        url = f"http://127.0.0.1:{port}/mcp"
+        (tmp_path / "s.toml").write_text(FILE.format(target=f'url = "{url}"'))
+        line = one_error(cassette("record", "--scenarios", "s.toml", cwd=tmp_path), 4)
     assert line.startswith(f"cassette: error: {url} cannot be reached: ")
     assert list(tmp_path.iterdir()) == [tmp_path / "s.toml"]
 
@@ -89,8 +90,10 @@ def test_mode_none_never_starts_the_server(tmp_path: Path) -> None:
 def test_verify_takes_http_for_streamable_http(tmp_path: Path) -> None:
     tape = tmp_path / "t.jsonl"
     tape.write_text("")
-    url = f"http://127.0.0.1:{free_port()}/mcp"
-    result = cassette("verify", "t.jsonl", "--transport", "http", "--upstream", url, cwd=tmp_path)
+    with closed_port() as port:
+        url = f"http://127.0.0.1:{port}/mcp"
+        argv = ("verify", "t.jsonl", "--transport", "http", "--upstream", url)
+        result = cassette(*argv, cwd=tmp_path)
     assert "unknown" not in result.stderr  # the short name is known
     stdio = cassette("verify", "t.jsonl", "--transport", "stdio", "--upstream", url, cwd=tmp_path)
     assert one_error(stdio, 2).endswith("--transport stdio needs a server command (-- COMMAND)")

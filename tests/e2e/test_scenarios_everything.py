@@ -24,6 +24,7 @@ from tests.support import (
     node,
     replay_command,
     run,
+    scaled,
     stdio_params,
 )
 
@@ -80,7 +81,7 @@ def record(scenarios: Path, *extra: str) -> subprocess.CompletedProcess[str]:
         [PY, "-m", "cassette", "record", "--scenarios", str(scenarios), *extra],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=scaled(120),
         check=False,
     )
 
@@ -235,7 +236,7 @@ def test_scenarios_over_legacy_sse(tmp_path: Path) -> None:
             [*check, "--upstream", upstream],
             capture_output=True,
             text=True,
-            timeout=120,
+            timeout=scaled(120),
             check=False,
         )
     assert verified.returncode == 0, verified.stdout + verified.stderr

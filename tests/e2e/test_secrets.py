@@ -33,7 +33,7 @@ from tests.support import (
     ROOT,
     Background,
     dump,
-    free_port,
+    python_server,
     record_command,
     replay_command,
     run,
@@ -191,13 +191,11 @@ def http_target(url: str) -> Any:
 
 
 def test_http_recording_writes_no_planted_value_and_replays(tmp_path: Path) -> None:
-    port = free_port()
-    server = Background([PY, str(SERVER), "http", str(port), *ARGUMENTS], env=ENVIRONMENT)
+    server, port = python_server(SERVER, "http", *ARGUMENTS, env=ENVIRONMENT)
     query = f"token={CORPUS['query_token']}&api_key={CORPUS['query_api_key']}"
     upstream = f"http://svc:{CORPUS['url_token_user']}@127.0.0.1:{port}/mcp?{query}"
     tape = tmp_path / "secrets-http.jsonl"
     with server:
-        server.wait_for(r"Uvicorn running|Application startup complete")
         proxy = Background(
             [PY, "-m", "cassette", "record", "-o", str(tape), "--upstream", upstream, "--port", "0"]
         )

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from cassette import Cassette
-from tests.support import PY, ROOT, Background, free_port
+from tests.support import PY, ROOT, python_server, scaled
 
 pytestmark = pytest.mark.e2e
 
@@ -55,7 +55,7 @@ def cassette_cli(
         [PY, "-m", "cassette", *args],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=scaled(120),
         check=False,
         cwd=cwd,
         env={**clean, **(env or {})},
@@ -198,18 +198,15 @@ def test_a_recording_a_server_rejects_still_says_which_step_failed(tmp_path: Pat
 
 
 def test_verify_and_update_over_http(tmp_path: Path) -> None:
-    ready = r"Uvicorn running on|Application startup complete"
-    port = free_port()
+    server, port = python_server(DRIFT_SERVER)
     url = f"http://127.0.0.1:{port}/mcp"
-    with Background([PY, str(DRIFT_SERVER), "http", str(port)]) as server:
-        server.wait_for(ready)
+    with server:
         tape = recorded(tmp_path, "auto", f'url = "{url}"')
         assert server.stop(signal.SIGTERM) in (0, -signal.SIGTERM)
     assert Cassette.load(tape).header.transport == "streamable-http"
-    port = free_port()
+    server, port = python_server(DRIFT_SERVER, env={"DRIFT": "1"})
     url = f"http://127.0.0.1:{port}/mcp"
-    with Background([PY, str(DRIFT_SERVER), "http", str(port)], env={"DRIFT": "1"}) as server:
-        server.wait_for(ready)
+    with server:
         check = ("verify", tape.name, "--ignore-key", "generatedAt", "--upstream", url)
         drift = cassette_cli(*check, cwd=tmp_path)
         assert drift.returncode == 1, drift.stdout + drift.stderr

@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import select
 import shutil
 import subprocess
@@ -23,7 +24,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.support import CHROMIUM_ARGS, PY, ROOT, free_port
+from tests.support import CHROMIUM_ARGS, NO_CHROMIUM, PY, ROOT, scaled
 
 EXAMPLE = ROOT / "examples" / "everything.jsonl"
 ELEMENT = "element-6066-11e4-a52e-4f735466cecf"  # the W3C key of an element reference
@@ -90,12 +91,13 @@ class WebDriver:
             self.http.close()
 
 
-def _started(process: subprocess.Popen[bytes], deadline: float) -> None:
-    """Wait for chromedriver's "started successfully" line, or fail at the deadline."""
+def _started(process: subprocess.Popen[bytes], deadline: float) -> int:
+    """Wait for chromedriver's "started successfully on port N." line, or fail at the
+    deadline; the port it bound (it was given port 0, so it picks one that is free)."""
     assert process.stdout is not None
     fd = process.stdout.fileno()
     seen = b""
-    while b"started successfully" not in seen:
+    while (found := re.search(rb"started successfully on port (\d+)\.", seen)) is None:
         remaining = deadline - time.monotonic()
         if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
             pytest.fail(f"chromedriver did not start within 30 s: {seen[-300:]!r}")
@@ -103,6 +105,7 @@ def _started(process: subprocess.Popen[bytes], deadline: float) -> None:
         if not chunk:
             pytest.fail(f"chromedriver exited: {seen[-300:]!r}")
         seen += chunk
+    return int(found.group(1))
 
 
 @pytest.fixture
@@ -110,22 +113,20 @@ def driver(tmp_path: Path) -> Iterator[WebDriver]:
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     chromedriver = shutil.which("chromedriver")
     if chromium is None or chromedriver is None:
-        pytest.skip("chromium and chromedriver are not installed (Debian: chromium-driver)")
-    port = free_port()
+        pytest.skip(NO_CHROMIUM)
     process = subprocess.Popen(
-        [chromedriver, f"--port={port}"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+        [chromedriver, "--port=0"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
     )
-    base = f"http://127.0.0.1:{port}"
     try:
-        _started(process, time.monotonic() + 30)
-        web = WebDriver(base, chromium, tmp_path / "profile")
+        port = _started(process, time.monotonic() + 30)
+        web = WebDriver(f"http://127.0.0.1:{port}", chromium, tmp_path / "profile")
         try:
             yield web
         finally:
             web.close()
     finally:
         process.terminate()
-        process.wait(timeout=30)
+        process.wait(timeout=scaled(30))
 
 
 def test_every_message_opens_when_its_summary_is_clicked(driver: WebDriver, tmp_path: Path) -> None:
@@ -133,7 +134,7 @@ def test_every_message_opens_when_its_summary_is_clicked(driver: WebDriver, tmp_
     made = subprocess.run(
         [PY, "-m", "cassette", "show", str(EXAMPLE), "--html", str(page)],
         capture_output=True,
-        timeout=60,
+        timeout=scaled(60),
         check=False,
     )
     assert made.returncode == 0, made.stderr
@@ -168,7 +169,7 @@ def test_rows_show_method_and_arguments_expand_all_and_misses_in_place(
     made = subprocess.run(
         [PY, "-m", "cassette", "show", str(EXAMPLE), "--html", str(page), "--against", str(rerun)],
         capture_output=True,
-        timeout=60,
+        timeout=scaled(60),
         check=False,
     )
     assert made.returncode == 1, made.stderr  # the miss

@@ -20,11 +20,12 @@ from tests.support import (
     PY,
     Background,
     everything_calls,
-    free_port,
+    everything_server,
     node,
     record_command,
     replay_command,
     run,
+    scaled,
     stdio_params,
 )
 
@@ -56,9 +57,7 @@ def over_stdio(command: list[str], env: dict[str, str] | None = None) -> Streams
 
 
 def start_everything_sse() -> tuple[Background, str]:
-    port = free_port()
-    server = Background([node(), str(EVERYTHING), "sse"], env={"PORT": str(port)})
-    server.wait_for(r"Server is running on port")
+    server, port = everything_server("sse")
     return server, f"http://127.0.0.1:{port}/sse"
 
 
@@ -147,7 +146,7 @@ def test_the_front_refuses_foreign_origins_and_names_a_taken_port(
         clash = Background([*replay_command(tape), "--front", "sse", "--port", port])
         with clash:
             clash.wait_for(r"cassette: error")
-            assert clash.proc.wait(timeout=20) == 4
+            assert clash.proc.wait(timeout=scaled(20)) == 4
             assert f"port {port} on 127.0.0.1 is taken" in clash.output()
             assert "Traceback" not in clash.output()
         assert front.stop() == 0, front.output()

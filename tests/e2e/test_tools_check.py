@@ -20,6 +20,7 @@ from tests.support import (
     everything_command,
     record_command,
     replay_command,
+    scaled,
 )
 
 pytestmark = pytest.mark.e2e
@@ -30,7 +31,7 @@ def check(*args: str) -> subprocess.CompletedProcess[str]:
         [PY, "-m", "cassette", "check", *args],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=scaled(120),
         check=False,
     )
 
@@ -142,7 +143,7 @@ def test_a_modern_server_live_and_replayed_gives_the_same_modern_report(tmp_path
         [PY, "-m", "cassette", "check", "--stdio", shlex.join(replay), "--era", "modern"],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=scaled(120),
         check=False,
         env=OFFLINE_ENV,  # no live server could answer
     )

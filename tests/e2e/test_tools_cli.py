@@ -17,11 +17,13 @@ from tests.e2e.test_stdio_sdk import everything_session, modern_session
 from tests.support import (
     CHROMIUM_ARGS,
     MODERN_SERVER,
+    NO_CHROMIUM,
     PY,
     ROOT,
     everything_command,
     record_command,
     run,
+    scaled,
 )
 
 pytestmark = pytest.mark.e2e
@@ -30,7 +32,11 @@ EXAMPLE = ROOT / "examples" / "everything.jsonl"
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [PY, "-m", "cassette", *args], capture_output=True, text=True, timeout=60, check=False
+        [PY, "-m", "cassette", *args],
+        capture_output=True,
+        text=True,
+        timeout=scaled(60),
+        check=False,
     )
 
 
@@ -275,7 +281,7 @@ def _png_pixels(data: bytes) -> tuple[int, int, list[bytes]]:
 def test_show_html_renders_in_headless_chromium(tmp_path: Path) -> None:
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     if chromium is None:
-        pytest.skip("chromium is not installed (Debian: apt-get install chromium)")
+        pytest.skip(NO_CHROMIUM)
     page, shot = tmp_path / "session.html", tmp_path / "shot.png"
     assert cli("show", str(EXAMPLE), "--html", str(page)).returncode == 0
     subprocess.run(
@@ -287,7 +293,7 @@ def test_show_html_renders_in_headless_chromium(tmp_path: Path) -> None:
             page.as_uri(),
         ],
         capture_output=True,
-        timeout=120,
+        timeout=scaled(120),
         check=False,
     )
     assert shot.exists(), "chromium wrote no screenshot"

@@ -23,6 +23,7 @@ from tests.support import (
     everything_command,
     record_command,
     run,
+    scaled,
     stdio_params,
 )
 
@@ -33,7 +34,11 @@ LISTED = ("tools/list", "resources/list", "resources/templates/list", "prompts/l
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [PY, "-m", "cassette", *args], capture_output=True, text=True, timeout=60, check=False
+        [PY, "-m", "cassette", *args],
+        capture_output=True,
+        text=True,
+        timeout=scaled(60),
+        check=False,
     )
 
 
@@ -173,7 +178,7 @@ def test_the_mock_keeps_the_size_limit(recorded: dict[str, Any]) -> None:
         mock_command(manifest, "--max-message-bytes", "1KiB"),
         input=(json.dumps(big) + "\n" + json.dumps(small) + "\n").encode(),
         capture_output=True,
-        timeout=60,
+        timeout=scaled(60),
         check=False,
     )
     replies = [json.loads(line) for line in result.stdout.splitlines()]

@@ -10,17 +10,17 @@ from pathlib import Path
 import pytest
 
 from tests.support import (
-    EVERYTHING_JS,
     MODERN_SERVER,
     PY,
     ROOT,
-    Background,
     LineClient,
+    closed_port,
     everything_command,
-    free_port,
-    node,
+    everything_server,
+    python_server,
     record_command,
     run,
+    scaled,
 )
 
 pytestmark = pytest.mark.e2e
@@ -63,7 +63,7 @@ def verify(
         [PY, "-m", "cassette", "verify", str(tape), *extra, "--", *server],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=scaled(120),
         check=False,
         env=env,
     )
@@ -141,7 +141,7 @@ def cassette_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.Co
         [PY, "-m", "cassette", *args],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=scaled(120),
         check=False,
         env={**os.environ, **(env or {})},
     )
@@ -152,10 +152,9 @@ def test_recordings_verify_against_server_everything_over_http(tmp_path: Path) -
 
     from tests.e2e.test_http_sdk import recording_proxy
 
-    port = free_port()
     tape = tmp_path / "check-http.jsonl"
-    with Background([node(), str(EVERYTHING_JS), "streamableHttp"], env={"PORT": str(port)}) as s:
-        s.wait_for(r"listening on port")
+    s, port = everything_server("streamableHttp")
+    with s:
         url = f"http://127.0.0.1:{port}/mcp"
         from_stdio = cassette_cli(
             "verify", str(ROOT / "examples" / "everything.jsonl"), "--upstream", url
@@ -205,16 +204,9 @@ def test_a_modern_http_recording_is_verified_with_upstream(tmp_path: Path) -> No
     from tests.e2e.test_http_sdk import modern_session, recording_proxy
 
     tape = tmp_path / "modern-http.jsonl"
-    port, drifted_port = free_port(), free_port()
-    ready = r"Uvicorn running on|Application startup complete"
-    with (
-        Background([PY, str(MODERN_SERVER), "http", str(port)]) as server,
-        Background(
-            [PY, str(MODERN_SERVER), "http", str(drifted_port)], env={"CASSETTE_TEST_DRIFT": "1"}
-        ) as drifted,
-    ):
-        server.wait_for(ready)
-        drifted.wait_for(ready)
+    server, port = python_server(MODERN_SERVER)
+    drifted, drifted_port = python_server(MODERN_SERVER, env={"CASSETTE_TEST_DRIFT": "1"})
+    with server, drifted:
         upstream = f"http://127.0.0.1:{port}/mcp"
         proxy, url = recording_proxy(tape, upstream)
         with proxy:
@@ -241,7 +233,8 @@ def test_exit_codes_of_the_server_options(
     drift_tape: tuple[Path, list[str]], tmp_path: Path
 ) -> None:
     tape, server = drift_tape
-    closed = cassette_cli("verify", str(tape), "--upstream", f"http://127.0.0.1:{free_port()}/mcp")
+    with closed_port() as port:
+        closed = cassette_cli("verify", str(tape), "--upstream", f"http://127.0.0.1:{port}/mcp")
     assert closed.returncode == 2, closed.stdout + closed.stderr
     assert closed.stderr.splitlines()[-1].startswith("cassette: error: ")
     assert "Traceback" not in closed.stderr

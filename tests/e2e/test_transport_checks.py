@@ -9,7 +9,7 @@ import pytest
 from cassette import Target
 from cassette.testing import PEER_COMMAND, PROPERTIES, check_transport_sync
 from cassette.transports.memory import MemoryTransport
-from tests.support import EVERYTHING_JS, PY, RAW_SERVER, Background, free_port, node
+from tests.support import PY, RAW_SERVER, everything_server
 
 
 def test_stdio_passes_every_check_against_the_reference_peer() -> None:
@@ -46,9 +46,8 @@ def test_memory_passes_what_applies_to_it() -> None:
     [("sse", "sse", "/sse"), ("streamable-http", "streamableHttp", "/mcp")],
 )
 def test_http_transports_pass_against_the_reference_server(name: str, mode: str, path: str) -> None:
-    port = free_port()
-    with Background([node(), str(EVERYTHING_JS), mode], env={"PORT": str(port)}) as server:
-        server.wait_for(r"(Server is running|listening) on port")
+    server, port = everything_server(mode)
+    with server:
         report = check_transport_sync(name, target=Target(url=f"http://127.0.0.1:{port}{path}"))
     assert report.passed == PROPERTIES, str(report)
     fronts = dict((r.property, r.detail) for r in report.results)["record/replay"]

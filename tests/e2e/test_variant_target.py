@@ -17,7 +17,7 @@ import pytest
 
 from cassette.runtime.record import portable_argv, startable_argv
 from tests.e2e.test_record_era import _add
-from tests.support import MODERN_SERVER, PY, run, stdio_params
+from tests.support import MODERN_SERVER, PY, run, scaled, stdio_params
 
 pytestmark = pytest.mark.e2e
 
@@ -61,7 +61,7 @@ def _start(name: str, tape: Path, cwd: Path, env: dict[str, str] | None = None) 
         env=env,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=scaled(120),
         check=False,
     )
 

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from cassette import Cassette
-from tests.support import OFFLINE_ENV, PY, ROOT, dump, record_command, replay_command, run
+from tests.support import OFFLINE_ENV, PY, ROOT, dump, record_command, replay_command, run, scaled
 from tests.support import stdio_params as params
 
 pytestmark = pytest.mark.e2e
@@ -59,7 +59,7 @@ def variant(tape: Path, *names: str, extra: tuple[str, ...] = ()) -> Any:
     argv = [PY, "-m", "cassette", "variant", str(tape), *extra]
     for name in names:
         argv += ["--as", name]
-    return subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False)
+    return subprocess.run(argv, capture_output=True, text=True, timeout=scaled(120), check=False)
 
 
 def test_a_variant_serves_the_client_the_recording_did_not_hold(tmp_path: Path) -> None:
@@ -111,7 +111,7 @@ def test_show_and_the_banner_name_the_variants(tmp_path: Path) -> None:
         input="",
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=scaled(60),
         check=False,
     )
     said = [line.removeprefix("cassette: ").strip() for line in banner.stderr.splitlines()]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import PY, ROOT, LineClient, record_command
+from tests.support import PY, ROOT, LineClient, record_command, scaled
 
 pytestmark = pytest.mark.e2e
 
@@ -35,7 +35,7 @@ def cassette(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
         [PY, "-m", "cassette", *args],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=scaled(120),
         check=False,
         cwd=cwd,
     )

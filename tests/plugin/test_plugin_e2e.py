@@ -11,7 +11,7 @@ import pytest
 
 from cassette import Cassette
 from tests.plugin.test_plugin import SERVER, Suite
-from tests.support import EVERYTHING_JS, OFFLINE_ENV, ROOT, Background, free_port, node
+from tests.support import EVERYTHING_JS, OFFLINE_ENV, ROOT, everything_server, node
 
 pytestmark = pytest.mark.e2e
 
@@ -73,10 +73,8 @@ def suite(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Suite:
 
 def test_sdk_suite_records_once_then_replays_with_no_server(suite: Suite) -> None:
     node_path = node()
-    port = free_port()
-    live = Background([node_path, str(EVERYTHING_JS), "streamableHttp"], env={"PORT": str(port)})
+    live, port = everything_server("streamableHttp")
     with live:
-        live.wait_for(r"listening on port")
         suite.pytester.makepyfile(test_agent=SDK_SUITE)
         first = suite.run(
             SERVER=f"{node_path}|{EVERYTHING_JS}|stdio", SERVER_URL=f"http://127.0.0.1:{port}/mcp"

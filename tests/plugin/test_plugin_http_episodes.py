@@ -17,7 +17,7 @@ import pytest
 
 from cassette import Cassette
 from tests.plugin.test_plugin import Suite
-from tests.support import EVERYTHING_JS, MODERN_SERVER, OFFLINE_ENV, PY, Background, free_port, node
+from tests.support import MODERN_SERVER, OFFLINE_ENV, everything_server, python_server
 
 pytestmark = pytest.mark.e2e
 
@@ -66,17 +66,14 @@ class Server:
     new: str  # the call only the second run makes (its answer says 42)
 
     @contextlib.contextmanager
-    def running(self, port: int) -> Iterator[Background]:
+    def running(self) -> Iterator[int]:
+        """The server, running for the block on a port of its own: yields the port."""
         if self.era == "legacy":
-            env = {"PORT": str(port)}
-            argv, ready = [node(), str(EVERYTHING_JS), "streamableHttp"], r"listening on port"
+            server, port = everything_server("streamableHttp")
         else:
-            env = None
-            argv = [PY, str(MODERN_SERVER), "http", str(port)]
-            ready = r"Uvicorn running on|Application startup complete"
-        with Background(argv, env=env) as server:
-            server.wait_for(ready)
-            yield server
+            server, port = python_server(MODERN_SERVER)
+        with server:
+            yield port
 
 
 SERVERS = [Server("legacy", "echo", "sum"), Server("modern", "shout", "add")]
@@ -95,10 +92,9 @@ def test_new_episodes_over_http_appends_a_miss_that_then_replays_offline(
     suite: Suite, server: Server
 ) -> None:
     tape = suite.pytester.path / "cassettes" / "test_agent" / "test_http.jsonl"
-    port = free_port()
-    url = f"http://127.0.0.1:{port}/mcp"
     both = f"{server.recorded},{server.new}"
-    with server.running(port):
+    with server.running() as port:
+        url = f"http://127.0.0.1:{port}/mcp"
         first = suite.run(SERVER_URL=url, CALLS=server.recorded)
         first.assert_outcomes(passed=1)
         first.stdout.fnmatch_lines(["mcp-cassette: sessions: 1 recorded"])
@@ -145,8 +141,7 @@ def test_new_episodes_over_http_never_contacts_the_server_when_nothing_misses(
     suite: Suite,
 ) -> None:
     tape = suite.pytester.path / "cassettes" / "test_agent" / "test_http.jsonl"
-    port = free_port()
-    with SERVERS[0].running(port):
+    with SERVERS[0].running() as port:
         suite.run(SERVER_URL=f"http://127.0.0.1:{port}/mcp", CALLS="echo,sum").assert_outcomes(
             passed=1
         )
@@ -191,9 +186,8 @@ def test_faulted(mcp_cassette):
 
 
 def test_server_url_lays_a_fault_plan_over_its_replay(suite: Suite) -> None:
-    port = free_port()
-    url = f"http://127.0.0.1:{port}/mcp"
-    with SERVERS[1].running(port):
+    with SERVERS[1].running() as port:
+        url = f"http://127.0.0.1:{port}/mcp"
         suite.run(SERVER_URL=url, CALLS="shout").assert_outcomes(passed=1)
     suite.pytester.makepyfile(test_faulted="import pytest\n" + FAULTED_HTTP)
     # the server is gone: the faulted run replays, in-process, under the plan

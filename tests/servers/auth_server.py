@@ -8,14 +8,18 @@
                                           server on 127.0.0.1:PORT/mcp, a protected
                                           resource whose tokens that server issues
 
-Both print ``auth fixture ready`` once every socket listens. The tool ``whoami`` answers
-with the token it was called with, as a careless server might: a recording must redact it.
+A port may be 0 (the system picks one). Both print ``auth fixture ready:`` and then, for
+each server, ``listening on 127.0.0.1:PORT`` (the authorization server's first) once every
+socket listens: a socket bound and listening before its server runs holds connections in
+its backlog, so that line is true at once. The tool ``whoami`` answers with the token it
+was called with, as a careless server might: a recording must redact it.
 """
 
 from __future__ import annotations
 
 import os
 import secrets
+import socket
 import sys
 import time
 from typing import Any
@@ -161,20 +165,29 @@ def mcp_app(port: int, verifier: TokenVerifier, issuer: str) -> Starlette:
     return server.streamable_http_app()
 
 
-async def serve(app: Any, port: int) -> None:
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
-    await uvicorn.Server(config).serve()
+def bound(port: int) -> socket.socket:
+    """A listening loopback socket on ``port`` (0: any free one)."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", port))
+    sock.listen(128)
+    return sock
+
+
+async def serve(app: Any, sock: socket.socket) -> None:
+    config = uvicorn.Config(app, log_level="warning")
+    await uvicorn.Server(config).serve(sockets=[sock])
 
 
 async def main(argv: list[str]) -> None:
-    apps: list[tuple[Any, int]] = []
+    apps: list[tuple[Any, socket.socket]] = []
     if argv[0] == "bearer":
-        port = int(argv[1])
+        sock = bound(int(argv[1]))
+        port = sock.getsockname()[1]
         verifier = FixedToken(os.environ["FIXTURE_BEARER_TOKEN"])
-        apps.append((mcp_app(port, verifier, "http://127.0.0.1:9/"), port))
+        apps.append((mcp_app(port, verifier, "http://127.0.0.1:9/"), sock))
     else:
-        as_port, port = int(argv[1]), int(argv[2])
-        issuer = f"http://127.0.0.1:{as_port}"
+        as_sock, sock = bound(int(argv[1])), bound(int(argv[2]))
+        issuer = f"http://127.0.0.1:{as_sock.getsockname()[1]}"
         provider = Provider()
         routes = create_auth_routes(
             provider,  # type: ignore[arg-type]
@@ -183,22 +196,13 @@ async def main(argv: list[str]) -> None:
                 enabled=True, valid_scopes=[SCOPE], default_scopes=[SCOPE]
             ),
         )
-        apps.append((Starlette(routes=routes), as_port))
-        apps.append((mcp_app(port, ProviderVerifier(provider), issuer), port))
+        apps.append((Starlette(routes=routes), as_sock))
+        apps.append((mcp_app(sock.getsockname()[1], ProviderVerifier(provider), issuer), sock))
+    ports = " ".join(f"listening on 127.0.0.1:{s.getsockname()[1]}" for _, s in apps)
+    print(f"auth fixture ready: {ports}", flush=True)
     async with anyio.create_task_group() as tg:
         for app, at in apps:
             tg.start_soon(serve, app, at)
-        for _, at in apps:
-            with anyio.fail_after(20):
-                while True:
-                    try:
-                        stream = await anyio.connect_tcp("127.0.0.1", at)
-                    except OSError:
-                        await anyio.sleep(0.02)
-                        continue
-                    await stream.aclose()
-                    break
-        print("auth fixture ready", flush=True)
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cassette.core import jsonrpc
+from tests.support import scaled
 
 orjson = pytest.importorskip("orjson")
 
@@ -216,7 +217,7 @@ def test_turned_off_a_replay_process_never_imports_it(tmp_path: Path) -> None:
             capture_output=True,
             text=True,
             check=True,
-            timeout=60,
+            timeout=scaled(60),
         )
         assert done.stdout.strip() == imported, done.stderr
 

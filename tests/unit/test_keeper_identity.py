@@ -11,6 +11,7 @@ from collections.abc import Iterator
 import pytest
 
 from cassette.transports import _keeper
+from tests.support import scaled
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux /proc")
 
@@ -25,7 +26,7 @@ def stranger() -> Iterator[subprocess.Popen[bytes]]:
     )
     yield proc
     proc.kill()
-    proc.wait(timeout=10)
+    proc.wait(timeout=scaled(10))
 
 
 def test_a_group_led_by_the_process_it_was_given_is_its_own(
@@ -48,7 +49,7 @@ def test_a_number_now_held_by_another_start_is_not_signalled(
     assert stranger.poll() is None  # still running: nobody signalled it
     assert stranger.stdin is not None
     stranger.stdin.close()
-    assert stranger.wait(timeout=10) == 0  # it ended on its own, at end of input
+    assert stranger.wait(timeout=scaled(10)) == 0  # it ended on its own, at end of input
 
 
 def test_a_group_whose_leader_is_gone_is_still_its_own() -> None:

@@ -20,6 +20,7 @@ from cassette.core._gc import paused_gc
 from cassette.core.model import MessageEvent
 from cassette.errors import CassetteFormatError
 from cassette.store.storage import Cassette
+from tests.support import scaled
 
 HEADER = {
     "kind": "header",
@@ -232,7 +233,7 @@ def test_a_stdio_replay_imports_nothing_it_does_not_use(tmp_path: Any) -> None:
         [PY, "-c", _LIST_MODULES_AT_EXIT, "replay", "-q", tape],
         input=f"{json.dumps(initialize)}\n{json.dumps(initialized)}\n".encode(),
         capture_output=True,
-        timeout=60,
+        timeout=scaled(60),
         check=False,
         cwd=tmp_path,
     )

@@ -15,7 +15,7 @@ from cassette import Cassette, MessageEvent
 from cassette.errors import CassetteError
 from cassette.store.lock import FileLock, _lock, _same_file, claim_slot
 from cassette.store.storage import append_events, has_recording
-from tests.support import PY, ROOT
+from tests.support import PY, ROOT, scaled
 
 HEADER = (
     '{"kind":"header","format":1,"transport":"stdio",'
@@ -66,7 +66,7 @@ def test_lock_excludes_another_process_and_leaves_no_file(tmp_path: Path) -> Non
     finally:
         assert holder.stdin is not None
         holder.stdin.close()
-        holder.wait(timeout=10)
+        holder.wait(timeout=scaled(10))
     mine.acquire(timeout=10)  # the holder is gone: free at once
     assert mine.held
     assert mine.path.exists()
@@ -167,7 +167,7 @@ def test_claim_slot_numbers_callers_across_processes(tmp_path: Path) -> None:
         subprocess.Popen([PY, "-c", script, str(tmp_path)], stdout=subprocess.PIPE, text=True)
         for _ in range(4)
     ]
-    numbers = sorted(int(p.communicate(timeout=30)[0]) for p in procs)
+    numbers = sorted(int(p.communicate(timeout=scaled(30))[0]) for p in procs)
     assert numbers == [1, 2, 3, 4]
     assert claim_slot(tmp_path, "k") == 5
     assert claim_slot(tmp_path, "other") == 1
@@ -235,7 +235,7 @@ def test_concurrent_appenders_never_interleave(tmp_path: Path) -> None:
     path = tape(tmp_path)
     script = APPENDER.format(root=str(ROOT))
     procs = [subprocess.Popen([PY, "-c", script, str(path), str(w)]) for w in range(3)]
-    assert [p.wait(timeout=60) for p in procs] == [0, 0, 0]
+    assert [p.wait(timeout=scaled(60)) for p in procs] == [0, 0, 0]
     events = Cassette.load(path).events
     assert len(events) == 3 * 40 * 2
     for request, response in zip(events[::2], events[1::2], strict=True):

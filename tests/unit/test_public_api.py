@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from cassette._lazy import TABLES, is_public
+from tests.support import scaled
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "everything.jsonl"
@@ -107,7 +108,7 @@ def test_a_rehomed_value_class_still_converts_through_the_codec() -> None:
         "    if not isinstance(event, cassette.MessageEvent):\n"
         "        assert conv.structure(encode(event), type(event)) == event\n"
     )
-    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=scaled(60))
 
 
 @pytest.mark.parametrize(
@@ -139,7 +140,7 @@ def test_a_plugin_author_imports_the_contract_in_ten_modules_or_fewer() -> None:
         "print(sorted(m for m in sys.modules if m.startswith('cassette')))\n"
     )
     out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=scaled(60)
     ).stdout
     loaded = ast.literal_eval(out)
     assert len(loaded) <= 10, loaded

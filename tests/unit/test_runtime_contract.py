@@ -37,7 +37,7 @@ from cassette.core.sessions import ReplaySessions
 from cassette.mock import MockServer
 from cassette.transport import FrameStream, Handler, Upstream
 from cassette.transports.memory import MemoryFrameStream, memory_pair
-from tests.support import ROOT, run
+from tests.support import ROOT, run, scaled
 
 EXAMPLE = ROOT / "examples" / "everything.jsonl"
 INIT = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t"}}
@@ -58,7 +58,7 @@ def lint_imports(tree: Path) -> subprocess.CompletedProcess[str]:
         env={"PYTHONPATH": str(tree), "PATH": "/usr/bin:/bin"},
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=scaled(120),
         check=False,
     )
 
@@ -346,7 +346,7 @@ def test_an_old_import_path_works_for_a_release_and_says_where_it_went(
         "print(value.__module__)\n"
     )
     result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=scaled(60), check=True
     )
     warned, module = result.stdout.splitlines()
     assert warned.startswith(f"warned: {old} moved to ")

@@ -15,7 +15,7 @@ import tomli_w
 
 from cassette.client.scenarios import ScenarioFile, load_scenarios, loads_scenarios
 from cassette.errors import ScenarioError
-from tests.support import PY
+from tests.support import PY, scaled
 
 GOOD = """\
 format = 1
@@ -217,7 +217,7 @@ def test_the_command_line_says_it_in_one_line_and_exits_3(tmp_path: Path) -> Non
         [PY, "-m", "cassette", "record", "--scenarios", str(path)],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=scaled(60),
         check=False,
     )
     assert result.returncode == 3

@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cassette.transports.sse_parser import SSEEvent, SSEParser
+from tests.support import scaled
 
 BOM = b"\xef\xbb\xbf"
 
@@ -505,7 +506,7 @@ def test_a_long_line_in_many_small_chunks_takes_linear_time() -> None:
     for i in range(0, size, step):
         assert parser.feed(body[i : i + step]) == []
     events = parser.feed(b"\n\n")
-    assert time.perf_counter() - started < 60
+    assert time.perf_counter() - started < scaled(60)  # a quadratic parse takes hours
     assert len(events) == 1
     assert events[0].data == "x" * size
 

@@ -6,6 +6,7 @@ shutdown, and the recording proxy between a real client and a small fake 2024-11
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from functools import partial
@@ -320,10 +321,25 @@ def test_a_replayed_server_request_waits_for_the_clients_answer_then_times_out()
     drive(body)
 
 
-def test_stopping_the_front_ends_open_streams_at_once() -> None:
-    finished: list[str] = []
+class _Records(logging.Handler):
+    """Keeps what a logger logged (uvicorn's own handlers do not propagate to caplog)."""
 
-    async def go() -> float:
+    def __init__(self) -> None:
+        super().__init__()
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+def test_stopping_the_front_ends_open_streams_at_once() -> None:
+    """The front ends its open streams itself when it stops, so uvicorn never waits out
+    its graceful-shutdown timeout for them, nor cancels them at its end: uvicorn says so
+    when it does, whatever the machine's speed (how long it took is no evidence)."""
+    finished: list[str] = []
+    uvicorn_said = _Records()
+
+    async def go() -> list[str]:
         urls: list[str] = []
         ready = anyio.Event()
 
@@ -343,6 +359,7 @@ def test_stopping_the_front_ends_open_streams_at_once() -> None:
                     ),
                 )
                 await ready.wait()
+                logging.getLogger("uvicorn.error").addHandler(uvicorn_said)
                 assert urls[0].endswith("/api/events")
                 async with (
                     httpx.AsyncClient(timeout=10) as client,
@@ -351,16 +368,17 @@ def test_stopping_the_front_ends_open_streams_at_once() -> None:
                     assert response.headers["content-type"] == "text/event-stream"
                     lines = response.aiter_lines()
                     assert (await anext(lines)) == "event: endpoint"
-                    started = anyio.current_time()
                     tg.cancel_scope.cancel()  # stop the front while the stream is open
                     with anyio.CancelScope(shield=True):
-                        rest = [line async for line in lines]
-                        took = anyio.current_time() - started
-        assert rest[0].startswith("data: /message?sessionId=")
-        return took
+                        rest = [line async for line in lines]  # ends cleanly, not cut off
+        return rest
 
-    took = anyio.run(go)
-    assert took < 1.5  # not the 2 s graceful-shutdown timeout: the front ended its streams
+    try:
+        rest = anyio.run(go)
+    finally:
+        logging.getLogger("uvicorn.error").removeHandler(uvicorn_said)
+    assert rest[0].startswith("data: /message?sessionId=")
+    assert not [m for m in uvicorn_said.messages if "graceful shutdown" in m], uvicorn_said.messages
     assert finished == [""]
 
 
