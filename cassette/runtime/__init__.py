@@ -8,8 +8,7 @@
 
 Options are values (``RecordConfig``, ``ServeOptions``, ``DeliveryPolicy``,
 ``ReplayOptions``); the short forms (``record``, ``record_http``, ``replay``,
-``serve_replay``) call the same functions, and the keyword options they took in earlier
-releases still work for one release, with a ``DeprecationWarning``.
+``serve_replay``) call the same functions with the default options.
 
 Names are imported on first use, so a replay pays only for the modules it runs.
 """
@@ -107,10 +106,4 @@ _LAZY: Final = {
     "serve_replay": "cassette.runtime.serve",
 }
 
-# The glossary's names (docs/architecture.md); the old ones warn for one release.
-__getattr__, __dir__ = lazy_exports(
-    __name__,
-    _LAZY,
-    __all__,
-    renamed={"Conversation": "PolicySession", "SessionPool": "PolicySessionPool"},
-)
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, __all__)
