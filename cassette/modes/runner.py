@@ -38,17 +38,11 @@ from typing import Any, Literal
 import attrs
 
 from cassette.core.jsonrpc import Kind, classify_value
-from cassette.core.matching import (
-    LIFECYCLE_METHODS,
-    MissReport,
-    Strategy,
-    get_strategy,
-)
+from cassette.core.matching import LIFECYCLE_METHODS, MissReport
 from cassette.core.model import MessageEvent
 from cassette.core.recorder import BeforeRecord
 from cassette.core.redaction import Redactor
 from cassette.core.sessions import ReplaySessions
-from cassette.core.strategies import repeating
 from cassette.errors import (
     CassetteError,
     CassetteNotFoundError,
@@ -60,12 +54,7 @@ from cassette.errors import (
 from cassette.modes.episode import ExtendOptions, describe_request
 from cassette.modes.extend import Extension
 from cassette.modes.policy import Action, ModeChoice, missing_cassette_message, plan
-from cassette.runtime.conversation import (
-    DeliveryPolicy,
-    PolicySessionPool,
-    ReplayResult,
-    shown_policy,
-)
+from cassette.runtime.conversation import DeliveryPolicy, PolicySessionPool, ReplayResult
 from cassette.runtime.frames import serve_frames
 from cassette.runtime.record import (
     RecordConfig,
@@ -74,6 +63,7 @@ from cassette.runtime.record import (
     record_proxy,
     record_session,
 )
+from cassette.runtime.replay_pool import ReplayOptions, replay_pool
 from cassette.runtime.serve import front_of, serve
 from cassette.store.destination import session_path
 from cassette.store.lock import FileLock, claim_slot
@@ -206,14 +196,6 @@ def _announce(action: Action, path: str, choice: ModeChoice, info: Info) -> None
     else:
         text = f"{path} is missing; recording it"
     info(f"{choice.describe()}: {text}")
-
-
-def _strategy(
-    tape: Cassette, strategy: str | Strategy | None, ignore: Sequence[str] = ()
-) -> Strategy:
-    stored = tape.header.target.get("strategy")
-    name = strategy or (stored if isinstance(stored, str) else None) or "default"
-    return get_strategy(name).ignoring(ignore)
 
 
 def _any_success(tape: Cassette) -> bool:
@@ -414,15 +396,16 @@ async def _replay(
     client: FrameStream | None,
     on_finish: Callable[[ReplayResult], None] | None,
 ) -> ModeResult:
-    strategy = repeating(_strategy(tape, options.strategy, options.ignore), options.allow_repeats)
     # a miss is described through the recording's own policy (the command's --redact-*
     # options too), or the project's when this run records nothing
-    recording = options.redactor
-    shown = shown_policy if recording is None else lambda: recording
-    from cassette.store.starts import first_start  # a cassette of several server starts
-
-    first = first_start(run.path, tape.events, options.front)
-    responders = ReplaySessions(tape, strategy, environ=os.environ, shown=shown, first_start=first)
+    replaying = ReplayOptions(
+        strategy=options.strategy,
+        ignore=options.ignore,
+        allow_repeats=options.allow_repeats,
+        redactor=options.redactor,
+        transport=options.front,
+    )
+    responders = replay_pool(tape, replaying)
     policy = run.policy(options)
     network = client is None and isinstance(front_of(options.front), CassetteFront)
     extension = None

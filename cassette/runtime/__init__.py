@@ -42,8 +42,8 @@ if TYPE_CHECKING:
         record_proxy,
         record_session,
     )
+    from cassette.runtime.replay_pool import ReplayOptions, replay_pool
     from cassette.runtime.serve import (
-        ReplayOptions,
         replay,
         replay_sessions,
         serve,
@@ -72,6 +72,7 @@ __all__ = [
     "record_proxy",
     "record_session",
     "replay",
+    "replay_pool",
     "replay_sessions",
     "serve",
     "serve_frames",
@@ -98,8 +99,9 @@ _LAZY: Final = {
     "record_http": "cassette.runtime.record",
     "record_proxy": "cassette.runtime.record",
     "record_session": "cassette.runtime.record",
-    "ReplayOptions": "cassette.runtime.serve",
+    "ReplayOptions": "cassette.runtime.replay_pool",
     "replay": "cassette.runtime.serve",
+    "replay_pool": "cassette.runtime.replay_pool",
     "replay_sessions": "cassette.runtime.serve",
     "serve": "cassette.runtime.serve",
     "serve_frames": "cassette.runtime.frames",

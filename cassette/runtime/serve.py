@@ -26,7 +26,7 @@ import attrs
 
 from cassette.core.matching import Strategy
 from cassette.core.model import Recording
-from cassette.core.sessions import ReplaySessions, Responder, ResponderPool
+from cassette.core.sessions import Responder, ResponderPool
 from cassette.errors import FaultExit, UsageError
 from cassette.registry import get_transport
 from cassette.runtime.conversation import (
@@ -34,9 +34,9 @@ from cassette.runtime.conversation import (
     FallbackFactory,
     PolicySessionPool,
     ReplayResult,
-    shown_policy,
 )
 from cassette.runtime.frames import serve_frames
+from cassette.runtime.replay_pool import ReplayOptions, replay_pool
 from cassette.transport import (
     CassetteFront,
     FrameServer,
@@ -169,39 +169,28 @@ class _One:
 
 
 def replay_sessions(
-    recording: Recording,
-    strategy: str | Strategy = "default",
+    recording: Recording | str | os.PathLike[str],
+    strategy: str | Strategy | None = None,
     *,
     policy: DeliveryPolicy = DeliveryPolicy(),
 ) -> PolicySessionPool:
     """The sessions of a cassette, as a network front serves them: what to pass to a front's
-    ASGI app to mount it in-process (``HttpReplayApp(replay_sessions(tape))``)."""
-    sessions = ReplaySessions(recording, strategy, environ=os.environ, shown=shown_policy)
-    return PolicySessionPool(sessions, policy)
-
-
-@attrs.frozen(kw_only=True)
-class ReplayOptions:
-    """How ``serve_replay`` serves a cassette: with ``strategy``, on the front
-    ``transport`` listening as ``listen`` says, delivering as ``policy`` says (a fault
-    plan is its ``faults``); ``on_finish`` hears each result as it is known."""
-
-    strategy: str | Strategy = "default"
-    transport: str | Transport = "stdio"
-    listen: ServeOptions = ServeOptions()
-    policy: DeliveryPolicy = DeliveryPolicy()
-    on_finish: Finish | None = None
+    ASGI app to mount it in-process (``HttpReplayApp(replay_sessions(tape))``). ``strategy``
+    ``None``: the cassette's recorded one, else ``default`` (``replay_pool``)."""
+    # an app of one's own is a network front: each client session a start of its own
+    options = ReplayOptions(strategy=strategy, transport="streamable-http")
+    return PolicySessionPool(replay_pool(recording, options), policy)
 
 
 async def serve_replay(
-    cassette: Recording, options: ReplayOptions = ReplayOptions()
+    cassette: Recording | str | os.PathLike[str], options: ReplayOptions = ReplayOptions()
 ) -> list[ReplayResult]:
-    """Serve a cassette until it has no more clients, or until cancelled: ``serve`` with
-    the cassette's replay sessions."""
-    responders = ReplaySessions(cassette, options.strategy, environ=os.environ, shown=shown_policy)
+    """Serve a cassette (loaded, or a file's path) until it has no more clients, or until
+    cancelled: ``serve`` with the pool ``replay_pool`` makes of it, as ``cassette replay``
+    serves it."""
     return await serve(
         options.transport,
-        responders,
+        replay_pool(cassette, options),
         options=options.listen,
         policy=options.policy.finishing(options.on_finish),
     )
