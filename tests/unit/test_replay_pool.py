@@ -16,45 +16,27 @@ from cassette import (
     Cassette,
     DeliveryPolicy,
     Header,
-    MessageEvent,
     ReplayOptions,
     ReplaySessions,
     Strategy,
     replay_pool,
 )
-from cassette.core.model import ExitEvent, RecorderInfo
+from cassette.core.model import RecorderInfo
 from cassette.core.opening import OpeningSessions
 from cassette.core.redaction import Redactor
 from cassette.transports.memory import MemoryTransport
 from tests.opening_tapes import write_long
 from tests.support import ROOT
+from tests.unit.test_starts import session
 
 INIT = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t"}}
-
-
-def _message(direction: str, body: dict[str, Any], start: int | None = None) -> MessageEvent:
-    meta = None if start is None else {"start": start}
-    return MessageEvent(0.0, direction, {"jsonrpc": "2.0", **body}, meta)  # type: ignore[arg-type]
-
-
-def _session(text: str, start: int | None = None) -> list[Any]:
-    """initialize, then one ``visit`` call answered with ``text``."""
-    result = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}, "serverInfo": {}}
-    call = {"name": "visit", "arguments": {"where": "home"}}
-    return [
-        _message("c2s", {"id": 0, "method": "initialize", "params": INIT}, start),
-        _message("s2c", {"id": 0, "result": result}, start),
-        _message("c2s", {"id": 1, "method": "tools/call", "params": call}, start),
-        _message("s2c", {"id": 1, "result": {"content": [{"type": "text", "text": text}]}}, start),
-        ExitEvent(0.1, 0),
-    ]
 
 
 def _tape(target: dict[str, Any] | None = None, events: list[Any] | None = None) -> Cassette:
     header = Header(
         "stdio", RecorderInfo("t", "0"), "2026-01-01T00:00:00Z", target=target or {}, era="legacy"
     )
-    return Cassette(header, tuple(events if events is not None else _session("home")))
+    return Cassette(header, tuple(events if events is not None else session("home", None)))
 
 
 def test_the_strategy_given_else_the_recorded_one_else_default() -> None:
@@ -81,7 +63,7 @@ def _miss_text(pool: ReplaySessions | OpeningSessions) -> str:
     """The error a client gets for a ``visit`` the recording does not hold."""
     responder = pool.new()
     responder.receive({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": INIT})
-    call = {"name": "visit", "arguments": {"where": "zebra-4242"}}
+    call = {"name": "visit", "arguments": {"where": "zebra-4242"}}  # recorded: {}
     reply = responder.receive({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": call})
     return str(reply.messages[0]["error"]["message"])
 
@@ -104,13 +86,13 @@ def test_on_stdio_a_cassette_of_several_starts_serves_the_runs_next_start(
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
     monkeypatch.setenv("CASSETTE_CLIENT_RUN", "run-1")
     path = tmp_path / "starts.jsonl"
-    _tape(events=[*_session("one"), *_session("two", 2)]).dump(path)
+    _tape(events=[*session("one", None), *session("two", 2)]).dump(path)
     assert [replay_pool(path).first_start for _ in range(3)] == [1, 2, 1]
     loaded = Cassette.load(path)
     assert replay_pool(loaded).first_start == 2  # the same count, a loaded cassette too
     for front in ("streamable-http", MemoryTransport()):  # a session of its own each
         assert replay_pool(path, ReplayOptions(transport=front)).first_start == 1
-    unsaved = _tape(events=[*_session("one"), *_session("two", 2)])
+    unsaved = _tape(events=[*session("one", None), *session("two", 2)])
     assert replay_pool(unsaved).first_start == 1  # no file: no run to count in
 
 
