@@ -84,6 +84,8 @@ def test_the_package_exports_what_the_docs_import() -> None:
         "run_stdio",
         "Pacing",
         "replay_sessions",
+        "replay_pool",
+        "ReplayOptions",
         "record_http",
         "DeliveryPolicy",
     ):
