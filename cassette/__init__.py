@@ -82,8 +82,8 @@ if TYPE_CHECKING:
         record_proxy,
         record_session,
     )
+    from cassette.runtime.replay_pool import ReplayOptions, replay_pool
     from cassette.runtime.serve import (
-        ReplayOptions,
         replay,
         replay_sessions,
         serve,
@@ -159,7 +159,7 @@ _LAZY: dict[str, str] = {
     "Recorder": "cassette.core.recorder",
     "RecordingFront": "cassette.transport",
     "ReplayMiss": "cassette.errors",
-    "ReplayOptions": "cassette.runtime.serve",
+    "ReplayOptions": "cassette.runtime.replay_pool",
     "ReplayResult": "cassette.runtime.conversation",
     "ReplaySessions": "cassette.core.sessions",
     "Replayer": "cassette.core.replayer",
@@ -194,6 +194,7 @@ _LAZY: dict[str, str] = {
     "record_proxy": "cassette.runtime.record",
     "record_session": "cassette.runtime.record",
     "replay": "cassette.runtime.serve",
+    "replay_pool": "cassette.runtime.replay_pool",
     "replay_sessions": "cassette.runtime.serve",
     "run_mode": "cassette.modes.runner",
     "run_stdio": "cassette.modes.runner",
@@ -285,6 +286,7 @@ __all__ = [
     "record_proxy",
     "record_session",
     "replay",
+    "replay_pool",
     "replay_sessions",
     "run_mode",
     "run_stdio",

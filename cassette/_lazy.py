@@ -86,26 +86,14 @@ def _resolve_annotations(cls: type) -> None:
 
 
 def lazy_exports(
-    package: str,
-    table: Mapping[str, str],
-    names: Sequence[str],
-    *,
-    renamed: Mapping[str, str] | None = None,
+    package: str, table: Mapping[str, str], names: Sequence[str]
 ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
-    """The ``__getattr__`` and ``__dir__`` of ``package`` for the lazily imported names.
-
-    ``renamed`` maps old names to new ones, kept for one release: using an old one warns
-    (``DeprecationWarning``, naming the new spelling) and gives the new name's value."""
+    """The ``__getattr__`` and ``__dir__`` of ``package`` for the lazily imported names."""
     namespace = sys.modules[package].__dict__
     public = is_public(package)
     TABLES[package] = table
-    old_names = renamed or {}
 
     def __getattr__(name: str) -> Any:
-        new = old_names.get(name)
-        if new is not None:
-            _warn_renamed(package, name, new)
-            return namespace[new] if new in namespace else __getattr__(new)
         module = table.get(name)
         if module is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
@@ -115,20 +103,7 @@ def lazy_exports(
         namespace[name] = value
         return value
 
-    def __dir__() -> list[str]:  # the old names stay out of sight
+    def __dir__() -> list[str]:
         return sorted(names)
 
     return __getattr__, __dir__
-
-
-def _warn_renamed(package: str, old: str, new: str) -> None:
-    import warnings
-
-    from cassette._moved import REMOVED_IN
-
-    warnings.warn(
-        f"{package}.{old} is now {package}.{new}; use the new name (the old one goes in "
-        f"{REMOVED_IN})",
-        DeprecationWarning,
-        stacklevel=3,
-    )

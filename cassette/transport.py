@@ -462,5 +462,4 @@ if not TYPE_CHECKING:
             "Recording": "cassette.core.model",
         },
         [*globals(), *__all__],
-        renamed={"ClientSession": "ServedSession", "Sessions": "SessionPool"},
     )

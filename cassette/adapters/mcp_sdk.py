@@ -181,10 +181,6 @@ class CassetteTransport(AbstractAsyncContextManager[Streams]):
         return None
 
 
-def _load(cassette: Cassette | str | os.PathLike[str]) -> Cassette:
-    return cassette if isinstance(cassette, Cassette) else Cassette.load(cassette)
-
-
 def replay_transport(
     cassette: Cassette | str | os.PathLike[str],
     *,
@@ -202,18 +198,17 @@ def replay_transport(
     The cassette and the plan are read now, so a missing or malformed one fails here, not
     mid-session.
     """
-    from cassette.core.replayer import Replayer
     from cassette.runtime.conversation import DeliveryPolicy
+    from cassette.runtime.replay_pool import ReplayOptions, replay_pool
     from cassette.runtime.serve import replay
 
-    tape = _load(cassette)
+    # in process, as on the memory transport: each session from the first server start
+    pool = replay_pool(cassette, ReplayOptions(strategy=strategy, transport="memory"))
     plan = _fault_plan(faults)
-    stored = tape.header.target.get("strategy")
-    chosen = strategy or (stored if isinstance(stored, str) else None) or "default"
 
     async def run(side: FrameStream, transport: CassetteTransport) -> Any:
         policy = DeliveryPolicy(on_miss=transport._miss, faults=plan)
-        return await replay(side, Replayer(tape, chosen), policy)
+        return await replay(side, pool.new(), policy)
 
     return CassetteTransport(run)
 

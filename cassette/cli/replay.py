@@ -8,7 +8,6 @@ path does the rest, whatever the front: stdio, streamable HTTP, SSE or a plugin'
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -41,16 +40,15 @@ from cassette.cli.common import (
 from cassette.cli.modes import add_mode_options, apply_sessions, replay_choice, run_in_mode
 from cassette.errors import CassetteNotFoundError, UsageError
 from cassette.modes.policy import ModeChoice, missing_cassette_message
-from cassette.runtime.conversation import DeliveryPolicy, shown_policy
+from cassette.runtime.conversation import DeliveryPolicy
 from cassette.store.storage import has_recording
 from cassette.transport import ServeOptions
 
 if TYPE_CHECKING:
     from cassette.cli.layout import Layout
-    from cassette.core.matching import Strategy
     from cassette.core.pacing import Pacing
     from cassette.core.sessions import ResponderPool
-    from cassette.store.storage import Cassette
+    from cassette.runtime.replay_pool import ReplayOptions
 
 __all__ = ["ReplayCommand", "add_parsers", "run"]
 
@@ -290,25 +288,16 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _serve(command: ReplayCommand) -> int:
-    from cassette.core.matching import get_strategy
-    from cassette.core.strategies import repeating
     from cassette.runtime.conversation import ReplayResult
+    from cassette.runtime.replay_pool import replay_pool
     from cassette.runtime.serve import front_of, serve
 
-    opening = _opening(command)
-    tape = opening if opening is not None else _loaded(command.tape)
-    recorded = tape.header.target.get("strategy")
-    strategy = get_strategy(command.strategy or recorded or "default").ignoring(command.ignore)
-    strategy = repeating(strategy, command.repeats)
+    pool = replay_pool(command.tape, _replay_options(command))
     front = front_of(command.front)
     path = Path(command.tape).resolve()
-    first = 1  # an opening is only served first from a cassette of one server start
-    if opening is None:
-        from cassette.store.starts import first_start
-
-        first = first_start(path, tape.events, command.front)
-        if not command.quiet:
-            _banner(path, tape, strategy.name, command.front, command.behaviour, first)
+    if not command.quiet:
+        strategy = pool.strategy.name
+        _banner(path, pool.recording, strategy, command.front, command.behaviour, pool.first_start)
     listen = attrs.evolve(command.listen, on_ready=serving_on(path, quiet=command.quiet))
     # A listening front (not stdio, whose one client ends the run) is stopped by a signal,
     # which is its normal end: it exits by what it served, 0 if it served nobody.
@@ -323,13 +312,10 @@ def _serve(command: ReplayCommand) -> int:
             outcome[:] = [EXIT_MISSES if result.misses else 0]
 
     async def go() -> int:
-        responders = _responders(command, tape, strategy, first, opening is not None)
         try:
-            await serve(
-                front, responders, options=listen, policy=command.policy.finishing(finished)
-            )
+            await serve(front, pool, options=listen, policy=command.policy.finishing(finished))
         finally:  # a listening front ends by a signal: what it served is reported all the same
-            _report_unplayed(command, responders)
+            _report_unplayed(command, pool)
         return outcome[0] if outcome else 0
 
     return run_async(go, outcome)
@@ -348,46 +334,22 @@ def _report_unplayed(command: ReplayCommand, responders: ResponderPool) -> None:
     Report(command.report, command.tape).write("unplayed", requests=unplayed_requests(responders))
 
 
-def _opening(command: ReplayCommand) -> Cassette | None:
-    """The opening of a long cassette, to answer ``initialize`` from before the rest is
-    loaded (``cassette.store.opening`` says when it is proved to answer as the whole
-    does): on stdio without the banner, which tells of the whole cassette; not with
-    ``--report``, which tells of every request the whole cassette holds."""
-    if command.front != "stdio" or not command.quiet or command.report is not None:
-        return None
-    from cassette.store.opening import read_opening
+def _replay_options(command: ReplayCommand) -> ReplayOptions:
+    """What the library's replay is told: the command's matching options, its front and
+    its delivery policy (whose ``on_warning`` tells what reading the cassette warns of).
+    Only without the banner, which tells of the whole cassette, and without ``--report``,
+    which tells of every request the whole cassette holds, may a long one answer
+    ``initialize`` from its opening while the rest loads."""
+    from cassette.runtime.replay_pool import ReplayOptions
 
-    return read_opening(command.tape)
-
-
-def _loaded(tape: str) -> Cassette:
-    """The whole cassette, its reading's warnings told."""
-    from cassette.store.storage import Cassette
-
-    loaded = Cassette.load(tape)
-    for warning in loaded.warnings:
-        err(f"warning: {warning}")
-    return loaded
-
-
-def _responders(
-    command: ReplayCommand, tape: Cassette, strategy: Strategy, first: int, opening: bool
-) -> ResponderPool:
-    """The replay's sessions; from an ``opening``, a pool answering the first session's
-    ``initialize`` from it and loading the whole cassette when anything else is needed
-    (``cassette.core.opening``)."""
-    from cassette.core.sessions import ReplaySessions
-
-    def sessions(recording: Cassette) -> ReplaySessions:
-        return ReplaySessions(
-            recording, strategy, environ=os.environ, shown=shown_policy, first_start=first
-        )
-
-    if not opening:
-        return sessions(tape)
-    from cassette.core.opening import OpeningSessions
-
-    return OpeningSessions(sessions(tape), lambda: sessions(_loaded(command.tape)))
+    return ReplayOptions(
+        strategy=command.strategy,
+        ignore=command.ignore,
+        allow_repeats=command.repeats,
+        opening=command.quiet and command.report is None,
+        transport=command.front,
+        policy=command.policy,
+    )
 
 
 def _banner(

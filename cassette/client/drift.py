@@ -64,7 +64,6 @@ from cassette.core.redaction import RedactionSession
 from cassette.core.variants import split
 from cassette.core.wildcards import mask_like
 from cassette.errors import ReplayMiss, TransportError, sole_exception
-from cassette.runtime.keywords import deprecated_keywords
 from cassette.store.gate import RedactOptions, for_target, joined, policy
 from cassette.store.storage import Cassette
 from cassette.transport import ConnectOptions
@@ -309,23 +308,13 @@ async def verify(
     tape: Cassette | str | os.PathLike[str],
     server: ServerTarget | Sequence[str] | str,
     options: VerifyOptions = VerifyOptions(),
-    **legacy: Any,
 ) -> VerifyReport:
     """Re-fire the recorded client requests at ``server`` (a ``ServerTarget``, a command
     line, or a streamable-HTTP URL) in the recorded era, classify every answer, and with
-    ``options.update`` write the drift into the cassette (see the module docstring). The
-    keyword options of earlier releases (``ignores=``, ``update=``, ...) still work, with
-    a ``DeprecationWarning``."""
+    ``options.update`` write the drift into the cassette (see the module docstring)."""
 
     from cassette.registry import get_connector
 
-    deprecated_keywords(
-        "verify",
-        "verify(tape, server, VerifyOptions(ignores=..., update=...))",
-        legacy,
-        attrs.fields_dict(VerifyOptions),
-    )
-    options = attrs.evolve(options, **legacy)
     if not isinstance(server, ServerTarget):
         server = ServerTarget.of(server)
     cassette = tape if isinstance(tape, Cassette) else Cassette.load(tape)

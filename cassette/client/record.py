@@ -38,7 +38,6 @@ from cassette.errors import TransportError
 from cassette.modes.policy import Action, ModeChoice, plan
 from cassette.modes.runner import ModeOptions, ModeResult, run_mode
 from cassette.runtime.conversation import DeliveryPolicy
-from cassette.runtime.keywords import deprecated_keywords
 from cassette.store.storage import has_recording
 from cassette.transport import ConnectOptions, FrameStream, ServeOptions, Target
 
@@ -188,21 +187,13 @@ class ScenarioOptions:
     on_result: Callable[[ScenarioResult], None] | None = None
 
 
-_KEYWORDS = ("choice", "output", "environ", "tuning", "on_info", "on_warning")
-_VALUE_FORM = "record_scenarios(file, names, ScenarioOptions(choice=..., output=..., ...))"
-
-
 async def record_scenario(
     file: ScenarioFile,
     scenario: Scenario,
     options: ScenarioOptions = ScenarioOptions(),
-    **legacy: Any,
 ) -> ScenarioResult:
     """Run ``scenario`` against the file's target as ``options`` say (see the module
-    docstring); its cassette is ``<output>/<name>.jsonl``. The keyword options of
-    earlier releases still work, with a ``DeprecationWarning``."""
-    deprecated_keywords("record_scenario", _VALUE_FORM, legacy, _KEYWORDS)
-    options = attrs.evolve(options, **legacy)
+    docstring); its cassette is ``<output>/<name>.jsonl``."""
     choice, output, environ = options.choice, options.output, options.environ
     tuning, on_info, on_warning = options.tuning, options.on_info, options.on_warning
     import anyio
@@ -346,13 +337,9 @@ async def record_scenarios(
     file: ScenarioFile,
     names: Iterable[str] = (),
     options: ScenarioOptions = ScenarioOptions(),
-    **legacy: Any,
 ) -> list[ScenarioResult]:
     """Run the named scenarios (all of them when none are named), one after the other,
-    as ``options`` say; by default each is recorded afresh (mode ``all``). The keyword
-    options of earlier releases still work, with a ``DeprecationWarning``."""
-    deprecated_keywords("record_scenarios", _VALUE_FORM, legacy, (*_KEYWORDS, "on_result"))
-    options = attrs.evolve(options, **legacy)
+    as ``options`` say; by default each is recorded afresh (mode ``all``)."""
     choice, output, environ = options.choice, options.output, options.environ
     chosen = [file.scenario(n) for n in names] or list(file.scenarios)
     server = file.server(environ)

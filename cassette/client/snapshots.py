@@ -33,7 +33,6 @@ from cassette.client.scenarios import Scenario, ScenarioFile
 from cassette.client.target import ServerTarget
 from cassette.errors import CassetteNotFoundError, UsageError
 from cassette.modes.policy import ModeChoice, missing_cassette_message
-from cassette.runtime.keywords import deprecated_keywords
 from cassette.store.storage import has_recording
 
 __all__ = ["SnapshotOptions", "project_ignores", "snapshot"]
@@ -81,19 +80,9 @@ async def snapshot(
     choice: ModeChoice,
     server: ServerTarget | None = None,
     options: SnapshotOptions = SnapshotOptions(),
-    **legacy: Any,
 ) -> VerifyReport:
     """Verify, record or update the cassette at ``path`` as ``choice``'s mode says (see
-    the module docstring). ``server`` defaults to the scenario file's target. The
-    keyword options of earlier releases (``scenario=``, ``ignores=``, ...) still work,
-    with a ``DeprecationWarning``."""
-    deprecated_keywords(
-        "snapshot",
-        "snapshot(path, choice, server, SnapshotOptions(scenario=..., ignores=...))",
-        legacy,
-        attrs.fields_dict(SnapshotOptions),
-    )
-    options = attrs.evolve(options, **legacy)
+    the module docstring). ``server`` defaults to the scenario file's target."""
     scenario, ignores, environ = options.scenario, options.ignores, options.environ
     time_limit = options.time_limit
     tape = Path(path)

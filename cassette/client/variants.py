@@ -37,7 +37,6 @@ from cassette.core.variant_plan import RecordedClient, recorded_client
 from cassette.core.variants import VARIANT_META, compared, split, variant_of
 from cassette.errors import UsageError
 from cassette.modes.policy import ModeChoice
-from cassette.runtime.keywords import deprecated_keywords
 from cassette.store.files import write_atomic
 from cassette.store.lock import FileLock
 from cassette.store.storage import Cassette, append_events, timed_after
@@ -223,18 +222,9 @@ async def record_variant(
     name: str | Profile,
     server: ServerTarget,
     options: VariantOptions = VariantOptions(),
-    **legacy: Any,
 ) -> VariantResult:
     """Record variant ``name`` of ``tape`` against ``server`` and append it (see above);
-    the cassette's lock is held throughout, so no other writer changes it meanwhile. The
-    keyword options of earlier releases still work, with a ``DeprecationWarning``."""
-    deprecated_keywords(
-        "record_variant",
-        "record_variant(tape, name, server, VariantOptions(tuning=..., replace=..., ...))",
-        legacy,
-        attrs.fields_dict(VariantOptions),
-    )
-    options = attrs.evolve(options, **legacy)
+    the cassette's lock is held throughout, so no other writer changes it meanwhile."""
     tuning, step_seconds, replace = options.tuning, options.step_seconds, options.replace
     answers, on_info = options.answers, options.on_info
     chosen = _profile(name)

@@ -33,6 +33,7 @@ from cassette.core.sessions import ReplaySessions, Responder
 
 if TYPE_CHECKING:
     from cassette.core.misses import MissReport
+    from cassette.core.strategies import Strategy
 
 __all__ = ["OpeningResponder", "OpeningSessions"]
 
@@ -66,6 +67,16 @@ class OpeningSessions:
         if self._opening is not None:  # the same header as the whole cassette's
             return self._opening.recording
         return self.whole.recording
+
+    @property
+    def strategy(self) -> Strategy:
+        """What the sessions match with (decided from the header the two share)."""
+        return (self._opening or self.whole).strategy
+
+    @property
+    def first_start(self) -> int:
+        """An opening is served only from a cassette of one server start: the first."""
+        return 1
 
     def new(self) -> Responder:
         if self._first and self._opening is not None:

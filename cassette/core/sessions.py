@@ -104,13 +104,16 @@ class ReplaySessions:
         check_redaction(recording)  # refused before any client is served
         self._shown = shown  # the policy a miss is described through (``Replayer``)
         self.recording = recording
-        self._strategy = strategy
+        #: what every session matches with (the replay's banner names it)
+        self.strategy = get_strategy(strategy)
         self._environ = environ
-        self._ignore = get_strategy(strategy).ignore
+        self._ignore = self.strategy.ignore
         self._starts = split_starts(recording)
         #: each start's prepared work, made when a session first takes the start
         self._start_work: dict[int, Prepared] = {}
         self._next_start = (max(first_start, 1) - 1) % len(self._starts)
+        #: the server start the first session takes (1 unless a later one was claimed)
+        self.first_start = self._next_start + 1
         if len(self._starts) == 1:
             self._prepared = Prepared.of(recording, self._ignore)
         self._open: dict[int, Replayer | StartResponder] = {}
@@ -136,7 +139,7 @@ class ReplaySessions:
             return responder
         replayer = Replayer(
             self.recording,
-            self._strategy,
+            self.strategy,
             environ=self._environ,
             prepared=self._prepared,
             shown=self._shown,
@@ -155,7 +158,7 @@ class ReplaySessions:
             work = self._start_work[index] = Prepared.of(chosen, self._ignore)
         return Replayer(
             chosen,
-            self._strategy,
+            self.strategy,
             environ=self._environ,
             prepared=work,
             shown=self._shown,

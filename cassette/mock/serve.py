@@ -13,7 +13,6 @@ from typing import Any
 
 import attrs
 
-from cassette.core.limits import DEFAULT_MAX_BYTES
 from cassette.mock.server import MockServer
 from cassette.registry import canonical
 from cassette.runtime.conversation import DeliveryPolicy, ReplayResult
@@ -44,34 +43,14 @@ class MockOptions:
     source: str | None = None
 
 
-_LISTEN_KEYWORDS = ("host", "port", "on_ready", "allowed_origins")
-_POLICY_KEYWORDS = ("on_miss", "max_message_bytes", "faults", "on_fault")
-
-
 async def serve_mock(
-    manifest: Mapping[str, Any] | MockServer,
-    options: MockOptions = MockOptions(),
-    **legacy: Any,
+    manifest: Mapping[str, Any] | MockServer, options: MockOptions = MockOptions()
 ) -> list[ReplayResult]:
     """Serve a manifest until its stdio client leaves, or (a network front) until cancelled.
 
     A client message over the policy's ``max_message_bytes`` (default 64 MiB) is refused
-    as by a replay: ``-32600`` on stdio, 413 over HTTP. The keyword options of earlier
-    releases (``front=``, ``port=``, ``on_miss=``, ...) still work, with a
-    ``DeprecationWarning``.
+    as by a replay: ``-32600`` on stdio, 413 over HTTP.
     """
-    if legacy:  # the keyword forms of earlier releases, and only they
-        from cassette.runtime.keywords import deprecated_keywords
-
-        deprecated_keywords(
-            "serve_mock",
-            "serve_mock(manifest, MockOptions(front=..., listen=ServeOptions(...), "
-            "policy=DeliveryPolicy(...)))",
-            legacy,
-            (*_LISTEN_KEYWORDS, *_POLICY_KEYWORDS, "front", "source", "on_finish"),
-        )
-    if legacy:
-        options = _options(options, legacy)
     server = manifest
     if not isinstance(server, MockServer):
         server = MockServer(server, source=options.source)
@@ -80,19 +59,4 @@ async def serve_mock(
         server,
         options=options.listen,
         policy=options.policy.finishing(options.on_finish),
-    )
-
-
-def _options(options: MockOptions, legacy: dict[str, Any]) -> MockOptions:
-    """The keyword form's options, laid onto the value."""
-    listen = {k: legacy.pop(k) for k in _LISTEN_KEYWORDS if k in legacy}
-    if "allowed_origins" in listen:
-        listen["allowed_origins"] = tuple(listen["allowed_origins"])
-    policy = {k: legacy.pop(k) for k in _POLICY_KEYWORDS if k in legacy}
-    policy["max_message_bytes"] = policy.get("max_message_bytes") or DEFAULT_MAX_BYTES
-    return attrs.evolve(
-        options,
-        listen=attrs.evolve(options.listen, **listen),
-        policy=attrs.evolve(options.policy, **policy),
-        **legacy,
     )

@@ -79,7 +79,6 @@ from cassette.modes.episode import (
     redactor_of,
 )
 from cassette.registry import get_connector
-from cassette.runtime.keywords import deprecated_keywords
 from cassette.runtime.sink import stderr_passthrough
 from cassette.store.gate import shown, shown_argv
 from cassette.store.gate import shown as shown_text
@@ -120,15 +119,7 @@ class Extension:
         path: str | os.PathLike[str],
         target: Target,
         options: ExtendOptions = ExtendOptions(),
-        **legacy: Any,
     ) -> None:
-        deprecated_keywords(
-            "Extension",
-            "Extension(cassette, path, target, ExtendOptions(...))",
-            legacy,
-            attrs.fields_dict(ExtendOptions),
-        )
-        options = attrs.evolve(options, **legacy)
         self.cassette = cassette
         self.before_record = options.before_record
         #: replay the session's earlier requests to the fresh server before the missed one

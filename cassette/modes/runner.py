@@ -38,17 +38,11 @@ from typing import Any, Literal
 import attrs
 
 from cassette.core.jsonrpc import Kind, classify_value
-from cassette.core.matching import (
-    LIFECYCLE_METHODS,
-    MissReport,
-    Strategy,
-    get_strategy,
-)
+from cassette.core.matching import LIFECYCLE_METHODS, MissReport
 from cassette.core.model import MessageEvent
 from cassette.core.recorder import BeforeRecord
 from cassette.core.redaction import Redactor
 from cassette.core.sessions import ReplaySessions
-from cassette.core.strategies import repeating
 from cassette.core.volatile import Ignores
 from cassette.errors import (
     CassetteError,
@@ -61,12 +55,7 @@ from cassette.errors import (
 from cassette.modes.episode import ExtendOptions, describe_request
 from cassette.modes.extend import Extension
 from cassette.modes.policy import Action, ModeChoice, missing_cassette_message, plan
-from cassette.runtime.conversation import (
-    DeliveryPolicy,
-    PolicySessionPool,
-    ReplayResult,
-    shown_policy,
-)
+from cassette.runtime.conversation import DeliveryPolicy, PolicySessionPool, ReplayResult
 from cassette.runtime.frames import serve_frames
 from cassette.runtime.record import (
     RecordConfig,
@@ -76,6 +65,7 @@ from cassette.runtime.record import (
     record_proxy,
     record_session,
 )
+from cassette.runtime.replay_pool import ReplayOptions, replay_pool
 from cassette.runtime.serve import front_of, serve
 from cassette.store.destination import session_path
 from cassette.store.lock import FileLock, claim_slot
@@ -217,14 +207,6 @@ def _announce(action: Action, path: str, choice: ModeChoice, info: Info) -> None
     info(f"{choice.describe()}: {text}")
 
 
-def _strategy(
-    tape: Cassette, strategy: str | Strategy | None, ignore: Sequence[str] = ()
-) -> Strategy:
-    stored = tape.header.target.get("strategy")
-    name = strategy or (stored if isinstance(stored, str) else None) or "default"
-    return get_strategy(name).ignoring(ignore)
-
-
 def _any_success(tape: Cassette) -> bool:
     """Whether the server answered some request with a result (as the recorder counts
     success; ``lint``'s ``no-success`` also pairs each answer with its request)."""
@@ -346,22 +328,9 @@ async def run_mode(
     options: ModeOptions,
     *,
     client: FrameStream | None = None,
-    **legacy: Any,
 ) -> ModeResult:
     """One serving in ``choice``'s mode, as ``options`` say. ``client`` is a harness's
-    stream (the session is then that one client, whatever ``options.front`` says). The
-    keyword options of earlier releases (``report=``, ``on_info=``, ``on_finish=``) still
-    work, with a ``DeprecationWarning``."""
-    if legacy:  # the keyword forms of earlier releases, and only they
-        from cassette.runtime.keywords import deprecated_keywords
-
-        deprecated_keywords(
-            "run_mode",
-            "run_mode(path, choice, ModeOptions(report=..., on_info=..., on_finish=...))",
-            legacy,
-            ("report", "on_info", "on_finish"),
-        )
-    options = attrs.evolve(options, **legacy)
+    stream (the session is then that one client, whatever ``options.front`` says)."""
     on_finish = options.on_finish
     run = _Run(path, choice, options.report, options.on_info)
     try:
@@ -438,15 +407,16 @@ async def _replay(
     client: FrameStream | None,
     on_finish: Callable[[ReplayResult], None] | None,
 ) -> ModeResult:
-    strategy = repeating(_strategy(tape, options.strategy, options.ignore), options.allow_repeats)
     # a miss is described through the recording's own policy (the command's --redact-*
     # options too), or the project's when this run records nothing
-    recording = options.redactor
-    shown = shown_policy if recording is None else lambda: recording
-    from cassette.store.starts import first_start  # a cassette of several server starts
-
-    first = first_start(run.path, tape.events, options.front)
-    responders = ReplaySessions(tape, strategy, environ=os.environ, shown=shown, first_start=first)
+    replaying = ReplayOptions(
+        strategy=options.strategy,
+        ignore=options.ignore,
+        allow_repeats=options.allow_repeats,
+        redactor=options.redactor,
+        transport=options.front,
+    )
+    responders = replay_pool(tape, replaying)
     policy = run.policy(options)
     network = client is None and isinstance(front_of(options.front), CassetteFront)
     extension = None
@@ -533,11 +503,7 @@ def _extension(run: _Run, tape: Cassette, options: ModeOptions, *, network: bool
     return Extension(tape, run.path, options.target, live)
 
 
-# -- the keyword forms ---------------------------------------------------------------------
-
-
-_RUN_KEYWORDS: tuple[str, ...] = ("report", "on_info", "on_miss", "max_message_bytes")
-_RUN_KEYWORDS += ("redactor", "fsync", "strategy", "transport", "ignore")
+# -- the short forms ---------------------------------------------------------------------
 
 
 async def run_stdio(
@@ -546,73 +512,21 @@ async def run_stdio(
     *,
     choice: ModeChoice,
     client: FrameStream | None = None,
-    **legacy: Any,
 ) -> ModeResult:
     """One session with ``client`` (default: this process's stdin and stdout), the live
     server being ``command`` over stdio, with the default options: the short form of
-    ``run_mode(path, choice, ModeOptions(...))``, which takes every option. The keyword
-    options of earlier releases still work, with a ``DeprecationWarning``."""
-    if legacy:  # the keyword forms of earlier releases, and only they
-        from cassette.runtime.keywords import deprecated_keywords
-
-        deprecated_keywords(
-            "run_stdio",
-            "run_mode(path, choice, ModeOptions(target=Target(command=...), ...), client=...)",
-            legacy,
-            (*_RUN_KEYWORDS, "passthrough_stderr"),
-        )
+    ``run_mode(path, choice, ModeOptions(...))``, which takes every option."""
     target = Target(command=tuple(os.fspath(arg) for arg in command))
-    report, on_info = legacy.pop("report", None), legacy.pop("on_info", None)
-    options = _mode_options(target, on_info, legacy)
-    options = attrs.evolve(options, report=report, on_info=on_info)
-    return await run_mode(path, choice, options, client=client)
+    return await run_mode(path, choice, ModeOptions(target=target), client=client)
 
 
 async def run_http(
-    path: str | os.PathLike[str], upstream: str | Target, *, choice: ModeChoice, **legacy: Any
+    path: str | os.PathLike[str], upstream: str | Target, *, choice: ModeChoice
 ) -> Action:
     """Serve a network endpoint in a mode until cancelled, with the default options: the
     short form of ``run_mode(path, choice, ModeOptions(...))`` for a replay front, a
     recording proxy in front of ``upstream``, or (``new_episodes``) a replay front whose
-    misses ``upstream`` answers. The keyword options of earlier releases (``port=``,
-    ``faults=``, ...) still work, with a ``DeprecationWarning``."""
-    listening = ("host", "port", "on_ready")
-    if legacy:  # the keyword forms of earlier releases, and only they
-        from cassette.runtime.keywords import deprecated_keywords
-
-        deprecated_keywords(
-            "run_http",
-            "run_mode(path, choice, ModeOptions(target=Target(url=...), front=..., "
-            "listen=ServeOptions(...), policy=DeliveryPolicy(...), on_finish=...))",
-            legacy,
-            (*_RUN_KEYWORDS, *listening, "on_finish", "faults", "on_fault", "before_record"),
-        )
-    listen = ServeOptions(**{k: legacy.pop(k) for k in listening if k in legacy})
-    transport = legacy.setdefault("transport", "streamable-http")
-    report, on_info = legacy.pop("report", None), legacy.pop("on_info", None)
-    on_finish = legacy.pop("on_finish", None)
+    misses ``upstream`` answers."""
     target = upstream if isinstance(upstream, Target) else Target(url=upstream)
-    options = _mode_options(target, on_info, legacy)
-    if options.policy.max_message_bytes != listen.max_message_bytes:
-        listen = attrs.evolve(listen, max_message_bytes=options.policy.max_message_bytes)
-    options = attrs.evolve(
-        options, front=transport, listen=listen, report=report, on_info=on_info, on_finish=on_finish
-    )
+    options = ModeOptions(target=target, transport="streamable-http", front="streamable-http")
     return (await run_mode(path, choice, options)).action
-
-
-def _mode_options(target: Target, on_info: Info | None, legacy: dict[str, Any]) -> ModeOptions:
-    """The keyword forms' options as the one value: delivery ones in its policy."""
-    delivery = {k: legacy.pop(k) for k in ("on_miss", "faults", "on_fault") if k in legacy}
-    policy = DeliveryPolicy(on_warning=_warning(on_info), **delivery)
-    limit = legacy.pop("max_message_bytes", None)
-    if limit is not None:
-        policy = attrs.evolve(policy, max_message_bytes=limit)
-    legacy["ignore"] = tuple(legacy.get("ignore", ()))
-    return ModeOptions(target=target, policy=policy, **legacy)
-
-
-def _warning(on_info: Info | None) -> Info | None:
-    if on_info is None:
-        return None
-    return lambda text: on_info(f"warning: {text}")

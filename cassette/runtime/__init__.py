@@ -8,8 +8,7 @@
 
 Options are values (``RecordConfig``, ``ServeOptions``, ``DeliveryPolicy``,
 ``ReplayOptions``); the short forms (``record``, ``record_http``, ``replay``,
-``serve_replay``) call the same functions, and the keyword options they took in earlier
-releases still work for one release, with a ``DeprecationWarning``.
+``serve_replay``) call the same functions with the default options.
 
 Names are imported on first use, so a replay pays only for the modules it runs.
 """
@@ -43,8 +42,8 @@ if TYPE_CHECKING:
         record_proxy,
         record_session,
     )
+    from cassette.runtime.replay_pool import ReplayOptions, replay_pool
     from cassette.runtime.serve import (
-        ReplayOptions,
         replay,
         replay_sessions,
         serve,
@@ -73,6 +72,7 @@ __all__ = [
     "record_proxy",
     "record_session",
     "replay",
+    "replay_pool",
     "replay_sessions",
     "serve",
     "serve_frames",
@@ -99,18 +99,13 @@ _LAZY: Final = {
     "record_http": "cassette.runtime.record",
     "record_proxy": "cassette.runtime.record",
     "record_session": "cassette.runtime.record",
-    "ReplayOptions": "cassette.runtime.serve",
+    "ReplayOptions": "cassette.runtime.replay_pool",
     "replay": "cassette.runtime.serve",
+    "replay_pool": "cassette.runtime.replay_pool",
     "replay_sessions": "cassette.runtime.serve",
     "serve": "cassette.runtime.serve",
     "serve_frames": "cassette.runtime.frames",
     "serve_replay": "cassette.runtime.serve",
 }
 
-# The glossary's names (docs/architecture.md); the old ones warn for one release.
-__getattr__, __dir__ = lazy_exports(
-    __name__,
-    _LAZY,
-    __all__,
-    renamed={"Conversation": "PolicySession", "SessionPool": "PolicySessionPool"},
-)
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, __all__)

@@ -351,8 +351,8 @@ def _outgoing(reply: Reply) -> list[Outgoing]:
 
 def shown_policy() -> Redactor:
     """The gate's policy for what a person reads (``cassette.store.gate.display``), which
-    the runtime hands the core's replayer (``ReplaySessions(shown=...)``): imported when a
-    miss or a warning first needs it, never by a clean session."""
+    ``replay_pool`` hands the core's replayer unless told another: imported when a miss
+    or a warning first needs it, never by a clean session."""
     from cassette.store.gate import display
 
     return display()

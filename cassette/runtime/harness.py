@@ -16,9 +16,8 @@ import anyio
 
 from cassette.core.jsonrpc import JSONObject, Kind, classify, dumps_bytes
 from cassette.core.matching import Strategy
-from cassette.core.sessions import ReplaySessions
-from cassette.runtime.conversation import shown_policy
 from cassette.runtime.record import RecordConfig, RecordResult, record_session
+from cassette.runtime.replay_pool import ReplayOptions, replay_pool
 from cassette.runtime.serve import serve
 from cassette.store.storage import Cassette
 from cassette.transport import Frame, FrameStream, Target
@@ -120,14 +119,14 @@ async def open_recording(
 
 @asynccontextmanager
 async def open_replay(
-    cassette: Cassette | str | os.PathLike[str], *, strategy: str | Strategy = "default"
+    cassette: Cassette | str | os.PathLike[str], *, strategy: str | Strategy | None = None
 ) -> AsyncIterator[ClientConnection]:
-    """Serve a cassette in-process and hand the harness a connection to it."""
-    tape = cassette if isinstance(cassette, Cassette) else Cassette.load(cassette)
+    """Serve a cassette in-process and hand the harness a connection to it. ``strategy``
+    ``None``: the cassette's recorded one, else ``default``, as ``cassette replay``."""
     from cassette.transports.memory import MemoryTransport  # not on the stdio path
 
     transport = MemoryTransport()
-    responders = ReplaySessions(tape, strategy, environ=os.environ, shown=shown_policy)
+    responders = replay_pool(cassette, ReplayOptions(strategy=strategy, transport=transport))
     async with anyio.create_task_group() as tg:
         tg.start_soon(serve, transport, responders)
         stream = transport.open_connection()

@@ -536,45 +536,17 @@ def _stdio_client() -> FrameStream:
     return StdioClientStream()
 
 
-_RECORD_KEYWORDS = (
-    "transport",
-    "overwrite",
-    "fsync",
-    "strategy",
-    "passthrough_stderr",
-    "redactor",
-    "upstream_timeout",
-    "on_warning",
-    "before_record",
-)
-
-
 async def record(
     command: Sequence[str | os.PathLike[str]],
     path: str | os.PathLike[str],
     client: FrameStream | None = None,
-    **legacy: Any,
 ) -> RecordResult:
     """Record a live server through a transparent proxy into ``path``, with the default
     options: the short form of ``record_session(Target(command=...), RecordConfig(...))``,
     which takes every option. ``client`` is the stream to the client (default: our own
-    stdin and stdout).
-
-    The keyword options of earlier releases (``overwrite=``, ``url=``, ...) still work,
-    with a ``DeprecationWarning``."""
-    if legacy:  # the keyword forms of earlier releases, and only they
-        from cassette.runtime.keywords import deprecated_keywords
-
-        deprecated_keywords(
-            "record",
-            "record_session(Target(command=..., url=...), RecordConfig(path=..., ...), client)",
-            legacy,
-            (*_RECORD_KEYWORDS, "url"),
-        )
-    url = legacy.pop("url", None)
-    config = RecordConfig(path=path, **legacy)
+    stdin and stdout)."""
     argv = tuple(os.fspath(arg) for arg in command)
-    return await record_session(Target(command=argv, url=url), config, client)
+    return await record_session(Target(command=argv), RecordConfig(path=path), client)
 
 
 # -- the network proxy ---------------------------------------------------------------------
@@ -623,25 +595,9 @@ async def record_proxy(
     return outcome[0]
 
 
-_LISTEN_KEYWORDS = ("host", "port", "on_ready", "max_message_bytes")
-
-
-async def record_http(upstream: str, path: str | os.PathLike[str], **legacy: Any) -> RecordResult:
+async def record_http(upstream: str, path: str | os.PathLike[str]) -> RecordResult:
     """Record ``upstream`` over streamable HTTP until cancelled, with the default options:
     the short form of ``record_proxy(upstream, RecordConfig(...), ServeOptions(...))``,
-    which takes every option. The keyword options of earlier releases still work, with a
-    ``DeprecationWarning``."""
-    if legacy:  # the keyword forms of earlier releases, and only they
-        from cassette.runtime.keywords import deprecated_keywords
-
-        deprecated_keywords(
-            "record_http",
-            "record_proxy(upstream, RecordConfig(path=..., ...), ServeOptions(host=..., ...))",
-            legacy,
-            (*_LISTEN_KEYWORDS, *_RECORD_KEYWORDS[:4], "redactor", "upstream_timeout"),
-        )
-    listen = ServeOptions(
-        **{k: v for k in _LISTEN_KEYWORDS if (v := legacy.pop(k, None)) is not None}
-    )
-    legacy.setdefault("transport", "streamable-http")
-    return await record_proxy(upstream, RecordConfig(path=path, **legacy), listen)
+    which takes every option."""
+    config = RecordConfig(path=path, transport="streamable-http")
+    return await record_proxy(upstream, config)

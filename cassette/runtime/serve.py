@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import anyio
 import anyio.abc
@@ -26,7 +26,7 @@ import attrs
 
 from cassette.core.matching import Strategy
 from cassette.core.model import Recording
-from cassette.core.sessions import ReplaySessions, Responder, ResponderPool
+from cassette.core.sessions import Responder, ResponderPool
 from cassette.errors import FaultExit, UsageError
 from cassette.registry import get_transport
 from cassette.runtime.conversation import (
@@ -34,9 +34,9 @@ from cassette.runtime.conversation import (
     FallbackFactory,
     PolicySessionPool,
     ReplayResult,
-    shown_policy,
 )
 from cassette.runtime.frames import serve_frames
+from cassette.runtime.replay_pool import ReplayOptions, replay_pool
 from cassette.transport import (
     CassetteFront,
     FrameServer,
@@ -75,24 +75,12 @@ async def serve(
     options: ServeOptions = ServeOptions(),
     policy: DeliveryPolicy = DeliveryPolicy(),
     fallback: FallbackFactory | None = None,
-    **legacy: Any,
 ) -> list[ReplayResult]:
     """Serve ``responders`` on ``front`` until it has no more clients, or until cancelled.
 
     ``policy.on_finish`` gets each result as it is known, also when the serving ends by
     cancellation: one per client for a frame server, one for all sessions when a network
-    front stops. The plugin is given the policy's size limit. ``on_finish=``, the keyword
-    of earlier releases, still works with a ``DeprecationWarning``."""
-    if legacy:  # the keyword forms of earlier releases, and only they
-        from cassette.runtime.keywords import deprecated_keywords
-
-        deprecated_keywords(
-            "serve",
-            "serve(front, responders, policy=DeliveryPolicy(on_finish=...))",
-            legacy,
-            ("on_finish",),
-        )
-    policy = policy.finishing(legacy.get("on_finish"))
+    front stops. The plugin is given the policy's size limit."""
     on_finish = policy.on_finish
     plugin = front_of(front)
     options = attrs.evolve(options, max_message_bytes=policy.max_message_bytes)
@@ -142,48 +130,18 @@ async def _serve_one(stream: FrameStream, *, pool: PolicySessionPool, finished: 
     finished(await serve_frames(stream, pool))
 
 
-_POLICY_KEYWORDS = (
-    "on_miss",
-    "on_warning",
-    "answer_timeout",
-    "pacing",
-    "max_message_bytes",
-    "faults",
-)
-
-
 async def replay(
-    client: FrameStream,
-    responder: Responder,
-    policy: DeliveryPolicy = DeliveryPolicy(),
-    **legacy: Any,
+    client: FrameStream, responder: Responder, policy: DeliveryPolicy = DeliveryPolicy()
 ) -> ReplayResult:
     """Serve one client from ``responder`` (a ``Replayer``, a ``MockServer``) until the
     client finishes, as ``policy`` says (misses, limits, pacing, a fault plan):
     ``serve_frames`` for a harness that has a stream in hand. An ``exit`` fault raises
-    ``FaultExit``. The keyword options of earlier releases (``on_miss=``, ``faults=``,
-    ...) still work, with a ``DeprecationWarning``."""
-    if legacy:  # the keyword forms of earlier releases, and only they
-        from cassette.runtime.keywords import deprecated_keywords
-
-        deprecated_keywords(
-            "replay", "replay(client, responder, DeliveryPolicy(...))", legacy, _POLICY_KEYWORDS
-        )
-    policy = _policy(policy, legacy)
+    ``FaultExit``."""
     pool = PolicySessionPool(_One(responder), policy)
     result = await serve_frames(client, pool)
     if pool.exit_code is not None:
         raise FaultExit(pool.exit_code)
     return result
-
-
-def _policy(policy: DeliveryPolicy, legacy: dict[str, Any]) -> DeliveryPolicy:
-    """The keyword forms' delivery options, laid onto the policy value."""
-    changes = {k: legacy.pop(k) for k in _POLICY_KEYWORDS if k in legacy}
-    for default in ("answer_timeout", "max_message_bytes"):  # ``None`` kept the default
-        if default in changes and changes[default] is None:
-            del changes[default]
-    return attrs.evolve(policy, **changes)
 
 
 class _One:
@@ -211,61 +169,28 @@ class _One:
 
 
 def replay_sessions(
-    recording: Recording,
-    strategy: str | Strategy = "default",
+    recording: Recording | str | os.PathLike[str],
+    strategy: str | Strategy | None = None,
     *,
     policy: DeliveryPolicy = DeliveryPolicy(),
 ) -> PolicySessionPool:
     """The sessions of a cassette, as a network front serves them: what to pass to a front's
-    ASGI app to mount it in-process (``HttpReplayApp(replay_sessions(tape))``)."""
-    sessions = ReplaySessions(recording, strategy, environ=os.environ, shown=shown_policy)
-    return PolicySessionPool(sessions, policy)
-
-
-@attrs.frozen(kw_only=True)
-class ReplayOptions:
-    """How ``serve_replay`` serves a cassette: with ``strategy``, on the front
-    ``transport`` listening as ``listen`` says, delivering as ``policy`` says (a fault
-    plan is its ``faults``); ``on_finish`` hears each result as it is known."""
-
-    strategy: str | Strategy = "default"
-    transport: str | Transport = "stdio"
-    listen: ServeOptions = ServeOptions()
-    policy: DeliveryPolicy = DeliveryPolicy()
-    on_finish: Finish | None = None
+    ASGI app to mount it in-process (``HttpReplayApp(replay_sessions(tape))``). ``strategy``
+    ``None``: the cassette's recorded one, else ``default`` (``replay_pool``)."""
+    # an app of one's own is a network front: each client session a start of its own
+    options = ReplayOptions(strategy=strategy, transport="streamable-http")
+    return PolicySessionPool(replay_pool(recording, options), policy)
 
 
 async def serve_replay(
-    cassette: Recording, options: ReplayOptions = ReplayOptions(), **legacy: Any
+    cassette: Recording | str | os.PathLike[str], options: ReplayOptions = ReplayOptions()
 ) -> list[ReplayResult]:
-    """Serve a cassette until it has no more clients, or until cancelled: ``serve`` with
-    the cassette's replay sessions. The keyword options of earlier releases
-    (``transport=``, ``port=``, ``faults=``, ...) still work, with a
-    ``DeprecationWarning``."""
-    if legacy:  # the keyword forms of earlier releases, and only they
-        from cassette.runtime.keywords import deprecated_keywords
-
-        deprecated_keywords(
-            "serve_replay",
-            "serve_replay(cassette, ReplayOptions(transport=..., listen=ServeOptions(...), "
-            "policy=DeliveryPolicy(...)))",
-            legacy,
-            ("strategy", "transport", "on_finish", "host", "port", "on_ready", *_POLICY_KEYWORDS),
-        )
-    if legacy:
-        options = _replay_options(options, legacy)
-    responders = ReplaySessions(cassette, options.strategy, environ=os.environ, shown=shown_policy)
+    """Serve a cassette (loaded, or a file's path) until it has no more clients, or until
+    cancelled: ``serve`` with the pool ``replay_pool`` makes of it, as ``cassette replay``
+    serves it."""
     return await serve(
         options.transport,
-        responders,
+        replay_pool(cassette, options),
         options=options.listen,
         policy=options.policy.finishing(options.on_finish),
     )
-
-
-def _replay_options(options: ReplayOptions, legacy: dict[str, Any]) -> ReplayOptions:
-    listen = attrs.evolve(
-        options.listen, **{k: legacy.pop(k) for k in ("host", "port", "on_ready") if k in legacy}
-    )
-    policy = _policy(options.policy, legacy)
-    return attrs.evolve(options, listen=listen, policy=policy, **legacy)

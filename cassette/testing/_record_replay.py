@@ -13,7 +13,6 @@ import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
-from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
@@ -21,10 +20,9 @@ import anyio
 import attrs
 
 from cassette.core.recorder import Record, Recorder
-from cassette.core.sessions import ReplaySessions
 from cassette.errors import CassetteError
-from cassette.runtime.conversation import shown_policy
-from cassette.runtime.serve import serve
+from cassette.runtime.replay_pool import ReplayOptions
+from cassette.runtime.serve import serve_replay
 from cassette.store.storage import Cassette, CassetteWriter
 from cassette.testing._report import _Failure
 from cassette.testing._sides import ClientFactory, _Conn, _peer_handler, _ServeSide, _serving
@@ -84,8 +82,8 @@ async def _record_replay_fronts(plugin: Any, name: str, target: Target, folder: 
     cassette = tape.close()
 
     def front(on_ready: Callable[[str], None]) -> Any:
-        sessions = ReplaySessions(cassette, shown=shown_policy)
-        return serve(plugin, sessions, options=ServeOptions(on_ready=on_ready))
+        options = ReplayOptions(transport=plugin, listen=ServeOptions(on_ready=on_ready))
+        return serve_replay(cassette, options)
 
     async with (
         _listening(front) as url,
@@ -128,9 +126,9 @@ async def _replay_through(plugin: FrameServer, cassette: Cassette, client: Clien
     """The cassette served on the plugin by the runtime's one serve path, as
     ``cassette replay --front NAME`` serves it, reached with the author's client."""
     ready = _Ready()
-    options = ServeOptions(on_ready=ready)
+    options = ReplayOptions(transport=plugin, listen=ServeOptions(on_ready=ready))
     async with anyio.create_task_group() as tg:
-        tg.start_soon(partial(serve, plugin, ReplaySessions(cassette), options=options))
+        tg.start_soon(serve_replay, cassette, options)
         address = await ready.wait()
         async with _ServeSide(client, address).open() as conn:
             replayed = await _script(conn)
@@ -161,7 +159,7 @@ async def _script(conn: _Conn) -> _Script:
 async def _replay_in_memory(cassette: Cassette, peer: bool) -> list[Any]:
     memory = MemoryTransport()
     async with anyio.create_task_group() as tg:
-        tg.start_soon(serve, memory, ReplaySessions(cassette))
+        tg.start_soon(serve_replay, cassette, ReplayOptions(transport=memory))
         conn = _Conn(memory.open_connection(), None)
         replayed = await _script(conn)
         await conn.finish()

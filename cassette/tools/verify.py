@@ -24,7 +24,7 @@ from typing import Any
 
 import attrs
 
-from cassette.client.compare import Ignores, classify
+from cassette.client.compare import classify
 from cassette.client.connection import closed_errors
 from cassette.client.drift import Progress, VerifyOptions, verify
 from cassette.client.launch import recorded_server, with_hint
@@ -34,7 +34,6 @@ from cassette.client.target import ServerTarget
 from cassette.core.colour import Rule
 from cassette.core.urls import check_http_url
 from cassette.errors import CassetteError, TransportError, UsageError
-from cassette.runtime.keywords import deprecated_keywords
 from cassette.store.gate import RedactOptions, policy
 from cassette.store.headers import project_headers
 from cassette.store.storage import Cassette
@@ -84,32 +83,16 @@ async def verify_cassette(
     tape: Cassette | str | os.PathLike[str],
     command: Sequence[str | os.PathLike[str]] | ServerTarget | None = None,
     options: VerifyOptions = VerifyOptions(),
-    **legacy: Any,
 ) -> list[Verdict]:
     """Re-fire the recorded client requests at ``command`` (a stdio server's command
     line, or a ``ServerTarget``: ``ServerTarget(url=URL)`` for streamable HTTP, with
     ``transport="sse"`` for legacy SSE) and classify every answer, as ``options`` say; the
-    verdicts (``cassette.client.drift.verify`` gives the whole report). The keyword
-    options of earlier releases (``upstream=``, ``ignore=``, ...) still work, with a
-    ``DeprecationWarning``."""
-    deprecated_keywords(
-        "verify_cassette",
-        "verify_cassette(tape, ServerTarget(url=..., transport=...), "
-        "VerifyOptions(ignores=Ignores(...), ...))",
-        legacy,
-        ("upstream", "ignore", "ignore_keys", "time_limit", "progress", "transport", "update"),
-    )
-    upstream, transport = legacy.pop("upstream", None), legacy.pop("transport", None)
-    if legacy.keys() & {"ignore", "ignore_keys"}:
-        ignores = Ignores(legacy.pop("ignore", ()), legacy.pop("ignore_keys", ()))
-        options = attrs.evolve(options, ignores=ignores)
-    options = attrs.evolve(options, **legacy)
+    verdicts (``cassette.client.drift.verify`` gives the whole report)."""
     server = command
     if not isinstance(server, ServerTarget):
-        if (server is None) == (upstream is None):
+        if server is None:
             raise UsageError("verify needs either a server command (-- COMMAND) or --upstream URL")
-        argv = tuple(os.fspath(arg) for arg in server or ())
-        server = ServerTarget(command=argv, url=upstream, transport=transport)
+        server = ServerTarget(command=tuple(os.fspath(arg) for arg in server))
     report = await verify(tape, server, options)
     return list(report.verdicts)
 

@@ -14,7 +14,6 @@ import inspect
 import re
 import subprocess
 import sys
-import warnings
 from pathlib import Path
 
 import pytest
@@ -86,6 +85,8 @@ def test_the_package_exports_what_the_docs_import() -> None:
         "run_stdio",
         "Pacing",
         "replay_sessions",
+        "replay_pool",
+        "ReplayOptions",
         "record_http",
         "DeliveryPolicy",
     ):
@@ -109,29 +110,6 @@ def test_a_rehomed_value_class_still_converts_through_the_codec() -> None:
         "        assert conv.structure(encode(event), type(event)) == event\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=scaled(60))
-
-
-@pytest.mark.parametrize(
-    ("package", "old", "new"),
-    [
-        ("cassette.transport", "ClientSession", "ServedSession"),
-        ("cassette.transport", "Sessions", "SessionPool"),
-        ("cassette.runtime", "Conversation", "PolicySession"),
-        ("cassette.runtime", "SessionPool", "PolicySessionPool"),
-    ],
-)
-def test_a_renamed_name_works_for_a_release_and_names_the_new_one(
-    package: str, old: str, new: str
-) -> None:
-    module = importlib.import_module(package)
-    with pytest.warns(DeprecationWarning, match=rf"{re.escape(package)}\.{new}") as caught:
-        value = getattr(module, old)
-    assert value is getattr(module, new)
-    assert caught[0].filename == __file__  # attributed to the line that used the old name
-    assert old not in dir(module)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        getattr(module, new)  # the new name is quiet
 
 
 def test_a_plugin_author_imports_the_contract_in_ten_modules_or_fewer() -> None:

@@ -318,42 +318,6 @@ def test_a_front_that_serves_nobody_is_refused_with_one_line() -> None:
         front_of(Nothing())  # type: ignore[arg-type]
 
 
-# -- the old import paths ------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("old", "name", "new"),
-    [
-        ("cassette.session", "replay", "cassette.runtime.serve"),
-        ("cassette.storage", "Cassette", "cassette.store.storage"),
-        ("cassette.matching", "FingerprintMatcher", "cassette.core.matching"),
-        ("cassette.model", "Header", "cassette.core.model"),
-        ("cassette.codec", "encode_line", "cassette.core.codec"),
-    ],
-)
-def test_an_old_import_path_works_for_a_release_and_says_where_it_went(
-    old: str, name: str, new: str
-) -> None:
-    code = (
-        "import warnings\n"
-        "warnings.simplefilter('error')\n"
-        "try:\n"
-        f"    from {old} import {name}\n"
-        "except DeprecationWarning as w:\n"
-        "    print('warned:', w)\n"
-        "warnings.simplefilter('ignore')\n"
-        f"from {old} import {name} as value\n"
-        "print(value.__module__)\n"
-    )
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=scaled(60), check=True
-    )
-    warned, module = result.stdout.splitlines()
-    assert warned.startswith(f"warned: {old} moved to ")
-    assert "the old path goes in 0.3" in warned
-    assert module == new
-
-
 def test_the_streams_say_half_close_and_full_close() -> None:
     """``send_eof`` ends our side only: the peer sees the end and can still answer."""
     a, b = memory_pair()

@@ -1,5 +1,0 @@
-"""Deprecated: ``cassette.matching`` moved to ``cassette.core.matching`` (this path goes in 0.3)."""
-
-from cassette._moved import moved
-
-__getattr__ = moved(__name__, "cassette.core.matching")

@@ -1,5 +1,0 @@
-"""Deprecated: ``cassette.model`` moved to ``cassette.core.model`` (this path goes in 0.3)."""
-
-from cassette._moved import moved
-
-__getattr__ = moved(__name__, "cassette.core.model")
