@@ -14,6 +14,7 @@ what the proxy sent it. What must hold:
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.cookiejar import CookieJar, DefaultCookiePolicy
@@ -22,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from tests.support import PY, Background, free_port, recording_over_http, run
+from tests.support import PY, Background, listening, recording_over_http, run
 
 pytestmark = pytest.mark.e2e
 SERVER = Path(__file__).resolve().parent.parent / "servers" / "visitor_server.py"
@@ -71,10 +72,9 @@ def test_each_client_session_reaches_the_upstream_with_its_own_cookies_only(
 def proxied(tmp_path: Path, mode: str, other: str | None = None) -> Iterator[tuple[str, str]]:
     """The visitor server with ``--auth mode`` and the recording proxy before it: the
     upstream's URL and the proxy's."""
-    port = free_port()
-    argv = [PY, str(SERVER), "http", str(port), "--auth", mode, *([other] if other else [])]
+    argv = [PY, str(SERVER), "http", "0", "--auth", mode, *([other] if other else [])]
     with Background(argv) as server:
-        server.wait_for(r"Uvicorn running on")
+        port = listening(server)
         upstream = f"http://127.0.0.1:{port}/mcp"
         record = [PY, "-m", "cassette", "record", "-o", str(tmp_path / f"{mode}.jsonl")]
         with Background([*record, "--upstream", upstream, "--port", "0"]) as proxy:
@@ -126,18 +126,54 @@ def test_metadata_naming_a_foreign_resource_is_not_served(tmp_path: Path) -> Non
     assert body is None
 
 
+class Lure:
+    """Another origin, on a port of its own: it serves protected resource metadata naming
+    whatever ``resource`` says (the upstream, once it is known) at every path, and notes
+    each path it is asked for. In this process, so its port is known before the upstream
+    that names it starts, and the upstream's URL after."""
+
+    def __init__(self) -> None:
+        import http.server
+        import threading
+
+        self.resource = ""
+        self.fetched: list[str] = []
+        lure = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                lure.fetched.append(self.path)
+                body = json.dumps({"resource": lure.resource}).encode()
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: Any) -> None:
+                """Quiet: what it was asked is in ``fetched``."""
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.server.server_address[1]
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self) -> Lure:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
 def test_a_challenge_naming_another_origin_is_never_followed(tmp_path: Path) -> None:
-    lure_port = free_port()
-    lure_url = f"http://127.0.0.1:{lure_port}{WELL_KNOWN}"
-    with proxied(tmp_path, "elsewhere", lure_url) as (upstream, url):
-        lure_argv = [PY, str(SERVER), "http", str(lure_port), "--auth", "lure", upstream]
-        with Background(lure_argv) as lure:  # metadata naming the upstream, on another origin
-            lure.wait_for(r"Uvicorn running on")
+    with Lure() as lure:
+        lure_url = f"http://127.0.0.1:{lure.port}{WELL_KNOWN}"
+        with proxied(tmp_path, "elsewhere", lure_url) as (upstream, url):
+            lure.resource = upstream  # metadata naming the upstream, on another origin
             status, challenge, served, body = run(lambda: discover(url))
-            lure.stop()  # every line it printed is read once it is gone
-    heard = [line for line in lure.lines if "lure fetched" in line]
     assert status == 401
     assert lure_url not in challenge  # the client is pointed at the proxy's own metadata
     assert served == 404
     assert body is None
-    assert heard == []
+    assert lure.fetched == []

@@ -17,17 +17,17 @@ this server publishes:
 * ``own``: its metadata at its own well-known URLs, ``resource`` naming it;
 * ``parent``: the same, ``resource`` naming its origin (a parent of its MCP path);
 * ``foreign``: its metadata names another resource (``URL``) as ``resource``;
-* ``elsewhere``: no metadata of its own; the challenge names ``URL``, another origin;
-* ``lure``: the other origin: metadata at every path, ``resource`` naming ``URL``, and a
-  line ``lure fetched PATH`` on stdout for every request it gets.
+* ``elsewhere``: no metadata of its own; the challenge names ``URL``, another origin (the
+  test's own lure, which notes every request it gets).
 
-It prints ``Uvicorn running on`` (uvicorn's line) once it listens.
+PORT 0 takes any free port; it prints ``listening on 127.0.0.1:PORT`` once it listens.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+import socket
 import sys
 from typing import Any
 
@@ -62,10 +62,7 @@ class Visitor:
             if not message.get("more_body"):
                 break
         path = scope["path"]
-        if self.auth == "lure":
-            print(f"lure fetched {path}", flush=True)
-            await self.metadata(send, str(self.url))
-        elif path.startswith(WELL_KNOWN):
+        if path.startswith(WELL_KNOWN):
             await self.published(send)
         elif path != "/mcp" or scope["method"] != "POST":
             await answer(send, 405 if path == "/mcp" else 404, b"{}")
@@ -125,11 +122,18 @@ async def answer(
 
 
 def main(argv: list[str]) -> None:
-    port = int(argv[1])
+    # bound here, before uvicorn, so that port 0 works: the server must know its own URL
+    # (its metadata names it), and a test reads the port from the line printed below
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", int(argv[1])))
+    sock.listen(128)
+    port = sock.getsockname()[1]
     auth = argv[3] if len(argv) > 3 and argv[2] == "--auth" else None
     url = argv[4] if len(argv) > 4 else None
     app = Visitor(port, auth, url)
-    uvicorn.run(app, host="127.0.0.1", port=port, log_level="info")
+    print(f"listening on 127.0.0.1:{port}", flush=True)
+    config = uvicorn.Config(app, log_level="info")
+    uvicorn.Server(config).run(sockets=[sock])
 
 
 if __name__ == "__main__":
