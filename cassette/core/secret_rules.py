@@ -38,6 +38,7 @@ from typing import Any, Final
 from cassette.core.secret_names import (
     _KEY_QUALIFIERS,
     SECRET_WORDS,
+    SHORT_NAMES,
     _compiled,
     is_protocol_key,
     is_secret_key,
@@ -127,8 +128,10 @@ def _at_trigger() -> dict[str, list[_Rule]]:
 #: What ``_spans_at`` needs of a rule, looked up once: its name, its expression, the same
 #: expression without ``re.IGNORECASE`` for a rule found case-insensitively (``None`` for
 #: the others), the number of its ``s`` group, whether its trigger must start a word, and
-#: its last check.
-_Try = tuple[str, re.Pattern[str], re.Pattern[str] | None, int, bool, Callable[[str], bool] | None]
+#: its last check, and how far before its trigger the secret starts (``_Rule.back``).
+_Try = tuple[
+    str, re.Pattern[str], re.Pattern[str] | None, int, bool, Callable[[str], bool] | None, int
+]
 
 
 def _try(rule: _Rule) -> _Try:
@@ -142,7 +145,8 @@ def _try(rule: _Rule) -> _Try:
         if rule.folded and rule.flags & re.IGNORECASE
         else None
     )
-    return (rule.name, pattern, lower, pattern.groupindex["s"], rule.word_start, rule.check)
+    group = pattern.groupindex["s"]
+    return (rule.name, pattern, lower, group, rule.word_start, rule.check, rule.back)
 
 
 @cache
@@ -165,10 +169,10 @@ LONG_TEXT: Final = 4096
 
 def _may_hold_secret(text: str) -> bool:
     """For a text with no run of 16 token characters (so no token shape): False when no
-    other rule can match either, as each needs "=", ":", "--", "%3" or a Bearer, Basic or
-    password word. Most
+    other rule can match either, as each needs "=", ":", "--", "%3", an XML end tag or a
+    Bearer, Basic or password word. Most
     strings of a message (names, short texts) are ruled out by these checks alone."""
-    if "=" in text or ":" in text or "--" in text or "%3" in text:
+    if "=" in text or ":" in text or "--" in text or "%3" in text or "</" in text:
         return True
     folded = text.lower()
     return any(probe in folded for probe in _probes())
@@ -188,6 +192,8 @@ def _json_words() -> set[str]:
     return (
         _word_triggers()
         | SECRET_WORDS
+        | {name + '"' for name in SHORT_NAMES}  # as a member name only ("pat": ...)
+        | {"kty"}  # a JWK: its private members are secrets
         | {q + sep + "key" for q in _KEY_QUALIFIERS for sep in ("", "_", "-", ".", " ")}
     )
 
@@ -292,9 +298,19 @@ def _single() -> tuple[tuple[_Rule, re.Pattern[str]], ...]:
     return tuple(
         (rule, _compiled(rule.source) if rule.folded else rule.pattern)
         for rule in _rules()
-        if rule.alone
-        or rule.name in ("url-credentials", "argument", "private-key", "bearer", "basic-auth")
+        if rule.alone or rule.name in _SEARCHED
     )
+
+
+#: Rules with one literal trigger searched on their own in a long text (see above).
+_SEARCHED: Final = (
+    "url-credentials",
+    "argument",
+    "private-key",
+    "bearer",
+    "basic-auth",
+    "authorization",
+)
 
 
 @cache
@@ -309,7 +325,8 @@ def _rev_assign() -> tuple[re.Pattern[str], ...]:
         + ")"
     )
     # and percent-encoded inside another URL ("token%3D..."), reversed: "d3%"
-    return tuple(re.compile(lead + rest) for lead in ("=", ":", "d3%", "a3%"))
+    leads = ("=", ":", "d3%", "a3%", ">")  # ">": an XML element, "<password>VALUE</"
+    return tuple(re.compile(lead + rest) for lead in leads)
 
 
 def _spans_long(text: str) -> list[Span] | None:
@@ -370,7 +387,7 @@ def _accept(rule: _Rule, text: str, pos: int, where: tuple[int, int]) -> Span | 
         return None
     if rule.check is not None and not rule.check(text[start:end]):
         return None
-    return Span(start, end, rule.name)
+    return Span(start - rule.back, end, rule.name)
 
 
 def _word_start(text: str, pos: int) -> bool:
@@ -437,7 +454,7 @@ def _spans_at(text: str, hits: Iterable[tuple[int, str]], folded: str | None = N
             names = {t[0] for t in before}
             tries = tuple(t for t in tries if t[0] not in names)
             tried[pos] = before + tries
-        for name, pattern, lower, group, word_start, check in tries:
+        for name, pattern, lower, group, word_start, check, back in tries:
             if lower is not None and folded is not None:
                 match = lower.match(folded, pos)
             else:
@@ -451,11 +468,13 @@ def _spans_at(text: str, hits: Iterable[tuple[int, str]], folded: str | None = N
             if word_start and pos and text[pos - 1].isalnum() and not _word_start(text, pos):
                 continue
             if check is None or check(text[start:end]):
-                found.append(new(Span, (start, end, name)))
+                found.append(new(Span, (start - back, end, name)))
     return found
 
 
-_GENERIC: Final = frozenset({"assignment", "argument", "known"})
+#: Rules that give way to a more particular one finding the same span ("Authorization:
+#: Bearer X" is a bearer token).
+_GENERIC: Final = frozenset({"assignment", "argument", "known", "authorization"})
 
 
 def merge(spans: list[Span]) -> list[Span]:

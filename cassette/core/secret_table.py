@@ -48,6 +48,9 @@ class _Rule:
     #: searched on its own in a long text: its match holds no run of 16 token characters
     #: for the long path's run finder to see (``secret_rules._spans_long``)
     alone: bool = False
+    #: the secret starts this many characters before the trigger (a token whose literal
+    #: sits in its middle, ``ID.atlasv1.SECRET``; the expression's look-behind checks them)
+    back: int = 0
 
     @property
     def pattern(self) -> re.Pattern[str]:
@@ -86,9 +89,14 @@ def _prefixed(name: str, prefixes: tuple[str, ...], body: str, *, alone: bool = 
 # Percent-encoded inside another URL, a value runs to the encoded "&" ("%26").
 # A run of plain characters is taken whole (possessive: nothing to try again inside it).
 _VALUE_END: Final = r"(?:[^\s\"'&,;<>`\\)\]}%]++|%(?!26)|&(?![A-Za-z0-9_.-]+=))"
-# "password=", "api_key: ", '"secret": "', "DB_PASS = ", "token\": \"" (JSON in a string).
+# "password=", "api_key: ", '"secret": "', "DB_PASS = ", "token\": \"" (JSON in a string);
+# a YAML block scalar ("token: >-" and the value on the next line, indented); an XML
+# element ("<password>VALUE</password>": its value runs to the "<" of its end tag).
 _ASSIGN: Final = (
-    r"(?:[-_]?(?:key|id|value|string|token))?\\?[\"']?[ \t]*(?:[:=]|%3[ad])[ \t]*\\?[\"']?"
+    r"(?:[-_]?(?:key|id|value|string|token))?"
+    r"(?:\\?[\"']?[ \t]*(?:[:=]|%3[ad])[ \t]*\\?[\"']?"
+    r"(?:[|>][-+0-9]{0,2}[ \t]*(?:\r?\n|\\r?\\n)[ \t]+)?"
+    r"|>(?=[^<>\s]{1,400}</))"
 )
 _SCHEME: Final = r"(?:(?i:bearer|basic|token|digest)[ \t]+)?"
 _KEYWORDS: Final = (
@@ -110,14 +118,184 @@ _KEYWORDS: Final = (
     "private_key",
     "privatekey",
     "auth",
-    "authorization",
     "credential",
     "credentials",
     "cookie",
     "signature",
     "pin",
     "otp",
+    "pgpassword",
 )
+
+
+def _not_a_flag_value(secret: str) -> bool:
+    """``user:password`` whose password is not a number (``-u 1000:1000`` is a uid and a
+    gid) nor empty."""
+    password = secret.partition(":")[2]
+    return bool(password) and not password.isdigit()
+
+
+def _long_enough(secret: str) -> bool:
+    """A signature is never a short word (``sig=1`` is a flag)."""
+    return len(secret) >= 8
+
+
+def _not_a_switch(secret: str) -> bool:
+    """A value beside a secret name that is a setting, not a credential (``true``)."""
+    return secret.lower() not in ("true", "false", "yes", "no", "none", "null", "on", "off")
+
+
+#: Smallest base64 text worth decoding to look inside (a secret in JSON needs its braces,
+#: its name and its value).
+_NESTED_MIN: Final = 24
+_NESTED_MAX: Final = 1 << 20
+
+
+def _holds_secret(secret: str) -> bool:
+    """Base64 of a text that holds a secret by any rule (a service-account JSON, a PEM
+    key): decoded, then searched like any text (a bounded size: each level is 3/4 of the
+    one above, so nesting ends)."""
+    if not _NESTED_MIN <= len(secret) <= _NESTED_MAX:
+        return False
+    text = decoded_text(secret)
+    if text is None:
+        return False
+    from cassette.core.secret_rules import find_spans  # the rules search the decoded text
+
+    return bool(find_spans(text))
+
+
+def decoded_text(secret: str) -> str | None:
+    """The UTF-8 text base64 (standard or URL-safe, padded or not) decodes to, or
+    ``None``."""
+    padded = secret + "=" * (-len(secret) % 4)
+    try:
+        raw = base64.b64decode(padded.replace("-", "+").replace("_", "/"), validate=True)
+        return raw.decode("utf-8")
+    except (binascii.Error, ValueError):
+        return None
+
+
+#: Names that say the value beside them is secret, in ``<add key="NAME" value="...">``
+#: and ``<param name="NAME" value="...">`` (the name ends with one of them).
+_PAIR_NAMES: Final = (
+    r"(?:password|passwd|pwd|passphrase|secret|token|api[_-]?key|access[_-]?key"
+    r"|private[_-]?key|credentials?|signing[_-]?key|account[_-]?key)"
+)
+#: A value on a command line: to a space or a quote, not starting a new option.
+_ARG: Final = r"\\?['\"]?(?P<s>[^\s\"'\\-][^\s\"'\\]{2,200})"
+
+
+def _context_rules() -> tuple[_Rule, ...]:
+    """The rules of a secret known by where it stands, not by its shape: an
+    ``Authorization`` header of any scheme, a signature parameter, a name beside a value
+    in XML, SQL and command lines, private-key containers, and base64 nesting."""
+    return (
+        _Rule(  # any scheme (Bot, ApiKey, SSWS, DeepL-Auth-Key...) and its credential
+            "authorization",
+            ("authorization",),
+            r"authorization\\?[\"']?[ \t]*(?:[:=]|%3a)[ \t]*\\?[\"']?"
+            # Digest and SharedAccessSignature carry parameters: their own rules
+            r"(?!(?:digest|sharedaccesssignature)[ \t])"
+            r"(?:[A-Za-z][A-Za-z0-9._-]{0,40}[ \t]+)?(?P<s>[A-Za-z0-9._~+/:-]{4,}=*)",
+            re.IGNORECASE,
+            folded=True,
+            word_start=True,
+        ),
+        _Rule(  # Digest's response, wherever it stands among the parameters
+            "digest",
+            ("digest",),
+            r"digest[ \t]+[a-z][^\n]{0,800}?(?<![a-z])response[ \t]*=[ \t]*\\?\"?"
+            r"(?P<s>[A-Za-z0-9+/=]{8,200})",
+            re.IGNORECASE,
+            folded=True,
+            word_start=True,
+            alone=True,
+        ),
+        _Rule(  # sig= of a shared access signature (Azure SAS URLs, SharedAccessSignature)
+            "signature",
+            ("sig=", "sig%3d"),
+            rf"sig(?:=|%3d)(?P<s>{_VALUE_END}{{1,400}})",
+            re.IGNORECASE,
+            folded=True,
+            check=_long_enough,
+            word_start=True,
+            alone=True,
+        ),
+        _Rule(  # <add key="PaymentApiKey" value="..."/>, <param name="password" value=...>
+            "assignment",
+            ("key=", "name="),
+            rf"(?:key|name)=\\?[\"'][A-Za-z0-9_.:-]{{0,60}}?{_PAIR_NAMES}(?:[_-]?(?:key|id))?"
+            r"\\?[\"'][ \t]+value=\\?[\"'](?P<s>[^\"'\\]{1,400})",
+            re.IGNORECASE,
+            folded=True,
+            check=_not_a_switch,
+            word_start=True,
+            alone=True,
+        ),
+        _Rule(  # SQL: IDENTIFIED BY 'VALUE' (PASSWORD 'VALUE' is the password rule's)
+            "password",
+            ("identified",),
+            r"identified[ \t]+(?:with[ \t]+[a-z0-9_]+[ \t]+)?(?:by|as)[ \t]+(?:password[ \t]+)?"
+            r"\\?['\"](?P<s>[^'\"\\]{1,200})",
+            re.IGNORECASE,
+            folded=True,
+            word_start=True,
+            alone=True,
+        ),
+        _Rule(  # curl -u user:password, --user user:password (not -u 1000:1000)
+            "command-line",
+            ("-u", "--user"),
+            r"(?:-u[ \t]*|--user(?:[ \t]+|=))\\?['\"]?"
+            r"(?P<s>[^\s:\"'\\-][^\s:\"'\\]{0,100}:[^\s\"'\\]{1,200})",
+            check=_not_a_flag_value,
+            word_start=True,
+            alone=True,
+        ),
+        _Rule(  # mysql -pVALUE (attached: -p alone asks for it; -P is a port)
+            "command-line",
+            ("mysql", "mariadb"),
+            r"(?:mysql|mariadb)[a-z-]*[ \t][^\n|;&]{0,300}?[ \t]-p"
+            r"(?P<s>[^\s\"'\\-][^\s\"'\\]{2,200})",
+            word_start=True,
+            alone=True,
+        ),
+        _Rule(  # docker login -p VALUE, helm registry login --password VALUE, ...
+            "command-line",
+            ("login",),
+            rf"login[ \t][^\n|;&]{{0,300}}?[ \t](?:-p|--password)(?:[ \t]+|=){_ARG}",
+            word_start=True,
+            alone=True,
+        ),
+        _Rule("command-line", ("sshpass",), rf"sshpass[ \t]+-p[ \t]*{_ARG}", alone=True),
+        _Rule(
+            "command-line",
+            ("redis-cli",),
+            rf"redis-cli[ \t][^\n|;&]{{0,300}}?[ \t](?:-a|--pass)[ \t]+{_ARG}",
+            alone=True,
+        ),
+        _Rule(  # a JWK's private members in JSON text ("d", the primes and their exponents)
+            "jwk",
+            ('"d"', '"p"', '"q"', '"dp"', '"dq"', '"qi"', '"k"'),
+            r"\"(?:d|p|q|dp|dq|qi|k)\"[ \t]*:[ \t]*\"(?P<s>[A-Za-z0-9_-]{20,})\"",
+        ),
+        _Rule(  # a PuTTY key's private lines, and the MAC a passphrase could be tried on
+            "private-key",
+            ("Private-Lines:",),
+            r"Private-Lines:[ \t]*[0-9]{1,4}"
+            r"(?P<s>(?:(?:\r?\n|\\r?\\n)[A-Za-z0-9+/=]{4,200}){1,200})",
+            alone=True,
+        ),
+        _Rule("private-key", ("Private-MAC:",), r"Private-MAC:[ \t]*(?P<s>[0-9a-f]{16,128})"),
+        _Rule(  # base64 of JSON (a service account, a JWK) or of a PEM or PuTTY key
+            "base64",
+            ("ewog", "ewoi", "ew0K", "eyAi", "eyJ", "LS0tLS1CRUdJT", "UHVUVFkt"),
+            r"(?P<s>(?:ewog|ewoi|ew0K|eyAi|eyJ|LS0tLS1CRUdJT|UHVUVFkt)[A-Za-z0-9+/_-]{20,}={0,2})"
+            r"(?![A-Za-z0-9+/=._-])",
+            check=_holds_secret,
+            alone=True,
+        ),
+    )
 
 
 @cache
@@ -153,7 +331,8 @@ def _rules() -> tuple[_Rule, ...]:
         _Rule(  # "password VALUE" (.netrc, log lines): only a value no word could be
             "password",
             ("password", "passwd", "passphrase"),
-            r"pass(?:word|wd|phrase)[ \t]+(?P<s>[^\s\"'<>`\\]{6,200})",
+            # quoted too: SQL's PASSWORD 'VALUE'
+            r"pass(?:word|wd|phrase)[ \t]+\\?['\"]?(?P<s>[^\s\"'<>`\\]{6,200})",
             re.IGNORECASE,
             folded=True,
             check=_credential_like,
@@ -192,7 +371,7 @@ def _rules() -> tuple[_Rule, ...]:
             ("--",),
             r"--(?:[A-Za-z0-9]+[-_])*(?i:password|passwd|passphrase|secret|token|pass|pwd|"
             r"(?:api|secret|access|private|client)[-_]?key|auth|credentials?)"
-            rf"(?:=|[ \t]+|\\?\"[ \t]*,[ \t]*\\?\")(?P<s>(?!-){_VALUE_END}{{1,400}})",
+            rf"(?:=|[ \t]+|\\?\"[ \t]*,[ \t]*\\?\")\\?['\"]?(?P<s>(?!-){_VALUE_END}{{1,400}})",
         ),
         _Rule(
             "private-key",
@@ -205,7 +384,8 @@ def _rules() -> tuple[_Rule, ...]:
         _Rule(
             "jwt",
             ("eyJ",),
-            r"(?P<s>eyJ[A-Za-z0-9_-]{13,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})",
+            # signed, or not (``alg: none``: nothing after the last dot)
+            r"(?P<s>eyJ[A-Za-z0-9_-]{13,}\.eyJ[A-Za-z0-9_-]{8,}\.(?:[A-Za-z0-9_-]{8,})?)",
         ),
         _prefixed(
             "github",
@@ -226,7 +406,7 @@ def _rules() -> tuple[_Rule, ...]:
         _prefixed("sk-key", ("sk-",), rf"{_BODY}{{20,}}"),
         _prefixed(
             "slack",
-            ("xoxb-", "xoxa-", "xoxp-", "xoxo-", "xoxr-", "xoxs-", "xoxe-"),
+            ("xoxb-", "xoxa-", "xoxp-", "xoxo-", "xoxr-", "xoxs-", "xoxe-", "xapp-"),
             r"[A-Za-z0-9-]{11,}",
         ),
         attrs.evolve(
@@ -298,4 +478,16 @@ def _rules() -> tuple[_Rule, ...]:
         _prefixed("clojars", ("CLOJARS_",), r"[a-z0-9]{60}"),
         _prefixed("alibaba", ("LTAI",), r"[A-Za-z0-9]{20}(?![A-Za-z0-9])"),
         _prefixed("flyio", ("FlyV1 fm2_",), r"[A-Za-z0-9+/=_-]{40,}", alone=True),
+        _Rule(  # Terraform Cloud: ID.atlasv1.SECRET, the literal in the middle
+            "terraform",
+            ("atlasv1.",),
+            r"(?<=[A-Za-z0-9]{14}\.)atlasv1\.(?P<s>[A-Za-z0-9_=-]{60,})",
+            back=23,
+        ),
+        _Rule(  # Twilio: ACCOUNT_SID:AUTH_TOKEN, as curl -u and Basic credentials hold them
+            "twilio",
+            ("AC",),
+            r"AC[0-9a-f]{32}:(?P<s>[0-9a-f]{32})(?![0-9A-Za-z])",
+        ),
+        *_context_rules(),
     )

@@ -327,7 +327,7 @@ def test_a_folded_rule_matches_the_lower_cased_ascii_text_as_it_matches_the_text
     from cassette.core import secret_rules
 
     for tries in secret_rules._at_trigger_compiled().values():
-        for _name, pattern, lower, group, _start, _check in tries:
+        for _name, pattern, lower, group, _start, _check, _back in tries:
             if lower is None:
                 continue
             for pos in range(len(text)):
