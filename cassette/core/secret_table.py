@@ -68,10 +68,12 @@ def _basic_credentials(secret: str) -> bool:
 
 def _credential_like(secret: str) -> bool:
     """A word after ``password`` is a secret only if no sentence could hold it: it has a
-    digit or a sign, or mixes cases past its first letter (``reset``, ``Reset`` are not)."""
-    if not secret.isalpha():
+    digit or a sign, or mixes cases past its first letter (``reset``, ``Reset`` are not,
+    nor ``reset.`` ending a sentence)."""
+    word = secret.rstrip(".,;:!?)")
+    if not word.isalpha():
         return True
-    return len(secret) >= 8 and not secret.islower() and not secret.istitle()
+    return len(word) >= 8 and not word.islower() and not word.istitle()
 
 
 _BODY: Final = r"[A-Za-z0-9_\-]"
@@ -98,6 +100,8 @@ _ASSIGN: Final = (
     r"(?:[|>][-+0-9]{0,2}[ \t]*(?:\r?\n|\\r?\\n)[ \t]+)?"
     r"|>(?=[^<>\s]{1,400}</))"
 )
+#: A YAML block scalar's indicator at the end of a line ("token: |"): not a value.
+_BLOCK_HEAD: Final = r"\|[-+0-9]{0,2}[ \t]*(?:$|\r?\n|\\r?\\n)"
 _SCHEME: Final = r"(?:(?i:bearer|basic|token|digest)[ \t]+)?"
 _KEYWORDS: Final = (
     "password",
@@ -282,8 +286,8 @@ def _context_rules() -> tuple[_Rule, ...]:
         _Rule(  # a PuTTY key's private lines, and the MAC a passphrase could be tried on
             "private-key",
             ("Private-Lines:",),
-            r"Private-Lines:[ \t]*[0-9]{1,4}"
-            r"(?P<s>(?:(?:\r?\n|\\r?\\n)[A-Za-z0-9+/=]{4,200}){1,200})",
+            r"Private-Lines:[ \t]*[0-9]{1,4}(?:\r?\n|\\r?\\n)(?P<s>[A-Za-z0-9+/=]{4,200}"
+            r"(?:(?:\r?\n|\\r?\\n)[A-Za-z0-9+/=]{4,200}(?![A-Za-z0-9+/=:-])){0,200})",
             alone=True,
         ),
         _Rule("private-key", ("Private-MAC:",), r"Private-MAC:[ \t]*(?P<s>[0-9a-f]{16,128})"),
@@ -360,7 +364,7 @@ def _rules() -> tuple[_Rule, ...]:
             "assignment",
             _KEYWORDS,
             rf"(?:{'|'.join(re.escape(k) for k in _KEYWORDS)}){_ASSIGN}{_SCHEME}"
-            rf"(?P<s>{_VALUE_END}{{1,400}})",
+            rf"(?!{_BLOCK_HEAD})(?P<s>{_VALUE_END}{{1,400}})",
             re.IGNORECASE,
             folded=True,
             word_start=True,
