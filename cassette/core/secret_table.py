@@ -100,6 +100,9 @@ _ASSIGN: Final = (
     r"(?:[|>][-+0-9]{0,2}[ \t]*(?:\r?\n|\\r?\\n)[ \t]+)?"
     r"|>(?=[^<>\s]{1,400}</))"
 )
+#: A short word and more words after "secret: " or "token: ": a sentence ("per secret: a
+#: known secret"), not a value.
+_PROSE: Final = r"[a-z]{1,7}[ \t]+[a-z]"
 #: A YAML block scalar's indicator at the end of a line ("token: |"): not a value.
 _BLOCK_HEAD: Final = r"\|[-+0-9]{0,2}[ \t]*(?:$|\r?\n|\\r?\\n)"
 _SCHEME: Final = r"(?:(?i:bearer|basic|token|digest)[ \t]+)?"
@@ -137,6 +140,12 @@ def _not_a_flag_value(secret: str) -> bool:
     gid) nor empty."""
     password = secret.partition(":")[2]
     return bool(password) and not password.isdigit()
+
+
+def _not_a_word(secret: str) -> bool:
+    """A value after an option in free text is a credential, not a word of a sentence
+    about the option ("what --require-auth does")."""
+    return not (secret.isalpha() and secret.islower())
 
 
 def _long_enough(secret: str) -> bool:
@@ -364,7 +373,7 @@ def _rules() -> tuple[_Rule, ...]:
             "assignment",
             _KEYWORDS,
             rf"(?:{'|'.join(re.escape(k) for k in _KEYWORDS)}){_ASSIGN}{_SCHEME}"
-            rf"(?!{_BLOCK_HEAD})(?P<s>{_VALUE_END}{{1,400}})",
+            rf"(?!{_BLOCK_HEAD}|{_PROSE})(?P<s>{_VALUE_END}{{1,400}})",
             re.IGNORECASE,
             folded=True,
             word_start=True,
@@ -376,6 +385,7 @@ def _rules() -> tuple[_Rule, ...]:
             r"--(?:[A-Za-z0-9]+[-_])*(?i:password|passwd|passphrase|secret|token|pass|pwd|"
             r"(?:api|secret|access|private|client)[-_]?key|auth|credentials?)"
             rf"(?:=|[ \t]+|\\?\"[ \t]*,[ \t]*\\?\")\\?['\"]?(?P<s>(?!-){_VALUE_END}{{1,400}})",
+            check=_not_a_word,
         ),
         _Rule(
             "private-key",
