@@ -53,9 +53,10 @@ _SHORTEST_HEX: Final = 32  # a hex token (shorter ones are abbreviated hashes)
 #: of base62 give about 4.1; words and identifiers stay near 3.5.
 _ENTROPY: Final = 3.6
 _ENTROPY_HEX: Final = 3.0
-#: Changes between lower case, upper case and digits, per character: a random base62
-#: token changes at about two of three characters, a camelCase name at one in six.
-_CHANGES: Final = 0.3
+#: Changes between lower case, upper case and digits, per character (a capital starting
+#: a word not counted): a random base62 token changes at about half of its characters, a
+#: camelCase name at one in six.
+_CHANGES: Final = 0.25
 #: Words that say a value is an identifier, not a credential (a member name, or the
 #: word just before a token in text).
 _ID_WORDS: Final = frozenset(
@@ -200,8 +201,8 @@ def _pieces(token: str) -> list[str]:
     if _UUID.fullmatch(token):
         return []
     if "." in token or "//" in token or token.startswith("/"):  # a host, a path, a URL
-        return [p for p in re.split(r"[/.]", token) if not _UUID.fullmatch(p)]
-    return [token]  # base64 holds "/" too
+        return [p for p in re.split(r"[/.=]", token) if not _UUID.fullmatch(p)]
+    return re.split(r"=(?!=*$)", token)  # NAME=VALUE; base64 holds "/" and ends in "="
 
 
 def _random(token: str, *, cut: bool = True) -> bool:
@@ -228,5 +229,7 @@ def _class(char: str) -> int:
 
 
 def _changes(token: str) -> float:
+    # an upper-case letter starting a lower-case word is one change, not two (camelCase)
     classes = [_class(c) for c in token]
-    return sum(a != b for a, b in itertools.pairwise(classes)) / len(token)
+    pairs = itertools.pairwise(classes)
+    return sum(a != b and (a, b) != (1, 0) for a, b in pairs) / len(token)
