@@ -4,10 +4,13 @@
     python action.py test       run INPUT_RUN with MCP_CASSETTE_MODE=none (replay only)
     python action.py verify     cassette verify each cassette under INPUT_VERIFY against
                                 INPUT_SERVER (a command line) or INPUT_UPSTREAM (a URL)
+    python action.py scan       cassette redact --scan each cassette under INPUT_SCAN: the
+                                secrets it finds and the suspects no one has reviewed
 
 ``test`` and ``verify`` write a Markdown job summary to ``$GITHUB_STEP_SUMMARY`` (misses:
 requests a replay had no recording for; changes: answers the live server gives differently)
-and ``misses=N`` / ``changed=N`` to ``$GITHUB_OUTPUT``; each exits with the failure it
+and ``misses=N`` / ``changed=N`` (``secrets=N`` / ``suspects=N`` for ``scan``) to
+``$GITHUB_OUTPUT``; each exits with the failure it
 found (the tests' exit code; 1 for drift). Standard library only: it runs before the
 package is installed. Outside GitHub (no such variables) it prints the summary instead.
 """
@@ -146,8 +149,50 @@ def verify() -> int:
     return worst
 
 
+def scan() -> int:
+    folder = _input("scan")
+    if not folder:
+        print("action: scan needs `scan` (a folder of cassettes)", file=sys.stderr)
+        return 2
+    tapes = sorted(Path(folder).rglob("*.jsonl"))
+    lines, secrets, suspects, worst = [], 0, 0, 0
+    for tape in tapes:
+        done = subprocess.run(
+            [sys.executable, "-m", "cassette", "redact", "--scan", str(tape), "--format", "json"],
+            check=False, text=True, capture_output=True,
+        )  # fmt: skip
+        sys.stderr.write(done.stderr)
+        worst = max(worst, done.returncode)
+        try:
+            report = json.loads(done.stdout)
+        except ValueError:
+            lines += [f"{tape}: {line}" for line in done.stderr.strip().splitlines()[-1:]]
+            continue
+        secrets += len(report["secrets"])
+        suspects += len(report["suspects"])
+        lines += [f"{tape}:{f['line']}: {f['message']}" for f in report["secrets"]]
+        lines += [f"{tape}:{f['line']}: {f['message']}" for f in report["suspects"]]
+    parts = [f"## MCP cassettes: scan {folder}\n\n"]
+    if not tapes:
+        parts.append("No cassettes (`*.jsonl`) found.\n")
+    elif lines:
+        parts.append(
+            f"**{secrets} secret(s), {suspects} suspect(s)** in {len(tapes)} cassette(s)\n\n"
+        )
+        parts.append(_fence(lines))
+        parts.append(
+            "\nRedact them (`cassette redact TAPE -o OUT`), or list a suspect that is no "
+            "secret as reviewed in `[tool.cassette.redact]`.\n"
+        )
+    else:
+        parts.append(f"No secret and no suspect in {len(tapes)} cassette(s).\n")
+    _append("GITHUB_STEP_SUMMARY", "".join(parts))
+    _append("GITHUB_OUTPUT", f"secrets={secrets}\nsuspects={suspects}\n")
+    return worst
+
+
 def main(argv: list[str]) -> int:
-    steps = {"install": install, "test": test, "verify": verify}
+    steps = {"install": install, "test": test, "verify": verify, "scan": scan}
     if len(argv) != 1 or argv[0] not in steps:
         print(f"usage: action.py {{{'|'.join(steps)}}}", file=sys.stderr)
         return 2
