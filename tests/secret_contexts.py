@@ -250,10 +250,10 @@ def _build() -> dict[str, list[Example]]:
         },
         indent=2,
     )
-    inside = _v(22)
+    nested = _b64(json.dumps({"password": _v(22)}))
     ex["base64"] = [
-        _text(f"GOOGLE_CREDENTIALS_B64: {_b64(account)}", _b64(account), *service_key),
-        _text(f"config {_b64(json.dumps({'password': inside}))} loaded", inside),
+        _text(f"GOOGLE_CREDENTIALS_B64: {_b64(account)}", _b64(account)),
+        _text(f"config {nested} loaded", nested),
     ]
     n1, n2 = _v(26), _v(26)
     ex["nested-json"] = [

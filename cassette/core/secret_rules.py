@@ -398,6 +398,8 @@ def _word_start(text: str, pos: int) -> bool:
     before = text[pos - 1]
     if pos >= 3 and text[pos - 3] == "%":  # after a percent-encoded "?" or "&" ("%3Ftoken")
         return True
+    if pos >= 2 and text[pos - 2] == "\\" and before in "ntr":  # after "\n" in JSON text
+        return True
     return not before.isalnum() or (before.islower() and text[pos].isupper())
 
 

@@ -210,7 +210,11 @@ def _context_rules() -> tuple[_Rule, ...]:
             r"authorization\\?[\"']?[ \t]*(?:[:=]|%3a)[ \t]*\\?[\"']?"
             # Digest and SharedAccessSignature carry parameters: their own rules
             r"(?!(?:digest|sharedaccesssignature)[ \t])"
-            r"(?:[A-Za-z][A-Za-z0-9._-]{0,40}[ \t]+)?(?P<s>[A-Za-z0-9._~+/:-]{4,}=*)",
+            # a scheme and its credential, or a credential alone (then no word follows it:
+            # "Basic [REDACTED...]" is a scheme, "required for" a sentence)
+            r"(?:[A-Za-z][A-Za-z0-9._-]{0,40}[ \t]+(?=[A-Za-z0-9._~+/:-]{4})"
+            r"|(?=[A-Za-z0-9._~+/:-]{4,}+=*+(?![ \t]+[A-Za-z0-9._~+/\[%-])))"
+            r"(?P<s>[A-Za-z0-9._~+/:-]{4,}=*)",
             re.IGNORECASE,
             folded=True,
             word_start=True,

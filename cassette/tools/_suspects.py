@@ -45,7 +45,11 @@ RULE: Final = "entropy"
 
 #: A run that may be a token: letters, digits and the signs tokens hold.
 _TOKEN: Final = re.compile(r"[A-Za-z0-9_\-+/=.~]{16,}")
-_UUID: Final = re.compile(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
+_UUID: Final = re.compile(
+    r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}"
+    # without its dashes (uuid4().hex): its version digit and variant say so
+    r"|[0-9a-f]{12}[1-8][0-9a-f]{3}[89ab][0-9a-f]{15}"
+)
 _HEX: Final = re.compile(r"[0-9a-fA-F]+")
 _SHORTEST: Final = 20  # a token of letters and digits
 _SHORTEST_HEX: Final = 32  # a hex token (shorter ones are abbreviated hashes)
@@ -175,7 +179,7 @@ def _in_value(value: Any, at: tuple[str | int, ...], name: str | None) -> Iterat
 
 def _names_id(name: str) -> bool:
     words = [w.lower() for w in _CAMEL.split(name) if w]
-    return bool(words) and words[-1] in _ID_WORDS
+    return bool(words) and (words[-1] in _ID_WORDS or words[-1].endswith(("uid", "uuid")))
 
 
 def _in_text(text: str, at: tuple[str | int, ...]) -> Iterator[tuple[str, int]]:
@@ -202,7 +206,10 @@ def _pieces(token: str) -> list[str]:
         return []
     if "." in token or "//" in token or token.startswith("/"):  # a host, a path, a URL
         return [p for p in re.split(r"[/.=]", token) if not _UUID.fullmatch(p)]
-    return re.split(r"=(?!=*$)", token)  # NAME=VALUE; base64 holds "/" and ends in "="
+    name, eq, value = token.partition("=")
+    if eq and value.strip("="):  # NAME=VALUE (base64 holds "/" and ends in "=")
+        return [] if _names_id(name) or _UUID.fullmatch(value) else [name, value]
+    return [token]
 
 
 def _random(token: str, *, cut: bool = True) -> bool:
