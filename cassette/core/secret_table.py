@@ -307,6 +307,8 @@ def _context_rules() -> tuple[_Rule, ...]:
         _Rule(  # base64 of JSON (a service account, a JWK) or of a PEM or PuTTY key
             "base64",
             ("ewog", "ewoi", "ew0K", "eyAi", "eyJ", "LS0tLS1CRUdJT", "UHVUVFkt"),
+            # only at the start of a base64 run: inside one, every "ey" would decode the rest
+            r"(?<![A-Za-z0-9+/_-])"
             r"(?P<s>(?:ewog|ewoi|ew0K|eyAi|eyJ|LS0tLS1CRUdJT|UHVUVFkt)[A-Za-z0-9+/_-]{20,}={0,2})"
             r"(?![A-Za-z0-9+/=._-])",
             check=_holds_secret,
@@ -377,7 +379,8 @@ def _rules() -> tuple[_Rule, ...]:
             "assignment",
             _KEYWORDS,
             rf"(?:{'|'.join(re.escape(k) for k in _KEYWORDS)}){_ASSIGN}{_SCHEME}"
-            rf"(?!{_BLOCK_HEAD}|{_PROSE})(?P<s>{_VALUE_END}{{1,400}})",
+            # a PEM key's first line is the private-key rule's, not a value
+            rf"(?!{_BLOCK_HEAD}|{_PROSE}|-----)(?P<s>{_VALUE_END}{{1,400}})",
             re.IGNORECASE,
             folded=True,
             word_start=True,

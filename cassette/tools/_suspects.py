@@ -189,7 +189,7 @@ def _in_text(text: str, at: tuple[str | int, ...]) -> Iterator[tuple[str, int]]:
     for match in _TOKEN.finditer(text):
         if any(s < match.end() and match.start() < e for s, e in held):
             continue
-        before = _WORD_BEFORE.search(text, 0, match.start())
+        before = _WORD_BEFORE.search(text[max(0, match.start() - 64) : match.start()])
         if before is not None and _names_id(before.group(1)):
             continue
         for piece in _pieces(match.group()):
@@ -221,6 +221,8 @@ def _random(token: str, *, cut: bool = True) -> bool:
         return size >= _SHORTEST_HEX and size not in (40, 64) and _entropy(token) >= _ENTROPY_HEX
     if len(token) < _SHORTEST or not any(c.isdigit() for c in token):
         return False
+    if "-" in token and all(len(part) < 8 for part in token.split("-")):
+        return False  # a hyphenated name or a date (PuTTY-User-Key-File-3, 2026-01-01)
     if not any(c.isalpha() for c in token):
         return False
     return _entropy(token) >= _ENTROPY and _changes(token) >= _CHANGES
