@@ -249,17 +249,20 @@ def _context_rules() -> tuple[_Rule, ...]:
             word_start=True,
             alone=True,
         ),
-        _Rule(  # <add key="PaymentApiKey" value="..."/>, <param name="password" value=...>
-            "assignment",
-            ("key=", "name="),
-            rf"(?:key|name)=\\?[\"'][A-Za-z0-9_.:-]{{0,60}}?{_PAIR_NAMES}(?:[_-]?(?:key|id))?"
-            r"\\?[\"'][ \t]+value=\\?[\"'](?P<s>[^\"'\\]{1,400})",
-            re.IGNORECASE,
-            folded=True,
-            check=_not_a_switch,
-            word_start=True,
-            alone=True,
-            probed=False,
+        *(
+            _Rule(  # <add key="PaymentApiKey" value="..."/>, <param name="password" value=...>
+                "assignment",
+                (attribute + "=",),
+                rf"{attribute}=\\?[\"'][A-Za-z0-9_.:-]{{0,60}}?{_PAIR_NAMES}(?:[_-]?(?:key|id))?"
+                r"\\?[\"'][ \t]+value=\\?[\"'](?P<s>[^\"'\\]{1,400})",
+                re.IGNORECASE,
+                folded=True,
+                check=_not_a_switch,
+                word_start=True,
+                alone=True,
+                probed=False,
+            )
+            for attribute in ("key", "name")
         ),
         _Rule(  # SQL: IDENTIFIED BY 'VALUE' (PASSWORD 'VALUE' is the password rule's)
             "password",
@@ -325,16 +328,24 @@ def _context_rules() -> tuple[_Rule, ...]:
             r"Private-MAC:[ \t]*(?P<s>[0-9a-f]{16,128})",
             in_run=True,
         ),
-        _Rule(  # base64 of JSON (a service account, a JWK) or of a PEM or PuTTY key
-            "base64",
-            ("ewog", "ewoi", "ew0K", "eyAi", "eyJ", "LS0tLS1CRUdJT", "UHVUVFkt"),
-            # only at the start of a base64 run: inside one, every "ey" would decode the rest
-            r"(?<![A-Za-z0-9+/_-])"
-            r"(?P<s>(?:ewog|ewoi|ew0K|eyAi|eyJ|LS0tLS1CRUdJT|UHVUVFkt)(?=[A-Za-z0-9_-]{13})"
-            r"[A-Za-z0-9+/_-]{20,}={0,2})(?![A-Za-z0-9+/=._-])",
-            check=_holds_secret,
-            alone=True,
-            in_run=True,  # its first 16 characters are letters and digits
+        *(
+            _Rule(  # base64 of JSON (a service account, a JWK) or of a PEM or PuTTY key
+                "base64",
+                triggers,
+                # only where a base64 run starts (inside one, every "ey" would decode the
+                # rest); the literal first, so a long text is searched for it in C
+                rf"(?P<s>{lead}(?<![A-Za-z0-9+/_-]{lead})(?=[A-Za-z0-9_-]{{{16 - len(lead)}}})"
+                rf"{rest}[A-Za-z0-9+/_-]{{20,}}={{0,2}})(?![A-Za-z0-9+/=._-])",
+                check=_holds_secret,
+                alone=True,
+                in_run=True,  # its first 16 characters are letters and digits
+            )
+            for lead, rest, triggers in (
+                ("ew", "(?:og|oi|0K)", ("ewog", "ewoi", "ew0K")),
+                ("ey", "(?:Ai|J)", ("eyAi", "eyJ")),
+                ("LS0tLS1CRUdJT", "", ("LS0tLS1CRUdJT",)),
+                ("UHVUVFkt", "", ("UHVUVFkt",)),
+            )
         ),
     )
 
