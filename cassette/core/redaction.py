@@ -76,7 +76,11 @@ from cassette.core.secret_places import (
     _KEY_KIND_PROTOCOL,
     _KEY_KIND_SCHEMA,
     _KEY_KIND_SECRET,
+    _NESTED_DEPTH,
+    _NESTED_END,
+    _NESTED_START,
     _NUMBER_START,
+    _PEM_END,
     JWK_PRIVATE,
     Path,
     _bare_json_number,
@@ -90,6 +94,7 @@ from cassette.core.secret_places import (
     derived,
     header_pairs,
     is_jwk,
+    line_starts,
     nested_json,
 )
 from cassette.core.secret_rules import (
@@ -413,7 +418,7 @@ class RedactionSession:
             if kind == "block" and value.strip() and indent > count:
                 return self._body_line(value, "key")
             del self._lines[stream]
-        started = _line_starts(value)
+        started = line_starts(value)
         if started is not None:
             self._lines[stream] = started
         return self.text(value)
@@ -642,34 +647,6 @@ class RedactionSession:
             else:
                 out.append(self.text(arg))
         return out
-
-
-# Compiled on first use (``_compiled``), like the rules: a replay never needs them.
-_PEM_BEGIN: Final = r"-----BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----"
-_PEM_END: Final = r"-----END[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----"
-_PPK_LINES: Final = r"Private-Lines:[ \t]*([0-9]{1,4})[ \t]*$"
-_YAML_BLOCK: Final = r"^([ \t]*)([A-Za-z0-9_.-]+)[ \t]*:[ \t]*[|>][-+0-9]{0,2}[ \t]*$"
-#: How deep a JSON value in a string is read for secret places (deeper is left to the
-#: text rules): a bound on the recursion, as the message's own depth limit is.
-_NESTED_DEPTH: Final = 64
-_NESTED_START: Final = frozenset("{[ \t\r\n")
-_NESTED_END: Final = frozenset("}] \t\r\n")
-
-
-def _line_starts(value: str) -> tuple[str, int] | None:
-    """Whether a line opens a secret the next lines hold: a PEM private key (to its END
-    line), a PuTTY key's private lines (their count), a YAML block scalar under a secret
-    name (its lines indented deeper than the name)."""
-    if "PRIVATE" in value and _compiled(_PEM_BEGIN).search(value):
-        return None if _compiled(_PEM_END).search(value) else ("pem", 0)
-    if "Private-Lines:" in value:
-        found = _compiled(_PPK_LINES).search(value)
-        return ("lines", int(found.group(1))) if found else None
-    if ">" in value or "|" in value:
-        found = _compiled(_YAML_BLOCK).match(value)
-        if found and is_secret_key(found.group(2)):
-            return ("block", len(found.group(1)))
-    return None
 
 
 def _worth_knowing(secret: str, sure: bool) -> bool:

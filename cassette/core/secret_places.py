@@ -27,7 +27,7 @@ from functools import lru_cache
 from typing import Any, Final
 
 from cassette.core.redacted import ENVELOPE
-from cassette.core.secret_names import credential_parts, is_protocol_key, is_secret_key
+from cassette.core.secret_names import _compiled, credential_parts, is_protocol_key, is_secret_key
 from cassette.core.secret_table import Span, decoded_text
 
 _SCHEMA_KEYS: Final = frozenset({"inputSchema", "outputSchema", "requestedSchema"})
@@ -187,3 +187,31 @@ def nested_json(text: str) -> Any:
         return json.loads(text)
     except (ValueError, RecursionError):
         return None
+
+
+# Compiled on first use (``_compiled``), like the rules: a replay never needs them.
+_PEM_BEGIN: Final = r"-----BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----"
+_PEM_END: Final = r"-----END[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----"
+_PPK_LINES: Final = r"Private-Lines:[ \t]*([0-9]{1,4})[ \t]*$"
+_YAML_BLOCK: Final = r"^([ \t]*)([A-Za-z0-9_.-]+)[ \t]*:[ \t]*[|>][-+0-9]{0,2}[ \t]*$"
+#: How deep a JSON value in a string is read for secret places (deeper is left to the
+#: text rules): a bound on the recursion, as the message's own depth limit is.
+_NESTED_DEPTH: Final = 64
+_NESTED_START: Final = frozenset("{[ \t\r\n")
+_NESTED_END: Final = frozenset("}] \t\r\n")
+
+
+def line_starts(value: str) -> tuple[str, int] | None:
+    """Whether a line opens a secret the next lines hold: a PEM private key (to its END
+    line), a PuTTY key's private lines (their count), a YAML block scalar under a secret
+    name (its lines indented deeper than the name)."""
+    if "PRIVATE" in value and _compiled(_PEM_BEGIN).search(value):
+        return None if _compiled(_PEM_END).search(value) else ("pem", 0)
+    if "Private-Lines:" in value:
+        found = _compiled(_PPK_LINES).search(value)
+        return ("lines", int(found.group(1))) if found else None
+    if ">" in value or "|" in value:
+        found = _compiled(_YAML_BLOCK).match(value)
+        if found and is_secret_key(found.group(2)):
+            return ("block", len(found.group(1)))
+    return None

@@ -45,7 +45,7 @@ from cassette.core.secret_names import (
     is_secret_option,
     secret_header_values,
 )
-from cassette.core.secret_table import _KEYWORDS, Span, _Rule, _rules
+from cassette.core.secret_table import _KEYWORDS, SEARCH, Span, _Rule, _rules
 
 __all__ = [
     "SECRET_WORDS",
@@ -472,6 +472,9 @@ def find_spans(text: str) -> list[Span]:
         return merge(_spans_at(text, hits, folded if text.isascii() else None))
     found = _spans_long(text)
     return merge(found if found is not None else _spans_at(text, _hits_short(text)))
+
+
+SEARCH.append(find_spans)  # base64 nesting searches what it decodes (secret_table)
 
 
 def _spans_at(text: str, hits: Iterable[tuple[int, str]], folded: str | None = None) -> list[Span]:
