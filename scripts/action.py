@@ -24,6 +24,7 @@ import shlex
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 ACTION_ROOT = Path(__file__).resolve().parent.parent
 #: How the command line and the pytest plugin announce misses, each listed after it as
@@ -106,6 +107,25 @@ def _misses(lines: list[str]) -> tuple[int, list[str]]:
     return count, listed
 
 
+def _json_reports(
+    tapes: list[Path], command: list[str], after: list[str]
+) -> tuple[list[tuple[Path, Any, str]], int]:
+    """``cassette COMMAND TAPE --format json AFTER...`` on each tape: (the tape, its report
+    or ``None``, the last line of its stderr) each, and the worst exit code."""
+    out, worst = [], 0
+    for tape in tapes:
+        argv = [sys.executable, "-m", "cassette", *command, str(tape), "--format", "json"]
+        done = subprocess.run([*argv, *after], check=False, text=True, capture_output=True)
+        sys.stderr.write(done.stderr)
+        worst = max(worst, done.returncode)
+        error = " ".join(done.stderr.strip().splitlines()[-1:])
+        try:
+            out.append((tape, json.loads(done.stdout), error))
+        except ValueError:
+            out.append((tape, None, error))
+    return out, worst
+
+
 def verify() -> int:
     folder = _input("verify")
     server, upstream = _input("server"), _input("upstream")
@@ -116,18 +136,11 @@ def verify() -> int:
         return 2
     target = ["--upstream", upstream] if upstream else ["--", *shlex.split(server)]
     tapes = sorted(Path(folder).rglob("*.jsonl"))
-    rows, details, changed, worst = [], [], 0, 0
-    for tape in tapes:
-        done = subprocess.run(
-            [sys.executable, "-m", "cassette", "verify", str(tape), "--format", "json", *target],
-            check=False, text=True, capture_output=True,
-        )  # fmt: skip
-        sys.stderr.write(done.stderr)
-        worst = max(worst, done.returncode)
-        try:
-            report = json.loads(done.stdout)
-        except ValueError:
-            rows.append(f"| `{tape}` | error | {done.stderr.strip().splitlines()[-1:]} |")
+    rows, details, changed = [], [], 0
+    reports, worst = _json_reports(tapes, ["verify"], target)
+    for tape, report, error in reports:
+        if report is None:
+            rows.append(f"| `{tape}` | error | {error} |")
             continue
         drift = [r for r in report["requests"] if r["status"] != "MATCH"]
         changed += len(drift)
@@ -155,18 +168,11 @@ def scan() -> int:
         print("action: scan needs `scan` (a folder of cassettes)", file=sys.stderr)
         return 2
     tapes = sorted(Path(folder).rglob("*.jsonl"))
-    lines, secrets, suspects, worst = [], 0, 0, 0
-    for tape in tapes:
-        done = subprocess.run(
-            [sys.executable, "-m", "cassette", "redact", "--scan", str(tape), "--format", "json"],
-            check=False, text=True, capture_output=True,
-        )  # fmt: skip
-        sys.stderr.write(done.stderr)
-        worst = max(worst, done.returncode)
-        try:
-            report = json.loads(done.stdout)
-        except ValueError:
-            lines += [f"{tape}: {line}" for line in done.stderr.strip().splitlines()[-1:]]
+    lines, secrets, suspects = [], 0, 0
+    reports, worst = _json_reports(tapes, ["redact", "--scan"], [])
+    for tape, report, error in reports:
+        if report is None:
+            lines.append(f"{tape}: {error}")
             continue
         secrets += len(report["secrets"])
         suspects += len(report["suspects"])
