@@ -206,8 +206,6 @@ _PAIR_NAMES: Final = (
     r"(?:password|passwd|pwd|passphrase|secret|token|api[_-]?key|access[_-]?key"
     r"|private[_-]?key|credentials?|signing[_-]?key|account[_-]?key)"
 )
-#: A value on a command line: to a space or a quote, not starting a new option.
-_ARG: Final = r"\\?['\"]?(?P<s>[^\s\"'\\-][^\s\"'\\]{2,200})"
 
 
 def _context_rules() -> tuple[_Rule, ...]:
@@ -287,28 +285,17 @@ def _context_rules() -> tuple[_Rule, ...]:
             alone=True,
             gate="-",
         ),
-        _Rule(  # mysql -pVALUE (attached: -p alone asks for it; -P is a port)
+        _Rule(  # one rule, so a long text is searched once for all of them:
             "command-line",
-            ("mysql", "mariadb"),
-            r"(?:mysql|mariadb)[a-z-]*[ \t][^\n|;&]{0,300}?[ \t]-p"
+            ("mysql", "mariadb", "login", "sshpass", "redis-cli"),
+            # mysql -pVALUE (attached: -p alone asks for it; -P is a port)
+            r"(?:(?:mysql|mariadb)[a-z-]*[ \t][^\n|;&]{0,300}?[ \t]-p(?=[^\s\"'\\-])"
+            # docker login -p VALUE, helm registry login --password VALUE, ...
+            r"|login[ \t][^\n|;&]{0,300}?[ \t](?:-p|--password)(?:[ \t]+|=)\\?['\"]?"
+            r"|sshpass[ \t]+-p[ \t]*\\?['\"]?"
+            r"|redis-cli[ \t][^\n|;&]{0,300}?[ \t](?:-a|--pass)[ \t]+\\?['\"]?)"
             r"(?P<s>[^\s\"'\\-][^\s\"'\\]{2,200})",
             word_start=True,
-            alone=True,
-            gate="-",
-        ),
-        _Rule(  # docker login -p VALUE, helm registry login --password VALUE, ...
-            "command-line",
-            ("login",),
-            rf"login[ \t][^\n|;&]{{0,300}}?[ \t](?:-p|--password)(?:[ \t]+|=){_ARG}",
-            word_start=True,
-            alone=True,
-            gate="-",
-        ),
-        _Rule("command-line", ("sshpass",), rf"sshpass[ \t]+-p[ \t]*{_ARG}", alone=True, gate="-"),
-        _Rule(
-            "command-line",
-            ("redis-cli",),
-            rf"redis-cli[ \t][^\n|;&]{{0,300}}?[ \t](?:-a|--pass)[ \t]+{_ARG}",
             alone=True,
             gate="-",
         ),
