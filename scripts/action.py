@@ -4,10 +4,13 @@
     python action.py test       run INPUT_RUN with MCP_CASSETTE_MODE=none (replay only)
     python action.py verify     cassette verify each cassette under INPUT_VERIFY against
                                 INPUT_SERVER (a command line) or INPUT_UPSTREAM (a URL)
+    python action.py scan       cassette redact --scan each cassette under INPUT_SCAN: the
+                                secrets it finds and the suspects no one has reviewed
 
 ``test`` and ``verify`` write a Markdown job summary to ``$GITHUB_STEP_SUMMARY`` (misses:
 requests a replay had no recording for; changes: answers the live server gives differently)
-and ``misses=N`` / ``changed=N`` to ``$GITHUB_OUTPUT``; each exits with the failure it
+and ``misses=N`` / ``changed=N`` (``secrets=N`` / ``suspects=N`` for ``scan``) to
+``$GITHUB_OUTPUT``; each exits with the failure it
 found (the tests' exit code; 1 for drift). Standard library only: it runs before the
 package is installed. Outside GitHub (no such variables) it prints the summary instead.
 """
@@ -21,6 +24,7 @@ import shlex
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 ACTION_ROOT = Path(__file__).resolve().parent.parent
 #: How the command line and the pytest plugin announce misses, each listed after it as
@@ -103,6 +107,25 @@ def _misses(lines: list[str]) -> tuple[int, list[str]]:
     return count, listed
 
 
+def _json_reports(
+    tapes: list[Path], command: list[str], after: list[str]
+) -> tuple[list[tuple[Path, Any, str]], int]:
+    """``cassette COMMAND TAPE --format json AFTER...`` on each tape: (the tape, its report
+    or ``None``, the last line of its stderr) each, and the worst exit code."""
+    out, worst = [], 0
+    for tape in tapes:
+        argv = [sys.executable, "-m", "cassette", *command, str(tape), "--format", "json"]
+        done = subprocess.run([*argv, *after], check=False, text=True, capture_output=True)
+        sys.stderr.write(done.stderr)
+        worst = max(worst, done.returncode)
+        error = " ".join(done.stderr.strip().splitlines()[-1:])
+        try:
+            out.append((tape, json.loads(done.stdout), error))
+        except ValueError:
+            out.append((tape, None, error))
+    return out, worst
+
+
 def verify() -> int:
     folder = _input("verify")
     server, upstream = _input("server"), _input("upstream")
@@ -113,18 +136,11 @@ def verify() -> int:
         return 2
     target = ["--upstream", upstream] if upstream else ["--", *shlex.split(server)]
     tapes = sorted(Path(folder).rglob("*.jsonl"))
-    rows, details, changed, worst = [], [], 0, 0
-    for tape in tapes:
-        done = subprocess.run(
-            [sys.executable, "-m", "cassette", "verify", str(tape), "--format", "json", *target],
-            check=False, text=True, capture_output=True,
-        )  # fmt: skip
-        sys.stderr.write(done.stderr)
-        worst = max(worst, done.returncode)
-        try:
-            report = json.loads(done.stdout)
-        except ValueError:
-            rows.append(f"| `{tape}` | error | {done.stderr.strip().splitlines()[-1:]} |")
+    rows, details, changed = [], [], 0
+    reports, worst = _json_reports(tapes, ["verify"], target)
+    for tape, report, error in reports:
+        if report is None:
+            rows.append(f"| `{tape}` | error | {error} |")
             continue
         drift = [r for r in report["requests"] if r["status"] != "MATCH"]
         changed += len(drift)
@@ -146,8 +162,43 @@ def verify() -> int:
     return worst
 
 
+def scan() -> int:
+    folder = _input("scan")
+    if not folder:
+        print("action: scan needs `scan` (a folder of cassettes)", file=sys.stderr)
+        return 2
+    tapes = sorted(Path(folder).rglob("*.jsonl"))
+    lines, secrets, suspects = [], 0, 0
+    reports, worst = _json_reports(tapes, ["redact", "--scan"], [])
+    for tape, report, error in reports:
+        if report is None:
+            lines.append(f"{tape}: {error}")
+            continue
+        secrets += len(report["secrets"])
+        suspects += len(report["suspects"])
+        lines += [f"{tape}:{f['line']}: {f['message']}" for f in report["secrets"]]
+        lines += [f"{tape}:{f['line']}: {f['message']}" for f in report["suspects"]]
+    parts = [f"## MCP cassettes: scan {folder}\n\n"]
+    if not tapes:
+        parts.append("No cassettes (`*.jsonl`) found.\n")
+    elif lines:
+        parts.append(
+            f"**{secrets} secret(s), {suspects} suspect(s)** in {len(tapes)} cassette(s)\n\n"
+        )
+        parts.append(_fence(lines))
+        parts.append(
+            "\nRedact them (`cassette redact TAPE -o OUT`), or list a suspect that is no "
+            "secret as reviewed in `[tool.cassette.redact]`.\n"
+        )
+    else:
+        parts.append(f"No secret and no suspect in {len(tapes)} cassette(s).\n")
+    _append("GITHUB_STEP_SUMMARY", "".join(parts))
+    _append("GITHUB_OUTPUT", f"secrets={secrets}\nsuspects={suspects}\n")
+    return worst
+
+
 def main(argv: list[str]) -> int:
-    steps = {"install": install, "test": test, "verify": verify}
+    steps = {"install": install, "test": test, "verify": verify, "scan": scan}
     if len(argv) != 1 or argv[0] not in steps:
         print(f"usage: action.py {{{'|'.join(steps)}}}", file=sys.stderr)
         return 2

@@ -56,6 +56,7 @@ _ANCHOR: Final = 4  # the shortest run worth indexing by (rare enough as a word)
 _PIECES: Final = re.compile(r"([A-Za-z0-9]+)")  # split: what lies between, then a run
 _CHUNK: Final = 1 << 20  # a text is split this many characters at a time
 _CUT: Final = re.compile(r"[^A-Za-z0-9]")
+_ESCAPE: Final = re.compile(r"\\[nrtbfu]")  # a JSON escape whose letter glues to a run
 #: every ASCII character but a letter or digit, to a space: what cuts an ASCII text in runs
 _TO_SPACE: Final = bytes(i if i < 128 and chr(i).isalnum() else 32 for i in range(256))
 
@@ -129,6 +130,17 @@ class KnownValues:
             return []
         if len(self.holders) <= _DIRECT:
             return list(_found(text, self.holders))
+        found = self._cut_spans(text)
+        if "\\" in text:
+            # JSON text in a string: an escape ("\n") glues its letter to the form after
+            # it ("\nSECRET" is one run), so the text is cut again with each such escape
+            # made two spaces (the same length: the spans stand as they are)
+            unglued = _ESCAPE.sub("  ", text)
+            if unglued != text:
+                found += self._cut_spans(unglued)
+        return found
+
+    def _cut_spans(self, text: str) -> list[tuple[int, int]]:
         found: list[tuple[int, int]] = []
         start, size = 0, len(text)
         while start < size:

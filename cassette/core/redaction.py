@@ -44,8 +44,7 @@ Everything here is pure: values in, values out (a session's memory is its only s
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from functools import lru_cache
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
 import attrs
@@ -73,6 +72,32 @@ from cassette.core.schemas import (
     string_sentinel,
 )
 from cassette.core.secret_names import _compiled
+from cassette.core.secret_places import (
+    _KEY_KIND_PLAIN,
+    _KEY_KIND_PROTOCOL,
+    _KEY_KIND_SCHEMA,
+    _KEY_KIND_SECRET,
+    _NESTED_DEPTH,
+    _NESTED_END,
+    _NESTED_START,
+    _NUMBER_START,
+    _PEM_END,
+    JWK_PRIVATE,
+    Path,
+    _bare_json_number,
+    _flat,
+    _key_kind,
+    _overlaps,
+    _pointer,
+    _replace_at,
+    _secret_pair,
+    _strings,
+    derived,
+    header_pairs,
+    is_jwk,
+    line_starts,
+    nested_json,
+)
 from cassette.core.secret_rules import (
     Span,
     find_spans,
@@ -98,7 +123,6 @@ __all__ = [
     "secret_environment",
 ]
 
-_SCHEMA_KEYS: Final = frozenset({"inputSchema", "outputSchema", "requestedSchema"})
 # Values that are never worth remembering as secrets: they occur everywhere.
 _COMMON: Final = frozenset(
     {"true", "false", "null", "none", "undefined", "required", "optional", "enabled"}
@@ -264,7 +288,8 @@ class RedactionSession:
         self._numbers: dict[str, int] = numbers or {}  # rule -> its last placeholder's number
         self._known = KnownValues()  # a secret as it may appear in text -> the secret
         self._pointers: list[str] = []
-        self._pem: set[str] = set()  # line streams inside a PEM private key
+        #: line streams inside a secret printed over several lines: its kind and a count
+        self._lines: dict[str, tuple[str, int]] = {}
         self._epoch = 0  # how many secrets have been learnt: a string redacted since is whole
         # the texts a message's walk redacted, with the epoch each was redacted at
         self._done: list[tuple[str, int]] | None = None
@@ -314,6 +339,10 @@ class RedactionSession:
     def _text(self, value: str) -> str:
         if len(value) < _MIN_KNOWN:
             return value
+        if value[0] in _NESTED_START or value[-1] in _NESTED_END:
+            nested = nested_json(value)
+            if nested is not None:  # JSON in a string: its secret places, learnt first
+                self._learn(nested, 0)
         spans = find_spans(value)
         for pattern in self.policy._compiled:
             spans += [
@@ -333,10 +362,8 @@ class RedactionSession:
             secret = value[start:end]
             if secret not in holders:
                 self.remember(secret, rule, sure=rule not in _UNSURE)
-            if rule == "url-credentials":
-                password = secret.partition(":")[2]
-                if password:
-                    self.remember(password, rule)  # "user:password": the password alone too
+                for part in derived(rule, secret):  # "user:password": the password alone too
+                    self.remember(part, rule)
         if holders:
             found = self._known_spans(value)
             spans += [s for s in found if not _overlaps(s, held)] if held else found
@@ -377,22 +404,66 @@ class RedactionSession:
 
     def restart_lines(self) -> None:
         """Line streams start afresh (a new read of the same session's lines)."""
-        self._pem.clear()
+        self._lines.clear()
 
     def line(self, stream: str, value: str) -> str:
-        """One line of a line-by-line stream (stderr, raw output): as ``text``, and a PEM
-        private key printed over several lines loses every line of its body."""
-        inside = stream in self._pem
-        if _compiled(_PEM_BEGIN).search(value) and not _compiled(_PEM_END).search(value):
-            self._pem.add(stream)
-            return self.text(value)
-        if not inside:
-            return self.text(value)
-        if _compiled(_PEM_END).search(value):
-            self._pem.discard(stream)
-            return self.text(value)
+        """One line of a line-by-line stream (stderr, raw output): as ``text``, and a
+        secret printed over several lines loses every line of it: a PEM private key's body,
+        a PuTTY key's ``Private-Lines``, a YAML block scalar under a secret name."""
+        state = self._lines.get(stream)
+        if state is not None:
+            kind, count = state
+            if kind == "pem" and not _compiled(_PEM_END).search(value):
+                return self._body_line(value, "private-key")
+            if kind == "lines" and count > 0:
+                self._lines[stream] = (kind, count - 1)
+                return self._body_line(value, "private-key")
+            indent = len(value) - len(value.lstrip(" \t"))
+            if kind == "block" and value.strip() and indent > count:
+                return self._body_line(value, "key")
+            del self._lines[stream]
+        started = line_starts(value)
+        if started is not None:
+            self._lines[stream] = started
+        return self.text(value)
+
+    def _body_line(self, value: str, rule: str) -> str:
         body = value.strip()
-        return value.replace(body, self.learn(body, "private-key")) if body else value
+        return value.replace(body, self.learn(body, rule)) if body else value
+
+    def _learn(self, value: Any, depth: int) -> None:
+        """Remember the secrets of a JSON value held in a string, by where they stand
+        (names, pairs, header lists, JWKs), so that the string loses them: the text rules
+        see the string, not its members."""
+        if depth > _NESTED_DEPTH:
+            return
+        if isinstance(value, list):
+            pairs = bool(value) and header_pairs(value)
+            for item in value:
+                if pairs and _key_kind(item[0]) == _KEY_KIND_SECRET:
+                    self._learn_secret(item[1], depth + 1)
+                else:
+                    self._learn(item, depth + 1)
+        elif isinstance(value, dict):
+            pair, jwk = _secret_pair(value), is_jwk(value)
+            for key, item in value.items():
+                kind = _key_kind(key)
+                private = (pair and key == "value") or (jwk and key in JWK_PRIVATE)
+                if kind == _KEY_KIND_SECRET or private:
+                    self._learn_secret(item, depth + 1)
+                elif kind == _KEY_KIND_PLAIN:
+                    self._learn(item, depth + 1)
+
+    def _learn_secret(self, value: Any, depth: int) -> None:
+        if isinstance(value, str) and value and not has_placeholder(value):
+            self.remember(value, "key")
+            for part in derived("key", value):
+                self.remember(part, "key")
+        elif isinstance(value, int | float) and not isinstance(value, bool):
+            self.remember(str(value), "key")
+        elif isinstance(value, list | dict) and depth <= _NESTED_DEPTH:
+            for item in value.values() if isinstance(value, dict) else value:
+                self._learn_secret(item, depth + 1)
 
     # -- JSON --------------------------------------------------------------------------
 
@@ -458,6 +529,8 @@ class RedactionSession:
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, list):
+            if value and not in_schema and isinstance(value[0], list) and header_pairs(value):
+                return [self._pair(v, (path, i)) for i, v in enumerate(value)]
             return [
                 self._walk(v, (path, i), schema_item(schema, i), schemas, in_schema)
                 for i, v in enumerate(value)
@@ -478,10 +551,13 @@ class RedactionSession:
         binary = value.get("type") in ("image", "audio")
         top = path is None
         pair = not in_schema and _secret_pair(value)
+        jwk = not in_schema and is_jwk(value)
         for key, item in value.items():
             kind = _KEY_KIND_SCHEMA if in_schema else _key_kind(key)
             if pair and key == "value":
                 kind = _KEY_KIND_SECRET  # {"name": "sid", "value": ...}: a cookie, a header
+            elif jwk and key in JWK_PRIVATE:
+                kind = _KEY_KIND_SECRET  # a JSON Web Key's private members
             if (top and key in ENVELOPE) or (binary and key == "data") or key == "blob":
                 out[key] = item  # a message's own fields; base64 bytes hold no text secrets
             elif kind == _KEY_KIND_PLAIN and isinstance(item, str):
@@ -500,6 +576,13 @@ class RedactionSession:
                 else:
                     out[key] = self._walk(item, sub, child, schemas, False)
         return out
+
+    def _pair(self, pair: list[Any], path: Path) -> list[Any]:
+        """``[name, value]`` in a list of pairs: the value is secret when the name is."""
+        name, item = pair
+        if _key_kind(name) == _KEY_KIND_SECRET:
+            return [name, self._secret(item, (path, 1), None)]
+        return [self.text(name), self._walk(item, (path, 1), None, {}, False)]
 
     def _secret(self, value: Any, path: Path, schema: Any) -> Any:
         """A value held under a secret name, whatever its type, kept valid for ``schema``."""
@@ -527,6 +610,8 @@ class RedactionSession:
             self._pointers.append(_pointer(path))  # public by definition: not remembered
             return string_sentinel(value, schema)
         holder = self.learn(value, "key")
+        for part in derived("key", value):  # "Basic ...", "Bot ...": the credential alone
+            self.remember(part, "key")
         fixed = string_sentinel(holder, schema)
         if fixed != holder:
             self._pointers.append(_pointer(path))
@@ -568,46 +653,6 @@ class RedactionSession:
         return out
 
 
-# Compiled on first use (``_compiled``), like the rules: a replay never needs them.
-_PEM_BEGIN: Final = r"-----BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----"
-_PEM_END: Final = r"-----END[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----"
-
-
-#: Where a value sits in a message: ``None`` at the root, else (the parent's path, the
-#: member name or list index); flattened only when a pointer or a schema needs it.
-Path = tuple[Any, str | int] | None
-_KEY_KIND_PLAIN: Final = 0
-_KEY_KIND_PROTOCOL: Final = 1
-_KEY_KIND_SECRET: Final = 2
-_KEY_KIND_SCHEMA: Final = 3
-
-
-@lru_cache(maxsize=4096)
-def _key_kind(key: str) -> int:
-    """What a member name says about its value (cached: messages repeat their names)."""
-    if key in _SCHEMA_KEYS:
-        return _KEY_KIND_SCHEMA
-    if is_protocol_key(key):
-        return _KEY_KIND_PROTOCOL
-    return _KEY_KIND_SECRET if is_secret_key(key) else _KEY_KIND_PLAIN
-
-
-#: Members beside ``name`` and ``value`` that make the pair a cookie (a browser's or an
-#: HTTP client's cookie jar) or an HTTP header (a HAR file).
-_COOKIE_KEYS: Final = frozenset(
-    {"domain", "path", "expires", "httpOnly", "secure", "sameSite", "hostOnly", "session"}
-)
-
-
-def _secret_pair(value: Mapping[str, Any]) -> bool:
-    """A ``{"name": ..., "value": ...}`` pair whose value is a credential: a cookie, or a
-    header or variable with a secret name (``{"name": "Authorization", "value": ...}``)."""
-    name = value.get("name")
-    if not isinstance(name, str) or "value" not in value:
-        return False
-    return is_secret_key(name) or not _COOKIE_KEYS.isdisjoint(value)
-
-
 def _worth_knowing(secret: str, sure: bool) -> bool:
     """Whether a secret found in one place is redacted wherever it appears later. Not when
     it is too short or too common to be a credential (the rule: fewer than 4 characters;
@@ -624,65 +669,6 @@ def _worth_knowing(secret: str, sure: bool) -> bool:
         return True
     # found in free text (``password=...``): remembered only if it cannot be a plain word
     return len(secret) >= 6 and not (secret.isalpha() and secret.islower())
-
-
-def _strings(value: Any, change: Callable[[str], str]) -> Any:
-    """``value`` with ``change`` applied to every string in it (keys and envelope kept)."""
-    if isinstance(value, str):
-        return change(value)
-    if isinstance(value, list):
-        return [_strings(v, change) for v in value]
-    if isinstance(value, dict):
-        return {k: v if k in ENVELOPE else _strings(v, change) for k, v in value.items()}
-    return value
-
-
-def _overlaps(span: Span, held: list[tuple[int, int]]) -> bool:
-    return any(span.start < end and start < span.end for start, end in held)
-
-
-def _flat(path: Path) -> tuple[str, ...]:
-    parts: list[str] = []
-    while path is not None:
-        path, key = path
-        parts.append(str(key))
-    return tuple(reversed(parts))
-
-
-def _pointer(path: Path) -> str:
-    return "".join("/" + p.replace("~", "~0").replace("/", "~1") for p in _flat(path))
-
-
-_NUMBER_START: Final = frozenset("-0123456789")
-_JSON_NUMBER: Final = re.compile(r"-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
-
-
-def _bare_json_number(text: str, start: int, end: int) -> bool:
-    """Whether ``text[start:end]`` is a number standing as a JSON value in JSON text
-    (after ``:``, ``[`` or ``,``, before ``,``, ``}`` or ``]``): a placeholder there must
-    be quoted, or the text stops being JSON."""
-    if not _JSON_NUMBER.fullmatch(text, start, end):
-        return False
-    i = start - 1
-    while i >= 0 and text[i] in " \t\r\n":
-        i -= 1
-    j = end
-    while j < len(text) and text[j] in " \t\r\n":
-        j += 1
-    return i >= 0 and j < len(text) and text[i] in ":[," and text[j] in ",}]"
-
-
-def _replace_at(value: Any, parts: list[str], make: Any) -> Any:
-    if not parts:
-        return make(value) if value is not None else value
-    head, rest = parts[0], parts[1:]
-    if isinstance(value, dict) and head in value:
-        return {**value, head: _replace_at(value[head], rest, make)}
-    if isinstance(value, list) and head.isdigit() and int(head) < len(value):
-        copy = list(value)
-        copy[int(head)] = _replace_at(value[int(head)], rest, make)
-        return copy
-    return value
 
 
 _PLAIN: Final = Redactor()

@@ -7,6 +7,8 @@ on every member of every message, shapes only on text that may hold one.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from collections.abc import Iterable
 from functools import cache, lru_cache
@@ -14,6 +16,8 @@ from typing import Final
 
 __all__ = [
     "SECRET_WORDS",
+    "SHORT_NAMES",
+    "credential_parts",
     "is_protocol_key",
     "is_secret_key",
     "is_secret_option",
@@ -45,8 +49,14 @@ SECRET_WORDS: Final = frozenset(
         "signature",
         "privatekey",
         "mnemonic",
+        "pgpassword",
     }
 )
+#: Short last words that say a value is secret only as a whole member name (``pat``, a
+#: personal access token; ``sig``, a signature): kept apart from ``SECRET_WORDS`` because
+#: a raw message is scouted for them only as a quoted name (``pat"``), "path" being
+#: everywhere.
+SHORT_NAMES: Final = frozenset({"pat", "sig"})
 #: A last word that says how a secret is written, not what it is (``client-key-data``,
 #: ``private_key_pem``): the name is judged without it.
 _ENCODING_WORDS: Final = frozenset({"data", "pem", "b64", "base64", "der", "hex"})
@@ -111,6 +121,8 @@ def is_secret_key(key: str) -> bool:
         last = words[-1] = last[:-1]  # tokens, apiKeys, secrets, passwords, cookies
     if last in SECRET_WORDS or "".join(words[-2:]) in ("apikey", "privatekey"):
         return True
+    if last in SHORT_NAMES:
+        return True
     return last == "key" and len(words) > 1 and words[-2] in _KEY_QUALIFIERS
 
 
@@ -135,8 +147,31 @@ def secret_header_values(headers: Iterable[tuple[bytes, bytes]]) -> list[str]:
         if name == "cookie":
             out += [v.strip() for _, _, v in (c.partition("=") for c in value.split(";")) if v]
         elif name in ("authorization", "proxy-authorization") or is_secret_key(name):
-            out.append(value)
-            scheme, _, credentials = value.partition(" ")
-            if credentials.strip() and scheme.isalpha():
-                out.append(credentials.strip())
+            out += credential_parts(value)
+    return out
+
+
+#: ``Scheme credential``: an auth scheme (``Bot``, ``DeepL-Auth-Key``) and one credential.
+_SCHEMED: Final = r"^([A-Za-z][A-Za-z0-9._-]{0,40})[ \t]+([^\s]+)$"
+
+
+def credential_parts(value: str) -> list[str]:
+    """``value`` and what it gives away that a server may echo alone: the credential of
+    ``Scheme credential`` and, for ``Basic``, the ``user:password`` it decodes to and the
+    password."""
+    out = [value]
+    match = _compiled(_SCHEMED).match(value.strip())
+    if match is None:
+        return out
+    scheme, credential = match.groups()
+    out.append(credential)
+    if scheme.lower() == "basic":
+        try:
+            padded = credential + "=" * (-len(credential) % 4)
+            decoded = base64.b64decode(padded, validate=True).decode("utf-8")
+        except (binascii.Error, ValueError):
+            return out
+        password = decoded.partition(":")[2]
+        if password:
+            out += [decoded, password]
     return out

@@ -48,6 +48,18 @@ class _Rule:
     #: searched on its own in a long text: its match holds no run of 16 token characters
     #: for the long path's run finder to see (``secret_rules._spans_long``)
     alone: bool = False
+    #: the secret starts this many characters before the trigger (a token whose literal
+    #: sits in its middle, ``ID.atlasv1.SECRET``; the expression's look-behind checks them)
+    back: int = 0
+    #: its match always holds a run of 16 token characters, so a text without one (found
+    #: in C before any scout) need not be scouted for its triggers
+    in_run: bool = False
+    #: a character every match holds: a text without it is not probed for the triggers
+    #: (a single-character ``in`` costs a tenth of a word's; see ``secret_rules``)
+    gate: str = ""
+    #: its match always holds another rule's word ("password" in ``<add key="password"``):
+    #: that word's probe stands for its triggers
+    probed: bool = True
 
     @property
     def pattern(self) -> re.Pattern[str]:
@@ -65,10 +77,12 @@ def _basic_credentials(secret: str) -> bool:
 
 def _credential_like(secret: str) -> bool:
     """A word after ``password`` is a secret only if no sentence could hold it: it has a
-    digit or a sign, or mixes cases past its first letter (``reset``, ``Reset`` are not)."""
-    if not secret.isalpha():
+    digit or a sign, or mixes cases past its first letter (``reset``, ``Reset`` are not,
+    nor ``reset.`` ending a sentence)."""
+    word = secret.rstrip(".,;:!?)")
+    if not word.isalpha():
         return True
-    return len(secret) >= 8 and not secret.islower() and not secret.istitle()
+    return len(word) >= 8 and not word.islower() and not word.istitle()
 
 
 _BODY: Final = r"[A-Za-z0-9_\-]"
@@ -86,10 +100,20 @@ def _prefixed(name: str, prefixes: tuple[str, ...], body: str, *, alone: bool = 
 # Percent-encoded inside another URL, a value runs to the encoded "&" ("%26").
 # A run of plain characters is taken whole (possessive: nothing to try again inside it).
 _VALUE_END: Final = r"(?:[^\s\"'&,;<>`\\)\]}%]++|%(?!26)|&(?![A-Za-z0-9_.-]+=))"
-# "password=", "api_key: ", '"secret": "', "DB_PASS = ", "token\": \"" (JSON in a string).
+# "password=", "api_key: ", '"secret": "', "DB_PASS = ", "token\": \"" (JSON in a string);
+# a YAML block scalar ("token: >-" and the value on the next line, indented); an XML
+# element ("<password>VALUE</password>": its value runs to the "<" of its end tag).
 _ASSIGN: Final = (
-    r"(?:[-_]?(?:key|id|value|string|token))?\\?[\"']?[ \t]*(?:[:=]|%3[ad])[ \t]*\\?[\"']?"
+    r"(?:[-_]?(?:key|id|value|string|token))?"
+    r"(?:\\?[\"']?[ \t]*(?:[:=]|%3[ad])[ \t]*\\?[\"']?"
+    r"(?:[|>][-+0-9]{0,2}[ \t]*(?:\r?\n|\\r?\\n)[ \t]+)?"
+    r"|>(?=[^<>\s]{1,400}</))"
 )
+#: A short word and more words after "secret: " or "token: ": a sentence ("per secret: a
+#: known secret"), not a value.
+_PROSE: Final = r"[a-z]{1,7}[ \t]+[a-z]"
+#: A YAML block scalar's indicator at the end of a line ("token: |"): not a value.
+_BLOCK_HEAD: Final = r"\|[-+0-9]{0,2}[ \t]*(?:$|\r?\n|\\r?\\n)"
 _SCHEME: Final = r"(?:(?i:bearer|basic|token|digest)[ \t]+)?"
 _KEYWORDS: Final = (
     "password",
@@ -110,14 +134,210 @@ _KEYWORDS: Final = (
     "private_key",
     "privatekey",
     "auth",
-    "authorization",
     "credential",
     "credentials",
     "cookie",
     "signature",
     "pin",
     "otp",
+    "pgpassword",
 )
+
+
+def _not_a_flag_value(secret: str) -> bool:
+    """``user:password`` whose password is not a number (``-u 1000:1000`` is a uid and a
+    gid) nor empty."""
+    password = secret.partition(":")[2]
+    return bool(password) and not password.isdigit()
+
+
+def _not_a_word(secret: str) -> bool:
+    """A value after an option in free text is a credential, not a word of a sentence
+    about the option ("what --require-auth does")."""
+    return not (secret.isalpha() and secret.islower())
+
+
+def _long_enough(secret: str) -> bool:
+    """A signature is never a short word (``sig=1`` is a flag)."""
+    return len(secret) >= 8
+
+
+def _not_a_switch(secret: str) -> bool:
+    """A value beside a secret name that is a setting, not a credential (``true``)."""
+    return secret.lower() not in ("true", "false", "yes", "no", "none", "null", "on", "off")
+
+
+#: Smallest base64 text worth decoding to look inside (a secret in JSON needs its braces,
+#: its name and its value).
+_NESTED_MIN: Final = 24
+_NESTED_MAX: Final = 1 << 20
+
+
+def _holds_secret(secret: str) -> bool:
+    """Base64 of a text that holds a secret by any rule (a service-account JSON, a PEM
+    key): decoded, then searched like any text (a bounded size: each level is 3/4 of the
+    one above, so nesting ends)."""
+    if not _NESTED_MIN <= len(secret) <= _NESTED_MAX:
+        return False
+    text = decoded_text(secret)
+    return text is not None and bool(SEARCH) and bool(SEARCH[0](text))
+
+
+#: What searches a text with every rule (``secret_rules.find_spans``, which puts itself
+#: here when it is imported): base64 nesting searches the text it decodes with it, and
+#: this table cannot import the module that reads it.
+SEARCH: Final[list[Callable[[str], list[Span]]]] = []
+
+
+def decoded_text(secret: str) -> str | None:
+    """The UTF-8 text base64 (standard or URL-safe, padded or not) decodes to, or
+    ``None``."""
+    padded = secret + "=" * (-len(secret) % 4)
+    try:
+        raw = base64.b64decode(padded.replace("-", "+").replace("_", "/"), validate=True)
+        return raw.decode("utf-8")
+    except (binascii.Error, ValueError):
+        return None
+
+
+#: Names that say the value beside them is secret, in ``<add key="NAME" value="...">``
+#: and ``<param name="NAME" value="...">`` (the name ends with one of them).
+_PAIR_NAMES: Final = (
+    r"(?:password|passwd|pwd|passphrase|secret|token|api[_-]?key|access[_-]?key"
+    r"|private[_-]?key|credentials?|signing[_-]?key|account[_-]?key)"
+)
+
+
+def _context_rules() -> tuple[_Rule, ...]:
+    """The rules of a secret known by where it stands, not by its shape: an
+    ``Authorization`` header of any scheme, a signature parameter, a name beside a value
+    in XML, SQL and command lines, private-key containers, and base64 nesting."""
+    return (
+        _Rule(  # any scheme (Bot, ApiKey, SSWS, DeepL-Auth-Key...) and its credential
+            "authorization",
+            ("authorization",),
+            r"authorization\\?[\"']?[ \t]*(?:[:=]|%3a)[ \t]*\\?[\"']?"
+            # Digest and SharedAccessSignature carry parameters: their own rules
+            r"(?!(?:digest|sharedaccesssignature)[ \t])"
+            # a scheme and its credential, or a credential alone (then no word follows it:
+            # "Basic [REDACTED...]" is a scheme, "required for" a sentence)
+            r"(?:[A-Za-z][A-Za-z0-9._-]{0,40}[ \t]+(?=[A-Za-z0-9._~+/:-]{4})"
+            r"|(?=[A-Za-z0-9._~+/:-]{4,}+=*+(?![ \t]+[A-Za-z0-9._~+/\[%-])))"
+            r"(?P<s>[A-Za-z0-9._~+/:-]{4,}=*)",
+            re.IGNORECASE,
+            folded=True,
+            word_start=True,
+        ),
+        _Rule(  # Digest's response, wherever it stands among the parameters
+            "digest",
+            ("digest",),
+            r"digest[ \t]+[a-z][^\n]{0,800}?(?<![a-z])response[ \t]*=[ \t]*\\?\"?"
+            r"(?P<s>[A-Fa-f0-9]{16,128})",
+            re.IGNORECASE,
+            folded=True,
+            word_start=True,
+            alone=True,
+            in_run=True,  # an MD5 or a SHA-256, in hex
+        ),
+        _Rule(  # sig= of a shared access signature (Azure SAS URLs, SharedAccessSignature)
+            "signature",
+            ("sig=", "sig%3d"),
+            rf"sig(?:=|%3d)(?P<s>{_VALUE_END}{{1,400}})",
+            re.IGNORECASE,
+            folded=True,
+            check=_long_enough,
+            word_start=True,
+            alone=True,
+        ),
+        *(
+            _Rule(  # <add key="PaymentApiKey" value="..."/>, <param name="password" value=...>
+                "assignment",
+                (attribute + "=",),
+                rf"{attribute}=\\?[\"'][A-Za-z0-9_.:-]{{0,60}}?{_PAIR_NAMES}(?:[_-]?(?:key|id))?"
+                r"\\?[\"'][ \t]+value=\\?[\"'](?P<s>[^\"'\\]{1,400})",
+                re.IGNORECASE,
+                folded=True,
+                check=_not_a_switch,
+                word_start=True,
+                alone=True,
+                probed=False,
+            )
+            for attribute in ("key", "name")
+        ),
+        _Rule(  # SQL: IDENTIFIED BY 'VALUE' (PASSWORD 'VALUE' is the password rule's)
+            "password",
+            ("identified",),
+            r"identified[ \t]+(?:with[ \t]+[a-z0-9_]+[ \t]+)?(?:by|as)[ \t]+(?:password[ \t]+)?"
+            r"'(?P<s>[^'\"\\]{1,200})'",
+            re.IGNORECASE,
+            folded=True,
+            word_start=True,
+            alone=True,
+            gate="'",
+        ),
+        _Rule(  # curl -u user:password, --user user:password (not -u 1000:1000)
+            "command-line",
+            ("-u", "--user"),
+            r"(?:-u[ \t]*|--user(?:[ \t]+|=))\\?['\"]?"
+            r"(?P<s>[^\s:\"'\\-][^\s:\"'\\]{0,100}:[^\s\"'\\]{1,200})",
+            check=_not_a_flag_value,
+            word_start=True,
+            alone=True,
+            gate="-",
+        ),
+        _Rule(  # one rule, so a long text is searched once for all of them:
+            "command-line",
+            ("mysql", "mariadb", "login", "sshpass", "redis-cli"),
+            # mysql -pVALUE (attached: -p alone asks for it; -P is a port)
+            r"(?:(?:mysql|mariadb)[a-z-]*[ \t][^\n|;&]{0,300}?[ \t]-p(?=[^\s\"'\\-])"
+            # docker login -p VALUE, helm registry login --password VALUE, ...
+            r"|login[ \t][^\n|;&]{0,300}?[ \t](?:-p|--password)(?:[ \t]+|=)\\?['\"]?"
+            r"|sshpass[ \t]+-p[ \t]*\\?['\"]?"
+            r"|redis-cli[ \t][^\n|;&]{0,300}?[ \t](?:-a|--pass)[ \t]+\\?['\"]?)"
+            r"(?P<s>[^\s\"'\\-][^\s\"'\\]{2,200})",
+            word_start=True,
+            alone=True,
+            gate="-",
+        ),
+        _Rule(  # a JWK's private members in JSON text ("d", the primes and their exponents)
+            "jwk",
+            ('"d"', '"p"', '"q"', '"dp"', '"dq"', '"qi"', '"k"'),
+            r"\"(?:d|p|q|dp|dq|qi|k)\"[ \t]*:[ \t]*\"(?P<s>[A-Za-z0-9_-]{20,})\"",
+        ),
+        _Rule(  # a PuTTY key's private lines, and the MAC a passphrase could be tried on
+            "private-key",
+            ("Private-Lines:",),
+            r"Private-Lines:[ \t]*[0-9]{1,4}(?:\r?\n|\\r?\\n)(?P<s>[A-Za-z0-9+/=]{4,200}"
+            r"(?:(?:\r?\n|\\r?\\n)[A-Za-z0-9+/=]{4,200}(?![A-Za-z0-9+/=:-])){0,200})",
+            alone=True,
+        ),
+        _Rule(
+            "private-key",
+            ("Private-MAC:",),
+            r"Private-MAC:[ \t]*(?P<s>[0-9a-f]{16,128})",
+            in_run=True,
+        ),
+        *(
+            _Rule(  # base64 of JSON (a service account, a JWK) or of a PEM or PuTTY key
+                "base64",
+                triggers,
+                # only where a base64 run starts (inside one, every "ey" would decode the
+                # rest); the literal first, so a long text is searched for it in C
+                rf"(?P<s>{lead}(?<![A-Za-z0-9+/_-]{lead})(?=[A-Za-z0-9_-]{{{16 - len(lead)}}})"
+                rf"{rest}[A-Za-z0-9+/_-]{{20,}}={{0,2}})(?![A-Za-z0-9+/=._-])",
+                check=_holds_secret,
+                # its first 16 characters are letters and digits: a long text's run
+                # finder sees it (``alone`` would search 38 MB once more per lead)
+                in_run=True,
+            )
+            for lead, rest, triggers in (
+                ("ew", "(?:og|oi|0K)", ("ewog", "ewoi", "ew0K")),
+                ("ey", "(?:Ai|J)", ("eyAi", "eyJ")),
+                ("LS0tLS1CRUdJT", "", ("LS0tLS1CRUdJT",)),
+                ("UHVUVFkt", "", ("UHVUVFkt",)),
+            )
+        ),
+    )
 
 
 @cache
@@ -153,7 +373,8 @@ def _rules() -> tuple[_Rule, ...]:
         _Rule(  # "password VALUE" (.netrc, log lines): only a value no word could be
             "password",
             ("password", "passwd", "passphrase"),
-            r"pass(?:word|wd|phrase)[ \t]+(?P<s>[^\s\"'<>`\\]{6,200})",
+            # quoted too: SQL's PASSWORD 'VALUE'
+            r"pass(?:word|wd|phrase)[ \t]+\\?['\"]?(?P<s>[^\s\"'<>`\\]{6,200})",
             re.IGNORECASE,
             folded=True,
             check=_credential_like,
@@ -181,7 +402,8 @@ def _rules() -> tuple[_Rule, ...]:
             "assignment",
             _KEYWORDS,
             rf"(?:{'|'.join(re.escape(k) for k in _KEYWORDS)}){_ASSIGN}{_SCHEME}"
-            rf"(?P<s>{_VALUE_END}{{1,400}})",
+            # a PEM key's first line is the private-key rule's, not a value
+            rf"(?!{_BLOCK_HEAD}|{_PROSE}|-----)(?P<s>{_VALUE_END}{{1,400}})",
             re.IGNORECASE,
             folded=True,
             word_start=True,
@@ -192,7 +414,8 @@ def _rules() -> tuple[_Rule, ...]:
             ("--",),
             r"--(?:[A-Za-z0-9]+[-_])*(?i:password|passwd|passphrase|secret|token|pass|pwd|"
             r"(?:api|secret|access|private|client)[-_]?key|auth|credentials?)"
-            rf"(?:=|[ \t]+|\\?\"[ \t]*,[ \t]*\\?\")(?P<s>(?!-){_VALUE_END}{{1,400}})",
+            rf"(?:=|[ \t]+|\\?\"[ \t]*,[ \t]*\\?\")\\?['\"]?(?P<s>(?!-){_VALUE_END}{{1,400}})",
+            check=_not_a_word,
         ),
         _Rule(
             "private-key",
@@ -205,7 +428,8 @@ def _rules() -> tuple[_Rule, ...]:
         _Rule(
             "jwt",
             ("eyJ",),
-            r"(?P<s>eyJ[A-Za-z0-9_-]{13,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})",
+            # signed, or not (``alg: none``: nothing after the last dot)
+            r"(?P<s>eyJ[A-Za-z0-9_-]{13,}\.eyJ[A-Za-z0-9_-]{8,}\.(?:[A-Za-z0-9_-]{8,})?)",
         ),
         _prefixed(
             "github",
@@ -226,7 +450,7 @@ def _rules() -> tuple[_Rule, ...]:
         _prefixed("sk-key", ("sk-",), rf"{_BODY}{{20,}}"),
         _prefixed(
             "slack",
-            ("xoxb-", "xoxa-", "xoxp-", "xoxo-", "xoxr-", "xoxs-", "xoxe-"),
+            ("xoxb-", "xoxa-", "xoxp-", "xoxo-", "xoxr-", "xoxs-", "xoxe-", "xapp-"),
             r"[A-Za-z0-9-]{11,}",
         ),
         attrs.evolve(
@@ -298,4 +522,16 @@ def _rules() -> tuple[_Rule, ...]:
         _prefixed("clojars", ("CLOJARS_",), r"[a-z0-9]{60}"),
         _prefixed("alibaba", ("LTAI",), r"[A-Za-z0-9]{20}(?![A-Za-z0-9])"),
         _prefixed("flyio", ("FlyV1 fm2_",), r"[A-Za-z0-9+/=_-]{40,}", alone=True),
+        _Rule(  # Terraform Cloud: ID.atlasv1.SECRET, the literal in the middle
+            "terraform",
+            ("atlasv1.",),
+            r"(?<=[A-Za-z0-9]{14}\.)atlasv1\.(?P<s>[A-Za-z0-9_=-]{60,})",
+            back=23,
+        ),
+        _Rule(  # Twilio: ACCOUNT_SID:AUTH_TOKEN, as curl -u and Basic credentials hold them
+            "twilio",
+            ("AC",),
+            r"AC[0-9a-f]{32}:(?P<s>[0-9a-f]{32})(?![0-9A-Za-z])",
+        ),
+        *_context_rules(),
     )

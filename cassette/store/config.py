@@ -8,6 +8,8 @@ configured here::
     paths = ["/params/arguments/note"]    # JSON Pointers into messages whose values are secret
     env = ["MY_SERVICE_TOKEN"]            # variables whose values are secret wherever they appear
     pii = true                            # e-mail addresses and phone numbers too (default false)
+    reviewed = [{ pointer = "/message/result/structuredContent/etag", rule = "entropy" }]
+                                          # suspects a person reviewed (docs/redaction.md)
 
     [tool.cassette]
     redact = false                        # turn redaction off (warned about on every recording)

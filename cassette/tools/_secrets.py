@@ -8,7 +8,9 @@ learned, so a secret the session met anywhere is found everywhere, earlier lines
 Where the second pass changes something is a finding; its output is ``redact -o``'s.
 
 Typed sentinels an event lists in ``redacted`` (a number under ``token``) are already
-redacted and are not reported.
+redacted and are not reported. What the rules leave is read once more for *suspects*,
+random-looking tokens no rule claimed (``cassette.tools._suspects``), so a scan never
+calls a file clean that holds a credential in a form no rule knows.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from cassette.core.wildcards import mask_like
 from cassette.store.storage import Cassette
 from cassette.tools._common import Finding
 
-__all__ = ["Cleaned", "clean", "secret_findings"]
+__all__ = ["Cleaned", "clean", "secret_findings", "suspect_findings"]
 
 _RULE: Final = re.compile(r"\[REDACTED:([a-z0-9-]+):")
 _EMAIL: Final = re.compile(r"redacted-[0-9]+@example\.invalid")
@@ -168,6 +170,33 @@ def _rules(value: Any) -> str:
     return ",".join(sorted(found)) or "key"
 
 
-def secret_findings(tape: Cassette) -> list[Finding]:
-    """Secrets the recorder's rules would have removed, wherever they are."""
-    return clean(tape).findings
+def secret_findings(tape: Cassette, *, suspected: bool = True) -> list[Finding]:
+    """Secrets the recorder's rules would have removed, wherever they are, and (unless
+    ``suspected`` is false) the suspects no rule claimed that no one has reviewed
+    (``cassette.tools._suspects``)."""
+    cleaned = clean(tape)
+    if not suspected:
+        return cleaned.findings
+    return [*cleaned.findings, *suspect_findings(tape, cleaned)]
+
+
+def suspect_findings(tape: Cassette, cleaned: Cleaned | None = None) -> list[Finding]:
+    """Random-looking tokens left after the rules, less those ``[tool.cassette.redact]
+    reviewed`` lists (the pyproject.toml nearest the working directory)."""
+    import os
+
+    from cassette.store.config import find_pyproject, load_settings
+    from cassette.tools._suspects import reviewed_entries, suspects, unreviewed
+
+    cleaned = cleaned or clean(tape)
+    found = suspects(cleaned.target, cleaned.events)
+    if not found:
+        return []
+    project = find_pyproject()
+    where = f"{project}: [tool.cassette.redact]" if project else "[tool.cassette.redact]"
+    reviewed = reviewed_entries(load_settings(), where)
+    path = tape.source or ""
+    if project is not None and path:
+        relative = os.path.relpath(os.path.abspath(path), project.parent)
+        path = path if relative.startswith("..") else relative
+    return [s.finding() for s in unreviewed(found, reviewed, path)]

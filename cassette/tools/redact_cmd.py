@@ -27,7 +27,8 @@ __all__ = ["main", "redact_cassette", "redact_values", "scan_cassette"]
 
 
 def scan_cassette(tape: Cassette | str | os.PathLike[str]) -> list[Finding]:
-    """Secrets the redaction rules would remove, one finding per place (``file:line``)."""
+    """Secrets the redaction rules would remove, one finding per place (``file:line``),
+    and the suspects no rule claimed that no one reviewed (code ``suspect``)."""
     cassette = tape if isinstance(tape, Cassette) else Cassette.load(tape)
     return secret_findings(cassette)
 
@@ -78,6 +79,18 @@ def _redacted(cassette: Cassette, redactor: Redactor | None) -> tuple[Cassette, 
     return attrs.evolve(cassette, header=header, events=result.events), result
 
 
+def _summary(tape: str, found: int, suspects: int) -> str:
+    parts = []
+    if found:
+        parts.append(f"{found} secret(s) found; run: cassette redact TAPE -o OUT")
+    if suspects:
+        parts.append(
+            f"{suspects} suspect(s) to review: redact them, or list them as reviewed in "
+            "[tool.cassette.redact]"
+        )
+    return f"{tape}: " + "; ".join(parts)
+
+
 def main(args: argparse.Namespace) -> int:
     if args.scan:
         if args.overwrite:
@@ -85,12 +98,18 @@ def main(args: argparse.Namespace) -> int:
 
             raise UsageError("--overwrite goes with -o OUT, not --scan")
         findings = scan_cassette(args.tape)
+        found = [f for f in findings if f.code != "suspect"]
+        suspects = [f for f in findings if f.code == "suspect"]
         if args.format == "json":
-            data = {"cassette": args.tape, "secrets": [f.as_data() for f in findings]}
+            data = {
+                "cassette": args.tape,
+                "secrets": [f.as_data() for f in found],
+                "suspects": [f.as_data() for f in suspects],
+            }
             emit(pretty(data))
         elif findings:
             emit("\n".join(f"{args.tape}:{f.line}: {f.message}" for f in findings))
-            emit(f"{args.tape}: {len(findings)} secret(s) found; run: cassette redact TAPE -o OUT")
+            emit(_summary(args.tape, len(found), len(suspects)))
         else:
             emit(f"{args.tape}: no secrets found")
         return 1 if findings else 0

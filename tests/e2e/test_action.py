@@ -116,7 +116,7 @@ def test_the_action_runs_the_script_it_ships() -> None:
     action = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
     assert action["runs"]["using"] == "composite"
     commands = " ".join(s["run"] for s in action["runs"]["steps"])
-    for name in ("install", "test", "verify"):
+    for name in ("install", "test", "verify", "scan"):
         assert f'"$GITHUB_ACTION_PATH/scripts/action.py" {name}' in commands
 
 
@@ -133,3 +133,24 @@ def test_actionlint_passes_on_both_workflows() -> None:
         check=False,
     )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_scan_summarises_secrets_and_suspects_and_fails(tmp_path: Path) -> None:
+    from tests.unit.test_suspects import ODD, tape
+
+    folder = tmp_path / "cassettes"
+    folder.mkdir()
+    (folder / "clean.jsonl").write_bytes(tape({"text": "sunny"}).dumps())
+    leaky = tape({"text": "token ghp_" + "a1B2" * 9}, {"structuredContent": {"handle": ODD}})
+    (folder / "leaky.jsonl").write_bytes(leaky.dumps())
+    done, summary, output = step(tmp_path, "scan", scan=str(folder))
+    assert done.returncode == 1, done.stderr
+    assert "**1 secret(s), 1 suspect(s)** in 2 cassette(s)" in summary
+    assert "leaky.jsonl:3: unredacted secret (github)" in summary
+    assert "/message/result/structuredContent/handle" in summary
+    assert ODD not in summary
+    assert "secrets=1\nsuspects=1" in output
+    (folder / "leaky.jsonl").unlink()
+    done, summary, output = step(tmp_path, "scan", scan=str(folder))
+    assert done.returncode == 0, done.stderr
+    assert "No secret and no suspect in 1 cassette(s)." in summary

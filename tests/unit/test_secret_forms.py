@@ -28,13 +28,36 @@ _WORDY: dict[str, list[str]] = {
     "basic-auth": ["Authorization: Basic c3ZjLXVzZXI6aHVudGVyMjAyNA=="],
     "assignment": [
         "password=Tr0ub4dor3x",
+        "token: >-\n  Zq8Lm2Xr7Tt5Vv1B\n",
+        "<password>Zq8Lm2Xr7Tt5</password>",
+        '<add key="PaymentApiKey" value="Zq8Lm2Xr7Tt5Vv1"/>',
         "api_key: 'Zq8Lm2Xr7Tt5'",
         "cb%3Ftoken%3DZq8Lm2Xr7T%26x",
     ],
     "argument": ["--api-key Zq8Lm2Xr7Tt5Vv1", "--passphrase=horse-Zq8Lm2Xr"],
     "private-key": ["-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC"],
     "cookie": ["Cookie: theme=dark; session=Zq8Lm2Xr7Tt5Vv1B; csrf=Aa9Bb8Cc7Dd6"],
-    "password": ["machine x login bob password n3tRc-Zq8Lm2Xr"],
+    "password": [
+        "machine x login bob password n3tRc-Zq8Lm2Xr",
+        "CREATE USER bob WITH PASSWORD 'Zq8Lm2Xr7Tt5';",
+        "GRANT ALL ON db.* TO bob IDENTIFIED BY 'Zq8Lm2Xr7Tt5';",
+    ],
+    "authorization": [
+        "Authorization: Bot MTk4NjIyNDgzNDcxOTI1.Cl2FMQ.ZnCjm1XVW7vRze4b7",
+        "proxy-authorization: DeepL-Auth-Key 279a2e9d-83b3-c416:fx",
+    ],
+    "digest": ['Digest username="bob", nonce="x", response="6629fae49393a05397450978507c4ef1"'],
+    "signature": ["https://a.blob.core.windows.net/c?sv=2021&sig=Zq8Lm2Xr7Tt5Vv1B%3D&se=1"],
+    "command-line": [
+        "curl -u admin:Zq8Lm2Xr7Tt5 https://x",
+        "mysql -u root -pZq8Lm2Xr7Tt5 app",
+        "docker login -u bob -p Zq8Lm2Xr7Tt5 registry.example.com",
+        "sshpass -p Zq8Lm2Xr7Tt5 ssh host",
+        "redis-cli -h cache -a Zq8Lm2Xr7Tt5 ping",
+    ],
+    "terraform": ["Zq8Lm2Xr7Tt5Vv.atlasv1." + "Zq8Lm2Xr7Tt5Vv1Bb9Nn" * 4],
+    "jwk": ['{"kty": "RSA", "d": "Zq8Lm2Xr7Tt5Vv1Bb9Nn_Aa-Bb"}'],
+    "base64": ["ewogICJwYXNzd29yZCI6ICJacThMbTJYcjdUdDUiCn0="],
 }
 
 
