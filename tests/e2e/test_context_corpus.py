@@ -213,7 +213,6 @@ def test_the_pytest_fixture_writes_and_prints_no_value(tmp_path: Path) -> None:
         assert leaked(path.read_bytes()) == [], path
 
 
-@pytest.mark.xfail(reason="import redacts once the writers branch (issue 41 point 4) lands")
 def test_import_writes_no_value(tmp_path: Path) -> None:
     doc = json.loads((ROOT / "tests/fixtures/peers/mcp-recorder.json").read_text("utf-8"))
     texts = [e.payload for exs in EXAMPLES.values() for e in exs if e.kind == "text"]
