@@ -46,6 +46,7 @@ from cassette.core.replayer import Replayer
 from cassette.core.start_responder import start_note
 from cassette.core.starts import count_starts, split_starts, start_of
 from cassette.core.text import printable
+from cassette.core.variants import probe_of, split_all
 from cassette.errors import UsageError
 from cassette.store.files import write_atomic
 from cassette.store.storage import Cassette
@@ -212,8 +213,8 @@ def misses_against(
     replayers: dict[Any, Replayer] = {}
     misses: list[Miss] = []
     for event in session.events:
-        if not isinstance(event, MessageEvent) or event.dir != "c2s":
-            continue
+        if not isinstance(event, MessageEvent) or event.dir != "c2s" or probe_of(event):
+            continue  # the other recorder's probes are no client's
         key = _session_of(event)
         if key not in replayers:
             replayers[key] = _replayer_for(cassette, key, chosen, prepared)
@@ -269,9 +270,15 @@ def faults_preview(tape: Cassette | str | os.PathLike[str], plan: FaultPlan) -> 
 
 
 def timeline(tape: Cassette | str | os.PathLike[str]) -> list[Row]:
-    """The cassette's events as timeline rows, in file order."""
+    """The cassette's events as timeline rows, in file order; the recorder's probes are
+    no part of it (``probes``)."""
     cassette = tape if isinstance(tape, Cassette) else Cassette.load(tape)
-    return [_row(event) for event in cassette.events]
+    return [_row(event) for event in cassette.events if probe_of(event) is None]
+
+
+def probes(tape: Cassette) -> dict[str, list[int]]:
+    """The recorder's probes (``cassette.core.surface``): each one's lines, by name."""
+    return {name: [e.seq + 1 for e in events] for name, events in split_all(tape.events)[2].items()}
 
 
 def _size(n: int) -> str:
@@ -500,6 +507,7 @@ def main(args: argparse.Namespace) -> int:
             "html": args.html,
             "starts": count_starts(cassette.events),
             "events": [r.as_data() for r in rows],
+            "probes": probes(cassette),
         }
         if against is not None:
             data["against"] = against.as_data()
