@@ -37,6 +37,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
+from cassette.core.eras import client_era
 from cassette.core.exchanges import Exchange, cut
 from cassette.core.jsonrpc import JSONObject
 from cassette.core.model import Era
@@ -186,20 +187,19 @@ class Listings:
         self._told = False  # whether this session was warned of other capabilities
 
     def answer(
-        self,
-        message: JSONObject,
-        era: Era | None,
-        declared: Mapping[str, Any] | None,
-        group: Group,
+        self, message: JSONObject, declared: Mapping[str, Any] | None, group: Group
     ) -> tuple[Exchange, tuple[str, ...]] | None:
         """The probe's exchange that answers the listing ``message`` better than the
         session's ``group`` does, and the warning to tell with it; ``None``: the group
-        answers it, as any request (or it is no listing a probe holds)."""
+        answers it, as any request (or it is no listing a probe holds). ``declared``:
+        what the live client last declared it can do. The era is the request's own (a
+        modern one carries the envelope): a dual-era client that fell back to
+        ``initialize`` lists in the legacy era, whatever its first probe said."""
         method = message.get("method")
         if method not in LISTING_METHODS:
             return None
         page = (str(method), _cursor(message))
-        era = era or group.era
+        era: Era = "modern" if client_era(message) == "modern" else "legacy"
         if page[1] is not None and page[1] in group.requests.cursors:
             return None  # a page of the group's own listing
         best: Probed | None = None

@@ -369,8 +369,8 @@ class Replayer:
 
     def _listing(self, message: JSONObject) -> Reply | None:
         """A listing a probe answers better than the session's group does (``Listings``)."""
-        era, said = self._terms.client_era, self._playback.capabilities
-        chosen = self._listings and self._listings.answer(message, era, said, self._state.prepared)
+        said, group = self._playback.capabilities, self._state.prepared
+        chosen = self._listings and self._listings.answer(message, said, group)
         return self._play(chosen[0], message, warnings=chosen[1]) if chosen else None
 
     def _find(self, message: JSONObject, raw: str | None) -> tuple[int, JSONObject] | Reply:
