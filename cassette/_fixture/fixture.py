@@ -94,6 +94,10 @@ class MCPCassette:
         #: a used-up request gets its last answer again (the marker's ``allow_repeats``;
         #: ``allow-repeats`` in [tool.cassette] is read by the replay itself)
         self.allow_repeats = bool(settings.get("allow_repeats"))
+        #: a recording probes the server beside the session (the marker's ``probe``, else
+        #: ``probe`` in [tool.cassette.pytest], else in [tool.cassette])
+        probe = settings.get("probe")
+        self.probe = project.probe if probe is None else bool(probe)
         self._scenarios_file = settings.get("scenarios")
         self._scenario = settings.get("scenario")
         marker_path = settings.get("path")
@@ -160,6 +164,7 @@ class MCPCassette:
             out += ["--ignore-param", pointer]
         if self.allow_repeats:
             out += ["--allow-repeats"]
+        out += ["--probe" if self.probe else "--no-probe"]  # over the project's own
         if plan is not None:
             out += ["--faults", str(self._plan_file(plan))]
         hook = self._hook_spec(before_record)
@@ -196,6 +201,7 @@ class MCPCassette:
             ignore=tuple(self.ignore),
             allow_repeats=self.allow_repeats or _project_repeats(),
             before_record=self._hook_callable(before_record),
+            probe=self.probe,
         )
         front = HttpFront(path, self.choice, options, self._report)
         local = front.start()

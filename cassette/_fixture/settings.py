@@ -66,6 +66,7 @@ MARKER_ARGS: Final = (
     "scenarios",
     "scenario",
     "allow_repeats",
+    "probe",
 )
 #: What vcrpy and pytest-recording users write, and the marker argument that means it:
 #: accepted, with a warning naming ours.

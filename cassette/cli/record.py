@@ -141,10 +141,17 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
         "--no-probe",
         dest="probe",
         action="store_false",
-        help="after a 2026-07-28 session, do not start the server once more to ask whether "
-        "it also accepts legacy clients (a legacy initialize, then close); without the "
-        "probe a legacy client of the cassette is refused unless the server's discovery "
-        "lists a legacy revision",
+        default=None,
+        help="do not start the server again beside the session to capture what any client "
+        "may list (the handshake in each era, every advertised listing under each known "
+        "client's capabilities): the cassette then answers only what its own client asked "
+        "(also probe = false in [tool.cassette])",
+    )
+    rec.add_argument(
+        "--probe",
+        dest="probe",
+        action="store_true",
+        help="probe even where [tool.cassette] says probe = false (the default otherwise)",
     )
     redaction_options(rec)
     rec.add_argument(
@@ -277,7 +284,7 @@ class RecordCommand:
             on_warning=lambda text: err(f"warning: {text}"),
             before_record=_before_record(args.before_record),
             era=args.era,
-            probe=args.probe,
+            probe=_probe(args.probe),
             client_run=_client_run(mode is None and not network and not args.overwrite),
         )
         return cls(
@@ -320,6 +327,13 @@ def _no_listening(args: argparse.Namespace, why: str) -> None:
     given = listening_given(args)
     if given:
         raise UsageError(f"{given}: {why}")
+
+
+def _probe(option: bool | None) -> bool:
+    """``--probe`` or ``--no-probe``, else the project's ``probe`` (``probe_setting``)."""
+    from cassette.store.config import probe_setting
+
+    return probe_setting(option)
 
 
 def _before_record(spec: str | None) -> Any:
@@ -478,6 +492,7 @@ def _in_mode(command: RecordCommand, choice: ModeChoice) -> int:
         allow_repeats=command.repeats,
         before_record=command.config.before_record,
         prime=command.prime,
+        probe=command.config.probe,
         policy=fault_policy(
             DeliveryPolicy(
                 on_miss=lambda text: err(f"miss: {text}"),

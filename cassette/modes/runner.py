@@ -137,6 +137,8 @@ class ModeOptions:
     before_record: BeforeRecord | None = None
     #: an extension's fresh server first gets the session's earlier requests (``--prime``)
     prime: bool = False
+    #: a recording probes the server beside its session (``RecordConfig.probe``)
+    probe: bool = True
     #: the side channel a supervising process reads (``--report FILE``; none by default)
     report: Report | None = None
     #: hears what the mode does, for a person (``recording X``, ``appended ...``)
@@ -395,6 +397,7 @@ async def _record(
             on_result=run.recorded,
             before_record=options.before_record,
             era=options.era,
+            probe=options.probe,
         )
         if client is None and options.front != "stdio":
             result = await _record_proxy(options, config)
