@@ -1,0 +1,118 @@
+"""The surface a plain recording captures beside its session (``cassette.runtime.probe``),
+against the pinned server-everything: announced on the banner, byte-identical when the
+session is recorded again unchanged, off with ``--no-probe``, and never inside the user's
+session in ``show``, ``diff`` or ``git diff``'s text."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cassette.cli.gitdiff import textconv
+from tests.support import PY, LineClient, everything_command, record_command
+
+pytestmark = pytest.mark.e2e
+
+BANNER = re.compile(
+    r"probed the surface: 1 era, (\d+) capability sets, (\d+) listings in \d+\.\d s"
+)
+
+
+def record(tape: Path, *extra: str) -> str:
+    """Record a client that lists the tools and calls echo; the recorder's stderr."""
+    client = LineClient(record_command(tape, everything_command(), *extra))
+    try:
+        client.initialize()
+        assert "result" in client.request("tools/list")
+        assert "result" in client.request(
+            "tools/call", {"name": "echo", "arguments": {"message": "hi"}}
+        )
+        code, stderr = client.finish()
+    finally:
+        client.kill_group()
+    assert code == 0, stderr
+    return stderr
+
+
+def lines(tape: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in tape.read_text("utf-8").splitlines()]
+
+
+def probe_lines(tape: Path) -> list[dict[str, Any]]:
+    return [e for e in lines(tape)[1:] if "probe" in (e.get("meta") or {})]
+
+
+def cassette(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [PY, "-m", "cassette", *args], capture_output=True, text=True, timeout=60, check=False
+    )
+
+
+def test_the_probes_are_announced_and_written_after_the_session(tmp_path: Path) -> None:
+    tape = tmp_path / "e.jsonl"
+    found = BANNER.search(record(tape))
+    assert found is not None
+    assert int(found.group(1)) >= 3  # none, and the profiles' roots and elicitation sets
+    every = lines(tape)[1:]
+    probed = probe_lines(tape)
+    assert every[-len(probed) :] == probed  # grouped, at the end
+    names = list(dict.fromkeys(e["meta"]["probe"] for e in probed))
+    assert names[0] == "legacy:bare"
+    asked = {e["message"].get("method") for e in probed if e["dir"] == "c2s"}
+    assert asked == {
+        "initialize",
+        "tools/list",
+        "prompts/list",
+        "resources/list",
+        "resources/templates/list",
+    }  # never a call, a read or a prompt
+    assert int(found.group(2)) == sum(
+        1 for e in probed if e["dir"] == "c2s" and e["message"]["method"] != "initialize"
+    )
+
+
+def test_an_unchanged_rerecording_is_byte_identical_probes_included(tmp_path: Path) -> None:
+    tape = tmp_path / "e.jsonl"
+    record(tape)
+    before = tape.read_bytes()
+    assert probe_lines(tape)
+    record(tape, "--overwrite")
+    assert tape.read_bytes() == before
+
+
+def test_no_probe_records_the_session_alone(tmp_path: Path) -> None:
+    tape = tmp_path / "e.jsonl"
+    said = record(tape, "--no-probe")
+    assert "probed the surface" not in said
+    assert probe_lines(tape) == []
+
+
+def test_show_and_diff_keep_the_probes_out_of_the_session(tmp_path: Path) -> None:
+    probed, plain = tmp_path / "probed.jsonl", tmp_path / "plain.jsonl"
+    record(probed)
+    record(plain, "--no-probe")
+    text = cassette("show", str(probed))
+    assert text.returncode == 0, text.stderr
+    assert "cassette-probe" not in text.stdout
+    assert "probed surface (the recorder's own sessions, not the client's): legacy:bare" in (
+        text.stdout
+    )
+    shown = json.loads(cassette("show", str(probed), "--format", "json").stdout)
+    rows = {row["line"] for row in shown["events"]}
+    held = shown["probes"]
+    assert held["legacy:bare"]
+    assert rows.isdisjoint(line for found in held.values() for line in found)
+    page = tmp_path / "probed.html"
+    assert cassette("show", str(probed), "--html", str(page)).returncode == 0
+    assert "cassette-probe" not in page.read_text("utf-8")
+    diff = cassette("diff", str(plain), str(probed), "--format", "json")
+    assert json.loads(diff.stdout)["added"] == []  # the probes are no requests of the session
+    converted = textconv(probed.read_bytes())
+    session, _, apart = converted.partition("\nprobe legacy:bare ")
+    assert "prompts/list" not in session
+    assert "prompts/list" in apart
