@@ -42,10 +42,10 @@ __all__ = ["PROBE_BOUND", "probe_surface", "probing_beside", "record_surface"]
 
 #: Seconds each probe may take: a server start, its handshake and listings, its ending.
 PROBE_BOUND: Final = 10.0
-#: Seconds a probe's server gets to exit once its stdin is closed, then after SIGTERM:
-#: it only listed, so nothing of it needs a graceful end, and a server that keeps timers
-#: (server-everything) would otherwise hold the recording for the whole usual grace.
-PROBE_GRACE: Final = (0.1, 0.5)
+#: Seconds a probe's server gets once its stdin is closed before SIGTERM, then before
+#: SIGKILL: it only listed, so nothing of it needs a graceful end, and a server that keeps
+#: timers (server-everything) would otherwise hold the recording for the usual grace.
+PROBE_GRACE: Final = (0.0, 0.5)
 
 
 async def run_probe(
