@@ -52,6 +52,22 @@ def replay_command(tape: Path, *extra: str) -> list[str]:
     return [PY, "-m", "cassette", "replay", str(tape), "-q", *extra]
 
 
+def client_starts(log: Path) -> int:
+    """The episode server's starts for the tests' own sessions, from its ``--log``: the
+    recorder's probes start it again beside a recording, and it logs those as ``probe``."""
+    words = [line.split()[0] for line in log.read_text().splitlines()] if log.exists() else []
+    return words.count("start") - words.count("probe")
+
+
+def session_events(tape: Path | Any) -> list[Any]:
+    """A cassette's events without the recorder's probe lines (``meta.probe``), which come
+    after the session: what the client's session left."""
+    from cassette.store.storage import Cassette
+
+    cassette = tape if isinstance(tape, Cassette) else Cassette.load(tape)
+    return [e for e in cassette.events if not (getattr(e, "meta", None) or {}).get("probe")]
+
+
 def run(func: Callable[[], Awaitable[T]], timeout: float = 90) -> T:
     """Run an async scenario with a deadline, so a bug can never hang the suite."""
 

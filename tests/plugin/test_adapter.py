@@ -11,7 +11,7 @@ import pytest
 from cassette import Cassette
 from cassette.core.model import MessageEvent
 from cassette.errors import CassetteExistsError, CassetteNotFoundError
-from tests.support import PY, ROOT, run
+from tests.support import PY, ROOT, client_starts, run
 
 SERVER = ROOT / "tests" / "servers" / "episode_server.py"
 EVERYTHING = ROOT / "examples" / "everything.jsonl"
@@ -22,10 +22,7 @@ def server(log: Path, tag: str = "live") -> list[str]:
 
 
 def starts(log: Path) -> int:
-    """The server's starts for the sessions' own clients: the recorder's probes start it
-    again beside a recording, and the episode server logs those as ``probe`` too."""
-    lines = log.read_text().split() if log.exists() else []
-    return lines.count("start") - lines.count("probe")
+    return client_starts(log)  # the recorder's probes apart
 
 
 def test_client_session_replays_a_cassette_in_process() -> None:
