@@ -246,7 +246,7 @@ class ProbeSession:
         if isinstance(method, str):
             return self._server_request(message) if "id" in message else []
         asked = self._asked
-        if asked is None or message.get("id") != asked[0]:
+        if asked is None or not _answers(message, asked[0]):
             return []
         self._asked = None
         return self._answered(message, data, asked[1], asked[2], asked[3])
@@ -326,6 +326,14 @@ class ProbeSession:
 
     def _keep(self, sent: bytes, answer: bytes, label: str) -> None:
         self.kept += [("c2s", sent, label), ("s2c", answer, label)]
+
+
+def _answers(message: JSONObject, request_id: str) -> bool:
+    """Whether ``message`` answers the request in flight: its id, or an error with id
+    ``null`` (an HTTP server's refusal of a request it took without a session), since a
+    probe has one request in flight at a time."""
+    said = message.get("id")
+    return said == request_id or (said is None and "error" in message)
 
 
 def surface_line(sessions: Sequence[ProbeSession], seconds: float) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import signal
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from typing import Any
 import pytest
 
 from cassette.cli.gitdiff import textconv
-from tests.support import PY, LineClient, everything_command, record_command
+from tests.support import PY, LineClient, everything_command, record_command, run
 
 pytestmark = pytest.mark.e2e
 
@@ -116,3 +117,43 @@ def test_show_and_diff_keep_the_probes_out_of_the_session(tmp_path: Path) -> Non
     session, _, apart = converted.partition("\nprobe legacy:bare ")
     assert "prompts/list" not in session
     assert "prompts/list" in apart
+
+
+def test_over_http_each_probe_is_a_session_of_its_own_and_serves_the_front(
+    tmp_path: Path,
+) -> None:
+    """``--upstream``: the probes reach the server through the HTTP connector, an MCP
+    session each (ended with its DELETE); the HTTP replay front answers a listing the
+    recording client never asked from them."""
+    from tests.e2e.test_http_sdk import http_replay, recording_proxy, start_everything_http
+
+    tape = tmp_path / "http.jsonl"
+    server, upstream = start_everything_http()
+    with server:
+        proxy, url = recording_proxy(tape, upstream)
+        with proxy:
+            recorded = run(lambda: _tools(url))
+            assert proxy.stop(signal.SIGINT) == 0, proxy.output()
+        assert "probed the surface: 1 era" in proxy.output()
+        live = run(lambda: _prompts(upstream))
+    probed = probe_lines(tape)
+    assert {e["meta"]["probe"] for e in probed} >= {"legacy:bare", "legacy:claude-code"}
+    front, replay = http_replay(tape)
+    with front:
+        assert run(lambda: _tools(replay)) == recorded
+        assert run(lambda: _prompts(replay)) == live  # never asked while recording
+        assert front.stop() == 0, front.output()
+
+
+async def _tools(target: str) -> list[str]:
+    from mcp import Client
+
+    async with Client(target) as client:
+        return sorted(t.name for t in (await client.list_tools()).tools)
+
+
+async def _prompts(target: str) -> list[str]:
+    from mcp import Client
+
+    async with Client(target) as client:
+        return sorted(p.name for p in (await client.list_prompts()).prompts)

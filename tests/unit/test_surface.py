@@ -170,3 +170,13 @@ def test_the_banner_line_says_what_was_probed_and_how_long_it_took() -> None:
     line = surface_line([done], 0.42)
     assert line == "probed the surface: 1 era, 1 capability set, 1 listing in 0.4 s"
     assert "no probe was answered" in surface_line([], 10.0)
+
+
+def test_an_error_with_a_null_id_answers_the_request_in_flight() -> None:
+    """Over HTTP a legacy server refuses a request sent without a session with an error
+    whose id is null: the probe's discover, which then goes on with initialize."""
+    session = _legacy("legacy:bare")
+    session.opening()
+    refusal = b'{"jsonrpc":"2.0","error":{"code":-32000,"message":"no session"},"id":null}'
+    (init,) = sent(session.heard(refusal))
+    assert init["method"] == "initialize"
