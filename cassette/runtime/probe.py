@@ -22,6 +22,8 @@ recorder, so they pass the same redaction gate and ``before_record`` hook as the
 
 Quiet: a probe that cannot start the server, is refused or does not finish within the
 bound leaves no line; one line on the banner says what was probed and how long it took.
+A session that ends in an error (a failed write, a ``before_record`` hook that raised)
+stops the recording as it is: its probes are stopped and nothing of them is written.
 ``--no-probe`` (``RecordConfig.probe``) turns it all off.
 """
 
@@ -128,10 +130,12 @@ async def probing_beside(
     sink.on_header = known.set
     found: list[ProbeSession] = []
     took: list[float] = []
+    shielded = anyio.CancelScope(shield=True)  # a stop does not cut the probes short
+    failed = False
 
     async def probe() -> None:
         await known.wait()
-        with anyio.CancelScope(shield=True):
+        with shielded:
             started = anyio.current_time()
             found.extend(await probe_surface(sink, plugin, target))
             took.append(anyio.current_time() - started)
@@ -139,7 +143,12 @@ async def probing_beside(
     try:
         async with anyio.create_task_group() as tg:
             tg.start_soon(probe)
-            await session
+            try:
+                await session
+            except Exception:
+                failed = True  # the session's own error: the recording stops as it is
+                shielded.cancel()
+                raise
             if not known.is_set():  # no era decided: nothing to probe for
                 tg.cancel_scope.cancel()
     except BaseExceptionGroup as group:
@@ -149,7 +158,7 @@ async def probing_beside(
         inner.__suppress_context__ = True
         raise inner from inner.__cause__
     finally:
-        if took:
+        if took and not failed:
             record_surface(sink, found)
             if on_info is not None:
                 on_info(surface_line(found, took[0]))
