@@ -78,6 +78,7 @@ from cassette.core.replay_parts import (
     needs_answer,
     params,
     played,
+    played_raw,
     summary_lines,
     where,
 )
@@ -369,8 +370,9 @@ class Replayer:
 
     def _listing(self, message: JSONObject) -> Reply | None:
         """A listing a probe answers better than the session's group does (``Listings``)."""
-        said, group = self._playback.capabilities, self._state.prepared
-        chosen = self._listings and self._listings.answer(message, said, group)
+        chosen = self._listings and self._listings.answer(
+            message, self._playback.capabilities, self._state.prepared
+        )
         return self._play(chosen[0], message, warnings=chosen[1]) if chosen else None
 
     def _find(self, message: JSONObject, raw: str | None) -> tuple[int, JSONObject] | Reply:
@@ -489,17 +491,7 @@ class Replayer:
             return None
         played = self._raws_played.get(key, 0)
         self._raws_played[key] = played + 1
-        exchange = self._exchanges[positions[min(played, len(positions) - 1)]]
-        items = exchange.items
-        return Reply(
-            tuple(i.message for i in items),
-            None,
-            tuple(i.meta for i in items),
-            exchange,
-            times=tuple(i.t for i in items),
-            responded=exchange.answered,
-            since=exchange.t,
-        )
+        return played_raw(self._exchanges[positions[min(played, len(positions) - 1)]])
 
     def _batch(self, batch: list[Any]) -> Reply:
         return answer_batch(batch, self._dispatch)
