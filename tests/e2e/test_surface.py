@@ -24,9 +24,9 @@ BANNER = re.compile(
 )
 
 
-def record(tape: Path, *extra: str) -> str:
+def record(tape: Path, *extra: str, cwd: Path | None = None) -> str:
     """Record a client that lists the tools and calls echo; the recorder's stderr."""
-    client = LineClient(record_command(tape, everything_command(), *extra))
+    client = LineClient(record_command(tape, everything_command(), *extra), cwd=cwd)
     try:
         client.initialize()
         assert "result" in client.request("tools/list")
@@ -157,3 +157,14 @@ async def _prompts(target: str) -> list[str]:
 
     async with Client(target) as client:
         return sorted(p.name for p in (await client.list_prompts()).prompts)
+
+
+def test_the_project_turns_probes_off_and_probe_turns_them_on(tmp_path: Path) -> None:
+    """``probe = false`` in ``[tool.cassette]`` of the project the recorder runs in; the
+    command line's ``--probe`` over it."""
+    (tmp_path / "pyproject.toml").write_text("[tool.cassette]\nprobe = false\n")
+    off, on = tmp_path / "off.jsonl", tmp_path / "on.jsonl"
+    assert "probed the surface" not in record(off, cwd=tmp_path)
+    assert probe_lines(off) == []
+    assert "probed the surface" in record(on, "--probe", cwd=tmp_path)
+    assert probe_lines(on)
