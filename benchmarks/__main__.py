@@ -437,6 +437,8 @@ def measure_stdio(
         "floor": lambda _r: [python, str(floor_path)],
         "live": lambda _r: live,
         "replay": lambda _r: [python, "-m", "cassette", "replay", str(tape), "-q"],
+        # the recorder's own cost at start and per call: its probes, which start the
+        # server again beside the session, are the record_probes figure's
         "record": lambda r: [
             python,
             "-m",
@@ -444,6 +446,7 @@ def measure_stdio(
             "record",
             "-o",
             str(tmp / f"rec-{r}.jsonl"),
+            "--no-probe",
             "--",
             *live,
         ],
