@@ -77,6 +77,13 @@ TARGETS: list[tuple[str, str, float, str]] = [
         "a call through the recorder within 1.5x the live server's (paired rounds)",
     ),
     (
+        "record_probes_vs_live",
+        "<=",
+        1.5,
+        "a plain recording of server-everything, its probes included, within 1.5x the live "
+        "session (the SDK 2 client listing tools, start to end; paired rounds)",
+    ),
+    (
         "init_large_vs_small",
         "<=",
         1.5,
@@ -430,6 +437,8 @@ def measure_stdio(
         "floor": lambda _r: [python, str(floor_path)],
         "live": lambda _r: live,
         "replay": lambda _r: [python, "-m", "cassette", "replay", str(tape), "-q"],
+        # the recorder's own cost at start and per call: its probes, which start the
+        # server again beside the session, are the record_probes figure's
         "record": lambda r: [
             python,
             "-m",
@@ -437,6 +446,7 @@ def measure_stdio(
             "record",
             "-o",
             str(tmp / f"rec-{r}.jsonl"),
+            "--no-probe",
             "--",
             *live,
         ],
@@ -638,6 +648,10 @@ def build_figures(data: dict[str, Any]) -> dict[str, float]:
         figures["call_instructions_vs_floor"] = counted["call_vs_floor"]
         figures["startup_instructions_M"] = counted["startup"]["replay"] / 1e6
         figures["call_instructions_k"] = counted["per_call"]["replay"] / 1e3
+    probed = data.get("record_probes")
+    if probed:
+        figures["record_probes_vs_live"] = probed["record_vs_live"]
+        figures["record_probes_off_vs_live"] = probed["record_off_vs_live"]
     ratios = [c["ratio"]["median"] for c in data["sse"]["cases"] if "ratio" in c]
     if ratios:
         figures["sse_vs_httpx_sse"] = min(ratios)
@@ -859,10 +873,26 @@ def _measure_all(
     data["inprocess"] = measure_inprocess(tmp / "synthetic-300.jsonl", 300, args.rounds)
     data["stdio"] = measure_stdio(args, tmp, peer, big, notes)
     data["instructions"] = measure_instructions(tmp / "everything.jsonl", notes, args.quick)
+    _note("a plain recording with its probes ...")
+    data["record_probes"] = _record_probes(args, tmp, notes)
     _note("HTTP ...")
     data["http"] = measure_http(args.http_requests, max(3, args.rounds))
     _note("SSE ...")
     data["sse"] = measure_sse(args.sse_mib, args.sse_rounds)
+
+
+def _record_probes(args: argparse.Namespace, tmp: Path, notes: list[str]) -> dict[str, Any] | None:
+    """``benchmarks/record_probes.py``'s figure; ``None`` without the Python SDK to drive it."""
+    import importlib.util
+
+    if importlib.util.find_spec("mcp") is None:
+        notes.append("the mcp SDK is not installed: record_probes_vs_live not measured")
+        return None
+    from benchmarks import record_probes
+
+    folder = tmp / "record-probes"
+    folder.mkdir()
+    return record_probes.measure(max(2, args.rounds), folder)
 
 
 def _compile_package() -> None:

@@ -185,12 +185,13 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         f"{MARKER}(path=None, *, mode=None, strategy=None, ignore=(), faults=None, "
         "fail_on_unused=None, record_on_failure=None, scenarios=None, scenario=None, "
-        "allow_repeats=None, keep_volatile=None): the "
+        "allow_repeats=None, keep_volatile=None, probe=None): the "
         "cassette the mcp_cassette fixture uses (a path relative to the test file), its record "
         "mode, matching strategy, params never matched on, fault plan, and what happens to "
         "unused recordings, to a failing test's recording, to a request whose "
         "recordings are used up and to answers recorded again that changed only in "
-        "volatile values; for mcp_cassette.verify, a "
+        "volatile values; whether a recording probes the server beside the session "
+        "(probe=False: not); for mcp_cassette.verify, a "
         "scenarios file (relative to the test file) and the scenario whose cassette it "
         "verifies (cassette-mcp; docs/pytest.md)",
     )

@@ -90,6 +90,22 @@ def cassette_cli(*args: str, cwd: Path, timeout: float = 120) -> subprocess.Comp
     )
 
 
+def client_starts(log: Path) -> int:
+    """The episode server's starts for the tests' own sessions, from its ``--log``: the
+    recorder's probes start it again beside a recording, and it logs those as ``probe``."""
+    words = [line.split()[0] for line in log.read_text().splitlines()] if log.exists() else []
+    return words.count("start") - words.count("probe")
+
+
+def session_events(tape: Path | Any) -> list[Any]:
+    """A cassette's events without the recorder's probe lines (``meta.probe``), which come
+    after the session: what the client's session left."""
+    from cassette.store.storage import Cassette
+
+    cassette = tape if isinstance(tape, Cassette) else Cassette.load(tape)
+    return [e for e in cassette.events if not (getattr(e, "meta", None) or {}).get("probe")]
+
+
 def run(func: Callable[[], Awaitable[T]], timeout: float = 90) -> T:
     """Run an async scenario with a deadline (``scaled``), so a bug can never hang the
     suite."""
@@ -101,20 +117,32 @@ def run(func: Callable[[], Awaitable[T]], timeout: float = 90) -> T:
     return anyio.run(bounded)
 
 
-async def until_probed(tape: Path) -> None:
-    """Wait until the recorder has appended its legacy probe to ``tape`` (the
-    ``legacy-probe`` variant; ``cassette.runtime.probe``), bounded by ``scaled(60)``.
+def probe_log(tape: Path) -> Path:
+    """Where a recording of ``tape`` made with ``record_command(tape, server, "--log",
+    str(probe_log(tape)))`` says what it printed, the probes' line among it."""
+    return tape.with_name(tape.name + ".log")
 
-    The probe runs beside the session, and a client that closes at once ends the recorder
-    a few seconds later (the Python SDK's stdio client does), before a slow server's second
-    start could answer on a loaded machine. A test about what the probe gives keeps its
-    session open until the probe is in the file, a condition, rather than betting that the
-    second start beats the client's exit."""
-    marks = b'"variant":"legacy-probe"'
+
+async def until_probed(tape: Path) -> None:
+    """Wait until the recorder of ``tape`` says its probes are done (the ``probed the
+    surface`` line in ``probe_log(tape)``, written as soon as they finish), bounded by
+    ``scaled(60)``.
+
+    The probes run beside the session and their lines are written after it, and a client
+    that closes at once ends the recorder a few seconds later (the Python SDK's stdio
+    client does), before a slow server's further starts could answer on a loaded machine.
+    A test about what the probes give keeps its session open until they are done, a
+    condition, rather than betting that those starts beat the client's exit."""
+    log = probe_log(tape)
     with anyio.fail_after(scaled(60)):
         # another process writes the file: nothing here can signal, so it is polled
-        while (await anyio.Path(tape).read_bytes()).count(marks) < 2:  # noqa: ASYNC110
+        while not await _said_probed(log):  # noqa: ASYNC110
             await anyio.sleep(0.05)
+
+
+async def _said_probed(log: Path) -> bool:
+    path = anyio.Path(log)
+    return await path.exists() and b"probed the surface:" in await path.read_bytes()
 
 
 def stdio_params(command: list[str], env: dict[str, str] | None = None) -> Any:

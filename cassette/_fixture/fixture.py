@@ -107,6 +107,10 @@ class MCPCassette:
         #: treats as volatile keeps its old line (``keep-volatile`` in [tool.cassette] is
         #: read by the recording itself)
         self.keep_volatile = bool(settings.get("keep_volatile"))
+        #: a recording probes the server beside the session (the marker's ``probe``, else
+        #: ``probe`` in [tool.cassette.pytest], else in [tool.cassette])
+        probe = settings.get("probe")
+        self.probe = project.probe if probe is None else bool(probe)
         self._scenarios_file = settings.get("scenarios")
         self._scenario = settings.get("scenario")
         marker_path = settings.get("path")
@@ -202,6 +206,7 @@ class MCPCassette:
             out += ["--allow-repeats"]
         if self.keep_volatile:
             out += ["--keep-volatile"]
+        out += ["--probe" if self.probe else "--no-probe"]  # over the project's own
         if plan is not None:
             out += ["--faults", str(self._plan_file(plan))]
         hook = self._hook_spec(before_record)
@@ -239,6 +244,7 @@ class MCPCassette:
             allow_repeats=self.allow_repeats or _project_repeats(),
             before_record=self._hook_callable(before_record),
             volatile=_volatile(self.keep_volatile),
+            probe=self.probe,
         )
         front = HttpFront(path, self.choice, options, self._report)
         local = front.start()

@@ -86,6 +86,7 @@ MARKER_ARGS: Final = (
     "scenario",
     "allow_repeats",
     "keep_volatile",
+    "probe",
 )
 #: What vcrpy and pytest-recording users write, and the marker argument that means it:
 #: accepted, with a warning naming ours.

@@ -19,11 +19,15 @@ import shlex
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cassette.cli.layout import Layout
 from cassette.errors import CassetteError
+
+if TYPE_CHECKING:
+    from cassette.core.model import Event
 
 __all__ = ["add_parsers", "textconv"]
 
@@ -134,6 +138,8 @@ def textconv(data: bytes, source: str = "<cassette>") -> str:
         tape = Cassette.loads(data, source)
     except (CassetteError, ValueError):
         return data.decode("utf-8", "replace")
+    from cassette.core.variants import probe_of, split_all
+
     header = {k: v for k, v in encode(tape.header).items() if k not in ("kind", "started_at")}
     if isinstance(header.get("redaction"), dict):
         from cassette.core.literal_patterns import without_literals
@@ -141,10 +147,27 @@ def textconv(data: bytes, source: str = "<cassette>") -> str:
         # a value an older version kept as a pattern is not printed (redact -o drops it)
         header["redaction"] = without_literals(header["redaction"])[0]
     lines = ["cassette " + _json(header, None)]
-    for event in tape.events:
+    lines += _events(e for e in tape.events if probe_of(e) is None)
+    for name, events in split_all(tape.events)[2].items():  # apart: no part of the session
+        lines += [f"probe {name} (the recorder's own session: what any client may list)"]
+        lines += _events(events)
+    return "\n".join(lines) + "\n"
+
+
+def _events(events: Iterable[Event]) -> list[str]:
+    """The text of ``events``, one line (and its message's members) each."""
+    from cassette.core.codec import encode
+
+    lines: list[str] = []
+    for event in events:
         body = encode(event)
         kind = body.pop("kind")
         body.pop("t", None)
+        meta = body.pop("meta", None)
+        if isinstance(meta, dict):  # a probe's name is said by its heading
+            meta = {k: v for k, v in meta.items() if k != "probe"}
+        if meta:
+            body["meta"] = meta
         message = body.pop("message", None)
         if not isinstance(message, dict):
             lines.append(f"{kind} " + _json(body, None))
@@ -154,7 +177,7 @@ def textconv(data: bytes, source: str = "<cassette>") -> str:
         rest = {k: v for k, v in message.items() if k not in ("jsonrpc", "id", "method")}
         if rest:
             lines.extend("    " + line for line in _json(rest, 2).splitlines())
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def _label(message: dict[str, Any]) -> str:

@@ -144,10 +144,17 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
         "--no-probe",
         dest="probe",
         action="store_false",
-        help="after a 2026-07-28 session, do not start the server once more to ask whether "
-        "it also accepts legacy clients (a legacy initialize, then close); without the "
-        "probe a legacy client of the cassette is refused unless the server's discovery "
-        "lists a legacy revision",
+        default=None,
+        help="do not start the server again beside the session to capture what any client "
+        "may list (the handshake in each era, every advertised listing under each known "
+        "client's capabilities): the cassette then answers only what its own client asked "
+        "(also probe = false in [tool.cassette])",
+    )
+    rec.add_argument(
+        "--probe",
+        dest="probe",
+        action="store_true",
+        help="probe even where [tool.cassette] says probe = false (the default otherwise)",
     )
     redaction_options(rec)
     rec.add_argument(
@@ -286,10 +293,11 @@ class RecordCommand:
             redactor=with_header_secrets(_redactor(args, output), headers),
             upstream_timeout=args.upstream_timeout,
             on_warning=lambda text: err(f"warning: {text}"),
+            on_info=err,  # through err: a --log file gets the probes' line too
             before_record=_before_record(args.before_record),
             keep_stderr=_keep_stderr(args.keep_stderr),
             era=args.era,
-            probe=args.probe,
+            probe=_probe(args.probe),
             client_run=_client_run(mode is None and not network and not args.overwrite),
             volatile=keep_volatile(args),
         )
@@ -340,6 +348,13 @@ def _keep_stderr(given: bool | None) -> bool:
     from cassette.store.config import keep_stderr_for, load_settings
 
     return keep_stderr_for(load_settings(), given)
+
+
+def _probe(option: bool | None) -> bool:
+    """``--probe`` or ``--no-probe``, else the project's ``probe`` (``probe_setting``)."""
+    from cassette.store.config import probe_setting
+
+    return probe_setting(option)
 
 
 def _before_record(spec: str | None) -> Any:
@@ -500,6 +515,7 @@ def _in_mode(command: RecordCommand, choice: ModeChoice) -> int:
         keep_stderr=command.config.keep_stderr,
         prime=command.prime,
         volatile=command.config.volatile,
+        probe=command.config.probe,
         policy=fault_policy(
             DeliveryPolicy(
                 on_miss=lambda text: err(f"miss: {text}"),

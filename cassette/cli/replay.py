@@ -356,7 +356,11 @@ def _banner(
     path: Path, tape: Any, strategy: str, front: str, behaviour: tuple[str, ...], first: int = 1
 ) -> None:
     header = tape.header
+    from cassette.core.variants import split_all
+
     exchanges = sum(1 for m in tape.messages("c2s") if "id" in m)
+    for events in split_all(tape.events)[2].values():  # the recorder's probes: no session's
+        exchanges -= sum(1 for e in events if e.dir == "c2s" and "id" in e.message)
     from cassette.core.fits import sessions
     from cassette.core.starts import count_starts
 

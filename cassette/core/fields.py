@@ -69,6 +69,7 @@ _META: Final[Mapping[str, Check]] = {
     "late": _boolean,
     "variant": _string,
     "start": _integer,
+    "probe": _string,
 }
 
 

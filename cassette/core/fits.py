@@ -28,7 +28,7 @@ from cassette.core.eras import (
 from cassette.core.mcp import LATEST_LEGACY, LEGACY_VERSIONS, META_PREFIX, MODERN_VERSION
 from cassette.core.model import Era
 from cassette.core.profiles import FITTED
-from cassette.core.variants import PROBE_VARIANT, Fit, compared, pick, split
+from cassette.core.variants import PROBE_VARIANT, Fit, compared, pick, split_all
 
 __all__ = ["session_lines", "sessions"]
 
@@ -100,13 +100,29 @@ def _declared(fit: Fit) -> str:
 def sessions(era: Era, events: Sequence[Any]) -> tuple[str, list[str]]:
     """Which clients a cassette of ``era`` serves (``served_clients``), and
     ``session_lines``: what the banner and ``show`` print, from one pass over ``events``."""
-    main, variants = split(events)
-    probe_events = variants.pop(PROBE_VARIANT, None)
+    main, variants, probes = split_all(events)
+    probe_events: Sequence[Any] | None = variants.pop(PROBE_VARIANT, None)
+    if probe_events is None and era == "modern":
+        probe_events = _legacy_probe(probes)
     found = _sessions(era, main, variants)
     served = served_clients(era, found[0].handshake, probed=probe_events is not None)
     if era == "modern" and probe_events is None and any(s.era == "legacy" for s in found):
         served = "serves 2026-07-28 and dual-era clients, and legacy ones from a variant"
-    return served, _lines(era, found, probe_events)
+    lines = _lines(era, found, probe_events)
+    if probes:
+        from cassette.core.surface import probes_line  # only a cassette the recorder probed
+
+        lines.append(probes_line(probes))
+    return served, lines
+
+
+def _legacy_probe(probes: Mapping[str, Sequence[Any]]) -> Sequence[Any] | None:
+    """The events of the first legacy probe the server answered ``initialize`` in: what
+    it tells a legacy client (``cassette.core.surface``)."""
+    for name, events in probes.items():
+        if name.startswith("legacy:") and recorded_handshake(events) is not None:
+            return events
+    return None
 
 
 def _sessions(

@@ -148,6 +148,8 @@ class Negotiation:
         self._choosing = bool(self.groups)
         #: the recorded server's answer to the recorder's legacy ``initialize`` probe
         self._probe = prepared.probe
+        #: what the recorder's probes captured (``cassette.core.listings``)
+        self._surface = prepared.surface
         #: whether this session was warned that its client's capabilities differ
         self._told_capabilities = False
         #: whether it was warned that the recording holds no progress its client asks for
@@ -338,6 +340,8 @@ class Negotiation:
             reacted = differ  # a variant shows the server answers by capabilities
         if not reacted and (asked or not differ):
             return ()  # the server asked for some, and not these: it ignores them
+        if not reacted and self._surface is not None and self._surface.probed_for(said):
+            return ()  # the probes show what it lists to these (``cassette.core.listings``)
         self._told_capabilities = True
         live = ", ".join(sorted(compared(said))) or "none"
         held = ", ".join(sorted(recorded)) or "none"

@@ -11,7 +11,7 @@ decided here but by the era-and-variant authority (``cassette.core.negotiation``
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -21,8 +21,11 @@ from cassette.core.jsonrpc import JSONObject
 from cassette.core.matching import Candidate, CandidateIndex
 from cassette.core.model import Era, Recording, era_of
 from cassette.core.redacted import check_header
-from cassette.core.variants import PROBE_VARIANT, Fit, group_era, split
+from cassette.core.variants import PROBE_VARIANT, Fit, group_era, split_all
 from cassette.errors import CassetteFormatError
+
+if TYPE_CHECKING:
+    from cassette.core.listings import Surface
 
 __all__ = ["Prepared", "check_redaction"]
 
@@ -54,22 +57,34 @@ class Prepared:
     #: the variant sessions' groups, in file order (the main recording's only)
     variants: tuple[Prepared, ...] = ()
     #: what the recorded server answered a legacy ``initialize`` probe at record time
-    #: (``cassette.runtime.probe``; the main recording's only), when one was kept
+    #: (the ``legacy-probe`` variant of older recorders, else a ``legacy:*`` probe of
+    #: ``cassette.runtime.probe``; a modern main recording's only), when one was kept
     probe: JSONObject | None = None
+    #: what the recorder's probes captured: each listing under each capability set
+    #: (``cassette.core.listings``; the main recording's only)
+    surface: Surface | None = None
 
     @classmethod
     def of(cls, recording: Recording, ignore: Sequence[str] = ()) -> Prepared:
         """``ignore``: the params fingerprints leave out (``Strategy.ignore``)."""
-        main, groups = split(recording.events)
+        main, groups, probes = split_all(recording.events)
         era = era_of(recording.header)
-        if not groups:
+        if not groups and not probes:
             return cls._group(main, era, ignore)
         probed = groups.pop(PROBE_VARIANT, None)
         probe = None
         if probed is not None:
             probe = _recorded_result(cut(probed)[1], {"initialize"})
+        surface = None
+        if probes:
+            from cassette.core.listings import Surface  # only a cassette the recorder probed
+
+            surface = Surface.of(probes)
+        if probe is None and surface is not None and era == "modern":
+            probe = surface.handshake
         variants = tuple(cls._group(events, None, ignore) for events in groups.values())
-        return attrs.evolve(cls._group(main, era, ignore), variants=variants, probe=probe)
+        main_group = cls._group(main, era, ignore)
+        return attrs.evolve(main_group, variants=variants, probe=probe, surface=surface)
 
     @classmethod
     def _group(cls, events: Sequence[Any], era: Era | None, ignore: Sequence[str]) -> Prepared:

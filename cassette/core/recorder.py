@@ -132,6 +132,10 @@ class Recorder:
     )
     #: whether a held handshake-only legacy session was kept as the legacy probe
     probed: bool = attrs.field(default=False, init=False)
+    #: the client request whose success decided the era (its handshake, or a 2026-07-28
+    #: request's envelope): what the recording client declared it can do, for the
+    #: recorder's probes (``cassette.core.surface``)
+    opening: JSONObject | None = attrs.field(default=None, init=False)
 
     def __attrs_post_init__(self) -> None:
         if self.redactor is None:
@@ -209,6 +213,8 @@ class Recorder:
         """The era once a successful exchange proves it (see the module docstring), and
         the records held back for it; ``[]`` while it is still open."""
         verdict = decide(request, result)
+        if verdict is not None and self.opening is None:
+            self.opening = request
         held = self._tentative
         if held is None:
             if verdict is not None and verdict[0] == "legacy" and session is not None:
@@ -217,6 +223,7 @@ class Recorder:
             return [] if verdict is None else self.decide_era(*verdict)
         if verdict is not None and verdict[0] == "modern" and session != held[1]:
             self._as_probe(held[1], held[2])  # a connection test beside the session
+            self.opening = request
             return self.decide_era(*verdict)
         if verdict is None and session != held[1]:
             return []  # another session's success that proves no era

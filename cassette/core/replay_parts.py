@@ -34,6 +34,7 @@ __all__ = [
     "needs_answer",
     "params",
     "played",
+    "played_raw",
     "summary_lines",
     "where",
 ]
@@ -64,6 +65,21 @@ def label(request: JSONObject) -> str:
 def played(items: Sequence[Item]) -> Reply:
     """Recorded server messages, sent as they were (a preamble)."""
     return Reply(tuple(i.message for i in items), None, tuple(i.meta for i in items))
+
+
+def played_raw(exchange: Exchange) -> Reply:
+    """A raw exchange's recorded answer, sent as it was (what the server said to the same
+    frame, if anything)."""
+    items = exchange.items
+    return Reply(
+        tuple(i.message for i in items),
+        None,
+        tuple(i.meta for i in items),
+        exchange,
+        times=tuple(i.t for i in items),
+        responded=exchange.answered,
+        since=exchange.t,
+    )
 
 
 def miss_line(report: MissReport, source: str | None) -> str:

@@ -78,6 +78,7 @@ from cassette.core.replay_parts import (
     needs_answer,
     params,
     played,
+    played_raw,
     summary_lines,
     where,
 )
@@ -130,6 +131,8 @@ class Replayer:
         self._groups = bool(self._terms.groups)
         #: the state of each group a session left, by ``id`` of its ``Prepared``
         self._kept: dict[int, GroupState] = {}
+        #: what answers a listing: the recorder's probes, or the session's group
+        self._listings = None if ready.surface is None else ready.surface.session()
         self._bind(self._fresh(ready))
         #: the main recording's matcher, whatever group a handshake adopts (what a run
         #: leaves unplayed is told of the main recording only: variants are alternatives)
@@ -343,7 +346,7 @@ class Replayer:
             refused = self._refused_again(message)
             if refused is not None:
                 return refused
-        found = self._level_of_legacy(message) or self._find(message, raw)
+        found = self._level_of_legacy(message) or self._listing(message) or self._find(message, raw)
         if isinstance(found, Reply):
             return found
         key, message = found
@@ -370,6 +373,13 @@ class Replayer:
             return None
         certain = self._terms.unrecorded(message, self.era, self._state.prepared.handshake)
         return None if certain is None else _reply((certain,))
+
+    def _listing(self, message: JSONObject) -> Reply | None:
+        """A listing a probe answers better than the session's group does (``Listings``)."""
+        chosen = self._listings and self._listings.answer(
+            message, self._playback.capabilities, self._state.prepared
+        )
+        return self._play(chosen[0], message, warnings=chosen[1]) if chosen else None
 
     def _find(self, message: JSONObject, raw: str | None) -> tuple[int, JSONObject] | Reply:
         """The recording that answers ``message`` and the message as matched, or the miss.
@@ -494,17 +504,7 @@ class Replayer:
             return None
         played = self._raws_played.get(key, 0)
         self._raws_played[key] = played + 1
-        exchange = self._exchanges[positions[min(played, len(positions) - 1)]]
-        items = exchange.items
-        return Reply(
-            tuple(i.message for i in items),
-            None,
-            tuple(i.meta for i in items),
-            exchange,
-            times=tuple(i.t for i in items),
-            responded=exchange.answered,
-            since=exchange.t,
-        )
+        return played_raw(self._exchanges[positions[min(played, len(positions) - 1)]])
 
     def _batch(self, batch: list[Any]) -> Reply:
         return answer_batch(batch, self._dispatch)

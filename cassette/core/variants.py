@@ -42,6 +42,7 @@ from cassette.core.model import Era
 __all__ = [
     "COMPARED",
     "HANDSHAKES",
+    "PROBE_META",
     "PROBE_VARIANT",
     "VARIANT_META",
     "Fit",
@@ -55,7 +56,9 @@ __all__ = [
     "opening",
     "opens",
     "pick",
+    "probe_of",
     "split",
+    "split_all",
     "variant_of",
 ]
 
@@ -66,6 +69,10 @@ VARIANT_META: Final = "variant"
 #: is no group of its own: a replay answers a legacy client's ``initialize`` from it and
 #: the rest from the main recording (``cassette.core.negotiation``)
 PROBE_VARIANT: Final = "legacy-probe"
+#: the member of an event's ``meta`` naming the recorder's probe the event belongs to
+#: (``cassette.core.surface``): no session's, so apart from the main recording and its
+#: variants
+PROBE_META: Final = "probe"
 #: the requests that open a session, and so choose the group that answers it
 HANDSHAKES: Final = frozenset({"initialize", "server/discover"})
 
@@ -78,21 +85,42 @@ def variant_of(event: Any) -> str | None:
     return name if isinstance(name, str) else None
 
 
+def probe_of(event: Any) -> str | None:
+    """The recorder's probe an event belongs to (``None``: none)."""
+    meta = getattr(event, "meta", None)
+    name = meta.get(PROBE_META) if isinstance(meta, Mapping) else None
+    return name if isinstance(name, str) else None
+
+
 def split(events: Sequence[Any]) -> tuple[list[Any], dict[str, list[Any]]]:
-    """The main recording's events, and each variant's, in file order. A cassette without
-    variants comes back whole, as the same list (no copy on the common path)."""
+    """The main recording's events, and each variant's, in file order; the recorder's
+    probes are neither (``split_all``). A cassette without variants or probes comes back
+    whole, as the same list (no copy on the common path)."""
+    main, variants, _ = split_all(events)
+    return main, variants
+
+
+def split_all(
+    events: Sequence[Any],
+) -> tuple[list[Any], dict[str, list[Any]], dict[str, list[Any]]]:
+    """``split``, and the recorder's probes' events by probe name (``meta.probe``)."""
     for event in events:  # the common case, no variant at all, in one tight loop
         meta = getattr(event, "meta", None)
-        if meta and VARIANT_META in meta:
+        if meta and (VARIANT_META in meta or PROBE_META in meta):
             break
     else:
-        return list(events) if not isinstance(events, list) else events, {}
+        return list(events) if not isinstance(events, list) else events, {}, {}
     main: list[Any] = []
     variants: dict[str, list[Any]] = {}
+    probes: dict[str, list[Any]] = {}
     for event in events:
+        probe = probe_of(event)
+        if probe is not None:
+            probes.setdefault(probe, []).append(event)
+            continue
         name = variant_of(event)
         (main if name is None else variants.setdefault(name, [])).append(event)
-    return main, variants
+    return main, variants, probes
 
 
 def client_capabilities(message: Mapping[str, Any]) -> Mapping[str, Any] | None:
@@ -144,11 +172,18 @@ class Fit:
     class, not attrs: every replay imports it, and building an attrs class at import
     costs start-up instructions (docs/performance.md)."""
 
-    __slots__ = ("capabilities", "era")
+    __slots__ = ("capabilities", "declared", "era")
 
-    def __init__(self, era: Era, capabilities: frozenset[str] | None) -> None:
+    def __init__(
+        self,
+        era: Era,
+        capabilities: frozenset[str] | None,
+        said: Mapping[str, Any] | None = None,
+    ) -> None:
         self.era = era
         self.capabilities = capabilities  # None: the recording does not say
+        #: the whole capabilities object its client declared (``None``: not known)
+        self.declared = said
 
     def __repr__(self) -> str:
         return f"Fit({self.era!r}, {self.capabilities!r})"
@@ -157,7 +192,10 @@ class Fit:
     def of(cls, era: Era, requests: Iterable[Mapping[str, Any]]) -> Fit:
         """``era`` and the capabilities its client's ``opening`` declares."""
         said = opening(era, requests)
-        return cls(era, None if said is None else declared(said))
+        if said is None:
+            return cls(era, None)
+        whole = client_capabilities(said) or {}
+        return cls(era, compared(whole), whole)
 
     def score(self, era: Era | None, capabilities: frozenset[str]) -> int:
         """Higher fits better: the fewest capabilities declared on one side only (the

@@ -136,6 +136,8 @@ class ModeOptions:
     #: recording again (mode ``all``), an answer changed only in volatile values keeps
     #: its old line (``RecordConfig.volatile``)
     volatile: Ignores | None = None
+    #: a recording probes the server beside its session (``RecordConfig.probe``)
+    probe: bool = True
     #: the side channel a supervising process reads (``--report FILE``; none by default)
     report: Report | None = None
     #: hears what the mode does, for a person (``recording X``, ``appended ...``)
@@ -375,6 +377,7 @@ async def _record(
             before_record=options.before_record,
             era=options.era,
             volatile=options.volatile,
+            probe=options.probe,
         )
         if client is None and options.front != "stdio":
             result = await _record_proxy(options, config)

@@ -1,139 +1,158 @@
-"""A handshake-only probe: does the recorded server also accept legacy clients?
+"""The surface probes: fresh starts of the recorded server, asked what any client may list.
 
-A session recorded in the 2026-07-28 era shows what its server answered a modern client.
-Whether it would also have accepted a legacy client's ``initialize`` the recording cannot
-tell: fastmcp 4 and the Python SDK 2.3 servers accept it yet list only ``2026-07-28`` in
-``server/discover``. Guessing either way is wrong for some server, so the recorder asks:
-as soon as the recorded session has shown its era, it reaches the same target once more
-(a second, short-lived server process over stdio; one POST, then the session's DELETE,
-over HTTP), sends a legacy ``initialize``, and closes. The request and its answer are
-appended to the cassette as a variant session named ``legacy-probe``
-(``cassette.core.variants``), through the recorder, so they pass the same redaction gate
-as every other byte. A replay answers a legacy client's ``initialize`` from it and the rest
-from the modern session, translated by the cross-era rules (``cassette.core.negotiation``).
+A recorded session holds what its client asked; the clients a cassette serves ask more
+(``cassette.core.surface`` says what and why). So, beside the session, the recorder
+reaches the same target again, once per probe of ``cassette.core.surface.plan`` (a second,
+short-lived server process each over stdio; one MCP session each, ended with its DELETE,
+over streamable HTTP), all side by side, and holds what they answered in memory.
 
-During the session, beside it (``cassette.runtime.record``), not after it: clients end
-the recorder soon after closing their side (the Python SDK's stdio client kills it a few
-seconds later), before a slow server's second start could answer. It runs only when the
-era it is for was recorded, is bounded (``PROBE_BOUND``) and quiet: a server that refuses,
-does not answer, or allows one instance only, leaves the cassette as it was, and the
-replay goes on refusing legacy clients as before. ``--no-probe`` turns it off.
+When the probes start: as soon as the cassette's header is out, during the session, not
+after it. The header's era decides the plan, and clients end the recorder soon after
+closing their side (the Python SDK's stdio client kills it a few seconds later), before a
+slow server's second start could answer. Once started, the probes are finished (within
+``PROBE_BOUND``) even when the session ends or the recording is stopped meanwhile.
+
+When their lines are written: after the session, grouped, in the plan's order, each
+probe's lines in the order it asked (``ProbeSession.kept``), every event named by
+``meta.probe``. They are not the user's frames, so holding them in memory changes
+nothing of the crash safety of the session's own lines, which are still on disk before
+they are forwarded; and written in an order that does not depend on timing, an unchanged
+re-recording keeps them line for line (``cassette.store.quiet``). They go through the
+recorder, so they pass the same redaction gate and ``before_record`` hook as the session.
+
+Quiet: a probe that cannot start the server, is refused or does not finish within the
+bound leaves no line; one line on the banner says what was probed and how long it took,
+as soon as the probes are done (so a person, or a test, waiting on a client that has not
+closed yet sees it while the session is still open).
+A session that ends in an error (a failed write, a ``before_record`` hook that raised)
+stops the recording as it is: its probes are stopped and nothing of them is written.
+``--no-probe`` (``RecordConfig.probe``) turns it all off.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import Final
 
 import anyio
 
-from cassette._version import __version__
-from cassette.core.mcp import LATEST_LEGACY
-from cassette.core.variants import PROBE_VARIANT
+from cassette.core.surface import PROBE_META, Probe, ProbeSession, plan, surface_line
+from cassette.core.variants import client_capabilities
 from cassette.errors import sole_exception
 from cassette.runtime.sink import Sink
-from cassette.transport import ConnectOptions, Frame, Target, UpstreamConnector
+from cassette.transport import ConnectOptions, Frame, Stoppable, Target, UpstreamConnector
 
-__all__ = ["PROBE_BOUND", "PROBE_ID", "probe_legacy", "record_probe"]
+__all__ = ["PROBE_BOUND", "probe_surface", "probing_beside", "record_surface"]
 
-#: Seconds the whole probe may take: a server start, one answer, its ending.
+#: Seconds each probe may take: a server start, its handshake and listings, its ending.
 PROBE_BOUND: Final = 10.0
-#: The probe's request id: no client's, so nothing in the cassette answers it by chance.
-PROBE_ID: Final = "cassette-legacy-probe"
+#: Seconds a probe's server gets once its stdin is closed before SIGTERM, then before
+#: SIGKILL: it only listed, so nothing of it needs a graceful end, and a server that keeps
+#: timers (server-everything) would otherwise hold the recording for the usual grace.
+PROBE_GRACE: Final = (0.0, 0.5)
 
 
-def probe_request() -> bytes:
-    """The legacy ``initialize`` a probe sends: the newest legacy revision, no capability
-    (what the answer shows is then what the server gives any legacy client)."""
-    params = {
-        "protocolVersion": LATEST_LEGACY,
-        "capabilities": {},
-        "clientInfo": {"name": "cassette-probe", "version": __version__},
-    }
-    message = {"jsonrpc": "2.0", "id": PROBE_ID, "method": "initialize", "params": params}
-    return json.dumps(message, separators=(",", ":")).encode() + b"\n"  # a stdio line
-
-
-async def probe_legacy(
-    plugin: UpstreamConnector, target: Target, bound: float = PROBE_BOUND
-) -> tuple[bytes, bytes] | None:
-    """The probe's request and the server's answer to it, as carried; ``None`` when the
-    server could not be reached or did not answer within ``bound`` seconds."""
-    request = probe_request()
+async def run_probe(
+    plugin: UpstreamConnector, target: Target, probe: Probe, bound: float = PROBE_BOUND
+) -> list[ProbeSession]:
+    """The conversations of one probe (and of the one it asks to follow, on a fresh
+    connection), each finished; one that failed, or the bound cut, is left out."""
+    done: list[ProbeSession] = []
+    current: Probe | None = probe
     with anyio.move_on_after(bound):
-        try:
-            async with plugin.connect(target, ConnectOptions(timeout=bound)) as upstream:
-                await upstream.send(Frame(request))
-                while True:
-                    frame = await upstream.receive()
-                    if _answers(frame.data):
-                        await upstream.send_eof()
-                        return request, frame.data
-        except Exception:  # a probe that fails proves nothing: the cassette stays as it was
-            return None
-    return None
+        while current is not None:
+            session = ProbeSession(current)
+            try:
+                await _converse(plugin, target, session, bound)
+            except Exception:  # a probe that fails proves nothing: no line is kept
+                break
+            done.append(session)
+            current = session.follow
+    return done
 
 
-def _answers(data: bytes) -> bool:
-    """Whether ``data`` is the answer to the probe (the server may log or notify first)."""
-    try:
-        message = json.loads(data)
-    except ValueError:
-        return False
-    return isinstance(message, dict) and message.get("id") == PROBE_ID
+async def _converse(
+    plugin: UpstreamConnector, target: Target, session: ProbeSession, bound: float
+) -> None:
+    async with plugin.connect(target, ConnectOptions(timeout=bound)) as upstream:
+        for data in session.opening():
+            await upstream.send(Frame(data))
+        while not session.done:
+            frame = await upstream.receive()
+            for data in session.heard(frame.data):
+                await upstream.send(Frame(data))
+        await upstream.send_eof()
+        if isinstance(upstream, Stoppable):
+            upstream.hurry(*PROBE_GRACE)
 
 
-async def record_probe(sink: Sink, plugin: UpstreamConnector, target: Target) -> bool:
-    """Probe ``target`` when the session ``sink`` recorded is a 2026-07-28 one, and append
-    what the server answered as the ``legacy-probe`` variant; whether one was appended.
-    Only a successful ``initialize`` result is kept: a refusal proves what the replay
-    already answers."""
+async def probe_surface(
+    sink: Sink, plugin: UpstreamConnector, target: Target
+) -> list[ProbeSession]:
+    """Every probe of the plan for the session ``sink`` records, side by side; their
+    conversations in the plan's order. None when the session has no era yet."""
     header = sink.recorder.header
-    if header is None or header.era != "modern" or sink.writer.closed:
-        return False
-    if sink.recorder.probed:  # the client's own connection test already asked (mcp-remote)
-        return False
-    found = await probe_legacy(plugin, target)
-    if found is None or not _succeeded(found[1]):
-        return False
-    meta = {"variant": PROBE_VARIANT}
-    sink.put(sink.recorder.observe("c2s", found[0], sink.clock(), meta))
-    sink.put(sink.recorder.observe("s2c", found[1], sink.clock(), meta))
-    return True
+    if header is None or sink.writer.closed:
+        return []
+    era = header.era or "legacy"
+    opening = sink.recorder.opening
+    recorded = client_capabilities(opening) if opening is not None else None
+    probes = plan(era, recorded, header.protocol_version)
+    found: list[list[ProbeSession]] = [[] for _ in probes]
+
+    async def one(index: int) -> None:
+        found[index] = await run_probe(plugin, target, probes[index])
+
+    async with anyio.create_task_group() as tg:
+        for index in range(len(probes)):
+            tg.start_soon(one, index)
+    return [session for sessions in found for session in sessions]
 
 
-def _succeeded(data: bytes) -> bool:
-    try:
-        message = json.loads(data)
-    except ValueError:
-        return False
-    return isinstance(message, dict) and isinstance(message.get("result"), dict)
+def record_surface(sink: Sink, sessions: list[ProbeSession]) -> None:
+    """Append what the probes kept, through the recorder, each line named by its probe."""
+    for session in sessions:
+        for direction, data, label in session.kept:
+            if sink.writer.closed:  # a failed write: the file keeps its prefix
+                return
+            sink.put(sink.recorder.observe(direction, data, sink.clock(), {PROBE_META: label}))
 
 
 async def probing_beside(
-    sink: Sink, plugin: UpstreamConnector, target: Target, session: Awaitable[None]
+    sink: Sink,
+    plugin: UpstreamConnector,
+    target: Target,
+    session: Awaitable[None],
+    on_info: Callable[[str], None] | None = None,
 ) -> None:
-    """Run ``session`` and, beside it, the legacy probe (``cassette.runtime.probe``) as
-    soon as the cassette's header is out (the era it decides is what the probe is for).
-
-    During the session, not after it: a client that closes its side and soon ends the
-    recorder (the Python SDK's stdio client kills it a few seconds after closing stdin)
-    would otherwise end it before a slow server's second start had answered, and the
-    cassette would lose the probe. Once started, the probe is finished (within its bound)
-    even when the session ends or the recording is stopped meanwhile."""
+    """Run ``session`` and, beside it, the surface probes as soon as the cassette's
+    header is out; append what they kept once the session is over (see the module
+    docstring), and tell ``on_info`` what was probed."""
     known = anyio.Event()
     sink.on_header = known.set
+    found: list[ProbeSession] = []
+    took: list[float] = []
+    shielded = anyio.CancelScope(shield=True)  # a stop does not cut the probes short
+    failed = False
 
     async def probe() -> None:
         await known.wait()
-        with anyio.CancelScope(shield=True):
-            await record_probe(sink, plugin, target)
+        with shielded:
+            started = anyio.current_time()
+            found.extend(await probe_surface(sink, plugin, target))
+            took.append(anyio.current_time() - started)
+            if on_info is not None:  # said now: a client may still be waiting to close
+                on_info(surface_line(found, took[0]))
 
     try:
         async with anyio.create_task_group() as tg:
             tg.start_soon(probe)
-            await session
+            try:
+                await session
+            except Exception:
+                failed = True  # the session's own error: the recording stops as it is
+                shielded.cancel()
+                raise
             if not known.is_set():  # no era decided: nothing to probe for
                 tg.cancel_scope.cancel()
     except BaseExceptionGroup as group:
@@ -142,3 +161,6 @@ async def probing_beside(
             raise
         inner.__suppress_context__ = True
         raise inner from inner.__cause__
+    finally:
+        if took and not failed:
+            record_surface(sink, found)

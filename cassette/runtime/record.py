@@ -142,9 +142,9 @@ class RecordConfig:
     #: the era to record in (``cassette.core.eras.era_refusal``): ``auto`` lets the client
     #: choose; ``legacy`` or ``modern`` answers the other era's opening in the server's place
     era: str = attrs.field(default="auto", validator=attrs.validators.in_(ERA_CHOICES))
-    #: after a 2026-07-28 session, ask the same target once whether it also accepts a
-    #: legacy ``initialize``, and keep its answer for legacy clients of the cassette
-    #: (``cassette.runtime.probe``); ``False``: no second connection to the server
+    #: beside the session, start the same target again to capture what any client may
+    #: list (the handshake in each era, every advertised listing under each capability
+    #: set; ``cassette.runtime.probe``); ``False``: no other connection to the server
     probe: bool = True
     #: the client run this session is a start of (``cassette.store.starts.client_run``):
     #: a cassette this run recorded, found as it left it, gets this session appended as
@@ -453,7 +453,7 @@ async def record_session(
     with _recording(config, plugin, target) as (sink, outcome):
         session = _stoppable(_session(plugin, target, config, sink, client))
         if config.probe and sink.start is None:  # a later start: the first one asked
-            await probing_beside(sink, plugin, target, session)
+            await probing_beside(sink, plugin, target, session, _info(config))
         else:
             await session
     return outcome[0]
@@ -589,7 +589,7 @@ async def record_proxy(
         tap = RefusalNotices(SinkTap(sink), target.url, names, _info(config))
         session = plugin.record_proxy(target.url, tap, options)
         if config.probe and isinstance(plugin, UpstreamConnector):
-            await probing_beside(sink, plugin, target, session)
+            await probing_beside(sink, plugin, target, session, _info(config))
         else:
             await session
     return outcome[0]

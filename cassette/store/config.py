@@ -19,10 +19,12 @@ configured here::
     ignore-params = ["/params/arguments/requestId"]   # never matched on (docs/matching.md)
     before-record = "tests/hooks.py:scrub"            # sees each message before it is written
     stderr = false                        # keep no server stderr in cassettes (--no-stderr)
+    probe = false                         # no probes of the server beside a recording
 
     [tool.cassette.pytest]                # the pytest plugin (docs/pytest.md)
     cassette-dir = "tests/cassettes"      # where cassettes live (default: beside each test)
     mode = "once"                         # the default record mode
+    probe = false                         # as [tool.cassette] probe, for the plugin only
     strategy = "default"                  # the default matching strategy
     fail-on-unused = true                 # a test that leaves recordings unplayed fails
     record-on-failure = false             # keep what a failing test recorded
@@ -51,6 +53,7 @@ __all__ = [
     "limits_for",
     "load_hook",
     "load_settings",
+    "probe_setting",
     "setting_error",
 ]
 
@@ -268,3 +271,15 @@ def load_hook(spec: str, root: Path | None = None) -> Any:
     if not callable(found):
         raise UsageError(f"before-record {spec!r} is not callable")
     return found
+
+
+def probe_setting(option: bool | None, start: Path | None = None) -> bool:
+    """Whether a recording probes the server beside its session
+    (``cassette.runtime.probe``): as the option says (``--probe``, ``--no-probe``), else
+    as ``[tool.cassette] probe`` says (default: it does)."""
+    if option is not None:
+        return option
+    value = load_settings(start).get("probe", True)
+    if not isinstance(value, bool):
+        raise setting_error(start, "tool.cassette", "probe", "must be true or false")
+    return value

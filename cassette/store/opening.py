@@ -8,7 +8,9 @@ rules out in the file's bytes, so a cassette that passes every check answers
 ``initialize`` from its opening exactly as from the whole:
 
 * no event has a ``meta`` (no variant sessions, no legacy probe, no later server starts,
-  no HTTP facts);
+  no HTTP facts), but for the recorder's probes (``cassette.core.surface``), whose lines
+  come last and answer listings only: a trailing run of lines each ending as the recorder
+  writes a probe's (``_PROBE_LINE``) is left out of every check below (``_session_size``);
 * ``"initialize"`` occurs once (one recording can match the request), and no
   ``server/discover`` (the revisions a server proves it supports) or request the server
   makes of its client's capabilities (``roots/list``, ``sampling/createMessage``,
@@ -28,6 +30,8 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
+from collections.abc import Iterator
 from typing import BinaryIO, Final
 
 from cassette.core.codec import decode_lines
@@ -66,6 +70,12 @@ _NOWHERE: Final = (
 )
 
 
+#: a line of the recorder's probes as it writes one: its ``meta`` member last (but for a
+#: typed sentinel's pointers), naming the probe and nothing else. A session's line cannot
+#: end so: a message's own members are closed by at least two more braces
+_PROBE_LINE: Final = re.compile(rb',"meta":\{"probe":"[^"\\]*"\}(?:,"redacted":\[[^\]]*\])?\}$')
+
+
 def read_opening(path: str | os.PathLike[str], *, limits: Limits | None = None) -> Cassette | None:
     """The opening of the cassette at ``path`` as a cassette of its own, when it provably
     answers ``initialize`` as the whole does; ``None`` otherwise (see the module docstring)."""
@@ -73,13 +83,11 @@ def read_opening(path: str | os.PathLike[str], *, limits: Limits | None = None) 
     chosen = current_limits() if limits is None else limits
     try:
         with open_regular(source, "cassette") as file:
-            if os.fstat(file.fileno()).st_size < OPENING_FROM:
-                return None
-            lines = _first_lines(file, min(chosen.line_limit, _LINE_CAP))
-            if lines is None or not _proved(lines, file):
-                return None
+            lines = _proved_opening(file, chosen)
     except (OSError, CassetteError):
         return None  # the whole load says what is wrong
+    if lines is None:
+        return None
     try:
         decoded = decode_lines(lines, source, chosen.line_limit, fast=False, limits=chosen)
     except CassetteError:
@@ -88,6 +96,26 @@ def read_opening(path: str | os.PathLike[str], *, limits: Limits | None = None) 
         return None
     events = _through_handshake(decoded.events)
     return None if events is None else Cassette(decoded.header, tuple(events), source)
+
+
+def _proved_opening(file: BinaryIO, chosen: Limits) -> list[bytes] | None:
+    """The opening lines of a long enough ``file`` that passes every check, else ``None``."""
+    size = os.fstat(file.fileno()).st_size
+    if size < OPENING_FROM:
+        return None
+    session = _session_size(file, size)
+    file.seek(0)
+    lines = _first_lines(file, min(chosen.line_limit, _LINE_CAP))
+    if lines is None:
+        return None
+    kept, used = [], 0
+    for line in lines:  # a short session: its probes' lines are no part of the opening
+        used += len(line)
+        if used > session:
+            break
+        kept.append(line)
+    file.seek(sum(map(len, kept)))
+    return kept if _proved(kept, file, session) else None
 
 
 def _first_lines(file: BinaryIO, cap: int) -> list[bytes] | None:
@@ -105,15 +133,53 @@ def _first_lines(file: BinaryIO, cap: int) -> list[bytes] | None:
     return lines
 
 
-def _proved(lines: list[bytes], file: BinaryIO) -> bool:
-    """Whether the opening ``lines`` and the rest of ``file`` hold ``"initialize"`` once
-    and nothing of ``_NOWHERE``, read a chunk at a time (memory stays a chunk, whatever
-    the size); a word cut by a chunk's end is found in the next, which starts with the
-    previous one's last bytes."""
+def _session_size(file: BinaryIO, size: int) -> int:
+    """The bytes of ``file`` before its trailing probe lines (``_PROBE_LINE``); its
+    ``size`` when it ends with none. Read from the end, a chunk at a time."""
+    start = size
+    for line in _lines_back(file, size):
+        if not _PROBE_LINE.search(line):
+            break
+        start -= len(line) + 1
+    return start
+
+
+def _lines_back(file: BinaryIO, size: int) -> Iterator[bytes]:
+    """The file's lines without their newlines, last first (a file that does not end
+    with a newline yields its unterminated tail, which is no probe line, first). It stops
+    at a line longer than a chunk: no more is read than that line (a file of zeros)."""
+    pos, pending = size, b""
+    first = True
+    while pos > 0 and len(pending) <= _CHUNK:
+        step = min(_CHUNK, pos)
+        pos -= step
+        file.seek(pos)
+        parts = (file.read(step) + pending).split(b"\n")
+        pending = parts.pop(0)  # its start may lie before ``pos``
+        if first and parts and parts[-1] == b"":
+            parts.pop()  # after the last newline: no line
+        first = False
+        yield from reversed(parts)
+    if pos == 0:
+        yield pending  # the file's first line
+
+
+def _proved(lines: list[bytes], file: BinaryIO, size: int | None = None) -> bool:
+    """Whether the opening ``lines`` and the rest of ``file`` (up to ``size`` bytes from
+    its start, when given) hold ``"initialize"`` once and nothing of ``_NOWHERE``, read a
+    chunk at a time (memory stays a chunk, whatever the size); a word cut by a chunk's end
+    is found in the next, which starts with the previous one's last bytes."""
     keep = max(len(word) for word in (*_NOWHERE, _INITIALIZE)) - 1
     initialize = 0
     tail = b""
-    chunks = itertools.chain([b"".join(lines)], iter(lambda: file.read(_CHUNK), b""))
+    left = [(1 << 62 if size is None else size) - sum(map(len, lines))]
+
+    def read() -> bytes:
+        chunk = file.read(min(_CHUNK, left[0]))
+        left[0] -= len(chunk)
+        return chunk
+
+    chunks = itertools.chain([b"".join(lines)], iter(read, b""))
     for chunk in chunks:
         data = tail + chunk
         # an "initialize" wholly inside ``tail`` was counted with the chunk before

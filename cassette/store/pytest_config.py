@@ -13,6 +13,7 @@ from cassette.store.config import (
     find_pyproject,
     ignore_params_for,
     load_settings,
+    probe_setting,
     setting_error,
 )
 
@@ -25,6 +26,7 @@ _PYTEST_KEYS: Final = {
     "strategy": str,
     "fail-on-unused": bool,
     "record-on-failure": bool,
+    "probe": bool,
 }
 
 
@@ -40,6 +42,9 @@ class PytestSettings:
     record_on_failure: bool = False
     ignore_params: tuple[str, ...] = ()
     before_record: str | None = None
+    #: whether recordings probe the server beside the session (``probe`` here, else in
+    #: ``[tool.cassette]``; ``cassette.runtime.probe``)
+    probe: bool = True
 
 
 def pytest_settings(start: Path | None = None) -> PytestSettings:
@@ -76,4 +81,5 @@ def pytest_settings(start: Path | None = None) -> PytestSettings:
         record_on_failure=section.get("record-on-failure", False),
         ignore_params=ignore_params_for(settings, start=start),
         before_record=hook,
+        probe=section.get("probe", probe_setting(None, start)),
     )

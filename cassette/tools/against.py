@@ -24,6 +24,7 @@ from cassette.core.prepared import Prepared
 from cassette.core.replayer import Replayer
 from cassette.core.start_responder import start_note
 from cassette.core.starts import split_starts, start_of
+from cassette.core.variants import probe_of
 from cassette.store.storage import Cassette
 from cassette.tools.diff import label as request_label
 
@@ -103,8 +104,8 @@ def misses_against(
     replayers: dict[Any, Replayer] = {}
     misses: list[Miss] = []
     for event in session.events:
-        if not isinstance(event, MessageEvent) or event.dir != "c2s":
-            continue
+        if not isinstance(event, MessageEvent) or event.dir != "c2s" or probe_of(event):
+            continue  # the recorder's probes are no client's
         key = session_of(event)
         if key not in replayers:
             replayers[key] = _replayer_for(cassette, key, chosen, prepared)
@@ -146,8 +147,8 @@ def faults_preview(tape: Cassette | str | os.PathLike[str], plan: FaultPlan) -> 
     cassette = tape if isinstance(tape, Cassette) else Cassette.load(tape)
     sessions: dict[Any, list[tuple[int, dict[str, Any]]]] = {}
     for event in cassette.events:
-        if not isinstance(event, MessageEvent) or event.dir != "c2s":
-            continue
+        if not isinstance(event, MessageEvent) or event.dir != "c2s" or probe_of(event):
+            continue  # the recorder's probes are no client's
         if "method" in event.message and "id" in event.message:
             sessions.setdefault(session_of(event), []).append((event.seq + 1, event.message))
     labels = {line: request_label(m) for requests in sessions.values() for line, m in requests}

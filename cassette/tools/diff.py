@@ -29,6 +29,7 @@ from cassette.core.jsonrpc import pretty
 from cassette.core.matching import Fingerprint, fingerprint, show_value
 from cassette.core.model import MessageEvent
 from cassette.core.redacted import canonical
+from cassette.core.variants import probe_of
 from cassette.store.storage import Cassette
 from cassette.tools._common import Exchange, emit, exchanges
 
@@ -142,7 +143,9 @@ def _answer(pair: Exchange) -> Any:
 
 
 def _client_requests(tape: Cassette) -> dict[Fingerprint, list[Exchange]]:
-    pairs, _ = exchanges(tape.events)
+    """Each recorded client request by fingerprint; the recorder's probes are left out
+    (what any client may list is no change of the session to review)."""
+    pairs, _ = exchanges([e for e in tape.events if probe_of(e) is None])
     by_fp: dict[Fingerprint, list[Exchange]] = defaultdict(list)
     for pair in pairs:
         if pair.request.dir == "c2s":

@@ -46,6 +46,7 @@ from cassette.core.jsonrpc import Kind, pretty
 from cassette.core.model import Event, ExitEvent, HttpEvent, MessageEvent, RawEvent, StderrEvent
 from cassette.core.starts import count_starts, split_starts
 from cassette.core.text import printable
+from cassette.core.variants import probe_of, split_all
 from cassette.errors import UsageError
 from cassette.store.files import write_atomic
 from cassette.store.storage import Cassette
@@ -172,12 +173,14 @@ def _cut(text: str) -> str:
 def timeline(tape: Cassette | str | os.PathLike[str]) -> list[Row]:
     """The cassette's events as timeline rows, in file order: each with its session, a
     request with how long its answer took and how the call ended, and an answer with
-    that ending too (a result with ``isError: true`` reads ``tool error``)."""
+    that ending too (a result with ``isError: true`` reads ``tool error``). The
+    recorder's probes are no part of it (``probes``)."""
     cassette = tape if isinstance(tape, Cassette) else Cassette.load(tape)
-    rows = {event.seq: _row(event) for event in cassette.events}
+    kept = [event for event in cassette.events if probe_of(event) is None]
+    rows = {event.seq: _row(event) for event in kept}
     for seq, row in rows.items():
         rows[seq] = attrs.evolve(row, group=group_of(row.event).label)
-    for call in calls(cassette.events):
+    for call in calls(kept):
         request = rows[call.request.seq]
         rows[call.request.seq] = attrs.evolve(
             request,
@@ -191,6 +194,11 @@ def timeline(tape: Cassette | str | os.PathLike[str]) -> list[Row]:
             what = "tool error" if call.outcome == "tool-error" else answer.what
             rows[call.answer.seq] = attrs.evolve(answer, outcome=call.outcome, what=what)
     return list(rows.values())
+
+
+def probes(tape: Cassette) -> dict[str, list[int]]:
+    """The recorder's probes (``cassette.core.surface``): each one's lines, by name."""
+    return {name: [e.seq + 1 for e in events] for name, events in split_all(tape.events)[2].items()}
 
 
 def _size(n: int) -> str:
@@ -567,6 +575,7 @@ def main(args: argparse.Namespace) -> int:
             "html": args.html,
             "starts": count_starts(cassette.events),
             "events": [r.as_data() for r in rows],
+            "probes": probes(cassette),
         }
         if against is not None:
             data["against"] = against.as_data()

@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 
 from cassette.core.mcp import LEGACY_VERSIONS, MODERN_VERSION
 from cassette.core.model import HttpEvent, MessageEvent, RawEvent, Recording
+from cassette.core.variants import probe_of
 
 __all__ = [
     "get_refused",
@@ -74,6 +75,8 @@ def sessionless_methods(recording: Recording) -> frozenset[str] | None:
         return None
     methods = {"initialize"}
     for event in recording.events:
+        if probe_of(event) is not None:
+            continue  # the recorder's own probes: each was a session of its own
         if isinstance(event, MessageEvent) and event.dir == "c2s" and _session_of(event) is None:
             method = event.message.get("method")
             if isinstance(method, str):

@@ -13,7 +13,16 @@ from pathlib import Path
 import pytest
 
 from cassette import Cassette, ExitEvent, RawEvent, StderrEvent
-from tests.support import PY, RAW_SERVER, ROOT, LineClient, record_command, replay_command, scaled
+from tests.support import (
+    PY,
+    RAW_SERVER,
+    ROOT,
+    LineClient,
+    record_command,
+    replay_command,
+    scaled,
+    session_events,
+)
 
 pytestmark = pytest.mark.e2e
 RAW = [PY, str(RAW_SERVER)]
@@ -76,8 +85,9 @@ def test_record_keeps_everything_the_session_showed(tmp_path: Path) -> None:
     assert ExitEvent in kinds
     raw = next(e for e in cassette.events if isinstance(e, RawEvent))
     assert raw.text == "raw-server banner (not JSON-RPC)"
-    assert isinstance(cassette.events[-1], ExitEvent)
-    assert cassette.events[-1].code == 0
+    ended = session_events(cassette)[-1]  # the recorder's probes come after the session
+    assert isinstance(ended, ExitEvent)
+    assert ended.code == 0
     stderr = [e.text for e in cassette.events if isinstance(e, StderrEvent)]
     assert stderr == ["raw-server: starting"]
 
@@ -119,7 +129,7 @@ def test_record_passes_stderr_through_and_names_the_server_exit_code(tmp_path: P
     assert err.endswith(
         f"cassette: the recorded server exited with code 7; the recording is in {tape}\n"
     )
-    last = Cassette.load(tape).events[-1]
+    last = session_events(tape)[-1]
     assert isinstance(last, ExitEvent)
     assert last.code == 7
 
@@ -269,7 +279,8 @@ def test_signal_ends_the_server_and_closes_the_cassette(
     assert not cassette.warnings
     texts = json.dumps([m for m in cassette.messages("s2c")])
     assert "before the signal" in texts
-    assert isinstance(cassette.events[-1], ExitEvent)  # the server's end was seen and recorded
+    # the server's end was seen and recorded (the recorder's probes, if any, after it)
+    assert isinstance(session_events(cassette)[-1], ExitEvent)
 
 
 @POSIX_SIGNALS

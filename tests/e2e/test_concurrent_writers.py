@@ -30,7 +30,7 @@ import pytest
 from cassette.core.model import MessageEvent
 from cassette.store.storage import Cassette
 from cassette.tools.lint import lint_cassette
-from tests.support import LineClient, everything_command, record_command
+from tests.support import LineClient, everything_command, record_command, session_events
 
 ROUNDS = int(os.environ.get("CASSETTE_STRESS_ROUNDS", "2"))
 
@@ -41,7 +41,7 @@ ECHOES = 5  # echo calls per session, sent to every recorder before any answer i
 def _echoes(tape: Cassette) -> list[str]:
     return [
         e.message["params"]["arguments"]["message"]
-        for e in tape.events
+        for e in session_events(tape)
         if isinstance(e, MessageEvent)
         and e.dir == "c2s"
         and e.message.get("method") == "tools/call"
@@ -120,7 +120,8 @@ def test_concurrent_recorders_each_write_a_whole_cassette_of_their_own(
         assert [f for f in lint_cassette(tape) if f.severity == "error"] == []
         number = _session_of(tape)  # one session's messages, none of another's
         sessions.append(number)
-        sent = [e.message for e in tape.events if isinstance(e, MessageEvent) and e.dir == "c2s"]
+        events = session_events(tape)  # the recorder's probes after it are no session's
+        sent = [e.message for e in events if isinstance(e, MessageEvent) and e.dir == "c2s"]
         assert [m.get("method") for m in sent] == [
             "initialize",
             "notifications/initialized",
@@ -129,7 +130,7 @@ def test_concurrent_recorders_each_write_a_whole_cassette_of_their_own(
         assert _echoes(tape) == [f"session {number} {s}" for s in range(2, 2 + ECHOES)]
         answers = [
             e.message
-            for e in tape.events
+            for e in events
             if isinstance(e, MessageEvent) and e.dir == "s2c" and "method" not in e.message
         ]
         assert answers == got[number]  # every answer the client got, in order, no other

@@ -21,12 +21,11 @@ from pathlib import Path
 import pytest
 
 from cassette.core.model import ExitEvent, MessageEvent
-from cassette.store.storage import Cassette
 from cassette.transport import Frame, Target
 from cassette.transports import _early
 from cassette.transports._adopted import AdoptedProcess
 from cassette.transports.stdio import StdioTransport
-from tests.support import PY, ROOT, run, scaled
+from tests.support import PY, ROOT, run, scaled, session_events
 
 linux = pytest.mark.skipif(sys.platform != "linux", reason="early spawn is Linux only")
 
@@ -193,7 +192,7 @@ def test_a_recording_gives_its_early_server_what_subprocess_would(tmp_path: Path
     assert mask & (1 << (signal.SIGPIPE - 1)) == 0
     assert mask & (1 << (signal.SIGXFSZ - 1)) == 0
     assert given["leader"]
-    events = Cassette.load(tape).events
+    events = session_events(tape)
     answers = [e for e in events if isinstance(e, MessageEvent) and e.dir == "s2c"]
     assert answers[0].message["result"]["serverInfo"]["name"] == "reporter"
     assert isinstance(events[-1], ExitEvent)

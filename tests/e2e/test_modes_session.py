@@ -17,7 +17,7 @@ from cassette.modes.runner import ModeOptions, ModeResult, run_mode
 from cassette.runtime.conversation import DeliveryPolicy
 from cassette.transport import Target
 from cassette.transports.memory import memory_pair
-from tests.support import PY, ROOT, run
+from tests.support import PY, ROOT, client_starts, run
 
 SERVER = ROOT / "tests" / "servers" / "episode_server.py"
 INIT = {
@@ -33,7 +33,7 @@ def server(log: Path, tag: str = "live") -> list[str]:
 
 
 def starts(log: Path) -> int:
-    return len(log.read_text().splitlines()) if log.exists() else 0
+    return client_starts(log)  # the recorder's probes apart
 
 
 async def handshake(conn: ClientConnection) -> None:

@@ -13,6 +13,7 @@ import json
 import signal
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -24,6 +25,7 @@ from tests.support import (
     PY,
     ROOT,
     Background,
+    probe_log,
     record_command,
     recording_over_http,
     replay_command,
@@ -86,8 +88,9 @@ def test_an_older_legacy_client_gets_its_own_revision_on_replay(tmp_path: Path) 
 
 
 def test_a_plain_http_recording_probes_and_serves_legacy_clients(tmp_path: Path) -> None:
-    """Over streamable HTTP the probe is one POST and the session's DELETE; the replay's
-    HTTP front then serves a legacy client of the 2026-07-28 cassette, as the server did."""
+    """Over streamable HTTP each probe is an MCP session of its own, ended with its DELETE;
+    the legacy one's ``initialize`` lets the replay's HTTP front serve a legacy client of
+    the 2026-07-28 cassette, as the server did."""
     tape = tmp_path / "modern-http.jsonl"
     with recording_over_http(MODERN_SERVER, tape) as (upstream, proxy_url, proxy):
         recorded = run(lambda: _add(proxy_url))
@@ -96,7 +99,7 @@ def test_a_plain_http_recording_probes_and_serves_legacy_clients(tmp_path: Path)
     assert recorded[0] == "2026-07-28"
     lines = [json.loads(line) for line in tape.read_text().splitlines()]
     assert lines[0]["era"] == "modern"
-    assert any((e.get("meta") or {}).get("variant") == "legacy-probe" for e in lines)
+    assert any(_legacy_handshake_probe(e) for e in lines)
     front = Background([*replay_command(tape), "--front", "http", "--port", "0"], env=OFFLINE_ENV)
     with front:
         url = front.wait_for(r"serving on (http://\S+)").group(1)
@@ -108,20 +111,27 @@ def test_a_plain_http_recording_probes_and_serves_legacy_clients(tmp_path: Path)
 MCP23 = ROOT / "tests" / "servers" / "mcp23_server.py"
 
 
+def _legacy_handshake_probe(event: dict[str, Any]) -> bool:
+    """A line of the recorder's legacy probe: its ``initialize``."""
+    message = event.get("message") or {}
+    probe = (event.get("meta") or {}).get("probe")
+    return probe == "legacy:bare" and message.get("method") == "initialize"
+
+
 def test_a_plain_stdio_recording_of_a_slow_server_keeps_its_probe(tmp_path: Path) -> None:
-    """The probe runs during the session, beside it: a Python server's slow second start
-    answers it while the session is open (the SDK 2 stdio client ends the recorder a few
-    seconds after closing its side, so the session waits for the probe, a condition, rather
-    than betting on the machine's speed). The server's discovery lists only 2026-07-28
-    (mcp 2.3.0's default): the probe is what lets the cassette serve a legacy client, as
-    the live server does."""
+    """The probes run during the session, beside it: a Python server's slow further starts
+    answer them while the session is open (the SDK 2 stdio client ends the recorder a few
+    seconds after closing its side, so the session waits until the recorder says the probes
+    are done, a condition, rather than betting on the machine's speed). The server's
+    discovery lists only 2026-07-28 (mcp 2.3.0's default): the probe is what lets the
+    cassette serve a legacy client, as the live server does."""
     tape = tmp_path / "mcp23.jsonl"
     server = [PY, str(MCP23)]
-    recording = stdio_params(record_command(tape, server))
+    recording = stdio_params(record_command(tape, server, "--log", str(probe_log(tape))))
     recorded = run(lambda: session(recording, "auto", probed=tape))
     assert recorded["protocol"] == "2026-07-28"
     lines = [json.loads(line) for line in tape.read_text().splitlines()]
     assert lines[0]["era"] == "modern"
-    assert any((e.get("meta") or {}).get("variant") == "legacy-probe" for e in lines)
+    assert any(_legacy_handshake_probe(e) for e in lines)
     live = run(lambda: session(stdio_params(server), "legacy"))
     assert run(lambda: session(stdio_params(replay_command(tape), OFFLINE_ENV), "legacy")) == live

@@ -23,9 +23,17 @@ from pathlib import Path
 import pytest
 
 from cassette.core.model import ExitEvent, MessageEvent
-from cassette.store.storage import Cassette
 from cassette.tools.lint import lint_cassette
-from tests.support import NODE_DIR, PY, ROOT, LineClient, node, record_command, scaled
+from tests.support import (
+    NODE_DIR,
+    PY,
+    ROOT,
+    LineClient,
+    node,
+    record_command,
+    scaled,
+    session_events,
+)
 
 STUBBORN = [PY, str(ROOT / "tests" / "servers" / "stubborn_server.py")]
 TS_CLOSE = NODE_DIR / "ts_close.mjs"
@@ -69,7 +77,7 @@ def opened(tape: Path, *flags: str, server: list[str] | None = None) -> tuple[Li
 
 
 def last_event(tape: Path) -> object:
-    return Cassette.load(tape).events[-1]
+    return session_events(tape)[-1]  # the recorder's probes come after the session
 
 
 def test_a_server_that_ignores_end_of_input_is_terminated_after_the_grace(
@@ -98,7 +106,7 @@ def test_a_signal_ends_the_server_and_records_what_it_said_meanwhile(
     assert "result" in answer
     assert client.proc.wait(timeout=scaled(SLACK)) == 128 + sig
     assert gone(pid)
-    events = Cassette.load(tape).events
+    events = session_events(tape)
     answers = [e for e in events if isinstance(e, MessageEvent) and e.message.get("id") == 5]
     assert [e.dir for e in answers] == ["c2s", "s2c"]
     assert isinstance(events[-1], ExitEvent)

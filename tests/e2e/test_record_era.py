@@ -22,6 +22,7 @@ from tests.support import (
     OFFLINE_ENV,
     PY,
     LineClient,
+    probe_log,
     record_command,
     replay_command,
     run,
@@ -94,7 +95,8 @@ def test_a_plain_recording_probes_and_serves_legacy_clients(tmp_path: Path) -> N
     recorder's probe learns it, and a legacy client is served with no manual step."""
     tape = tmp_path / "modern.jsonl"
     server = [PY, str(MODERN_SERVER)]
-    version, added = run(lambda: _add(stdio_params(record_command(tape, server)), probed=tape))
+    recording = record_command(tape, server, "--log", str(probe_log(tape)))
+    version, added = run(lambda: _add(stdio_params(recording), probed=tape))
     assert version == "2026-07-28"
     assert _header(tape)["era"] == "modern"
     live = LineClient(server)

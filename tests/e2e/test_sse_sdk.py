@@ -26,6 +26,7 @@ from tests.support import (
     replay_command,
     run,
     scaled,
+    session_events,
     stdio_params,
 )
 
@@ -93,8 +94,9 @@ def test_everything_over_sse_recorded_then_replayed_offline(
     assert cassette.header.transport == "sse"
     assert (cassette.header.era, cassette.header.protocol_version) == ("legacy", live["protocol"])
     assert cassette.header.target["url"].endswith("/sse")
-    sent = [e for e in cassette.events if isinstance(e, MessageEvent) and e.dir == "c2s"]
-    said = [e for e in cassette.events if isinstance(e, MessageEvent) and e.dir == "s2c"]
+    events = session_events(cassette)  # the recorder's probes: sessions of their own
+    sent = [e for e in events if isinstance(e, MessageEvent) and e.dir == "c2s"]
+    said = [e for e in events if isinstance(e, MessageEvent) and e.dir == "s2c"]
     assert all(e.meta and e.meta["stream"].startswith("post-") for e in sent)
     assert {e.meta["stream"] for e in said if e.meta} == {"get-1"}
     assert {e.meta.get("session") for e in sent + said if e.meta} == {1}

@@ -136,11 +136,11 @@ def test_modern_era_session_records_as_modern_and_replays(tmp_path: Path) -> Non
     header = json.loads(tape.read_text().splitlines()[0])
     assert header["era"] == "modern"
     assert header["protocol_version"] == "2026-07-28"
-    # (the recorder's own legacy probe is kept as the legacy-probe variant: no session's)
+    # (the recorder's own probes, a legacy one among them, are no session's: meta.probe)
     sent = [
         e.message
         for e in Cassette.load(tape).events
-        if isinstance(e, MessageEvent) and e.dir == "c2s" and not (e.meta or {}).get("variant")
+        if isinstance(e, MessageEvent) and e.dir == "c2s" and not (e.meta or {}).get("probe")
     ]
     assert not any(m.get("method") == "initialize" for m in sent)
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from cassette import Cassette
+from cassette.core.model import MessageEvent
 from cassette.mock import load_manifest, write_manifest
 from tests.support import (
     OFFLINE_ENV,
@@ -24,6 +24,7 @@ from tests.support import (
     record_command,
     run,
     scaled,
+    session_events,
     stdio_params,
 )
 
@@ -140,10 +141,13 @@ def test_mock_over_sse_answers_as_the_server_did(recorded: dict[str, Any]) -> No
 
 
 def test_the_lists_are_the_recorded_ones_to_the_byte(recorded: dict[str, Any]) -> None:
-    tape = Cassette.load(recorded["tape"])
-    sent = {m["id"]: m["method"] for m in tape.messages("c2s") if "id" in m}
+    events = [e for e in session_events(recorded["tape"]) if isinstance(e, MessageEvent)]
+    asked = [e.message for e in events if e.dir == "c2s" and "id" in e.message]
+    sent = {m["id"]: m["method"] for m in asked}
     lists = {
-        sent[m["id"]]: m["result"] for m in tape.messages("s2c") if sent.get(m.get("id")) in LISTED
+        sent[m["id"]]: m["result"]
+        for m in (e.message for e in events if e.dir == "s2c")
+        if sent.get(m.get("id")) in LISTED
     }
     client = LineClient(mock_command(recorded["manifests"]["json"]), env=OFFLINE_ENV)
     try:

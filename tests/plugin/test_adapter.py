@@ -11,7 +11,7 @@ import pytest
 from cassette import Cassette
 from cassette.core.model import MessageEvent
 from cassette.errors import CassetteExistsError, CassetteNotFoundError
-from tests.support import PY, ROOT, run
+from tests.support import PY, ROOT, client_starts, run
 
 SERVER = ROOT / "tests" / "servers" / "episode_server.py"
 EVERYTHING = ROOT / "examples" / "everything.jsonl"
@@ -22,7 +22,7 @@ def server(log: Path, tag: str = "live") -> list[str]:
 
 
 def starts(log: Path) -> int:
-    return len(log.read_text().splitlines()) if log.exists() else 0
+    return client_starts(log)  # the recorder's probes apart
 
 
 def test_client_session_replays_a_cassette_in_process() -> None:
@@ -127,12 +127,12 @@ def test_new_episodes_in_the_modern_era_needs_no_handshake(tmp_path: Path) -> No
     assert Cassette.load(tape).header.era == "modern"
     # a new call, stateless: the live server answers it with no initialize of its own
     assert run(lambda: add("new_episodes", 1, 2), timeout=60) == ("2026-07-28", {"result": 3})
-    # (the recorder's own legacy probe, kept as the legacy-probe variant, is no session's)
+    # (the recorder's own probes, a legacy one among them, are no session's: meta.probe)
     events = Cassette.load(tape).events
     methods = [
         e.message.get("method")
         for e in events
-        if isinstance(e, MessageEvent) and e.dir == "c2s" and not (e.meta or {}).get("variant")
+        if isinstance(e, MessageEvent) and e.dir == "c2s" and not (e.meta or {}).get("probe")
     ]
     assert "initialize" not in methods
     assert run(lambda: add("none", 1, 2), timeout=60) == ("2026-07-28", {"result": 3})

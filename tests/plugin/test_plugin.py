@@ -71,7 +71,18 @@ class Suite:
 
     @property
     def starts(self) -> int:
-        return len(self.log.read_text().splitlines()) if self.log.exists() else 0
+        """The server's starts for the tests' own sessions (the recorder's probes, which
+        start it again beside a recording, are ``probes``)."""
+        return self._lines("start") - self.probes
+
+    @property
+    def probes(self) -> int:
+        """The server's starts the recorder's probes opened a session in."""
+        return self._lines("probe")
+
+    def _lines(self, word: str) -> int:
+        text = self.log.read_text() if self.log.exists() else ""
+        return sum(1 for line in text.splitlines() if line.split()[0] == word)
 
 
 @pytest.fixture
@@ -229,7 +240,7 @@ def test_an_unknown_marker_mode_errors_that_test_only(suite: Suite) -> None:
             "*unknown record mode 'sometimes' (from @pytest.mark.mcp_cassette)*",
             "*takes a path and the keywords path, mode, strategy, ignore, faults, "
             "fail_on_unused, record_on_failure, scenarios, scenario, allow_repeats, "
-            "keep_volatile; got tape*",
+            "keep_volatile, probe; got tape*",
         ],
         consecutive=False,
     )

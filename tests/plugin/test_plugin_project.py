@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import json
 import textwrap
+from collections.abc import Sequence
+from typing import Any
 
 import pytest
 
 from cassette import Cassette
+from cassette.core.model import Event, MessageEvent
 from tests.plugin.test_plugin import ECHO, Suite
 
 
@@ -25,6 +28,15 @@ def tape_of(suite: Suite, module: str, test: str = "test_echo") -> Cassette:
 
 def texts(tape: Cassette) -> list[str]:
     return [json.dumps(m) for m in tape.messages("s2c")]
+
+
+def _c2s(events: Sequence[Event]) -> list[tuple[dict[str, Any], bool]]:
+    """Each client message, and whether the recorder's probe sent it (``meta.probe``)."""
+    return [
+        (e.message, bool((e.meta or {}).get("probe")))
+        for e in events
+        if isinstance(e, MessageEvent) and e.dir == "c2s"
+    ]
 
 
 # -- CI safety --------------------------------------------------------------------------------
@@ -380,9 +392,14 @@ def test_a_project_before_record_hook_changes_and_drops_messages(suite: Suite) -
     suite.pytester.makepyprojecttoml('[tool.cassette]\nbefore-record = "hooks.py:mark"\n')
     suite.write("test_project_hook", ECHO)
     suite.run().assert_outcomes(passed=1)
-    sent = tape_of(suite, "test_project_hook").messages("c2s")
+    events = tape_of(suite, "test_project_hook").events
+    sent = [m for m, probe in _c2s(events) if not probe]
     assert [m.get("method") for m in sent] == ["initialize", "tools/call"]  # one dropped
     assert all(m.get("x-marked") for m in sent)
+    # the recorder's probes pass the same hook: their requests are marked too
+    probed = [m for m, probe in _c2s(events) if probe]
+    assert probed
+    assert all(m.get("x-marked") for m in probed)
     # what was written still replays: the hook changed the cassette, not the session
     suite.run(MCP_CASSETTE_MODE="none", TAG="gone").assert_outcomes(passed=1)
 
@@ -467,3 +484,46 @@ def test_a_bad_redaction_rule_in_the_project_fails_before_recording(suite: Suite
     result.assert_outcomes(failed=1)
     assert not (suite.pytester.path / "cassettes").exists()  # the first run writes nothing
     assert suite.starts == 0
+
+
+# -- the recorder's probes ------------------------------------------------------------------
+
+
+def _probe_lines(tape: Cassette) -> int:
+    return sum(1 for e in tape.events if (getattr(e, "meta", None) or {}).get("probe"))
+
+
+def test_a_recording_probes_the_server_beside_the_session_by_default(suite: Suite) -> None:
+    suite.write("test_probed", ECHO)
+    suite.run().assert_outcomes(passed=1)
+    assert suite.starts == 1
+    assert suite.probes >= 1  # the server was started again, for the probes
+    assert _probe_lines(tape_of(suite, "test_probed")) > 0
+
+
+@pytest.mark.parametrize(
+    ("marker", "pyproject"),
+    [
+        ("@pytest.mark.mcp_cassette(probe=False)", None),
+        ("", "[tool.cassette.pytest]\nprobe = false\n"),
+        ("", "[tool.cassette]\nprobe = false\n"),
+    ],
+    ids=["marker", "pytest-config", "project-config"],
+)
+def test_probes_are_turned_off_by_the_marker_or_the_config(
+    suite: Suite, marker: str, pyproject: str | None
+) -> None:
+    if pyproject is not None:
+        suite.pytester.makepyprojecttoml(pyproject)
+    suite.write("test_unprobed", marker + ECHO)
+    suite.run().assert_outcomes(passed=1)
+    assert suite.starts == 1
+    assert suite.probes == 0
+    assert _probe_lines(tape_of(suite, "test_unprobed")) == 0
+
+
+def test_a_marker_turns_probes_on_where_the_config_turns_them_off(suite: Suite) -> None:
+    suite.pytester.makepyprojecttoml("[tool.cassette.pytest]\nprobe = false\n")
+    suite.write("test_probed_again", "@pytest.mark.mcp_cassette(probe=True)" + ECHO)
+    suite.run().assert_outcomes(passed=1)
+    assert suite.probes >= 1

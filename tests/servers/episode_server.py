@@ -3,7 +3,9 @@
     python episode_server.py [--log FILE] [--tag TAG]
 
 Every start appends a line to ``--log`` (so a test can tell whether a server went live,
-and how often). It refuses any request before ``initialize`` (so a fall-through that
+and how often), and a session the recorder's probe opened one more (``probe``: its
+``initialize`` names the client ``cassette-probe``), so a test can tell the client's
+starts from the probes'. It refuses any request before ``initialize`` (so a fall-through that
 skipped the handshake fails loudly) and says who initialized it. Tools: ``echo`` (returns
 ``TAG:text``, so a re-recording is visible), ``count`` (how many calls this process has
 answered) and ``progress`` (one progress notification with the request's token, then the
@@ -19,6 +21,13 @@ import sys
 def send(message: dict) -> None:
     sys.stdout.write(json.dumps(message) + "\n")
     sys.stdout.flush()
+
+
+def log_probe(path: str | None, client: str) -> None:
+    """A session the recorder's probe opened: one more line in the log."""
+    if path and client == "cassette-probe":
+        with open(path, "a", encoding="utf-8") as log:
+            log.write(f"probe {os.getpid()}\n")
 
 
 def main() -> int:
@@ -40,6 +49,7 @@ def main() -> int:
         params = message.get("params") or {}
         if method == "initialize":
             initialized_by = params.get("clientInfo", {}).get("name", "?")
+            log_probe(args.log, initialized_by)
             reply["result"] = {
                 "protocolVersion": params.get("protocolVersion", "2025-11-25"),
                 "capabilities": {"tools": {}},

@@ -188,3 +188,40 @@ def test_a_file_without_a_newline_has_no_opening(tmp_path: Path) -> None:
     with path.open("wb") as file:
         file.truncate(1 << 30)  # a gigabyte of zeros, no disk used: read a megabyte of it
     assert read_opening(path) is None
+
+
+def _with_probes(path: Path, count: int = 3) -> bytes:
+    """The recorder's probe lines, as it writes them after the session (``meta.probe``;
+    a legacy probe holds an ``initialize`` and a ``server/discover`` may be kept too)."""
+    from cassette.core.codec import encode_line
+    from cassette.core.model import MessageEvent
+
+    lines = b""
+    for n in range(count):
+        for direction, message in (
+            ("c2s", {"jsonrpc": "2.0", "id": f"p{n}", "method": "initialize", "params": {}}),
+            ("s2c", {"jsonrpc": "2.0", "id": f"p{n}", "result": {"note": "server/discover"}}),
+        ):
+            event = MessageEvent(t=9.0, dir=direction, message=message, meta={"probe": "x"})  # type: ignore[arg-type]
+            lines += encode_line(event)
+    return lines
+
+
+def test_the_recorders_probe_lines_at_the_end_keep_the_opening(tmp_path: Path) -> None:
+    path = write_long(tmp_path / "t.jsonl")
+    path.write_bytes(path.read_bytes() + _with_probes(path))
+    opening = read_opening(path)
+    assert opening is not None
+    assert [e.message.get("method") for e in opening.events] == [  # type: ignore[union-attr]
+        "initialize",
+        None,
+        "notifications/initialized",
+    ]
+
+
+def test_a_probe_line_inside_the_session_means_no_opening(tmp_path: Path) -> None:
+    path = write_long(tmp_path / "t.jsonl")
+    data = path.read_bytes()
+    middle = data.index(b"\n", len(data) // 2) + 1
+    path.write_bytes(data[:middle] + _with_probes(path, 1) + data[middle:])
+    assert read_opening(path) is None

@@ -79,3 +79,17 @@ def test_a_broken_file_holding_the_table_is_one_line_naming_it(tmp_path: Path) -
 def test_a_broken_file_without_the_table_is_not_ours_to_judge(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "app\n')
     assert config.load_settings(tmp_path) == {}
+
+
+def test_probe_is_read_from_the_project_and_the_option_wins(tmp_path: Path) -> None:
+    assert config.probe_setting(None, tmp_path) is True  # no project: probes
+    (tmp_path / "pyproject.toml").write_text("[tool.cassette]\nprobe = false\n")
+    assert config.probe_setting(None, tmp_path) is False
+    assert config.probe_setting(True, tmp_path) is True  # --probe over the project's
+    assert config.probe_setting(False, tmp_path) is False
+
+
+def test_a_probe_that_is_no_boolean_is_one_line_naming_the_key(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.cassette]\nname = 1\nprobe = "no"\n')
+    with pytest.raises(UsageError, match=r"pyproject\.toml:3: \[tool\.cassette\] probe must be"):
+        config.probe_setting(None, tmp_path)

@@ -273,7 +273,10 @@ def test_a_third_party_upstream_connector_records_with_every_option(tmp_path: Pa
     assert plugin.options[0].on_side_event is not None
     recorded = Cassette.load(tape)
     assert recorded.header.target == {"url": "echo://x", "strategy": "loose"}
-    assert [m.get("method") for m in recorded.messages("c2s")] == ["initialize"]
+    sent = [e for e in recorded.events if getattr(e, "dir", None) == "c2s"]
+    session = [e.message.get("method") for e in sent if not (e.meta or {}).get("probe")]
+    assert session == ["initialize"]  # the probes beside it, through the same plugin, apart
+    assert len(plugin.options) > 1
 
 
 # -- one serve path for every responder ----------------------------------------------------
