@@ -117,7 +117,10 @@ def test_fresh_secrets_each_run_still_leave_the_file_byte_identical(
         for e in Cassette.load(tape).events
         if e.kind == "message" and "structuredContent" in e.message.get("result", {})
     )
-    assert sign_in["result"]["structuredContent"] == {"token": "tk_0000000000000001"}
+    # a typed sentinel carries its placeholder's number: the access token in the JSON text
+    # before it is key:1 (a name beside a value, read inside the string), this one key:2
+    assert "[REDACTED:key:1]" in text
+    assert sign_in["result"]["structuredContent"] == {"token": "tk_0000000000000002"}
     if pii:
         assert "reach redacted-1@example.invalid or +15550100001" in text
         assert "corp.example.com" not in text

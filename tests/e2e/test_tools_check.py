@@ -206,23 +206,38 @@ def test_check_of_a_replay_works_on_a_cassette_recorded_by_plain_record(
     tmp_path: Path,
 ) -> None:
     """A client that never listed what the server advertises left nothing to replay for
-    those lists: check says so (a note), it does not fail the server for it."""
-    tape = tmp_path / "notes.jsonl"
+    those lists when the recorder did not probe: check says so (a note), it does not fail
+    the server for it. A plain recording probes, so its replay lists what live lists."""
     notes = [PY, str(ROOT / "examples" / "notes_server.py")]
-    client = LineClient(record_command(tape, notes))
-    try:
-        client.initialize()
-        client.request("tools/call", {"name": "add_note", "arguments": {"text": "a"}})
-        assert client.finish()[0] == 0
-    finally:
-        client.kill_group()
-    result = check("--", *replay_command(tape))
+
+    def recorded(tape: Path, *extra: str) -> None:
+        client = LineClient(record_command(tape, notes, *extra))
+        try:
+            client.initialize()
+            client.request("tools/call", {"name": "add_note", "arguments": {"text": "a"}})
+            assert client.finish()[0] == 0
+        finally:
+            client.kill_group()
+
+    unprobed = tmp_path / "unprobed.jsonl"
+    recorded(unprobed, "--no-probe")
+    result = check("--", *replay_command(unprobed))
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.splitlines() == [
         "server: notes 1.0.0",
         "protocol: 2025-11-25 (legacy era)",
         "surface: 0 tools, 0 resources, 0 prompts, 0 resource templates",
         "note: tools/list: not in the recording replayed, not checked",
+        "result: PASS (0 errors, 0 warnings)",
+    ]
+    tape = tmp_path / "notes.jsonl"
+    recorded(tape)
+    probed = check("--", *replay_command(tape))
+    assert probed.returncode == 0, probed.stdout + probed.stderr
+    assert probed.stdout.splitlines() == [
+        "server: notes 1.0.0",
+        "protocol: 2025-11-25 (legacy era)",
+        "surface: 1 tools, 0 resources, 0 prompts, 0 resource templates",
         "result: PASS (0 errors, 0 warnings)",
     ]
     committed = ROOT / "examples" / "everything.jsonl"  # recorded by a plain record

@@ -131,9 +131,10 @@ def test_the_timeline_says_how_long_each_request_took_and_marks_failures() -> No
         + ("slow_report, 1.500s (line 5)")
         in text
     )
-    # each other session apart, under its own heading, after the main one's rows
+    # each variant apart, under its own heading, after the main one's rows; the
+    # recorder's probes are no part of the timeline (show says them in a line of their own)
     headings = [line for line in text if line.startswith("-- ")]
-    assert headings == ["-- main --", "-- variant claude-code --", "-- probe legacy --"]
+    assert headings == ["-- main --", "-- variant claude-code --"]
     assert text.index("-- variant claude-code --") > text.index(rows[13])
     assert "variant claude-code: 1 request(s) over 300ms, 0 failed" in "\n".join(text)
 
@@ -227,7 +228,9 @@ def test_the_page_folds_each_run_of_stderr_and_keeps_sessions_apart() -> None:
     assert all("open" not in fold for fold in folds)
     assert "server stderr: 2 lines" in page
     assert "server: 12 stations" in page  # the whole line, inside the fold
-    assert [a["class"] for t, a in parsed.elements if t == "h2" and a] == ["group"] * 3
+    # the sequence diagram: main and the variant (the probes are no part of the timeline)
+    assert [a["class"] for t, a in parsed.elements if t == "h2" and a] == ["group"] * 2
+    assert "probe legacy: 1 request(s) over 50ms" in page  # its own waterfall, apart
     assert [a["class"] for a in parsed.having("msg") if "tool-error" in (a["class"] or "")] == [
         "msg s2c response tool-error"
     ]
