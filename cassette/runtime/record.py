@@ -49,6 +49,12 @@ from cassette.runtime.refusals import RefusalNotices
 from cassette.runtime.sink import Sink, SinkOptions, SinkTap, open_sink, stderr_passthrough
 from cassette.store.destination import Destination
 from cassette.store.gate import for_target
+from cassette.store.target_paths import (
+    portable_argv,
+    portable_cwd,
+    project_root,
+    startable_argv,
+)
 from cassette.transport import (
     ConnectOptions,
     FrameStream,
@@ -247,7 +253,11 @@ def _open(
     if target.url is not None:
         described = {"url": target.url}
     else:
-        described = {"command": portable_argv(target.command)}
+        folder = target.cwd or os.getcwd()  # relative paths mean what they mean there
+        described = {
+            "command": portable_argv(target.command),
+            "cwd": portable_cwd(folder, destination.path),
+        }
     if target.headers:  # the names a replay against the live server needs, never values
         described["headers"] = sorted(target.headers)
     options = SinkOptions(
@@ -359,59 +369,6 @@ def _result(destination: Destination, sink: Sink, failed: Path | None) -> Record
         start=destination.appended if destination.start is not None else None,
         waiting=destination.start is not None and destination.appended is None,
     )
-
-
-def portable_argv(argv: Sequence[str], root: Path | None = None) -> list[str]:
-    """``argv`` as a committed cassette should show it, the same on every machine: a path
-    under the project (``root``: the folder of the nearest pyproject.toml, else the working
-    directory) relative to it, one under the home folder as ``~/...``."""
-    from cassette.store.config import find_pyproject
-
-    if root is None:
-        found = find_pyproject()
-        root = found.parent if found is not None else Path.cwd()
-    home = Path.home()
-    out = []
-    for arg in argv:
-        path = Path(arg)
-        if not path.is_absolute():
-            out.append(arg)
-        elif path.is_relative_to(root):
-            out.append(path.relative_to(root).as_posix() or ".")
-        elif path.is_relative_to(home):
-            out.append("~/" + path.relative_to(home).as_posix())
-        else:
-            out.append(arg)
-    return out
-
-
-def startable_argv(argv: Sequence[str], near: Path | None = None) -> list[str]:
-    """A header's command line (``portable_argv`` wrote it) as a command to start: ``~/``
-    is the home folder again, and an argument that names a path under the project
-    (relative to the folder of the nearest pyproject.toml at or above ``near``, the
-    cassette's folder, else the working directory) is made absolute, so the server starts
-    from wherever the command runs. Other arguments are left as written."""
-    root = project_root(near)
-    out = []
-    for arg in argv:
-        if arg.startswith("~/") or arg == "~":
-            out.append(os.fspath(Path(arg).expanduser()))
-        elif arg[:1] not in ("", "-") and not Path(arg).is_absolute() and (root / arg).exists():
-            out.append(os.fspath(root / arg))
-        else:
-            out.append(arg)
-    return out
-
-
-def project_root(near: Path | None = None) -> Path:
-    """The folder of the nearest pyproject.toml at or above ``near`` (a cassette's
-    folder), else at or above the working directory, else the working directory: where
-    ``portable_argv`` made a header's paths relative to."""
-    from cassette.store.config import find_pyproject
-
-    found = find_pyproject(near) if near is not None else None
-    found = found if found is not None else find_pyproject()
-    return found.parent if found is not None else Path.cwd()
 
 
 async def record_session(
