@@ -351,8 +351,11 @@ class Replayer:
         meta = asked.get("_meta") if isinstance(asked, dict) else None
         if isinstance(meta, dict) and "progressToken" in meta:  # asked for progress
             warnings = (*warnings, *self._terms.progress_warnings(message, exchange))
+        bridged = self._shaping and self._terms.translates(self.era)
+        if bridged:  # a legacy client of a 2026-07-28 group: what its tools may not show
+            warnings = (*warnings, *self._terms.legacy_call(message, exchange))
         reply = self._play(exchange, message, warnings=warnings)
-        if self._shaping and self._terms.translates(self.era):
+        if bridged:
             return self._terms.input_round(message, reply, self._playback)
         return reply
 

@@ -30,6 +30,7 @@ SYMBOL = {
     "pass": "pass",
     "refused": "refused",
     "legacy": "legacy",
+    "announced": "announced",
     "xfail": "xfail",
     "racy": "racy",
     "fail": "FAIL",
@@ -59,7 +60,7 @@ def load(results: Path = RESULTS, *, marked: bool = True) -> list[dict[str, Any]
             cell["status"] = "racy"  # passed or failed, it is marked as what it is
         elif expected and cell["status"] == "fail":
             cell["status"] = "xfail"
-        elif expected and cell["status"] in ("pass", "refused", "legacy"):
+        elif expected and cell["status"] in ("pass", "refused", "legacy", "announced"):
             cell["status"] = "xpass"
         cell["reason"] = EXPECTED_FAILURES.get(cell["id"], "")
         cells.append(cell)
@@ -333,7 +334,10 @@ or the recording cannot tell whether the server would have served its era, and t
 refused it with a miss that says how to record for it; **legacy**: a dual-era client of a
 legacy cassette, served the legacy session the recording proves (its probe answered
 `-32601`, it fell back to `initialize`), with no miss and no step failing that passed
-live; **xfail**: a failure listed, with
+live; **announced**: a legacy client of a 2026-07-28 cassette that saw other results
+than live only from tool calls the replay announced (in its log, and in every error it
+answered for the tool: this tool's legacy behaviour was not recorded, and `cassette
+variant TAPE --as legacy` records it), with no other miss; **xfail**: a failure listed, with
 why, in `tests/e2e/client_matrix_expected.json`; **n/a**: the live server refused the
 recording client, so its cassette holds only that refusal.
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 from collections.abc import Iterator
@@ -35,6 +36,7 @@ from typing import Any
 
 import pytest
 
+from cassette.core.legacy_calls import ANNOUNCED
 from tests.e2e.matrix_table import RESULTS, seen
 from tests.support import (
     EVERYTHING_JS,
@@ -51,6 +53,7 @@ from tests.support import (
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
 
 CLIENTS_DIR = ROOT / "tests" / "clients"
+SESSION_SPEC = json.loads((CLIENTS_DIR / "session.json").read_text("utf-8"))
 MCP1_PY = CLIENTS_DIR / ".venv-mcp1" / "bin" / "python"
 INSPECTOR_JS = (
     NODE_DIR / "node_modules" / "@modelcontextprotocol" / "inspector" / "clients" / "launcher"
@@ -178,6 +181,8 @@ class Run:
     code: int
     replay_output: str = ""
     misses: list[str] = field(default_factory=list)
+    #: the tools the replay said it cannot show the legacy behaviour of (its log)
+    announced: list[str] = field(default_factory=list)
 
     @property
     def refused(self) -> bool:
@@ -317,7 +322,9 @@ def _kept(tape: Path) -> Path:
 
 def replay(client: str, server: str, transport: str, rec: Recording, home: Path) -> Run:
     report = home / f"report-{client}.jsonl"
-    extra = ["--report", str(report)] + (["--sessions", str(home)] if rec.sessions else [])
+    log = home / f"replay-{client}.log"
+    extra = ["--report", str(report), "--log", str(log)]
+    extra += ["--sessions", str(home)] if rec.sessions else []
     command = replay_command(rec.tape, *extra)
     output = ""
     if transport == "stdio":
@@ -335,6 +342,9 @@ def replay(client: str, server: str, transport: str, rec: Recording, home: Path)
             fact = json.loads(line)
             if fact.get("event") == "miss":
                 run.misses.append(str(fact.get("text", "")).splitlines()[0])
+    if log.exists():
+        told = re.findall(rf"tools/call (\S+): this tool's {ANNOUNCED}", log.read_text("utf-8"))
+        run.announced = sorted(set(told))
     return run
 
 
@@ -504,8 +514,8 @@ RECORD_HINTS = ("--era", "record it with this client")
 
 
 def verdict(outcome: dict[str, Any]) -> tuple[str, str]:
-    """A cell's status ("pass", "refused", "legacy" or "fail") from its outcome, and why it
-    failed.
+    """A cell's status ("pass", "refused", "legacy", "announced" or "fail") from its
+    outcome, and why it failed.
 
     - The live server refused the client: the replay must refuse it too, with the same
       errors or with a line on how to record for it.
@@ -514,6 +524,8 @@ def verdict(outcome: dict[str, Any]) -> tuple[str, str]:
       a refusal whose reported miss says how to record for it (issue 14's -32022 line), and
       for a dual-era client of a legacy cassette, the legacy session it falls back to
       ("legacy", ``_fell_back``).
+    - A legacy client of a 2026-07-28 recording may see other tool results than live where
+      the replay announced those tools (``_announced``): "announced".
     - Otherwise the client must observe on replay exactly what it observed live, and the
       replay must report no miss.
     """
@@ -522,11 +534,34 @@ def verdict(outcome: dict[str, Any]) -> tuple[str, str]:
         return refusal
     if outcome["cannot_tell"] and _fell_back(outcome):
         return "legacy", ""
+    if (outcome["diff"] or outcome["misses"]) and _announced(outcome):
+        return "announced", ""
     if outcome["diff"]:
         return "fail", "the client saw on replay what it did not see live"
     if outcome["misses"]:
         return "fail", f"the replay reported misses: {outcome['misses']}"
     return "pass", ""
+
+
+#: the steps of the scripted session that call a tool (session.json names it per server)
+TOOL_STEPS = ("echo", "progress", "sampling", "elicitation", "roots")
+
+
+def _announced(outcome: dict[str, Any]) -> bool:
+    """A legacy client of a 2026-07-28 recording whose every difference from live is a
+    tool call the replay announced: it said, in its log and in any error it answered for
+    the tool, that the tool's legacy behaviour was not recorded and how to record it
+    (``cassette.core.legacy_calls``; the live server asks such a client for input, or
+    refuses it, otherwise). The callbacks those calls fire may differ, and the misses must
+    be such calls' own."""
+    told = set(outcome.get("announced") or ())
+    if not told or outcome["live"].get("protocol") == MODERN:
+        return False
+    spec = SESSION_SPEC["servers"][outcome["server"]]
+    for step in set(outcome["diff"]) - {"callbacks"}:
+        if step not in TOOL_STEPS or spec[step]["name"] not in told:
+            return False
+    return all(ANNOUNCED in miss for miss in outcome["misses"])
 
 
 def _fell_back(outcome: dict[str, Any]) -> bool:
@@ -580,6 +615,8 @@ def test_cell(cell: Cell, tmp_path_factory: pytest.TempPathFactory) -> None:
         "misses": replayed.misses,
         "diff": differences(base.observed, replayed.observed),
         "cannot_tell": cassette_cannot_serve(rec.tape, base.observed.get("protocol")),
+        "server": cell.server,
+        "announced": replayed.announced,
     }
     status, why = verdict(outcome)
     save(cell, {**outcome, "status": status})
