@@ -16,13 +16,21 @@ So the replay serves the recorded answer to the legacy client (an ``input_requir
 round bridged into server requests by ``cassette.core.negotiation``) and says what it
 cannot know, once per tool in a warning (the log), and in every error it answers for
 that tool: this tool's legacy behaviour was not recorded, and ``cassette variant TAPE
---as legacy`` records it. The calls it says it of are those whose recorded answer asked
-the client for input or refused the call (a JSON-RPC error, or a result marked
-``isError``): the answers whose legacy counterpart the recording cannot show. A plain
-result is served as it is, unannounced.
+--as legacy`` records it. The same holds for a client of the recording's era that
+declares other capabilities than the recording's client (roots, sampling, elicitation):
+a server that checks a file against the client's roots refused the recording's client,
+which declared none, and would read it for a client whose root holds it; the replay says
+that the tool's behaviour for a client of these capabilities was not recorded, and that
+``cassette variant TAPE --as NAME`` (or ``--capabilities``) records it, in the warning
+only: the recorded answer may well be this client's too (fastmcp refuses every
+2026-07-28 client alike), so it is served unchanged.
 
-A module of its own: only a replay that serves a legacy client from a 2026-07-28 group
-imports it.
+The calls it says it of are those whose recorded answer asked the client for input or
+refused the call (a JSON-RPC error, or a result marked ``isError``): the answers whose
+counterpart for this client the recording cannot show. A plain result is served as it
+is, unannounced.
+
+A module of its own: only a replay that meets such a call imports it.
 """
 
 from __future__ import annotations
@@ -36,15 +44,25 @@ from cassette.core.jsonrpc import JSONObject
 __all__ = ["ANNOUNCED", "announcement", "era_dependent", "with_note"]
 
 #: the words every announcement holds (the client matrix looks for them)
-ANNOUNCED: Final = "legacy behaviour was not recorded"
+ANNOUNCED: Final = "was not recorded"
 
 
-def announcement(tool: str) -> str:
-    """What the replay says of ``tool``, once in the log and in every error for it."""
+def announcement(tool: str, *, legacy: bool = True) -> str:
+    """What the replay says of ``tool``, once in the log and in every error for it: to a
+    legacy client of a 2026-07-28 recording (``legacy``), or to a client declaring other
+    capabilities than the recording's client."""
+    if legacy:
+        return (
+            f"tools/call {tool}: this tool's legacy behaviour {ANNOUNCED} (the cassette is a "
+            "2026-07-28 session; a live server may ask a legacy client for input, or refuse "
+            "it, otherwise; tool calls are never run again to record the other era): "
+            "cassette variant TAPE --as legacy records it"
+        )
     return (
-        f"tools/call {tool}: this tool's {ANNOUNCED} (the cassette is a 2026-07-28 session; a "
-        "live server may ask a legacy client for input, or refuse it, otherwise; tool calls "
-        "are never run again to record the other era): cassette variant TAPE --as legacy "
+        f"tools/call {tool}: this tool's behaviour for a client of these capabilities "
+        f"{ANNOUNCED} (the recording's client declared others; a live server may ask this "
+        "one for input, or refuse it, otherwise; tool calls are never run again to record "
+        "it): cassette variant TAPE --as NAME (a client profile) or --capabilities LIST "
         "records it"
     )
 

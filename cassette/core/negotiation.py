@@ -416,28 +416,57 @@ class Negotiation:
 
     # -- a modern recording for a legacy client --------------------------------------------
 
-    def legacy_call(self, live: JSONObject, exchange: Exchange) -> tuple[str, ...]:
-        """A legacy client's request answered from a 2026-07-28 group by ``exchange``: a
-        tool call whose recorded answer asked for input or refused it is one whose legacy
-        behaviour the recording cannot show (``cassette.core.legacy_calls``). Its errors
-        will say so (``for_client``); the warning is given once per tool."""
+    def unrecorded_call(
+        self,
+        live: JSONObject,
+        exchange: Exchange,
+        group: Prepared,
+        capabilities: Mapping[str, Any] | None,
+        *,
+        bridged: bool,
+    ) -> tuple[str, ...]:
+        """A tool call answered by ``exchange`` of ``group`` whose recorded answer asked
+        for input or refused it, to a client the recorded server may have treated
+        otherwise: a legacy client of a 2026-07-28 group (``bridged``), or a client that
+        declares other capabilities (``capabilities``) than the group's recorded client.
+        Its behaviour for this client is not recorded (``cassette.core.legacy_calls``):
+        the warning is given once per tool, and to a legacy client its errors say so too
+        (``for_client``, ``noted``)."""
         if live.get("method") != "tools/call":
+            return ()
+        held = group.fit.capabilities if group.fit is not None else None
+        differ = capabilities is not None and held is not None and compared(capabilities) != held
+        if not (bridged or differ):
             return ()
         from cassette.core.legacy_calls import announcement, era_dependent
 
         if not era_dependent(exchange):
             return ()
         tool = str(_params(live).get("name"))
-        note = announcement(tool)
-        self._noted[id_key(live.get("id"))] = note
+        note = announcement(tool, legacy=bridged)
+        if bridged:  # the answer itself may be right for a client of its era: told, not changed
+            self._noted[id_key(live.get("id"))] = note
         if tool in self._announced:
             return ()
         self._announced.add(tool)
         return (note,)
 
+    def noted(self, reply: Reply) -> Reply:
+        """``reply`` with the note ``unrecorded_call`` made in its errors (a client of the
+        group's own era: nothing else to shape)."""
+        if not self._noted or not reply.messages:
+            return reply
+        from cassette.core.legacy_calls import with_note
+
+        messages = []
+        for message in reply.messages:
+            note = self._note_for(message)
+            messages.append(message if note is None else with_note(message, note))
+        return attrs.evolve(reply, messages=tuple(messages))
+
     def for_client(self, reply: Reply) -> Reply:
         """A modern recording's messages in the shape the live legacy client expects; an
-        error for a tool call ``legacy_call`` noted says what the recording cannot."""
+        error for a tool call ``unrecorded_call`` noted says what the recording cannot."""
         if not reply.messages:
             return reply
         messages = []

@@ -352,12 +352,13 @@ class Replayer:
         if isinstance(meta, dict) and "progressToken" in meta:  # asked for progress
             warnings = (*warnings, *self._terms.progress_warnings(message, exchange))
         bridged = self._shaping and self._terms.translates(self.era)
-        if bridged:  # a legacy client of a 2026-07-28 group: what its tools may not show
-            warnings = (*warnings, *self._terms.legacy_call(message, exchange))
-        reply = self._play(exchange, message, warnings=warnings)
+        told = self._terms.unrecorded_call(  # what its tools may not show this client
+            message, exchange, self._state.prepared, self._playback.capabilities, bridged=bridged
+        )
+        reply = self._play(exchange, message, warnings=(*warnings, *told))
         if bridged:
             return self._terms.input_round(message, reply, self._playback)
-        return reply
+        return self._terms.noted(reply)
 
     def _level_of_legacy(self, message: JSONObject) -> Reply | None:
         """A legacy client's ``logging/setLevel`` on a modern cassette: what a modern session

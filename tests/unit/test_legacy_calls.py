@@ -10,8 +10,15 @@ from typing import Any
 from cassette.core.jsonrpc import REPLAY_MISS
 from cassette.core.legacy_calls import ANNOUNCED, announcement
 from cassette.core.replayer import Replayer
-from tests.unit.test_eras import asking_tape, legacy_client, modern_req, modern_tape
-from tests.unit.test_replayer import req, res
+from tests.unit.test_eras import (
+    DISCOVER,
+    ENVELOPE,
+    asking_tape,
+    legacy_client,
+    modern_req,
+    modern_tape,
+)
+from tests.unit.test_replayer import req, res, tape
 
 REFUSED = {
     "content": [{"type": "text", "text": "sampling is unavailable on 2026-07-28 connections"}],
@@ -103,3 +110,32 @@ def test_a_modern_client_is_not_told() -> None:
     reply = r.receive(modern_req(9, "tools/call", {"name": "write"}))
     assert reply.warnings == ()
     assert reply.messages[0]["result"]["content"] == REFUSED["content"]
+
+
+def caps(capabilities: dict[str, Any]) -> dict[str, Any]:
+    return {"_meta": {**ENVELOPE, "io.modelcontextprotocol/clientCapabilities": capabilities}}
+
+
+def test_a_client_of_other_capabilities_is_told_in_the_log() -> None:
+    """A server that checks a file against the client's roots refused the recording's
+    client, which declared none; a client declaring roots would be read the file live."""
+    refused = {"code": -32021, "message": "Client did not declare the roots capability"}
+    recorded = tape(
+        ("c2s", req(1, "server/discover", caps({}))),
+        ("s2c", res(1, DISCOVER)),
+        ("c2s", req(2, "tools/call", {"name": "read_file", **caps({})})),
+        ("s2c", {"jsonrpc": "2.0", "id": 2, "error": refused}),
+        era="modern",
+    )
+    rooted = Replayer(recorded)
+    rooted.receive(req(1, "server/discover", caps({"roots": {}})))
+    reply = rooted.receive(req(9, "tools/call", {"name": "read_file", **caps({"roots": {}})}))
+    note = announcement("read_file", legacy=False)
+    assert reply.warnings == (note,)
+    assert "--capabilities LIST records it" in note
+    assert reply.messages[0]["error"] == refused  # told in the log; the answer unchanged
+    same = Replayer(recorded)  # declaring what the recording's client declared: as recorded
+    same.receive(req(1, "server/discover", caps({})))
+    plain = same.receive(req(9, "tools/call", {"name": "read_file", **caps({})}))
+    assert plain.warnings == ()
+    assert plain.messages[0]["error"] == refused
