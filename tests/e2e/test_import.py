@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tests.fixtures.peers.regenerate import modern_session
 from tests.support import PY, ROOT, dump, run, stdio_params
 
 pytestmark = pytest.mark.e2e
@@ -61,21 +62,9 @@ def test_an_imported_recording_replays_as_the_peer_replayed_it(tmp_path: Path, p
     assert replayed["forecast"]["content"][0]["text"] == "Oslo: -3 C, snow"
 
 
-async def modern_session(target: Any) -> dict[str, Any]:
-    """The 2026-07-28 session regenerate.py drove through mcp-cassette."""
-    from mcp import Client
-
-    async with Client(target) as client:
-        return {
-            "protocol": client.protocol_version,
-            "tools": [t.name for t in (await client.list_tools()).tools],
-            "echo": dump(await client.call_tool("echo", {"message": "hello import"})),
-            "add": dump(await client.call_tool("add", {"a": 2, "b": 3})),
-        }
-
-
 def test_a_modern_recording_is_imported_in_its_era_and_replays_as_live(tmp_path: Path) -> None:
-    """mcp-cassette recorded the SDK client's 2026-07-28 session of the dual-era server:
+    """mcp-cassette recorded the SDK client's 2026-07-28 session of the dual-era server
+    (``modern_session``, as regenerate.py drove it):
     the import says so in its header, and its replay gives the SDK client what the live
     server gives it (a legacy header had the replay refuse every request)."""
     tape = tmp_path / "modern.jsonl"
