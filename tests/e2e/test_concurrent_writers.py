@@ -44,10 +44,16 @@ ROUNDS = int(os.environ.get("CASSETTE_STRESS_ROUNDS", "2"))
 ECHOES = 5  # echo calls per session, sent to every recorder before any answer is read
 
 
-def _echoes(tape: Cassette) -> list[str]:
+def _events(tape: Any) -> list[Any]:
+    """A cassette's or a start's events, without the lines of the recorder's own probes
+    (``meta.probe``): what the client's session left."""
+    return [e for e in tape.events if not (getattr(e, "meta", None) or {}).get("probe")]
+
+
+def _echoes(tape: Any) -> list[str]:
     return [
         e.message["params"]["arguments"]["message"]
-        for e in tape.events
+        for e in _events(tape)
         if isinstance(e, MessageEvent)
         and e.dir == "c2s"
         and e.message.get("method") == "tools/call"
@@ -122,7 +128,8 @@ def _session_of(tape: Any) -> int:
 def _whole(tape: Any, got: list[list[Any]]) -> int:
     """The session ``tape`` (a cassette, or one start of one) holds, checked whole."""
     number = _session_of(tape)  # one session's messages, none of another's
-    sent = [e.message for e in tape.events if isinstance(e, MessageEvent) and e.dir == "c2s"]
+    events = _events(tape)
+    sent = [e.message for e in events if isinstance(e, MessageEvent) and e.dir == "c2s"]
     assert [m.get("method") for m in sent] == [
         "initialize",
         "notifications/initialized",
@@ -131,7 +138,7 @@ def _whole(tape: Any, got: list[list[Any]]) -> int:
     assert _echoes(tape) == [f"session {number} {s}" for s in range(2, 2 + ECHOES)]
     answers = [
         e.message
-        for e in tape.events
+        for e in events
         if isinstance(e, MessageEvent) and e.dir == "s2c" and "method" not in e.message
     ]
     assert answers == got[number]  # every answer the client got, in order, no other
