@@ -36,7 +36,10 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
     """Register ``variant``."""
     from cassette.client.variants import PROFILES
 
-    names = ", ".join(f"{p.name} ({p.summary})" for p in PROFILES.values())
+    names = ", ".join(
+        f"{p.name} ({p.summary}{'; read from ' + p.taken_from if p.taken_from else ''})"
+        for p in PROFILES.values()
+    )
     variant = sub.add_parser(
         "variant",
         help="record TAPE's session again as another client would hold it",

@@ -2,11 +2,11 @@
 
 ``variant``, ``verify`` and ``check`` take TAPE's server when no other is given, and each
 must start it the same way, from any working directory: the recorder wrote a path under
-the project relative to the project's root and one under the home folder as ``~/...``
-(``cassette.runtime.record.portable_argv``), so ``recorded_server`` turns those back into
-paths (``startable_argv``) and runs the command from the project's root, the folder those
-paths were made relative to. The root is that of the cassette's project (the nearest
-pyproject.toml at or above the cassette), else the working directory's.
+the project relative to the project's root, one under the home folder as ``~/...``, and
+the folder the recording was made in (``cassette.store.target_paths``), so
+``recorded_server`` turns those back into paths and runs the command in that folder, as
+it ran when recorded (a header that names no folder: from the root of the cassette's
+project, else the working directory's).
 
 A server that cannot start usually says why on its stderr, which a client-side command
 otherwise drops: ``StderrTail`` keeps its last lines, and ``explained`` makes the error a
@@ -18,7 +18,6 @@ taken from the header, how to start it another way.
 from __future__ import annotations
 
 from collections import deque
-from pathlib import Path
 from typing import Any, Final
 
 from cassette.client.target import ServerTarget
@@ -42,15 +41,12 @@ def recorded_server(
     command made startable from anywhere and run from the project's root (see the module
     docstring), or its URL over ``transport`` (default: the one recorded, streamable HTTP
     for a stdio recording)."""
-    from cassette.runtime.record import project_root, startable_argv
+    from cassette.store.target_paths import startable
 
     target = header.target or {}
-    command = [str(arg) for arg in target.get("command") or ()]
     url = target.get("url")
-    near = Path(tape).resolve().parent if tape else None
-    if command:
-        argv = startable_argv(command, near)
-        cwd = str(project_root(near))
+    if target.get("command"):
+        argv, cwd = startable(target, tape)
         return ServerTarget(command=tuple(argv), cwd=cwd, transport=transport or "stdio")
     if isinstance(url, str):
         recorded = str(header.transport)

@@ -66,6 +66,8 @@ class Profile:
     answers: Mapping[str, dict[str, Any]] | None = None
     client_info: Mapping[str, Any] | None = None
     legacy_version: str | None = None
+    #: the client and version the profile was read from (``None``: the recorded client)
+    taken_from: str | None = None
 
 
 #: The profiles ``--as`` takes: the table of known clients (``cassette.core.profiles``).

@@ -55,6 +55,7 @@ def _strategy(value: Any) -> str | None:
 
 _TARGET: Final[Mapping[str, Check]] = {
     "command": _strings,
+    "cwd": _string,
     "url": _string,
     "strategy": _strategy,
 }

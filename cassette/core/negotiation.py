@@ -159,6 +159,11 @@ class Negotiation:
         #: a legacy client's answers to what an input_required response asked, by live
         #: server-request id (``InputRound``)
         self.rounds: dict[IdKey, InputRound] = {}
+        #: a legacy client's tool calls answered from a 2026-07-28 group whose legacy
+        #: behaviour the recording cannot show, by live request id: what their errors say
+        #: (``cassette.core.legacy_calls``); and the tools it was told of
+        self._noted: dict[IdKey, str] = {}
+        self._announced: set[str] = set()
 
     # -- who the client is ---------------------------------------------------------------
 
@@ -415,30 +420,94 @@ class Negotiation:
 
     # -- a modern recording for a legacy client --------------------------------------------
 
+    def unrecorded_call(
+        self,
+        live: JSONObject,
+        exchange: Exchange,
+        group: Prepared,
+        capabilities: Mapping[str, Any] | None,
+        *,
+        bridged: bool,
+    ) -> tuple[str, ...]:
+        """A tool call answered by ``exchange`` of ``group`` whose recorded answer asked
+        for input or refused it, to a client the recorded server may have treated
+        otherwise: a legacy client of a 2026-07-28 group (``bridged``), or a client that
+        declares other capabilities (``capabilities``) than the group's recorded client.
+        Its behaviour for this client is not recorded (``cassette.core.legacy_calls``):
+        the warning is given once per tool, and to a legacy client its errors say so too
+        (``for_client``, ``noted``)."""
+        if live.get("method") != "tools/call":
+            return ()
+        held = group.fit.capabilities if group.fit is not None else None
+        differ = capabilities is not None and held is not None and compared(capabilities) != held
+        if not (bridged or differ):
+            return ()
+        from cassette.core.legacy_calls import announcement, era_dependent
+
+        if not era_dependent(exchange):
+            return ()
+        tool = str(_params(live).get("name"))
+        note = announcement(tool, legacy=bridged)
+        if bridged:  # the answer itself may be right for a client of its era: told, not changed
+            self._noted[id_key(live.get("id"))] = note
+        if tool in self._announced:
+            return ()
+        self._announced.add(tool)
+        return (note,)
+
+    def noted(self, reply: Reply) -> Reply:
+        """``reply`` with the note ``unrecorded_call`` made in its errors (a client of the
+        group's own era: nothing else to shape)."""
+        if not self._noted or not reply.messages:
+            return reply
+        from cassette.core.legacy_calls import with_note
+
+        messages = []
+        for message in reply.messages:
+            note = self._note_for(message)
+            messages.append(message if note is None else with_note(message, note))
+        return attrs.evolve(reply, messages=tuple(messages))
+
     def for_client(self, reply: Reply) -> Reply:
-        """A modern recording's messages in the shape the live legacy client expects."""
+        """A modern recording's messages in the shape the live legacy client expects; an
+        error for a tool call ``unrecorded_call`` noted says what the recording cannot."""
         if not reply.messages:
             return reply
         messages = []
         miss = reply.miss
         for message in reply.messages:
+            note = self._note_for(message)
             if is_input_required(message):
                 from cassette.core.misses import MissReport
 
-                miss = MissReport(
-                    "not-recorded",
-                    "input_required",
+                summary = (
                     "the recorded answer asks the client for input the 2026-07-28 way "
                     "(input_required) and the replay cannot ask this legacy client for it (a "
                     "capability it did not declare, or no request recorded): record it with "
-                    "this client, or with cassette record --era legacy",
+                    "this client, or with cassette record --era legacy"
                 )
+                summary = summary if note is None else f"{summary}; {note}"
+                miss = MissReport("not-recorded", "input_required", summary)
                 self.misses.append(miss)
                 text = f"cassette-mcp: {miss.summary}"
                 messages.append(error_response(message.get("id"), REPLAY_MISS, text))
+            elif note is not None:
+                from cassette.core.legacy_calls import with_note
+
+                messages.append(with_note(legacy_shape(message), note))
             else:
                 messages.append(legacy_shape(message))
         return attrs.evolve(reply, messages=tuple(messages), miss=miss)
+
+    def _note_for(self, message: Any) -> str | None:
+        """The note of the noted tool call ``message`` answers (``None``: none); an answer
+        that asks for input keeps it noted for the answer to its retry."""
+        if not self._noted or not isinstance(message, dict) or "method" in message:
+            return None
+        key = id_key(message.get("id"))
+        if is_input_required(message):
+            return self._noted.get(key)
+        return self._noted.pop(key, None)
 
     def input_round(self, live: JSONObject, reply: Reply, playback: Playback) -> Reply:
         """A legacy client answered ``input_required``: the server requests it stands for

@@ -5,16 +5,23 @@
 the replay's banner say which of them each session of a cassette fits
 (``cassette.core.fits``). A member left out is the recorded client's own: its era
 (``era``), capabilities, answers to the server's questions, ``clientInfo`` and the legacy
-revision it asks for (``legacy_version``).
+revision it asks for (``legacy_version``). ``era`` is ``legacy`` for a client that only
+speaks the legacy era (it opens with ``initialize``), so that its variant is recorded in
+the era it will replay in, whatever the cassette's; a dual-era client (it probes with
+``server/discover``) has none, and keeps the recording's era.
 
-What the MCP Inspector's CLI (2.12), Claude Code (2.1.328) and Gemini CLI (0.61.0)
-declare is taken from recordings of them (tests/clients/agent_cli.py drives both agents):
-Claude Code is dual-era (it probes with ``server/discover``, so it keeps the recording's
-era) and asks 2025-11-25 of a legacy server, declaring roots and form and URL elicitation;
-Gemini CLI is legacy, asks 2025-06-18 and declares roots. Both answer ``roots/list`` with
-their working folder, played here as ``file:///workspace`` (a cassette should not hold the
-recording machine's folders); Claude Code run headless cancels an elicitation. ``bare``
-declares nothing, as the official SDKs' clients do by default (no callbacks given).
+Each profile of a real client names the client and the version it was read from
+(``taken_from``): tests/e2e/test_profiles.py records that pinned client itself, through
+``cassette record``, against a server that asks it everything a server may ask
+(tests/servers/asking_server.py), and fails when the entry differs from what the client
+declared and answered. What they showed: Claude Code 2.1.328 probes with
+``server/discover`` (dual-era), asks 2025-11-25 of a legacy server and declares roots and
+form and URL elicitation; Gemini CLI 0.61.0 and the Inspector CLI 2.12.0 open with
+``initialize`` (legacy only), asking 2025-06-18 and 2025-11-25. The agents answer
+``roots/list`` with their working folder, played here as ``file:///workspace`` (a cassette
+should not hold the recording machine's folders); Claude Code run headless cancels an
+elicitation. ``bare`` is the Python SDK 2 ``Client`` given no callbacks: it declares
+nothing and refuses each question with ``-32600``.
 
 Plain dictionaries, not classes: every replay's banner reads this table, and a class
 built at import costs start-up instructions (docs/performance.md).
@@ -38,12 +45,22 @@ CLIENTS: Final[tuple[dict[str, Any], ...]] = (
         "name": "bare",
         "summary": "a client that declares no capabilities, in the recording's era (the SDKs' "
         "default clients)",
+        "taken_from": "the Python SDK's Client, mcp 2.3.0, given no callbacks",
         "capabilities": {},
-        "answers": {},
+        "answers": {
+            "roots/list": {"error": {"code": -32600, "message": "List roots not supported"}},
+            "elicitation/create": {
+                "error": {"code": -32600, "message": "Elicitation not supported"}
+            },
+            "sampling/createMessage": {
+                "error": {"code": -32600, "message": "Sampling not supported"}
+            },
+        },
     },
     {
         "name": "inspector",
         "summary": "the MCP Inspector's CLI: legacy, the roots capability with no roots",
+        "taken_from": "the MCP Inspector's CLI 2.12.0 (@modelcontextprotocol/inspector)",
         "era": "legacy",
         "capabilities": {
             "roots": {"listChanged": True},
@@ -64,20 +81,30 @@ CLIENTS: Final[tuple[dict[str, Any], ...]] = (
         "name": "claude-code",
         "summary": "Claude Code 2.1: both eras (legacy 2025-11-25), declaring roots and form "
         "and URL elicitation",
+        "taken_from": "Claude Code 2.1.328 (@anthropic-ai/claude-code)",
         "capabilities": {"roots": {"listChanged": True}, "elicitation": {"form": {}, "url": {}}},
         "answers": {
             "roots/list": {"result": {"roots": [{"uri": "file:///workspace"}]}},
             "elicitation/create": {"result": {"action": "cancel"}},
         },
-        "client_info": {"name": "claude-code", "title": "Claude Code", "version": "2.1.328"},
+        "client_info": {
+            "name": "claude-code",
+            "title": "Claude Code",
+            "version": "2.1.328",
+            "description": "Anthropic's agentic coding tool",
+            "websiteUrl": "https://claude.com/claude-code",
+        },
         "legacy_version": "2025-11-25",
     },
     {
         "name": "gemini-cli",
         "summary": "Gemini CLI 0.61: legacy 2025-06-18, declaring roots",
+        "taken_from": "Gemini CLI 0.61.0 (@google/gemini-cli)",
         "era": "legacy",
         "capabilities": {"roots": {"listChanged": True}},
-        "answers": {"roots/list": {"result": {"roots": [{"uri": "file:///workspace"}]}}},
+        "answers": {
+            "roots/list": {"result": {"roots": [{"uri": "file:///workspace", "name": "workspace"}]}}
+        },
         "client_info": {"name": "gemini-cli-mcp-client", "version": "0.61.0"},
         "legacy_version": "2025-06-18",
     },

@@ -360,10 +360,14 @@ class Replayer:
         meta = asked.get("_meta") if isinstance(asked, dict) else None
         if isinstance(meta, dict) and "progressToken" in meta:  # asked for progress
             warnings = (*warnings, *self._terms.progress_warnings(message, exchange))
-        reply = self._play(exchange, message, warnings=warnings)
-        if self._shaping and self._terms.translates(self.era):
+        bridged = self._shaping and self._terms.translates(self.era)
+        told = self._terms.unrecorded_call(  # what its tools may not show this client
+            message, exchange, self._state.prepared, self._playback.capabilities, bridged=bridged
+        )
+        reply = self._play(exchange, message, warnings=(*warnings, *told))
+        if bridged:
             return self._terms.input_round(message, reply, self._playback)
-        return reply
+        return self._terms.noted(reply)
 
     def _level_of_legacy(self, message: JSONObject) -> Reply | None:
         """A legacy client's ``logging/setLevel`` on a modern cassette: what a modern session

@@ -51,6 +51,12 @@ from cassette.runtime.refusals import RefusalNotices
 from cassette.runtime.sink import Sink, SinkOptions, SinkTap, open_sink, stderr_passthrough
 from cassette.store.destination import Destination
 from cassette.store.gate import for_target
+from cassette.store.target_paths import (
+    portable_argv,
+    portable_cwd,
+    project_root,
+    startable_argv,
+)
 from cassette.transport import (
     ConnectOptions,
     FrameStream,
@@ -172,11 +178,20 @@ class RecordResult:
     stderr_tail: tuple[str, ...] = ()
     #: the start this session was appended to ``path`` as (``None``: its own cassette)
     start: int | None = None
+    #: a later start of a client run that waits, beside ``path``, for an earlier start
+    #: still being recorded: the last of them to end appends it
+    waiting: bool = False
 
     def written(self) -> str:
         """The line a recording that succeeded ends with: how much it wrote, where, and
         how the server exited (when it is a process we ran)."""
         ended = "" if self.exit_code is None else f"; {_ending(self.exit_code)}"
+        if self.waiting:
+            return (
+                f"recorded a later start ({self.events - 1} line(s); the client started the "
+                f"server again while an earlier start still ran): it is appended to "
+                f"{self.path} when that start ends{ended}"
+            )
         if self.start is not None:
             return (
                 f"appended start {self.start} ({self.events - 1} line(s); the client started "
@@ -257,7 +272,11 @@ def _open(
     if target.url is not None:
         described = {"url": target.url}
     else:
-        described = {"command": portable_argv(target.command)}
+        folder = target.cwd or os.getcwd()  # relative paths mean what they mean there
+        described = {
+            "command": portable_argv(target.command),
+            "cwd": portable_cwd(folder, destination.path),
+        }
     if target.headers:  # the names a replay against the live server needs, never values
         described["headers"] = sorted(target.headers)
     options = SinkOptions(
@@ -279,44 +298,40 @@ def restarted(config: RecordConfig, destination: Destination) -> Redactor | None
     """What a later start appended to a cassette is redacted by: the command's policy
     joined with the cassette's header, numbering placeholders on after the cassette's
     (as an appended episode is); a cassette recorded without redaction keeps the
-    command's policy, so turning redaction on still protects what is appended."""
+    command's policy, so turning redaction on still protects what is appended. A start
+    that overlaps the run's first reads the cassette as written so far."""
+    from cassette.errors import CassetteError
     from cassette.store.gate import joined
     from cassette.store.storage import Cassette
 
-    cassette = Cassette.load(destination.path)
+    try:
+        cassette = Cassette.load(destination.path)
+    except (CassetteError, OSError):  # the run's first start has not written it (yet)
+        return config.redactor
     header = cassette.header
     if not header.redaction:
         return config.redactor
     return joined(config.redactor, header.redaction, events=(header, *cassette.events))
 
 
-def _restart(config: RecordConfig) -> Destination | None:
-    """A later start of the client run that recorded the cassette, found as that run
-    left it: the cassette, taken to append this session to (``cassette.store.starts``)."""
-    if config.client_run is None or config.overwrite or config.locked:
-        return None
-    from cassette.store.starts import restart_number
-
-    number = restart_number(config.path, config.client_run)
-    return None if number is None else Destination.restart(config.path, number)
-
-
-def _remember(config: RecordConfig, destination: Destination, succeeded: bool) -> None:
-    """After a successful session of a client run: the cassette as the run left it, so
-    the run's next start appends (a recording moved to a sibling is nobody's run)."""
-    if config.client_run is None or not succeeded or destination.path != destination.asked:
-        return
-    from cassette.store.starts import remember
-
-    # a fresh recording is its cassette's first start; an appended one, the start it is
-    remember(destination.path, config.client_run, destination.start or 1)
-
-
 def _claim(config: RecordConfig) -> Destination:
-    """The cassette's file, under its lock; a person is told when it is busy."""
-    restart = _restart(config)
-    if restart is not None:
-        return restart
+    """The cassette's file, under its lock; a person is told when it is busy. A start of
+    a client run that recorded the cassette joins that run's recording
+    (``cassette.store.run_note``), decided under the run's note as one step."""
+    if config.client_run is None or config.overwrite or config.locked:
+        return _claimed(config)
+    from cassette.store.run_note import claiming
+
+    with claiming(config.path, config.client_run) as claim:
+        if claim.joined is not None:
+            return Destination.later_start(claim.joined)
+        destination = _claimed(config)
+        if destination.path == destination.asked:  # a numbered sibling is nobody's run
+            destination.ticket = claim.took()
+        return destination
+
+
+def _claimed(config: RecordConfig) -> Destination:
     try:
         destination = Destination.claim(
             config.path, overwrite=config.overwrite, locked=config.locked
@@ -358,7 +373,6 @@ def _recording(
         finally:
             happened = sink is not None and sink.count > 1  # more than a header
             failed = destination.finish(succeeded, happened=happened, volatile=config.volatile)
-        _remember(config, destination, succeeded)
         if sink is not None:
             outcome.append(_result(destination, sink, failed))
             if config.on_result is not None:
@@ -373,32 +387,9 @@ def _result(destination: Destination, sink: Sink, failed: Path | None) -> Record
         succeeded=sink.succeeded,
         failed=None if failed is None else os.fspath(failed),
         stderr_tail=tuple(sink.stderr_tail),
-        start=destination.start,
+        start=destination.appended if destination.start is not None else None,
+        waiting=destination.start is not None and destination.appended is None,
     )
-
-
-def portable_argv(argv: Sequence[str], root: Path | None = None) -> list[str]:
-    """``argv`` as a committed cassette should show it, the same on every machine: a path
-    under the project (``root``: the folder of the nearest pyproject.toml, else the working
-    directory) relative to it, one under the home folder as ``~/...``."""
-    from cassette.store.config import find_pyproject
-
-    if root is None:
-        found = find_pyproject()
-        root = found.parent if found is not None else Path.cwd()
-    home = Path.home()
-    out = []
-    for arg in argv:
-        path = Path(arg)
-        if not path.is_absolute():
-            out.append(arg)
-        elif path.is_relative_to(root):
-            out.append(path.relative_to(root).as_posix() or ".")
-        elif path.is_relative_to(home):
-            out.append("~/" + path.relative_to(home).as_posix())
-        else:
-            out.append(arg)
-    return out
 
 
 def local_paths(root: Path | None = None) -> LocalPaths:
@@ -410,35 +401,6 @@ def local_paths(root: Path | None = None) -> LocalPaths:
     spellings = [(root, root.resolve()), (home, home.resolve())]
     project, mine = ({os.fspath(p) for p in pair} for pair in spellings)
     return LocalPaths(project=sorted(project), home=sorted(mine))
-
-
-def startable_argv(argv: Sequence[str], near: Path | None = None) -> list[str]:
-    """A header's command line (``portable_argv`` wrote it) as a command to start: ``~/``
-    is the home folder again, and an argument that names a path under the project
-    (relative to the folder of the nearest pyproject.toml at or above ``near``, the
-    cassette's folder, else the working directory) is made absolute, so the server starts
-    from wherever the command runs. Other arguments are left as written."""
-    root = project_root(near)
-    out = []
-    for arg in argv:
-        if arg.startswith("~/") or arg == "~":
-            out.append(os.fspath(Path(arg).expanduser()))
-        elif arg[:1] not in ("", "-") and not Path(arg).is_absolute() and (root / arg).exists():
-            out.append(os.fspath(root / arg))
-        else:
-            out.append(arg)
-    return out
-
-
-def project_root(near: Path | None = None) -> Path:
-    """The folder of the nearest pyproject.toml at or above ``near`` (a cassette's
-    folder), else at or above the working directory, else the working directory: where
-    ``portable_argv`` made a header's paths relative to."""
-    from cassette.store.config import find_pyproject
-
-    found = find_pyproject(near) if near is not None else None
-    found = found if found is not None else find_pyproject()
-    return found.parent if found is not None else Path.cwd()
 
 
 async def record_session(

@@ -22,10 +22,11 @@ lines of the events that did not change (``quiet``).
 The file is written in place otherwise, so a SIGKILL leaves a cassette whose events are a
 prefix of the session (see ``storage``).
 
-A later start of the same client run (``cassette.store.starts``: a client that starts the
-server once per call) is no new cassette: ``restart`` holds the cassette's lock and has
-the session written to a hidden sibling, appended to the cassette as its next start
-(``meta.start``) once it succeeded, so the cassette is never a half-appended start.
+A later start of the same client run (``cassette.store.run_note``: a client that starts
+the server once per call, or twice at once) is no new cassette: ``later_start`` has the
+session written to a hidden sibling, appended to the cassette as its next start
+(``meta.start``) once it succeeded and every earlier start has ended, so the cassette is
+never a half-appended start; it holds the cassette's lock too when nobody else does.
 """
 
 from __future__ import annotations
@@ -42,7 +43,8 @@ from cassette.errors import CassetteError, CassetteExistsError
 from cassette.store.files import check_writable, describe_os_error, make_parent
 from cassette.store.lock import FileLock
 from cassette.store.quiet import settle
-from cassette.store.start_append import append_start
+from cassette.store.run_note import RunTicket
+from cassette.store.run_note import settle as settle_start
 from cassette.store.storage import has_recording
 
 __all__ = ["FAILED_SUFFIX", "Destination", "failed_path", "session_path"]
@@ -68,27 +70,33 @@ def failed_path(path: str | os.PathLike[str]) -> Path:
 @attrs.define
 class Destination:
     """One recording's files: ``path`` is the cassette it becomes, ``writing`` the file
-    written meanwhile (``path``, or a hidden sibling when it replaces a recording);
-    ``busy`` names who held the asked-for path when the recording moved to a sibling."""
+    written meanwhile (``path``, or a hidden sibling when it replaces a recording or is a
+    later start); ``busy`` names who held the asked-for path when the recording moved to
+    a sibling."""
 
     asked: Path
     path: Path
     writing: Path
     lock: FileLock | None
     busy: int | None = None  # the holder's process id (0: unknown) when ``path`` moved on
-    #: the start this session appends to ``path`` (``None``: a cassette of its own)
-    start: int | None = None
+    #: the client run's start this recording is (``None``: no run, or another cassette)
+    ticket: RunTicket | None = None
+    #: the start number this session became in ``path`` once appended (set by ``finish``)
+    appended: int | None = None
+
+    @property
+    def start(self) -> int | None:
+        """The run's ticket of a later start (``None``: the first start, or no run)."""
+        return self.ticket.ticket if self.ticket is not None and self.ticket.ticket > 1 else None
 
     @classmethod
-    def restart(cls, path: str | os.PathLike[str], number: int) -> Destination | None:
-        """Take the cassette ``path`` to append start ``number`` to, if nobody holds it
-        (``None``: someone does, so this session is a recording of its own after all)."""
-        wanted = Path(path)
-        lock = FileLock(wanted)
-        if not lock.try_acquire():
-            return None
-        writing = wanted.with_name(f".{wanted.name}.start-{number}")
-        return cls(wanted, wanted, writing, lock, start=number)
+    def later_start(cls, ticket: RunTicket) -> Destination:
+        """A later start of a client run (``ticket``, its sibling's lock taken): written to
+        its sibling, and holding the cassette's lock when nobody else does, so another
+        run is sent to a numbered sibling meanwhile."""
+        lock = FileLock(ticket.path)
+        held = lock if lock.try_acquire() else None
+        return cls(ticket.path, ticket.path, ticket.writing, held, ticket=ticket)
 
     @classmethod
     def claim(
@@ -128,25 +136,32 @@ class Destination:
         it (a replaced recording's unchanged lines kept, and with ``volatile`` the lines
         of answers that changed only in volatile values: ``quiet``); otherwise it is kept
         as ``<path>.failed``, returned, unless nothing ``happened`` in it (a server that
-        could not even be started): then it is gone, and ``None`` is returned."""
+        could not even be started): then it is gone, and ``None`` is returned. A start of
+        a client run then settles the run's starts (``cassette.store.run_note.settle``): a
+        later start is appended there, once every earlier one has ended."""
         try:
-            if succeeded and self.start is not None:
-                append_start(self.writing, self.path, self.start)
-                return None
-            if succeeded:
-                if self.writing != self.path:  # unchanged lines stay as they were
-                    settle(self.writing, self.path, volatile)
-                return None
-            if not happened:
-                with contextlib.suppress(FileNotFoundError):
-                    self.writing.unlink()
-                return None
-            return _set_aside(self.writing, failed_path(self.path))
+            failed = self._name(succeeded, happened=happened, volatile=volatile)
+            if self.ticket is not None:
+                self.appended = settle_start(self.ticket, succeeded, holding=self.lock)
+            return failed
         except OSError as exc:
             raise CassetteError(f"{self.path}: cannot finish: {describe_os_error(exc)}") from exc
         finally:
             if self.lock is not None:
                 self.lock.release()
+
+    def _name(self, succeeded: bool, *, happened: bool, volatile: Ignores | None) -> Path | None:
+        if succeeded and self.start is not None:
+            return None  # appended when the run settles
+        if succeeded:
+            if self.writing != self.path:  # unchanged lines stay as they were
+                settle(self.writing, self.path, volatile)
+            return None
+        if not happened:
+            with contextlib.suppress(FileNotFoundError):
+                self.writing.unlink()
+            return None
+        return _set_aside(self.writing, failed_path(self.path))
 
 
 def _writing(path: Path, overwrite: bool) -> Path:

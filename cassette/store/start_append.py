@@ -18,8 +18,8 @@ from typing import Any
 import attrs
 
 from cassette.core.model import Event, MessageEvent, RawEvent
-from cassette.core.starts import START_META
-from cassette.store.storage import Cassette, append_events
+from cassette.core.starts import START_META, start_of
+from cassette.store.storage import Cassette, append_events, has_recording
 
 __all__ = ["append_start", "tagged"]
 
@@ -36,14 +36,23 @@ def tagged(events: tuple[Event, ...] | list[Event], number: int, after: float) -
     return out
 
 
-def append_start(
-    writing: str | os.PathLike[str], path: str | os.PathLike[str], number: int
-) -> None:
-    """Append the session recorded in ``writing`` to the cassette ``path`` as start
-    ``number``, then remove ``writing``; the caller holds ``path``'s lock."""
+def append_start(writing: str | os.PathLike[str], path: str | os.PathLike[str]) -> int:
+    """Append the session recorded in ``writing`` to the cassette ``path`` as its next
+    start, then remove ``writing``; the number it became. When ``path`` holds no recording
+    (the run's first start failed), the session becomes the cassette, start 1. The caller
+    holds ``path``'s lock."""
+    if not has_recording(path):
+        os.replace(writing, path)
+        return 1
     session = Cassette.load(writing)
     main = Cassette.load(path)
+    number = max((start_of(e) or 1 for e in main.events if e.kind in _CARRIERS), default=1) + 1
     after = main.events[-1].t if main.events else 0.0
     append_events(path, tagged(session.events, number, after))
     with contextlib.suppress(FileNotFoundError):
         Path(writing).unlink()
+    return number
+
+
+#: the events that name their start
+_CARRIERS = frozenset({"message", "raw"})

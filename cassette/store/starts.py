@@ -15,11 +15,11 @@ What a run did is kept outside the project, in a folder of the user's own (under
 ``$XDG_RUNTIME_DIR`` or the temporary folder), so nothing appears beside a cassette and
 there is nothing to create:
 
-* a recording remembers, per cassette, the run that wrote it, how many starts it
-  holds and the digest of the file as that run left it (``restart_number``,
-  ``remember``): a later start of the same run, finding the cassette exactly so,
-  appends the next start; anything else (another run, a file changed since) is a new
-  recording as before;
+* a recording notes, per cassette, the run that wrote it, which of its starts are
+  still being recorded and the digest of the file as that run left it
+  (``cassette.store.run_note``): a later start of the same run, finding a start still
+  open or the cassette exactly so, is appended as the next start; anything else
+  (another run, a file changed since) is a new recording as before;
 * a replay counts the starts it served, per cassette content and run, under a lock
   (``claim_start``): start 1, 2, ..., then 1 again after the last.
 
@@ -29,8 +29,6 @@ makes the next start a fresh recording (refused as one) or replay start 1.
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
 import sys
 from collections.abc import Mapping, Sequence
@@ -46,8 +44,7 @@ __all__ = [
     "file_digest",
     "first_start",
     "next_start",
-    "remember",
-    "restart_number",
+    "record_note_path",
     "state_folder",
 ]
 
@@ -123,48 +120,10 @@ def file_digest(path: str | os.PathLike[str]) -> str | None:
     return digest.hexdigest()
 
 
-def _record_state(path: str | os.PathLike[str], folder: Path | None) -> Path:
+def record_note_path(path: str | os.PathLike[str], folder: Path | None = None) -> Path:
+    """Where the recorder's note of the cassette ``path`` is kept
+    (``cassette.store.run_note``)."""
     return (folder or state_folder()) / f"rec-{_key(_where(path))}.json"
-
-
-def restart_number(
-    path: str | os.PathLike[str], run: str | None, *, folder: Path | None = None
-) -> int | None:
-    """The start a new session of ``run`` would be in the cassette ``path``: the next
-    after those the run recorded, when the run recorded the file as it is now; ``None``
-    when this is no restart (no run, another run, the file changed since)."""
-    if run is None:
-        return None
-    try:
-        state = json.loads(_record_state(path, folder).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(state, dict) or state.get("run") != run:
-        return None
-    starts = state.get("starts")
-    if not isinstance(starts, int) or isinstance(starts, bool) or starts < 1:
-        return None
-    digest = file_digest(path)
-    if digest is None or state.get("digest") != digest:
-        return None
-    return starts + 1
-
-
-def remember(
-    path: str | os.PathLike[str], run: str | None, starts: int, *, folder: Path | None = None
-) -> None:
-    """``run`` left the cassette ``path`` as it is now, holding ``starts`` starts. A
-    folder that refuses the note only costs the next start its append: never an error."""
-    digest = file_digest(path)
-    if run is None or digest is None:
-        return
-    note = {"run": run, "digest": digest, "starts": starts}
-    target = _record_state(path, folder)
-    with contextlib.suppress(OSError):
-        target.parent.mkdir(parents=True, exist_ok=True)
-        temporary = target.with_name(f".{target.name}.{os.getpid()}")
-        temporary.write_text(json.dumps(note), encoding="utf-8")
-        os.replace(temporary, target)
 
 
 def next_start(previous: int, count: int) -> int:

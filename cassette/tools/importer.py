@@ -12,8 +12,10 @@ Two formats are read, both described by their own tools' source:
 
 The result is an ordinary cassette: messages exactly as the other tool stored them (its
 placeholders, such as ``"REDACTED"``, stay what they are: values nobody can turn back),
-the era legacy (both tools record ``initialize`` sessions), the protocol version the
-session negotiated, and ``target.imported`` naming where it came from. Any other file is
+the era and protocol version the recorded session proves, decided as our recorder decides
+them (a 2026-07-28 session, ``server/discover`` and enveloped requests, is modern; an
+``initialize`` session legacy, at the version it negotiated), and ``target.imported``
+naming where it came from. Any other file is
 refused with one line naming the formats known.
 """
 
@@ -25,7 +27,17 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Final
 
 from cassette._version import __version__
-from cassette.core.model import Direction, Event, Header, MessageEvent, RawEvent, RecorderInfo
+from cassette.core.ids import id_key
+from cassette.core.model import (
+    Direction,
+    Era,
+    Event,
+    Header,
+    MessageEvent,
+    RawEvent,
+    RecorderInfo,
+)
+from cassette.core.recorder import decide
 from cassette.errors import CassetteError
 from cassette.store.storage import Cassette
 
@@ -113,15 +125,39 @@ def _from_python_cassette(doc: Mapping[str, Any], source: str) -> Cassette:
 def _header(
     transport: object, recorded: object, version: object, events: list[Event], origin: str
 ) -> Header:
-    negotiated = version if isinstance(version, str) else _negotiated(events)
+    era, proved = _era(events)
+    if era == "modern":
+        negotiated = proved
+    else:
+        negotiated = version if isinstance(version, str) else proved or _negotiated(events)
     return Header(
         transport="stdio" if transport in (None, "stdio") else "streamable-http",
         recorder=RecorderInfo("cassette-mcp", __version__),
         started_at=_timestamp(recorded),
         target={"imported": origin},
-        era="legacy",
+        era=era,
         protocol_version=negotiated,
     )
+
+
+def _era(events: list[Event]) -> tuple[Era, str | None]:
+    """The era the recorded session speaks, and its protocol version, decided as the
+    recorder decides it (``cassette.core.recorder.decide``): by its first successful
+    exchange that proves one (a 2026-07-28 session's ``server/discover`` or enveloped
+    request, a legacy one's ``initialize``); legacy when none does."""
+    asked: dict[Any, dict[str, Any]] = {}
+    for event in events:
+        if not isinstance(event, MessageEvent) or "id" not in event.message:
+            continue
+        message = event.message
+        if event.dir == "c2s" and "method" in message:
+            asked[id_key(message["id"])] = message
+        elif event.dir == "s2c" and "result" in message:
+            request = asked.get(id_key(message["id"]))
+            verdict = None if request is None else decide(request, message["result"])
+            if verdict is not None:
+                return verdict
+    return "legacy", None
 
 
 def _negotiated(events: list[Event]) -> str | None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -32,6 +33,10 @@ DROPPED_KEYS = frozenset({"progressToken", "requestId", "relatedRequestId", "tim
 
 #: Per-step deadline in seconds: a replay that never answers fails the step, not the run.
 STEP_TIMEOUT = 20.0
+#: The steps to run, when ``CASSETTE_MATRIX_STEPS`` names them (comma-separated); every
+#: step otherwise. A family of the matrix runs a shorter session: an agent framework's
+#: connects, lists tools and calls them (tests/e2e/test_client_matrix.py, ``TOOLS_STEPS``).
+ONLY = frozenset(filter(None, os.environ.get("CASSETTE_MATRIX_STEPS", "").split(",")))
 
 
 def normalise(value: Any) -> Any:
@@ -93,7 +98,11 @@ class Observer:
         self.connected = False
 
     async def step(self, name: str, action: Callable[[], Awaitable[Any]]) -> Any:
+        """Run one step and note what it observed (a step ``ONLY`` leaves out: nothing)."""
         import anyio
+
+        if ONLY and name not in ONLY:
+            return None
 
         try:
             with anyio.fail_after(STEP_TIMEOUT):

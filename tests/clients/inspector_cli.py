@@ -25,7 +25,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import STEP_TIMEOUT, Observer, Target, emit, normalise, parse_args
+from common import ONLY, STEP_TIMEOUT, Observer, Target, emit, normalise, parse_args
 
 NODE_DIR = Path(__file__).resolve().parent.parent / "node"
 LAUNCHER = (
@@ -121,7 +121,9 @@ def main() -> int:
         ("sampling", tool(target, spec["sampling"]), None),
         ("elicitation", tool(target, spec["elicitation"]), None),
         ("roots", tool(target, spec["roots"]), None),
+        *([("gated", tool(target, spec["gated"]), None)] if "gated" in spec else []),
     ]
+    steps = [step for step in steps if not ONLY or step[0] in ONLY]
 
     async def run() -> None:
         for name, method, listed in steps:

@@ -44,6 +44,15 @@ async def session(target: Target, obs: Observer) -> None:
         return [b.get("text") if isinstance(b, dict) else str(b) for b in blocks]
 
     await obs.step("echo", call)
+    gated = target.spec.get("gated")
+    if gated is not None:
+
+        async def read() -> Any:
+            result = await tools[gated["name"]].ainvoke(gated["arguments"])
+            blocks = result if isinstance(result, list) else [result]
+            return [b.get("text") if isinstance(b, dict) else str(b) for b in blocks]
+
+        await obs.step("gated", read)
     args = target.spec["prompt_args"]
     await obs.step(
         "prompt_args",

@@ -104,7 +104,7 @@ async def run_script(client: Any, target: Target, obs: Observer) -> None:
     args = spec["prompt_args"]
     await obs.step("prompt_args", lambda: client.get_prompt(args["name"], args["arguments"]))
     await obs.step("read", lambda: client.read_resource(AnyUrl(spec["resource"])))
-    for step in ("sampling", "elicitation", "roots"):
+    for step in [k for k in ("sampling", "elicitation", "roots", "gated") if k in spec]:
         call = spec[step]
         await obs.step(step, lambda call=call: client.call_tool(call["name"], call["arguments"]))
 

@@ -107,7 +107,7 @@ async def run_script(client: Any, target: Target, obs: Observer) -> None:
         "prompt_args", lambda: dumped(client.get_prompt(args["name"], args["arguments"]))
     )
     await obs.step("read", lambda: dumped(client.read_resource(spec["resource"])))
-    for step in ("sampling", "elicitation", "roots"):
+    for step in [k for k in ("sampling", "elicitation", "roots", "gated") if k in spec]:
         call = spec[step]
         await obs.step(
             step, lambda call=call: dumped(client.call_tool(call["name"], call["arguments"]))

@@ -30,6 +30,7 @@ SYMBOL = {
     "pass": "pass",
     "refused": "refused",
     "legacy": "legacy",
+    "announced": "announced",
     "xfail": "xfail",
     "racy": "racy",
     "fail": "FAIL",
@@ -41,7 +42,8 @@ SYMBOL = {
 def load(results: Path = RESULTS, *, marked: bool = True) -> list[dict[str, Any]]:
     """The cells' results; MARKED: with the status their marks make of them (xfail, racy,
     XPASS), else as the test saw them (pass, fail, n/a)."""
-    from tests.e2e.test_client_matrix import EXPECTED_FAILURES, RACY, verdict
+    from tests.e2e.matrix_verdict import verdict
+    from tests.e2e.test_client_matrix import EXPECTED_FAILURES, RACY
 
     cells = []
     for path in sorted(results.glob("*.json")):
@@ -59,7 +61,7 @@ def load(results: Path = RESULTS, *, marked: bool = True) -> list[dict[str, Any]
             cell["status"] = "racy"  # passed or failed, it is marked as what it is
         elif expected and cell["status"] == "fail":
             cell["status"] = "xfail"
-        elif expected and cell["status"] in ("pass", "refused", "legacy"):
+        elif expected and cell["status"] in ("pass", "refused", "legacy", "announced"):
             cell["status"] = "xpass"
         cell["reason"] = EXPECTED_FAILURES.get(cell["id"], "")
         cells.append(cell)
@@ -219,20 +221,30 @@ def grids(cells: list[dict[str, Any]]) -> list[str]:
 
 
 def plain_grid(by_id: dict[str, dict[str, Any]]) -> list[str]:
-    """The plain cells (a plain ``cassette record`` by the Python SDK 2 default client, no
-    variant): rows the server and transport, columns the replaying client."""
+    """The plain cells (a plain ``cassette record``, no variant), one grid per recording
+    client (``py2-auto``: the scripted session; ``py2-default``: the plain-recording
+    family, a client that lists only tools): rows the server and transport, columns the
+    replaying client."""
     plain = [c for c in by_id.values() if c.get("plain")]
-    replayers = [r for r in (*CLIENTS, *APPS) if any(c["replayer"] == r for c in plain)]
+    lines: list[str] = []
+    for recorder in sorted({c["recorder"] for c in plain}):
+        cells = [c for c in plain if c["recorder"] == recorder]
+        lines += _grid_of(recorder, cells, by_id)
+    return lines
+
+
+def _grid_of(
+    recorder: str, cells: list[dict[str, Any]], by_id: dict[str, dict[str, Any]]
+) -> list[str]:
+    replayers = [r for r in (*CLIENTS, *APPS) if any(c["replayer"] == r for c in cells)]
     rows = []
-    for key in sorted({(c["server"], c["transport"]) for c in plain}):
+    for key in sorted({(c["server"], c["transport"]) for c in cells}):
         row = []
         for replayer in replayers:
-            cell = by_id.get(f"{key[0]}-{key[1]}-py2-auto-to-{replayer}-plain")
+            cell = by_id.get(f"{key[0]}-{key[1]}-{recorder}-to-{replayer}-plain")
             row.append(SYMBOL[cell["status"]] if cell else "")
         rows.append(f"| {key[0]}, {key[1]} | " + " | ".join(row) + " |")
-    if not rows:
-        return []
-    head = "**plain recordings by py2-auto** (rows: server and transport; columns replay)"
+    head = f"**plain recordings by {recorder}** (rows: server and transport; columns replay)"
     return [head, "", "| server | " + " | ".join(replayers) + " |",
             "|---" * (len(replayers) + 1) + "|", *rows, ""]  # fmt: skip
 
@@ -333,7 +345,10 @@ or the recording cannot tell whether the server would have served its era, and t
 refused it with a miss that says how to record for it; **legacy**: a dual-era client of a
 legacy cassette, served the legacy session the recording proves (its probe answered
 `-32601`, it fell back to `initialize`), with no miss and no step failing that passed
-live; **xfail**: a failure listed, with
+live; **announced**: a legacy client of a 2026-07-28 cassette that saw other results
+than live only from tool calls the replay announced (in its log, and in every error it
+answered for the tool: this tool's legacy behaviour was not recorded, and `cassette
+variant TAPE --as legacy` records it), with no other miss; **xfail**: a failure listed, with
 why, in `tests/e2e/client_matrix_expected.json`; **n/a**: the live server refused the
 recording client, so its cassette holds only that refusal.
 

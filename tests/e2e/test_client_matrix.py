@@ -15,7 +15,15 @@ and the replay refuses it with a reported miss that says how to record for it.
 
 The drivers are tests/clients/*.py and tests/node/clients/*.mjs (tests/clients/README.md).
 The default run is DEFAULT_CELLS; CASSETTE_FULL_MATRIX=1 runs every cell, and
-CASSETTE_MATRIX=plain only the plain cells of the clients people run (``plain_cells``).
+CASSETTE_MATRIX=plain only the plain cells of the clients people run (``plain_cells``):
+those recorded by the scripted session's client, and the plain-recording family
+(``tools_cells``, CASSETTE_MATRIX=tools alone): a plain ``cassette record`` by a client
+that lists only tools (the Python SDK 2 ``Client`` given no callbacks, as every agent
+framework connects), replayed to Claude Code, Gemini CLI, the Inspector CLI, fastmcp's
+Client with handlers, langchain, the AI SDK, the TypeScript SDK 1.x and the Python SDK
+1.x, against server-everything, mcp 2.3.0's server (with a roots-gated tool) and
+fastmcp's, over stdio and streamable HTTP; every client runs the same short session
+(connect, list tools, call them: ``TOOLS_STEPS``). DEFAULT_CELLS holds eight of them.
 Either way each cell's outcome lands in build/client-matrix/ and the table in build/client-matrix.md
 (tests/conftest.py writes it); docs/client-matrix.md holds the last full table. Cells that
 fail are in EXPECTED_FAILURES (strict xfail: a cell that starts passing turns the suite
@@ -26,6 +34,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 from collections.abc import Iterator
@@ -35,7 +44,9 @@ from typing import Any
 
 import pytest
 
+from cassette.core.legacy_calls import ANNOUNCED
 from tests.e2e.matrix_table import RESULTS, seen
+from tests.e2e.matrix_verdict import STEPS, cassette_cannot_serve, failed_step, verdict
 from tests.support import (
     EVERYTHING_JS,
     NODE_DIR,
@@ -80,8 +91,19 @@ PLAIN_SERVERS = ("mcp23", "fastmcp")
 #: Done means of the clients people run: recorded with a plain `cassette record` by the
 #: Python SDK 2 default client, replayed to these, over stdio and HTTP.
 PLAIN_REPLAYERS = ("claude-code", "gemini-cli", "langchain", "ai-sdk", "ts1", "py1", "inspector")
-#: CASSETTE_MATRIX=plain runs the plain cells of the clients people run alone
-PLAIN = os.environ.get("CASSETTE_MATRIX") == "plain"
+#: The plain-recording family: the recording client lists only tools, as every agent
+#: framework connects (``py2-default``: the Python SDK 2 ``Client`` given no callbacks,
+#: tests/clients/py_sdk2_default.py), and every client runs the same short session:
+#: connect, list tools, call the echo tool and, on mcp23, its roots-gated ``read_file``
+TOOLS_RECORDER = "py2-default"
+TOOLS_STEPS = "tools,echo,gated"
+TOOLS_SERVERS = ("everything", "mcp23", "fastmcp")
+TOOLS_REPLAYERS = (
+    "claude-code", "gemini-cli", "inspector", "fastmcp", "langchain", "ai-sdk", "ts1", "py1",
+)  # fmt: skip
+#: CASSETTE_MATRIX=plain runs the plain cells of the clients people run alone (both
+#: families); CASSETTE_MATRIX=tools the plain-recording family alone
+MATRIX = os.environ.get("CASSETTE_MATRIX", "")
 
 
 def driver(client: str) -> list[str]:
@@ -89,9 +111,8 @@ def driver(client: str) -> list[str]:
     match client:
         case _ if client in APPS:
             return app_driver(client)
-        case "py2-auto" | "py2-legacy" | "py2-modern":
-            mode = {"auto": "auto", "legacy": "legacy", "modern": "2026-07-28"}[client[4:]]
-            return [PY, str(CLIENTS_DIR / "py_sdk2.py"), "--mode", mode]
+        case "py2-auto" | "py2-legacy" | "py2-modern" | "py2-default":
+            return py2_driver(client)
         case "py1":
             if not MCP1_PY.exists():
                 pytest.skip(f"{MCP1_PY} missing: scripts/test.sh makes it")
@@ -106,6 +127,14 @@ def driver(client: str) -> list[str]:
                 pytest.skip("the MCP Inspector is missing: run `npm ci --prefix tests/node`")
             return [PY, str(CLIENTS_DIR / "inspector_cli.py")]
     raise AssertionError(client)
+
+
+def py2_driver(client: str) -> list[str]:
+    """The Python SDK 2 ``Client`` in a mode, or as an agent framework makes it."""
+    if client == TOOLS_RECORDER:
+        return [PY, str(CLIENTS_DIR / "py_sdk2_default.py")]
+    mode = {"auto": "auto", "legacy": "legacy", "modern": "2026-07-28"}[client[4:]]
+    return [PY, str(CLIENTS_DIR / "py_sdk2.py"), "--mode", mode]
 
 
 def app_driver(client: str) -> list[str]:
@@ -175,6 +204,8 @@ class Run:
     code: int
     replay_output: str = ""
     misses: list[str] = field(default_factory=list)
+    #: the tools the replay said it cannot show the legacy behaviour of (its log)
+    announced: list[str] = field(default_factory=list)
 
     @property
     def refused(self) -> bool:
@@ -182,27 +213,22 @@ class Run:
         modern-only client that adopts 2026-07-28 without a probe, on a legacy server)."""
         if self.observed.get("stage") == "connect":
             return True
-        return all(_failed(self.observed.get(step)) for step in STEPS)
+        return all(failed_step(self.observed.get(step)) for step in STEPS)
 
     @property
     def error(self) -> str:
         if "error" in self.observed:
             return str(self.observed["error"])
-        errors = [self.observed.get(step) for step in STEPS if _failed(self.observed.get(step))]
+        errors = [self.observed.get(step) for step in STEPS if failed_step(self.observed.get(step))]
         return str(errors[0]["error"]) if errors and self.refused else ""
 
 
-#: the steps of the scripted session (tests/clients/README.md)
-STEPS = ("tools", "resources", "prompts", "echo", "progress", "prompt", "prompt_args", "read")
-
-
-def _failed(value: Any) -> bool:
-    return isinstance(value, dict) and set(value) == {"error"}
-
-
-def drive(client: str, server: str, transport: str, where: list[str], home: Path) -> Run:
+def drive(
+    client: str, server: str, transport: str, where: list[str], home: Path, steps: str = ""
+) -> Run:
+    """CLIENT's driver run against WHERE; ``steps``: the session's steps (all when empty)."""
     argv = [*driver(client), server, transport, *where]
-    env = {**os.environ, "CASSETTE_MATRIX_HOME": str(home)}
+    env = {**os.environ, "CASSETTE_MATRIX_HOME": str(home), "CASSETTE_MATRIX_STEPS": steps}
     try:
         proc = subprocess.run(
             argv,
@@ -221,11 +247,12 @@ def drive(client: str, server: str, transport: str, where: list[str], home: Path
     return Run(json.loads(lines[-1]), proc.stderr, proc.returncode)
 
 
-def live(client: str, server: str, transport: str, home: Path) -> Run:
+def live(client: str, server: str, transport: str, home: Path, steps: str = "") -> Run:
     if transport == "stdio":
-        return drive(client, server, transport, server_command(server, transport), home)
+        command = server_command(server, transport)
+        return drive(client, server, transport, command, home, steps)
     with LiveServer(server, transport) as up:
-        return drive(client, server, transport, [up.url], home)
+        return drive(client, server, transport, [up.url], home, steps)
 
 
 @dataclass
@@ -247,23 +274,22 @@ FULL_VARIANTS = ("claude-code", "gemini-cli", "bare") if FULL else ()
 
 
 def record(
-    client: str, server: str, transport: str, home: Path, *, plain: bool = False
+    client: str, server: str, transport: str, home: Path, *, plain: bool = False, steps: str = ""
 ) -> Recording:
     tape = home / f"{server}-{transport}-{client}.jsonl"
     per_step = client == "inspector"
     sessions = ["--sessions", str(home)] if per_step else []
     base = [PY, "-m", "cassette", "record", "-o", str(tape), *sessions]
     if transport == "stdio":
-        run = drive(
-            client, server, transport, [*base, "--", *server_command(server, "stdio")], home
-        )
+        command = [*base, "--", *server_command(server, "stdio")]
+        run = drive(client, server, transport, command, home, steps)
     else:
         with LiveServer(server, transport) as up:
             kind = ["--transport", "sse"] if transport == "sse" else []
             proxy = Background([*base, *kind, "--upstream", up.url, "--port", "0"])
             with proxy:
                 url = proxy.wait_for(r"point your client at (http://\S+)", READY_TIMEOUT).group(1)
-                run = drive(client, server, transport, [url], home)
+                run = drive(client, server, transport, [url], home, steps)
                 proxy.stop(signal.SIGINT)
     kept = _kept(tape)
     if not (plain or per_step or run.refused) and kept == tape:
@@ -312,18 +338,22 @@ def _kept(tape: Path) -> Path:
     return failed if not tape.exists() and failed.exists() else tape
 
 
-def replay(client: str, server: str, transport: str, rec: Recording, home: Path) -> Run:
+def replay(
+    client: str, server: str, transport: str, rec: Recording, home: Path, steps: str = ""
+) -> Run:
     report = home / f"report-{client}.jsonl"
-    extra = ["--report", str(report)] + (["--sessions", str(home)] if rec.sessions else [])
+    log = home / f"replay-{client}.log"
+    extra = ["--report", str(report), "--log", str(log)]
+    extra += ["--sessions", str(home)] if rec.sessions else []
     command = replay_command(rec.tape, *extra)
     output = ""
     if transport == "stdio":
-        run = drive(client, server, transport, command, home)
+        run = drive(client, server, transport, command, home, steps)
     else:
         front = Background([*command, "--front", transport, "--port", "0"], env=OFFLINE_ENV)
         with front:
             url = front.wait_for(r"serving on (http://\S+)", READY_TIMEOUT).group(1)
-            run = drive(client, server, transport, [url], home)
+            run = drive(client, server, transport, [url], home, steps)
             front.stop()
         output = front.output()
     run.replay_output = output
@@ -332,6 +362,10 @@ def replay(client: str, server: str, transport: str, rec: Recording, home: Path)
             fact = json.loads(line)
             if fact.get("event") == "miss":
                 run.misses.append(str(fact.get("text", "")).splitlines()[0])
+    if log.exists():
+        text = log.read_text("utf-8")
+        told = re.findall(rf"tools/call (\S+): this tool's [^:(]*{ANNOUNCED}", text)
+        run.announced = sorted(set(told))
     return run
 
 
@@ -346,6 +380,11 @@ class Cell:
     replayer: str
     #: recorded without variants: the replay serves the client by the cross-era rules alone
     plain: bool = False
+
+    @property
+    def steps(self) -> str:
+        """The session's steps: the plain-recording family's short one, else all."""
+        return TOOLS_STEPS if self.recorder == TOOLS_RECORDER else ""
 
     @property
     def id(self) -> str:
@@ -365,6 +404,15 @@ def all_cells() -> Iterator[Cell]:
     yield from plain_cells()
 
 
+def tools_cells() -> Iterator[Cell]:
+    """The plain-recording family (issue 40): a plain recording by a client that lists
+    only tools, replayed to the clients people run, over stdio and HTTP."""
+    for server in TOOLS_SERVERS:
+        for transport in ("stdio", "http"):
+            for replayer in TOOLS_REPLAYERS:
+                yield Cell(server, transport, TOOLS_RECORDER, replayer, plain=True)
+
+
 def plain_cells() -> Iterator[Cell]:
     """Done means of the clients people run: a plain recording by the Python SDK 2
     default client of mcp 2.3.0's and fastmcp's servers, replayed with no variant."""
@@ -372,6 +420,7 @@ def plain_cells() -> Iterator[Cell]:
         for transport in ("stdio", "http"):
             for replayer in PLAIN_REPLAYERS:
                 yield Cell(server, transport, "py2-auto", replayer, plain=True)
+    yield from tools_cells()
 
 
 #: The default run: the pairings issue 14 names, and each server, transport and client at
@@ -404,6 +453,22 @@ DEFAULT_CELLS = (
     # the SDK 2 default client, served to Gemini CLI, which asks for 2025-06-18 (Claude
     # Code's health check and turns: tests/e2e/test_agents.py)
     Cell("mcp23", "stdio", "py2-auto", "gemini-cli", plain=True),
+    # The plain-recording family: each replayer once, each server over each transport at
+    # least once (the agents, Claude Code's tool list and Gemini CLI's connect-time
+    # listings, first of all)
+    *(
+        Cell(server, transport, TOOLS_RECORDER, replayer, plain=True)
+        for server, transport, replayer in (
+            ("everything", "stdio", "claude-code"),
+            ("mcp23", "stdio", "gemini-cli"),
+            ("fastmcp", "http", "inspector"),
+            ("mcp23", "http", "fastmcp"),
+            ("everything", "http", "langchain"),
+            ("everything", "stdio", "ai-sdk"),
+            ("mcp23", "stdio", "ts1"),
+            ("fastmcp", "stdio", "py1"),
+        )
+    ),
 )
 
 #: Cells that fail today, each with the behaviour of issue 14 that it waits for (made from
@@ -417,7 +482,8 @@ EXPECTED_FAILURES: dict[str, str] = {**_EXPECTED.get("fail", {}), **RACY}
 
 
 def params() -> list[Any]:
-    cells = list(plain_cells()) if PLAIN else list(all_cells()) if FULL else list(DEFAULT_CELLS)
+    chosen = {"plain": plain_cells, "tools": tools_cells}.get(MATRIX)
+    cells = list(chosen() if chosen else all_cells() if FULL else DEFAULT_CELLS)
     out = []
     for cell in cells:
         reason = EXPECTED_FAILURES.get(cell.id)
@@ -428,54 +494,23 @@ def params() -> list[Any]:
 
 
 _recordings: dict[tuple[str, str, str, bool], Recording] = {}
-_baselines: dict[tuple[str, str, str], Run] = {}
+_baselines: dict[tuple[str, str, str, str], Run] = {}
 
 
 def recording(cell: Cell, home: Path) -> Recording:
     key = (cell.server, cell.transport, cell.recorder, cell.plain)
     if key not in _recordings:
         _recordings[key] = record(
-            cell.recorder, cell.server, cell.transport, home, plain=cell.plain
+            cell.recorder, cell.server, cell.transport, home, plain=cell.plain, steps=cell.steps
         )
     return _recordings[key]
 
 
 def baseline(cell: Cell, home: Path) -> Run:
-    key = (cell.server, cell.transport, cell.replayer)
+    key = (cell.server, cell.transport, cell.replayer, cell.steps)
     if key not in _baselines:
-        _baselines[key] = live(cell.replayer, cell.server, cell.transport, home)
+        _baselines[key] = live(cell.replayer, cell.server, cell.transport, home, cell.steps)
     return _baselines[key]
-
-
-def cassette_cannot_serve(tape: Path, live_protocol: Any) -> bool:
-    """True when the recording cannot show that the server would serve the replaying client
-    in the era it negotiated live, so that issue 14 asks for a clear refusal naming --era
-    (or, for a dual-era client of a legacy cassette, the legacy session the recording
-    proves): a legacy session and a client that negotiated 2026-07-28; a 2026-07-28 session
-    with no recorded ``server/discover`` (a modern-only client recorded it: the recording
-    says nothing of the handshake); one whose recorded discovery lists no legacy revision,
-    and a legacy client (mcp 2.3.0's and fastmcp 4's default discovery list only
-    2026-07-28, although both servers accept ``initialize``: dual_era_server.py lists all)."""
-    lines = [json.loads(line) for line in tape.read_text("utf-8").splitlines() if line]
-    era = lines[0].get("era") or "legacy"
-    if era == "legacy":
-        return live_protocol == MODERN
-    probed = any((e.get("meta") or {}).get("variant") == "legacy-probe" for e in lines[1:])
-    if probed and live_protocol != MODERN:
-        return False  # the recorder's probe shows the server's answer to a legacy client
-    listed = None
-    for event in lines[1:]:
-        result = (event.get("message") or {}).get("result")
-        if isinstance(result, dict) and "supportedVersions" in result:
-            listed = result["supportedVersions"]
-            break
-    if listed is None:
-        return True
-    # (the Inspector CLI reports no version: a legacy client, the TypeScript SDK 1.x inside)
-    return live_protocol != MODERN and all(v == MODERN for v in listed)
-
-
-MODERN = "2026-07-28"
 
 
 def differences(live_obs: dict[str, Any], replayed: dict[str, Any]) -> dict[str, Any]:
@@ -495,67 +530,6 @@ def save(cell: Cell, outcome: dict[str, Any]) -> None:
     )
 
 
-#: What the replay's refusal says on how to record the cassette for the refused client
-#: (cassette.core.eras): the era to record in, or to record with that client.
-RECORD_HINTS = ("--era", "record it with this client")
-
-
-def verdict(outcome: dict[str, Any]) -> tuple[str, str]:
-    """A cell's status ("pass", "refused", "legacy" or "fail") from its outcome, and why it
-    failed.
-
-    - The live server refused the client: the replay must refuse it too, with the same
-      errors or with a line on how to record for it.
-    - The recording cannot tell whether the server would have served the client in the era
-      it negotiated live (``cassette_cannot_serve``): serving it as live passes, and so does
-      a refusal whose reported miss says how to record for it (issue 14's -32022 line), and
-      for a dual-era client of a legacy cassette, the legacy session it falls back to
-      ("legacy", ``_fell_back``).
-    - Otherwise the client must observe on replay exactly what it observed live, and the
-      replay must report no miss.
-    """
-    refusal = _refusal(outcome)
-    if refusal is not None:
-        return refusal
-    if outcome["cannot_tell"] and _fell_back(outcome):
-        return "legacy", ""
-    if outcome["diff"]:
-        return "fail", "the client saw on replay what it did not see live"
-    if outcome["misses"]:
-        return "fail", f"the replay reported misses: {outcome['misses']}"
-    return "pass", ""
-
-
-def _fell_back(outcome: dict[str, Any]) -> bool:
-    """A dual-era client of a legacy cassette, served the legacy session the recording
-    proves (its probe got -32601, as from a legacy server, and it fell back to
-    ``initialize``): no miss, and every step that succeeded live succeeded on replay. What
-    it saw differs from its 2026-07-28 live run only as the eras differ."""
-    live, replayed = outcome["live"], outcome["replay"]
-    if outcome["misses"] or replayed.get("protocol") in (None, MODERN):
-        return False
-    if live.get("protocol") != MODERN:
-        return False
-    return all(_failed(live.get(s)) or not _failed(replayed.get(s)) for s in STEPS)
-
-
-def _refusal(outcome: dict[str, Any]) -> tuple[str, str] | None:
-    """The verdict of a cell where a refusal is the right answer (``None`` elsewhere)."""
-    replay_refused = outcome["replay_refused"]
-    clearly = replay_refused and any(h in m for m in outcome["misses"] for h in RECORD_HINTS)
-    if outcome["live_refused"]:
-        if not replay_refused:
-            return "fail", "the live server refused the client; the replay served it"
-        if outcome["diff"] and not clearly:
-            return "fail", "refused on replay not as live, and not a word of how to record"
-        return "refused", ""
-    if outcome["cannot_tell"] and replay_refused:
-        if not clearly:
-            return "fail", "refused on replay without a miss saying how to record for it"
-        return "refused", ""
-    return None
-
-
 @pytest.mark.parametrize("cell", params())
 def test_cell(cell: Cell, tmp_path_factory: pytest.TempPathFactory) -> None:
     home = tmp_path_factory.mktemp(cell.id[:40])
@@ -566,7 +540,7 @@ def test_cell(cell: Cell, tmp_path_factory: pytest.TempPathFactory) -> None:
         pytest.skip(f"the live server refused {cell.recorder}: {rec.run.error}")
     assert rec.tape.exists(), f"nothing recorded; {cell.recorder} stderr:\n{rec.run.stderr}"
     base = baseline(cell, tmp_path_factory.mktemp("live"))
-    replayed = replay(cell.replayer, cell.server, cell.transport, rec, home)
+    replayed = replay(cell.replayer, cell.server, cell.transport, rec, home, cell.steps)
     outcome = {
         "live": base.observed,
         "replay": replayed.observed,
@@ -577,6 +551,8 @@ def test_cell(cell: Cell, tmp_path_factory: pytest.TempPathFactory) -> None:
         "misses": replayed.misses,
         "diff": differences(base.observed, replayed.observed),
         "cannot_tell": cassette_cannot_serve(rec.tape, base.observed.get("protocol")),
+        "server": cell.server,
+        "announced": replayed.announced,
     }
     status, why = verdict(outcome)
     save(cell, {**outcome, "status": status})

@@ -1,16 +1,21 @@
 """One writer per cassette: concurrent ``record`` runs on one path never interleave.
 
-An MCP client may start its configured server command twice at once. Here two and four
-plain ``cassette record -o same.jsonl`` processes, each in front of the pinned
-server-everything, run at the same time (all started before any session begins), each
-with a session of its own: five ``echo`` calls with its own text, each step sent to every
-recorder before any answer is read, so the recorders write at the same time. Afterwards
-there are exactly as many cassettes as recorders (``same.jsonl``, ``same.2.jsonl``, ...),
-each one session whole: it reads, ``lint`` finds no error, it holds exactly the messages
-its client sent, in order, and every answer its client got, and nothing of another
-session (0 lost or interleaved lines). Each run was told where it went. The record modes
-(and so the pytest plugin) wait for the lock instead: a second ``--mode once`` run replays
-what the first recorded.
+Here two and four plain ``cassette record -o same.jsonl`` processes, each in front of the
+pinned server-everything, run at the same time (all started before any session begins),
+each with a session of its own: five ``echo`` calls with its own text, each step sent to
+every recorder before any answer is read, so the recorders write at the same time.
+
+* Started by different clients (each its own ``CASSETTE_CLIENT_RUN``): afterwards there
+  are exactly as many cassettes as recorders (``same.jsonl``, ``same.2.jsonl``, ...), each
+  one session whole, and each run was told where it went.
+* Started by one client (one parent process: an MCP client that starts its configured
+  server twice at once, a discovery probe and then the session): one cassette holding
+  every session as a start of its own (``meta.start``), each start whole.
+
+Whole means: it reads, ``lint`` finds no error, it holds exactly the messages its client
+sent, in order, and every answer its client got, and nothing of another session (0 lost
+or interleaved lines). The record modes (and so the pytest plugin) wait for the lock
+instead: a second ``--mode once`` run replays what the first recorded.
 
 ``CASSETTE_STRESS_ROUNDS`` repeats it (the issue asks for 20 rounds of four; the regular
 suite runs two of each).
@@ -28,9 +33,10 @@ from typing import Any
 import pytest
 
 from cassette.core.model import MessageEvent
+from cassette.core.starts import split_starts
 from cassette.store.storage import Cassette
 from cassette.tools.lint import lint_cassette
-from tests.support import LineClient, everything_command, record_command, session_events
+from tests.support import LineClient, everything_command, record_command
 
 ROUNDS = int(os.environ.get("CASSETTE_STRESS_ROUNDS", "2"))
 
@@ -38,10 +44,16 @@ ROUNDS = int(os.environ.get("CASSETTE_STRESS_ROUNDS", "2"))
 ECHOES = 5  # echo calls per session, sent to every recorder before any answer is read
 
 
-def _echoes(tape: Cassette) -> list[str]:
+def _events(tape: Any) -> list[Any]:
+    """A cassette's or a start's events, without the lines of the recorder's own probes
+    (``meta.probe``): what the client's session left."""
+    return [e for e in tape.events if not (getattr(e, "meta", None) or {}).get("probe")]
+
+
+def _echoes(tape: Any) -> list[str]:
     return [
         e.message["params"]["arguments"]["message"]
-        for e in session_events(tape)
+        for e in _events(tape)
         if isinstance(e, MessageEvent)
         and e.dir == "c2s"
         and e.message.get("method") == "tools/call"
@@ -64,12 +76,21 @@ def _exchange(clients: list[LineClient], step: int, method: str, params: Any) ->
     return [_answer(client, step) for client in clients]
 
 
-def _record_at_once(folder: Path, writers: int) -> tuple[list[str], list[list[Any]]]:
-    """``writers`` recorders of one path, their sessions overlapping step by step; returns
-    what each said on stderr and the answers each client got."""
+def _record_at_once(
+    folder: Path, writers: int, *, one_client: bool
+) -> tuple[list[str], list[list[Any]]]:
+    """``writers`` recorders of one path, their sessions overlapping step by step, started
+    by one client (one run) or each by a client of its own; returns what each said on
+    stderr and the answers each client got."""
     tape = folder / "same.jsonl"
     server = everything_command()
-    clients = [LineClient(record_command(tape, server)) for _ in range(writers)]
+    clients = [
+        LineClient(
+            record_command(tape, server),
+            env=None if one_client else {"CASSETTE_CLIENT_RUN": f"client {n}"},
+        )
+        for n in range(writers)
+    ]
     got: list[list[Any]] = [[] for _ in clients]
     hello = {
         "protocolVersion": "2025-11-25",
@@ -98,10 +119,37 @@ def _record_at_once(folder: Path, writers: int) -> tuple[list[str], list[list[An
     return [err for _, err in results], got
 
 
-def _session_of(tape: Cassette) -> int:
+def _session_of(tape: Any) -> int:
     numbers = {int(text.split()[1]) for text in _echoes(tape)}
     assert len(numbers) == 1, f"sessions {sorted(numbers)} in one cassette"
     return numbers.pop()
+
+
+def _whole(tape: Any, got: list[list[Any]]) -> int:
+    """The session ``tape`` (a cassette, or one start of one) holds, checked whole."""
+    number = _session_of(tape)  # one session's messages, none of another's
+    events = _events(tape)
+    sent = [e.message for e in events if isinstance(e, MessageEvent) and e.dir == "c2s"]
+    assert [m.get("method") for m in sent] == [
+        "initialize",
+        "notifications/initialized",
+        *["tools/call"] * ECHOES,
+    ]
+    assert _echoes(tape) == [f"session {number} {s}" for s in range(2, 2 + ECHOES)]
+    answers = [
+        e.message
+        for e in events
+        if isinstance(e, MessageEvent) and e.dir == "s2c" and "method" not in e.message
+    ]
+    assert answers == got[number]  # every answer the client got, in order, no other
+    return number
+
+
+def _read_clean(path: Path) -> Cassette:
+    tape = Cassette.load(path)
+    assert tape.warnings == ()  # no line cut or skipped
+    assert [f for f in lint_cassette(tape) if f.severity == "error"] == []
+    return tape
 
 
 @pytest.mark.parametrize("writers", [2, 4])
@@ -109,31 +157,11 @@ def _session_of(tape: Cassette) -> int:
 def test_concurrent_recorders_each_write_a_whole_cassette_of_their_own(
     tmp_path: Path, writers: int, round_: int
 ) -> None:
-    said, got = _record_at_once(tmp_path, writers)
+    said, got = _record_at_once(tmp_path, writers, one_client=False)
     names = sorted(p.name for p in tmp_path.iterdir())
     wanted = ["same.jsonl", *(f"same.{n}.jsonl" for n in range(2, writers + 1))]
     assert names == sorted(wanted)  # no lock, staging or failed file left behind
-    sessions: list[int] = []
-    for name in wanted:
-        tape = Cassette.load(tmp_path / name)
-        assert tape.warnings == ()  # no line cut or skipped
-        assert [f for f in lint_cassette(tape) if f.severity == "error"] == []
-        number = _session_of(tape)  # one session's messages, none of another's
-        sessions.append(number)
-        events = session_events(tape)  # the recorder's probes after it are no session's
-        sent = [e.message for e in events if isinstance(e, MessageEvent) and e.dir == "c2s"]
-        assert [m.get("method") for m in sent] == [
-            "initialize",
-            "notifications/initialized",
-            *["tools/call"] * ECHOES,
-        ]
-        assert _echoes(tape) == [f"session {number} {s}" for s in range(2, 2 + ECHOES)]
-        answers = [
-            e.message
-            for e in events
-            if isinstance(e, MessageEvent) and e.dir == "s2c" and "method" not in e.message
-        ]
-        assert answers == got[number]  # every answer the client got, in order, no other
+    sessions = [_whole(_read_clean(tmp_path / name), got) for name in wanted]
     assert sorted(sessions) == list(range(writers))
     moved = [line for err in said for line in err.splitlines() if "is being recorded by" in line]
     assert len(moved) == writers - 1
@@ -143,6 +171,21 @@ def test_concurrent_recorders_each_write_a_whole_cassette_of_their_own(
             r"recorded to .*same\.\d\.jsonl",
             line,
         )
+
+
+@pytest.mark.parametrize("writers", [2, 4])
+@pytest.mark.parametrize("round_", range(ROUNDS))
+def test_concurrent_starts_by_one_client_are_whole_starts_of_one_cassette(
+    tmp_path: Path, writers: int, round_: int
+) -> None:
+    said, got = _record_at_once(tmp_path, writers, one_client=True)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["same.jsonl"]  # nothing else left
+    starts = split_starts(_read_clean(tmp_path / "same.jsonl"))
+    assert [s.number for s in starts] == list(range(1, writers + 1))
+    assert sorted(_whole(start, got) for start in starts) == list(range(writers))
+    joined = [line for err in said for line in err.splitlines() if "later start" in line]
+    appended = [line for err in said for line in err.splitlines() if "appended start" in line]
+    assert len(joined) + len(appended) == writers - 1
 
 
 def _stderr_line(client: LineClient, wanted: str, timeout: float = 30.0) -> str:

@@ -12,11 +12,13 @@ from typing import Any
 
 import pytest
 
+from tests.fixtures.peers.regenerate import modern_session
 from tests.support import PY, ROOT, dump, run, scaled, stdio_params
 
 pytestmark = pytest.mark.e2e
 
 PEERS = ROOT / "tests" / "fixtures" / "peers"
+DUAL = ROOT / "tests" / "servers" / "dual_era_server.py"
 RECORDINGS = {"mcp-recorder": "mcp-recorder.json", "mcp-cassette": "mcp-cassette.mcp.json"}
 
 
@@ -58,6 +60,26 @@ def test_an_imported_recording_replays_as_the_peer_replayed_it(tmp_path: Path, p
     expected = json.loads((PEERS / "peer-answers.json").read_text(encoding="utf-8"))[peer]
     assert replayed == expected
     assert replayed["forecast"]["content"][0]["text"] == "Oslo: -3 C, snow"
+
+
+def test_a_modern_recording_is_imported_in_its_era_and_replays_as_live(tmp_path: Path) -> None:
+    """mcp-cassette recorded the SDK client's 2026-07-28 session of the dual-era server
+    (``modern_session``, as regenerate.py drove it):
+    the import says so in its header, and its replay gives the SDK client what the live
+    server gives it (a legacy header had the replay refuse every request)."""
+    tape = tmp_path / "modern.jsonl"
+    source = PEERS / "mcp-cassette-modern.mcp.json"
+    done = cassette("import", str(source), "-o", str(tape), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    header = json.loads(tape.read_text(encoding="utf-8").splitlines()[0])
+    assert (header["era"], header["protocol_version"]) == ("modern", "2026-07-28")
+    lint = cassette("lint", str(tape), cwd=tmp_path)
+    assert lint.returncode == 0, lint.stdout + lint.stderr
+
+    live = run(lambda: modern_session(stdio_params([PY, str(DUAL)])))
+    assert live["protocol"] == "2026-07-28"
+    replay = [PY, "-m", "cassette", "replay", str(tape), "-q"]
+    assert run(lambda: modern_session(stdio_params(replay))) == live
 
 
 def test_the_default_output_is_beside_the_file_and_is_not_overwritten(tmp_path: Path) -> None:

@@ -125,6 +125,56 @@ def test_an_sdk_client_that_starts_the_server_twice_is_recorded_as_two_starts(
     assert run(lambda: twice(cassette("replay", str(tape)))) == ["start 1", "start 2"]
 
 
+async def overlapping(command: list[str], first_ends_first: bool) -> list[str]:
+    """Two sessions of the SDK's stdio client, the second started while the first is
+    still open (a discovery probe process, then the session, as the OpenAI Agents SDK
+    for TypeScript does); each calls ``visit``. ``first_ends_first``: the first session
+    closes before the second, else after it."""
+    import anyio
+    from mcp import Client
+
+    out: dict[int, str] = {}
+    opened = [anyio.Event(), anyio.Event()]
+    close = [anyio.Event(), anyio.Event()]
+    closed = [anyio.Event(), anyio.Event()]
+
+    async def one(index: int) -> None:
+        async with Client(stdio_params(command)) as client:
+            result = await client.call_tool("visit", {})
+            out[index] = result.content[0].text  # type: ignore[union-attr]
+            opened[index].set()
+            await close[index].wait()
+        closed[index].set()
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(one, 0)
+        await opened[0].wait()
+        tg.start_soon(one, 1)
+        await opened[1].wait()
+        order = (0, 1) if first_ends_first else (1, 0)
+        for index in order:  # one closed and its recorder gone before the other closes
+            close[index].set()
+            await closed[index].wait()
+    return [out[0], out[1]]
+
+
+@pytest.mark.parametrize("first_ends_first", [True, False], ids=["first-ends-first", "last"])
+def test_starts_that_overlap_are_starts_of_the_same_run(
+    tmp_path: Path, first_ends_first: bool
+) -> None:
+    tape = tmp_path / "overlap.jsonl"
+    # the server numbers its starts: no start of the recorder's own beside the client's
+    record = cassette("record", "-o", str(tape), "--no-probe", "--", *server(tmp_path / "c"))
+    seen = run(lambda: overlapping(record, first_ends_first))
+    assert seen == ["start 1", "start 2"]
+    events = Cassette.load(tape).events
+    assert count_starts(events) == 2
+    assert [start_of(e) for e in events if e.kind == "message"][-1] == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c", "overlap.jsonl"]  # nothing else
+    # replayed the same way, each start is served the session recorded for it
+    assert run(lambda: overlapping(cassette("replay", str(tape)), first_ends_first)) == seen
+
+
 def test_a_miss_in_a_later_start_says_the_client_restarted_the_server(tmp_path: Path) -> None:
     tape = tmp_path / "miss.jsonl"
 

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from cassette.runtime.record import portable_argv, startable_argv
+from cassette.store.target_paths import startable
 from tests.e2e.test_record_era import _add
 from tests.support import MODERN_SERVER, PY, run, scaled, stdio_params
 
@@ -34,6 +35,27 @@ def test_startable_argv_undoes_portable_argv(tmp_path: Path) -> None:
     inside.mkdir()
     started = startable_argv(written, inside)
     assert started == ["/usr/bin/python", str(script), str(home), "-v", "stdio"]
+
+
+def test_startable_runs_the_command_in_the_recorded_folder(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    for folder in ("servers", "sub", "cassettes"):
+        (project / folder).mkdir(parents=True)
+    (project / "pyproject.toml").write_text("")
+    (project / "servers" / "s.py").write_text("")
+    (project / "tool.py").write_text("")
+    tape = str(project / "cassettes" / "t.jsonl")
+    written = {"command": ["python", "../servers/s.py", "tool.py", "stdio"], "cwd": "../sub"}
+    argv, cwd = startable(written, tape)
+    # typed relative to sub: as typed, run in sub; made relative to the project: absolute
+    assert argv == ["python", "../servers/s.py", str(project / "tool.py"), "stdio"]
+    assert cwd == str(project / "sub")
+    home = {"command": ["python", "s.py"], "cwd": "~/nowhere-such-folder"}
+    assert startable(home, tape) == (["python", "s.py"], str(project))  # not here: the root
+    assert startable({"command": ["python", "tool.py"]}, tape) == (
+        ["python", str(project / "tool.py")],
+        str(project),
+    )  # a header that names no folder, as before
 
 
 #: each command that starts the header's server, and what its success looks like
@@ -66,13 +88,66 @@ def _start(name: str, tape: Path, cwd: Path, env: dict[str, str] | None = None) 
     )
 
 
-def _started(name: str, tape: Path, tmp_path: Path, env: dict[str, str]) -> None:
-    elsewhere = tmp_path / "elsewhere"
-    elsewhere.mkdir(exist_ok=True)
+def _started(
+    name: str, tape: Path, tmp_path: Path, env: dict[str, str], where: Path | None = None
+) -> None:
+    """``name`` with no command, run from ``where`` (default: a folder of its own), starts
+    the server the header names."""
+    elsewhere = where or tmp_path / "elsewhere"
+    elsewhere.mkdir(parents=True, exist_ok=True)
     done = _start(name, tape, elsewhere, env)
     assert done.returncode == 0, done.stderr
     shows = COMMANDS[name][1]
     assert shows in (tape.read_text() if name == "variant" else done.stdout)
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_a_server_given_relative_to_a_subfolder_starts_from_another_subfolder(
+    tmp_path: Path, name: str
+) -> None:
+    """Recorded from ``project/sub`` as ``python ../servers/modern.py``: the path is
+    relative to the folder the recording was made in, not to the project, and the header
+    says which folder that was; run from ``project/other``."""
+    project = tmp_path / "project"
+    (project / "servers").mkdir(parents=True)
+    (project / "pyproject.toml").write_text("")
+    shutil.copy(MODERN_SERVER, project / "servers" / "modern.py")
+    env = {**os.environ, "PYTHONPATH": os.getcwd()}
+    tape = project / "cassettes" / "modern.jsonl"
+    tape.parent.mkdir()
+    (project / "sub").mkdir()
+    written = _cassette(tape, project / "sub", env, [PY, "../servers/modern.py"])
+    assert written[1] == "../servers/modern.py"
+    assert _header(tape)["target"]["cwd"] == "../sub"  # from the cassette's folder
+    _started(name, tape, tmp_path, env, project / "other")
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_a_server_recorded_without_a_pyproject_starts_from_a_subfolder(
+    tmp_path: Path, name: str
+) -> None:
+    """Recorded in a folder with no pyproject.toml above it, as ``python modern.py`` and
+    as an absolute path under it (written relative to that folder): both start when the
+    command runs in a subfolder of it, or in a folder elsewhere."""
+    from cassette.store.config import find_pyproject
+
+    work = tmp_path / "work"
+    (work / "cassettes").mkdir(parents=True)
+    assert find_pyproject(work) is None
+    shutil.copy(MODERN_SERVER, work / "modern.py")
+    env = {**os.environ, "PYTHONPATH": os.getcwd()}
+    typed = work / "cassettes" / "typed.jsonl"
+    assert _cassette(typed, work, env, [PY, "modern.py"])[1] == "modern.py"
+    given = work / "cassettes" / "given.jsonl"
+    assert _cassette(given, work, env, [PY, str(work / "modern.py")])[1] == "modern.py"
+    for tape in (typed, given):
+        assert _header(tape)["target"]["cwd"] == ".."
+        _started(name, tape, tmp_path, env, work / "sub")
+        _started(name, tape, tmp_path, env)
+
+
+def _header(tape: Path) -> dict[str, Any]:
+    return dict(json.loads(tape.read_text().splitlines()[0]))
 
 
 @pytest.mark.parametrize("name", sorted(COMMANDS))

@@ -15,15 +15,9 @@ from cassette.core.sessions import ReplaySessions
 from cassette.core.starts import count_starts, split_starts, start_of
 from cassette.store.destination import Destination
 from cassette.store.lock import FileLock
+from cassette.store.run_note import claiming, join, settle, sibling
 from cassette.store.start_append import tagged
-from cassette.store.starts import (
-    RUN_VAR,
-    claim_start,
-    client_run,
-    next_start,
-    remember,
-    restart_number,
-)
+from cassette.store.starts import RUN_VAR, claim_start, client_run, next_start
 from cassette.store.storage import Cassette
 
 HEADER = Header("stdio", RecorderInfo("cassette-mcp", "0"), "2026-01-01T00:00:00Z", era="legacy")
@@ -119,32 +113,6 @@ def test_the_start_counter_goes_round_per_cassette_and_run(tmp_path: Path) -> No
     assert claim_start("digest", "run-a", 1, folder=tmp_path) == 1
 
 
-def test_a_restart_is_the_same_run_finding_the_file_as_it_left_it(tmp_path: Path) -> None:
-    tape = tmp_path / "t.jsonl"
-    tape.write_text("one start\n")
-    state = tmp_path / "state"
-    assert restart_number(tape, "run-a", folder=state) is None  # nothing remembered
-    remember(tape, "run-a", 1, folder=state)
-    assert restart_number(tape, "run-a", folder=state) == 2
-    assert restart_number(tape, "run-b", folder=state) is None
-    assert restart_number(tape, None, folder=state) is None
-    remember(tape, "run-a", 2, folder=state)
-    assert restart_number(tape, "run-a", folder=state) == 3
-    tape.write_text("recorded again\n")  # changed since the run left it
-    assert restart_number(tape, "run-a", folder=state) is None
-    note = next(state.iterdir())
-    note.write_text(json.dumps({"run": "run-a", "starts": "x"}))
-    assert restart_number(tape, "run-a", folder=state) is None
-
-
-def test_a_loop_of_links_is_no_restart_and_no_error(tmp_path: Path) -> None:
-    loop = tmp_path / "loop.jsonl"
-    os.symlink(loop, loop)
-    state = tmp_path / "state"
-    remember(loop, "run-a", 1, folder=state)
-    assert restart_number(loop, "run-a", folder=state) is None
-
-
 def test_the_client_run(monkeypatch: pytest.MonkeyPatch) -> None:
     assert client_run({RUN_VAR: "test-1"}, tty=True) == "named:test-1"
     assert client_run({}, tty=True) is None  # a person at a terminal is no client
@@ -154,17 +122,129 @@ def test_the_client_run(monkeypatch: pytest.MonkeyPatch) -> None:
     assert client_run({}, tty=False) == run  # the same parent, the same run
 
 
-def test_a_held_cassette_is_not_appended_to(tmp_path: Path) -> None:
-    tape = tmp_path / "t.jsonl"
-    Cassette(HEADER, tuple(session("one", None))).dump(tape)
+def first_start(tape: Path, run: str, state: Path) -> Any:
+    """The run's first start takes the cassette: ticket 1, its lock held while it runs."""
     held = FileLock(tape)
     assert held.try_acquire()
-    try:
-        assert Destination.restart(tape, 2) is None
-    finally:
-        held.release()
-    taken = Destination.restart(tape, 2)
-    assert taken is not None
-    assert taken.start == 2
-    assert taken.writing.name == ".t.jsonl.start-2"
-    taken.finish(False, happened=False)
+    with claiming(tape, run, folder=state) as claim:
+        assert claim.joined is None
+        ticket = claim.took()
+    tape.write_bytes(Cassette(HEADER, tuple(session("one", None))).dumps())
+    return ticket, held
+
+
+def later(tape: Path, run: str, state: Path, text: str) -> Any:
+    """A later start of ``run``: joined, its session written to its sibling."""
+    ticket = join(tape, run, folder=state)
+    assert ticket is not None
+    ticket.writing.write_bytes(Cassette(HEADER, tuple(session(text, None))).dumps())
+    return ticket
+
+
+def texts(tape: Path) -> list[tuple[int | None, str]]:
+    return [
+        (start_of(e), e.message["result"]["content"][0]["text"])
+        for e in Cassette.load(tape).events
+        if e.kind == "message" and "content" in (e.message.get("result") or {})
+    ]
+
+
+def test_a_start_that_overlaps_the_first_joins_the_run_and_waits_for_it(tmp_path: Path) -> None:
+    tape, state = tmp_path / "t.jsonl", tmp_path / "state"
+    first, held = first_start(tape, "run-a", state)
+    assert join(tape, "run-b", folder=state) is None  # another run: a recording of its own
+    second = later(tape, "run-a", state, "two")
+    assert (first.ticket, second.ticket) == (1, 2)
+    assert second.writing == sibling(tape, 2)
+    assert settle(second, True, holding=None) is None  # the first start still runs
+    assert second.writing.exists()
+    assert settle(first, True, holding=held) is None  # the first start is the cassette
+    held.release()
+    assert texts(tape) == [(None, "one"), (2, "two")]
+    assert not second.writing.exists()
+    third = later(tape, "run-a", state, "three")  # the file as the run left it: a restart
+    assert third.ticket == 3
+    assert settle(third, True, holding=None) == 3
+    assert count_starts(Cassette.load(tape).events) == 3
+
+
+def test_starts_are_appended_in_the_order_they_began_and_a_failed_one_leaves_no_gap(
+    tmp_path: Path,
+) -> None:
+    tape, state = tmp_path / "t.jsonl", tmp_path / "state"
+    first, held = first_start(tape, "run-a", state)
+    second = later(tape, "run-a", state, "two")
+    third = later(tape, "run-a", state, "three")
+    fourth = later(tape, "run-a", state, "four")
+    assert settle(fourth, True, holding=None) is None
+    assert settle(second, False, holding=None) is None  # failed: dropped, no number
+    assert settle(first, True, holding=held) is None
+    held.release()
+    assert texts(tape) == [(None, "one")]  # the third still runs: the fourth waits for it
+    assert settle(third, True, holding=None) == 2
+    assert texts(tape) == [(None, "one"), (2, "three"), (3, "four")]
+
+
+def test_a_start_whose_recorder_died_is_dropped(tmp_path: Path) -> None:
+    tape, state = tmp_path / "t.jsonl", tmp_path / "state"
+    first, held = first_start(tape, "run-a", state)
+    dead = later(tape, "run-a", state, "lost")
+    assert dead.own is not None
+    dead.own.release()  # as the kernel does for a killed recorder
+    assert settle(first, True, holding=held) is None
+    held.release()
+    assert not dead.writing.exists()
+    assert texts(tape) == [(None, "one")]
+
+
+def test_when_the_first_start_failed_the_next_becomes_the_cassette(tmp_path: Path) -> None:
+    tape, state = tmp_path / "t.jsonl", tmp_path / "state"
+    first, held = first_start(tape, "run-a", state)
+    second = later(tape, "run-a", state, "two")
+    tape.unlink()  # the first start failed: set aside as t.jsonl.failed
+    assert settle(first, False, holding=held) is None
+    held.release()
+    assert settle(second, True, holding=None) == 1
+    assert texts(tape) == [(None, "two")]
+
+
+def test_a_changed_file_or_another_run_is_no_restart(tmp_path: Path) -> None:
+    tape, state = tmp_path / "t.jsonl", tmp_path / "state"
+    first, held = first_start(tape, "run-a", state)
+    assert settle(first, True, holding=held) is None
+    held.release()
+    assert join(tape, None, folder=state) is None
+    assert join(tape, "run-b", folder=state) is None
+    tape.write_text(tape.read_text() + "\n")  # changed since the run left it
+    assert join(tape, "run-a", folder=state) is None
+    note = next(p for p in state.iterdir() if p.suffix == ".json")
+    note.write_text(json.dumps({"run": "run-a", "tickets": "x", "open": {}}))
+    assert join(tape, "run-a", folder=state) is None
+
+
+def test_a_loop_of_links_is_no_restart_and_no_error(tmp_path: Path) -> None:
+    loop = tmp_path / "loop.jsonl"
+    os.symlink(loop, loop)
+    state = tmp_path / "state"
+    with claiming(loop, "run-a", folder=state) as claim:
+        claim.took()
+    assert join(loop, "run-a", folder=state) is not None  # the first start is open
+
+
+def test_a_later_start_holds_the_cassette_only_when_nobody_does(tmp_path: Path) -> None:
+    tape, state = tmp_path / "t.jsonl", tmp_path / "state"
+    first, held = first_start(tape, "run-a", state)
+    overlapping = Destination.later_start(later(tape, "run-a", state, "two"))
+    assert overlapping.lock is None  # the first start holds it
+    assert overlapping.writing.name == ".t.jsonl.start-2"
+    assert overlapping.start == 2
+    assert settle(first, True, holding=held) is None
+    held.release()
+    assert overlapping.finish(True) is None
+    assert overlapping.appended == 2
+    sequential = Destination.later_start(later(tape, "run-a", state, "three"))
+    assert sequential.lock is not None  # nobody held it: another run goes to a sibling
+    assert sequential.lock.held
+    sequential.finish(False, happened=False)
+    assert not sequential.lock.held
+    assert texts(tape) == [(None, "one"), (2, "two")]

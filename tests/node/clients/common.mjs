@@ -23,6 +23,10 @@ const DROPPED_KEYS = new Set(["progressToken", "requestId", "relatedRequestId", 
 // Per-step deadline: a replay that never answers fails the step, not the run.
 export const STEP_TIMEOUT_MS = 20000;
 
+// The steps to run, when CASSETTE_MATRIX_STEPS names them (comma-separated), as in
+// common.py; every step otherwise.
+const ONLY = new Set((process.env.CASSETTE_MATRIX_STEPS ?? "").split(",").filter(Boolean));
+
 export function normalise(value) {
   if (Array.isArray(value)) {
     return value.map(normalise);
@@ -69,6 +73,9 @@ export class Observer {
   }
 
   async step(name, action) {
+    if (ONLY.size && !ONLY.has(name)) {
+      return;
+    }
     let timer;
     const deadline = new Promise((_resolve, reject) => {
       timer = setTimeout(() => reject(new Error(`no answer in ${STEP_TIMEOUT_MS} ms`)), STEP_TIMEOUT_MS);
@@ -127,7 +134,7 @@ export async function runScript(client, target, obs, callTool) {
     client.getPrompt({ name: spec.prompt_args.name, arguments: spec.prompt_args.arguments }),
   );
   await obs.step("read", () => client.readResource({ uri: spec.resource }));
-  for (const step of ["sampling", "elicitation", "roots"]) {
+  for (const step of ["sampling", "elicitation", "roots", "gated"].filter((k) => spec[k])) {
     await obs.step(step, () => callTool({ name: spec[step].name, arguments: spec[step].arguments }));
   }
 }
