@@ -19,7 +19,11 @@ take the cassette's name, and this module decides the bytes it takes it with:
   line to the next);
 * the header keeps its old ``started_at`` whenever an old event line is kept (the kept
   offsets count from it); when nothing else in the header changed, the old header line is
-  kept whole.
+  kept whole;
+* the server's stderr lines are a stream of their own: when the two recordings hold the
+  same stderr lines and the same other events, each in the same order, the old lines are
+  kept whole however the two streams interleave (which pipe the recorder reads first is
+  a race, not a change).
 
 With ``volatile`` (``record --keep-volatile``, ``keep-volatile = true`` in
 ``[tool.cassette]``, the pytest plugin's ``keep_volatile``), an answer is compared as
@@ -47,7 +51,7 @@ from typing import Final
 import attrs
 
 from cassette.core.codec import encode_line
-from cassette.core.model import Event, Header, MessageEvent
+from cassette.core.model import Event, Header, MessageEvent, StderrEvent
 from cassette.core.volatile import Ignores, steady
 from cassette.errors import CassetteError
 from cassette.store.files import describe_os_error, write_atomic
@@ -109,6 +113,10 @@ def quiet_lines(
     last_t: float | None = None  # the ``t`` of the line written last
     a = [_key(e, volatile) for e, _ in old]
     b = [_key(e, volatile) for e, _ in new]
+    if _streams(a, old) == _streams(b, new):  # only stderr's place among messages moved
+        return _header_line(old_header_line, old_header, new_header, True) + b"".join(
+            line for _, line in old
+        )
     for tag, i1, i2, j1, j2 in _opcodes(a, b):
         if tag == "equal":
             for event, line in old[i1:i2]:
@@ -123,6 +131,18 @@ def quiet_lines(
             out.append(line if t == event.t else encode_line(attrs.evolve(event, t=t)))
             last_t = t
     return _header_line(old_header_line, old_header, new_header, kept) + b"".join(out)
+
+
+def _streams(
+    keys: list[bytes], events: Sequence[tuple[Event, bytes]]
+) -> tuple[list[bytes], list[bytes]]:
+    """A recording's events as two streams, each in its order: the server's stderr lines,
+    and everything else. A server writes its stderr and its messages down two pipes, and
+    which of them the recorder reads first is a race; two recordings whose streams are the
+    same are the same recording, however their lines interleave."""
+    stderr = [k for k, (e, _) in zip(keys, events, strict=True) if isinstance(e, StderrEvent)]
+    rest = [k for k, (e, _) in zip(keys, events, strict=True) if not isinstance(e, StderrEvent)]
+    return rest, stderr
 
 
 #: Past this many events between the common head and tail, the middle is taken as

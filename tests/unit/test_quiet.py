@@ -159,3 +159,40 @@ def test_steady_leaves_out_what_verify_would_not_compare() -> None:
     assert steady(one, ignores) != steady(three, ignores)  # outside the pointers: a change
     # a pointer that leads nowhere leaves the answer as it is
     assert steady(one, Ignores(("/result/nothing/here",))) == steady(one, Ignores())
+
+
+def _with_stderr(path: Path, started: str, order: list[tuple[float, str]]) -> Path:
+    """A cassette of messages and stderr lines, in ``order`` (``!text``: a stderr line)."""
+    from cassette.core.model import StderrEvent
+
+    lines = [encode_line(Header("stdio", RecorderInfo("cassette-mcp", "1"), started))]
+    for t, text in order:
+        if text.startswith("!"):
+            lines.append(encode_line(StderrEvent(t=t, text=text[1:])))
+        else:
+            message = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"x": text}}
+            lines.append(encode_line(MessageEvent(t=t, dir="s2c", message=message)))
+    path.write_bytes(b"".join(lines))
+    return path
+
+
+def test_stderr_read_before_a_message_rather_than_after_is_no_change(tmp_path: Path) -> None:
+    """Stderr and messages come down two pipes: which the recorder reads first is a race,
+    so the same lines interleaved otherwise leave the file as it was."""
+    old = _with_stderr(
+        tmp_path / "t.jsonl", "2026-01-01T00:00:00.000Z", [(0.1, "a"), (0.2, "!up"), (0.3, "b")]
+    )
+    before = old.read_bytes()
+    new = _with_stderr(
+        tmp_path / "n", "2026-02-02T00:00:00.000Z", [(0.1, "!up"), (0.2, "a"), (0.3, "b")]
+    )
+    settle(new, old)
+    assert old.read_bytes() == before
+
+
+def test_a_changed_stderr_line_is_still_a_change(tmp_path: Path) -> None:
+    old = _with_stderr(tmp_path / "t.jsonl", "2026-01-01T00:00:00.000Z", [(0.1, "a"), (0.2, "!up")])
+    new = _with_stderr(tmp_path / "n", "2026-02-02T00:00:00.000Z", [(0.1, "!down"), (0.2, "a")])
+    settle(new, old)
+    texts = [getattr(e, "text", None) for e in Cassette.load(old).events]
+    assert sorted(t for t in texts if t) == ["down"]
