@@ -208,6 +208,23 @@ _PAIR_NAMES: Final = (
 )
 
 
+#: The command words after which a password follows an option, and what leads to it. Each
+#: word is a rule of its own, whose expression starts with that one literal: a long text is
+#: searched for each rule on its own, and the engine skips to a leading literal in C but
+#: tries an expression that starts with an alternation at every character.
+_COMMAND_LEADS: Final = (
+    # mysql -pVALUE (attached: -p alone asks for it; -P is a port)
+    *(
+        (word, word + r"[a-z-]*[ \t][^\n|;&]{0,300}?[ \t]-p(?=[^\s\"'\\-])")
+        for word in ("mysql", "mariadb")
+    ),
+    # docker login -p VALUE, helm registry login --password VALUE, ...
+    ("login", r"login[ \t][^\n|;&]{0,300}?[ \t](?:-p|--password)(?:[ \t]+|=)\\?['\"]?"),
+    ("sshpass", r"sshpass[ \t]+-p[ \t]*\\?['\"]?"),
+    ("redis-cli", r"redis-cli[ \t][^\n|;&]{0,300}?[ \t](?:-a|--pass)[ \t]+\\?['\"]?"),
+)
+
+
 def _context_rules() -> tuple[_Rule, ...]:
     """The rules of a secret known by where it stands, not by its shape: an
     ``Authorization`` header of any scheme, a signature parameter, a name beside a value
@@ -285,19 +302,16 @@ def _context_rules() -> tuple[_Rule, ...]:
             alone=True,
             gate="-",
         ),
-        _Rule(  # one rule, so a long text is searched once for all of them:
-            "command-line",
-            ("mysql", "mariadb", "login", "sshpass", "redis-cli"),
-            # mysql -pVALUE (attached: -p alone asks for it; -P is a port)
-            r"(?:(?:mysql|mariadb)[a-z-]*[ \t][^\n|;&]{0,300}?[ \t]-p(?=[^\s\"'\\-])"
-            # docker login -p VALUE, helm registry login --password VALUE, ...
-            r"|login[ \t][^\n|;&]{0,300}?[ \t](?:-p|--password)(?:[ \t]+|=)\\?['\"]?"
-            r"|sshpass[ \t]+-p[ \t]*\\?['\"]?"
-            r"|redis-cli[ \t][^\n|;&]{0,300}?[ \t](?:-a|--pass)[ \t]+\\?['\"]?)"
-            r"(?P<s>[^\s\"'\\-][^\s\"'\\]{2,200})",
-            word_start=True,
-            alone=True,
-            gate="-",
+        *(
+            _Rule(  # mysql -pVALUE, docker login -p VALUE, ... (``_COMMAND_LEADS``)
+                "command-line",
+                (word,),
+                lead + r"(?P<s>[^\s\"'\\-][^\s\"'\\]{2,200})",
+                word_start=True,
+                alone=True,
+                gate="-",
+            )
+            for word, lead in _COMMAND_LEADS
         ),
         _Rule(  # a JWK's private members in JSON text ("d", the primes and their exponents)
             "jwk",
