@@ -355,18 +355,6 @@ def _needles(rule: _Rule) -> tuple[str, ...]:
     return () if rule.flags & re.IGNORECASE else rule.triggers
 
 
-def _first(hay: str, needles: tuple[str, ...]) -> int:
-    """Where the first occurrence of any of ``needles`` starts in ``hay``, or -1. Each
-    ``find`` after the first looks only before the first found so far."""
-    first = -1
-    for needle in needles:
-        end = len(hay) if first < 0 else first + len(needle) - 1
-        at = hay.find(needle, 0, end)
-        if at >= 0:
-            first = at
-    return first
-
-
 #: Rules with one literal trigger searched on their own in a long text (see above).
 _SEARCHED: Final = (
     "url-credentials",
@@ -415,16 +403,46 @@ def _spans_long(text: str) -> list[Span] | None:
     for rule, pattern, needles in _single():
         if no_at and rule.name == "url-credentials":
             continue
-        hay = folded if rule.folded else text
-        # every match starts with a trigger: search from the first one, if any is there
-        # (``find`` skips through a text several times faster than the engine)
-        start = _first(hay, needles) if needles else 0
-        match = pattern.search(hay, start) if start >= 0 else None
-        while match is not None:
-            span = _accept(rule, text, match.start(), match.span("s"))
+        found += _searched(rule, pattern, needles, text, folded if rule.folded else text)
+    return found
+
+
+#: How many occurrences of its triggers a rule is tried at one by one in a long text before
+#: the rest of the text is searched with its expression: a trigger that recurs often is
+#: cheaper to skip to inside the engine than to visit from Python.
+_ONE_BY_ONE: Final = 16
+
+
+def _searched(
+    rule: _Rule, pattern: re.Pattern[str], needles: tuple[str, ...], text: str, hay: str
+) -> list[Span]:
+    """The spans of a rule searched on its own in a long text (``hay``: the text as the rule
+    reads it). Every match starts with one of ``needles``, so the rule is tried where
+    ``str.find`` finds them, which skips through a text several times faster than the
+    engine, and a text holding none of them is not searched at all; past
+    ``_ONE_BY_ONE`` occurrences the engine searches the rest."""
+    found: list[Span] = []
+    ahead = [hay.find(n) for n in needles] if needles else [0]
+    for _ in range(_ONE_BY_ONE if needles else 0):
+        pos = min((a for a in ahead if a >= 0), default=-1)
+        if pos < 0:
+            return found
+        match = pattern.match(hay, pos)
+        if match is not None:
+            span = _accept(rule, text, pos, match.span("s"))
             if span is not None:
                 found.append(span)
-            match = pattern.search(hay, match.start() + 1)
+        # the next occurrence of each trigger found here (overlapping ones too)
+        ahead = [
+            hay.find(n, pos + 1) if a == pos else a for n, a in zip(needles, ahead, strict=True)
+        ]
+    start = min((a for a in ahead if a >= 0), default=-1)
+    match = pattern.search(hay, start) if start >= 0 else None
+    while match is not None:
+        span = _accept(rule, text, match.start(), match.span("s"))
+        if span is not None:
+            found.append(span)
+        match = pattern.search(hay, match.start() + 1)
     return found
 
 
