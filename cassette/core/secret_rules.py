@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator
 from functools import cache
-from typing import Any, Final
+from typing import Any, AnyStr, Final
 
 from cassette.core.secret_names import (
     _KEY_QUALIFIERS,
@@ -389,7 +389,7 @@ def _spans_long(text: str) -> list[Span] | None:
     if len(folded) != len(text):  # a rare character lower-cases to two: no shortcuts
         return None
     hits: list[tuple[int, str]] = []
-    for start, stop in _windows(text.translate(_MASK)):
+    for start, stop in _runs(text):
         # the lower-cased text's slice: lower-casing the slice gives the same triggers
         window = folded[start:stop]
         hits += [(start + at, t) for at, t in _hits_short(text[start:stop], None, window)]
@@ -446,17 +446,27 @@ def _searched(
     return found
 
 
-def _windows(mask: str) -> Iterator[tuple[int, int]]:
+def _runs(text: str) -> Iterator[tuple[int, int]]:
+    """``_windows`` of a long text. An ASCII text is masked as bytes through
+    ``_BYTE_MASK``: the same marks at the same positions, mapped in C a byte at a time,
+    where a str's ``translate`` looks every character up in ``_MASK``, a dict."""
+    if text.isascii():
+        return _windows(_byte_mask(text), _RUN_BYTES, b" ")
+    return _windows(text.translate(_MASK), _RUN_MARK, " ")
+
+
+def _windows(mask: AnyStr, run: AnyStr, space: AnyStr) -> Iterator[tuple[int, int]]:
     """The stretches of a long text to scout for token shapes: around each run of 16 token
-    characters (``mask``: the text through ``_MASK``), from ``_WINDOW_BEFORE`` before it to
-    its end (at most ``_WINDOW_AFTER`` on). Stretches that touch are scouted as one: a
-    text dense with tokens (a thousand presigned URLs) is scouted in a few calls, not one
-    per token, and no trigger is found twice."""
+    characters (``mask``: the text through ``_MASK``; ``run``: 16 marks; ``space``: what
+    ends a run), from ``_WINDOW_BEFORE`` before it to its end (at most ``_WINDOW_AFTER``
+    on). Stretches that touch are scouted as one: a text dense with tokens (a thousand
+    presigned URLs) is scouted in a few calls, not one per token, and no trigger is found
+    twice."""
     size = len(mask)
-    pos = mask.find(_RUN_MARK)
+    pos = mask.find(run)
     begin = stop = -1
     while pos != -1:
-        end = mask.find(" ", pos)
+        end = mask.find(space, pos)
         end = size if end == -1 else end
         start = max(0, pos - _WINDOW_BEFORE)
         if start > stop:  # apart from the stretch so far: that one is done
@@ -464,7 +474,7 @@ def _windows(mask: str) -> Iterator[tuple[int, int]]:
                 yield begin, stop
             begin = start
         stop = max(stop, min(end, pos + _WINDOW_AFTER))
-        pos = mask.find(_RUN_MARK, end)
+        pos = mask.find(run, end)
     if stop > begin:
         yield begin, stop
 
