@@ -15,7 +15,16 @@ from typing import Any
 
 from cassette.cli.common import err
 
-__all__ = ["add_commands", "client_config", "print_config", "serving_on"]
+__all__ = ["add_commands", "client_config", "print_config", "server_name", "serving_on"]
+
+
+def server_name(tape: Path) -> str:
+    """The name a configuration gives the server of ``tape``: its file name's stem, each
+    run of other characters than letters, digits, ``-`` and ``_`` made one ``-`` (Claude
+    Code refuses any other name), else ``cassette``."""
+    import re
+
+    return re.sub(r"[^A-Za-z0-9_-]+", "-", tape.stem).strip("-") or "cassette"
 
 
 def client_config(tape: Path, command: str = "replay", extra: Sequence[str] = ()) -> dict[str, Any]:
@@ -23,7 +32,7 @@ def client_config(tape: Path, command: str = "replay", extra: Sequence[str] = ()
     options ``extra`` that change its behaviour: pasted, it serves exactly this."""
     return {
         "mcpServers": {
-            tape.stem.replace(".", "-") or "cassette": {
+            server_name(tape): {
                 "command": sys.executable,
                 "args": ["-m", "cassette", command, str(tape), *extra],
             }
@@ -79,7 +88,7 @@ def serving_on(path: Path, *, quiet: bool) -> Callable[[str], None]:
     def ready(url: str) -> None:
         err(f"serving on {url}")
         if not quiet:
-            name = path.stem.replace(".", "-") or "cassette"
+            name = server_name(path)
             print_config({"mcpServers": {name: {"url": url}}})
 
     return ready

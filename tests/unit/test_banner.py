@@ -190,7 +190,7 @@ def test_the_add_commands_register_what_the_configuration_block_names(
     _, lines = _banner(capsys, tape, "--strategy", "loose", "--allow-repeats")
     config, claude, gemini = _pasted(lines)
     ((name, server),) = config["mcpServers"].items()
-    assert name == "my tape-v2"
+    assert name == "my-tape-v2"
     argv = [server["command"], *server["args"]]
     assert argv == [
         sys.executable,
