@@ -331,8 +331,8 @@ def _serve(command: ReplayCommand) -> int:
     from cassette.runtime.conversation import ReplayResult
     from cassette.runtime.serve import front_of, serve
 
+    front = front_of(command.front)  # an unknown front is refused before the banner
     pool, path = opened(command)
-    front = front_of(command.front)
     listen = attrs.evolve(command.listen, on_ready=serving_on(path, quiet=command.quiet))
     # A listening front (not stdio, whose one client ends the run) is stopped by a signal,
     # which is its normal end: it exits by what it served, 0 if it served nobody.
