@@ -21,16 +21,10 @@ from cassette.core.sessions import ReplaySessions
 from cassette.core.surface import capability_sets
 from cassette.store.storage import Cassette
 from tests.opening_tapes import write_long
+from tests.unit import test_fits
 
-HEADER = {
-    "kind": "header",
-    "format": 1,
-    "transport": "stdio",
-    "recorder": {"name": "test", "version": "0"},
-    "started_at": "2026-01-01T00:00:00Z",
-    "protocol_version": "2025-11-25",
-}
-SERVER = {"capabilities": {"tools": {}}, "serverInfo": {"name": "s", "version": "1"}}
+HEADER = {**test_fits.HEADER, "protocol_version": "2025-11-25"}
+SERVER = test_fits.SERVER
 FOR_DETAILS = "; run with -v for details"
 
 
