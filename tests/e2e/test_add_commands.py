@@ -26,16 +26,24 @@ pytestmark = [
     pytest.mark.skipif(sys.platform == "win32", reason="the lines are quoted for cmd there"),
 ]
 
-#: options the lines must carry through each agent's own parser
-OPTIONS = ("--strategy", "loose", "--ignore-param", "/params/arguments/now", "--allow-repeats")
+#: options the lines must carry through each agent's own parser (Gemini CLI's takes any
+#: option it does not know as the server's): every one a replay's configuration repeats,
+#: with ``--faults`` (a plan for tool calls, which a health check makes none of)
+OPTIONS = (
+    *("--strategy", "loose", "--ignore-param", "/params/arguments/now", "--allow-repeats"),
+    *("--pace", "recorded", "--pace-scale", "0.5", "--pace-cap", "1"),
+    *("--answer-timeout", "5", "--max-message-bytes", "1048576", "--max-depth", "64"),
+)
 AGENTS = {"claude": "claude-code", "gemini": "gemini-cli"}
 
 
 def printed(tape: Path) -> tuple[dict[str, Any], dict[str, list[str]]]:
     """The configuration block a replay of ``tape`` prints, and its add lines as argv by
     agent (the replay ends at once: its client, stdin, is closed)."""
+    plan = tape.with_name("faults.toml")
+    plan.write_text('[[fault]]\nkind = "error"\nmethod = "tools/call"\ncode = -32050\n')
     done = subprocess.run(
-        [PY, "-m", "cassette", "replay", str(tape), *OPTIONS],
+        [PY, "-m", "cassette", "replay", str(tape), *OPTIONS, "--faults", str(plan)],
         capture_output=True,
         text=True,
         timeout=scaled(60),
