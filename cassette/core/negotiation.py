@@ -39,12 +39,13 @@ Sans-IO: values in, values out.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from cassette.core.eras import (
     LEGACY_ONLY_METHODS,
+    capabilities_asked,
     client_era,
     era_refusal,
     granted_version,
@@ -594,14 +595,6 @@ class Negotiation:
         return tuple(key[1] for key in self.rounds)  # id_key keeps the id second
 
 
-#: the server requests that ask a client for what a capability declares
-_ASKS: Final = {
-    "roots/list": "roots",
-    "sampling/createMessage": "sampling",
-    "elicitation/create": "elicitation",
-}
-
-
 def _asked_for(group: Prepared) -> frozenset[str]:
     """The capabilities the recorded server asked its client for in ``group``: a server
     request, or (2026-07-28) an ``input_required`` result's ``inputRequests``."""
@@ -610,15 +603,8 @@ def _asked_for(group: Prepared) -> frozenset[str]:
         for item in exchange.items:
             if not isinstance(item.message, dict):
                 continue  # a raw exchange's answer may be a batch
-            method = item.message.get("method") if item.role == "request" else None
-            if method in _ASKS:
-                asked.add(_ASKS[method])
-            elif item.role == "response":
-                asked.update(
-                    _ASKS[r["method"]]
-                    for _, r in input_requests(item.message)
-                    if r["method"] in _ASKS
-                )
+            if item.role in ("request", "response"):
+                asked |= capabilities_asked(item.message, request=item.role == "request")
     return frozenset(asked)
 
 

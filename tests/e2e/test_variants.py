@@ -107,7 +107,7 @@ def test_show_and_the_banner_name_the_variants(tmp_path: Path) -> None:
     assert shown.stdout.splitlines()[2].startswith("  session legacy: serves legacy ")
     assert "recorded with elicitation" in shown.stdout.splitlines()[2]
     banner = subprocess.run(
-        [PY, "-m", "cassette", "replay", str(tape)],
+        [PY, "-m", "cassette", "replay", str(tape), "-v"],
         input="",
         capture_output=True,
         text=True,
@@ -115,7 +115,8 @@ def test_show_and_the_banner_name_the_variants(tmp_path: Path) -> None:
         check=False,
     )
     said = [line.removeprefix("cassette: ").strip() for line in banner.stderr.splitlines()]
-    for line in shown.stdout.splitlines()[1:3]:  # the banner says the same
+    assert said[0].startswith(f"replaying {tape}: serves any MCP client")
+    for line in shown.stdout.splitlines()[1:3]:  # the banner's details say the same
         assert line.strip() in said
     lint = subprocess.run(
         [PY, "-m", "cassette", "lint", str(tape)], capture_output=True, text=True, check=False
