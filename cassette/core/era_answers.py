@@ -21,7 +21,9 @@ here, one function per rule, each taking the values it needs and returning a val
   declares other capabilities than the recording's client, or asks for progress the
   recording's client did not ask for.
 
-Sans-IO: values in, values out; nothing here keeps state.
+Invariants: nothing here keeps state or changes what it is given (a ``Reply`` is
+evolved, a message copied); a refusal's miss is on the ``Reply`` it returns, for the
+caller to count. Sans-IO: values in, values out.
 """
 
 from __future__ import annotations

@@ -40,9 +40,9 @@ class GroupState:
     so a group adopted again goes on from where it was left.
 
     A machine's state compared by identity, written as a plain slotted class rather than
-    an attrs class: attrs writes and compiles its methods at import, 2.3 M instructions of
-    every replay's start-up for a class built once per session (a speed exception, listed
-    in docs/architecture.md)."""
+    an attrs class: attrs writes and compiles its methods at import, a cost to every
+    replay's start-up for a class built once per session (a speed exception, listed with
+    its figure in docs/architecture.md)."""
 
     __slots__ = ("matcher", "notes", "playback", "prepared", "raws_played", "refusals")
 

@@ -40,9 +40,10 @@ this module keeps the state they are applied with. The fronts learn the outcome 
 
 Invariants
 ----------
-* The replayer calls ``before`` once per request and ``after`` once per reply to a
-  client message (a batch: once per element, then once for the batch), nothing else;
-  every other decision stays here.
+* The replayer calls ``before`` once per request, ``after`` once per reply (a batch:
+  once per element, then once for the batch; a reply to no client message, with
+  ``live`` ``None``), and reads ``client_era``; nothing else. Every other decision about
+  eras, variants and what a client is sent stays here.
 * The client's era is set by the first message that says it, and never changes.
 * Only ``before`` changes the group answering the session, and only on a handshake
   before the session is under way, or on a 2026-07-28 request that says who asks.

@@ -111,6 +111,8 @@ class Replayer:
         self.main_matcher: Matcher = self._groups.current.matcher
         #: the era machine: asked before matching and after playing, and at no other point
         self._terms = Negotiation(self._groups, self._waits, self._shown)
+        #: what the client is sent of a reply (``Negotiation.after``): every reply's way out
+        self._after = self._terms.after
 
     @property
     def client_era(self) -> Era | None:
@@ -138,7 +140,8 @@ class Replayer:
         if not data.strip():
             return Reply()  # a blank line carries no message; real servers skip it too
         kind, value, problem, text = classify_parts(data)
-        if kind not in SINGLE_MESSAGES and self._groups.current.prepared.raws:
+        # the raws first: most cassettes have none, and hashing a Kind is a Python call
+        if self._groups.current.prepared.raws and kind not in SINGLE_MESSAGES:
             recorded = self._raw(data)
             if recorded is not None:
                 return self._after(None, recorded)
@@ -236,17 +239,6 @@ class Replayer:
             return self._after(message, found)
         exchange, message = found
         return self._after(message, self._play(exchange, message), raw, matched=True)
-
-    def _after(
-        self,
-        live: JSONObject | None,
-        reply: Reply,
-        raw: str | None = None,
-        *,
-        matched: bool = False,
-    ) -> Reply:
-        """What the client is sent of ``reply`` (``Negotiation.after``): the one way out."""
-        return self._terms.after(live, reply, raw, matched=matched)
 
     def _find(self, message: JSONObject, raw: str | None) -> tuple[Exchange, JSONObject] | Reply:
         """The recording that answers ``message`` and the message as matched, or the miss.

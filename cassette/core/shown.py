@@ -10,9 +10,12 @@ line, the run's summary) passes the runtime's policy on any cassette, since a mi
 printed.
 
 The redactor is built when first needed: a clean session needs none, and its module with
-the rule tables is 2.5% of a replay's start-up. One ``Shown`` per session, shared by the
-replayer and the era-and-variant authority (``cassette.core.negotiation``), which both
+the rule tables is a share of a replay's start-up. One ``Shown`` per session, shared by
+the replayer and the era-and-variant authority (``cassette.core.negotiation``), which both
 tell of live messages.
+
+Invariants: on a redacted cassette no live message reaches a miss or a warning
+unredacted; a clean cassette's messages are never walked unless a miss is told.
 """
 
 from __future__ import annotations
