@@ -42,8 +42,10 @@ Invariants
 ----------
 * The replayer calls ``before`` once per request, ``after`` once per reply (a batch:
   once per element, then once for the batch; a reply to no client message, with
-  ``live`` ``None``), and reads ``client_era``; nothing else. Every other decision about
-  eras, variants and what a client is sent stays here.
+  ``live`` ``None``), and reads ``client_era``; nothing else of this object. Every other
+  decision about eras, variants and what a client is sent is taken here, but one: to a
+  request nothing recorded the replayer applies the rule of what the recording makes
+  certain itself (``era_answers.unrecorded``), since only a miss asks it.
 * The client's era is set by the first message that says it, and never changes.
 * Only ``before`` changes the group answering the session, and only on a handshake
   before the session is under way, or on a 2026-07-28 request that says who asks.

@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx
 
-from cassette.core.era_answers import unrecorded
+from cassette.core.era_answers import crosses, unrecorded
 from cassette.core.exchanges import Exchange
 from cassette.core.groups import Groups, GroupState
 from cassette.core.jsonrpc import REPLAY_MISS
@@ -135,6 +135,15 @@ def test_the_capability_warning_made_before_is_told_after_once() -> None:
     again = init(2, {})
     terms.before(again)
     assert terms.after(again, Reply((res(2, LEGACY_INIT),))).warnings == ()
+
+
+def test_which_requests_the_era_rules_answer_is_a_function_of_values() -> None:
+    assert crosses("initialize", "legacy", "modern")  # a legacy client, a modern recording
+    assert not crosses("initialize", "legacy", "legacy")
+    assert crosses("tools/list", "modern", "legacy")  # the 2026-07-28 envelope on legacy
+    assert not crosses("server/discover", "modern", "legacy")  # the recording says -32601
+    assert not crosses("tools/list", None, "legacy")
+    assert not crosses("tools/list", "modern", "modern")
 
 
 def test_what_the_recording_makes_certain_is_a_function_of_values() -> None:
