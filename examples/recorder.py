@@ -19,8 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
-from cassette import Cassette, CassetteWriter, Recorder, Replayer
-from cassette.core.redaction import Redactor
+from cassette import Cassette, CassetteWriter, Recorder, Redactor, Replayer
 
 
 def frame(message: dict) -> bytes:  # type: ignore[type-arg]
