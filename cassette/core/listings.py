@@ -174,9 +174,7 @@ class Surface:
         """Whether a probe listed for what ``declared`` says a client can do (its
         ``listing_key``)."""
         key = listing_key(declared)
-        return any(
-            p.capabilities is not None and listing_key(p.capabilities) == key for p in self.probes
-        )
+        return any(listing_key(p.capabilities) == key for p in self.probes)
 
     def session(self) -> Listings:
         """A session's use of this surface."""
@@ -250,10 +248,7 @@ class Listings:
         return best.pages[page], self._warning(best, declared)
 
     def _warning(self, probed: Probed, declared: Mapping[str, Any] | None) -> tuple[str, ...]:
-        if self._told or (
-            probed.capabilities is not None
-            and listing_key(probed.capabilities) == listing_key(declared)
-        ):
+        if self._told or listing_key(probed.capabilities) == listing_key(declared):
             return ()
         self._told = True
         live = ", ".join(sorted(declared or {})) or "none"
