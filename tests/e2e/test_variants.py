@@ -84,8 +84,13 @@ def test_a_variant_serves_the_client_the_recording_did_not_hold(tmp_path: Path) 
     replaced = variant(tape, "bare", extra=("--replace",))
     assert replaced.returncode == 0, replaced.stderr
     assert tape.read_text("utf-8").count('"variant":"bare"') == lines  # in place, not twice
-    names = {(getattr(e, "meta", None) or {}).get("variant") for e in Cassette.load(tape).events}
+    events = Cassette.load(tape).events
+    names = {(getattr(e, "meta", None) or {}).get("variant") for e in events}
     assert names >= {None, "bare"}
+    # the probes are the main recording's: a variant's session brings none of its own
+    metas = [getattr(e, "meta", None) or {} for e in events]
+    assert any("probe" in m for m in metas)
+    assert not [m for m in metas if "probe" in m and "variant" in m]
 
     report = tmp_path / "bare.jsonl"
     assert replayed(tape, report, answers=False) == bare_live

@@ -58,11 +58,14 @@ def _lines(era: str, *events: dict[str, Any]) -> tuple[str, list[str]]:
 def test_a_bare_legacy_recording_fits_the_bare_client_and_is_closest_for_the_others() -> None:
     served, lines = _lines("legacy", *_legacy({}))
     assert served.startswith("serves legacy clients")
-    assert lines == [
+    (line,) = lines
+    assert line == (
         "session main: serves legacy 2024-10-07 to 2025-11-25; recorded with no "
         "capabilities; fits bare; closest for inspector (+roots), claude-code (+elicitation "
-        "+roots), gemini-cli (+roots)"
-    ]
+        "+roots), gemini-cli (+roots), sdk-handlers (+elicitation +roots +sampling), py-sdk1 "
+        "(+elicitation +roots +sampling), ts-sdk1 (+elicitation +roots +sampling), ai-sdk "
+        "(+elicitation)"
+    )
 
 
 def test_a_variant_session_is_the_one_its_client_fits() -> None:
@@ -71,11 +74,12 @@ def test_a_variant_session_is_the_one_its_client_fits() -> None:
     # a client one capability away from both goes to the main recording (ties do)
     assert lines[0].endswith(
         "recorded with no capabilities; fits bare; closest for inspector (+roots), "
-        "gemini-cli (+roots)"
+        "gemini-cli (+roots), ai-sdk (+elicitation)"
     )
     assert lines[1] == (
         "session claude-code: serves legacy 2024-10-07 to 2025-11-25; recorded with "
-        "elicitation, roots; fits claude-code"
+        "elicitation, roots; fits claude-code; closest for sdk-handlers (+sampling), py-sdk1 "
+        "(+sampling), ts-sdk1 (+sampling)"
     )
 
 
@@ -90,9 +94,10 @@ def test_a_modern_only_recording_names_the_clients_no_session_serves() -> None:
     assert "legacy-only clients need" in served
     assert lines == [
         "session main: serves 2026-07-28; recorded with no capabilities; fits bare; closest "
-        "for claude-code (+elicitation +roots)",  # Claude Code takes a 2026-07-28 session
-        "no session serves inspector, gemini-cli (legacy clients): record one "
-        "with cassette variant TAPE --as legacy",
+        "for claude-code (+elicitation +roots), sdk-handlers (+elicitation +roots +sampling), "
+        "ai-sdk (+elicitation)",  # the dual-era clients take a 2026-07-28 session
+        "no session serves inspector, gemini-cli, py-sdk1, ts-sdk1 (legacy clients): record "
+        "one with cassette variant TAPE --as legacy",
     ]
 
 
@@ -109,7 +114,8 @@ def test_the_recorders_probe_serves_legacy_clients_from_the_main_session() -> No
     assert lines == [
         "session main: serves 2026-07-28, legacy 2024-10-07 to 2025-11-25 (probed); recorded "
         "with roots; fits inspector, gemini-cli; closest for bare (-roots), claude-code "
-        "(+elicitation)"
+        "(+elicitation), sdk-handlers (+elicitation +sampling), py-sdk1 (+elicitation "
+        "+sampling), ts-sdk1 (+elicitation +sampling), ai-sdk (+elicitation -roots)"
     ]
 
 
@@ -117,7 +123,10 @@ def test_a_legacy_variant_of_a_modern_cassette_serves_the_legacy_clients() -> No
     events = [*_modern({}, ["2026-07-28"]), *_legacy({"roots": {}}, "legacy")]
     served, lines = _lines("modern", *events)
     assert served == "serves 2026-07-28 and dual-era clients, and legacy ones from a variant"
-    assert lines[0] == "session main: serves 2026-07-28; recorded with no capabilities; fits bare"
+    assert lines[0] == (
+        "session main: serves 2026-07-28; recorded with no capabilities; fits bare; closest "
+        "for ai-sdk (+elicitation)"  # a dual-era client: the 2026-07-28 session is its era's
+    )
     assert lines[1].startswith("session legacy: serves legacy")
     assert "fits inspector, gemini-cli; closest for claude-code (+elicitation)" in lines[1]
 
