@@ -12,6 +12,10 @@ known client, by the rule the replay's own warnings follow); this module only wo
 * else ``nothing to warn of``, and which clients get the listings the recorder's probes
   took for their capabilities (the live server's, not the session's).
 
+The agents people run (Claude Code, Gemini CLI, the MCP Inspector) are named; the other
+known clients (the SDKs' profiles) are counted, so the line stays one line: ``2 other known
+clients from a session recorded with other capabilities``; ``-v`` names them.
+
 The details (eras, revisions, sessions, profiles' names) are ``replay -v``'s and
 ``show``'s. Sans-IO: verdicts in, words out.
 """
@@ -32,6 +36,10 @@ _NAMES: Final = {
     "gemini-cli": ("Gemini CLI", False),
     "inspector": ("the MCP Inspector", False),
     "bare": ("the SDKs' default clients", True),
+    "sdk-handlers": ("the SDK clients given handlers", True),
+    "py-sdk1": ("the Python SDK 1.x", False),
+    "ts-sdk1": ("the TypeScript SDK 1.x", False),
+    "ai-sdk": ("the AI SDK", False),
 }
 #: the order the line names clients in: the ones people run first
 _ORDER: Final = ("claude-code", "gemini-cli", "inspector")
@@ -64,37 +72,53 @@ def first_line(verdicts: Sequence[Verdict]) -> str:
     """Whether anything is wrong for the known clients, in plain words (see the module
     docstring): ``serves any MCP client; nothing to warn of``, or what is wrong."""
     ordered = _ordered(verdicts)
-    refused = [v for v in ordered if v.how == "refused"]
-    parts = [_refused(refused) if refused else "serves any MCP client"]
+    named = [v for v in ordered if v.name in _ORDER or v.name == "bare"]
+    others = [v for v in ordered if v not in named]
+    refused = [v for v in named if v.how == "refused"]
+    parts = [_refused(refused, others) if refused else "serves any MCP client"]
     groups: dict[tuple[bool, tuple[str, ...], tuple[str, ...]], list[Verdict]] = {}
-    for verdict in ordered:
+    for verdict in named:
         if verdict.caveat and verdict.how != "refused":
             key = (verdict.how == "untold", verdict.plus, verdict.minus)
             groups.setdefault(key, []).append(verdict)
     parts += [_caveat(group, index == 0) for index, group in enumerate(groups.values())]
-    if not refused and not groups:
-        parts.append("nothing to warn of" + _probed([v for v in ordered if v.how == "probed"]))
+    told = [v for v in others if v.caveat and v.how != "refused"]
+    if told:
+        lead = " would be answered" if not groups else ""
+        parts.append(f"{_others(len(told))}{lead} from a session recorded with other capabilities")
+    if not refused and not groups and not told:
+        probed = [v for v in named if v.how == "probed"]
+        extra = sum(1 for v in others if v.how == "probed")
+        parts.append("nothing to warn of" + _probed(probed, extra))
     return "; ".join(parts)
+
+
+def _others(count: int) -> str:
+    return f"{count} other known client" + ("" if count == 1 else "s")
 
 
 def _plural(verdicts: Sequence[Verdict]) -> bool:
     return len(verdicts) > 1 or _name(verdicts[0].client)[1]
 
 
-def _probed(probed: Sequence[Verdict]) -> str:
-    """Who gets the listings the recorder's probes took for its capabilities."""
-    if not probed:
+def _probed(probed: Sequence[Verdict], others: int) -> str:
+    """Who gets the listings the recorder's probes took for its capabilities: the named
+    clients, and how many others."""
+    names = [_name(v.client)[0] for v in probed] + ([_others(others)] if others else [])
+    if not names:
         return ""
-    plural = _plural(probed)
+    plural = len(names) > 1 or (probed and _name(probed[0].client)[1]) or others > 1
     return (
-        f": {client_names(probed)} {'get' if plural else 'gets'} the listings the live "
+        f": {_joined(names)} {'get' if plural else 'gets'} the listings the live "
         f"server gave {'them' if plural else 'it'}"
     )
 
 
-def _refused(refused: Sequence[Verdict]) -> str:
+def _refused(refused: Sequence[Verdict], others: Sequence[Verdict]) -> str:
+    also = sum(1 for v in others if v.how == "refused")
+    names = _joined([_name(v.client)[0] for v in refused] + ([_others(also)] if also else []))
     return (
-        f"{client_names(refused)} would be refused: the recording speaks only MCP 2026-07-28 "
+        f"{names} would be refused: the recording speaks only MCP 2026-07-28 "
         "(cassette variant TAPE --as legacy records a session for them)"
     )
 

@@ -92,7 +92,8 @@ def test_a_plain_recording_says_which_clients_would_be_answered_without_their_ca
     assert lines[0] == (
         f"cassette: replaying {tape}: serves any MCP client; Claude Code would be answered "
         "from a session without its elicitation and roots; Gemini CLI and the MCP "
-        "Inspector from one without their roots" + FOR_DETAILS
+        "Inspector from one without their roots; 4 other known clients from a session "
+        "recorded with other capabilities" + FOR_DETAILS  # the SDKs' profiles, counted
     )
     assert lines[1] == "client configuration:"  # nothing else before it: no details
 
@@ -104,8 +105,8 @@ def test_a_probed_recording_has_nothing_to_warn_of(
     _, lines = _banner(capsys, tape)
     assert lines[0] == (
         f"cassette: replaying {tape}: serves any MCP client; nothing to warn of: Claude "
-        "Code, Gemini CLI and the MCP Inspector get the listings the live server gave them"
-        + FOR_DETAILS
+        "Code, Gemini CLI, the MCP Inspector and 4 other known clients get the listings the "
+        "live server gave them" + FOR_DETAILS
     )
 
 
@@ -117,7 +118,8 @@ def test_a_variant_answers_its_client_and_the_others_keep_their_caveat(
     _, lines = _banner(capsys, tape)
     assert lines[0] == (
         f"cassette: replaying {tape}: serves any MCP client; Gemini CLI and the MCP "
-        "Inspector would be answered from a session without their roots" + FOR_DETAILS
+        "Inspector would be answered from a session without their roots; 4 other known "
+        "clients from a session recorded with other capabilities" + FOR_DETAILS
     )
 
 
@@ -130,7 +132,8 @@ def test_a_client_declaring_less_than_the_recording_is_told_too(
     _, lines = _banner(capsys, tape)
     assert lines[0] == (
         f"cassette: replaying {tape}: serves any MCP client; the SDKs' default clients would "
-        "be answered from a session with roots, which they do not declare" + FOR_DETAILS
+        "be answered from a session with roots, which they do not declare; 1 other known "
+        "client from a session recorded with other capabilities" + FOR_DETAILS  # the AI SDK
     )
 
 
@@ -140,9 +143,10 @@ def test_a_modern_only_recording_names_the_clients_it_refuses_and_the_fix(
     tape = _tape(tmp_path, _modern(), era="modern")
     _, lines = _banner(capsys, tape)
     assert lines[0].startswith(
-        f"cassette: replaying {tape}: Gemini CLI and the MCP Inspector would be refused: the "
-        "recording speaks only MCP 2026-07-28 (cassette variant TAPE --as legacy records a "
-        "session for them); Claude Code would be answered from a session without its "
+        f"cassette: replaying {tape}: Gemini CLI, the MCP Inspector and 2 other known clients "
+        "would be refused: the recording speaks only MCP 2026-07-28 (cassette variant TAPE "
+        "--as legacy records a session for them); Claude Code would be answered from a "
+        "session without its "
     )
 
 
@@ -160,7 +164,9 @@ def test_verbose_gives_the_details_of_the_whole_cassette(
     assert lines[2] == (
         "cassette:   session main: serves legacy 2024-10-07 to 2025-11-25; recorded with no "
         "capabilities; fits bare; listings as live (probed) for inspector (+roots), "
-        "claude-code (+elicitation +roots), gemini-cli (+roots)"
+        "claude-code (+elicitation +roots), gemini-cli (+roots), sdk-handlers (+elicitation "
+        "+roots +sampling), py-sdk1 (+elicitation +roots +sampling), ts-sdk1 (+elicitation "
+        "+roots +sampling), ai-sdk (+elicitation)"
     )
     assert lines[3].startswith("cassette:   probed surface (the recorder's own sessions")
     assert lines[4] == "client configuration:"
@@ -225,8 +231,8 @@ def test_the_banner_of_a_long_cassette_reads_only_its_opening_and_probes(
     assert not pool.loaded
     assert lines[0] == (
         f"cassette: replaying {long_probed}: serves any MCP client; nothing to warn of: "
-        "Claude Code, Gemini CLI and the MCP Inspector get the listings the live server "
-        "gave them" + FOR_DETAILS
+        "Claude Code, Gemini CLI, the MCP Inspector and 4 other known clients get the "
+        "listings the live server gave them" + FOR_DETAILS
     )
 
 

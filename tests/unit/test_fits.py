@@ -185,11 +185,17 @@ def test_probes_for_each_clients_capabilities_answer_their_listings_as_live() ->
         "inspector": "probed",
         "claude-code": "probed",
         "gemini-cli": "probed",
+        "sdk-handlers": "probed",
+        "py-sdk1": "probed",
+        "ts-sdk1": "probed",
+        "ai-sdk": "probed",
     }
     _, lines = sessions(tape.era, tape.events)
     assert lines[0].endswith(
         "recorded with no capabilities; fits bare; listings as live (probed) for inspector "
-        "(+roots), claude-code (+elicitation +roots), gemini-cli (+roots)"
+        "(+roots), claude-code (+elicitation +roots), gemini-cli (+roots), sdk-handlers "
+        "(+elicitation +roots +sampling), py-sdk1 (+elicitation +roots +sampling), ts-sdk1 "
+        "(+elicitation +roots +sampling), ai-sdk (+elicitation)"
     )
     assert lines[1].startswith("probed surface (the recorder's own sessions")
 
@@ -198,9 +204,13 @@ def test_a_probe_for_other_capabilities_leaves_the_caveat() -> None:
     tape = _tape("legacy", [*_legacy({}), *_probe("legacy:gemini-cli", INSPECTOR)])
     assert _hows(tape) == {
         "bare": "fits",
-        "inspector": "unknown",  # its extensions too: no probe declared exactly those
+        "inspector": "probed",  # its listing key is roots, as Gemini CLI's (extensions aside)
         "claude-code": "unknown",
         "gemini-cli": "probed",
+        "sdk-handlers": "unknown",
+        "py-sdk1": "unknown",
+        "ts-sdk1": "unknown",
+        "ai-sdk": "unknown",
     }
 
 
@@ -211,12 +221,19 @@ def test_what_the_server_asked_for_decides_between_a_caveat_and_no_difference() 
         "inspector": "fits",
         "claude-code": "unused",  # elicitation: the server asks only for roots
         "gemini-cli": "fits",
+        "sdk-handlers": "unused",
+        "py-sdk1": "unused",
+        "ts-sdk1": "unused",
+        "ai-sdk": "reacted",  # elicitation alone: no roots to be asked for
     }
     _, lines = sessions(tape.era, tape.events)
     assert lines[0].endswith(
         "recorded with roots; fits inspector, gemini-cli; no difference for claude-code "
-        "(+elicitation, which the server does not ask for); closest for bare (-roots, which "
-        "the server asks for)"
+        "(+elicitation, which the server does not ask for), sdk-handlers (+elicitation "
+        "+sampling, which the server does not ask for), py-sdk1 (+elicitation +sampling, which "
+        "the server does not ask for), ts-sdk1 (+elicitation +sampling, which the server does "
+        "not ask for); closest for bare (-roots, which the server asks for), ai-sdk "
+        "(+elicitation -roots, which the server asks for)"
     )
 
 
@@ -234,6 +251,10 @@ def test_a_modern_only_recording_refuses_the_legacy_only_clients() -> None:
         "inspector": "refused",
         "claude-code": "unknown",
         "gemini-cli": "refused",
+        "sdk-handlers": "unknown",
+        "py-sdk1": "refused",  # legacy only, as the Inspector and Gemini CLI
+        "ts-sdk1": "refused",
+        "ai-sdk": "unknown",
     }
 
 
