@@ -90,6 +90,13 @@ TARGETS: list[tuple[str, str, float, str]] = [
         "a 30,000-call cassette answers initialize within 1.5x a 200-call one (paired rounds)",
     ),
     (
+        "init_large_vs_small_banner",
+        "<=",
+        1.5,
+        "the same with the default banner (no -q): a 30,000-call cassette answers "
+        "initialize within 1.5x a 200-call one (paired rounds)",
+    ),
+    (
         "call_instructions_vs_floor",
         "<=",
         2.2,
@@ -453,6 +460,9 @@ def measure_stdio(
     }
     if big is not None:
         targets["replay-large"] = lambda _r: [python, "-m", "cassette", "replay", str(big), "-q"]
+        # the same two replays with the banner every user sees (no -q)
+        targets["replay-banner"] = lambda _r: [python, "-m", "cassette", "replay", str(tape)]
+        targets["replay-large-banner"] = lambda _r: [python, "-m", "cassette", "replay", str(big)]
     if peer is not None:
         peer_tape = tmp / "peer.json"
         _note("recording a peer cassette ...")
@@ -496,7 +506,13 @@ def measure_stdio(
             for rec, lv in zip(raw["record"], raw["live"], strict=True)
         ]
     )
-    sizes = {"replay": args.calls, "peer": args.calls, "replay-large": LARGE_STDIO_CALLS}
+    sizes = {
+        "replay": args.calls,
+        "peer": args.calls,
+        "replay-large": LARGE_STDIO_CALLS,
+        "replay-banner": args.calls,
+        "replay-large-banner": LARGE_STDIO_CALLS,
+    }
     # The targets' ratios are paired by round: each compares sessions taken seconds apart,
     # so drift on the shared machine between rounds cancels out.
     paired = {
@@ -523,11 +539,9 @@ def measure_stdio(
         ),
     }
     if "replay-large" in raw:
-        paired["init_large_vs_small"] = _median(
-            [
-                _ratio(a["init_s"], b["init_s"])
-                for a, b in zip(raw["replay-large"], raw["replay"], strict=True)
-            ]
+        paired["init_large_vs_small"] = _init_ratio(raw["replay-large"], raw["replay"])
+        paired["init_large_vs_small_banner"] = _init_ratio(
+            raw["replay-large-banner"], raw["replay-banner"]
         )
     return {
         "cassette_calls": {n: sizes[n] for n in raw if n in sizes},
@@ -539,6 +553,11 @@ def measure_stdio(
         "raw": raw,
         "raw_baselines_s": base,
     }
+
+
+def _init_ratio(large: list[dict[str, Any]], small: list[dict[str, Any]]) -> float:
+    """The median over rounds of ``large``'s init over ``small``'s in the same round."""
+    return _median([_ratio(a["init_s"], b["init_s"]) for a, b in zip(large, small, strict=True)])
 
 
 # -- instructions ----------------------------------------------------------------------------
@@ -632,6 +651,7 @@ def build_figures(data: dict[str, Any]) -> dict[str, float]:
             stdio["call_s"]["replay-large"], stdio["call_s"]["replay"]
         )
         figures["init_large_vs_small"] = stdio["paired"]["init_large_vs_small"]
+        figures["init_large_vs_small_banner"] = stdio["paired"]["init_large_vs_small_banner"]
     if "peer" in stdio["call_s"]:
         figures["init_vs_peer"] = _ratio(stdio["init_s"]["replay"], stdio["init_s"]["peer"])
         figures["stdio_call_vs_peer"] = _ratio(stdio["call_s"]["replay"], stdio["call_s"]["peer"])
@@ -766,7 +786,7 @@ def write_svg(data: dict[str, Any], path: Path) -> None:
     ]
     for index, (title, key, scale) in enumerate(panels):
         x0 = index * width
-        values = {n: stdio[key][n] * scale for n in sizes}
+        values = {n: stdio[key][n] * scale for n in sizes if n in colors}  # not the banner's
         live = stdio[key]["live"] * scale
         floor = stdio[key]["floor"] * scale
         top = max([*values.values(), live, floor]) * 1.15

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     )
     from cassette.core.pacing import Pacing
     from cassette.core.recorder import Recorder
+    from cassette.core.redaction import Redactor
     from cassette.core.replayer import Replayer
     from cassette.core.sessions import ReplaySessions, Responder, ResponderPool
     from cassette.errors import (
@@ -157,6 +158,7 @@ _LAZY: dict[str, str] = {
     "RecordOptions": "cassette.transport",
     "RecordResult": "cassette.runtime.record",
     "Recorder": "cassette.core.recorder",
+    "Redactor": "cassette.core.redaction",
     "RecordingFront": "cassette.transport",
     "ReplayMiss": "cassette.errors",
     "ReplayOptions": "cassette.runtime.replay_pool",
@@ -250,6 +252,7 @@ __all__ = [
     "RecordResult",
     "Recorder",
     "RecordingFront",
+    "Redactor",
     "ReplayMiss",
     "ReplayOptions",
     "ReplayResult",

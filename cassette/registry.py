@@ -73,7 +73,7 @@ def canonical(name: str) -> str:
 
 
 #: The extra to install when a built-in transport's optional dependencies are missing
-#: (the command for the running install: ``cassette_mcp._install``).
+#: (the command for the running install: ``cassette._install``).
 _INSTALL_HINTS: Final = {"streamable-http": "http", "sse": "http"}
 
 
@@ -269,7 +269,7 @@ def load_transport(name: str) -> type[Transport]:
 
 
 def _install(extra: str) -> str:
-    from cassette_mcp._install import install_command
+    from cassette._install import install_command
 
     return install_command(extra)
 

@@ -1,11 +1,15 @@
-"""What to type to install an extra, or reinstall, for the install that is running.
+"""What to type to reinstall cassette-mcp, for the install that is running.
 
-A hint that says ``pip install 'cassette-mcp[http]'`` fails in a checkout before a
-release is on the index (and would install a second copy beside the checkout after one).
-``pip`` records how a distribution was installed in its ``direct_url.json``: a checkout
-installed with ``-e`` (or from a folder) says so, and the hint then names the folder
-(``.`` when it is the working directory). Standard library only: the name-clash check
-(``cassette_mcp``) uses it when ``import cassette`` finds someone else's package.
+The name-clash check (``cassette_mcp``) says it when ``import cassette`` finds someone
+else's package. ``pip`` records how a distribution was installed in its
+``direct_url.json``: a checkout installed with ``-e`` (or from a folder) says so, and the
+hint then names the folder (``.`` when it is the working directory). Standard library only.
+
+Its twin: ``cassette._install`` reads the same record for the library's install hints.
+This module cannot import it (when the check runs, ``cassette`` may be the other package)
+and the library never imports the front door, so ``_checkout`` is written in both;
+``tests/unit/test_install_hints.py`` feeds both the same records and fails when they
+disagree.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ import os
 from pathlib import Path
 from typing import Final
 
-__all__ = ["install_command", "reinstall_command"]
+__all__ = ["reinstall_command"]
 
 _DIST: Final = "cassette-mcp"
 
@@ -49,16 +53,6 @@ def _shown(folder: Path) -> str:
     except OSError:
         same = False
     return "." if same else str(folder)
-
-
-def install_command(extra: str) -> str:
-    """``pip install 'cassette-mcp[EXTRA]'``, or ``pip install -e '.[EXTRA]'`` for a
-    checkout."""
-    found = _checkout()
-    if found is None:
-        return f"pip install '{_DIST}[{extra}]'"
-    folder, editable = found
-    return f"pip install {'-e ' if editable else ''}'{folder}[{extra}]'"
 
 
 def reinstall_command() -> str:

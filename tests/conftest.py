@@ -44,12 +44,14 @@ os.environ.pop("FORCE_COLOR", None)
 # what it covers.
 PORTABLE = frozenset(
     {
+        "tests/test_docs_links.py",
         "tests/test_examples.py",
         "tests/test_packaging.py",
         "tests/test_platform_guards.py",
         "tests/e2e/test_cli.py",
         "tests/plugin/test_plugin.py",
         "tests/unit/test_check_suite.py",
+        "tests/unit/test_cli_mistakes.py",
         "tests/unit/test_codec.py",
         "tests/unit/test_hostile_input.py",
         "tests/unit/test_http_extend.py",

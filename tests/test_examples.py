@@ -27,6 +27,22 @@ def test_harness_example_runs() -> None:
     assert 'tools/call "add_note" not recorded' in out
 
 
+def test_recorder_example_writes_a_cassette_that_lints_and_replays(tmp_path: Path) -> None:
+    tape = tmp_path / "weather.jsonl"
+    result = run(PY, str(EXAMPLES / "recorder.py"), str(tape))
+    assert result.returncode == 0, result.stderr.decode()
+    assert result.stdout.decode().splitlines() == [
+        "wrote 7 events (legacy era) to weather.jsonl",
+        "replayed: [REDACTED:github:1]",
+    ]
+    assert b"ghp_" not in tape.read_bytes()
+    linted = run(PY, "-m", "cassette", "lint", str(tape))
+    assert linted.returncode == 0, linted.stdout.decode() + linted.stderr.decode()
+    again = run(PY, str(EXAMPLES / "recorder.py"), str(tape))  # never over a recording
+    assert again.returncode == 1
+    assert b"already holds a recording" in again.stderr
+
+
 def replay_readme_requests(tape: Path) -> list[dict]:  # type: ignore[type-arg]
     requests = (EXAMPLES / "everything-requests.jsonl").read_bytes()
     result = run(PY, "-m", "cassette", "replay", str(tape), stdin=requests)

@@ -48,7 +48,7 @@ try:
     from mcp.shared.message import SessionMessage
     from mcp.types import jsonrpc_message_adapter
 except ImportError as exc:  # pragma: no cover  (the test environment has the SDK)
-    from cassette_mcp._install import install_command
+    from cassette._install import install_command
 
     raise PluginLoadError(
         f"cassette.adapters.mcp_sdk needs the official MCP SDK: {install_command('mcp')}"

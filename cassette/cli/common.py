@@ -1,5 +1,6 @@
 """What every command of the command line shares: exit codes, the one-line error, option
-groups, limits, signals, and the client configuration a serving command prints.
+groups, limits and signals (the client configuration a serving command prints is
+``cassette.cli.configs``'s).
 
 Everything for people goes to stderr: in stdio modes stdout belongs to the protocol.
 """
@@ -9,7 +10,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import gc
-import json
 import os
 import signal
 import sys
@@ -39,7 +39,6 @@ __all__ = [
     "allow_repeats",
     "allowed_origins",
     "apply_limits",
-    "client_config",
     "err",
     "exit_code",
     "factor",
@@ -56,14 +55,12 @@ __all__ = [
     "origin_options",
     "port_number",
     "positive_count",
-    "print_config",
     "recording_exit",
     "redaction_options",
     "regular_expression",
     "repeat_options",
     "run_async",
     "seconds",
-    "serving_on",
     "startup_over",
     "volatile_options",
 ]
@@ -599,38 +596,6 @@ def allowed_origins(values: Sequence[str], *, served: bool) -> tuple[str, ...]:
         return tuple(dict.fromkeys(normalize_origin(value) for value in values))
     except ValueError as exc:
         raise UsageError(f"--allow-origin: {exc}") from None
-
-
-def client_config(tape: Path, command: str = "replay", extra: Sequence[str] = ()) -> dict[str, Any]:
-    """The ``mcpServers`` block that runs ``cassette COMMAND TAPE`` (replay, mock) with the
-    options ``extra`` that change its behaviour: pasted, it serves exactly this."""
-    return {
-        "mcpServers": {
-            tape.stem.replace(".", "-") or "cassette": {
-                "command": sys.executable,
-                "args": ["-m", "cassette", command, str(tape), *extra],
-            }
-        }
-    }
-
-
-def print_config(config: dict[str, Any]) -> None:
-    """A ready-to-paste client configuration, on stderr."""
-    sys.stderr.write("client configuration:\n" + json.dumps(config, indent=2) + "\n")
-    sys.stderr.flush()
-
-
-def serving_on(path: Path, *, quiet: bool) -> Callable[[str], None]:
-    """A front's ``on_ready`` for serving ``path`` (replay, mock): the URL and, unless
-    ``quiet``, the client configuration that names it."""
-
-    def ready(url: str) -> None:
-        err(f"serving on {url}")
-        if not quiet:
-            name = path.stem.replace(".", "-") or "cassette"
-            print_config({"mcpServers": {name: {"url": url}}})
-
-    return ready
 
 
 #: The ``dest`` of each option ``redaction_options`` adds, as a command's help groups them.

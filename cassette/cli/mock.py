@@ -17,13 +17,11 @@ from cassette.cli.common import (
     EXIT_MISSES,
     allowed_origins,
     apply_limits,
-    client_config,
     err,
     listening_given,
-    print_config,
     run_async,
-    serving_on,
 )
+from cassette.cli.configs import client_config, print_config, serving_on
 from cassette.errors import UsageError
 
 __all__ = ["main"]

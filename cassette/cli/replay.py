@@ -31,12 +31,11 @@ from cassette.cli.common import (
     log_to,
     origin_options,
     positive_count,
-    print_config,
     repeat_options,
     run_async,
     seconds,
-    serving_on,
 )
+from cassette.cli.configs import serving_on
 from cassette.cli.modes import add_mode_options, apply_sessions, replay_choice, run_in_mode
 from cassette.errors import CassetteNotFoundError, UsageError
 from cassette.modes.policy import ModeChoice, missing_cassette_message
@@ -46,11 +45,12 @@ from cassette.transport import ServeOptions
 
 if TYPE_CHECKING:
     from cassette.cli.layout import Layout
+    from cassette.core.opening import OpeningSessions
     from cassette.core.pacing import Pacing
-    from cassette.core.sessions import ResponderPool
+    from cassette.core.sessions import ReplaySessions, ResponderPool
     from cassette.runtime.replay_pool import ReplayOptions
 
-__all__ = ["ReplayCommand", "add_parsers", "run"]
+__all__ = ["ReplayCommand", "add_parsers", "opened", "run"]
 
 
 def add_parsers(sub: Any, only: str | None = None) -> None:
@@ -82,6 +82,13 @@ def add_parsers(sub: Any, only: str | None = None) -> None:
     require_auth_options(rep)
     limit_options(rep, "a client line (stdio) or request body (HTTP, else 413)")
     rep.add_argument("-q", "--quiet", action="store_true", help="no start-up banner")
+    rep.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="the banner's details too: eras, revisions, requests, and which known clients "
+        "each session serves (reads the whole cassette before the first answer)",
+    )
     log_option(rep)
     fault_options(rep)
     add_mode_options(rep)
@@ -136,7 +143,14 @@ def _layout() -> Layout:
         usage="cassette replay TAPE [options] [--mode MODE -- COMMAND [ARG...]]",
         groups={
             "matching": ("strategy", "ignore_param", "allow_repeats"),
-            "how clients reach the replay": ("transport", "host", "port", "allow_origin", "quiet"),
+            "how clients reach the replay": (
+                "transport",
+                "host",
+                "port",
+                "allow_origin",
+                "quiet",
+                "verbose",
+            ),
             "timing and limits": (
                 "pace",
                 "pace_scale",
@@ -169,6 +183,8 @@ class ReplayCommand:
     server: tuple[str, ...]
     quiet: bool
     report: str | None
+    #: the banner's details (``-v``): the whole cassette is read before the first answer
+    verbose: bool = False
     ignore: tuple[str, ...] = ()
     prime: bool = False
     #: a used-up request gets its last answer again (``--allow-repeats``)
@@ -187,6 +203,8 @@ class ReplayCommand:
         if args.answer_timeout <= 0:
             raise UsageError(f"--answer-timeout must be positive, not {args.answer_timeout:g}")
         _check_pacing(args)
+        if args.quiet and args.verbose:
+            raise UsageError("-q prints no banner and -v a longer one: give one of them")
         tape = apply_sessions(args.tape, args.sessions)
         front = front_name(args.transport, "stdio")
         if front == "stdio":
@@ -221,6 +239,7 @@ class ReplayCommand:
             server=tuple(args.server),
             quiet=args.quiet,
             report=args.report,
+            verbose=args.verbose,
             ignore=ignore_params(args),
             prime=args.prime,
             repeats=allow_repeats(args),
@@ -287,17 +306,33 @@ def run(args: argparse.Namespace) -> int:
     return _serve(command)
 
 
-def _serve(command: ReplayCommand) -> int:
-    from cassette.runtime.conversation import ReplayResult
+def opened(command: ReplayCommand) -> tuple[ReplaySessions | OpeningSessions, Path]:
+    """The replay's pool and the cassette's absolute path, the banner printed: all a
+    replay does before it serves."""
     from cassette.runtime.replay_pool import replay_pool
-    from cassette.runtime.serve import front_of, serve
 
     pool = replay_pool(command.tape, _replay_options(command))
-    front = front_of(command.front)
     path = Path(command.tape).resolve()
     if not command.quiet:
-        strategy = pool.strategy.name
-        _banner(path, pool.recording, strategy, command.front, command.behaviour, pool.first_start)
+        from cassette.cli.banner import print_banner
+
+        print_banner(
+            command.tape,
+            path,
+            pool,
+            front=command.front,
+            behaviour=command.behaviour,
+            verbose=command.verbose,
+        )
+    return pool, path
+
+
+def _serve(command: ReplayCommand) -> int:
+    from cassette.runtime.conversation import ReplayResult
+    from cassette.runtime.serve import front_of, serve
+
+    front = front_of(command.front)  # an unknown front is refused before the banner
+    pool, path = opened(command)
     listen = attrs.evolve(command.listen, on_ready=serving_on(path, quiet=command.quiet))
     # A listening front (not stdio, whose one client ends the run) is stopped by a signal,
     # which is its normal end: it exits by what it served, 0 if it served nobody.
@@ -337,49 +372,20 @@ def _report_unplayed(command: ReplayCommand, responders: ResponderPool) -> None:
 def _replay_options(command: ReplayCommand) -> ReplayOptions:
     """What the library's replay is told: the command's matching options, its front and
     its delivery policy (whose ``on_warning`` tells what reading the cassette warns of).
-    Only without the banner, which tells of the whole cassette, and without ``--report``,
-    which tells of every request the whole cassette holds, may a long one answer
-    ``initialize`` from its opening while the rest loads."""
+    A long one may answer ``initialize`` from its opening while the rest loads, as the
+    banner reads only that opening (``cassette.cli.banner``); not with ``-v``, whose
+    details tell of the whole cassette, nor with ``--report``, which tells of every
+    request the whole cassette holds."""
     from cassette.runtime.replay_pool import ReplayOptions
 
     return ReplayOptions(
         strategy=command.strategy,
         ignore=command.ignore,
         allow_repeats=command.repeats,
-        opening=command.quiet and command.report is None,
+        opening=not command.verbose and command.report is None,
         transport=command.front,
         policy=command.policy,
     )
-
-
-def _banner(
-    path: Path, tape: Any, strategy: str, front: str, behaviour: tuple[str, ...], first: int = 1
-) -> None:
-    header = tape.header
-    from cassette.core.variants import split_all
-
-    exchanges = sum(1 for m in tape.messages("c2s") if "id" in m)
-    for events in split_all(tape.events)[2].values():  # the recorder's probes: no session's
-        exchanges -= sum(1 for e in events if e.dir == "c2s" and "id" in e.message)
-    from cassette.core.fits import sessions
-    from cassette.core.starts import count_starts
-
-    version = header.protocol_version or "unknown protocol"
-    clients, per_session = sessions(tape.era, tape.events)
-    starts = count_starts(tape.events)
-    held = f"; {starts} server starts, served in order" if starts > 1 else ""
-    err(
-        f"replaying {path} ({header.transport} recording, {tape.era} era, {version}; "
-        f"{exchanges} requests{held}; strategy {strategy}; serving on {front}; {clients})"
-    )
-    for line in per_session:  # which clients each session fits (cassette.core.fits)
-        err(f"  {line}")
-    if first > 1:
-        err(f"  a later start of the client's run: serving the cassette's start {first}")
-    if front == "stdio":
-        from cassette.cli.common import client_config
-
-        print_config(client_config(path, extra=behaviour))
 
 
 def _in_mode(command: ReplayCommand) -> int:

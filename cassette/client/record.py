@@ -66,8 +66,9 @@ class RecordTuning:
     the project's rules plus every ``${VAR}`` of the target; ``None``: off), the strategy
     stored in the header, ``fsync``, and ``upstream_timeout`` (seconds the server may take
     to answer before the request gets an error in its place, recorded),
-    ``max_message_bytes`` as ``record --max-message-bytes`` takes it, and ``volatile`` as
-    ``record --keep-volatile`` gives it."""
+    ``max_message_bytes`` as ``record --max-message-bytes`` takes it, ``volatile`` as
+    ``record --keep-volatile`` gives it, and ``probe`` as ``record --no-probe`` turns it
+    off."""
 
     redactor: Redactor | Literal["project"] | None = "project"
     strategy: str | None = None
@@ -78,6 +79,8 @@ class RecordTuning:
     #: recording again, an answer changed only in volatile values keeps its old line
     #: (``record --keep-volatile``; ``RecordConfig.volatile``)
     volatile: Ignores | None = None
+    #: the recorder probes the server beside each session (``RecordConfig.probe``)
+    probe: bool = True
 
 
 @attrs.frozen
@@ -215,6 +218,7 @@ async def record_scenario(
         upstream_timeout=tuning.upstream_timeout,
         policy=DeliveryPolicy(on_warning=on_warning),
         volatile=tuning.volatile,
+        probe=tuning.probe,
     )
     answers = ScenarioAnswers(scenario.answers)
     outcome: list[tuple[list[StepResult], str]] = []

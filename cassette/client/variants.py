@@ -274,8 +274,11 @@ async def _record(
         file = _scenario_file(
             client, chosen, era, server=server, scratch=Path(scratch), step_seconds=step_seconds
         )
+        # no probes: they are the main recording's, and marked as the variant's they
+        # would be a second copy under the same probe names, for as many server starts
+        unprobed = attrs.evolve(tuning, probe=False)
         options = ScenarioOptions(
-            choice=ModeChoice("all", "cassette variant"), tuning=tuning, on_info=on_info
+            choice=ModeChoice("all", "cassette variant"), tuning=unprobed, on_info=on_info
         )
         result = await record_scenario(file, file.scenarios[0], options)
         if result.error:

@@ -60,10 +60,12 @@ from cassette.core.mcp import LEGACY_VERSIONS, META_PREFIX, MODERN_VERSION, VERS
 from cassette.core.model import Era
 
 __all__ = [
+    "ASKS",
     "ERA_CHOICES",
     "LEGACY_ONLY_METHODS",
     "MODERN_ONLY_MEMBERS",
     "UNSUPPORTED_VERSION",
+    "capabilities_asked",
     "client_era",
     "era_refusal",
     "granted_version",
@@ -238,6 +240,25 @@ def input_requests(message: Any) -> list[tuple[str, JSONObject]]:
             sent["params"] = params
         out.append((str(key), sent))
     return out
+
+
+#: the server requests that ask a client for what a capability declares
+ASKS: Final = {
+    "roots/list": "roots",
+    "sampling/createMessage": "sampling",
+    "elicitation/create": "elicitation",
+}
+
+
+def capabilities_asked(message: JSONObject, *, request: bool) -> frozenset[str]:
+    """The client capabilities a recorded server message asks for: as a server request
+    of ``ASKS`` (``request``), or, as its answer to the client, through an
+    ``input_required`` result's ``inputRequests`` (2026-07-28). The replay's capability
+    warning and the banner both judge a recording by it, so they say the same."""
+    if request:
+        found = ASKS.get(str(message.get("method")))
+        return frozenset() if found is None else frozenset((found,))
+    return frozenset(ASKS[r["method"]] for _, r in input_requests(message) if r["method"] in ASKS)
 
 
 def recorded_handshake(events: Iterable[object]) -> JSONObject | None:

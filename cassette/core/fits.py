@@ -1,25 +1,43 @@
-"""Which clients each session of a cassette fits: one line per session, for ``show`` and
-the banner.
+"""Which known clients each session of a cassette serves, and how: one verdict per client
+for the replay's first line (``cassette.core.first_screen``), and one line per session for
+``show`` and ``replay -v``.
 
-A cassette holds its main recording and maybe variant sessions recorded for other
-clients (``cassette.core.variants``). For each session this says the protocol revisions
-it serves, the capabilities its client declared, and which of the known clients
-(``cassette.core.profiles.FITTED``) a replay answers from it, exactly (the same
-capabilities) or as the closest one (with the capabilities that differ, which a
-``cassette variant TAPE --as NAME`` would record). The session each client gets is
-chosen by the same rule a replay uses (``cassette.core.variants.pick``), on the handshake
-that client would send, so what ``show`` says is what the replay does.
+Theory of operation
+-------------------
+A cassette holds its main recording, maybe variant sessions recorded for other clients
+(``cassette.core.variants``), and maybe the recorder's probes (``cassette.core.surface``):
+what the server listed under each known client's capabilities. For each known client
+(``cassette.core.profiles.FITTED``) the session that answers it is chosen by the rule a
+replay uses (``cassette.core.variants.pick``), on the handshake that client would send;
+then how it is answered is judged by the rule the replay's own capability warning follows
+(``cassette.core.negotiation``), so the banner warns of exactly what a replay would:
 
-Cheap by design: the banner prints it on every replay start. Each session's facts come
-from its first handshake (the loops stop there); nothing is prepared or matched.
+* ``fits``: the session's client declared the same capabilities;
+* ``unused``: they differ, and the recorded server asked that session's client for other
+  capabilities but none of these: it does not use them;
+* ``probed``: they differ, the server asked for none, and a probe listed for exactly the
+  client's capabilities: its listings are the live server's (``cassette.core.listings``);
+* ``reacted``: they differ, and the server asked that session's client for one of them;
+* ``varies``: they differ, and a variant recorded for other capabilities shows that the
+  server answers by them;
+* ``unknown``: they differ, and nothing in the cassette shows whether the server answers
+  by them (server-everything lists tools by them and leaves no trace in one session);
+* ``untold``: the session does not say what its client declared;
+* ``refused``: no session can open the client's handshake (a legacy-only client of a
+  2026-07-28 recording without a legacy probe or variant).
+
+The last five are caveats. Cheap by design, the banner judges on every replay start: a
+session's facts come from its first handshake, the capabilities its server asked for
+from one pass over its server's messages, and nothing is prepared or matched.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, Final
 
 from cassette.core.eras import (
+    capabilities_asked,
     granted_version,
     legacy_versions,
     recorded_handshake,
@@ -30,20 +48,161 @@ from cassette.core.model import Era
 from cassette.core.profiles import FITTED
 from cassette.core.variants import PROBE_VARIANT, Fit, compared, pick, split_all
 
-__all__ = ["session_lines", "sessions"]
+if TYPE_CHECKING:
+    from cassette.core.listings import Surface
+
+__all__ = ["CAVEATS", "Survey", "Verdict", "session_lines", "sessions", "survey"]
+
+#: the verdicts that are worth a warning on the replay's first line
+CAVEATS: Final = frozenset({"reacted", "varies", "unknown", "untold", "refused"})
 
 
 class _Session:
-    """One session's facts: its name, era, recorded handshake result and client fit."""
+    """One session's facts: its name, era, recorded handshake result and client fit, and
+    (on first use) the capabilities its server asked its client for."""
 
-    __slots__ = ("era", "fit", "handshake", "name")
+    __slots__ = ("_asked", "era", "events", "fit", "handshake", "name")
 
     def __init__(self, name: str, era: Era, events: Sequence[Any]) -> None:
         self.name = name
         self.era = era
+        self.events = events
         self.handshake = recorded_handshake(events)
         said = (e.message for e in events if getattr(e, "dir", None) == "c2s")
         self.fit = Fit.of(era, (m for m in said if isinstance(m, dict)))
+        self._asked: frozenset[str] | None = None
+
+    @property
+    def asked(self) -> frozenset[str]:
+        """What the recorded server asked this session's client for (``ASKS``)."""
+        if self._asked is None:
+            found: set[str] = set()
+            for event in self.events:
+                message = getattr(event, "message", None)
+                if getattr(event, "dir", None) == "s2c" and isinstance(message, dict):
+                    request = "method" in message and "id" in message
+                    if request or "method" not in message:
+                        found |= capabilities_asked(message, request=request)
+            self._asked = frozenset(found)
+        return self._asked
+
+
+class Verdict:
+    """How a replay answers one known client: ``client`` (its profile), the index of the
+    session that answers it (0: the main recording), ``how`` (the module docstring) and
+    the capabilities it declares that the session's client did not (``plus``) and the
+    other way round (``minus``). A plain class: the banner builds a few on every start."""
+
+    __slots__ = ("client", "how", "minus", "plus", "session")
+
+    def __init__(
+        self,
+        client: Mapping[str, Any],
+        session: int,
+        how: str,
+        plus: Iterable[str] = (),
+        minus: Iterable[str] = (),
+    ) -> None:
+        self.client = client
+        self.session = session
+        self.how = how
+        self.plus = tuple(sorted(plus))
+        self.minus = tuple(sorted(minus))
+
+    def __repr__(self) -> str:
+        return f"Verdict({self.name!r}, {self.how!r}, {self.differ!r})"
+
+    @property
+    def name(self) -> str:
+        return str(self.client["name"])
+
+    @property
+    def caveat(self) -> bool:
+        return self.how in CAVEATS
+
+    @property
+    def differ(self) -> str:
+        """``+roots -sampling``: it declares roots, which the session's client did not,
+        and not sampling, which that one did (``?``: nothing to compare)."""
+        names = sorted((*self.plus, *self.minus))
+        return " ".join(("+" if c in self.plus else "-") + c for c in names) or "?"
+
+
+class Survey:
+    """What ``survey`` found: which clients the cassette serves (``served``, the line
+    ``show`` and ``-v`` print), a ``Verdict`` per known client, and the per-session
+    lines (``lines``, built when asked)."""
+
+    __slots__ = ("_legacy_probe", "_probes", "_sessions", "era", "served", "verdicts")
+
+    def __init__(
+        self,
+        era: Era,
+        found: list[_Session],
+        verdicts: list[Verdict],
+        served: str,
+        legacy_probe: Mapping[str, Any] | None,
+        probes: Mapping[str, Sequence[Any]],
+    ) -> None:
+        self.era = era
+        self._sessions = found
+        self.verdicts = verdicts
+        self.served = served
+        self._legacy_probe = legacy_probe
+        self._probes = probes
+
+    @property
+    def lines(self) -> list[str]:
+        """One line per session, the clients no session serves, and the probes' line."""
+        lines = _lines(self._sessions, self.verdicts, self._legacy_probe)
+        if self._probes:
+            from cassette.core.surface import probes_line  # only a cassette the recorder probed
+
+            lines.append(probes_line(self._probes))
+        return lines
+
+
+def survey(era: Era, events: Sequence[Any]) -> Survey:
+    """Judge every known client against the sessions of a cassette of ``era`` (see the
+    module docstring), from one pass over ``events``."""
+    main, variants, probes = split_all(events)
+    probe_events: Sequence[Any] | None = variants.pop(PROBE_VARIANT, None)
+    if probe_events is None and era == "modern":
+        probe_events = _legacy_probe(probes)
+    found = _sessions(era, main, variants)
+    legacy_probe = recorded_handshake(probe_events) if probe_events else None
+    surface = None
+    if probes:
+        from cassette.core.listings import Surface  # only a cassette the recorder probed
+
+        surface = Surface.of(probes)
+    served = served_clients(era, found[0].handshake, probed=probe_events is not None)
+    if era == "modern" and probe_events is None and any(s.era == "legacy" for s in found):
+        served = "serves 2026-07-28 and dual-era clients, and legacy ones from a variant"
+    verdicts = _verdicts(era, found, legacy_probe, surface)
+    return Survey(era, found, verdicts, served, legacy_probe, probes)
+
+
+def sessions(era: Era, events: Sequence[Any]) -> tuple[str, list[str]]:
+    """Which clients a cassette of ``era`` serves (``served_clients``), and the lines
+    ``show`` and ``replay -v`` print (``Survey.lines``)."""
+    found = survey(era, events)
+    return found.served, found.lines
+
+
+def session_lines(
+    era: Era,
+    main: Sequence[Any],
+    variants: Mapping[str, Sequence[Any]],
+    probe_events: Sequence[Any] | None = None,
+) -> list[str]:
+    """``session NAME: serves ...; recorded with ...; fits ...; closest for ...``, one
+    line per session (the main recording first, then each variant of ``variants``), and a
+    last line naming the known clients no session serves, if any. ``probe_events``: the
+    recorder's legacy probe (``cassette.runtime.probe``), when it was answered."""
+    found = _sessions(era, main, variants)
+    probe = recorded_handshake(probe_events) if probe_events else None
+    return _lines(found, _verdicts(era, found, probe, None), probe)
 
 
 def _handshake(client: Mapping[str, Any], era: Era) -> dict[str, Any]:
@@ -58,6 +217,53 @@ def _handshake(client: Mapping[str, Any], era: Era) -> dict[str, Any]:
         META_PREFIX + "clientCapabilities": capabilities,
     }
     return {"jsonrpc": "2.0", "id": 0, "method": "server/discover", "params": {"_meta": meta}}
+
+
+def _verdicts(
+    era: Era,
+    found: list[_Session],
+    probe: Mapping[str, Any] | None,
+    surface: Surface | None,
+) -> list[Verdict]:
+    """A ``Verdict`` per known client, in the profiles' order."""
+    groups = [(s.era, s.handshake, s.fit) for s in found]
+    out = []
+    for client in FITTED:
+        opening = _handshake(client, client.get("era") or era)
+        index, opened = pick(groups, opening, probed=bool(probe))
+        if opened:
+            out.append(_judged(client, index, found, surface))
+        else:
+            out.append(Verdict(client, index, "refused"))
+    return out
+
+
+def _judged(
+    client: Mapping[str, Any], index: int, found: list[_Session], surface: Surface | None
+) -> Verdict:
+    """How the session at ``index`` answers ``client``: the replay's capability warning's
+    rule (``Negotiation.capability_warnings``), told as a verdict."""
+    said = dict(client.get("capabilities") or {})
+    wanted = compared(said)
+    session = found[index]
+    recorded = session.fit.capabilities
+    if recorded is None:
+        return Verdict(client, index, "untold", wanted)
+    plus, minus = wanted - recorded, recorded - wanted
+    differ = plus | minus
+    if not differ:
+        return Verdict(client, index, "fits")
+    if differ & session.asked:
+        how = "reacted"
+    elif any(s.fit.capabilities != recorded for s in found):
+        how = "varies"  # a variant shows the server answers by capabilities
+    elif session.asked:
+        how = "unused"  # it asked for some, and not these: it ignores them
+    elif surface is not None and surface.probed_for(said):
+        how = "probed"
+    else:
+        how = "unknown"
+    return Verdict(client, index, how, plus, minus)
 
 
 def _span(versions: Iterable[str]) -> str:
@@ -97,25 +303,6 @@ def _declared(fit: Fit) -> str:
     return "recorded with " + (", ".join(sorted(fit.capabilities)) or "no capabilities")
 
 
-def sessions(era: Era, events: Sequence[Any]) -> tuple[str, list[str]]:
-    """Which clients a cassette of ``era`` serves (``served_clients``), and
-    ``session_lines``: what the banner and ``show`` print, from one pass over ``events``."""
-    main, variants, probes = split_all(events)
-    probe_events: Sequence[Any] | None = variants.pop(PROBE_VARIANT, None)
-    if probe_events is None and era == "modern":
-        probe_events = _legacy_probe(probes)
-    found = _sessions(era, main, variants)
-    served = served_clients(era, found[0].handshake, probed=probe_events is not None)
-    if era == "modern" and probe_events is None and any(s.era == "legacy" for s in found):
-        served = "serves 2026-07-28 and dual-era clients, and legacy ones from a variant"
-    lines = _lines(era, found, probe_events)
-    if probes:
-        from cassette.core.surface import probes_line  # only a cassette the recorder probed
-
-        lines.append(probes_line(probes))
-    return served, lines
-
-
 def _legacy_probe(probes: Mapping[str, Sequence[Any]]) -> Sequence[Any] | None:
     """The events of the first legacy probe the server answered ``initialize`` in: what
     it tells a legacy client (``cassette.core.surface``)."""
@@ -136,60 +323,41 @@ def _sessions(
     return found
 
 
-def session_lines(
-    era: Era,
-    main: Sequence[Any],
-    variants: Mapping[str, Sequence[Any]],
-    probe_events: Sequence[Any] | None = None,
+#: how a session line words each verdict on one client, and what it adds to what differs
+_WORDS: Final = (
+    ("fits", "fits", ""),
+    ("unused", "no difference for", ", which the server does not ask for"),
+    ("probed", "listings as live (probed) for", ""),
+    ("reacted", "closest for", ", which the server asks for"),
+    ("varies", "closest for", ""),
+    ("unknown", "closest for", ""),
+    ("untold", "closest for", ""),
+)
+_WORDING: Final = {how: (words, tail) for how, words, tail in _WORDS}
+
+
+def _lines(
+    found: list[_Session], verdicts: list[Verdict], probe: Mapping[str, Any] | None
 ) -> list[str]:
-    """``session NAME: serves ...; recorded with ...; fits ...; closest for ...``, one
-    line per session (the main recording first, then each variant of ``variants``), and a
-    last line naming the known clients no session serves, if any. ``probe_events``: the
-    recorder's legacy probe (``cassette.runtime.probe``), when it was answered."""
-    return _lines(era, _sessions(era, main, variants), probe_events)
-
-
-def _lines(era: Era, sessions: list[_Session], probe_events: Sequence[Any] | None) -> list[str]:
-    probe = recorded_handshake(probe_events) if probe_events else None
-    said: list[list[tuple[str, str]]] = [[] for _ in sessions]
-    refused: list[str] = []
-    groups = [(s.era, s.handshake, s.fit) for s in sessions]
-    for client in FITTED:
-        index, opened = pick(
-            groups, _handshake(client, client.get("era") or era), probed=bool(probe)
-        )
-        if opened:
-            said[index].append(_fit(client, sessions[index].fit))
-        else:
-            refused.append(client["name"])
-    evidence = [
-        v for s in sessions if s.era == "modern" for v in legacy_versions(s.handshake or {})
-    ]
+    evidence = [v for s in found if s.era == "modern" for v in legacy_versions(s.handshake or {})]
     lines = []
-    for index, session in enumerate(sessions):
+    for index, session in enumerate(found):
         served = _served(session, evidence, probe if index == 0 else None)
         parts = [f"session {session.name}: serves {served}", _declared(session.fit)]
-        exact = [name for name, differ in said[index] if not differ]
-        near = [f"{name} ({differ})" for name, differ in said[index] if differ]
-        parts += ["fits " + ", ".join(exact)] if exact else []
-        parts += ["closest for " + ", ".join(near)] if near else []
+        mine = [v for v in verdicts if v.session == index and v.how != "refused"]
+        said: dict[str, list[str]] = {words: [] for _, words, _ in _WORDS}
+        for verdict in mine:  # the profiles' order within each of the words' groups
+            words, tail = _WORDING[verdict.how]
+            shown = verdict.name
+            if verdict.how != "fits":
+                shown += f" ({verdict.differ}{tail})"
+            said[words].append(shown)
+        parts += [f"{words} {', '.join(names)}" for words, names in said.items() if names]
         lines.append("; ".join(parts))
+    refused = [v.name for v in verdicts if v.how == "refused"]
     if refused:
         lines.append(
             f"no session serves {', '.join(refused)} (legacy clients): record one with "
             "cassette variant TAPE --as legacy"
         )
     return lines
-
-
-def _fit(client: Mapping[str, Any], fit: Fit) -> tuple[str, str]:
-    """``client``'s name, and ``""`` when the session's client declared what it declares,
-    else what differs: ``+roots -sampling`` (it declares roots, which the session's client
-    did not, and not sampling, which that one did)."""
-    wanted = compared(client.get("capabilities") or {})
-    held = fit.capabilities
-    name = str(client["name"])
-    if held is not None and wanted == held:
-        return name, ""
-    differ = sorted(wanted ^ (held or frozenset()))
-    return name, " ".join(("+" if c in wanted else "-") + c for c in differ) or "?"

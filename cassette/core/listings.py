@@ -11,23 +11,31 @@ recorded for other clients, ``cassette.core.variants``), and, since the recorder
 server beside the session, each listing as the server answered it under each capability
 set and era it was probed in (``Surface``, prepared once per cassette).
 
+What a server may list by is the client's ``listing_key``: which of roots, sampling and
+elicitation it declares, and elicitation's modes (form, URL). The recorder probes once per
+key (``cassette.core.surface``), so two clients of one key (Gemini CLI and the Inspector,
+which adds extensions; the TypeScript SDK, which leaves out ``roots.listChanged``, and the
+Python SDK) are answered from the same probe, as live, with nothing to tell.
+
 For each listing request of a session (``Listings.answer``), the candidates are the group
 the era-and-variant authority chose for the session (``cassette.core.negotiation``), when
 it recorded that listing, and every probe that holds it; the best is:
 
-1. the fewest capability differences from what the live client declared (``distance``:
-   a capability of ``COMPARED`` declared on one side only counts 4, any other one 2, a
-   sub-flag such as ``elicitation.url`` 1), so the same capabilities best;
-2. then the same era (a legacy client of a modern recording gets the legacy probe's
+1. the live client's own listing key (what the server may list by);
+2. then the fewest capability differences from what the live client declared
+   (``distance``: a capability of ``COMPARED`` declared on one side only counts 4, any
+   other one 2, a sub-flag such as ``elicitation.url`` 1), so the same capabilities best;
+3. then the same era (a legacy client of a modern recording gets the legacy probe's
    listing before the modern one, which the replay translates as for any modern answer);
-3. then the session's own group before any probe, and probes in file order.
+4. then the session's own group before any probe, and probes in file order.
 
 A modern client is answered from modern recordings only (a legacy answer lacks what its
 era adds). The session's group wins when it fits (the common case: the recording client
 replayed to itself); a probe answers otherwise, which also answers a listing no session
 recorded (a connect-time ``prompts/list``), as the live server would, with no miss. A
 probe chosen with other capabilities than the client's is told once per session, as a
-warning. A page after the first goes to the recording that handed out its cursor.
+warning (one of its own listing key is not). A page after the first goes to the
+recording that handed out its cursor.
 
 Sans-IO: values in, values out.
 """
@@ -41,12 +49,12 @@ from cassette.core.eras import client_era
 from cassette.core.exchanges import Exchange, cut
 from cassette.core.jsonrpc import JSONObject
 from cassette.core.model import Era
-from cassette.core.variants import COMPARED, Fit, client_capabilities
+from cassette.core.variants import COMPARED, Fit, client_capabilities, compared
 
 if TYPE_CHECKING:
     from cassette.core.matching import CandidateIndex
 
-__all__ = ["LISTING_METHODS", "Listings", "Surface", "distance"]
+__all__ = ["LISTING_METHODS", "Listings", "Surface", "distance", "listing_key"]
 
 #: the requests a probe answers
 LISTING_METHODS: Final = frozenset(
@@ -87,6 +95,23 @@ def distance(a: Mapping[str, Any] | None, b: Mapping[str, Any] | None) -> int:
         subs_b = b[name] if isinstance(b[name], dict) else {}
         total += len(subs_a.keys() ^ subs_b.keys())
     return total
+
+
+def listing_key(capabilities: Mapping[str, Any] | None) -> frozenset[str]:
+    """What a server may list by, of ``capabilities``: the names of ``COMPARED`` it
+    declares, elicitation as its modes (``elicitation.form``, ``elicitation.url``; an
+    empty object is form, as the protocol says). Not ``listChanged`` (a promise of
+    notifications), nor extensions or experimental members: what the probes vary is
+    what the protocol lets a server do with its client, which is what it lists by."""
+    key = set(compared(capabilities or {}))
+    elicitation = (capabilities or {}).get("elicitation")
+    if elicitation is not None:
+        key.discard("elicitation")
+        modes = elicitation if isinstance(elicitation, dict) else {}
+        key |= {f"elicitation.{m}" for m in ("form", "url") if m in modes}
+        if not modes.keys() & {"form", "url"}:
+            key.add("elicitation.form")
+    return frozenset(key)
 
 
 class Probed:
@@ -146,8 +171,10 @@ class Surface:
         return cls(list(probes.values()), handshake)
 
     def probed_for(self, declared: Mapping[str, Any]) -> bool:
-        """Whether a probe listed for exactly what ``declared`` says a client can do."""
-        return any(distance(p.capabilities, declared) == 0 for p in self.probes)
+        """Whether a probe listed for what ``declared`` says a client can do (its
+        ``listing_key``)."""
+        key = listing_key(declared)
+        return any(listing_key(p.capabilities) == key for p in self.probes)
 
     def session(self) -> Listings:
         """A session's use of this surface."""
@@ -203,7 +230,7 @@ class Listings:
         if page[1] is not None and page[1] in group.requests.cursors:
             return None  # a page of the group's own listing
         best: Probed | None = None
-        best_score: tuple[int, int] | None = None  # the group's, when it holds the listing
+        best_score: tuple[int, int, int] | None = None  # the group's, when it holds the listing
         if _holds(group, page):
             best_score = _score(group.era, _group_declared(group), era, declared)
         for probed in self._surface.probes:
@@ -221,7 +248,7 @@ class Listings:
         return best.pages[page], self._warning(best, declared)
 
     def _warning(self, probed: Probed, declared: Mapping[str, Any] | None) -> tuple[str, ...]:
-        if self._told or distance(probed.capabilities, declared) == 0:
+        if self._told or listing_key(probed.capabilities) == listing_key(declared):
             return ()
         self._told = True
         live = ", ".join(sorted(declared or {})) or "none"
@@ -236,11 +263,14 @@ class Listings:
 
 def _score(
     era: Era, capabilities: Mapping[str, Any] | None, live_era: Era, live: Mapping[str, Any] | None
-) -> tuple[int, int]:
-    """Higher fits better: the fewest capability differences (a recording that does not
-    say what its client declared, the most), then the same era."""
-    apart = _UNKNOWN if capabilities is None else distance(capabilities, live)
-    return (-apart, 1 if era == live_era else 0)
+) -> tuple[int, int, int]:
+    """Higher fits better: the client's own listing key, then the fewest capability
+    differences (a recording that does not say what its client declared, the most),
+    then the same era."""
+    if capabilities is None:
+        return (0, -_UNKNOWN, 1 if era == live_era else 0)
+    same = 1 if listing_key(capabilities) == listing_key(live) else 0
+    return (same, -distance(capabilities, live), 1 if era == live_era else 0)
 
 
 #: the distance of a recording whose client's capabilities are not known: past any other

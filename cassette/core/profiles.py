@@ -23,6 +23,16 @@ should not hold the recording machine's folders); Claude Code run headless cance
 elicitation. ``bare`` is the Python SDK 2 ``Client`` given no callbacks: it declares
 nothing and refuses each question with ``-32600``.
 
+The SDK clients an application gives its handlers declare what those handlers can do:
+given sampling, elicitation and roots callbacks, the Python SDK 2 ``Client`` and fastmcp
+4's ``Client`` (built on it) declare the same object in both eras (``sdk-handlers``), the
+Python SDK 1.x ``ClientSession`` the same object in the legacy era only (``py-sdk1``);
+the TypeScript SDK 1.x ``Client`` declares what its application passes, and ours passes
+``roots`` without ``listChanged`` (``ts-sdk1``); the AI SDK's MCP client handles
+elicitation alone (``ai-sdk``). What such a client answers is its application's, so
+these profiles leave ``answers`` and ``clientInfo`` to the recorded client (and to
+``cassette variant --answers``).
+
 Plain dictionaries, not classes: every replay's banner reads this table, and a class
 built at import costs start-up instructions (docs/performance.md).
 """
@@ -32,6 +42,13 @@ from __future__ import annotations
 from typing import Any, Final
 
 __all__ = ["CLIENTS", "FITTED"]
+
+#: what an SDK client given sampling, elicitation and roots handlers declares
+_EVERY_HANDLER: Final = {
+    "sampling": {},
+    "elicitation": {"form": {}, "url": {}},
+    "roots": {"listChanged": True},
+}
 
 #: each client: ``name``, ``summary``, and what it does differently from the recorded one
 CLIENTS: Final[tuple[dict[str, Any], ...]] = (
@@ -107,6 +124,43 @@ CLIENTS: Final[tuple[dict[str, Any], ...]] = (
         },
         "client_info": {"name": "gemini-cli-mcp-client", "version": "0.61.0"},
         "legacy_version": "2025-06-18",
+    },
+    {
+        "name": "sdk-handlers",
+        "summary": "an SDK client given sampling, elicitation and roots handlers (the Python "
+        "SDK 2 Client, fastmcp's Client): both eras (legacy 2025-11-25)",
+        "taken_from": "the Python SDK's Client, mcp 2.3.0, and fastmcp 4.2.3's Client, each "
+        "given sampling, elicitation and roots handlers",
+        "capabilities": _EVERY_HANDLER,
+        "legacy_version": "2025-11-25",
+    },
+    {
+        "name": "py-sdk1",
+        "summary": "the Python SDK 1.x ClientSession given sampling, elicitation and roots "
+        "callbacks: legacy 2025-11-25",
+        "taken_from": "the Python SDK's ClientSession, mcp 1.30.0, given sampling, elicitation "
+        "and roots callbacks",
+        "era": "legacy",
+        "capabilities": _EVERY_HANDLER,
+        "legacy_version": "2025-11-25",
+    },
+    {
+        "name": "ts-sdk1",
+        "summary": "the TypeScript SDK 1.x Client declaring sampling, form and URL "
+        "elicitation and roots: legacy 2025-11-25",
+        "taken_from": "the TypeScript SDK's Client 1.32.2 (@modelcontextprotocol/sdk), given "
+        "sampling, elicitation and roots handlers",
+        "era": "legacy",
+        "capabilities": {"sampling": {}, "elicitation": {"form": {}, "url": {}}, "roots": {}},
+        "legacy_version": "2025-11-25",
+    },
+    {
+        "name": "ai-sdk",
+        "summary": "the AI SDK's MCP client with an elicitation handler: both eras (legacy "
+        "2025-11-25), declaring elicitation alone",
+        "taken_from": "the AI SDK's MCP client 2.0.99 (@ai-sdk/mcp), given an elicitation handler",
+        "capabilities": {"elicitation": {}},
+        "legacy_version": "2025-11-25",
     },
 )
 

@@ -16,11 +16,12 @@ This module is the sans-IO half. ``plan`` says which probes a recording gets, ea
 connection to a fresh server start (``cassette.runtime.probe`` runs them side by side):
 
 * a legacy recording: one legacy session per capability set (``capability_sets``: none,
-  each distinct set a shipped profile declares, the recording client's own), named
-  ``legacy:<set>``. The first one (``legacy:bare``) opens with ``server/discover``, as a
-  dual-era client does: a refusal is dropped and the session goes on with ``initialize``;
-  a result shows the server speaks 2026-07-28 too, kept as the probe ``modern``, and that
-  connection ends there (``follow`` starts ``legacy:bare`` afresh on another);
+  one per listing key the shipped profiles declare, the recording client's own when no
+  profile has its key), named ``legacy:<set>``. The first one (``legacy:bare``) opens
+  with ``server/discover``, as a dual-era client does: a refusal is dropped and the
+  session goes on with ``initialize``; a result shows the server speaks 2026-07-28 too,
+  kept as the probe ``modern``, and that connection ends there (``follow`` starts
+  ``legacy:bare`` afresh on another);
 * a 2026-07-28 recording: one start for every capability set, since a modern server takes
   the client's capabilities in each request's envelope (``server/discover`` named
   ``modern``, each set's listings ``modern:<set>``), and the legacy handshake
@@ -43,6 +44,7 @@ from typing import Any, Final
 
 from cassette._version import __version__
 from cassette.core.jsonrpc import JSONObject
+from cassette.core.listings import listing_key
 from cassette.core.mcp import LATEST_LEGACY, META_PREFIX, MODERN_VERSION
 from cassette.core.model import Direction, Era
 from cassette.core.profiles import FITTED
@@ -101,32 +103,32 @@ class CapabilitySet:
         return f"CapabilitySet({self.name!r}, {self.capabilities!r})"
 
 
-def _canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"))
-
-
 def capability_sets(
     recorded: Mapping[str, Any] | None, recorded_version: str | None = None
 ) -> tuple[CapabilitySet, ...]:
-    """The capability sets a recording is probed under: each distinct set the shipped
-    profiles declare (``cassette.core.profiles.FITTED``, ``bare`` first), then the
-    recording client's own when no profile declares the same (named ``recorded``). A set
-    is distinct by its whole capabilities object: sub-flags such as URL elicitation change
-    what some servers list."""
-    sets: list[CapabilitySet] = []
-    seen: set[str] = set()
+    """The capability sets a recording is probed under: one per listing key the shipped
+    profiles declare (``cassette.core.listings.listing_key``: which of roots, sampling,
+    form and URL elicitation; ``cassette.core.profiles.FITTED``, ``bare`` first), then
+    the recording client's own when no profile has its key (named ``recorded``).
+
+    One per key, not one per capabilities object: each is a server start for a legacy
+    server, and what a server may list by is what the key holds (a replay answers a
+    client from the probe of its key, ``cassette.core.listings``). Of the profiles of
+    one key, the one declaring the fewest capabilities is probed (the first on a tie):
+    Gemini CLI's roots rather than the Inspector's roots and extensions."""
     wanted = [
         CapabilitySet(str(c["name"]), c["capabilities"], c.get("answers"), c.get("legacy_version"))
         for c in FITTED
     ]
-    if recorded is not None:
-        wanted.append(CapabilitySet("recorded", recorded, None, recorded_version))
+    chosen: dict[frozenset[str], CapabilitySet] = {}
     for found in wanted:
-        key = _canonical(found.capabilities)
-        if key not in seen:
-            seen.add(key)
-            sets.append(found)
-    return tuple(sets)
+        key = listing_key(found.capabilities)
+        held = chosen.get(key)
+        if held is None or len(found.capabilities) < len(held.capabilities):
+            chosen[key] = found  # a dict keeps the first key's place: bare stays first
+    if recorded is not None and listing_key(recorded) not in chosen:
+        chosen[listing_key(recorded)] = CapabilitySet("recorded", recorded, None, recorded_version)
+    return tuple(chosen.values())
 
 
 class Probe:

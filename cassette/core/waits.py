@@ -1,12 +1,17 @@
 """What a replay session waits for, and what it does when the wait ends badly.
 
-Two waits, both answered by the runtime's deadlines (``cassette.core.deadlines``), so
+Three waits, all answered by the runtime's deadlines (``cassette.core.deadlines``), so
 nothing can hang a session:
 
 * a *server request* the replay sent (``sampling/createMessage``, ``roots/list``...)
   whose recording shows the server waiting for the client's answer: the replay is
   ``Paused`` there (``cassette.core.playback``); no answer in time fails the request that
   waited on it;
+* the server requests of an *input round*: a legacy client sent, as a legacy server
+  sends them, what a 2026-07-28 recording's ``input_required`` asked for (the
+  era-and-variant authority, ``cassette.core.negotiation``, starts the round); once all
+  are answered, the recorded retry is the next request (``round_answered``); an error,
+  or no answer in time, fails the request that asked;
 * a *client request* whose recording holds no answer (the client cancelled it while
   recording, or the recording ends first): the replay waits for the live client to cancel
   it too, and fails it at its deadline (``give_up``); when the recorded server exited
@@ -21,15 +26,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 from cassette.core.exchanges import Exchange
-from cassette.core.ids import id_key
+from cassette.core.ids import IdKey, id_key
 from cassette.core.jsonrpc import REPLAY_MISS, JSONObject, error_response
 from cassette.core.playback import Played
-from cassette.core.replay_parts import label, miss_line
+from cassette.core.replay_parts import answer_part, label, miss_line, where
 from cassette.core.reply import Reply
+from cassette.core.wildcards import mask_like
 
 if TYPE_CHECKING:
     from cassette.core.misses import MissReport
     from cassette.core.paused import Paused
+    from cassette.core.rounds import InputRound
 
 __all__ = ["Waits"]
 
@@ -47,6 +54,8 @@ class Waits:
         self.paused: dict[object, Paused] = {}
         # requests whose recording has no answer, by live id: (exchange, request, why)
         self._no_answers: dict[object, tuple[Exchange, JSONObject, str]] = {}
+        #: the input rounds' server requests, by live server-request id (``InputRound``)
+        self.rounds: dict[IdKey, InputRound] = {}
 
     def pause(self, paused: Paused) -> object:
         """Wait for the client's answer to ``paused``'s server request; its live id."""
@@ -60,8 +69,93 @@ class Waits:
 
     @property
     def waiting(self) -> tuple[object, ...]:
-        """Live ids of server requests still waiting for the client's answer."""
-        return tuple(paused.request.get("id") for paused in self.paused.values())
+        """Live ids of server requests still waiting for the client's answer: paused
+        exchanges', then input rounds'."""
+        paused = tuple(paused.request.get("id") for paused in self.paused.values())
+        return paused + tuple(key[1] for key in self.rounds)  # id_key keeps the id second
+
+    def round_answered(self, message: JSONObject) -> Reply | JSONObject | None:
+        """A client answer to an input round's server request: ``None`` when it is not
+        one; the recorded retry (a request to answer as any other) once all are in; else
+        what to send now (nothing yet, or the error when the client answered with one)."""
+        round_ = self.rounds.pop(id_key(message.get("id")), None)
+        if round_ is None:
+            return None
+        if "result" not in message:
+            return self._round_failed(round_, "answered it with an error")
+        if not round_.answer(id_key(message.get("id")), message["result"]):
+            return Reply()
+        return round_.retry()
+
+    def abandon(self, server_id: object, what: str) -> Reply | None:
+        """An input round's server request the client did not answer (``what`` says why):
+        its request fails; ``None`` when ``server_id`` is not one."""
+        round_ = self.rounds.pop(id_key(server_id), None)
+        return None if round_ is None else self._round_failed(round_, what)
+
+    def _round_failed(self, round_: InputRound, what: str) -> Reply:
+        """The client did not give what the recorded retry needs: its request fails."""
+        for key in [k for k, r in self.rounds.items() if r is round_]:
+            del self.rounds[key]
+        method = str(round_.origin.get("method"))
+        summary = (
+            f"{method}: the recording asks the client for input here (input_required, sent "
+            f"to this legacy client as server requests) and the client {what}"
+        )
+        from cassette.core.misses import MissReport
+
+        report = MissReport("no-answer", method, summary)
+        self.misses.append(report)
+        origin = round_.origin.get("id")
+        error = error_response(origin, REPLAY_MISS, f"cassette-mcp: {summary}")
+        return Reply((error,), report, (None,), origin=origin, responded=True)
+
+    def expire(self, server_id: object) -> Reply:
+        """The client never answered server request ``server_id``: what waited on it fails
+        (an input round's request, or a paused exchange's client request)."""
+        failed = self.abandon(server_id, "did not answer it in time")
+        if failed is not None:
+            return failed
+        paused = self.answered(server_id)
+        if paused is None:
+            return Reply()
+        method = str(paused.request.get("method"))
+        text = (
+            f"the client did not answer {method} (id {server_id}) in time; the recording "
+            "shows the server waiting for that answer before it went on"
+        )
+        from cassette.core.misses import MissReport
+
+        return self.fail(paused, MissReport("no-answer", method, text, paused.exchange.seq))
+
+    def compared(
+        self, paused: Paused, message: JSONObject, strict: bool
+    ) -> tuple[str, ...] | Reply:
+        """The client answered ``paused``'s server request with ``message``: the warnings
+        to go on with (none when it answered as recorded, else where it differs), or under
+        ``strict`` a differing answer's failure (a miss)."""
+        from cassette.core.jsondiff import differences  # answered server requests only
+
+        live = mask_like(paused.answer, message)
+        diffs = differences(answer_part(paused.answer), answer_part(live), limit=3)
+        if not diffs:
+            return ()
+        method = str(paused.request.get("method"))
+        from cassette.core.said import NAME, VALUE, Quote, said
+
+        text = said(
+            "the client's answer to ",
+            Quote(method, NAME),
+            " (id ",
+            Quote(message.get("id"), VALUE),
+            ") differs from the recording at ",
+            where(diffs),
+        )
+        if not strict:
+            return (text,)
+        from cassette.core.misses import MissReport
+
+        return self.fail(paused, MissReport("answer-differs", method, text, paused.exchange.seq))
 
     def not_asked(
         self, exchange: Exchange, skipped: list[str], warnings: tuple[str, ...], strict: bool
@@ -137,11 +231,15 @@ class Waits:
         return Reply((error,), report, (None,), paused.exchange, origin, responded=True)
 
     def cancel(self, request_id: object) -> None:
-        """The client cancelled ``request_id``: nothing waits on it now."""
+        """The client cancelled ``request_id``: nothing waits on it now (its input round,
+        if any, is over)."""
         self._no_answers.pop(id_key(request_id), None)  # cancelled: it needs no answer now
         for key, paused in list(self.paused.items()):
             if "id" in paused.live and id_key(paused.live["id"]) == id_key(request_id):
                 del self.paused[key]
+        for asked, round_ in list(self.rounds.items()):
+            if id_key(round_.origin.get("id")) == id_key(request_id):
+                del self.rounds[asked]
 
     def give_up(self, request_id: object) -> Reply:
         """The request ``request_id``, which the recording leaves unanswered, is still

@@ -109,7 +109,7 @@ def dumps_manifest(
     try:
         import tomli_w
     except ImportError:
-        from cassette_mcp._install import install_command
+        from cassette._install import install_command
 
         raise UsageError(
             f"writing TOML needs tomli-w: {install_command('toml')}, or write a .json path"

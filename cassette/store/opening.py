@@ -20,6 +20,9 @@ rules out in the file's bytes, so a cassette that passes every check answers
   message after it) holds only messages and stderr lines, decodes without a warning, and
   its header's era is legacy.
 
+The replay's banner reads the recorder's probes beside the opening (``read_probes``: the
+trailing probe lines, from the end), which is all it needs of a cassette that passes.
+
 Anything else (a short cassette, a cassette that fails a check, a file that cannot be
 read) gets ``None``: the replay loads it whole before its first answer, as always, and
 the whole load reports any fault. The checks read the file a megabyte at a time; the
@@ -42,7 +45,7 @@ from cassette.errors import CassetteError
 from cassette.store.files import open_regular
 from cassette.store.storage import Cassette
 
-__all__ = ["OPENING_FROM", "read_opening"]
+__all__ = ["OPENING_FROM", "read_opening", "read_probes"]
 
 #: the smallest cassette whose opening is served first: below it, the whole cassette
 #: loads in a few milliseconds and the checks would cost more than they save
@@ -96,6 +99,31 @@ def read_opening(path: str | os.PathLike[str], *, limits: Limits | None = None) 
         return None
     events = _through_handshake(decoded.events)
     return None if events is None else Cassette(decoded.header, tuple(events), source)
+
+
+def read_probes(path: str | os.PathLike[str], *, limits: Limits | None = None) -> list[Event]:
+    """The events of the recorder's probe lines that end the cassette at ``path`` (empty
+    when it ends with none, or they cannot be read: the whole load says what is wrong).
+    Read from the end, so a cassette's size costs nothing here but its probes' lines."""
+    source = os.fspath(path)
+    chosen = current_limits() if limits is None else limits
+    cap = min(chosen.line_limit, _LINE_CAP)
+    try:
+        with open_regular(source, "cassette") as file:
+            size = os.fstat(file.fileno()).st_size
+            start = _session_size(file, size)
+            if start >= size:
+                return []
+            file.seek(0)
+            header = file.readline(cap + 1)
+            file.seek(start)
+            tail = file.read(size - start)
+        decoded = decode_lines(
+            [header, *tail.splitlines(keepends=True)], source, fast=False, limits=chosen
+        )
+    except (OSError, CassetteError):
+        return []
+    return decoded.events
 
 
 def _proved_opening(file: BinaryIO, chosen: Limits) -> list[bytes] | None:

@@ -120,6 +120,6 @@ def schema_validator() -> tuple[Any, list[Issue]]:
 
 def install_hint(extra: str) -> str:
     """The command that installs ``extra`` for the install that is running."""
-    from cassette_mcp._install import install_command
+    from cassette._install import install_command
 
     return install_command(extra)

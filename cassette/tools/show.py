@@ -465,14 +465,23 @@ def render_html(
 
 
 def _waterfalls(cassette: Cassette, rows: list[Row]) -> list[str]:
-    """A waterfall per session that made requests, the main recording's first."""
+    """A waterfall per session that made requests, the main recording's first; the
+    recorder's probes (its own sessions, not the client's) folded under one closed
+    heading after them, so the page opens on the client's own session."""
     found = calls(cassette.events)
     labels = {row.line: row.what for row in rows}
-    drawn = (
-        waterfall(group, [c for c in found if c.group == group], events, labels)
-        for group, events in grouped(cassette.events).items()
-    )
-    return [page for page in drawn if page]
+    shown: list[str] = []
+    probes: list[str] = []
+    for group, events in grouped(cassette.events).items():
+        page = waterfall(group, [c for c in found if c.group == group], events, labels)
+        if page:
+            (probes if group.kind == "probe" else shown).append(page)
+    if probes:
+        count = f"{len(probes)} session" + ("" if len(probes) == 1 else "s")
+        summary = f"probed surface: {count} of the recorder's own, not the client's"
+        shown.append(f'<details class="probes"><summary>{summary}</summary>')
+        shown += [*probes, "</details>"]
+    return shown
 
 
 class _Diagram:

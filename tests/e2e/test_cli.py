@@ -232,7 +232,7 @@ def test_replay_stdout_is_protocol_only_and_banner_has_client_config(tmp_path: P
     replies = [json.loads(line) for line in result.stdout.splitlines()]
     assert [r["id"] for r in replies] == [1, 2]
     assert replies[1]["result"]["content"][0]["text"] == "hi"
-    config = json.loads(result.stderr[result.stderr.index("{") :])
+    config, _ = json.JSONDecoder().raw_decode(result.stderr[result.stderr.index("{") :])
     server = next(iter(config["mcpServers"].values()))
     assert server["command"] == PY
     assert server["args"] == ["-m", "cassette", "replay", str(tape.resolve())]

@@ -455,7 +455,9 @@ DEFAULT_CELLS = (
     Cell("mcp23", "stdio", "py2-auto", "gemini-cli", plain=True),
     # The plain-recording family: each replayer once, each server over each transport at
     # least once (the agents, Claude Code's tool list and Gemini CLI's connect-time
-    # listings, first of all)
+    # listings, first of all; server-everything's tool list, which depends on the
+    # client's capabilities, to a client of each probed listing key: claude-code, ai-sdk,
+    # ts1 through sdk-handlers' probe, which declares roots.listChanged where it does not)
     *(
         Cell(server, transport, TOOLS_RECORDER, replayer, plain=True)
         for server, transport, replayer in (
@@ -465,7 +467,7 @@ DEFAULT_CELLS = (
             ("mcp23", "http", "fastmcp"),
             ("everything", "http", "langchain"),
             ("everything", "stdio", "ai-sdk"),
-            ("mcp23", "stdio", "ts1"),
+            ("everything", "http", "ts1"),
             ("fastmcp", "stdio", "py1"),
         )
     ),

@@ -2,14 +2,19 @@
 the clients we pin: each pinned client recorded itself, and each variant replayed to it.
 
 1. Each pinned client (Claude Code and Gemini CLI through tests/clients/agent_cli.py,
-   the Inspector CLI through tests/clients/inspector_cli.py, and for ``bare`` the Python
-   SDK 2 ``Client`` given no callbacks) calls the one tool of
-   tests/servers/asking_server.py through ``cassette record``. That server is legacy only
+   the Inspector CLI through tests/clients/inspector_cli.py, for ``bare`` the Python
+   SDK 2 ``Client`` given no callbacks, and for the SDK clients given their handlers the
+   cross-client matrix's drivers: the Python SDK 2 ``Client`` and fastmcp's for
+   ``sdk-handlers``, each its own source, the Python SDK 1.x for ``py-sdk1``, the
+   TypeScript SDK 1.x for ``ts-sdk1`` and the AI SDK for ``ai-sdk``) calls the one tool
+   of tests/servers/asking_server.py through ``cassette record``. That server is legacy only
    and asks, inside the call, for the client's roots, a form and a sampled message, so
    the recording shows what the client declares (its era: whether it probed with
    ``server/discover`` first; the revision it asks for; its capabilities and
    ``clientInfo``) and how it answers each question. The test fails when the profile
-   says otherwise, and when the profile does not name the pinned version.
+   says otherwise, and when the profile does not name the pinned version. (An SDK
+   client's answers and ``clientInfo`` are its application's: those profiles leave them
+   to the recorded client, and only what they say is compared.)
 2. ``show`` says a variant recorded ``--as NAME`` fits NAME, and a replay of that cassette
    to the pinned client NAME is answered from that variant: on a 2026-07-28 cassette of
    the dual-era server, the client calls the ``roots`` tool, whose recorded answer
@@ -21,6 +26,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -49,8 +55,29 @@ PACKAGES = {
     "claude-code": "@anthropic-ai/claude-code",
     "gemini-cli": "@google/gemini-cli",
     "inspector": "@modelcontextprotocol/inspector",
+    "ts-sdk1": "@modelcontextprotocol/sdk",
+    "ai-sdk": "@ai-sdk/mcp",
 }
 PINNED = json.loads((NODE_DIR / "package.json").read_text("utf-8"))["dependencies"]
+#: the SDK 1.x venv's pins (tests/clients/requirements-mcp1.txt): NAME==VERSION lines
+MCP1_PINS = dict(
+    line.split("==", 1)
+    for line in (CLIENTS_DIR / "requirements-mcp1.txt").read_text("utf-8").splitlines()
+    if "==" in line and not line.startswith("#")
+)
+#: each profile of an SDK client given its handlers, and the matrix drivers it was read
+#: from (tests/clients/README.md): a profile that names two clients is checked with each
+DRIVEN = {
+    "sdk-handlers": ("py2-auto", "fastmcp"),
+    "py-sdk1": ("py1",),
+    "ts-sdk1": ("ts1",),
+    "ai-sdk": ("ai-sdk",),
+}
+#: every pinned client a profile was taken from: (profile, the client's matrix id)
+SOURCES = [
+    *((name, name) for name in ("claude-code", "gemini-cli", "inspector", "bare")),
+    *((name, client) for name, clients in DRIVEN.items() for client in clients),
+]
 
 
 def agent(mode: str, kind: str, command: list[str], cwd: Path) -> dict[str, Any]:
@@ -107,17 +134,39 @@ async def bare_session(command: list[str], tool: str, arguments: dict[str, Any])
         return str(result.content[0].text)  # type: ignore[union-attr]
 
 
-def record_client(name: str, folder: Path) -> list[dict[str, Any]]:
-    """The session in which pinned client ``name`` called the asking server's tool,
-    recorded through ``cassette record`` (a session per start: an agent starts the
-    server for its health check and again for its turn)."""
+def driven(client: str, command: list[str], folder: Path) -> dict[str, Any]:
+    """One run of the matrix driver of ``client`` (tests/clients/README.md) against
+    ``command``, its session cut to the asking server's one tool call."""
+    from tests.e2e.test_client_matrix import driver
+
+    done = subprocess.run(
+        [*driver(client), "asking", "stdio", *command],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        cwd=folder,
+        env={**os.environ, "CASSETTE_MATRIX_HOME": str(folder), "CASSETTE_MATRIX_STEPS": "echo"},
+    )
+    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+    assert lines, f"{client} printed nothing; stderr:\n{done.stderr}"
+    return dict(json.loads(lines[-1]))
+
+
+def record_client(name: str, folder: Path, client: str | None = None) -> list[dict[str, Any]]:
+    """The session in which pinned client ``name`` (or the matrix driver ``client``)
+    called the asking server's tool, recorded through ``cassette record`` (a session per
+    start: an agent starts the server for its health check and again for its turn)."""
     tape = folder / "asked.jsonl"
-    command = record_command(tape, ASKING, "--sessions", str(folder))
+    command = record_command(tape, ASKING, "--no-probe", "--sessions", str(folder))
     echo = {"message": "hello matrix"}
     if name in ("claude-code", "gemini-cli"):
         assert agent(name, "asking", command, folder).get("connected"), name
     elif name == "inspector":
         assert inspector("asking", command, "echo", echo)
+    elif name in DRIVEN:
+        said = driven(client or DRIVEN[name][0], command, folder)
+        assert "Echo" in json.dumps(said.get("echo")), said
     else:
         assert run(lambda: bare_session(command, "echo", echo)).startswith("Echo")
     for path in sorted(folder.glob("asked*.jsonl")):
@@ -189,9 +238,25 @@ def expected(name: str) -> dict[str, Any]:
     return said
 
 
-@pytest.mark.parametrize("name", ["claude-code", "gemini-cli", "inspector", "bare"])
+def pinned_as(client: str) -> str:
+    """How a profile taken from matrix client ``client`` names its pinned version."""
+    if client == "py1":
+        return f"mcp {MCP1_PINS['mcp']}"
+    if client == "fastmcp":
+        return f"fastmcp {version('fastmcp')}"
+    return f"mcp {version('mcp')}"  # the Python SDK 2: bare, py2-auto
+
+
+def test_every_profile_of_a_real_client_is_checked_against_it() -> None:
+    """A profile added to the table without a pinned client to check it against fails."""
+    checked = {name for name, _ in SOURCES}
+    unchecked = {n for n, p in PROFILES.items() if p.taken_from and n not in checked}
+    assert not unchecked, f"profiles no pinned client checks: {sorted(unchecked)}"
+
+
+@pytest.mark.parametrize(("name", "client"), SOURCES, ids=[f"{n}-{c}" for n, c in SOURCES])
 def test_a_profile_is_what_its_pinned_client_declares_and_answers(
-    name: str, tmp_path: Path
+    name: str, client: str, tmp_path: Path
 ) -> None:
     profile = PROFILES[name]
     assert profile.taken_from, f"profile {name} names no client it was taken from"
@@ -200,9 +265,10 @@ def test_a_profile_is_what_its_pinned_client_declares_and_answers(
         assert pinned in profile.taken_from, f"{name}: pinned {pinned}, {profile.taken_from}"
         assert PACKAGES[name] in profile.taken_from
     else:
-        assert f"mcp {version('mcp')}" in profile.taken_from
+        pinned = pinned_as(client)
+        assert pinned in profile.taken_from, f"{name}: pinned {pinned}, {profile.taken_from}"
     want = expected(name)
-    seen = declared(record_client(name, tmp_path))
+    seen = declared(record_client(name, tmp_path, client))
     got = {k: seen[k] for k in want}
     assert got == want, f"profile {name} differs from the pinned client: {differing(got, want)}"
 

@@ -82,8 +82,8 @@ def test_without_era_a_modern_only_cassette_refuses_a_legacy_client(tmp_path: Pa
     code, stderr = legacy.finish()
     assert code == 1  # a miss
     assert "initialize" in stderr
-    # the banner says which clients it serves, and so does show
-    assert "legacy-only clients need --era legacy" in stderr
+    # the banner says which clients it refuses, and show which it serves
+    assert "Gemini CLI and the MCP Inspector would be refused" in stderr
     show = subprocess.run(
         [PY, "-m", "cassette", "show", str(tape)], capture_output=True, text=True, check=False
     )

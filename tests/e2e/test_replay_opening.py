@@ -1,7 +1,7 @@
-"""``cassette replay LONG -q`` answers ``initialize`` from the cassette's opening, before the
-rest is loaded, and a client gets the same answers as from a replay that loads the whole
-cassette first (the one with its banner: without ``-q`` the banner tells of the whole
-cassette, so it is loaded before anything is served)."""
+"""``cassette replay LONG`` answers ``initialize`` from the cassette's opening, before the
+rest is loaded, with its banner (which reads no more) or without (``-q``), and a client
+gets the same answers as from a replay that loads the whole cassette first (``-v``: its
+details tell of the whole cassette, so it is loaded before anything is served)."""
 
 from __future__ import annotations
 
@@ -38,10 +38,11 @@ def _session(argv: list[str]) -> tuple[list[dict[str, Any]], int, list[str]]:
     return answers, code, [line for line in err.splitlines() if "miss" in line or "  - " in line]
 
 
-def test_a_long_cassette_answers_as_the_whole_does(tmp_path: Path) -> None:
+@pytest.mark.parametrize("banner", [(), ("-q",)], ids=["banner", "quiet"])
+def test_a_long_cassette_answers_as_the_whole_does(tmp_path: Path, banner: tuple[str]) -> None:
     tape = write_long(tmp_path / "long.jsonl")
-    served = _session(_argv(tape, "-q"))
-    whole = _session(_argv(tape))
+    served = _session(_argv(tape, *banner))
+    whole = _session(_argv(tape, "-v"))
     assert served == whole
     answers, code, misses = served
     assert answers[0]["result"]["serverInfo"]["name"] == "opening-test"
@@ -51,15 +52,18 @@ def test_a_long_cassette_answers_as_the_whole_does(tmp_path: Path) -> None:
     assert misses
 
 
-def test_a_fault_beyond_the_opening_is_reported_as_by_the_whole_load(tmp_path: Path) -> None:
-    """Proof that the handshake came from the opening: a broken line deep in the file is
-    found only once the rest is loaded, after ``initialize`` was answered; the error and
-    the exit code are the whole load's, as without the opening."""
+@pytest.mark.parametrize("banner", [(), ("-q",)], ids=["banner", "quiet"])
+def test_a_fault_beyond_the_opening_is_reported_as_by_the_whole_load(
+    tmp_path: Path, banner: tuple[str]
+) -> None:
+    """Proof that the handshake came from the opening, the banner printed or not: a broken
+    line deep in the file is found only once the rest is loaded, after ``initialize`` was
+    answered; the error and the exit code are the whole load's, as without the opening."""
     tape = write_long(tmp_path / "long.jsonl")
     lines = tape.read_bytes().split(b"\n")
     lines[4000] = b'{"kind":"message", broken'
     tape.write_bytes(b"\n".join(lines))
-    served = LineClient(_argv(tape, "-q"))
+    served = LineClient(_argv(tape, *banner))
     try:
         answer = served.request("initialize", INITIALIZE)
         served.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
@@ -67,7 +71,7 @@ def test_a_fault_beyond_the_opening_is_reported_as_by_the_whole_load(tmp_path: P
     finally:
         served.kill_group()
     assert answer["result"]["serverInfo"]["name"] == "opening-test"
-    whole = LineClient(_argv(tape))
+    whole = LineClient(_argv(tape, "-v"))
     try:
         whole_code, whole_err = whole.finish()
     finally:

@@ -172,7 +172,8 @@ def test_show_prints_a_timeline(recordings: tuple[Path, Path]) -> None:
     lines = result.stdout.splitlines()
     assert lines[0].startswith(f"{EXAMPLE}: stdio recording, legacy era, 2025-11-25")
     assert lines[1].startswith("  session main: serves legacy 2024-10-07 to 2025-11-25;")
-    del lines[1]  # the session's fit line; the rest is the timeline
+    assert lines[2].startswith("  probed surface (the recorder's own sessions, not the client's)")
+    del lines[1:3]  # the session's fit line and the probes' line; the rest is the timeline
     # a request's row ends with how long its answer took
     assert lines[1].split() == [
         "2",
@@ -227,10 +228,13 @@ def test_show_html_is_one_self_contained_sequence_diagram(tmp_path: Path) -> Non
     assert parser.lanes == ["client", "server"]
     assert parser.external == []  # no scripts, stylesheets or images to fetch
     classes = [d["class"] or "" for d in parser.details]
-    assert len(classes) == 13  # every message, expandable, and the server's stderr line folded
+    # the recorder's probes folded under one heading, every message of the session
+    # expandable, and the server's stderr line folded
+    assert len(classes) == 14
+    assert classes[0] == "probes"
     assert classes.count("stderr") == 1
     assert all("open" not in d for d in parser.details)  # folded, all of them
-    assert classes[0] == "msg c2s request"
+    assert classes[1] == "msg c2s request"
     assert "msg s2c server-notification" in classes
     assert '"Echo: hello from a cassette"' in page.read_text()
 

@@ -84,8 +84,13 @@ def test_a_variant_serves_the_client_the_recording_did_not_hold(tmp_path: Path) 
     replaced = variant(tape, "bare", extra=("--replace",))
     assert replaced.returncode == 0, replaced.stderr
     assert tape.read_text("utf-8").count('"variant":"bare"') == lines  # in place, not twice
-    names = {(getattr(e, "meta", None) or {}).get("variant") for e in Cassette.load(tape).events}
+    events = Cassette.load(tape).events
+    names = {(getattr(e, "meta", None) or {}).get("variant") for e in events}
     assert names >= {None, "bare"}
+    # the probes are the main recording's: a variant's session brings none of its own
+    metas = [getattr(e, "meta", None) or {} for e in events]
+    assert any("probe" in m for m in metas)
+    assert not [m for m in metas if "probe" in m and "variant" in m]
 
     report = tmp_path / "bare.jsonl"
     assert replayed(tape, report, answers=False) == bare_live
@@ -107,7 +112,7 @@ def test_show_and_the_banner_name_the_variants(tmp_path: Path) -> None:
     assert shown.stdout.splitlines()[2].startswith("  session legacy: serves legacy ")
     assert "recorded with elicitation" in shown.stdout.splitlines()[2]
     banner = subprocess.run(
-        [PY, "-m", "cassette", "replay", str(tape)],
+        [PY, "-m", "cassette", "replay", str(tape), "-v"],
         input="",
         capture_output=True,
         text=True,
@@ -115,7 +120,8 @@ def test_show_and_the_banner_name_the_variants(tmp_path: Path) -> None:
         check=False,
     )
     said = [line.removeprefix("cassette: ").strip() for line in banner.stderr.splitlines()]
-    for line in shown.stdout.splitlines()[1:3]:  # the banner says the same
+    assert said[0].startswith(f"replaying {tape}: serves any MCP client")
+    for line in shown.stdout.splitlines()[1:3]:  # the banner's details say the same
         assert line.strip() in said
     lint = subprocess.run(
         [PY, "-m", "cassette", "lint", str(tape)], capture_output=True, text=True, check=False

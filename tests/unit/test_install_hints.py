@@ -9,8 +9,10 @@ from typing import Any
 
 import pytest
 
-from cassette_mcp import _install
-from cassette_mcp._install import install_command, reinstall_command
+import cassette_mcp._install as door
+from cassette import _install
+from cassette._install import install_command
+from cassette_mcp._install import reinstall_command
 
 
 class _Dist:
@@ -56,3 +58,25 @@ def test_the_transport_hint_uses_it(monkeypatch: pytest.MonkeyPatch, tmp_path: P
     monkeypatch.chdir(tmp_path)
     assert registry._install("http") == "pip install -e '.[http]'"
     assert _install._DIST == "cassette-mcp"
+
+
+@pytest.mark.parametrize(
+    "direct",
+    [
+        None,
+        {"url": "file:///w/cassette_mcp-0.2.0.whl", "archive_info": {}},
+        {"url": "file:///w/checkout", "dir_info": {"editable": True}},
+        {"url": "file:///w/checkout", "dir_info": {}},
+        {"url": "https://example.invalid/x.tar.gz", "archive_info": {}},
+        {"url": 7, "dir_info": {}},
+        {"url": "file:///w/checkout"},
+        [],
+    ],
+)
+def test_the_front_door_and_the_library_read_an_install_alike(
+    monkeypatch: pytest.MonkeyPatch, direct: Any
+) -> None:
+    """``_checkout`` is written twice (the library never imports the front door, and the
+    front door cannot import the library): both read every record the same way."""
+    installed(monkeypatch, direct)
+    assert _install._checkout() == door._checkout()

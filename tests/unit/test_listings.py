@@ -8,7 +8,7 @@ from typing import Any
 
 import attrs
 
-from cassette.core.listings import distance
+from cassette.core.listings import distance, listing_key
 from cassette.core.model import MessageEvent
 from cassette.core.replayer import Replayer
 from tests.unit.test_eras import modern_req, modern_tape
@@ -59,6 +59,40 @@ def test_distance_weighs_a_capability_over_a_sub_flag() -> None:
     assert distance(ELICIT, {"roots": {"listChanged": True}, "elicitation": {"form": {}}}) == 1
     assert distance({}, {"roots": {}}) == 4
     assert distance({}, {"experimental": {}}) == 2
+
+
+def test_the_listing_key_is_what_a_server_may_list_by() -> None:
+    assert listing_key(ELICIT) == {"roots", "elicitation.form", "elicitation.url"}
+    # an empty elicitation object is form elicitation, as the protocol says
+    assert listing_key({"elicitation": {}}) == listing_key({"elicitation": {"form": {}}})
+    assert listing_key({"elicitation": {"url": {}}}) == {"elicitation.url"}
+    # neither a promise of notifications nor an extension is something to list by
+    inspector = {**ROOTS, "extensions": {"io.modelcontextprotocol/tasks": {}}}
+    assert listing_key(inspector) == listing_key({"roots": {}}) == {"roots"}
+    assert listing_key({"experimental": {"x": {}}}) == listing_key(None) == frozenset()
+
+
+def test_a_client_of_a_probes_listing_key_gets_its_listing_with_nothing_to_tell() -> None:
+    """The Inspector declares roots and extensions: the probe of roots is its key's."""
+    replayer = Replayer(probed())
+    replayer.receive(init(1, {"roots": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}}))
+    reply = replayer.receive(req(2, "tools/list"))
+    assert reply.messages[-1]["result"] == tools("echo", "roots")
+    assert not [w for w in reply.warnings if "probe" in w]
+    assert replayer.misses == []
+
+
+def test_the_clients_listing_key_comes_before_the_fewest_differences() -> None:
+    """A probe one sub-flag away (URL elicitation, which some servers list by) loses to
+    the probe of the client's key, however many other members that one lacks."""
+    main = tape(*legacy_session({}, tools("echo")))
+    form = {"elicitation": {"form": {}}, "extensions": {"a": {}}, "experimental": {"b": {}}}
+    main = with_probe(main, "legacy:form", *legacy_probe(form, {"tools/list": tools("form")}))
+    both = {"elicitation": {"form": {}, "url": {}}}
+    main = with_probe(main, "legacy:url", *legacy_probe(both, {"tools/list": tools("url")}))
+    client = {**form, "elicitation": {"form": {}, "url": {}}}
+    assert distance(form, client) < distance(both, client)
+    assert tools_seen(Replayer(main), client) == ["url"]
 
 
 def test_the_recording_client_is_answered_from_its_own_session() -> None:

@@ -473,7 +473,7 @@ def test_toml_spells_null_as_a_table() -> None:
 
 def test_writing_toml_without_tomli_w_is_a_usage_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "tomli_w", None)
-    from cassette_mcp._install import install_command
+    from cassette._install import install_command
 
     hint = re.escape(f"{install_command('toml')}, or write a .json")  # for this install
     with pytest.raises(UsageError, match=hint):

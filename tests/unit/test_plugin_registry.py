@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from cassette import registry
+from cassette._install import install_command
 from cassette.cli import main
 from cassette.errors import DuplicateTransportError, PluginLoadError, UnknownTransportError
-from cassette_mcp._install import install_command
 
 
 def install(site: Path, dist: str, entry_points: str) -> None:

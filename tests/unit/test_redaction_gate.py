@@ -6,11 +6,12 @@ An AST scan of every module of ``cassette`` finds no other code that builds a po
 throwaway ``redact_text``/``redact_argv``) outside the gate and the redactor itself.
 Two exemptions, each for a reason a reader can check:
 
-* ``cassette/core/replayer.py``: the sans-IO core cannot read project settings; the
-  runtime hands it the gate's policy (``ReplaySessions(shown=...)``), and only a library
-  caller's ``Replayer`` built without one falls back to the built-in rules and the
-  header's variables to describe a miss (which passes the gate again where the runtime
-  prints it, ``cassette.runtime.conversation``);
+* ``cassette/core/shown.py`` (how a replay session shows live messages): the sans-IO
+  core cannot read project settings; the runtime hands it the gate's policy
+  (``ReplaySessions(shown=...)``), and only a library caller's ``Replayer`` built without
+  one falls back to the built-in rules and the header's variables to describe a miss
+  (which passes the gate again where the runtime prints it,
+  ``cassette.runtime.conversation``);
 * the transports (``cassette/transports/``) may not import the store; they redact an
   upstream URL in an error message with the built-in rules (its credentials and secret
   query parameters are what those find).
@@ -42,7 +43,7 @@ PACKAGE = ROOT / "cassette"
 _BUILDERS: Final = frozenset({"configured", "from_header", "with_literals"})
 _THROWAWAY: Final = frozenset({"redact_text", "redact_argv"})
 _ALLOWED: Final = ("cassette/core/redaction.py", "cassette/store/gate.py")
-_EXEMPT: Final = ("cassette/core/replayer.py", "cassette/transports/")
+_EXEMPT: Final = ("cassette/core/shown.py", "cassette/transports/")
 
 
 def _builders(tree: ast.AST) -> list[tuple[int, str]]:

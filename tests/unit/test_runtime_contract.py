@@ -69,7 +69,7 @@ def test_the_import_contract_holds_and_fails_on_an_upward_import(tmp_path: Path)
     shutil.copy(ROOT / "pyproject.toml", tree / "pyproject.toml")
     kept = lint_imports(tree)
     assert kept.returncode == 0, kept.stdout + kept.stderr
-    assert "Contracts: 5 kept, 0 broken." in kept.stdout
+    assert "Contracts: 6 kept, 0 broken." in kept.stdout
 
     ids = tree / "cassette" / "core" / "ids.py"  # the bottom of the core reaches for the top
     ids.write_text(ids.read_text() + "\nimport cassette.runtime.serve  # an upward import\n")
@@ -77,6 +77,23 @@ def test_the_import_contract_holds_and_fails_on_an_upward_import(tmp_path: Path)
     assert broken.returncode == 1, broken.stdout + broken.stderr
     assert "cassette.core is not allowed to import cassette.runtime" in broken.stdout
     assert "The sans-IO core imports no I/O library BROKEN" in broken.stdout  # anyio, via it
+
+
+def test_the_library_may_never_import_its_front_door(tmp_path: Path) -> None:
+    """``cassette_mcp`` checks that ``import cassette`` is ours before anything of it runs;
+    the library importing it back would tie the two (and break that order)."""
+    tree = tmp_path / "tree"
+    shutil.copytree(ROOT / "cassette", tree / "cassette", ignore=shutil.ignore_patterns("*.pyc"))
+    shutil.copytree(
+        ROOT / "cassette_mcp", tree / "cassette_mcp", ignore=shutil.ignore_patterns("*.pyc")
+    )
+    shutil.copy(ROOT / "pyproject.toml", tree / "pyproject.toml")
+    registry = tree / "cassette" / "registry.py"
+    registry.write_text(registry.read_text() + "\nimport cassette_mcp._install\n")
+    broken = lint_imports(tree)
+    assert broken.returncode == 1, broken.stdout + broken.stderr
+    assert "The library never imports its front door" in broken.stdout
+    assert "cassette.registry -> cassette_mcp" in broken.stdout
 
 
 def test_no_plugin_is_probed_with_getattr_or_hasattr() -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from cassette.core.listings import listing_key
 from cassette.core.mcp import LATEST_LEGACY, MODERN_VERSION
 from cassette.core.profiles import FITTED
 from cassette.core.surface import (
@@ -44,6 +45,22 @@ def test_the_sets_are_each_distinct_profile_then_the_recording_clients_own() -> 
     assert sets[-1].capabilities == own
     assert sets[-1].version == "2025-03-26"
     assert capability_sets(None)[0].version == LATEST_LEGACY
+
+
+def test_the_sets_are_one_per_listing_key_the_fewest_capabilities_probed() -> None:
+    """A legacy server is started once per set: profiles a server cannot tell apart by
+    what it may list by (``listing_key``) share one."""
+    sets = capability_sets({})
+    keys = [listing_key(s.capabilities) for s in sets]
+    assert len(set(keys)) == len(keys)
+    assert {listing_key(c["capabilities"]) for c in FITTED} == set(keys)  # each covered
+    by_name = {s.name: s for s in sets}
+    assert "inspector" not in by_name  # roots and extensions: Gemini CLI's roots probed
+    assert by_name["gemini-cli"].capabilities == {"roots": {"listChanged": True}}
+    assert by_name["gemini-cli"].version == "2025-06-18"  # what that client asks for
+    assert {"py-sdk1", "ts-sdk1"}.isdisjoint(by_name)  # sdk-handlers' key
+    # the recording client's own set joins only with a key no profile has
+    assert "recorded" not in [s.name for s in capability_sets({"roots": {}, "x": {}})]
 
 
 def test_a_legacy_recording_gets_a_session_per_set_the_first_asking_discover() -> None:
