@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator
 from functools import cache
-from typing import Any, AnyStr, Final
+from typing import Any, Final
 
 from cassette.core.secret_names import (
     _KEY_QUALIFIERS,
@@ -309,7 +309,11 @@ def _hits_short(
 # * a rule with one literal trigger (``://``, ``--``, ``-----BEGIN``, ``bearer``,
 #   ``basic``) is searched with its own expression, which starts with that literal: the
 #   engine skips to each occurrence in C and fails there in C, so a URL without
-#   credentials costs Python nothing;
+#   credentials costs Python nothing. Each such search is a pass over the whole text, and
+#   the engine skips to a leading literal as fast as ``str.find`` would (finding the
+#   literal first and searching from there is a second pass, not a saving); an expression
+#   led by an alternation, though, is tried at every character, so none is (the command
+#   words of ``secret_table`` are a rule each);
 # * ``key=value`` forms are found on the reversed, lower-cased text by one expression
 #   whose first character is ``=`` or ``:``, so the engine skips everything else in C.
 _RUN: Final = 16
@@ -331,28 +335,13 @@ _WINDOW_AFTER: Final = 4096  # a run longer than this is data (base64); its star
 
 
 @cache
-def _single() -> tuple[tuple[_Rule, re.Pattern[str], tuple[str, ...]], ...]:
-    """The rules searched with their own expression (a folded rule's on folded text), each
-    with the literals one of which starts its every match, as the searched text holds
-    them (empty: no literal is known, the rule is searched from the start)."""
+def _single() -> tuple[tuple[_Rule, re.Pattern[str]], ...]:
+    """The rules searched with their own expression (a folded rule's on folded text)."""
     return tuple(
-        (
-            rule,
-            _compiled(rule.source) if rule.folded else rule.pattern,
-            _needles(rule),
-        )
+        (rule, _compiled(rule.source) if rule.folded else rule.pattern)
         for rule in _rules()
         if rule.alone or rule.name in _SEARCHED
     )
-
-
-def _needles(rule: _Rule) -> tuple[str, ...]:
-    """A rule's triggers as the text it is searched in holds them: lower-cased for a
-    folded rule (searched in the lower-cased text); none for a rule matched ignoring case
-    in the text itself, where a literal may be written in any case."""
-    if rule.folded:
-        return tuple(t.lower() for t in rule.triggers)
-    return () if rule.flags & re.IGNORECASE else rule.triggers
 
 
 #: Rules with one literal trigger searched on their own in a long text (see above).
@@ -389,7 +378,7 @@ def _spans_long(text: str) -> list[Span] | None:
     if len(folded) != len(text):  # a rare character lower-cases to two: no shortcuts
         return None
     hits: list[tuple[int, str]] = []
-    for start, stop in _runs(text):
+    for start, stop in _windows(text.translate(_MASK)):
         # the lower-cased text's slice: lower-casing the slice gives the same triggers
         window = folded[start:stop]
         hits += [(start + at, t) for at, t in _hits_short(text[start:stop], None, window)]
@@ -400,73 +389,30 @@ def _spans_long(text: str) -> list[Span] | None:
             hits += [(size - m.end(1), m.group(1)[::-1]) for m in assign.finditer(reverse)]
     found = _spans_at(text, hits, folded if text.isascii() else None)
     no_at = "@" not in text  # URL credentials need one: a text without is spared a search
-    for rule, pattern, needles in _single():
+    for rule, pattern in _single():
         if no_at and rule.name == "url-credentials":
             continue
-        found += _searched(rule, pattern, needles, text, folded if rule.folded else text)
-    return found
-
-
-#: How many occurrences of its triggers a rule is tried at one by one in a long text before
-#: the rest of the text is searched with its expression: a trigger that recurs often is
-#: cheaper to skip to inside the engine than to visit from Python.
-_ONE_BY_ONE: Final = 16
-
-
-def _searched(
-    rule: _Rule, pattern: re.Pattern[str], needles: tuple[str, ...], text: str, hay: str
-) -> list[Span]:
-    """The spans of a rule searched on its own in a long text (``hay``: the text as the rule
-    reads it). Every match starts with one of ``needles``, so the rule is tried where
-    ``str.find`` finds them, which skips through a text several times faster than the
-    engine, and a text holding none of them is not searched at all; past
-    ``_ONE_BY_ONE`` occurrences the engine searches the rest."""
-    found: list[Span] = []
-    ahead = [hay.find(n) for n in needles] if needles else [0]
-    for _ in range(_ONE_BY_ONE if needles else 0):
-        pos = min((a for a in ahead if a >= 0), default=-1)
-        if pos < 0:
-            return found
-        match = pattern.match(hay, pos)
-        if match is not None:
-            span = _accept(rule, text, pos, match.span("s"))
+        hay = folded if rule.folded else text
+        match = pattern.search(hay)
+        while match is not None:
+            span = _accept(rule, text, match.start(), match.span("s"))
             if span is not None:
                 found.append(span)
-        # the next occurrence of each trigger found here (overlapping ones too)
-        ahead = [
-            hay.find(n, pos + 1) if a == pos else a for n, a in zip(needles, ahead, strict=True)
-        ]
-    start = min((a for a in ahead if a >= 0), default=-1)
-    match = pattern.search(hay, start) if start >= 0 else None
-    while match is not None:
-        span = _accept(rule, text, match.start(), match.span("s"))
-        if span is not None:
-            found.append(span)
-        match = pattern.search(hay, match.start() + 1)
+            match = pattern.search(hay, match.start() + 1)
     return found
 
 
-def _runs(text: str) -> Iterator[tuple[int, int]]:
-    """``_windows`` of a long text. An ASCII text is masked as bytes through
-    ``_BYTE_MASK``: the same marks at the same positions, mapped in C a byte at a time,
-    where a str's ``translate`` looks every character up in ``_MASK``, a dict."""
-    if text.isascii():
-        return _windows(_byte_mask(text), _RUN_BYTES, b" ")
-    return _windows(text.translate(_MASK), _RUN_MARK, " ")
-
-
-def _windows(mask: AnyStr, run: AnyStr, space: AnyStr) -> Iterator[tuple[int, int]]:
+def _windows(mask: str) -> Iterator[tuple[int, int]]:
     """The stretches of a long text to scout for token shapes: around each run of 16 token
-    characters (``mask``: the text through ``_MASK``; ``run``: 16 marks; ``space``: what
-    ends a run), from ``_WINDOW_BEFORE`` before it to its end (at most ``_WINDOW_AFTER``
-    on). Stretches that touch are scouted as one: a text dense with tokens (a thousand
-    presigned URLs) is scouted in a few calls, not one per token, and no trigger is found
-    twice."""
+    characters (``mask``: the text through ``_MASK``), from ``_WINDOW_BEFORE`` before it to
+    its end (at most ``_WINDOW_AFTER`` on). Stretches that touch are scouted as one: a
+    text dense with tokens (a thousand presigned URLs) is scouted in a few calls, not one
+    per token, and no trigger is found twice."""
     size = len(mask)
-    pos = mask.find(run)
+    pos = mask.find(_RUN_MARK)
     begin = stop = -1
     while pos != -1:
-        end = mask.find(space, pos)
+        end = mask.find(" ", pos)
         end = size if end == -1 else end
         start = max(0, pos - _WINDOW_BEFORE)
         if start > stop:  # apart from the stretch so far: that one is done
@@ -474,7 +420,7 @@ def _windows(mask: AnyStr, run: AnyStr, space: AnyStr) -> Iterator[tuple[int, in
                 yield begin, stop
             begin = start
         stop = max(stop, min(end, pos + _WINDOW_AFTER))
-        pos = mask.find(run, end)
+        pos = mask.find(_RUN_MARK, end)
     if stop > begin:
         yield begin, stop
 
