@@ -44,33 +44,40 @@ from benchmarks import stdio_replay as sr
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_JSON = ROOT / "benchmarks/results/redaction_large.json"
 
-# The server builds its text once at start-up (before any timing) from a fixed seed.
-SERVER = r"""
-import json, random, sys
-random.seed(38)
-MIB = float(sys.argv[1])
+# The text, from a fixed seed: the server builds it once at start-up (before any timing),
+# and benchmarks/redaction_instructions.py builds the same text in process.
+TEXT_MAKER = r"""
+import json, random
 WORDS = ("the a server client request response cache value field record user session "
          "error warning retry timeout window token budget model prompt tool result "
          "stream buffer index page cursor item list read write open close").split()
-def prose():
-    return " ".join(random.choice(WORDS) for _ in range(random.randint(8, 16))).capitalize() + "."
-def log():
-    return (f"2026-01-0{random.randint(1, 9)}T12:{random.randint(10, 59)}:00Z INFO "
-            f"request id={random.randint(1000, 99999)} status={random.choice([200, 404, 500])} "
-            f"path=/api/v1/items/{random.randint(1, 999)} duration_ms={random.randint(1, 900)}")
-def record():
-    return json.dumps({"name": random.choice(WORDS), "count": random.randint(0, 99),
-                       "url": f"https://example.com/{random.choice(WORDS)}?page=2",
-                       "tags": random.sample(WORDS, 3)})
-PLANTED = [sys.argv[i] for i in range(2, len(sys.argv))]
-lines, size, target = [], 0, int(MIB * 1024 * 1024)
-while size < target:
-    line = random.choice((prose, prose, prose, log, log, record))()
-    lines.append(line)
-    size += len(line) + 1
-for i, secret in enumerate(PLANTED):
-    lines[(i + 1) * len(lines) // (len(PLANTED) + 1)] += f" api_key={secret}"
-TEXT = "\n".join(lines)
+def make_text(mib, planted):
+    rng = random.Random(38)
+    def prose():
+        return " ".join(rng.choice(WORDS) for _ in range(rng.randint(8, 16))).capitalize() + "."
+    def log():
+        return (f"2026-01-0{rng.randint(1, 9)}T12:{rng.randint(10, 59)}:00Z INFO "
+                f"request id={rng.randint(1000, 99999)} status={rng.choice([200, 404, 500])} "
+                f"path=/api/v1/items/{rng.randint(1, 999)} duration_ms={rng.randint(1, 900)}")
+    def record():
+        return json.dumps({"name": rng.choice(WORDS), "count": rng.randint(0, 99),
+                           "url": f"https://example.com/{rng.choice(WORDS)}?page=2",
+                           "tags": rng.sample(WORDS, 3)})
+    lines, size, target = [], 0, int(mib * 1024 * 1024)
+    while size < target:
+        line = rng.choice((prose, prose, prose, log, log, record))()
+        lines.append(line)
+        size += len(line) + 1
+    for i, secret in enumerate(planted):
+        lines[(i + 1) * len(lines) // (len(planted) + 1)] += f" api_key={secret}"
+    return "\n".join(lines)
+"""
+
+SERVER = (
+    TEXT_MAKER
+    + r"""
+import sys
+TEXT = make_text(float(sys.argv[1]), sys.argv[2:])
 for raw in sys.stdin:
     msg = json.loads(raw)
     if "id" not in msg:
@@ -83,6 +90,7 @@ for raw in sys.stdin:
     sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}) + "\n")
     sys.stdout.flush()
 """
+)
 
 # Fake credentials, assembled so that no scanner flags this file.
 PLANTED = ["gh" + "p_" + "Bench0123456789abcdefghijklmnopqrstu", "sk" + "_live_" + "B" * 24]
@@ -164,7 +172,10 @@ def measure(args: argparse.Namespace, tmp: Path) -> dict[str, list[float]]:
     server.write_text(SERVER)
     serve = [sys.executable, str(server), str(args.mib), *PLANTED]
     tape = tmp / "large.jsonl"
-    record = [sys.executable, "-m", "cassette", "record", "--overwrite", "-o", str(tape)]
+    # no probes: they start the server again beside the session, each building its 38 MB text,
+    # which is not redaction (record_probes.py measures them)
+    record = [sys.executable, "-m", "cassette", "record", "--no-probe", "--overwrite"]
+    record += ["-o", str(tape)]
     targets = {
         "live": serve,
         "record-off": [*record, "--no-redact", "--", *serve],

@@ -132,7 +132,10 @@ def measure_answer(args: argparse.Namespace, tmp: Path) -> dict[str, list[float]
     server.write_text(SERVER)
     serve = [sys.executable, str(server), str(answer)]
     tape = tmp / "presigned.jsonl"
-    record = [sys.executable, "-m", "cassette", "record", "--overwrite", "-o", str(tape)]
+    # no probes: they start the server again beside the session, each answering its
+    # listing with the 0.4 MB answer, which is not redaction (record_probes.py measures them)
+    record = [sys.executable, "-m", "cassette", "record", "--no-probe", "--overwrite"]
+    record += ["-o", str(tape)]
     targets = {
         "live": serve,
         "record-off": [*record, "--no-redact", "--", *serve],
