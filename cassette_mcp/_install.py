@@ -3,7 +3,8 @@
 The name-clash check (``cassette_mcp``) says it when ``import cassette`` finds someone
 else's package. ``pip`` records how a distribution was installed in its
 ``direct_url.json``: a checkout installed with ``-e`` (or from a folder) says so, and the
-hint then names the folder (``.`` when it is the working directory). Standard library only.
+hint then names the folder (``.`` when it is the working directory); an install from a git
+repository names that repository and commit. Standard library only.
 
 Its twin: ``cassette._install`` reads the same record for the library's install hints.
 This module cannot import it (when the check runs, ``cassette`` may be the other package)
@@ -24,9 +25,9 @@ __all__ = ["reinstall_command"]
 _DIST: Final = "cassette-mcp"
 
 
-def _checkout() -> tuple[str, bool] | None:
-    """The folder cassette-mcp was installed from and whether ``-e`` was used, or
-    ``None`` when it came from the index (or nothing says)."""
+def _record() -> dict[str, object] | None:
+    """pip's ``direct_url.json`` for cassette-mcp, or ``None`` when there is none (an
+    install from the index) or it does not read."""
     from importlib.metadata import PackageNotFoundError, distribution
 
     try:
@@ -37,7 +38,14 @@ def _checkout() -> tuple[str, bool] | None:
         data = json.loads(text or "null")
     except ValueError:
         return None
-    if not isinstance(data, dict):
+    return data if isinstance(data, dict) else None
+
+
+def _checkout() -> tuple[str, bool] | None:
+    """The folder cassette-mcp was installed from and whether ``-e`` was used, or
+    ``None`` when it came from the index (or nothing says)."""
+    data = _record()
+    if data is None:
         return None
     url = data.get("url")
     info = data.get("dir_info")
@@ -45,6 +53,28 @@ def _checkout() -> tuple[str, bool] | None:
         return None
     folder = Path(url.removeprefix("file://"))
     return _shown(folder), bool(info.get("editable"))
+
+
+def _vcs() -> str | None:
+    """``git+URL@COMMIT`` when cassette-mcp was installed from a repository (the way to
+    install it before a release is on the index), else ``None``. The commit is the one
+    installed, so an extra added by this hint matches the code that is running."""
+    data = _record()
+    info = data.get("vcs_info") if data is not None else None
+    url = data.get("url") if data is not None else None
+    if not isinstance(info, dict) or not isinstance(url, str) or not _quotable(url):
+        return None
+    vcs = info.get("vcs")
+    if not isinstance(vcs, str) or not vcs.isalpha():
+        return None
+    commit = info.get("commit_id")
+    pinned = f"@{commit}" if isinstance(commit, str) and commit.isalnum() else ""
+    return f"{vcs}+{url}{pinned}"
+
+
+def _quotable(url: str) -> bool:
+    """A URL that can stand inside the hint's single quotes as it is."""
+    return bool(url) and "'" not in url and not any(c.isspace() for c in url)
 
 
 def _shown(folder: Path) -> str:
@@ -59,6 +89,8 @@ def reinstall_command() -> str:
     """The reinstall that repairs a name clash, for this install."""
     found = _checkout()
     if found is None:
-        return f"pip install --force-reinstall --no-deps {_DIST}"
+        source = _vcs()
+        named = f"'{_DIST} @ {source}'" if source else _DIST
+        return f"pip install --force-reinstall --no-deps {named}"
     folder, editable = found
     return f"pip install --force-reinstall --no-deps {'-e ' if editable else ''}{folder}"

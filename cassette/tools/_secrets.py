@@ -182,19 +182,21 @@ def secret_findings(tape: Cassette, *, suspected: bool = True) -> list[Finding]:
 
 def suspect_findings(tape: Cassette, cleaned: Cleaned | None = None) -> list[Finding]:
     """Random-looking tokens left after the rules, less those ``[tool.cassette.redact]
-    reviewed`` lists (the pyproject.toml nearest the working directory)."""
+    reviewed`` lists (the pyproject.toml nearest the working directory). The list is
+    checked on every scan, suspects or none: a malformed entry found only once a suspect
+    turns up would pass every clean scan in CI and fail the first one that needs it."""
     import os
 
     from cassette.store.config import find_pyproject, load_settings
     from cassette.tools._suspects import reviewed_entries, suspects, unreviewed
 
+    project = find_pyproject()
+    where = f"{project}: [tool.cassette.redact]" if project else "[tool.cassette.redact]"
+    reviewed = reviewed_entries(load_settings(), where)
     cleaned = cleaned or clean(tape)
     found = suspects(cleaned.target, cleaned.events)
     if not found:
         return []
-    project = find_pyproject()
-    where = f"{project}: [tool.cassette.redact]" if project else "[tool.cassette.redact]"
-    reviewed = reviewed_entries(load_settings(), where)
     path = tape.source or ""
     if project is not None and path:
         relative = os.path.relpath(os.path.abspath(path), project.parent)

@@ -14,6 +14,12 @@ from cassette import _install
 from cassette._install import install_command
 from cassette_mcp._install import reinstall_command
 
+#: What pip writes for ``pip install 'cassette-mcp @ git+https://...'``.
+GIT = {
+    "url": "https://github.com/cassette-mcp/cassette-mcp",
+    "vcs_info": {"vcs": "git", "commit_id": "0123456789abcdef0123456789abcdef01234567"},
+}
+
 
 class _Dist:
     def __init__(self, direct: dict[str, Any] | None) -> None:
@@ -71,6 +77,8 @@ def test_the_transport_hint_uses_it(monkeypatch: pytest.MonkeyPatch, tmp_path: P
         {"url": 7, "dir_info": {}},
         {"url": "file:///w/checkout"},
         [],
+        GIT,
+        {"url": "https://h.example/r", "vcs_info": {"vcs": "hg"}},
     ],
 )
 def test_the_front_door_and_the_library_read_an_install_alike(
@@ -80,3 +88,42 @@ def test_the_front_door_and_the_library_read_an_install_alike(
     front door cannot import the library): both read every record the same way."""
     installed(monkeypatch, direct)
     assert _install._checkout() == door._checkout()
+    assert _install._vcs() == door._vcs()
+
+
+def test_an_install_from_a_repository_names_the_repository_and_its_commit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Before a release is on the index, the README installs from the repository: a hint
+    that named the index's ``cassette-mcp`` would find nothing there."""
+    installed(monkeypatch, GIT)
+    source = (
+        "git+https://github.com/cassette-mcp/cassette-mcp@" + "0123456789abcdef" * 2 + "01234567"
+    )
+    assert install_command("http") == f"pip install 'cassette-mcp[http] @ {source}'"
+    reinstall = f"pip install --force-reinstall --no-deps 'cassette-mcp @ {source}'"
+    assert reinstall_command() == reinstall
+
+
+@pytest.mark.parametrize(
+    "direct",
+    [
+        {"url": "https://h.example/r", "vcs_info": {"vcs": "git"}},
+        {"url": "https://h.example/r'; rm -rf ~", "vcs_info": {"vcs": "git"}},
+        {"url": "https://h.example/r", "vcs_info": {"vcs": "git;x", "commit_id": "abc"}},
+        {"url": "https://h.example/r", "vcs_info": {"vcs": "git", "commit_id": "a b"}},
+        {"url": "", "vcs_info": {"vcs": "git"}},
+        {"url": "https://h.example/r", "vcs_info": []},
+    ],
+)
+def test_a_repository_record_is_named_only_as_it_can_be_quoted(
+    monkeypatch: pytest.MonkeyPatch, direct: dict[str, Any]
+) -> None:
+    """What pip recorded goes into a line a person pastes into a shell: a URL or commit
+    that cannot stand inside single quotes as it is leaves the repository out."""
+    installed(monkeypatch, direct)
+    hint = install_command("http")
+    assert hint.count("'") == 2
+    assert "rm -rf" not in hint
+    assert "git;x" not in hint
+    assert "a b" not in hint

@@ -168,3 +168,19 @@ def test_scan_lint_and_the_hook_fail_on_a_suspect_until_it_is_reviewed(tmp_path:
     assert done.returncode == 2
     assert len(done.stderr.strip().splitlines()) == 1
     assert "pyproject.toml" in done.stderr
+
+
+def test_a_malformed_reviewed_list_fails_a_scan_that_finds_no_suspect(tmp_path: Path) -> None:
+    """The list is checked whether or not a suspect needs it, so a wrong entry fails the
+    first scan, not the first one that meets a suspect."""
+    (tmp_path / "t.jsonl").write_bytes(tape({"content": []}).dumps())
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.cassette.redact]\nreviewed = [{ pointer = "/x", digest = "sha256:00" }]\n'
+    )
+    for command in (["redact", "--scan", "t.jsonl"], ["lint", "t.jsonl"]):
+        done = _run(tmp_path, *command)
+        assert done.returncode == 2, (command, done.stdout, done.stderr)
+        assert "pointer, rule and cassette" in done.stderr
+        assert len(done.stderr.strip().splitlines()) == 1
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    assert _run(tmp_path, "redact", "--scan", "t.jsonl").returncode == 0
