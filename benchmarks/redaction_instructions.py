@@ -17,6 +17,8 @@ warmed); the difference over ``N`` is the cost of one:
   properties (``apiKey``, ``password``), 200 times;
 * ``secrets_1000``: the answer of ``redaction_secrets.py``, 1,000 distinct fake
   presigned URLs in the text and the structured content, in a fresh session;
+  ``secrets_100`` the same with 100: the two per secret, compared, say whether the cost
+  is linear in the number of secrets without a clock;
 * ``text_2mib``: 2 MiB of ``redaction_large.py``'s text (prose, ``key=value`` log lines,
   JSON records with URLs, two planted fake credentials), in a fresh session;
 * ``response_2mib``: the same text as ``redaction_large.py``'s server answers it (a
@@ -49,6 +51,7 @@ CASES: dict[str, int] = {
     "echo_request": 1000,
     "echo_response": 1000,
     "tools_list": 200,
+    "secrets_100": 1,
     "secrets_1000": 1,
     "text_2mib": 1,
     "response_2mib": 1,
@@ -98,10 +101,10 @@ def _work(case: str) -> Any:
         response = {"jsonrpc": "2.0", "id": 2, "result": result}
         line = json.dumps(response)
         return lambda: Redactor().session().message(response, raw=line)
-    if case == "secrets_1000":
+    if case.startswith("secrets_"):
         from benchmarks.redaction_secrets import presigned
 
-        urls, _ = presigned(1000)
+        urls, _ = presigned(int(case.removeprefix("secrets_")))
         content = {"urls": urls}
         text = [{"type": "text", "text": json.dumps(content)}]
         answer = {"jsonrpc": "2.0", "id": 1, "result": {"content": text}}
