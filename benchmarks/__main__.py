@@ -362,7 +362,7 @@ def measure_recorder_work(calls: int, rounds: int, tmp: Path) -> dict[str, Any]:
     the default redaction plus ``CassetteWriter.write`` (one append per message), against
     the floor's own work on a message (``json.loads`` of the line)."""
     from cassette import CassetteWriter, Recorder
-    from cassette.core.redaction import Redactor
+    from cassette.core.redaction.redactor import Redactor
 
     frames: list[tuple[str, bytes]] = []
     for i in range(calls):

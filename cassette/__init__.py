@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     )
     from cassette.core.pacing import Pacing
     from cassette.core.recorder import Recorder
-    from cassette.core.redaction import Redactor
+    from cassette.core.redaction.redactor import Redactor
     from cassette.core.replayer import Replayer
     from cassette.core.sessions import ReplaySessions, Responder, ResponderPool
     from cassette.errors import (
@@ -158,7 +158,7 @@ _LAZY: dict[str, str] = {
     "RecordOptions": "cassette.transport",
     "RecordResult": "cassette.runtime.record",
     "Recorder": "cassette.core.recorder",
-    "Redactor": "cassette.core.redaction",
+    "Redactor": "cassette.core.redaction.redactor",
     "RecordingFront": "cassette.transport",
     "ReplayMiss": "cassette.errors",
     "ReplayOptions": "cassette.runtime.replay_pool",

@@ -1,4 +1,4 @@
-"""A FAKE credential in every context of ``cassette.core.secret_contexts.CONTEXTS``.
+"""A FAKE credential in every context of ``cassette.core.redaction.secret_contexts.CONTEXTS``.
 
 Each value is drawn at run time from a seeded generator (the source holds no
 credential-shaped string) and planted as a real tool prints it. ``EXAMPLES`` maps each

@@ -391,7 +391,7 @@ def factor(text: str) -> float:
 
 def regular_expression(text: str) -> str:
     """``--redact-pattern``: a regular expression Python compiles, and not a value written
-    as one (``cassette.core.literal_patterns``). Neither refusal shows what was given: it
+    as one (``cassette.core.redaction.literal_patterns``). Neither refusal shows what was given: it
     may be a secret pasted in the wrong place."""
     from cassette.store.gate import pattern_problem
 

@@ -142,7 +142,7 @@ def textconv(data: bytes, source: str = "<cassette>") -> str:
 
     header = {k: v for k, v in encode(tape.header).items() if k not in ("kind", "started_at")}
     if isinstance(header.get("redaction"), dict):
-        from cassette.core.literal_patterns import without_literals
+        from cassette.core.redaction.literal_patterns import without_literals
 
         # a value an older version kept as a pattern is not printed (redact -o drops it)
         header["redaction"] = without_literals(header["redaction"])[0]

@@ -50,7 +50,7 @@ from cassette.cli.headers import (
 )
 from cassette.cli.layout import Layout
 from cassette.cli.modes import add_mode_options, apply_sessions, record_choice, run_in_mode
-from cassette.core.headers import Expanded
+from cassette.core.redaction.headers import Expanded
 from cassette.core.urls import check_http_url
 from cassette.errors import UsageError
 from cassette.modes.policy import ModeChoice

@@ -21,7 +21,7 @@ from cassette.cli.common import (
 )
 from cassette.cli.headers import header_options, upstream_headers, with_header_secrets
 from cassette.cli.layout import Layout
-from cassette.core.headers import Expanded
+from cassette.core.redaction.headers import Expanded
 from cassette.errors import TransportError, UsageError, sole_exception
 
 __all__ = ["add_parsers", "run"]

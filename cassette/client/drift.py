@@ -60,7 +60,7 @@ from cassette.core.jsonrpc import JSONObject
 from cassette.core.matching import Candidate, FingerprintMatcher
 from cassette.core.model import Event, Header, MessageEvent, RecorderInfo
 from cassette.core.pairing import Exchange, exchanges
-from cassette.core.redaction import RedactionSession
+from cassette.core.redaction.redactor import RedactionSession
 from cassette.core.variants import split
 from cassette.core.wildcards import mask_like
 from cassette.errors import ReplayMiss, TransportError, sole_exception

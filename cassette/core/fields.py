@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from cassette.core.matching import STRATEGIES
-from cassette.core.redacted import check_header
+from cassette.core.redaction.redacted import check_header
 
 __all__ = ["meta_problem", "redaction_problem", "target_problem"]
 

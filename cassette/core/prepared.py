@@ -20,7 +20,7 @@ from cassette.core.exchanges import Exchange, Item, cut
 from cassette.core.jsonrpc import JSONObject
 from cassette.core.matching import Candidate, CandidateIndex
 from cassette.core.model import Era, Recording, era_of
-from cassette.core.redacted import check_header
+from cassette.core.redaction.redacted import check_header
 from cassette.core.variants import PROBE_VARIANT, Fit, group_era, split_all
 from cassette.errors import CassetteFormatError
 

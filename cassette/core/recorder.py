@@ -56,8 +56,8 @@ from cassette.core.model import (
     RecorderInfo,
     StderrEvent,
 )
-from cassette.core.redaction import RedactionSession, Redactor
-from cassette.core.schemas import SchemaBook
+from cassette.core.redaction.redactor import RedactionSession, Redactor
+from cassette.core.redaction.schemas import SchemaBook
 from cassette.errors import EraError
 
 __all__ = ["MODERN_VERSION_KEY", "BeforeRecord", "Record", "Recorder"]

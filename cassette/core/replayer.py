@@ -55,7 +55,7 @@ from cassette.core.model import Era, Header, Recording
 from cassette.core.negotiation import Negotiation
 from cassette.core.playback import Played
 from cassette.core.prepared import Prepared
-from cassette.core.redacted import ENVELOPE
+from cassette.core.redaction.redacted import ENVELOPE
 from cassette.core.replay_parts import (
     answer_batch,
     miss_line,

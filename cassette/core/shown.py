@@ -30,7 +30,7 @@ from cassette.core.replay_parts import env_values
 if TYPE_CHECKING:
     from cassette.core.misses import MissReport
     from cassette.core.model import Recording
-    from cassette.core.redaction import RedactionSession, Redactor
+    from cassette.core.redaction.redactor import RedactionSession, Redactor
 
 __all__ = ["Shown", "ShownPolicy"]
 
@@ -98,7 +98,7 @@ class Shown:
             if self._policy is not None:
                 policy = self._policy().with_literals(self.literals or ())
             else:
-                from cassette.core.redaction import Redactor
+                from cassette.core.redaction.redactor import Redactor
 
                 policy = Redactor(literals=self.literals or ())
             self._session = policy.session()

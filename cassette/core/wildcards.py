@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from cassette.core.redacted import has_placeholder, is_placeholder, placeholder_pattern
+from cassette.core.redaction.redacted import has_placeholder, is_placeholder, placeholder_pattern
 
 __all__ = ["has_wildcards", "mask_like", "template_matches"]
 

@@ -16,7 +16,7 @@ import attrs
 from cassette.core.jsonrpc import JSONObject
 from cassette.core.matching import one_line
 from cassette.core.recorder import BeforeRecord
-from cassette.core.redaction import Redactor
+from cassette.core.redaction.redactor import Redactor
 from cassette.store.storage import Cassette
 
 __all__ = [

@@ -68,8 +68,8 @@ from cassette.core.jsonrpc import (
     error_response,
 )
 from cassette.core.model import Direction, Event, MessageEvent, era_of
-from cassette.core.schemas import SchemaBook
-from cassette.core.secret_rules import secret_header_values
+from cassette.core.redaction.schemas import SchemaBook
+from cassette.core.redaction.secret_rules import secret_header_values
 from cassette.errors import CassetteError, TransportClosedError, TransportError, sole_exception
 from cassette.modes.append import Appender
 from cassette.modes.episode import (

@@ -41,7 +41,7 @@ from cassette.core.jsonrpc import Kind, classify_value
 from cassette.core.matching import LIFECYCLE_METHODS, MissReport
 from cassette.core.model import MessageEvent
 from cassette.core.recorder import BeforeRecord
-from cassette.core.redaction import Redactor
+from cassette.core.redaction.redactor import Redactor
 from cassette.core.sessions import ReplaySessions
 from cassette.core.volatile import Ignores
 from cassette.errors import (

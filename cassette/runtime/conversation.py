@@ -52,7 +52,7 @@ from cassette.transport import Emit, Frame, Outgoing
 
 if TYPE_CHECKING:
     from cassette.core.classified import Classified
-    from cassette.core.redaction import Redactor
+    from cassette.core.redaction.redactor import Redactor
 
 __all__ = [
     "DeliveryPolicy",

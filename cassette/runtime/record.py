@@ -40,7 +40,7 @@ from cassette.core.deadlines import STOP_BOUND
 from cassette.core.eras import ERA_CHOICES
 from cassette.core.local_paths import LocalPaths
 from cassette.core.recorder import BeforeRecord
-from cassette.core.redaction import Redactor
+from cassette.core.redaction.redactor import Redactor
 from cassette.core.text import printable
 from cassette.core.volatile import Ignores
 from cassette.errors import CassetteExistsError, UsageError, sole_exception

@@ -46,7 +46,7 @@ from cassette.transport import ServeOptions, Transport
 
 if TYPE_CHECKING:
     from cassette.core.opening import OpeningSessions
-    from cassette.core.redaction import Redactor
+    from cassette.core.redaction.redactor import Redactor
     from cassette.core.replayer import ShownPolicy
 
 __all__ = ["ReplayOptions", "replay_pool"]

@@ -21,7 +21,7 @@ import attrs
 from cassette.core.limits import line_limit
 from cassette.core.local_paths import LocalPaths
 from cassette.core.recorder import BeforeRecord, Record, Recorder
-from cassette.core.redaction import Redactor
+from cassette.core.redaction.redactor import Redactor
 from cassette.store.storage import CassetteWriter
 from cassette.transport import Exited, SideEvent, StderrLine
 

@@ -23,9 +23,9 @@ import attrs
 
 from cassette.core.jsondiff import pointer
 from cassette.core.model import Event, MessageEvent, RawEvent, StderrEvent
-from cassette.core.redacted import placeholder_pattern
-from cassette.core.redaction import RedactionSession, Redactor
-from cassette.core.schemas import SchemaBook
+from cassette.core.redaction.redacted import placeholder_pattern
+from cassette.core.redaction.redactor import RedactionSession, Redactor
+from cassette.core.redaction.schemas import SchemaBook
 from cassette.core.wildcards import mask_like
 from cassette.store.storage import Cassette
 from cassette.tools._common import Finding
@@ -121,7 +121,7 @@ def _written_patterns(info: Any) -> list[Finding]:
     digest): a secret in the clear, which ``redact -o`` drops."""
     if not isinstance(info, dict):
         return []
-    from cassette.core.literal_patterns import without_literals
+    from cassette.core.redaction.literal_patterns import without_literals
 
     values = without_literals(info)[1]
     return [

@@ -6,7 +6,7 @@ reordering alone is no change. Unpaired requests are removed (only in A) or adde
 B). For each pair, the answers are compared after volatile values (``_meta``, timestamps,
 UUIDs) are normalized on both sides, and every differing JSON Pointer path is reported.
 
-A placeholder is compared by its rule only (``cassette.core.redacted.canonical``):
+A placeholder is compared by its rule only (``cassette.core.redaction.redacted.canonical``):
 ``[REDACTED:key:1]`` and ``[REDACTED:key:2]``, or an older cassette's random
 ``[REDACTED:key:3f9a0c1d2e4b]``, at the same place are the same, and so are two typed
 sentinels at a position both recordings list as redacted. Which number a secret got is
@@ -28,7 +28,7 @@ from cassette.core.jsondiff import MISSING, differences
 from cassette.core.jsonrpc import pretty
 from cassette.core.matching import Fingerprint, fingerprint, show_value
 from cassette.core.model import MessageEvent
-from cassette.core.redacted import canonical
+from cassette.core.redaction.redacted import canonical
 from cassette.core.variants import probe_of
 from cassette.store.storage import Cassette
 from cassette.tools._common import Exchange, emit, exchanges

@@ -39,7 +39,7 @@ from cassette.core.model import (
     StderrEvent,
 )
 from cassette.core.pairing import cancellations
-from cassette.core.redaction import check_header
+from cassette.core.redaction.redactor import check_header
 from cassette.core.variants import group_era, split
 from cassette.store.storage import Cassette
 from cassette.tools._common import Finding, emit, exchanges, kind_of

@@ -33,8 +33,8 @@ import httpx
 
 from cassette.core.jsonrpc import Kind, classify, dumps_bytes, error_response
 from cassette.core.negotiation import refuse_other_era
-from cassette.core.redaction import redact_text
-from cassette.core.secret_rules import secret_header_values
+from cassette.core.redaction.redactor import redact_text
+from cassette.core.redaction.secret_rules import secret_header_values
 from cassette.transport import SecretTap, Tap
 from cassette.transports._http import (
     BODY_LIMIT,

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from cassette.core.redacted import pattern_digest
+from cassette.core.redaction.redacted import pattern_digest
 from tests.support import PY, ROOT, LineClient
 from tests.support import cassette_cli as cassette
 

@@ -12,8 +12,8 @@ import httpx
 import pytest
 
 from cassette.core.exchanges import cut
-from cassette.core.headers import expand, parse_header, parse_headers, refusal
 from cassette.core.model import HttpEvent, MessageEvent
+from cassette.core.redaction.headers import expand, parse_header, parse_headers, refusal
 from cassette.errors import UsageError
 from cassette.store.headers import templates
 from cassette.transports._http import LazyClient

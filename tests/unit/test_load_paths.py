@@ -152,8 +152,8 @@ _NOT_ON_THE_STDIO_REPLAY_PATH = (
     "shutil",
     "orjson",
     "cassette.store.pytest_config",
-    "cassette.core.redaction",
-    "cassette.core.secret_rules",
+    "cassette.core.redaction.redactor",
+    "cassette.core.redaction.secret_rules",
     "tomllib",
     "tempfile",
     "cassette.core.faults",
@@ -193,7 +193,7 @@ def listing_exit(code):
     text = sys.modules.get("cassette.core.text")
     if text is not None:
         sys.stderr.write(f"text patterns compiled: {text._compiled.cache_info().currsize}\\n")
-    rules = sys.modules.get("cassette.core.secret_rules")
+    rules = sys.modules.get("cassette.core.redaction.secret_rules")
     if rules is not None:
         sys.stderr.write(f"rules compiled: {rules._compiled.cache_info().currsize}\\n")
         sys.stderr.write(f"scout built: {rules._json_scout.cache_info().currsize}\\n")
@@ -245,7 +245,11 @@ def test_a_stdio_replay_imports_nothing_it_does_not_use(tmp_path: Any) -> None:
         if line.startswith("module: ")
     }
     # the listing is read right, and a serving command ended through os._exit
-    assert {"cassette.runtime.serve", "cassette.cli.replay", "cassette.core.redacted"} <= imported
+    assert {
+        "cassette.runtime.serve",
+        "cassette.cli.replay",
+        "cassette.core.redaction.redacted",
+    } <= imported
     assert not imported & set(_NOT_ON_THE_STDIO_REPLAY_PATH)
     # nothing that shows recorded text to a person was needed either
     assert "text patterns compiled: 0" in result.stderr.decode().splitlines()

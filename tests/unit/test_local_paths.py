@@ -10,7 +10,7 @@ import pytest
 from cassette.core.local_paths import LocalPaths
 from cassette.core.model import RawEvent, StderrEvent
 from cassette.core.recorder import Recorder
-from cassette.core.redaction import Redactor
+from cassette.core.redaction.redactor import Redactor
 
 PATHS = LocalPaths(project=["/home/ada/src/proj"], home=["/home/ada"])
 

@@ -11,7 +11,7 @@ from typing import Any
 from cassette import Cassette
 from cassette.core.codec import encode_line
 from cassette.core.recorder import Recorder
-from cassette.core.redacted import (
+from cassette.core.redaction.redacted import (
     canonical,
     check_header,
     has_placeholder,
@@ -20,8 +20,8 @@ from cassette.core.redacted import (
     make_placeholder,
     numbered_placeholder,
 )
-from cassette.core.redaction import Redactor
-from cassette.core.schemas import string_sentinel
+from cassette.core.redaction.redactor import Redactor
+from cassette.core.redaction.schemas import string_sentinel
 from cassette.core.wildcards import mask_like
 from cassette.modes.episode import redactor_of
 from cassette.store.gate import RedactOptions, joined, numbered_after, policy

@@ -289,7 +289,7 @@ LOG = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"data": "
 def hooked(hook: Any) -> bytes:
     """A short session recorded with the default redaction and ``hook``, as written."""
     from cassette.core.codec import encode_line
-    from cassette.core.redaction import Redactor
+    from cassette.core.redaction.redactor import Redactor
 
     rec = Recorder(transport="stdio", started_at="x", redactor=Redactor(), before_record=hook)
     call = {

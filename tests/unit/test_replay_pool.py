@@ -23,7 +23,7 @@ from cassette import (
 )
 from cassette.core.model import RecorderInfo
 from cassette.core.opening import OpeningSessions
-from cassette.core.redaction import Redactor
+from cassette.core.redaction.redactor import Redactor
 from cassette.transports.memory import MemoryTransport
 from tests.opening_tapes import write_long
 from tests.support import ROOT

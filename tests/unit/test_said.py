@@ -10,7 +10,7 @@ from typing import Any
 from cassette.core.jsondiff import MISSING, Difference
 from cassette.core.matching import quoted_diffs
 from cassette.core.misses import MissReport
-from cassette.core.redaction import Redactor
+from cassette.core.redaction.redactor import Redactor
 from cassette.core.said import NAME, Prose, Quote, Said, prose, said, tell
 from cassette.store.gate import shown
 

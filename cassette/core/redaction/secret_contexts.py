@@ -4,8 +4,8 @@ A value is secret because of where it stands, whatever it looks like: beside a s
 name, after an ``Authorization`` scheme, in a private-key container. Each row here is one
 such context: how it is written (``VALUE`` stands for the secret) and the rule named in
 the placeholder that replaces it. The rules themselves are in
-``cassette.core.secret_table`` (text) and ``cassette.core.secret_places`` (JSON); this
-table is what they promise, written once: docs/redaction.md shows it (a test holds the
+``cassette.core.redaction.secret_table`` (text) and ``cassette.core.redaction.secret_places``
+(JSON); this table is what they promise, written once: docs/redaction.md shows it (a test holds the
 page to it) and ``tests/unit/test_secret_contexts.py`` runs an example of every row.
 """
 

@@ -14,7 +14,7 @@ string (a tool's text content, a log line) is read for the same places
 that a server may echo alone (``derived``): the password of ``user:password``, the
 credential of ``Scheme credential``, and what a ``Basic`` credential decodes to.
 
-The redaction session (``cassette.core.redaction``) walks messages with these; everything
+The redaction session (``cassette.core.redaction.redactor``) walks messages with these; everything
 here is pure: values in, values out.
 """
 
@@ -26,9 +26,14 @@ from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import Any, Final
 
-from cassette.core.redacted import ENVELOPE
-from cassette.core.secret_names import _compiled, credential_parts, is_protocol_key, is_secret_key
-from cassette.core.secret_table import Span, decoded_text
+from cassette.core.redaction.redacted import ENVELOPE
+from cassette.core.redaction.secret_names import (
+    _compiled,
+    credential_parts,
+    is_protocol_key,
+    is_secret_key,
+)
+from cassette.core.redaction.secret_table import Span, decoded_text
 
 _SCHEMA_KEYS: Final = frozenset({"inputSchema", "outputSchema", "requestedSchema"})
 
@@ -159,7 +164,7 @@ def derived(rule: str, secret: str) -> list[str]:
     if rule == "key" and " " in secret:
         return credential_parts(secret)[1:]
     if rule == "base64":  # what the rules find in the text it decodes to
-        from cassette.core.secret_rules import find_spans
+        from cassette.core.redaction.secret_rules import find_spans
 
         text = decoded_text(secret)
         return [text[s.start : s.end] for s in find_spans(text)] if text else []

@@ -1,7 +1,7 @@
 """What a secret is called: member, variable, header and option names whose values are
 secret, and protocol fields that only sound like it (``progressToken``, ``maxTokens``).
 
-Split from ``cassette.core.secret_rules`` (which re-exports all of it): names are judged
+Split from ``cassette.core.redaction.secret_rules`` (which re-exports all of it): names are judged
 on every member of every message, shapes only on text that may hold one.
 """
 

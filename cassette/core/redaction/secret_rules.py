@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable, Iterator
 from functools import cache
 from typing import Any, Final
 
-from cassette.core.secret_names import (
+from cassette.core.redaction.secret_names import (
     _KEY_QUALIFIERS,
     SECRET_WORDS,
     SHORT_NAMES,
@@ -45,7 +45,7 @@ from cassette.core.secret_names import (
     is_secret_option,
     secret_header_values,
 )
-from cassette.core.secret_table import _KEYWORDS, SEARCH, Span, _Rule, _rules
+from cassette.core.redaction.secret_table import _KEYWORDS, SEARCH, Span, _Rule, _rules
 
 __all__ = [
     "SECRET_WORDS",

@@ -10,7 +10,7 @@ argument comes back in the tool's echo, inside JSON inside a string, in the serv
 stderr. So every secret a session finds, by any rule, becomes a *known value*, redacted
 wherever it appears later in that session.
 
-What is a secret (``cassette.core.secret_rules`` has the shapes):
+What is a secret (``cassette.core.redaction.secret_rules`` has the shapes):
 
 * a value under a secret-sounding name (``token``, ``apiKey``, ``pwd``, ``auth``...), of
   any JSON type: strings, numbers, and every string or number inside a list or object
@@ -49,10 +49,10 @@ from typing import Any, Final
 
 import attrs
 
-from cassette.core.known import KnownValues, forms
-from cassette.core.literal_patterns import is_literal
-from cassette.core.personal import find_pii, may_hold_pii
-from cassette.core.redacted import (
+from cassette.core.redaction.known import KnownValues, forms
+from cassette.core.redaction.literal_patterns import is_literal
+from cassette.core.redaction.personal import find_pii, may_hold_pii
+from cassette.core.redaction.redacted import (
     ENV_NAME,
     ENVELOPE,
     PLACEHOLDER,
@@ -64,15 +64,15 @@ from cassette.core.redacted import (
     make_placeholder,
     pattern_digest,
 )
-from cassette.core.schemas import (
+from cassette.core.redaction.schemas import (
     number_sentinel,
     resolved,
     schema_item,
     schema_property,
     string_sentinel,
 )
-from cassette.core.secret_names import _compiled
-from cassette.core.secret_places import (
+from cassette.core.redaction.secret_names import _compiled
+from cassette.core.redaction.secret_places import (
     _KEY_KIND_PLAIN,
     _KEY_KIND_PROTOCOL,
     _KEY_KIND_SCHEMA,
@@ -98,7 +98,7 @@ from cassette.core.secret_places import (
     line_starts,
     nested_json,
 )
-from cassette.core.secret_rules import (
+from cassette.core.redaction.secret_rules import (
     Span,
     find_spans,
     is_protocol_key,
@@ -107,7 +107,7 @@ from cassette.core.secret_rules import (
     json_may_hold_secret,
     merge,
 )
-from cassette.core.secret_rules import prepare as prepare_rules
+from cassette.core.redaction.secret_rules import prepare as prepare_rules
 
 __all__ = [
     "PLACEHOLDER",

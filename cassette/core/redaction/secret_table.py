@@ -1,6 +1,6 @@
 """The rule table: what each secret's shape is, where its match starts (a literal
 trigger) and where the secret sits in it (group ``s``). Finding them fast is
-``cassette.core.secret_rules``'s work; this module is the table alone, so a new rule is
+``cassette.core.redaction.secret_rules``'s work; this module is the table alone, so a new rule is
 one line here.
 
 The formats are public facts (documented prefixes and lengths, as gitleaks and
@@ -18,7 +18,7 @@ from typing import Final, NamedTuple
 
 import attrs
 
-from cassette.core.secret_names import _compiled
+from cassette.core.redaction.secret_names import _compiled
 
 # -- spans ---------------------------------------------------------------------------------
 

@@ -5,7 +5,7 @@ Theory of operation
 MCP servers for CRMs, mail and calendars return people's addresses and numbers in
 almost every answer. They are not credentials, so the built-in rules leave them alone;
 with ``--redact-pii`` (or ``pii = true`` in ``[tool.cassette.redact]``) a recording also
-replaces them, by placeholders of the same kind (``cassette.core.redacted``) so a client
+replaces them, by placeholders of the same kind (``cassette.core.redaction.redacted``) so a client
 that checks an answer's shape still accepts the replay.
 
 An address is found from its ``@`` (``str.find``; the local part is walked back from it
@@ -39,8 +39,8 @@ import re
 from functools import cache
 from typing import Final
 
-from cassette.core.redacted import EMAIL_RULE, PHONE_RULE, is_placeholder
-from cassette.core.secret_table import Span
+from cassette.core.redaction.redacted import EMAIL_RULE, PHONE_RULE, is_placeholder
+from cassette.core.redaction.secret_table import Span
 
 __all__ = ["find_pii", "may_hold_pii"]
 

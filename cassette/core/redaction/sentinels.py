@@ -6,7 +6,7 @@ validates (the official SDKs do) rejects the replay. The example is *built* from
 pattern's parse tree, not searched for: each literal kept, each class's first member
 (``0`` for ``[0-9a-f]``), each repeat its least count, each alternation its first
 branch. So ``^ak_[0-9a-f]{16}$`` gives ``ak_0000000000000000``: obviously fake, and
-nothing about the secret in it (``cassette.core.schemas`` then writes the placeholder's
+nothing about the secret in it (``cassette.core.redaction.schemas`` then writes the placeholder's
 number over its last characters when the pattern still matches: ``ak_0000000000000003``).
 The pattern is only parsed (bounded by its length) and the example checked against it
 once; a pattern this cannot satisfy gives ``None`` and the caller falls back to its own

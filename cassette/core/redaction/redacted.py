@@ -1,7 +1,7 @@
 """What a redacted cassette holds, read by every replay: the placeholders a recording
 wrote and its header's ``redaction`` field.
 
-These live apart from ``cassette.core.redaction`` (which re-exports them) because a replay
+These live apart from ``cassette.core.redaction.redactor`` (which re-exports them) because a replay
 needs only to recognise a placeholder and to check the header; importing the redactor
 itself, with its rule tables and their module, was 2.5% of a replay's start-up, and a
 replay builds a redactor only when a request misses or a warning shows what the client
@@ -126,7 +126,7 @@ def highest_numbers(strings: Iterable[str], sentinels: Iterable[str] = ()) -> di
     holds), and in ``sentinels`` (its typed sentinels, at its ``redacted`` pointers): where
     a session appended to it numbers on from, so a new value never gets a placeholder an
     earlier recording gave another. A sentinel that does not name its rule carries a
-    ``key`` number, if any (``cassette.core.schemas``); an old random token made of digits
+    ``key`` number, if any (``cassette.core.redaction.schemas``); an old random token made of digits
     reads as a number too, and numbering past it keeps placeholders unique all the same."""
     highest: dict[str, int] = {}
 

@@ -29,7 +29,7 @@ from typing import Final
 
 import attrs
 
-from cassette.core.secret_rules import secret_header_values
+from cassette.core.redaction.secret_rules import secret_header_values
 from cassette.errors import UsageError
 
 __all__ = [
@@ -199,7 +199,7 @@ def refusal(status: int, where: str, names: Iterable[str] = (), *, flow: bool = 
 def header_secrets(headers: Mapping[str, str]) -> list[str]:
     """The credentials among headers held as a mapping (``Target.headers``), as the
     redactor's ``secret_header_values`` finds them in a request's raw headers."""
-    from cassette.core.secret_rules import secret_header_values
+    from cassette.core.redaction.secret_rules import secret_header_values
 
     return secret_header_values(
         (k.encode("latin-1", "replace"), v.encode("latin-1", "replace")) for k, v in headers.items()

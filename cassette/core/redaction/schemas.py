@@ -1,6 +1,6 @@
 """Which JSON Schema governs which part of a message, as the server declared it.
 
-Redaction must not break a schema (``cassette.core.redaction``), so whoever redacts a
+Redaction must not break a schema (``cassette.core.redaction.redactor``), so whoever redacts a
 session (the recorder, ``redact -o``, the scanner) follows it with a ``SchemaBook``:
 ``tools/list`` results teach it each tool's ``inputSchema`` and ``outputSchema``; a
 ``tools/call`` request is governed by its tool's input schema at ``/params/arguments``,
@@ -185,7 +185,7 @@ _SENTINEL_RULE: Final = "key"
 
 
 def _key_number(holder: str) -> int | None:
-    from cassette.core.redacted import numbered_placeholder
+    from cassette.core.redaction.redacted import numbered_placeholder
 
     found = numbered_placeholder(holder)
     return found[1] if found is not None and found[0] == _SENTINEL_RULE else None
@@ -204,9 +204,9 @@ def _numbered(example: str, number: int | None, fits: Callable[[str], bool]) -> 
 
 def _patterned(holder: str, pattern: str, shortest: Any, longest: Any) -> str | None:
     """The placeholder if ``pattern`` allows it, else an example of the pattern
-    (``cassette.core.sentinels``) numbered as the placeholder is where the pattern allows,
+    (``cassette.core.redaction.sentinels``) numbered as the placeholder is where the pattern allows,
     within the schema's lengths; ``None`` if neither."""
-    from cassette.core.sentinels import pattern_allows, pattern_example
+    from cassette.core.redaction.sentinels import pattern_allows, pattern_example
 
     low = shortest if isinstance(shortest, int) else 0
     high = longest if isinstance(longest, int) else None
@@ -227,7 +227,7 @@ def _patterned(holder: str, pattern: str, shortest: Any, longest: Any) -> str | 
 
 
 def _format_sentinel(holder: str, fmt: str) -> str:
-    from cassette.core.redacted import EMAIL_RULE, numbered_placeholder
+    from cassette.core.redaction.redacted import EMAIL_RULE, numbered_placeholder
 
     found = numbered_placeholder(holder)
     if found is not None and fmt in ("email", "idn-email") and found[0] == EMAIL_RULE:
