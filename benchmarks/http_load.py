@@ -28,7 +28,7 @@ import attrs
 import httpx
 
 from cassette import Cassette, Header, MessageEvent
-from cassette.core.model import RecorderInfo
+from cassette.core.wire.model import RecorderInfo
 
 ROOT = Path(__file__).resolve().parent.parent
 

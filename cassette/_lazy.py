@@ -6,7 +6,7 @@ what it exports in a table (name to defining module); the first access imports t
 module and caches the value in the package, so later accesses are plain lookups.
 
 A public package also gives what it exports a public home: a class or function defined
-in an internal module (``cassette.core.replayer``) reports the package that exports it
+in an internal module (``cassette.core.replay.replayer``) reports the package that exports it
 (``cassette``) as its ``__module__``, so reprs, tracebacks, pickles and documentation show
 the path a user imports, not one that may move (httpx does the same). An attrs class has
 its annotations resolved first, in its own module, so that cattrs and ``attrs.fields``

@@ -45,15 +45,15 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal, Protocol, runti
 import attrs
 
 from cassette._origins import DEFAULT_HOST, _origins, normalize_origin
-from cassette.core.limits import DEFAULT_MAX_BYTES
-from cassette.core.reply import Reply
+from cassette.core.replay.reply import Reply
+from cassette.core.wire.limits import DEFAULT_MAX_BYTES
 from cassette.errors import TransportClosedError, TransportError, map_exceptions
 
 if TYPE_CHECKING:
     from cassette._record_options import RecordOptions
     from cassette._upstream import Exited, SideEvent, SideEventHandler, StderrLine, Target
-    from cassette.core.classified import Classified
-    from cassette.core.model import Recording
+    from cassette.core.wire.classified import Classified
+    from cassette.core.wire.model import Recording
 
 __all__ = [
     "DEFAULT_HOST",
@@ -342,7 +342,7 @@ class ServedSession(Protocol):
 
     async def receive(self, frame: Frame, classified: Classified | None = None) -> Reply:
         """The reply to one client message (a stdio line, an HTTP body); ``classified``:
-        the frame as the front already decoded it (``cassette.core.jsonrpc.classify``), so
+        the frame as the front already decoded it (``cassette.core.wire.jsonrpc.classify``), so
         it is decoded once."""
         ...
 
@@ -453,13 +453,13 @@ if not TYPE_CHECKING:
     __getattr__, __dir__ = lazy_exports(
         __name__,
         {
-            "Classified": "cassette.core.classified",
+            "Classified": "cassette.core.wire.classified",
             **dict.fromkeys(
                 ("Exited", "SideEvent", "SideEventHandler", "StderrLine", "Target"),
                 "cassette._upstream",
             ),
             "RecordOptions": "cassette._record_options",
-            "Recording": "cassette.core.model",
+            "Recording": "cassette.core.wire.model",
         },
         [*globals(), *__all__],
     )

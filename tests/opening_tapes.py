@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from cassette import Cassette, Header, MessageEvent
-from cassette.core.model import RecorderInfo
+from cassette.core.wire.model import RecorderInfo
 from cassette.store.opening import OPENING_FROM
 
 #: the recorded client's initialize (a live client sending these params is a plain hit)

@@ -22,7 +22,7 @@ from cassette.registry import ALIASES
 
 if TYPE_CHECKING:
     from cassette.cli.layout import Layout
-    from cassette.core.volatile import Ignores
+    from cassette.core.words.volatile import Ignores
     from cassette.runtime.record import RecordResult
 
 __all__ = [
@@ -177,10 +177,10 @@ _LOG: list[Any] = []
 
 def err(text: str) -> None:
     """One line for a person, on stderr, prefixed ``cassette:``; recorded text in it (a
-    miss quotes what was recorded) is shown, never obeyed (``cassette.core.text``). The
+    miss quotes what was recorded) is shown, never obeyed (``cassette.core.words.text``). The
     same line goes to the log file, if one was asked for (``log_to``): clients that start
     a server hide its stderr, so a miss or a warning would otherwise be seen by nobody."""
-    from cassette.core.text import printable
+    from cassette.core.words.text import printable
 
     line = f"cassette: {printable(text, lines=True)}\n"
     marked = text.startswith(_PAINTED) or _UNANSWERED in text
@@ -193,16 +193,16 @@ def err(text: str) -> None:
 
 
 #: the words that open a line ``err`` paints on a terminal, and the head of the miss
-#: summary at the end of a replay (``cassette.core.replay_parts``)
+#: summary at the end of a replay (``cassette.core.replay.replay_parts``)
 _PAINTED: Final = ("miss:", "error:", "warning:")
 _UNANSWERED: Final = "had no recording:"
 
 
 def _painted(line: str) -> str:
     """``line`` (printable already) with its opening word coloured, when stderr takes
-    colour (``cassette.core.colour``: a terminal, ``NO_COLOR`` unset): a miss or an error
+    colour (``cassette.core.words.colour``: a terminal, ``NO_COLOR`` unset): a miss or an error
     red, a warning yellow. The log file gets the plain line."""
-    from cassette.core.colour import Rule, on, painted
+    from cassette.core.words.colour import Rule, on, painted
 
     if not on(sys.stderr, os.environ):
         return line
@@ -331,7 +331,7 @@ def recording_exit(result: RecordResult | None, *, told: bool = False) -> int:
 
 
 def _size(text: str) -> int:
-    from cassette.core.limits import parse_size
+    from cassette.core.wire.limits import parse_size
 
     try:
         return parse_size(text)
@@ -432,7 +432,7 @@ def apply_limits(args: argparse.Namespace) -> int:
     ``[tool.cassette]``, else the defaults) and return the size limit. Every command calls
     it, so every reader of the run (cassettes and manifests too) agrees on them; a command
     without the options takes the project's."""
-    from cassette.core.limits import DEFAULT_MAX_BYTES, set_max_depth, set_max_message_bytes
+    from cassette.core.wire.limits import DEFAULT_MAX_BYTES, set_max_depth, set_max_message_bytes
     from cassette.store.config import limits_for, load_settings
 
     wanted_size = getattr(args, "max_message_bytes", None)
@@ -517,7 +517,7 @@ def ignore_options(parser: argparse.ArgumentParser) -> None:
 
 def ignore_params(args: argparse.Namespace) -> tuple[str, ...]:
     """The project's ``ignore-params`` and the command line's, each checked."""
-    from cassette.core.matching import check_ignore_pointer
+    from cassette.core.replay.matching import check_ignore_pointer
     from cassette.store.config import ignore_params_for, load_settings
 
     pointers = ignore_params_for(load_settings(), args.ignore_param)

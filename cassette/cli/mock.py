@@ -51,7 +51,7 @@ def _behaviour(args: argparse.Namespace) -> list[str]:
 
 
 def _serve(args: argparse.Namespace, manifest: dict[str, object]) -> int:
-    from cassette.core.limits import DEFAULT_MAX_BYTES
+    from cassette.core.wire.limits import DEFAULT_MAX_BYTES
     from cassette.mock.serve import MockOptions, check_front, serve_mock
     from cassette.mock.server import MockServer
     from cassette.runtime.conversation import DeliveryPolicy, ReplayResult

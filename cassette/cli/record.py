@@ -51,7 +51,7 @@ from cassette.cli.headers import (
 from cassette.cli.layout import Layout
 from cassette.cli.modes import add_mode_options, apply_sessions, record_choice, run_in_mode
 from cassette.core.redaction.headers import Expanded
-from cassette.core.urls import check_http_url
+from cassette.core.wire.urls import check_http_url
 from cassette.errors import UsageError
 from cassette.modes.policy import ModeChoice
 from cassette.runtime.record import RecordConfig
@@ -232,7 +232,7 @@ class RecordCommand:
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> RecordCommand:
         from cassette.cli.common import apply_limits
-        from cassette.core.matching import get_strategy
+        from cassette.core.replay.matching import get_strategy
 
         command = list(args.server)
         if command and command[0] == "--":

@@ -45,9 +45,9 @@ from cassette.transport import ServeOptions
 
 if TYPE_CHECKING:
     from cassette.cli.layout import Layout
-    from cassette.core.opening import OpeningSessions
-    from cassette.core.pacing import Pacing
-    from cassette.core.sessions import ReplaySessions, ResponderPool
+    from cassette.core.replay.opening import OpeningSessions
+    from cassette.core.replay.pacing import Pacing
+    from cassette.core.replay.sessions import ReplaySessions, ResponderPool
     from cassette.runtime.replay_pool import ReplayOptions
 
 __all__ = ["ReplayCommand", "add_parsers", "opened", "run"]
@@ -129,7 +129,7 @@ def _pacing(args: argparse.Namespace) -> Pacing | None:
     """``--pace recorded``'s pacing, built only then (a replay does not pace by default)."""
     if args.pace != "recorded":
         return None
-    from cassette.core.pacing import Pacing
+    from cassette.core.replay.pacing import Pacing
 
     return Pacing(args.pace_scale, args.pace_cap)
 
@@ -195,7 +195,7 @@ class ReplayCommand:
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> ReplayCommand:
         from cassette.cli.common import apply_limits
-        from cassette.core.matching import get_strategy
+        from cassette.core.replay.matching import get_strategy
 
         limit = apply_limits(args)
         if args.strategy is not None:
@@ -359,7 +359,7 @@ def _serve(command: ReplayCommand) -> int:
 def _report_unplayed(command: ReplayCommand, responders: ResponderPool) -> None:
     """``--report``: the recorded requests no session played, as a mode's replay reports
     them (what ``cassette prune`` goes by)."""
-    from cassette.core.sessions import ReplaySessions
+    from cassette.core.replay.sessions import ReplaySessions
 
     if command.report is None or not isinstance(responders, ReplaySessions):
         return
@@ -447,7 +447,7 @@ def require_auth(args: argparse.Namespace, front: str) -> tuple[bool, tuple[str,
     """``--require-auth`` and ``--auth-server``, checked: for the streamable HTTP front."""
     servers: tuple[str, ...] = ()
     if args.auth_server:  # a plain replay imports no URL checks
-        from cassette.core.urls import check_http_url
+        from cassette.core.wire.urls import check_http_url
 
         servers = tuple(check_http_url(url, "--auth-server") for url in args.auth_server)
     if servers and not args.require_auth:

@@ -28,7 +28,7 @@ from cassette.cli.common import (
 )
 from cassette.cli.headers import header_options
 from cassette.cli.layout import Layout
-from cassette.core.colour import CHOICES
+from cassette.core.words.colour import CHOICES
 from cassette.errors import UsageError
 
 __all__ = ["NAMES", "add_parsers", "dispatch"]

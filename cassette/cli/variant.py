@@ -191,7 +191,7 @@ def run(args: argparse.Namespace) -> int:
 
     unknown = [n for n in args.profiles if n not in PROFILES]
     if unknown and args.capabilities is None:
-        from cassette.core.suggest import did_you_mean
+        from cassette.core.words.suggest import did_you_mean
 
         raise UsageError(
             f"--as {unknown[0]}: unknown client{did_you_mean(unknown[0], PROFILES)}; choose "

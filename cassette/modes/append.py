@@ -21,7 +21,7 @@ from typing import Any, Protocol
 import anyio
 import attrs
 
-from cassette.core.model import Event, HttpEvent, MessageEvent, RawEvent, era_of
+from cassette.core.wire.model import Event, HttpEvent, MessageEvent, RawEvent, era_of
 from cassette.store.lock import FileLock
 from cassette.store.storage import Cassette, append_events, highest_numbers
 

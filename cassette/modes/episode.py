@@ -13,10 +13,10 @@ from typing import Any, Final
 
 import attrs
 
-from cassette.core.jsonrpc import JSONObject
-from cassette.core.matching import one_line
-from cassette.core.recorder import BeforeRecord
+from cassette.core.recording.recorder import BeforeRecord
 from cassette.core.redaction.redactor import Redactor
+from cassette.core.replay.matching import one_line
+from cassette.core.wire.jsonrpc import JSONObject
 from cassette.store.storage import Cassette
 
 __all__ = [

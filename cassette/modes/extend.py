@@ -55,10 +55,12 @@ import anyio
 import anyio.abc
 import attrs
 
-from cassette.core.deadlines import HANDSHAKE_TIMEOUT
-from cassette.core.hooks import call_hook
-from cassette.core.ids import IdKey, id_key
-from cassette.core.jsonrpc import (
+from cassette.core.recording.hooks import call_hook
+from cassette.core.redaction.schemas import SchemaBook
+from cassette.core.redaction.secret_rules import secret_header_values
+from cassette.core.wire.deadlines import HANDSHAKE_TIMEOUT
+from cassette.core.wire.ids import IdKey, id_key
+from cassette.core.wire.jsonrpc import (
     REPLAY_MISS,
     Classified,
     JSONObject,
@@ -67,9 +69,7 @@ from cassette.core.jsonrpc import (
     dumps_bytes,
     error_response,
 )
-from cassette.core.model import Direction, Event, MessageEvent, era_of
-from cassette.core.redaction.schemas import SchemaBook
-from cassette.core.redaction.secret_rules import secret_header_values
+from cassette.core.wire.model import Direction, Event, MessageEvent, era_of
 from cassette.errors import CassetteError, TransportClosedError, TransportError, sole_exception
 from cassette.modes.append import Appender
 from cassette.modes.episode import (

@@ -34,25 +34,25 @@ from typing import TYPE_CHECKING, Any, Protocol
 import anyio
 import anyio.abc
 
-from cassette.core.deadlines import Deadlines
-from cassette.core.ids import id_key
-from cassette.core.jsonrpc import (
+from cassette.core.replay.reply import Reply
+from cassette.core.replay.sessions import Responder, ResponderPool
+from cassette.core.wire.deadlines import Deadlines
+from cassette.core.wire.ids import id_key
+from cassette.core.wire.jsonrpc import (
     INVALID_REQUEST,
     SINGLE_MESSAGES,
     Kind,
     classify,
     error_response,
 )
-from cassette.core.model import Recording
-from cassette.core.reply import Reply
-from cassette.core.sessions import Responder, ResponderPool
+from cassette.core.wire.model import Recording
 from cassette.errors import UsageError
 from cassette.runtime.policy import DeliveryPolicy, ReplayResult, RuntimeServedSession
 from cassette.transport import Emit, Frame, Outgoing
 
 if TYPE_CHECKING:
-    from cassette.core.classified import Classified
     from cassette.core.redaction.redactor import Redactor
+    from cassette.core.wire.classified import Classified
 
 __all__ = [
     "DeliveryPolicy",

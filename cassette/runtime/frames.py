@@ -49,8 +49,8 @@ from typing import Any
 import anyio
 import anyio.abc
 
-from cassette.core.jsonrpc import Kind, classify_value, dumps_bytes, is_answer
-from cassette.core.reply import Reply
+from cassette.core.replay.reply import Reply
+from cassette.core.wire.jsonrpc import Kind, classify_value, dumps_bytes, is_answer
 from cassette.errors import TransportClosedError
 from cassette.runtime.conversation import PolicySession, PolicySessionPool
 from cassette.runtime.policy import ReplayResult, RuntimeServedSession

@@ -15,17 +15,17 @@ from typing import TYPE_CHECKING, Protocol
 
 import attrs
 
-from cassette.core.deadlines import ANSWER_TIMEOUT
-from cassette.core.limits import DEFAULT_MAX_BYTES
+from cassette.core.wire.deadlines import ANSWER_TIMEOUT
+from cassette.core.wire.limits import DEFAULT_MAX_BYTES
 from cassette.transport import ServedSession
 
 if TYPE_CHECKING:
     import anyio
 
-    from cassette.core.faults import FaultPlan
-    from cassette.core.misses import MissReport
-    from cassette.core.pacing import Pacing
-    from cassette.core.reply import Reply
+    from cassette.core.replay.faults import FaultPlan
+    from cassette.core.replay.misses import MissReport
+    from cassette.core.replay.pacing import Pacing
+    from cassette.core.replay.reply import Reply
 
 __all__ = ["DeliveryPolicy", "ReplayResult", "RuntimeServedSession", "Say"]
 

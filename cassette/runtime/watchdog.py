@@ -23,8 +23,8 @@ from typing import Any, Final
 
 import anyio
 
-from cassette.core.ids import IdKey, id_key
-from cassette.core.jsonrpc import Kind, classify, dumps_bytes, error_response
+from cassette.core.wire.ids import IdKey, id_key
+from cassette.core.wire.jsonrpc import Kind, classify, dumps_bytes, error_response
 from cassette.errors import TransportClosedError
 from cassette.runtime.sink import Sink
 from cassette.transport import Frame, FrameStream

@@ -388,11 +388,11 @@ def shown(text: str, redactor: Redactor | None = None) -> str:
     """``text`` as a person may see it (a miss, a warning, a report, a log line): through
     ``redactor``, else through the project's policy (the built-in rules when the project
     turns redaction off or its settings cannot be read: a printed line is never raw). A
-    sentence we wrote about a message (a ``cassette.core.said.Said``: a miss, a warning,
+    sentence we wrote about a message (a ``cassette.core.words.said.Said``: a miss, a warning,
     the end of a run) has what it quotes redacted, values as values, never our words."""
     if redactor is None:
         redactor = display()
-    from cassette.core.said import Said
+    from cassette.core.words.said import Said
 
     if isinstance(text, Said):
         session = redactor.session()

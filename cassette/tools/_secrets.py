@@ -21,12 +21,12 @@ from typing import Any, Final
 
 import attrs
 
-from cassette.core.jsondiff import pointer
-from cassette.core.model import Event, MessageEvent, RawEvent, StderrEvent
 from cassette.core.redaction.redacted import placeholder_pattern
 from cassette.core.redaction.redactor import RedactionSession, Redactor
 from cassette.core.redaction.schemas import SchemaBook
-from cassette.core.wildcards import mask_like
+from cassette.core.replay.wildcards import mask_like
+from cassette.core.wire.model import Event, MessageEvent, RawEvent, StderrEvent
+from cassette.core.words.jsondiff import pointer
 from cassette.store.storage import Cassette
 from cassette.tools._common import Finding
 

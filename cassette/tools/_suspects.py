@@ -33,9 +33,9 @@ from typing import Any, Final
 
 import attrs
 
-from cassette.core.jsondiff import pointer
-from cassette.core.model import Event, MessageEvent, RawEvent, StderrEvent
 from cassette.core.redaction.redacted import PLACEHOLDER_PATTERN
+from cassette.core.wire.model import Event, MessageEvent, RawEvent, StderrEvent
+from cassette.core.words.jsondiff import pointer
 from cassette.errors import UsageError
 from cassette.tools._common import Finding
 

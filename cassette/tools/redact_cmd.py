@@ -17,8 +17,8 @@ from typing import Any
 
 import attrs
 
-from cassette.core.jsonrpc import pretty
 from cassette.core.redaction.redactor import Redactor
+from cassette.core.wire.jsonrpc import pretty
 from cassette.store.storage import Cassette
 from cassette.tools._common import Finding, emit
 from cassette.tools._secrets import Cleaned, clean, secret_findings

@@ -23,7 +23,7 @@ refuses metadata whose ``resource`` is not the URL it connected to. So the proxy
 * forwards the token the client obtained (the ``Authorization`` header passes as any
   header does), and records none of it: the metadata exchanges never reach the tap, an
   upstream's refusal is recorded as its status alone (the cutter leaves such a request
-  out of the session, ``cassette.core.exchanges``), and header values are never recorded.
+  out of the session, ``cassette.core.wire.exchanges``), and header values are never recorded.
 
 The proxy's own URL is read off each request (scheme and ``Host``, which the DNS-rebinding
 guard has already admitted), so it is right whatever port was bound.

@@ -33,7 +33,7 @@ from typing import Any, Final
 
 import attrs
 
-from cassette.core.jsonrpc import (
+from cassette.core.wire.jsonrpc import (
     INVALID_REQUEST,
     PARSE_ERROR,
     Classified,
@@ -41,7 +41,7 @@ from cassette.core.jsonrpc import (
     dumps_bytes,
     error_response,
 )
-from cassette.core.mcp import LEGACY_VERSIONS, META_PREFIX, NAMED_PARAM, VERSION_META
+from cassette.core.wire.mcp import LEGACY_VERSIONS, META_PREFIX, NAMED_PARAM, VERSION_META
 
 __all__ = [
     "HEADER_MISMATCH",

@@ -31,10 +31,10 @@ import anyio
 import attrs
 import httpx
 
-from cassette.core.jsonrpc import Kind, classify, dumps_bytes, error_response
-from cassette.core.negotiation import refuse_other_era
 from cassette.core.redaction.redactor import redact_text
 from cassette.core.redaction.secret_rules import secret_header_values
+from cassette.core.replay.negotiation import refuse_other_era
+from cassette.core.wire.jsonrpc import Kind, classify, dumps_bytes, error_response
 from cassette.transport import SecretTap, Tap
 from cassette.transports._http import (
     BODY_LIMIT,
@@ -193,7 +193,7 @@ class RecordingProxy:
 
     async def _answered_here(self, send: Send, body: bytes, ex: _Pass) -> bool:
         """``--era``: the other era's opening answered here, as a server of the named era
-        answers it (``cassette.core.negotiation.refuse_other_era``), and recorded as the
+        answers it (``cassette.core.replay.negotiation.refuse_other_era``), and recorded as the
         server's: the ``server/discover`` probe gets 200 with ``-32601``, an ``initialize``
         400 with ``-32022``."""
         if self.era == "auto":

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from cassette.core.mcp import LEGACY_VERSIONS, MODERN_VERSION
-from cassette.core.model import HttpEvent, MessageEvent, RawEvent, Recording
-from cassette.core.variants import probe_of
+from cassette.core.eras.variants import probe_of
+from cassette.core.wire.mcp import LEGACY_VERSIONS, MODERN_VERSION
+from cassette.core.wire.model import HttpEvent, MessageEvent, RawEvent, Recording
 
 __all__ = [
     "get_refused",

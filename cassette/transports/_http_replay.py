@@ -62,10 +62,10 @@ from typing import Final
 
 import attrs
 
-from cassette.core.ids import id_key
-from cassette.core.jsonrpc import INVALID_REQUEST, Classified, Kind, classify, dumps_bytes
-from cassette.core.model import era_of
-from cassette.core.negotiation import client_era
+from cassette.core.replay.negotiation import client_era
+from cassette.core.wire.ids import id_key
+from cassette.core.wire.jsonrpc import INVALID_REQUEST, Classified, Kind, classify, dumps_bytes
+from cassette.core.wire.model import era_of
 from cassette.transport import Frame, Reply, SessionPool
 from cassette.transports._http import (
     BODY_LIMIT,

@@ -19,9 +19,9 @@ import anyio
 import attrs
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
-from cassette.core.ids import IdKey, id_key
-from cassette.core.jsonrpc import Classified, Kind, dumps_bytes
-from cassette.core.mcp import SUBSCRIPTION_ID_META
+from cassette.core.wire.ids import IdKey, id_key
+from cassette.core.wire.jsonrpc import Classified, Kind, dumps_bytes
+from cassette.core.wire.mcp import SUBSCRIPTION_ID_META
 from cassette.transport import Frame, Outgoing, Reply, ServedSession
 from cassette.transports._http import (
     SSE_HEADERS,

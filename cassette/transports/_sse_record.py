@@ -46,7 +46,7 @@ import anyio
 import attrs
 import httpx
 
-from cassette.core.deadlines import UPSTREAM_TIMEOUT
+from cassette.core.wire.deadlines import UPSTREAM_TIMEOUT
 from cassette.transport import Tap
 from cassette.transports._http import (
     BODY_LIMIT,

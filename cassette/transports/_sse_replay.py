@@ -38,8 +38,8 @@ import anyio
 import anyio.abc
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
-from cassette.core.jsonrpc import Kind, classify, classify_value, dumps_bytes, is_answer
-from cassette.core.model import Recording
+from cassette.core.wire.jsonrpc import Kind, classify, classify_value, dumps_bytes, is_answer
+from cassette.core.wire.model import Recording
 from cassette.transport import DRAIN_DEADLINE, Frame, Reply, ServedSession, SessionPool
 from cassette.transports._drain import Counter, tcp_peer_counter, until_read
 from cassette.transports._http import (

@@ -30,7 +30,7 @@ from urllib.parse import urljoin
 import anyio
 import httpx
 
-from cassette.core.deadlines import UPSTREAM_TIMEOUT
+from cassette.core.wire.deadlines import UPSTREAM_TIMEOUT
 from cassette.transport import (
     ConnectOptions,
     Frame,

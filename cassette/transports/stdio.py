@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final
 import anyio
 import anyio.abc
 
-from cassette.core.limits import DEFAULT_MAX_BYTES
+from cassette.core.wire.limits import DEFAULT_MAX_BYTES
 from cassette.transport import (
     ConnectOptions,
     Frame,

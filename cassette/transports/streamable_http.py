@@ -32,11 +32,11 @@ import anyio
 import anyio.abc
 import httpx
 
-from cassette.core.deadlines import UPSTREAM_TIMEOUT
-from cassette.core.jsonrpc import Classified, Kind, classify, dumps_bytes, error_response
-from cassette.core.mcp import NAMED_PARAM, VERSION_META
 from cassette.core.redaction.headers import refusal
 from cassette.core.redaction.redactor import redact_text
+from cassette.core.wire.deadlines import UPSTREAM_TIMEOUT
+from cassette.core.wire.jsonrpc import Classified, Kind, classify, dumps_bytes, error_response
+from cassette.core.wire.mcp import NAMED_PARAM, VERSION_META
 from cassette.transport import (
     ConnectOptions,
     Frame,

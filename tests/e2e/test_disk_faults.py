@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from cassette.core.model import MessageEvent
+from cassette.core.wire.model import MessageEvent
 from cassette.store.storage import Cassette
 from tests.support import PY, RAW_SERVER, LineClient, record_command
 

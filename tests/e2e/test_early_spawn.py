@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from cassette.core.model import ExitEvent, MessageEvent
+from cassette.core.wire.model import ExitEvent, MessageEvent
 from cassette.transport import Frame, Target
 from cassette.transports import _early
 from cassette.transports._adopted import AdoptedProcess

@@ -14,7 +14,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from cassette.core.model import MessageEvent, RawEvent
+from cassette.core.wire.model import MessageEvent, RawEvent
 from cassette.store.storage import Cassette
 from tests.e2e.test_cli import RAW, cli, one_line_error, recorded
 from tests.support import PY, LineClient, record_command, replay_command, scaled

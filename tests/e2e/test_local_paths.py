@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from cassette import Cassette
-from cassette.core.model import RawEvent, StderrEvent
+from cassette.core.wire.model import RawEvent, StderrEvent
 from tests.support import PY, ROOT, LineClient
 
 pytestmark = [

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from cassette import Cassette
-from cassette.core.starts import count_starts, start_of
+from cassette.core.replay.starts import count_starts, start_of
 from tests.support import (
     MODERN_SERVER,
     OFFLINE_ENV,

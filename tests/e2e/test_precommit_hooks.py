@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from cassette.core.codec import encode_line
-from cassette.core.model import Header, MessageEvent, RecorderInfo
+from cassette.core.tape.codec import encode_line
+from cassette.core.wire.model import Header, MessageEvent, RecorderInfo
 from tests.support import ROOT, scaled
 
 pytestmark = [

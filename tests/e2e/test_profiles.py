@@ -1,4 +1,4 @@
-"""The client profiles of ``cassette variant --as`` (cassette/core/profiles.py) against
+"""The client profiles of ``cassette variant --as`` (cassette/core/eras/profiles.py) against
 the clients we pin: each pinned client recorded itself, and each variant replayed to it.
 
 1. Each pinned client (Claude Code and Gemini CLI through tests/clients/agent_cli.py,

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from cassette.core.model import Header, MessageEvent, RecorderInfo
+from cassette.core.wire.model import Header, MessageEvent, RecorderInfo
 from cassette.store.storage import Cassette
 from cassette.transports._fdio import unread_counter
 from tests.support import kill_tree, replay_command

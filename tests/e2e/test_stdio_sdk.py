@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from cassette import Cassette
-from cassette.core.model import MessageEvent
+from cassette.core.wire.model import MessageEvent
 from tests.support import (
     MODERN_SERVER,
     OFFLINE_ENV,

@@ -16,9 +16,9 @@ import pytest
 
 from cassette.cli.main import parse
 from cassette.cli.replay import ReplayCommand, opened
-from cassette.core.opening import OpeningSessions
-from cassette.core.sessions import ReplaySessions
-from cassette.core.surface import capability_sets
+from cassette.core.eras.surface import capability_sets
+from cassette.core.replay.opening import OpeningSessions
+from cassette.core.replay.sessions import ReplaySessions
 from cassette.store.storage import Cassette
 from tests.opening_tapes import write_long
 from tests.unit import test_fits

@@ -11,8 +11,8 @@ import anyio
 import httpx
 import pytest
 
-from cassette.core import jsonrpc
-from cassette.core.replayer import Replayer
+from cassette.core.replay.replayer import Replayer
+from cassette.core.wire import jsonrpc
 from cassette.transport import Frame
 from cassette.transports.memory import memory_pair
 from cassette.transports.sse import SseReplayApp

@@ -16,8 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cassette.core.matching import get_strategy
-from cassette.core.sessions import ReplaySessions
+from cassette.core.replay.matching import get_strategy
+from cassette.core.replay.sessions import ReplaySessions
 from cassette.errors import CassetteFormatError
 from cassette.store.storage import Cassette
 from cassette.tools.diff import diff_cassettes

@@ -11,7 +11,7 @@ import httpx
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cassette.core.replayer import Replayer
+from cassette.core.replay.replayer import Replayer
 from cassette.errors import CassetteFormatError
 from cassette.store.storage import Cassette
 from cassette.transports.streamable_http import HttpReplayApp

@@ -11,9 +11,9 @@ import anyio
 import httpx
 import pytest
 
-from cassette.core.exchanges import cut
-from cassette.core.model import HttpEvent, MessageEvent
 from cassette.core.redaction.headers import expand, parse_header, parse_headers, refusal
+from cassette.core.wire.exchanges import cut
+from cassette.core.wire.model import HttpEvent, MessageEvent
 from cassette.errors import UsageError
 from cassette.store.headers import templates
 from cassette.transports._http import LazyClient

@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from cassette import Cassette, Header, HttpEvent, MessageEvent, RawEvent
-from cassette.core.model import Era, RecorderInfo
+from cassette.core.wire.model import Era, RecorderInfo
 from cassette.transports.streamable_http import HttpReplayApp
 from tests.support import front_app
 
@@ -552,7 +552,7 @@ def test_an_oversized_body_gets_413() -> None:
 
 
 class TestAcrossEras:
-    """A client of the other era (``cassette.core.eras``), as the HTTP front serves it."""
+    """A client of the other era (``cassette.core.eras.bridge``), as the HTTP front serves it."""
 
     def test_a_legacy_client_gets_a_modern_servers_errors_at_200(self) -> None:
         """A modern server answers Method not found at 404; to a legacy client (mcp 1.x,

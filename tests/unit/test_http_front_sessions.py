@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import httpx
 
-from cassette.core.sessions import ReplaySessions
+from cassette.core.replay.sessions import ReplaySessions
 from cassette.runtime import replay_sessions
 from cassette.store.storage import Cassette
 from cassette.transports.streamable_http import HttpReplayApp

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from cassette.core.matching import Candidate, FingerprintMatcher, get_strategy
-from cassette.core.sessions import ReplaySessions
+from cassette.core.replay.matching import Candidate, FingerprintMatcher, get_strategy
+from cassette.core.replay.sessions import ReplaySessions
 from cassette.errors import NotRecordedError, UsageError
 from tests.unit.test_matching import call, req
 from tests.unit.test_replayer import tape

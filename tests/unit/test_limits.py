@@ -14,8 +14,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cassette.core.jsonrpc import Kind, classify, loads
-from cassette.core.limits import (
+from cassette.core.replay.replayer import Replayer
+from cassette.core.wire.jsonrpc import Kind, classify, loads
+from cassette.core.wire.limits import (
     DEFAULT_MAX_DEPTH,
     TooDeepError,
     check_depth,
@@ -24,7 +25,6 @@ from cassette.core.limits import (
     parse_size,
     set_max_depth,
 )
-from cassette.core.replayer import Replayer
 from cassette.errors import CassetteFormatError, UsageError
 from cassette.runtime import DeliveryPolicy, ReplayOptions, serve_replay
 from cassette.store.config import limits_for

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from cassette.core import codec
-from cassette.core._gc import paused_gc
-from cassette.core.model import MessageEvent
+from cassette.core.tape import codec
+from cassette.core.wire._gc import paused_gc
+from cassette.core.wire.model import MessageEvent
 from cassette.errors import CassetteFormatError
 from cassette.store.storage import Cassette
 from tests.support import scaled
@@ -156,9 +156,9 @@ _NOT_ON_THE_STDIO_REPLAY_PATH = (
     "cassette.core.redaction.secret_rules",
     "tomllib",
     "tempfile",
-    "cassette.core.faults",
+    "cassette.core.replay.faults",
     "cassette.runtime.faults",
-    "cassette.core.recorder",
+    "cassette.core.recording.recorder",
     "cassette._record_options",
     "cassette._upstream",
     "hashlib",
@@ -175,8 +175,8 @@ _NOT_ON_THE_STDIO_REPLAY_PATH = (
     "cassette.modes.extend",
     "cassette.transports.streamable_http",
     "cassette.transports.memory",
-    "cassette.core.jsondiff",
-    "cassette.core.urls",
+    "cassette.core.words.jsondiff",
+    "cassette.core.wire.urls",
     "cassette.store.gate",
     "cassette.cli.layout",
 )
@@ -190,7 +190,7 @@ import os, runpy, sys
 leave = os._exit
 def listing_exit(code):
     sys.stderr.write("".join(f"module: {name}\\n" for name in sys.modules))
-    text = sys.modules.get("cassette.core.text")
+    text = sys.modules.get("cassette.core.words.text")
     if text is not None:
         sys.stderr.write(f"text patterns compiled: {text._compiled.cache_info().currsize}\\n")
     rules = sys.modules.get("cassette.core.redaction.secret_rules")

@@ -213,7 +213,7 @@ APPENDER = textwrap.dedent(
     import sys
     sys.path.insert(0, {root!r})
     from cassette.store.lock import FileLock
-    from cassette.core.model import MessageEvent
+    from cassette.core.wire.model import MessageEvent
     from cassette.store.storage import append_events
     path, worker = sys.argv[1], int(sys.argv[2])
     lock = FileLock(path)

@@ -9,8 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from cassette import Cassette
-from cassette.core.codec import encode_line
-from cassette.core.recorder import Recorder
+from cassette.core.recording.recorder import Recorder
 from cassette.core.redaction.redacted import (
     canonical,
     check_header,
@@ -22,7 +21,8 @@ from cassette.core.redaction.redacted import (
 )
 from cassette.core.redaction.redactor import Redactor
 from cassette.core.redaction.schemas import string_sentinel
-from cassette.core.wildcards import mask_like
+from cassette.core.replay.wildcards import mask_like
+from cassette.core.tape.codec import encode_line
 from cassette.modes.episode import redactor_of
 from cassette.store.gate import RedactOptions, joined, numbered_after, policy
 from cassette.tools.diff import diff_cassettes

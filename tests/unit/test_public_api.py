@@ -100,7 +100,7 @@ def test_a_rehomed_value_class_still_converts_through_the_codec() -> None:
     code = (
         "import cassette\n"
         "for name in cassette.__all__: getattr(cassette, name)\n"
-        "from cassette.core.codec import _converter, encode\n"
+        "from cassette.core.tape.codec import _converter, encode\n"
         f"tape = cassette.Cassette.load({str(EXAMPLE)!r})\n"
         "assert cassette.Header.__module__ == 'cassette'\n"
         "conv = _converter()\n"

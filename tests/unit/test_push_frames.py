@@ -19,7 +19,7 @@ import anyio.lowlevel
 import attrs
 import pytest
 
-from cassette.core.model import ExitEvent
+from cassette.core.wire.model import ExitEvent
 from cassette.runtime import replay_sessions
 from cassette.runtime.frames import serve_frames
 from cassette.transport import Pushing

@@ -13,12 +13,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cassette.core.codec import encode_line
-from cassette.core.recorder import Recorder
+from cassette.core.recording.recorder import Recorder
 from cassette.core.redaction.redactor import Redactor, check_header, is_secret_key, redact_argv
 from cassette.core.redaction.secret_rules import find_spans
-from cassette.core.replayer import Replayer
-from cassette.core.wildcards import mask_like, template_matches
+from cassette.core.replay.replayer import Replayer
+from cassette.core.replay.wildcards import mask_like, template_matches
+from cassette.core.tape.codec import encode_line
 from cassette.errors import CassetteFormatError
 from cassette.store.storage import Cassette
 from tests.secret_corpus import BASIC_CREDENTIALS, CORPUS

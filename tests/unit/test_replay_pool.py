@@ -21,9 +21,9 @@ from cassette import (
     Strategy,
     replay_pool,
 )
-from cassette.core.model import RecorderInfo
-from cassette.core.opening import OpeningSessions
 from cassette.core.redaction.redactor import Redactor
+from cassette.core.replay.opening import OpeningSessions
+from cassette.core.wire.model import RecorderInfo
 from cassette.transports.memory import MemoryTransport
 from tests.opening_tapes import write_long
 from tests.support import ROOT

@@ -32,8 +32,8 @@ from cassette import (
     UpstreamConnector,
     serve,
 )
-from cassette.core.pacing import Pacing
-from cassette.core.sessions import ReplaySessions
+from cassette.core.replay.pacing import Pacing
+from cassette.core.replay.sessions import ReplaySessions
 from cassette.mock import MockServer
 from cassette.transport import FrameStream, Handler, Upstream
 from cassette.transports.memory import MemoryFrameStream, memory_pair
@@ -69,14 +69,33 @@ def test_the_import_contract_holds_and_fails_on_an_upward_import(tmp_path: Path)
     shutil.copy(ROOT / "pyproject.toml", tree / "pyproject.toml")
     kept = lint_imports(tree)
     assert kept.returncode == 0, kept.stdout + kept.stderr
-    assert "Contracts: 6 kept, 0 broken." in kept.stdout
+    assert "Contracts: 7 kept, 0 broken." in kept.stdout
 
-    ids = tree / "cassette" / "core" / "ids.py"  # the bottom of the core reaches for the top
+    ids = tree / "cassette" / "core" / "wire" / "ids.py"  # the ground floor reaches the top
     ids.write_text(ids.read_text() + "\nimport cassette.runtime.serve  # an upward import\n")
     broken = lint_imports(tree)
     assert broken.returncode == 1, broken.stdout + broken.stderr
     assert "cassette.core is not allowed to import cassette.runtime" in broken.stdout
     assert "The sans-IO core imports no I/O library BROKEN" in broken.stdout  # anyio, via it
+
+
+def test_the_core_floors_fail_on_an_upward_or_a_sideways_import(tmp_path: Path) -> None:
+    """Inside ``cassette.core`` a room imports only the floors below it (pyproject.toml's
+    ``layers`` contract on ``cassette.core``): the wire reaching up to the replay, or the
+    eras reaching across to redaction on their own floor, each breaks it."""
+    tree = tmp_path / "tree"
+    shutil.copytree(ROOT / "cassette", tree / "cassette", ignore=shutil.ignore_patterns("*.pyc"))
+    shutil.copy(ROOT / "pyproject.toml", tree / "pyproject.toml")
+    core = tree / "cassette" / "core"
+    ids = core / "wire" / "ids.py"
+    ids.write_text(ids.read_text() + "\nimport cassette.core.replay.matching  # upward\n")
+    fits = core / "eras" / "fits.py"
+    fits.write_text(fits.read_text() + "\nimport cassette.core.redaction.redacted  # sideways\n")
+    broken = lint_imports(tree)
+    assert broken.returncode == 1, broken.stdout + broken.stderr
+    assert "The core's floors: each room imports only the rooms below it BROKEN" in broken.stdout
+    assert "cassette.core.wire is not allowed to import cassette.core.replay" in broken.stdout
+    assert "cassette.core.eras is not allowed to import cassette.core.redaction" in broken.stdout
 
 
 def test_the_library_may_never_import_its_front_door(tmp_path: Path) -> None:

@@ -11,8 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import cassette
-from cassette.core.jsondiff import MISSING, differences, pointer, same_json
-from cassette.core.jsonrpc import Kind, classify
+from cassette.core.wire.jsonrpc import Kind, classify
+from cassette.core.words.jsondiff import MISSING, differences, pointer, same_json
 from cassette.errors import UnknownTransportError
 from cassette.transports._lines import LineBuffer
 

@@ -19,8 +19,8 @@ import httpx
 import pytest
 
 from cassette import Cassette, Header, HttpEvent, MessageEvent, ServeOptions, Target, TransportError
-from cassette.core.jsonrpc import REPLAY_MISS
-from cassette.core.model import RecorderInfo
+from cassette.core.wire.jsonrpc import REPLAY_MISS
+from cassette.core.wire.model import RecorderInfo
 from cassette.runtime import RecordConfig, RecordResult, ReplayOptions, record_proxy, serve_replay
 from cassette.transport import Ready
 from cassette.transports._http import Scope

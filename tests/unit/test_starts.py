@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from cassette.core.model import ExitEvent, Header, MessageEvent, RecorderInfo, StderrEvent
-from cassette.core.sessions import ReplaySessions
-from cassette.core.starts import count_starts, split_starts, start_of
+from cassette.core.replay.sessions import ReplaySessions
+from cassette.core.replay.starts import count_starts, split_starts, start_of
+from cassette.core.wire.model import ExitEvent, Header, MessageEvent, RecorderInfo, StderrEvent
 from cassette.store.destination import Destination
 from cassette.store.lock import FileLock
 from cassette.store.run_note import claiming, join, settle, sibling

@@ -1,4 +1,4 @@
-"""The recorder's probes, sans-IO (``cassette.core.surface``): which probes a recording
+"""The recorder's probes, sans-IO (``cassette.core.eras.surface``): which probes a recording
 gets, and each probe's conversation with plain values: what it sends, how it answers the
 server's own requests, how it pages, and what it keeps."""
 
@@ -7,10 +7,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from cassette.core.listings import listing_key
-from cassette.core.mcp import LATEST_LEGACY, MODERN_VERSION
-from cassette.core.profiles import FITTED
-from cassette.core.surface import (
+from cassette.core.eras.listings import listing_key
+from cassette.core.eras.profiles import FITTED
+from cassette.core.eras.surface import (
     MAX_PAGES,
     NO_HANDLER,
     ProbeSession,
@@ -18,6 +17,7 @@ from cassette.core.surface import (
     plan,
     surface_line,
 )
+from cassette.core.wire.mcp import LATEST_LEGACY, MODERN_VERSION
 
 OFFERED = {"tools": {}, "prompts": {}}
 CLAUDE = next(c for c in FITTED if c["name"] == "claude-code")

@@ -29,7 +29,7 @@ a recording, the same session recorded again gets the same bytes, and nothing in
 were met in, never what they were. A session appended to a cassette numbers on after the
 highest number it holds (``Redactor.numbered_after``). Replays need not reproduce a
 placeholder: a redacted position in a recorded request matches any live value
-(``cassette.core.wildcards``). Personal data (``pii``, off by default): e-mail addresses
+(``cassette.core.replay.wildcards``). Personal data (``pii``, off by default): e-mail addresses
 and phone numbers, whose placeholders keep their kind (``redacted-1@example.invalid``).
 
 Schema-safe: where a string would break the recorded ``inputSchema``/``outputSchema``, or

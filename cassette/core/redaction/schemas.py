@@ -17,7 +17,7 @@ import math
 from collections.abc import Callable
 from typing import Any, Final
 
-from cassette.core.ids import id_key
+from cassette.core.wire.ids import id_key
 
 __all__ = [
     "SchemaBook",
