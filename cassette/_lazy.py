@@ -38,6 +38,9 @@ PUBLIC_MODULES: Final = frozenset(
         "cassette.registry",
         "cassette.testing",
         "cassette.transport",
+        "cassette.transport.plugin",
+        "cassette.transport.serving",
+        "cassette.transport.speed",
     }
 )
 
