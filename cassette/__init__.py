@@ -21,7 +21,7 @@ from cassette._lazy import lazy_exports
 from cassette._version import __version__
 
 #: ``typing.TYPE_CHECKING``, without importing ``typing`` (and ``re`` and ``enum`` with it)
-#: before a plain recording's server is spawned (``cassette.transports._early``): type
+#: before a plain recording's server is spawned (``cassette.transports.stdio._early``): type
 #: checkers treat the name as true wherever it comes from
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -110,8 +110,8 @@ if TYPE_CHECKING:
         UpstreamConnector,
         map_exceptions,
     )
-    from cassette.transports.sse import SseReplayApp
-    from cassette.transports.streamable_http import HttpReplayApp
+    from cassette.transports.http.sse import SseReplayApp
+    from cassette.transports.http.streamable_http import HttpReplayApp
 
 _LAZY: dict[str, str] = {
     "AlreadyPlayedError": "cassette.errors",
@@ -141,7 +141,7 @@ _LAZY: dict[str, str] = {
     "FrameStream": "cassette.transport",
     "Header": "cassette.core.wire.model",
     "HttpEvent": "cassette.core.wire.model",
-    "HttpReplayApp": "cassette.transports.streamable_http",
+    "HttpReplayApp": "cassette.transports.http.streamable_http",
     "ManifestError": "cassette.errors",
     "Matcher": "cassette.core.replay.matching",
     "MessageEvent": "cassette.core.wire.model",
@@ -173,7 +173,7 @@ _LAZY: dict[str, str] = {
     "ServeOptions": "cassette.transport",
     "ServedSession": "cassette.transport",
     "SessionPool": "cassette.transport",
-    "SseReplayApp": "cassette.transports.sse",
+    "SseReplayApp": "cassette.transports.http.sse",
     "StderrEvent": "cassette.core.wire.model",
     "Strategy": "cassette.core.replay.matching",
     "Tap": "cassette.transport",

@@ -37,7 +37,7 @@ def run(*, paused_gc: bool) -> NoReturn:
     ``paused_gc``: the entry point turned the collector off for start-up (it was on)."""
     from cassette.cli.common import paused_at_entry, startup_over
     from cassette.cli.main import execute, parse
-    from cassette.transports._early import discard
+    from cassette.transports.stdio._early import discard
 
     if paused_gc:
         paused_at_entry()

@@ -407,8 +407,8 @@ def _redactor(args: argparse.Namespace, output: str) -> Any:
 
 def adopt_orphans() -> None:
     """A server's descendant that leaves its process group is ended with it (Linux; see
-    ``cassette.transports._reaper``). Only here: the process is the command's own."""
-    from cassette.transports._reaper import adopt_orphans as adopt
+    ``cassette.transports.stdio._reaper``). Only here: the process is the command's own."""
+    from cassette.transports.stdio._reaper import adopt_orphans as adopt
 
     adopt()
 

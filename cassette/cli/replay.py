@@ -419,7 +419,7 @@ def _in_mode(command: ReplayCommand) -> int:
 
 # -- --require-auth: an HTTP front that asks for a bearer token -----------------------------
 # So a client's handling of authorization can be tested offline
-# (``cassette.transports._http_auth``); nothing that expands or redacts credentials is
+# (``cassette.transports.http._http_auth``); nothing that expands or redacts credentials is
 # imported for it.
 
 

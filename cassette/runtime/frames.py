@@ -30,7 +30,7 @@ yield to the event loop between writes is not enough: measured on stdio, the Typ
 client's progress callbacks fired in 0 of 10 replays with it, as with one write.
 
 Framing is the transport's: it cuts what it reads into frames (stdio's lines, by
-``cassette.transports._lines``) and carries each frame it is given as one message. This
+``cassette.transports.stdio._lines``) and carries each frame it is given as one message. This
 module only writes each message as the contract's frame (its JSON and the newline every
 frame of a line-framed wire ends with: docs/transports.md, "Frames") and, on an ``Eager``
 stream, keeps the unwritten rest of a partial non-blocking write for the next write, as a

@@ -493,7 +493,7 @@ def _session(
 
 
 def _stdio_client() -> FrameStream:
-    from cassette.transports.stdio import StdioClientStream
+    from cassette.transports.stdio.transport import StdioClientStream
 
     return StdioClientStream()
 

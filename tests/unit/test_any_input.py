@@ -12,7 +12,7 @@ from cassette.core.replay.matching import canonical
 from cassette.core.wire import jsonrpc
 from cassette.core.wire.jsonrpc import JSONNumber, find_literal, pretty
 from cassette.errors import CassetteError, TransportError, anticipated_exception, sole_exception
-from cassette.transports._http_record import joined_query
+from cassette.transports.http._http_record import joined_query
 
 TEXTS = [
     '{"a":1e400}',

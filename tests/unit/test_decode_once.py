@@ -14,9 +14,9 @@ import pytest
 from cassette.core.replay.replayer import Replayer
 from cassette.core.wire import jsonrpc
 from cassette.transport import Frame
+from cassette.transports.http.sse import SseReplayApp
+from cassette.transports.http.streamable_http import HttpReplayApp
 from cassette.transports.memory import memory_pair
-from cassette.transports.sse import SseReplayApp
-from cassette.transports.streamable_http import HttpReplayApp
 from tests.support import front_app
 from tests.unit import test_http_front as http
 from tests.unit import test_sse_transport as sse

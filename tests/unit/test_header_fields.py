@@ -25,7 +25,7 @@ from cassette.tools.distill import distill_cassette
 from cassette.tools.lint import lint_cassette
 from cassette.tools.redact_cmd import redact_cassette
 from cassette.tools.show import render_html, timeline
-from cassette.transports.streamable_http import HttpReplayApp
+from cassette.transports.http.streamable_http import HttpReplayApp
 from tests.support import front_app
 
 json_values = st.recursive(

@@ -13,8 +13,8 @@ import pytest
 
 from cassette.runtime import replay_sessions
 from cassette.transport import RecordOptions, ServeOptions, normalize_origin
-from cassette.transports.sse import SseReplayApp
-from cassette.transports.streamable_http import HttpReplayApp
+from cassette.transports.http.sse import SseReplayApp
+from cassette.transports.http.streamable_http import HttpReplayApp
 from tests.support import front_app
 from tests.unit.test_http_front import ACCEPT, LEGACY, MODERN, req
 

@@ -14,7 +14,7 @@ import pytest
 
 from cassette import Cassette, Header, HttpEvent, MessageEvent, RawEvent
 from cassette.core.wire.model import Era, RecorderInfo
-from cassette.transports.streamable_http import HttpReplayApp
+from cassette.transports.http.streamable_http import HttpReplayApp
 from tests.support import front_app
 
 MODERN_META = {
@@ -532,7 +532,7 @@ def test_a_listen_stream_replays_its_notifications_and_stays_open_until_closed()
 
 
 def test_an_oversized_body_gets_413() -> None:
-    from cassette.transports import _http
+    from cassette.transports.http import _http
 
     async def go() -> None:
         sent: list[dict[str, Any]] = []

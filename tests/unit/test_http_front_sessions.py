@@ -12,7 +12,7 @@ import httpx
 from cassette.core.replay.sessions import ReplaySessions
 from cassette.runtime import replay_sessions
 from cassette.store.storage import Cassette
-from cassette.transports.streamable_http import HttpReplayApp
+from cassette.transports.http.streamable_http import HttpReplayApp
 from tests.support import ROOT, front_app
 from tests.unit.test_http_front import LEGACY, post, req, scenario
 

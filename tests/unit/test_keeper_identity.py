@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from cassette.transports import _keeper
+from cassette.transports.stdio import _keeper
 from tests.support import scaled
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux /proc")

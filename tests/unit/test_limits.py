@@ -30,9 +30,9 @@ from cassette.runtime import DeliveryPolicy, ReplayOptions, serve_replay
 from cassette.store.config import limits_for
 from cassette.store.storage import Cassette
 from cassette.transport import Frame, ServeOptions
-from cassette.transports._http_record import RecordingProxy
-from cassette.transports._sse_replay import SseReplayApp, _Session
-from cassette.transports.streamable_http import HttpReplayApp
+from cassette.transports.http._http_record import RecordingProxy
+from cassette.transports.http._sse_replay import SseReplayApp, _Session
+from cassette.transports.http.streamable_http import HttpReplayApp
 from tests.support import front_app
 from tests.unit.test_hostile_input import HEADER
 from tests.unit.test_http_front import LEGACY

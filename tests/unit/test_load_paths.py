@@ -173,7 +173,7 @@ _NOT_ON_THE_STDIO_REPLAY_PATH = (
     "cattrs",
     "cassette.modes.runner",
     "cassette.modes.extend",
-    "cassette.transports.streamable_http",
+    "cassette.transports.http.streamable_http",
     "cassette.transports.memory",
     "cassette.core.words.jsondiff",
     "cassette.core.wire.urls",

@@ -23,7 +23,7 @@ from cassette.core.wire.model import ExitEvent
 from cassette.runtime import replay_sessions
 from cassette.runtime.frames import serve_frames
 from cassette.transport import Pushing
-from cassette.transports.stdio import StdioClientStream
+from cassette.transports.stdio.transport import StdioClientStream
 from tests.unit.test_replayer import req, res, tape
 
 pytestmark = pytest.mark.skipif(os.name == "nt", reason="pipes are polled on POSIX")

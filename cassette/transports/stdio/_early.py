@@ -20,7 +20,7 @@ which the entry point calls on its way out.
 Nothing changes for crash safety: the server is spawned exactly as ``connect`` spawns it
 (pipes for its stdio, a session and process group of its own, SIGPIPE and SIGXFSZ back
 to their defaults, no descriptor of ours but the three pipes), and its keeper
-(``cassette.transports._keeper``) is spawned right after it, so a recorder killed while
+(``cassette.transports.stdio._keeper``) is spawned right after it, so a recorder killed while
 it is still starting leaves no server behind either; ``connect`` adopts both.
 """
 
@@ -67,7 +67,7 @@ class Early:
         self.stdin, self.stdout, self.stderr = fds
         #: readable once the process has exited (``-1`` until ``_start`` opens it)
         self.pidfd = -1
-        #: the server's keeper, spawned right after it (``cassette.transports._keeper``)
+        #: the server's keeper, spawned right after it (``cassette.transports.stdio._keeper``)
         self.keeper: Early | None = None
 
 

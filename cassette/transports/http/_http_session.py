@@ -1,7 +1,7 @@
 """The streamable-HTTP replay front's sessions: event streams, where each message of a
 reply goes, and the delivery of every reply of a session onto its streams.
 
-Kept apart from ``cassette.transports._http_replay`` (the ASGI app, which routes requests
+Kept apart from ``cassette.transports.http._http_replay`` (the ASGI app, which routes requests
 to sessions and checks them as HTTP) so that a session's answers stay with the session,
 and the app reads as what it does per request. Routing rules: a message recorded on a GET
 stream goes to the session's GET stream; one recorded on a POST (or, for a cassette with no
@@ -23,7 +23,7 @@ from cassette.core.wire.ids import IdKey, id_key
 from cassette.core.wire.jsonrpc import Classified, Kind, dumps_bytes
 from cassette.core.wire.mcp import SUBSCRIPTION_ID_META
 from cassette.transport import Frame, Outgoing, Reply, ServedSession
-from cassette.transports._http import (
+from cassette.transports.http._http import (
     SSE_HEADERS,
     DropConnection,
     Receive,

@@ -36,7 +36,7 @@ from cassette.core.redaction.secret_rules import secret_header_values
 from cassette.core.replay.negotiation import refuse_other_era
 from cassette.core.wire.jsonrpc import Kind, classify, dumps_bytes, error_response
 from cassette.transport import SecretTap, Tap
-from cassette.transports._http import (
+from cassette.transports.http._http import (
     BODY_LIMIT,
     Guard,
     LazyClient,
@@ -49,8 +49,8 @@ from cassette.transports._http import (
     send_simple,
     wait_for_disconnect,
 )
-from cassette.transports._http_auth import AuthFacade, auth_refusal, with_extra
-from cassette.transports.sse_parser import SSEEvent, SSEParser
+from cassette.transports.http._http_auth import AuthFacade, auth_refusal, with_extra
+from cassette.transports.http.sse_parser import SSEEvent, SSEParser
 
 __all__ = ["RecordingProxy"]
 

@@ -42,7 +42,7 @@ from cassette.core.wire.jsonrpc import Kind, classify, classify_value, dumps_byt
 from cassette.core.wire.model import Recording
 from cassette.transport import DRAIN_DEADLINE, Frame, Reply, ServedSession, SessionPool
 from cassette.transports._drain import Counter, tcp_peer_counter, until_read
-from cassette.transports._http import (
+from cassette.transports.http._http import (
     BODY_LIMIT,
     SSE_HEADERS,
     Guard,
@@ -52,7 +52,7 @@ from cassette.transports._http import (
     read_body,
     send_simple,
 )
-from cassette.transports._http_checks import sse_post_refusal
+from cassette.transports.http._http_checks import sse_post_refusal
 
 __all__ = ["DEFAULT_POST_PATH", "DEFAULT_STREAM_PATH", "SseReplayApp"]
 

@@ -16,7 +16,7 @@ patience.
 On POSIX the server leads a process group of its own, and the signals go to the group:
 what the command started (``npx`` and its ``node``, a shell and its child) ends with it,
 and a Ctrl-C in the terminal reaches the recorder alone, which ends the server in order,
-recording what it still says. Beside it runs a *keeper* (``cassette.transports._keeper``):
+recording what it still says. Beside it runs a *keeper* (``cassette.transports.stdio._keeper``):
 if this process is killed outright (SIGKILL), before it could end the server, the keeper
 gives the server's group the same sequence. No server outlives its recorder by more than
 ``grace + kill_after`` seconds.
@@ -54,10 +54,10 @@ from cassette.transport import (
     Upstream,
     map_exceptions,
 )
-from cassette.transports import _early
 from cassette.transports._drain import until_read
 from cassette.transports._fdio import FdReader, FdWriter, unread_counter
-from cassette.transports._lines import LineBuffer, Oversized
+from cassette.transports.stdio import _early
+from cassette.transports.stdio._lines import LineBuffer, Oversized
 
 if TYPE_CHECKING:  # values of reaching a server, built on first use (a replay never does)
     from cassette.transport import SideEventHandler, Target
@@ -438,7 +438,7 @@ async def _spawn(argv: list[str], cwd: str | None, env: dict[str, str] | None) -
     process = await anyio.open_process(
         argv, stdin=PIPE, stdout=PIPE, stderr=PIPE, cwd=cwd, env=env, start_new_session=True
     )
-    from cassette.transports._reaper import started  # a server is started: not a replay's
+    from cassette.transports.stdio._reaper import started  # a server is started: not a replay's
 
     started.add(process.pid)
     return process
@@ -448,15 +448,15 @@ def _adopt(
     target: Target, grace: float, kill_after: float
 ) -> tuple[anyio.abc.Process | None, anyio.abc.Process | None]:
     """The server spawned for ``target`` before the command line was imported, if it was
-    (``cassette.transports._early``): a plain recording's server boots while we start.
+    (``cassette.transports.stdio._early``): a plain recording's server boots while we start.
     With it, its keeper, when it keeps the server as this transport would."""
     if target.cwd is not None or target.env is not None:
         return None, None
     early = _early.claim(tuple(target.command))
     if early is None:
         return None, None
-    from cassette.transports._adopted import AdoptedProcess
-    from cassette.transports._reaper import started
+    from cassette.transports.stdio._adopted import AdoptedProcess
+    from cassette.transports.stdio._reaper import started
 
     started.add(early.pid)
     keeper = early.keeper
@@ -472,7 +472,7 @@ def _adopt(
 async def _start_keeper(
     process: anyio.abc.Process, grace: float, kill_after: float
 ) -> anyio.abc.Process | None:
-    """The keeper of ``process`` (``cassette.transports._keeper`` says why), or ``None``
+    """The keeper of ``process`` (``cassette.transports.stdio._keeper`` says why), or ``None``
     where there are no process groups, or when it cannot start (the recording goes on:
     the keeper is a safety net, not a condition)."""
     if sys.platform == "win32":
@@ -484,7 +484,7 @@ async def _start_keeper(
         )
     except OSError:
         return None
-    from cassette.transports._reaper import started
+    from cassette.transports.stdio._reaper import started
 
     started.add(keeper.pid)
     return keeper
@@ -547,7 +547,7 @@ class StdioTransport:
             with anyio.CancelScope(shield=True):
                 await process.aclose()
                 await _dismiss_keeper(keeper)
-            from cassette.transports._reaper import end_adopted, started
+            from cassette.transports.stdio._reaper import end_adopted, started
 
             started.discard(process.pid)
             if keeper is not None:

@@ -50,7 +50,7 @@ from cassette.transport import (
     Upstream,
     map_exceptions,
 )
-from cassette.transports._http import (
+from cassette.transports.http._http import (
     Asgi,
     HttpServer,
     Inbox,
@@ -60,10 +60,10 @@ from cassette.transports._http import (
     upstream_errors,
     url_of,
 )
-from cassette.transports._http_auth import RequireBearer
-from cassette.transports._http_record import RecordingProxy
-from cassette.transports._http_replay import HttpReplayApp
-from cassette.transports.sse_parser import SSEParser
+from cassette.transports.http._http_auth import RequireBearer
+from cassette.transports.http._http_record import RecordingProxy
+from cassette.transports.http._http_replay import HttpReplayApp
+from cassette.transports.http.sse_parser import SSEParser
 
 __all__ = ["HttpReplayApp", "HttpUpstream", "RecordingProxy", "StreamableHttpTransport"]
 

@@ -1,4 +1,4 @@
-"""A process spawned early (``cassette.transports._early``), as an anyio process: the
+"""A process spawned early (``cassette.transports.stdio._early``), as an anyio process: the
 server of a plain recording, and its keeper.
 
 ``StdioUpstream`` speaks to an ``anyio.abc.Process``; anyio makes one only for a process
@@ -17,8 +17,8 @@ import sys
 import anyio
 import anyio.abc
 
-from cassette.transports._early import Early
 from cassette.transports._fdio import FdReader, FdWriter
+from cassette.transports.stdio._early import Early
 
 __all__ = ["AdoptedProcess"]
 

@@ -42,11 +42,11 @@ from cassette.transport import (
     Upstream,
     map_exceptions,
 )
-from cassette.transports._http import Inbox, upstream_client, upstream_errors
-from cassette.transports._sse_record import SseRecordingProxy
-from cassette.transports._sse_replay import SseReplayApp
-from cassette.transports.sse_parser import SSEEvent, SSEParser
-from cassette.transports.streamable_http import NetworkFront, run_app
+from cassette.transports.http._http import Inbox, upstream_client, upstream_errors
+from cassette.transports.http._sse_record import SseRecordingProxy
+from cassette.transports.http._sse_replay import SseReplayApp
+from cassette.transports.http.sse_parser import SSEEvent, SSEParser
+from cassette.transports.http.streamable_http import NetworkFront, run_app
 
 __all__ = ["SseRecordingProxy", "SseReplayApp", "SseTransport", "SseUpstream"]
 

@@ -48,7 +48,7 @@ import httpx
 
 from cassette.core.wire.deadlines import UPSTREAM_TIMEOUT
 from cassette.transport import Tap
-from cassette.transports._http import (
+from cassette.transports.http._http import (
     BODY_LIMIT,
     Guard,
     LazyClient,
@@ -59,8 +59,8 @@ from cassette.transports._http import (
     read_body,
     send_simple,
 )
-from cassette.transports._http_auth import with_extra
-from cassette.transports.sse_parser import SSEEvent, SSEParser
+from cassette.transports.http._http_auth import with_extra
+from cassette.transports.http.sse_parser import SSEEvent, SSEParser
 
 __all__ = ["SseRecordingProxy", "local_endpoint", "serialize_event"]
 

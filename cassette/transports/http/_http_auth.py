@@ -40,7 +40,7 @@ from urllib.parse import urlsplit
 import anyio
 import attrs
 
-from cassette.transports._http import (
+from cassette.transports.http._http import (
     Asgi,
     Guard,
     Receive,

@@ -17,7 +17,7 @@ The app serves the era its cassette's header names, never guessing from requests
 
 Before a session sees a request, it is checked as its era's specification and the live
 reference server check it (media types, body shape, protocol version, routing headers:
-``cassette.transports._http_checks``), and refused with their status and error code.
+``cassette.transports.http._http_checks``), and refused with their status and error code.
 
 A client that lost a POST's event stream resumes it with a GET carrying ``Last-Event-ID``:
 it gets exactly the events it had not received, those still to come included (the
@@ -67,7 +67,7 @@ from cassette.core.wire.ids import id_key
 from cassette.core.wire.jsonrpc import INVALID_REQUEST, Classified, Kind, classify, dumps_bytes
 from cassette.core.wire.model import era_of
 from cassette.transport import Frame, Reply, SessionPool
-from cassette.transports._http import (
+from cassette.transports.http._http import (
     BODY_LIMIT,
     Guard,
     Receive,
@@ -77,7 +77,7 @@ from cassette.transports._http import (
     read_body,
     send_simple,
 )
-from cassette.transports._http_checks import (
+from cassette.transports.http._http_checks import (
     Refusal,
     json_refusal,
     legacy_get_refusal,
@@ -85,7 +85,7 @@ from cassette.transports._http_checks import (
     legacy_version_refusal,
     modern_post_refusal,
 )
-from cassette.transports._http_recorded import (
+from cassette.transports.http._http_recorded import (
     get_refused,
     modern_versions,
     primed_streams,
@@ -93,7 +93,7 @@ from cassette.transports._http_recorded import (
     resumed_streams,
     sessionless_methods,
 )
-from cassette.transports._http_session import Serving, SessionStreams, resume
+from cassette.transports.http._http_session import Serving, SessionStreams, resume
 
 __all__ = ["HttpReplayApp"]
 
