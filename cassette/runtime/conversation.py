@@ -117,6 +117,11 @@ class PolicySession:
         assert self.fallback is not None
         return await self._receive_or_fall_back(frame, self.fallback, classified)
 
+    @property
+    def always_at_once(self) -> bool:
+        """Every reply without waiting: no live fallback, no pacing (``AnswersAtOnce``)."""
+        return self.fallback is None and self.policy.pacing is None
+
     def receive_now(self, frame: Frame, classified: Classified | None = None) -> Reply | None:
         """``receive`` where it needs no waiting (no live fallback), else ``None``: a
         frame front calls it first, which spares it a coroutine per message."""

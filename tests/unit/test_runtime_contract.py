@@ -115,6 +115,27 @@ def test_the_library_may_never_import_its_front_door(tmp_path: Path) -> None:
     assert "cassette.registry -> cassette_mcp" in broken.stdout
 
 
+def test_a_served_session_is_reached_by_capability_never_by_its_class() -> None:
+    """The runtime asks a served session what it can do (``AnswersAtOnce``), as it asks a
+    plugin, so any session (the fault overlay, a mock's, a plugin's) keeps every path."""
+    concrete = re.compile(r"isinstance\([^()]*,\s*\(?[^()]*\b(?:PolicySession|FaultedSession)\b")
+    found = [
+        f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
+        for path in sorted((ROOT / "cassette").rglob("*.py"))
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if concrete.search(line)
+    ]
+    assert found == []
+    from cassette.runtime.conversation import PolicySession
+    from cassette.runtime.faults import FaultedSession
+    from cassette.runtime.policy import AnswersAtOnce
+
+    wanted = {"always_at_once", "receive_now", "receive_data_now"}
+    assert wanted <= set(dir(PolicySession))
+    assert not wanted & set(dir(FaultedSession))  # awaited through receive, whatever it wraps
+    assert wanted == {n for n in dir(AnswersAtOnce) if not n.startswith("_")}
+
+
 def test_no_plugin_is_probed_with_getattr_or_hasattr() -> None:
     """What a plugin can do is chosen with isinstance against the Protocols, never probed."""
     probing = re.compile(r"\b(?:getattr|hasattr)\((?:self\.)?(?:plugin|transport|front|app)\b")
