@@ -87,6 +87,39 @@ def test_streamable_http_decodes_each_body_once(decodes: list[str]) -> None:
     http.scenario(app, body)
 
 
+@pytest.fixture
+def header_parses(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Every time an HTTP front parses a request's headers, from now on."""
+    from cassette.transports.http import _http
+
+    seen: list[int] = []
+    real = _http._parse
+
+    def counting(raw: Any) -> dict[bytes, list[str]]:
+        seen.append(1)
+        return real(raw)
+
+    monkeypatch.setattr(_http, "_parse", counting)
+    return seen
+
+
+def test_streamable_http_parses_each_requests_headers_once(header_parses: list[int]) -> None:
+    """The guard, the session lookups and the era checks of a POST read one parsing of
+    its headers (they scanned the raw list three times and more)."""
+    app = front_app(HttpReplayApp, http.LEGACY)
+
+    async def body(client: httpx.AsyncClient) -> None:
+        init = await http.post(client, http.req(1, "initialize", {"protocolVersion": "2025-11-25"}))
+        assert init.status_code == 200
+        assert len(header_parses) == 1
+        sid = init.headers["mcp-session-id"]
+        listed = await http.post(client, http.req(2, "tools/list"), **{"mcp-session-id": sid})
+        assert listed.json()["result"] == {"tools": []}
+        assert len(header_parses) == 2
+
+    http.scenario(app, body)
+
+
 def test_sse_decodes_each_post_once(decodes: list[str]) -> None:
     app = front_app(SseReplayApp, sse.SSE_TAPE)
     decodes.clear()  # preparing the cassette is not a request

@@ -14,7 +14,16 @@ import ipaddress
 import logging
 import socket
 import sys
-from collections.abc import Awaitable, Callable, Collection, Iterable, Iterator, MutableMapping
+from collections.abc import (
+    Awaitable,
+    Callable,
+    Collection,
+    Iterable,
+    Iterator,
+    Mapping,
+    MutableMapping,
+    Sequence,
+)
 from functools import partial
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urlsplit
@@ -42,6 +51,7 @@ __all__ = [
     "bind",
     "forwardable",
     "header",
+    "headers_of",
     "is_loopback_host",
     "origin_allowed",
     "read_body",
@@ -134,12 +144,31 @@ def _normalized(origin: str) -> str | None:
         return None
 
 
+#: Where a request's parsed headers are kept in its ASGI scope (``headers_of``).
+_PARSED: Final = "cassette.headers"
+
+
+def headers_of(scope: Scope) -> Mapping[bytes, Sequence[str]]:
+    """Every request header, names lower-cased, values decoded as Latin-1 in the order
+    sent. Parsed once per request and kept in its scope, so the guard, the era checks and
+    the session lookups share one reading instead of each scanning the raw list."""
+    parsed: Mapping[bytes, Sequence[str]] | None = scope.get(_PARSED)
+    if parsed is None:
+        parsed = scope[_PARSED] = _parse(scope.get("headers", ()))
+    return parsed
+
+
+def _parse(raw: Iterable[tuple[bytes, bytes]]) -> dict[bytes, list[str]]:
+    parsed: dict[bytes, list[str]] = {}
+    for key, value in raw:
+        parsed.setdefault(bytes(key).lower(), []).append(bytes(value).decode("latin-1"))
+    return parsed
+
+
 def header(scope: Scope, name: bytes) -> str | None:
     """One request header's value (first occurrence), decoded as Latin-1."""
-    for key, value in scope.get("headers", ()):
-        if key.lower() == name:
-            return bytes(value).decode("latin-1")
-    return None
+    found = headers_of(scope).get(name)
+    return found[0] if found else None
 
 
 def forwardable(headers: Iterable[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:

@@ -28,7 +28,7 @@ them in the order the reference servers do.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
 import attrs
@@ -69,7 +69,9 @@ _JSON: Final = b"application/json"
 _TEXT: Final = b"text/plain; charset=utf-8"
 _SSE: Final = "text/event-stream"
 
-Headers = Iterable[tuple[bytes, bytes]]
+#: A request's headers as the front parsed them once: lower-cased names, Latin-1 values
+#: in the order sent (``cassette.transports.http._http.headers_of``).
+Headers = Mapping[bytes, Sequence[str]]
 
 
 @attrs.frozen
@@ -89,12 +91,12 @@ def json_refusal(
     return Refusal(status, dumps_bytes(error), _JSON)
 
 
-def _values(headers: Headers, name: bytes) -> list[str]:
-    return [bytes(v).decode("latin-1") for k, v in headers if k.lower() == name]
+def _values(headers: Headers, name: bytes) -> Sequence[str]:
+    return headers.get(name, ())
 
 
 def _first(headers: Headers, name: bytes) -> str | None:
-    found = _values(headers, name)
+    found = headers.get(name)
     return found[0] if found else None
 
 
@@ -125,7 +127,6 @@ def decode_header_value(value: str | None) -> str | None:
 def legacy_post_refusal(headers: Headers, classified: Classified) -> Refusal | None:
     """A legacy-era POST's media types and body, checked as the TypeScript SDK's transport
     does before its server sees the message."""
-    headers = list(headers)
     accepted = media_types(_first(headers, b"accept"))
     if not {"application/json", _SSE} <= accepted:
         text = "Not Acceptable: Client must accept both application/json and text/event-stream"
@@ -166,7 +167,6 @@ def modern_post_refusal(
 ) -> Refusal | None:
     """A 2026-07-28 POST checked as the specification's ladder says, first failure wins:
     media types, the body's shape, the envelope, the routing headers, the version."""
-    headers = list(headers)
     return (
         _modern_media_refusal(headers)
         or _modern_shape_refusal(classified)
@@ -174,7 +174,7 @@ def modern_post_refusal(
     )
 
 
-def _modern_media_refusal(headers: list[tuple[bytes, bytes]]) -> Refusal | None:
+def _modern_media_refusal(headers: Headers) -> Refusal | None:
     """HTTP-level refusals, before any JSON-RPC: no JSON-RPC error body (as live)."""
     if not _is_json(_first(headers, b"content-type")):
         return Refusal(400, b"Invalid Content-Type header", _TEXT)
@@ -196,7 +196,7 @@ def _modern_shape_refusal(classified: Classified) -> Refusal | None:
 
 
 def _modern_request_refusal(
-    headers: list[tuple[bytes, bytes]], classified: Classified, supported: tuple[str, ...]
+    headers: Headers, classified: Classified, supported: tuple[str, ...]
 ) -> Refusal | None:
     value: dict[str, Any] = classified.value
     if classified.kind is Kind.NOTIFICATION:
@@ -218,7 +218,7 @@ def _modern_request_refusal(
 
 
 def _routing_mismatch(
-    headers: list[tuple[bytes, bytes]], method: str, params: Mapping[str, Any], meta: Any
+    headers: Headers, method: str, params: Mapping[str, Any], meta: Any
 ) -> str | None:
     """Why the routing headers disagree with the body, or ``None`` when they agree."""
     for name in _ROUTING:
@@ -254,7 +254,6 @@ def _unsupported(version: str | None, supported: tuple[str, ...], msg_id: object
 
 def sse_post_refusal(headers: Headers, classified: Classified) -> Refusal | None:
     """A 2024-11-05 POST: one JSON-RPC message, sent as ``application/json``."""
-    headers = list(headers)
     content_type = _first(headers, b"content-type")
     if not _is_json(content_type):
         shown = content_type or "none"

@@ -74,6 +74,7 @@ from cassette.transports.http._http import (
     Scope,
     Send,
     header,
+    headers_of,
     read_body,
     send_simple,
 )
@@ -242,7 +243,7 @@ class HttpReplayApp:
         # that client (``Reply.refuses_era`` says it does not: ``_answer``)
         legacy = legacy or _opens_session(classified)
         if not legacy:
-            refusal = modern_post_refusal(scope["headers"], classified, self._versions)
+            refusal = modern_post_refusal(headers_of(scope), classified, self._versions)
             if refusal is not None:
                 await _refuse(send, refusal)
                 return
@@ -271,10 +272,10 @@ class HttpReplayApp:
         scope, send = call.scope, call.send
         session_id = header(scope, b"mcp-session-id")
         opens = _opens_session(classified)
-        refusal = legacy_post_refusal(scope["headers"], classified)
+        refusal = legacy_post_refusal(headers_of(scope), classified)
         if refusal is None and not _modern_without_session(session_id, classified):
             refusal = self._session_refusal(session_id, opens, classified)
-            refusal = refusal or legacy_version_refusal(scope["headers"])
+            refusal = refusal or legacy_version_refusal(headers_of(scope))
         if refusal is not None:
             await _refuse(send, refusal)
             return
@@ -359,13 +360,13 @@ class HttpReplayApp:
         session = self.sessions.get(session_id)
         if session is None:
             return _GONE
-        return legacy_version_refusal(scope["headers"]) or session
+        return legacy_version_refusal(headers_of(scope)) or session
 
     async def _get(self, scope: Scope, receive: Receive, send: Send) -> None:
         if self._get_refused is not None:
             await send_simple(send, self._get_refused, b"", headers=[(b"allow", b"POST, DELETE")])
             return
-        found = legacy_get_refusal(scope["headers"]) or self._session_of(scope)
+        found = legacy_get_refusal(headers_of(scope)) or self._session_of(scope)
         if isinstance(found, Refusal):
             await _refuse(send, found)
             return

@@ -49,6 +49,7 @@ from cassette.transports.http._http import (
     Receive,
     Scope,
     Send,
+    headers_of,
     read_body,
     send_simple,
 )
@@ -243,7 +244,7 @@ class SseReplayApp:
         if body is None:
             return
         classified = classify(body)  # decoded once: checked here, answered from it
-        refusal = sse_post_refusal(scope["headers"], classified)
+        refusal = sse_post_refusal(headers_of(scope), classified)
         if refusal is not None:
             await send_simple(send, refusal.status, refusal.body, refusal.content_type)
             return
