@@ -30,9 +30,10 @@ from cassette.client.scenarios import Answers, Scenario, ScenarioFile, Step
 from cassette.client.target import ServerTarget
 from cassette.core.eras.profiles import CLIENTS
 from cassette.core.eras.variant_plan import RecordedClient, recorded_client
-from cassette.core.eras.variants import VARIANT_META, compared, split, variant_of
+from cassette.core.eras.variants import compared, split, variant_of
 from cassette.core.wire.jsonrpc import METHOD_NOT_FOUND
 from cassette.core.wire.mcp import LATEST_LEGACY
+from cassette.core.wire.meta import VARIANT
 from cassette.core.wire.model import Era, MessageEvent, RawEvent
 from cassette.core.wire.pairing import exchanges
 from cassette.errors import UsageError
@@ -187,7 +188,7 @@ def _scenario_file(
 def _marked(events: Sequence[Any], name: str) -> list[Any]:
     """The variant's message and raw events, each marked as the variant's."""
     return [
-        attrs.evolve(e, meta={**(e.meta or {}), VARIANT_META: name})
+        attrs.evolve(e, meta={**(e.meta or {}), VARIANT: name})
         for e in events
         if isinstance(e, MessageEvent | RawEvent)
     ]

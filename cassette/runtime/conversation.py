@@ -45,6 +45,7 @@ from cassette.core.wire.jsonrpc import (
     classify,
     error_response,
 )
+from cassette.core.wire.meta import OVERSIZED
 from cassette.core.wire.model import Recording
 from cassette.errors import UsageError
 from cassette.runtime.policy import DeliveryPolicy, ReplayResult, RuntimeServedSession
@@ -213,7 +214,7 @@ class PolicySession:
     # -- the policy ------------------------------------------------------------------------
 
     def _oversized(self, data: bytes, meta: Mapping[str, Any] | None) -> Reply | None:
-        size = meta.get("oversized") if meta else None
+        size = meta.get(OVERSIZED) if meta else None
         if len(data) > self.policy.max_message_bytes:
             size = len(data)
         if size is None:

@@ -36,8 +36,9 @@ from typing import Final
 
 import anyio
 
-from cassette.core.eras.surface import PROBE_META, Probe, ProbeSession, plan, surface_line
+from cassette.core.eras.surface import Probe, ProbeSession, plan, surface_line
 from cassette.core.eras.variants import client_capabilities
+from cassette.core.wire.meta import PROBE
 from cassette.errors import sole_exception
 from cassette.runtime.sink import Sink
 from cassette.transport import ConnectOptions, Frame, Stoppable, Target, UpstreamConnector
@@ -115,7 +116,7 @@ def record_surface(sink: Sink, sessions: list[ProbeSession]) -> None:
         for direction, data, label in session.kept:
             if sink.writer.closed:  # a failed write: the file keeps its prefix
                 return
-            sink.put(sink.recorder.observe(direction, data, sink.clock(), {PROBE_META: label}))
+            sink.put(sink.recorder.observe(direction, data, sink.clock(), {PROBE: label}))
 
 
 async def probing_beside(

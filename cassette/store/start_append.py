@@ -17,7 +17,8 @@ from typing import Any
 
 import attrs
 
-from cassette.core.replay.starts import START_META, start_of
+from cassette.core.replay.starts import start_of
+from cassette.core.wire.meta import START
 from cassette.core.wire.model import Event, MessageEvent, RawEvent
 from cassette.store.storage import Cassette, append_events, has_recording
 
@@ -31,7 +32,7 @@ def tagged(events: tuple[Event, ...] | list[Event], number: int, after: float) -
     for event in events:
         moved: Any = attrs.evolve(event, t=round(event.t + after, 6))
         if isinstance(moved, MessageEvent | RawEvent):
-            moved = attrs.evolve(moved, meta={START_META: number, **(moved.meta or {})})
+            moved = attrs.evolve(moved, meta={START: number, **(moved.meta or {})})
         out.append(moved)
     return out
 

@@ -29,6 +29,7 @@ from cassette.core.tape.codec import (
 )
 from cassette.core.wire._gc import paused_gc
 from cassette.core.wire.limits import Limits, current_limits
+from cassette.core.wire.meta import SESSION, STREAM
 from cassette.core.wire.model import Era, Event, Header, HttpEvent, MessageEvent, RawEvent, era_of
 from cassette.errors import CassetteError, CassetteExistsError, CassetteNotFoundError
 from cassette.store.files import (
@@ -274,7 +275,7 @@ def highest_numbers(path: str | os.PathLike[str]) -> tuple[int, int]:
         if isinstance(event, HttpEvent):
             stream, session = event.stream, event.session
         elif isinstance(event, MessageEvent | RawEvent) and event.meta is not None:
-            stream, session = event.meta.get("stream"), event.meta.get("session")
+            stream, session = event.meta.get(STREAM), event.meta.get(SESSION)
         else:
             continue
         if isinstance(stream, str):

@@ -25,6 +25,7 @@ from cassette.core.redaction.redacted import placeholder_pattern
 from cassette.core.redaction.redactor import RedactionSession, Redactor
 from cassette.core.redaction.schemas import SchemaBook
 from cassette.core.replay.wildcards import mask_like
+from cassette.core.wire.meta import STREAM
 from cassette.core.wire.model import Event, MessageEvent, RawEvent, StderrEvent
 from cassette.core.words.jsondiff import pointer
 from cassette.store.storage import Cassette
@@ -69,7 +70,7 @@ def _target(session: RedactionSession, target: Any) -> dict[str, Any]:
 
 def _event(session: RedactionSession, book: SchemaBook, event: Event) -> Event:
     if isinstance(event, MessageEvent):
-        stream = event.meta.get("stream") if isinstance(event.meta, dict) else None
+        stream = event.meta.get(STREAM) if isinstance(event.meta, dict) else None
         message, found = session.message(
             event.message, book.schemas(event.dir, event.message, stream)
         )

@@ -31,6 +31,7 @@ from typing import Any
 from cassette.core.eras.variants import group_era, split
 from cassette.core.redaction.redactor import check_header
 from cassette.core.wire.jsonrpc import Kind, pretty
+from cassette.core.wire.meta import SESSION, STREAM
 from cassette.core.wire.model import (
     Era,
     Event,
@@ -117,7 +118,7 @@ def _line(event: Event) -> int:
 
 def _session(event: MessageEvent) -> Any:
     meta = event.meta
-    return meta.get("session") if isinstance(meta, Mapping) else None
+    return meta.get(SESSION) if isinstance(meta, Mapping) else None
 
 
 def _groups(tape: Cassette) -> list[tuple[Era | None, Sequence[Event]]]:
@@ -177,7 +178,7 @@ def _group_era_findings(era: Era | None, events: Sequence[Event]) -> list[Findin
 def _http_meta(event: Event) -> bool:
     if not isinstance(event, MessageEvent | RawEvent) or not isinstance(event.meta, Mapping):
         return False
-    return "stream" in event.meta or "session" in event.meta
+    return STREAM in event.meta or SESSION in event.meta
 
 
 def _transport_findings(tape: Cassette) -> list[Finding]:

@@ -44,6 +44,7 @@ from cassette.core.eras.variants import probe_of, split_all
 from cassette.core.replay.starts import count_starts, split_starts
 from cassette.core.tape.calls import calls, group_of, grouped
 from cassette.core.wire.jsonrpc import Kind, pretty
+from cassette.core.wire.meta import SSE
 from cassette.core.wire.model import (
     Event,
     ExitEvent,
@@ -157,7 +158,7 @@ def _row(event: Event) -> Row:
         if event.text is None:
             text = "(binary)"
         elif not event.text.strip():
-            sse = isinstance(event.meta, Mapping) and event.meta.get("sse")
+            sse = isinstance(event.meta, Mapping) and event.meta.get(SSE)
             text = "(SSE event with no data)" if sse else "(empty line)"
         else:
             text = event.text.strip()

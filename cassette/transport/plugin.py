@@ -67,9 +67,9 @@ __all__ = [
 class Frame:
     """One message's bytes as carried; ``meta`` is transport-specific context, if any.
 
-    Facts a transport may put in ``meta``: ``oversized`` (the line was over the size limit
-    and dropped; its length), ``headers`` (an HTTP front: the client's request headers a
-    live leg should carry on, credentials included; never recorded)."""
+    The members ``meta`` may hold, what each says and which a cassette keeps, are one
+    table: ``cassette.core.wire.meta`` (a frame's own facts, such as ``oversized`` and
+    ``headers``, are never recorded)."""
 
     data: bytes
     meta: Mapping[str, Any] | None = None

@@ -45,7 +45,7 @@ from typing import Any, Final
 from cassette._version import __version__
 from cassette.core.eras.listings import listing_key
 from cassette.core.eras.profiles import FITTED
-from cassette.core.eras.variants import PROBE_META, probe_of
+from cassette.core.eras.variants import probe_of
 from cassette.core.wire.jsonrpc import JSONObject
 from cassette.core.wire.mcp import LATEST_LEGACY, META_PREFIX, MODERN_VERSION
 from cassette.core.wire.model import Direction, Era
@@ -53,7 +53,6 @@ from cassette.core.wire.model import Direction, Era
 __all__ = [
     "LISTINGS",
     "MAX_PAGES",
-    "PROBE_META",
     "CapabilitySet",
     "Probe",
     "ProbeSession",

@@ -37,14 +37,13 @@ from cassette.core.eras.bridge import (
     served_clients,
 )
 from cassette.core.wire.mcp import META_PREFIX
+from cassette.core.wire.meta import PROBE, VARIANT
 from cassette.core.wire.model import Era
 
 __all__ = [
     "COMPARED",
     "HANDSHAKES",
-    "PROBE_META",
     "PROBE_VARIANT",
-    "VARIANT_META",
     "Fit",
     "choose",
     "client_capabilities",
@@ -62,17 +61,11 @@ __all__ = [
     "variant_of",
 ]
 
-#: the member of an event's ``meta`` naming the variant session the event belongs to
-VARIANT_META: Final = "variant"
 #: the variant a recorder's handshake-only probe is kept as (``cassette.runtime.probe``):
 #: the recorded server's answer to a legacy ``initialize``, for a 2026-07-28 session. It
 #: is no group of its own: a replay answers a legacy client's ``initialize`` from it and
 #: the rest from the main recording (``cassette.core.replay.negotiation``)
 PROBE_VARIANT: Final = "legacy-probe"
-#: the member of an event's ``meta`` naming the recorder's probe the event belongs to
-#: (``cassette.core.eras.surface``): no session's, so apart from the main recording and its
-#: variants
-PROBE_META: Final = "probe"
 #: the requests that open a session, and so choose the group that answers it
 HANDSHAKES: Final = frozenset({"initialize", "server/discover"})
 
@@ -81,14 +74,14 @@ def variant_of(event: Any) -> str | None:
     """The variant an event belongs to (``None``: the main recording). Only message and
     raw events carry ``meta``; stderr, exit and HTTP status events are the main one's."""
     meta = getattr(event, "meta", None)
-    name = meta.get(VARIANT_META) if isinstance(meta, Mapping) else None
+    name = meta.get(VARIANT) if isinstance(meta, Mapping) else None
     return name if isinstance(name, str) else None
 
 
 def probe_of(event: Any) -> str | None:
     """The recorder's probe an event belongs to (``None``: none)."""
     meta = getattr(event, "meta", None)
-    name = meta.get(PROBE_META) if isinstance(meta, Mapping) else None
+    name = meta.get(PROBE) if isinstance(meta, Mapping) else None
     return name if isinstance(name, str) else None
 
 
@@ -106,7 +99,7 @@ def split_all(
     """``split``, and the recorder's probes' events by probe name (``meta.probe``)."""
     for event in events:  # the common case, no variant at all, in one tight loop
         meta = getattr(event, "meta", None)
-        if meta and (VARIANT_META in meta or PROBE_META in meta):
+        if meta and (VARIANT in meta or PROBE in meta):
             break
     else:
         return list(events) if not isinstance(events, list) else events, {}, {}

@@ -46,6 +46,7 @@ from cassette.core.redaction.schemas import SchemaBook
 from cassette.core.wire.ids import id_key
 from cassette.core.wire.jsonrpc import SINGLE_MESSAGES, JSONObject, Kind, classify_parts
 from cassette.core.wire.mcp import VERSION_META
+from cassette.core.wire.meta import LATE, SESSION, STREAM
 from cassette.core.wire.model import (
     Direction,
     Era,
@@ -178,8 +179,8 @@ class Recorder:
         kind, message, _problem, text = classify_parts(line)
         if kind not in SINGLE_MESSAGES:
             return self._add(self._redact_raw(_raw(direction, line, t, meta)))
-        stream = meta.get("stream") if meta else None
-        session = meta.get("session") if meta else None
+        stream = meta.get(STREAM) if meta else None
+        session = meta.get(SESSION) if meta else None
         kept: JSONObject | None = message
         if self.before_record is not None:
             shown = str if self._session is None else self._session.text
@@ -235,15 +236,16 @@ class Recorder:
         (its ``initialize`` went on ``stream``, before the session had its id), marked as
         the recorded server's answer to a legacy probe
         (``cassette.core.eras.variants.PROBE_VARIANT``): what the runtime's own probe records."""
-        from cassette.core.eras.variants import PROBE_VARIANT, VARIANT_META
+        from cassette.core.eras.variants import PROBE_VARIANT
+        from cassette.core.wire.meta import VARIANT
 
         self.probed = True
         for index, event in enumerate(self._held):
             meta = getattr(event, "meta", None)
             if not isinstance(event, MessageEvent | RawEvent) or not meta:
                 continue
-            if meta.get("session") == session or meta.get("stream") == stream:
-                marked = {**meta, VARIANT_META: PROBE_VARIANT}
+            if meta.get(SESSION) == session or meta.get(STREAM) == stream:
+                marked = {**meta, VARIANT: PROBE_VARIANT}
                 self._held[index] = attrs.evolve(event, meta=marked)
 
     def stderr(self, text: str, t: float) -> list[Record]:
@@ -272,7 +274,7 @@ class Recorder:
     def late(self, data: bytes, t: float) -> list[Record]:
         """A server answer that came after the proxy had answered in its place: kept as a
         raw line marked ``late`` (a replay never plays raw lines), not as the answer."""
-        return self._add(self._redact_raw(_raw("s2c", _line_text(data), t, {"late": True})))
+        return self._add(self._redact_raw(_raw("s2c", _line_text(data), t, {LATE: True})))
 
     def http(
         self, method: str, stream: str, status: int, t: float, session: int | None = None

@@ -21,6 +21,7 @@ from cassette.core.replay.matching import Candidate, CandidateIndex
 from cassette.core.wire._gc import paused_gc
 from cassette.core.wire.exchanges import Exchange, Item, cut
 from cassette.core.wire.jsonrpc import JSONObject
+from cassette.core.wire.meta import SESSION
 from cassette.core.wire.model import Era, Recording, era_of
 from cassette.errors import CassetteFormatError
 
@@ -144,7 +145,7 @@ def _sessionless(exchange: Exchange) -> bool:
     """A request the recorded server refused for want of a session (HTTP, legacy era):
     refused and sent without one. Refused in a session (or in the stateless 2026-07-28
     era), a request is an ordinary recording: the same request is refused the same way."""
-    return exchange.rejected and not (exchange.meta or {}).get("session")
+    return exchange.rejected and not (exchange.meta or {}).get(SESSION)
 
 
 def _recorded_result(exchanges: Sequence[Exchange], methods: set[str]) -> JSONObject | None:

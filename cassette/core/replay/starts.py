@@ -21,19 +21,17 @@ from typing import Any, Final
 
 import attrs
 
+from cassette.core.wire.meta import START
 from cassette.core.wire.model import Event, Header, Recording
 
-__all__ = ["START_META", "StartRecording", "count_starts", "split_starts", "start_of"]
-
-#: the member of an event's ``meta`` naming the server start the event belongs to
-START_META: Final = "start"
+__all__ = ["StartRecording", "count_starts", "split_starts", "start_of"]
 
 
 def start_of(event: Any) -> int | None:
     """The start a message or raw event names (``None``: none named, so start 1 or, for
     an event without ``meta``, the start of the event before it)."""
     meta = getattr(event, "meta", None)
-    number = meta.get(START_META) if isinstance(meta, Mapping) else None
+    number = meta.get(START) if isinstance(meta, Mapping) else None
     return number if isinstance(number, int) and not isinstance(number, bool) else None
 
 

@@ -31,14 +31,13 @@ import attrs
 
 from cassette.core.eras.variants import PROBE_VARIANT, variant_of
 from cassette.core.wire.jsonrpc import METHOD_NOT_FOUND
+from cassette.core.wire.meta import PROBE
 from cassette.core.wire.model import Event, MessageEvent
 from cassette.core.wire.pairing import exchanges
 from cassette.core.words.text import printable
 
-__all__ = ["MAIN", "PROBE_META", "Call", "Group", "Outcome", "calls", "group_of", "grouped"]
+__all__ = ["MAIN", "Call", "Group", "Outcome", "calls", "group_of", "grouped"]
 
-#: the member of an event's ``meta`` naming the recorder's probe session it belongs to
-PROBE_META: Final = "probe"
 
 Outcome = Literal["ok", "tool-error", "error", "declined", "unanswered"]
 _ORDER: Final = {"main": 0, "variant": 1, "probe": 2}
@@ -64,7 +63,7 @@ MAIN: Final = Group("main", "main")
 def group_of(event: Any) -> Group:
     """The session ``event`` belongs to (see the module docstring)."""
     meta = getattr(event, "meta", None)
-    probe = meta.get(PROBE_META) if isinstance(meta, Mapping) else None
+    probe = meta.get(PROBE) if isinstance(meta, Mapping) else None
     if isinstance(probe, str) and probe:
         return Group("probe", probe)
     variant = variant_of(event)

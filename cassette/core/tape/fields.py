@@ -20,6 +20,19 @@ from typing import Any, Final
 
 from cassette.core.redaction.redacted import check_header
 from cassette.core.replay.matching import STRATEGIES
+from cassette.core.wire.meta import (
+    EVENT,
+    EVENT_ID,
+    LATE,
+    PROBE,
+    RETRY,
+    SESSION,
+    SSE,
+    START,
+    STREAM,
+    SYNTHETIC,
+    VARIANT,
+)
 
 __all__ = ["meta_problem", "redaction_problem", "target_problem"]
 
@@ -60,17 +73,17 @@ _TARGET: Final[Mapping[str, Check]] = {
     "strategy": _strategy,
 }
 _META: Final[Mapping[str, Check]] = {
-    "stream": _string,
-    "session": _integer,
-    "sse": _boolean,
-    "event_id": _string,
-    "event": _string,
-    "retry": _integer,
-    "synthetic": _string,
-    "late": _boolean,
-    "variant": _string,
-    "start": _integer,
-    "probe": _string,
+    STREAM: _string,
+    SESSION: _integer,
+    SSE: _boolean,
+    EVENT_ID: _string,
+    EVENT: _string,
+    RETRY: _integer,
+    SYNTHETIC: _string,
+    LATE: _boolean,
+    VARIANT: _string,
+    START: _integer,
+    PROBE: _string,
 }
 
 

@@ -28,6 +28,7 @@ from typing import Any
 from cassette.core.eras.variants import split
 from cassette.core.wire.exchanges import Exchange, cut
 from cassette.core.wire.ids import id_key
+from cassette.core.wire.meta import SESSION
 from cassette.core.wire.model import HttpEvent, MessageEvent
 from cassette.core.wire.pairing import cancellations
 
@@ -103,4 +104,4 @@ def _cancellations(events: Sequence[Any], chosen: list[Exchange]) -> set[int]:
 
 
 def _session(meta: Mapping[str, Any] | None) -> object:
-    return meta.get("session") if meta else None
+    return meta.get(SESSION) if meta else None

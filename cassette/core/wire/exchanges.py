@@ -52,6 +52,7 @@ import attrs
 
 from cassette.core.wire.ids import id_key
 from cassette.core.wire.jsonrpc import JSONObject, Kind, classify, classify_value
+from cassette.core.wire.meta import LATE, SESSION, STREAM
 from cassette.core.wire.model import ExitEvent, HttpEvent, MessageEvent, RawEvent
 
 __all__ = ["Exchange", "Item", "Role", "cut", "raw_key"]
@@ -112,7 +113,7 @@ class Exchange:
 
     @property
     def stream(self) -> str | None:
-        return _meta_str(self.meta, "stream")
+        return _meta_str(self.meta, STREAM)
 
 
 def progress_token(message: JSONObject) -> object:
@@ -131,7 +132,7 @@ def _meta_str(meta: Meta, key: str) -> str | None:
 
 
 def _session(meta: Meta) -> object:
-    return meta.get("session") if meta else None
+    return meta.get(SESSION) if meta else None
 
 
 def _id_key(stream: object, value: object) -> object:
@@ -169,7 +170,7 @@ class _Cutter:
         self.exchanges.append(exchange)
         self.last = exchange
         self.last_by_session[_session(meta)] = exchange
-        stream = _meta_str(meta, "stream")
+        stream = _meta_str(meta, STREAM)
         if stream is not None:
             self.by_stream[stream] = exchange
         if kind is Kind.REQUEST:
@@ -188,7 +189,7 @@ class _Cutter:
         self.exchanges.append(exchange)
         self.last = exchange
         self.last_by_session[_session(meta)] = exchange
-        stream = _meta_str(meta, "stream")
+        stream = _meta_str(meta, STREAM)
         if stream is not None:
             self.by_stream[stream] = exchange
 
@@ -217,7 +218,7 @@ class _Cutter:
             exchange.exited = not exchange.cancelled
 
     def server(self, event: MessageEvent, kind: Kind) -> None:
-        if self.refused_streams and _meta_str(event.meta, "stream") in self.refused_streams:
+        if self.refused_streams and _meta_str(event.meta, STREAM) in self.refused_streams:
             return  # the body of a refused GET or DELETE: it answered no client message
         owner, role = self._owner(event, kind)
         if kind is Kind.REQUEST:
@@ -241,7 +242,7 @@ class _Cutter:
 
     def _owner(self, event: MessageEvent, kind: Kind) -> tuple[Exchange | None, Role]:
         msg = event.message
-        stream = _meta_str(event.meta, "stream")
+        stream = _meta_str(event.meta, STREAM)
         if kind in (Kind.RESPONSE, Kind.ERROR):
             owner = self.open.pop(_id_key(stream, msg.get("id")), None)
             if owner is None and stream is not None:  # e.g. answered on another stream
@@ -345,7 +346,7 @@ def _other(cutter: _Cutter, event: object) -> None:
     """An event that is not a message: an HTTP status, a raw frame, the server's exit."""
     if isinstance(event, HttpEvent):
         cutter.http(event)
-    elif isinstance(event, RawEvent) and not (event.meta and event.meta.get("late")):
+    elif isinstance(event, RawEvent) and not (event.meta and event.meta.get(LATE)):
         if event.dir == "c2s":
             cutter.raw_client(event)
         else:

@@ -14,6 +14,7 @@ from typing import Any
 import attrs
 
 from cassette.core.wire.jsonrpc import Kind, classify_value
+from cassette.core.wire.meta import SESSION, STREAM
 from cassette.core.wire.model import Event, MessageEvent
 
 __all__ = ["Exchange", "cancellations", "exchanges", "kind_of", "same_json_id"]
@@ -42,10 +43,10 @@ def kind_of(message: Any) -> Kind:
 
 def _same_scope(a: MessageEvent, b: MessageEvent) -> bool:
     """Whether two requests share one id space: one stdio session, or one HTTP session."""
-    if _meta(a, "stream") is None and _meta(b, "stream") is None:
+    if _meta(a, STREAM) is None and _meta(b, STREAM) is None:
         return True
-    session = _meta(a, "session")
-    return session is not None and session == _meta(b, "session")
+    session = _meta(a, SESSION)
+    return session is not None and session == _meta(b, SESSION)
 
 
 def _answered(open_: list[list[Any]], answer: MessageEvent) -> list[Any] | None:
@@ -53,16 +54,16 @@ def _answered(open_: list[list[Any]], answer: MessageEvent) -> list[Any] | None:
     same HTTP stream (a POST carries its own answer), then the same session."""
     sender = "s2c" if answer.dir == "c2s" else "c2s"
     msg_id = answer.message.get("id")
-    stream, session = _meta(answer, "stream"), _meta(answer, "session")
+    stream, session = _meta(answer, STREAM), _meta(answer, SESSION)
     if msg_id is None:  # an error to a request the server could not read: same stream only
         same = [e for e in open_ if e[0].dir == sender and stream is not None]
-        return next((e for e in same if _meta(e[0], "stream") == stream), None)
+        return next((e for e in same if _meta(e[0], STREAM) == stream), None)
     candidates = [
         e for e in open_ if e[0].dir == sender and same_json_id(e[0].message.get("id"), msg_id)
     ]
     for test in (
-        lambda e: stream is not None and _meta(e[0], "stream") == stream,
-        lambda e: session is not None and _meta(e[0], "session") == session,
+        lambda e: stream is not None and _meta(e[0], STREAM) == stream,
+        lambda e: session is not None and _meta(e[0], SESSION) == session,
         lambda e: True,
     ):
         found = next((e for e in candidates if test(e)), None)

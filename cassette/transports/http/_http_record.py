@@ -35,6 +35,7 @@ from cassette.core.redaction.redactor import redact_text
 from cassette.core.redaction.secret_rules import secret_header_values
 from cassette.core.replay.negotiation import refuse_other_era
 from cassette.core.wire.jsonrpc import Kind, classify, dumps_bytes, error_response
+from cassette.core.wire.meta import EVENT, EVENT_ID, RETRY, SESSION, SSE, STREAM
 from cassette.transport import SecretTap, Tap
 from cassette.transports.http._http import (
     BODY_LIMIT,
@@ -163,9 +164,9 @@ class RecordingProxy:
         method = scope["method"]
         stream = f"{method.lower()}-{next(self._counter)}"
         session = self._session(header(scope, _SESSION_HEADER.encode()))
-        meta: dict[str, Any] = {"stream": stream}
+        meta: dict[str, Any] = {STREAM: stream}
         if session is not None:
-            meta["session"] = session
+            meta[SESSION] = session
         body_kind = classify(body).kind if body else Kind.NOT_JSON
         if isinstance(self.tap, SecretTap):
             for value in secret_header_values(scope["headers"]):
@@ -203,7 +204,7 @@ class RecordingProxy:
             return False
         status = 400 if self.era == "modern" else 200
         if status != _default_status(ex.body_kind):
-            self.tap.http(ex.method, ex.stream, status, ex.meta.get("session"))
+            self.tap.http(ex.method, ex.stream, status, ex.meta.get(SESSION))
         data = dumps_bytes(answer)
         self.tap.frame("s2c", data, ex.meta)
         await send_simple(send, status, data, b"application/json")
@@ -215,10 +216,10 @@ class RecordingProxy:
         meta = ex.meta
         new_session = self._session(response.headers.get(_SESSION_HEADER))
         if new_session is not None:
-            meta["session"] = new_session
+            meta[SESSION] = new_session
         status = response.status_code
         if ex.method != "POST" or status != _default_status(ex.body_kind):
-            self.tap.http(ex.method, ex.stream, status, meta.get("session"))
+            self.tap.http(ex.method, ex.stream, status, meta.get(SESSION))
         headers = forwardable(response.headers.raw)
         if auth_refusal(status, headers):  # its status is all the cassette keeps of it
             content = await response.aread()
@@ -258,11 +259,11 @@ class RecordingProxy:
 
     def _record_events(self, events: list[SSEEvent], meta: Mapping[str, Any]) -> None:
         for event in events:
-            event_meta = {**meta, "sse": True}
+            event_meta = {**meta, SSE: True}
             if event.last_event_id:
-                event_meta["event_id"] = event.last_event_id
+                event_meta[EVENT_ID] = event.last_event_id
             if event.type != "message":
-                event_meta["event"] = event.type
+                event_meta[EVENT] = event.type
             if event.retry is not None:
-                event_meta["retry"] = event.retry
+                event_meta[RETRY] = event.retry
             self.tap.frame("s2c", event.data.encode("utf-8"), event_meta)

@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 
 from cassette.core.eras.variants import probe_of
 from cassette.core.wire.mcp import LEGACY_VERSIONS, MODERN_VERSION
+from cassette.core.wire.meta import RETRY, SESSION, SSE, STREAM
 from cassette.core.wire.model import HttpEvent, MessageEvent, RawEvent, Recording
 
 __all__ = [
@@ -34,9 +35,9 @@ def primed_streams(recording: Recording) -> dict[str, int | None]:
     primed: dict[str, int | None] = {}
     for event in recording.events:
         meta = getattr(event, "meta", None)
-        if isinstance(event, RawEvent) and event.text == "" and meta and meta.get("sse"):
-            stream = meta.get("stream")
-            retry = meta.get("retry")
+        if isinstance(event, RawEvent) and event.text == "" and meta and meta.get(SSE):
+            stream = meta.get(STREAM)
+            retry = meta.get(RETRY)
             if isinstance(stream, str) and stream not in primed:
                 primed[stream] = retry if isinstance(retry, int) else None
     return primed
@@ -90,7 +91,7 @@ def resumed_streams(recording: Recording) -> frozenset[str]:
     resumed = set()
     for event in recording.events:
         if isinstance(event, MessageEvent) and event.dir == "s2c" and event.meta:
-            stream = event.meta.get("stream")
+            stream = event.meta.get(STREAM)
             is_answer = "method" not in event.message and "id" in event.message
             if is_answer and isinstance(stream, str) and stream.startswith("get-"):
                 resumed.add(stream)
@@ -101,4 +102,4 @@ def _session_of(event: object) -> object:
     if isinstance(event, HttpEvent):
         return event.session
     meta = getattr(event, "meta", None)
-    return meta.get("session") if meta else None
+    return meta.get(SESSION) if meta else None

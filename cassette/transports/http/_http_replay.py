@@ -65,6 +65,7 @@ import attrs
 from cassette.core.replay.negotiation import client_era
 from cassette.core.wire.ids import id_key
 from cassette.core.wire.jsonrpc import INVALID_REQUEST, Classified, Kind, classify, dumps_bytes
+from cassette.core.wire.meta import HEADERS
 from cassette.core.wire.model import era_of
 from cassette.transport import Frame, Reply, SessionPool
 from cassette.transports.http._http import (
@@ -327,7 +328,7 @@ class HttpReplayApp:
         if key is not None:
             session.hold(key)
         try:
-            frame = Frame(body, {"headers": call.scope["headers"]})
+            frame = Frame(body, {HEADERS: call.scope[HEADERS]})
             reply = await session.ask(frame, classified)  # decoded once, by the front
             if reply.refuses_era and extra:  # a session opened for a client it cannot serve
                 await self._refuse_era(call, session, reply)

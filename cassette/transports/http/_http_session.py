@@ -22,6 +22,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from cassette.core.wire.ids import IdKey, id_key
 from cassette.core.wire.jsonrpc import Classified, Kind, dumps_bytes
 from cassette.core.wire.mcp import SUBSCRIPTION_ID_META
+from cassette.core.wire.meta import SSE, STREAM
 from cassette.transport import Frame, Outgoing, Reply, ServedSession
 from cassette.transports.http._http import (
     SSE_HEADERS,
@@ -512,7 +513,7 @@ def request_on_get(reply: Reply, resumed: Collection[str] = ()) -> bool:
     for message, meta in zip(reply.messages, reply.metas, strict=True):
         is_request = isinstance(message, dict) and "method" in message
         if is_request and message.get("id") == reply.awaiting[0]:
-            return _standalone(meta.get("stream") if meta else None, resumed)
+            return _standalone(meta.get(STREAM) if meta else None, resumed)
     return False
 
 
@@ -533,7 +534,7 @@ def goes_on_post(
     """
     out: list[bool] = []
     for _, meta in outgoing(reply):
-        stream = meta.get("stream") if meta and by_stream else None
+        stream = meta.get(STREAM) if meta and by_stream else None
         recorded_on_get = _standalone(stream, resumed)
         out.append(not (recorded_on_get or (stream is None and not carries_request)))
     return out
@@ -554,7 +555,7 @@ def sender(send: Send) -> Callable[[bytes], Awaitable[None]]:
 
 
 def as_stream(reply: Reply, on_post: Sequence[Outgoing]) -> bool:
-    if any(meta and meta.get("sse") for _, meta in on_post):
+    if any(meta and meta.get(SSE) for _, meta in on_post):
         return True
-    recorded_json = any(meta and meta.get("stream") for _, meta in on_post)
+    recorded_json = any(meta and meta.get(STREAM) for _, meta in on_post)
     return not recorded_json and len(on_post) > 1 and reply.exchange is not None

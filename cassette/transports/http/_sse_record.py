@@ -47,6 +47,7 @@ import attrs
 import httpx
 
 from cassette.core.wire.deadlines import UPSTREAM_TIMEOUT
+from cassette.core.wire.meta import EVENT, EVENT_ID, SESSION, SSE, STREAM
 from cassette.transport import Tap
 from cassette.transports.http._http import (
     BODY_LIMIT,
@@ -254,11 +255,11 @@ class SseRecordingProxy:
                 continue
             if not event.data:
                 continue
-            meta: dict[str, Any] = {"stream": stream.name, "session": stream.session, "sse": True}
+            meta: dict[str, Any] = {STREAM: stream.name, SESSION: stream.session, SSE: True}
             if event.last_event_id:
-                meta["event_id"] = event.last_event_id
+                meta[EVENT_ID] = event.last_event_id
             if event.type != "message":
-                meta["event"] = event.type
+                meta[EVENT] = event.type
             self.tap.frame("s2c", event.data.encode("utf-8"), meta)
 
     # -- client messages -------------------------------------------------------------------
@@ -276,9 +277,9 @@ class SseRecordingProxy:
         if body is None:
             return
         name = f"post-{next(self._counter)}"
-        meta: dict[str, Any] = {"stream": name}
+        meta: dict[str, Any] = {STREAM: name}
         if session is not None:
-            meta["session"] = session
+            meta[SESSION] = session
         if body.strip():
             self.tap.frame("c2s", body, meta)
         try:

@@ -39,6 +39,7 @@ import anyio.abc
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from cassette.core.wire.jsonrpc import Kind, classify, classify_value, dumps_bytes, is_answer
+from cassette.core.wire.meta import HEADERS
 from cassette.core.wire.model import Recording
 from cassette.transport import DRAIN_DEADLINE, Frame, Reply, ServedSession, SessionPool
 from cassette.transports._drain import Counter, tcp_peer_counter, until_read
@@ -248,7 +249,7 @@ class SseReplayApp:
         if refusal is not None:
             await send_simple(send, refusal.status, refusal.body, refusal.content_type)
             return
-        frame = Frame(body, {"headers": scope["headers"]})
+        frame = Frame(body, {HEADERS: scope[HEADERS]})
         reply = await session.served.receive(frame, classified)
         await session.answer(reply)
         status = reply.exchange.status if reply.exchange is not None else None

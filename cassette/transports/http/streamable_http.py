@@ -37,6 +37,7 @@ from cassette.core.redaction.redactor import redact_text
 from cassette.core.wire.deadlines import UPSTREAM_TIMEOUT
 from cassette.core.wire.jsonrpc import Classified, Kind, classify, dumps_bytes, error_response
 from cassette.core.wire.mcp import NAMED_PARAM, VERSION_META
+from cassette.core.wire.meta import IN_REPLY_TO, SSE
 from cassette.transport import (
     ConnectOptions,
     Frame,
@@ -238,7 +239,7 @@ class HttpUpstream(Inbox):
                 parser = SSEParser()
                 async for chunk in response.aiter_raw():
                     for event in parser.feed(chunk):
-                        self._deliver(event.data.encode("utf-8"), {"sse": True})
+                        self._deliver(event.data.encode("utf-8"), {SSE: True})
 
     async def _post(self, body: bytes, sent: Classified) -> None:
         """One POST and what it answers; a failure on the wire ends the stream with the
@@ -259,7 +260,7 @@ class HttpUpstream(Inbox):
         ) as response:
             self.session_id = response.headers.get("mcp-session-id") or self.session_id
             if response.headers.get("content-type", "").startswith("text/event-stream"):
-                meta = {"in_reply_to": origin, "sse": True} if origin is not None else None
+                meta = {IN_REPLY_TO: origin, SSE: True} if origin is not None else None
                 parser = SSEParser()
                 async for chunk in response.aiter_raw():
                     for event in parser.feed(chunk):
@@ -271,7 +272,7 @@ class HttpUpstream(Inbox):
                 if response.status_code >= 400 and not classify(content).is_message:
                     content = _http_error(sent, response.status_code, content, self._extra)
                 if content.strip():
-                    self._deliver(content, {"in_reply_to": origin} if origin is not None else None)
+                    self._deliver(content, {IN_REPLY_TO: origin} if origin is not None else None)
 
     def _deliver(self, data: bytes, meta: Mapping[str, object] | None = None) -> None:
         classified = classify(data)

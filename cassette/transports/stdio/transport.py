@@ -44,6 +44,7 @@ import anyio
 import anyio.abc
 
 from cassette.core.wire.limits import DEFAULT_MAX_BYTES
+from cassette.core.wire.meta import OVERSIZED
 from cassette.transport import (
     ConnectOptions,
     Frame,
@@ -129,7 +130,7 @@ class _Framer:
 
 def _frame(line: bytes) -> Frame:
     if isinstance(line, Oversized):
-        return Frame(b"", meta={"oversized": line.size})
+        return Frame(b"", meta={OVERSIZED: line.size})
     return Frame(line)
 
 
@@ -335,7 +336,7 @@ class StdioClientStream:
                 line = framer.next_ready()
                 if line is not None:
                     if isinstance(line, Oversized):  # as _frame has it
-                        if not handle(b"", {"oversized": line.size}):
+                        if not handle(b"", {OVERSIZED: line.size}):
                             return False
                     elif not handle(line, None):
                         return False
