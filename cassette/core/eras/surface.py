@@ -38,7 +38,6 @@ re-recording stays byte-identical. A handshake the server refuses keeps nothing.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
@@ -46,7 +45,8 @@ from cassette._version import __version__
 from cassette.core.eras.listings import listing_key
 from cassette.core.eras.profiles import FITTED
 from cassette.core.eras.variants import probe_of
-from cassette.core.wire.jsonrpc import JSONObject
+from cassette.core.wire.jsonrpc import JSONObject, classify_parts, dumps_bytes
+from cassette.core.wire.limits import max_message_bytes
 from cassette.core.wire.mcp import LATEST_LEGACY, META_PREFIX, MODERN_VERSION
 from cassette.core.wire.model import Direction, Era
 
@@ -180,8 +180,9 @@ def envelope(params: Mapping[str, Any] | None, capabilities: Mapping[str, Any]) 
 
 
 def _frame(message: JSONObject) -> bytes:
-    """A message as a probe sends it: compact JSON, one line (a stdio frame)."""
-    return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
+    """A message as a probe sends it: compact JSON, one line (a stdio frame), written as
+    every frame is (``cassette.core.wire.jsonrpc``)."""
+    return dumps_bytes(message) + b"\n"
 
 
 #: one kept line: its direction, its bytes as carried, and the probe it is named by
@@ -237,10 +238,11 @@ class ProbeSession:
 
     def heard(self, data: bytes) -> list[bytes]:
         """The server sent ``data``: what to send in return (maybe nothing)."""
-        try:
-            message = json.loads(data)
-        except ValueError:
-            return []  # a line that is no message: a server's log on stdout
+        if len(data) > max_message_bytes():
+            return []  # over the size limit: read no further, as a replay refuses it
+        # the one classifier, with its depth limit; it never raises: a line that is no
+        # message (a server's log on stdout) decodes to no object
+        _, message, _, _ = classify_parts(data)
         if not isinstance(message, dict) or self.done:
             return []
         method = message.get("method")
