@@ -62,8 +62,9 @@ def is_public(module: str) -> bool:
 def publish(value: Any, package: str, *, resolve: bool = True) -> Any:
     """``value``, re-homed in ``package`` when it is a class or function of ours that an
     internal module defines; anything else (constants, aliases, a foreign class) as is.
-    ``resolve=False`` skips resolving an attrs class's annotations (about 0.1 ms), for a
-    class whose annotations name types imported for type checking only."""
+    ``resolve=False`` skips resolving an attrs class's annotations, for a class whose
+    annotations name types imported for type checking only (a start-up cost: docs/
+    architecture.md, "Speed exceptions", has the figure)."""
     if not isinstance(value, (type, FunctionType)):
         return value
     home = getattr(value, "__module__", None)

@@ -1,7 +1,8 @@
 """``RecordOptions``, exported by ``cassette.transport`` and built on first use.
 
-Building an attrs class at import costs about 4.4 M instructions; a replay, which never
-records, imports ``cassette.transport`` and so paid for it on every start.
+Building an attrs class at import costs start-up instructions (docs/architecture.md, "Speed
+exceptions", has the figure); a replay, which never records, imports ``cassette.transport`` and so
+paid for it on every start.
 """
 
 from __future__ import annotations

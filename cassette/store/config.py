@@ -111,7 +111,8 @@ def _section(path: Path) -> dict[str, Any]:
 
 def _parsed_section(path: Path, text: str) -> dict[str, Any]:
     """``[tool.cassette]`` of ``text``; parsed only when the text may hold it, because
-    ``tomllib`` with its ``datetime`` is about 2% of a replay's start-up, and most projects
+    ``tomllib`` with its ``datetime`` costs a replay's start-up (the speed-exceptions table in
+    docs/architecture.md has the figure), and most projects
     that use us name ``cassette-mcp`` among their dependencies, never the table."""
     if not _may_hold_table(text):
         return {}

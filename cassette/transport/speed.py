@@ -44,8 +44,9 @@ class Eager(FrameStream, Protocol):
     Why: a replay writes its answers when its reading loop would next wait for the
     client. A stream that says whether a frame is already there, and writes what the
     peer's pipe takes at once, lets that loop write the answers itself; otherwise a
-    writer task is woken for every call, a task switch that was a fifth of a stdio
-    call's instructions. What cannot be done at once is still done by awaiting."""
+    writer task is woken for every call, a task switch that cost a good part of a
+    stdio call (docs/architecture.md, "Speed exceptions", has the figure). What cannot be done at
+    once is still done by awaiting."""
 
     def receive_ready(self) -> Frame | None:
         """A frame that is there without waiting, or ``None`` when getting one would wait
@@ -65,9 +66,10 @@ class Pushing(Eager, Protocol):
 
     Why: a task that waits for each line is woken through the event loop twice per line
     (the loop runs the reader's callback, which wakes the task, which the loop runs next)
-    and resumes its chain of coroutines each time: a sixth of a stdio call's
-    instructions. A replay whose answers need no waiting (no live fallback, no pacing)
-    answers from the reader's callback instead."""
+    and resumes its chain of coroutines each time, a good part of a stdio call
+    (docs/architecture.md, "Speed exceptions", has the figure). A replay whose answers
+    need no waiting (no live fallback, no pacing) answers from the reader's callback
+    instead."""
 
     def push_frames(
         self,
@@ -75,11 +77,11 @@ class Pushing(Eager, Protocol):
         idle: Callable[[], bool] | None,
     ) -> None:
         """While ``receive`` waits, give each frame read to ``handle`` on the event loop
-        (not in a task), as a ``Frame``'s two fields, ``data`` and ``meta`` (building a
-        frozen ``Frame`` per line was 3% of a stdio call), and call ``idle`` when no more
-        is there without waiting. Either returns False to stop: the waiting ``receive``
-        then raises ``anyio.EndOfStream``; an exception either raises is raised by the
-        waiting ``receive``. ``None`` stops the pushing."""
+        (not in a task), as a ``Frame``'s two fields, ``data`` and ``meta`` (no frozen
+        ``Frame`` is built per line: the ``Pushing`` row of the speed-exceptions table),
+        and call ``idle`` when no more is there without waiting. Either returns False to
+        stop: the waiting ``receive`` then raises ``anyio.EndOfStream``; an exception
+        either raises is raised by the waiting ``receive``. ``None`` stops the pushing."""
         ...
 
 

@@ -1,9 +1,10 @@
 """``InputRound``: a legacy client answering what a modern recording's ``input_required``
 asked for (``cassette.core.eras.bridge`` explains the bridge between the eras).
 
-A module of its own because building an attrs class at import costs a few million
-instructions, and only a replay that bridges a modern recording to a legacy client (in
-``cassette.core.replay.negotiation``) ever makes one.
+A module of its own because building an attrs class at import costs start-up
+instructions (docs/architecture.md, "Speed exceptions", has the figure), and only a replay that
+bridges a modern recording to a legacy client (in ``cassette.core.replay.negotiation``) ever makes
+one.
 """
 
 from __future__ import annotations

@@ -14,9 +14,9 @@ So a text is searched in one of two ways, whichever is cheaper:
 * with few forms (``_DIRECT``), each is looked for with ``str.find`` (C speed, a few
   passes over the text), anywhere in it;
 * with many, the text is cut once into its runs of letters and digits and what lies
-  between them (an ASCII text through a bytes table and ``str.split``, three times
-  cheaper than ``re.split``, which cuts any other), and every piece is looked up in two
-  tables at once
+  between them (an ASCII text through a bytes table and ``str.split``, cheaper than
+  ``re.split`` (the figure: docs/architecture.md, "Speed exceptions"), which cuts any other), and
+  every piece is looked up in two tables at once
   (``map`` of a dict's ``__contains__``, ``itertools.compress``: the loop runs in C, not
   in Python). The first table is the forms themselves: most forms are one run of letters
   and digits (a token, its upper and lower case, its hex), found where a piece is the

@@ -21,8 +21,9 @@ each demanding what a phone number has and other numbers lack:
 * national with a trunk ``0``: ``020 7946 0958``, ``07700 900123``, ``030/1234567``,
   ``01 23 45 67 89``, ``06-12345678``: at least one separator and 9 to 12 digits.
 
-Finding numbers costs about a quarter of a second per megabyte of digit-heavy text (one
-expression tried at each position), which is why the rules are opt-in.
+Finding numbers is slow on digit-heavy text (one expression tried at each position;
+docs/architecture.md, "Speed exceptions", has the figure), which is why the rules are
+opt-in.
 
 What must not be taken for one (``tests/unit/test_personal.py`` holds them): version
 strings (``1.2.3``, ``10.0.19041.1``), dates and times (``2024-01-15``, ``01/02/2024``,

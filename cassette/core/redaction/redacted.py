@@ -3,7 +3,8 @@ wrote and its header's ``redaction`` field.
 
 These live apart from ``cassette.core.redaction.redactor`` (which re-exports them) because a replay
 needs only to recognise a placeholder and to check the header; importing the redactor
-itself, with its rule tables and their module, was 2.5% of a replay's start-up, and a
+itself, with its rule tables and their module, costs a replay's start-up (docs/
+architecture.md, "Speed exceptions", has the figure), and a
 replay builds a redactor only when a request misses or a warning shows what the client
 sent.
 """

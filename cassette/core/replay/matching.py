@@ -419,7 +419,8 @@ class FingerprintMatcher:
 
     def _take_single(self, fp: Fingerprint) -> int | None:
         """A request recorded once (most are), taken without making it a queue: ``_take``
-        of the queue ``_queue`` would make, at a third of the cost."""
+        of the queue ``_queue`` would make, for less (docs/architecture.md, "Speed exceptions", has
+        the figure)."""
         if fp in self._by_fp:
             return None
         positions = self._index.by_fp.get(fp)

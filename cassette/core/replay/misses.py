@@ -1,8 +1,9 @@
 """``MissReport``: why a live request got no recording, in terms a person can act on
 (``cassette.core.replay.matching`` explains how a request is matched; it exports this too).
 
-A module of its own because building an attrs class at import costs a few million
-instructions, and a replay whose requests are all recorded never makes one.
+A module of its own because building an attrs class at import costs start-up
+instructions (docs/architecture.md, "Speed exceptions", has the figure), and a replay whose requests
+are all recorded never makes one.
 """
 
 from __future__ import annotations

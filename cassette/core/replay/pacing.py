@@ -2,8 +2,9 @@
 --pace recorded``).
 
 Sans-IO like the rest of the core: it turns recorded times into delays and the runtime
-waits them. A module of its own because building an attrs class at import costs a few
-million instructions, and a replay that does not pace (the default) never needs it.
+waits them. A module of its own because building an attrs class at import costs start-up
+instructions (docs/architecture.md, "Speed exceptions", has the figure), and a replay that does not
+pace (the default) never needs it.
 """
 
 from __future__ import annotations

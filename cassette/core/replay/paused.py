@@ -1,9 +1,9 @@
 """``Paused``: an exchange stopped where the recording shows the server waiting for the
 client (``cassette.core.replay.playback`` explains the play).
 
-A module of its own because building an attrs class at import costs a few million
-instructions, and only a recording whose server asks the client something (sampling,
-elicitation, roots) ever pauses.
+A module of its own because building an attrs class at import costs start-up
+instructions (docs/architecture.md, "Speed exceptions", has the figure), and only a recording whose
+server asks the client something (sampling, elicitation, roots) ever pauses.
 """
 
 from __future__ import annotations

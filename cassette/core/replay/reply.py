@@ -30,8 +30,9 @@ class Reply:
 
     Treat it as a value (``attrs.evolve`` makes a changed copy), though it is not frozen:
     one is built for every message a replay answers, and a frozen attrs class sets each
-    of these sixteen fields through ``object.__setattr__``, which made building it 15,000
-    instructions, a twentieth of a stdio call (4.6x what a plain slotted class costs).
+    of these sixteen fields through ``object.__setattr__``, which made building it several
+    times what a plain slotted class costs (docs/architecture.md, "Speed exceptions", has the
+    figure).
     """
 
     messages: tuple[Any, ...] = ()

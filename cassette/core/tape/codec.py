@@ -196,7 +196,8 @@ def _plain(value: Any) -> dict[str, Any]:
 
 def _message_body(event: MessageEvent) -> dict[str, Any]:
     """``_plain`` for a message event, spelled out: nearly every line a recording writes
-    is one, and the general walk costs it about 17k instructions more per line."""
+    is one, and the general walk costs it more per line (docs/architecture.md, "Speed exceptions",
+    has the figure)."""
     body: dict[str, Any] = {"kind": "message", "t": event.t, "dir": event.dir}
     body["message"] = event.message
     if event.meta is not None:
@@ -265,9 +266,9 @@ def _describe(exc: BaseException) -> str:
 
 
 #: Below this many bytes a cassette is parsed by the standard library even with the
-#: ``fast`` extra: importing orjson costs about 5 M instructions and orjson saves about
-#: 50 a byte, so a replay's start-up was the same either way at about 100 KB (a 95 KB
-#: cassette: 1.1 M fewer without it); most cassettes a test suite replays are smaller.
+#: ``fast`` extra: importing orjson costs more than it saves on a small cassette, and a
+#: replay's start-up is the same either way near this size (docs/architecture.md, "Speed
+#: exceptions", has the figures); most cassettes a test suite replays are smaller.
 FAST_JSON_FROM: Final = 96 * 1024
 
 

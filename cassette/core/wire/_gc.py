@@ -2,9 +2,10 @@
 
 Loading a cassette allocates several objects per line and frees almost none, which is
 exactly what makes CPython's generational collector run full collections again and again,
-each over everything loaded so far: a large cassette spent a third of its load time
-there. Nothing built while loading forms a cycle worth collecting, so the collector is
-paused for the duration and restored afterwards (left off if the caller had turned it off).
+each over everything loaded so far, where a large cassette spent a good part of its load
+time (docs/architecture.md, "Speed exceptions", has the figure). Nothing built while
+loading forms a cycle worth collecting, so the collector is paused for the duration and
+restored afterwards (left off if the caller had turned it off).
 
 On the way out, what was allocated meanwhile is promoted to the oldest generation
 (``gc.freeze()`` then ``gc.unfreeze()``: two list splices, whatever the size) before the

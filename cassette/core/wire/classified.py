@@ -1,9 +1,10 @@
 """``Classified``: a frame's kind with its decoded value, what
 ``cassette.core.wire.jsonrpc.classify`` returns (``cassette.core.wire.jsonrpc`` exports it too).
 
-A module of its own because building an attrs class at import costs a few million
-instructions, and a stdio replay classifies its frames as plain values
-(``classify_parts``): only the HTTP fronts, the recorder and the tools build one.
+A module of its own because building an attrs class at import costs start-up
+instructions (docs/architecture.md, "Speed exceptions", has the figure), and a stdio replay
+classifies its frames as plain values (``classify_parts``): only the HTTP fronts, the recorder and
+the tools build one.
 """
 
 from __future__ import annotations

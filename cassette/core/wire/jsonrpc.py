@@ -180,8 +180,9 @@ def pretty(value: Any, *, indent: int | None = 2, ensure_ascii: bool = True) -> 
 
 def one_shot(encoder: json.JSONEncoder) -> Callable[[Any], str]:
     """``encoder.encode``, with its C encoder built once. Why: ``encode`` builds a new C
-    encoder (and a closure) on each call, about a third of encoding a small answer, which
-    a replay does for every message it sends. Where Python has no C encoder, or the
+    encoder (and a closure) on each call, a large part of encoding a small answer (the
+    speed-exceptions table in docs/architecture.md has the figure), which a replay does
+    for every message it sends. Where Python has no C encoder, or the
     encoder keeps state between calls (``check_circular``, ``indent``), ``encode`` itself."""
     make = getattr(json.encoder, "c_make_encoder", None)
     if make is None or encoder.check_circular or encoder.indent is not None:
@@ -292,7 +293,7 @@ def classify(data: bytes | str) -> Classified:
 def classify_parts(data: bytes | str) -> tuple[Kind, Any, str | None, str | None]:
     """``classify`` as plain values, with the frame's text (``None`` when it is not
     UTF-8): what a replay asks of every frame, without building a ``Classified`` or
-    decoding the bytes a second time (3.4 k instructions of a stdio call)."""
+    decoding the bytes a second time (docs/architecture.md, "Speed exceptions", has the figure)."""
     try:
         check_depth(data)  # before parsing: Python's parser would recurse that deep
     except TooDeepError as exc:

@@ -31,7 +31,7 @@ _SURROGATE: Final = "[\ud800-\udfff]"
 @cache
 def _compiled(pattern: str) -> re.Pattern[str]:
     """A pattern compiled on first use: a character class reaching into the surrogates
-    costs about 11 M instructions to compile (1.8% of a replay's start-up), and a clean
+    is costly to compile (docs/architecture.md, "Speed exceptions", has the figure), and a clean
     replay prints nothing of what it plays."""
     return re.compile(pattern)
 

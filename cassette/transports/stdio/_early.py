@@ -1,10 +1,10 @@
 """A plain stdio recording's server, spawned before the command line is even imported.
 
 Why: a recording cannot answer ``initialize`` before its server does, and a server takes
-its own time to boot (Node's ``server-everything`` about 200 ms here). Spawned only once
-the command line, the recorder and the redaction rules are imported and set up, the
-server boots after all that; spawned first, it boots while they load, and the recording
-answers as soon as the slower of the two is ready. So ``python -m cassette`` (and the
+its own time to boot (Node's ``server-everything``: docs/architecture.md, "Speed exceptions", has
+the figure). Spawned only once the command line, the recorder and the redaction rules are imported
+and set up, the server boots after all that; spawned first, it boots while they load, and the
+recording answers as soon as the slower of the two is ready. So ``python -m cassette`` (and the
 ``cassette`` script) call ``spawn`` with the raw arguments, first thing, and the stdio
 transport's ``connect`` takes the process (``claim``) when its command is the one spawned.
 

@@ -330,7 +330,7 @@ class StdioClientStream:
 
         def on_chunk(chunk: bytes) -> bool:
             # frame_now's loop, written out: calling it per line costs two more calls a
-            # line (2.0 k instructions of a 141.8 k call, measured)
+            # line (docs/architecture.md, "Speed exceptions", has the figure)
             framer.push(chunk)
             while True:
                 line = framer.next_ready()
