@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from cassette.core.replay.misses import MissReport
     from cassette.core.replay.pacing import Pacing
     from cassette.core.replay.replayer import Replayer
-    from cassette.core.replay.sessions import ReplaySessions, Responder, ResponderPool
+    from cassette.core.replay.sessions import ReplayPool, Responder, ResponderPool
     from cassette.core.wire.model import (
         FORMAT_VERSION,
         Event,
@@ -163,7 +163,7 @@ _LAZY: dict[str, str] = {
     "ReplayMiss": "cassette.errors",
     "ReplayOptions": "cassette.runtime.replay_pool",
     "ReplayResult": "cassette.runtime.conversation",
-    "ReplaySessions": "cassette.core.replay.sessions",
+    "ReplayPool": "cassette.core.replay.sessions",
     "Replayer": "cassette.core.replay.replayer",
     "Reply": "cassette.transport",
     "Responder": "cassette.core.replay.sessions",
@@ -255,8 +255,8 @@ __all__ = [
     "Redactor",
     "ReplayMiss",
     "ReplayOptions",
+    "ReplayPool",
     "ReplayResult",
-    "ReplaySessions",
     "Replayer",
     "Reply",
     "Responder",

@@ -25,10 +25,10 @@ from cassette.cli.common import err
 
 if TYPE_CHECKING:
     from cassette.core.eras.fits import Survey
-    from cassette.core.replay.opening import OpeningSessions
-    from cassette.core.replay.sessions import ReplaySessions
+    from cassette.core.replay.opening import OpeningPool
+    from cassette.core.replay.sessions import ReplayPool
 
-    Pool = ReplaySessions | OpeningSessions
+    Pool = ReplayPool | OpeningPool
 
 __all__ = ["print_banner"]
 
@@ -63,9 +63,9 @@ def print_banner(
 def banner_events(pool: Pool, path: Path) -> Sequence[Any]:
     """What the banner judges from: the opening and the probes of a cassette served from
     its opening (its whole not loaded), else the whole cassette the pool holds."""
-    from cassette.core.replay.opening import OpeningSessions
+    from cassette.core.replay.opening import OpeningPool
 
-    if isinstance(pool, OpeningSessions) and not pool.loaded:
+    if isinstance(pool, OpeningPool) and not pool.loaded:
         from cassette.store.opening import read_probes
 
         return [*pool.recording.events, *read_probes(path)]

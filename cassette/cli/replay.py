@@ -45,9 +45,9 @@ from cassette.transport import ServeOptions
 
 if TYPE_CHECKING:
     from cassette.cli.layout import Layout
-    from cassette.core.replay.opening import OpeningSessions
+    from cassette.core.replay.opening import OpeningPool
     from cassette.core.replay.pacing import Pacing
-    from cassette.core.replay.sessions import ReplaySessions, ResponderPool
+    from cassette.core.replay.sessions import ReplayPool, ResponderPool
     from cassette.runtime.replay_pool import ReplayOptions
 
 __all__ = ["ReplayCommand", "add_parsers", "opened", "run"]
@@ -306,7 +306,7 @@ def run(args: argparse.Namespace) -> int:
     return _serve(command)
 
 
-def opened(command: ReplayCommand) -> tuple[ReplaySessions | OpeningSessions, Path]:
+def opened(command: ReplayCommand) -> tuple[ReplayPool | OpeningPool, Path]:
     """The replay's pool and the cassette's absolute path, the banner printed: all a
     replay does before it serves."""
     from cassette.runtime.replay_pool import replay_pool
@@ -359,9 +359,9 @@ def _serve(command: ReplayCommand) -> int:
 def _report_unplayed(command: ReplayCommand, responders: ResponderPool) -> None:
     """``--report``: the recorded requests no session played, as a mode's replay reports
     them (what ``cassette prune`` goes by)."""
-    from cassette.core.replay.sessions import ReplaySessions
+    from cassette.core.replay.sessions import ReplayPool
 
-    if command.report is None or not isinstance(responders, ReplaySessions):
+    if command.report is None or not isinstance(responders, ReplayPool):
         return
     from cassette.modes.runner import unplayed_requests
     from cassette.store.report import Report

@@ -40,7 +40,7 @@ import attrs
 from cassette.core.recording.recorder import BeforeRecord
 from cassette.core.redaction.redactor import Redactor
 from cassette.core.replay.matching import LIFECYCLE_METHODS, MissReport
-from cassette.core.replay.sessions import ReplaySessions
+from cassette.core.replay.sessions import ReplayPool
 from cassette.core.wire.jsonrpc import Kind, classify_value
 from cassette.core.wire.model import MessageEvent
 from cassette.core.words.volatile import Ignores
@@ -453,7 +453,7 @@ async def _replay(
 
 async def _serve_client(
     client: FrameStream,
-    responders: ReplaySessions,
+    responders: ReplayPool,
     policy: DeliveryPolicy,
     extension: Extension | None,
 ) -> ReplayResult:
@@ -472,7 +472,7 @@ async def _serve_client(
     return results[0]
 
 
-def unplayed_requests(responders: ReplaySessions) -> list[dict[str, Any]]:
+def unplayed_requests(responders: ReplayPool) -> list[dict[str, Any]]:
     """The recorded requests no session of this serving played (line, request and its
     digest: ``cassette.core.tape.prune``), for a
     supervisor that fails tests leaving recordings unused, and for ``cassette prune``.

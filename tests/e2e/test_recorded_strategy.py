@@ -16,7 +16,7 @@ from cassette import (
     ClientConnection,
     DeliveryPolicy,
     ReplayOptions,
-    ReplaySessions,
+    ReplayPool,
     open_replay,
     replay_sessions,
     serve_replay,
@@ -109,5 +109,5 @@ def test_the_harness_and_an_asgi_apps_sessions_honour_it_too(strict_tape: Path) 
 
     assert "played already (strategy strict" in run(by_open_replay)["error"]["message"]
     pool = replay_sessions(strict_tape).responders
-    assert isinstance(pool, ReplaySessions)
+    assert isinstance(pool, ReplayPool)
     assert pool.strategy.name == "strict"

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cassette.core.replay.matching import get_strategy
-from cassette.core.replay.sessions import ReplaySessions
+from cassette.core.replay.sessions import ReplayPool
 from cassette.errors import CassetteFormatError
 from cassette.store.storage import Cassette
 from cassette.tools.diff import diff_cassettes
@@ -95,7 +95,7 @@ def _file(header: dict[str, Any]) -> bytes:
 def _use_everywhere(tape: Cassette) -> None:
     """Everything that reads a header, as the command line does."""
     strategy = get_strategy(tape.header.target.get("strategy") or "default")  # as replay does
-    session = ReplaySessions(tape, strategy, environ={"X": "secret-value"}).new()
+    session = ReplayPool(tape, strategy, environ={"X": "secret-value"}).new()
     for message in (SESSION[0], SESSION[2]):
         session.receive(message)
     front_app(HttpReplayApp, tape)

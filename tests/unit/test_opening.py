@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from cassette.core.replay.opening import OpeningResponder, OpeningSessions
-from cassette.core.replay.sessions import ReplaySessions
+from cassette.core.replay.opening import OpeningPool, OpeningResponder
+from cassette.core.replay.sessions import ReplayPool
 from cassette.store.opening import read_opening
 from cassette.store.storage import Cassette
 from tests.opening_tapes import INITIALIZE, long_cassette, write_long
@@ -65,17 +65,17 @@ def test_what_could_change_the_handshake_answer_means_no_opening(
     assert read_opening(path) is None, name
 
 
-def _pools(tape: Path) -> tuple[ReplaySessions, OpeningSessions, list[str]]:
-    whole = ReplaySessions(Cassette.load(tape))
+def _pools(tape: Path) -> tuple[ReplayPool, OpeningPool, list[str]]:
+    whole = ReplayPool(Cassette.load(tape))
     opening = read_opening(tape)
     assert opening is not None
     loads: list[str] = []
 
-    def load() -> ReplaySessions:
+    def load() -> ReplayPool:
         loads.append("whole")
-        return ReplaySessions(Cassette.load(tape))
+        return ReplayPool(Cassette.load(tape))
 
-    return whole, OpeningSessions(ReplaySessions(opening), load), loads
+    return whole, OpeningPool(ReplayPool(opening), load), loads
 
 
 def _init(params: dict[str, Any], request_id: int = 1) -> dict[str, Any]:

@@ -77,7 +77,7 @@ def test_the_package_exports_what_the_docs_import() -> None:
 
     for name in (
         "Candidate",
-        "ReplaySessions",
+        "ReplayPool",
         "Replayer",
         "Responder",
         "ModeChoice",

@@ -8,7 +8,7 @@ Two exemptions, each for a reason a reader can check:
 
 * ``cassette/core/replay/shown.py`` (how a replay session shows live messages): the sans-IO
   core cannot read project settings; the runtime hands it the gate's policy
-  (``ReplaySessions(shown=...)``), and only a library caller's ``Replayer`` built without
+  (``ReplayPool(shown=...)``), and only a library caller's ``Replayer`` built without
   one falls back to the built-in rules and the header's variables to describe a miss
   (which passes the gate again where the runtime prints it,
   ``cassette.runtime.conversation``);

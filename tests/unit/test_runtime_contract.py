@@ -33,7 +33,7 @@ from cassette import (
     serve,
 )
 from cassette.core.replay.pacing import Pacing
-from cassette.core.replay.sessions import ReplaySessions
+from cassette.core.replay.sessions import ReplayPool
 from cassette.mock import MockServer
 from cassette.transport import FrameStream, Handler, Upstream
 from cassette.transports.memory import MemoryFrameStream, memory_pair
@@ -215,7 +215,7 @@ def test_a_third_party_frame_server_works_with_every_option_set() -> None:
     )
 
     async def go() -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
-        responders = ReplaySessions(Cassette.load(EXAMPLE), "strict")
+        responders = ReplayPool(Cassette.load(EXAMPLE), "strict")
         async with anyio.create_task_group() as tg:
             tg.start_soon(
                 lambda: serve(

@@ -11,7 +11,7 @@ import pytest
 from cassette.core.eras.variant_plan import recorded_client
 from cassette.core.eras.variants import Fit, choose, split
 from cassette.core.replay.replayer import Replayer
-from cassette.core.replay.sessions import ReplaySessions
+from cassette.core.replay.sessions import ReplayPool
 from cassette.core.tape.codec import decode, encode_line
 from cassette.core.wire.model import MessageEvent
 from cassette.errors import CassetteFormatError
@@ -133,7 +133,7 @@ def test_the_group_stays_once_a_session_is_under_way() -> None:
 
 
 def test_unplayed_counts_the_main_recording_only() -> None:
-    sessions = ReplaySessions(inspector_tape())
+    sessions = ReplayPool(inspector_tape())
     first = sessions.new()
     tools_seen(first, ROOTS)
     sessions.release(first)

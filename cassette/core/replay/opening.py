@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from cassette.core.replay.replayer import Replayer
 from cassette.core.replay.reply import Reply
-from cassette.core.replay.sessions import ReplaySessions, Responder
+from cassette.core.replay.sessions import ReplayPool, Responder
 from cassette.core.wire.jsonrpc import Kind, classify_parts, classify_value
 from cassette.core.wire.model import Recording
 
@@ -35,22 +35,22 @@ if TYPE_CHECKING:
     from cassette.core.replay.misses import MissReport
     from cassette.core.replay.strategies import Strategy
 
-__all__ = ["OpeningResponder", "OpeningSessions"]
+__all__ = ["OpeningPool", "OpeningResponder"]
 
 
-class OpeningSessions:
+class OpeningPool:
     """A ``ResponderPool`` whose first session is answered from ``opening`` (a pool of the
     cassette's opening) until it needs the rest; ``whole`` loads and prepares the whole
     cassette's pool, once, which serves everything else."""
 
-    def __init__(self, opening: ReplaySessions, whole: Callable[[], ReplaySessions]) -> None:
-        self._opening: ReplaySessions | None = opening
+    def __init__(self, opening: ReplayPool, whole: Callable[[], ReplayPool]) -> None:
+        self._opening: ReplayPool | None = opening
         self._load = whole
-        self._whole: ReplaySessions | None = None
+        self._whole: ReplayPool | None = None
         self._first = True
 
     @property
-    def whole(self) -> ReplaySessions:
+    def whole(self) -> ReplayPool:
         """The whole cassette's pool, loaded and prepared on first use."""
         if self._whole is None:
             self._whole = self._load()
@@ -103,7 +103,7 @@ class OpeningResponder:
     """A ``Responder`` answering a session's ``initialize`` from the cassette's opening,
     and everything else from the whole cassette (see the module docstring)."""
 
-    def __init__(self, early: Replayer, pool: OpeningSessions) -> None:
+    def __init__(self, early: Replayer, pool: OpeningPool) -> None:
         self._early: Replayer | None = early
         self._pool = pool
         self._full: Responder | None = None

@@ -2,7 +2,7 @@
 
 A front does not answer clients itself; it asks a *responder*, one per client session
 (``Responder``: a ``Replayer``, a mock's server, anything that answers the same way), which
-it gets from a *pool* (``ResponderPool``). ``ReplaySessions`` is the cassette's pool: each
+it gets from a *pool* (``ResponderPool``). ``ReplayPool`` is the cassette's pool: each
 session gets its own ``Replayer`` (its own consumption state), all sharing the cassette's
 ``Prepared`` work, and what an ended session leaves is only what the end-of-run report
 needs (its misses), so a long run keeps no ended session.
@@ -31,7 +31,7 @@ from cassette.core.wire.model import Recording
 if TYPE_CHECKING:
     from cassette.core.replay.misses import MissReport
 
-__all__ = ["ReplaySessions", "Responder", "ResponderPool"]
+__all__ = ["ReplayPool", "Responder", "ResponderPool"]
 
 
 class Responder(Protocol):
@@ -64,7 +64,7 @@ class Responder(Protocol):
 
 
 class ResponderPool(Protocol):
-    """Every session a front serves: ``ReplaySessions``, or a mock's. ``recording`` says
+    """Every session a front serves: ``ReplayPool``, or a mock's. ``recording`` says
     how the answering server was reached (era, transport, recorded HTTP facts), so a
     network front serves its sessions as that server did. ``release`` is told when a
     session has ended: what it kept for the end of the run (its misses) is taken from it,
@@ -83,7 +83,7 @@ class ResponderPool(Protocol):
     def summary(self) -> str: ...
 
 
-class ReplaySessions:
+class ReplayPool:
     """Every replay session a network front serves from one cassette.
 
     Each session gets its own ``Replayer`` (its own consumption state), all sharing the
