@@ -275,11 +275,15 @@ def startup_over() -> None:
         gc.enable()
 
 
-def run_async(func: Callable[[], Awaitable[int]], outcome: list[int] | None = None) -> int:
-    """Run ``func`` under anyio, turning SIGINT/SIGTERM into a clean, coded exit.
+def run_async(
+    func: Callable[[], Awaitable[int]], on_signal: Callable[[], int | None] | None = None
+) -> int:
+    """Run ``func`` under anyio and return its exit code, turning SIGINT/SIGTERM into a
+    clean, coded exit.
 
-    A network front runs until it is stopped, so for it a signal is the normal end: it
-    puts its own exit code in ``outcome`` (from a ``finally``), and that code wins.
+    A network front runs until it is stopped, so for it a signal is the normal end:
+    ``on_signal`` then says the code it exits with (by what it served); without it, or
+    when it says ``None``, a signal's exit is 128 plus its number.
     """
     import anyio
 
@@ -302,7 +306,8 @@ def run_async(func: Callable[[], Awaitable[int]], outcome: list[int] | None = No
             code = await func()
             tg.cancel_scope.cancel()
         if caught:
-            return outcome[0] if outcome else 128 + caught[0]
+            chosen = on_signal() if on_signal is not None else None
+            return chosen if chosen is not None else 128 + caught[0]
         return code
 
     try:

@@ -82,12 +82,13 @@ def _serve(args: argparse.Namespace, manifest: dict[str, object]) -> int:
         )
         if args.front == "stdio":
             print_config(client_config(path, "mock", _behaviour(args)))
-    outcome: list[int] = []
+    code: int | None = None
 
     def finished(result: ReplayResult) -> None:
+        nonlocal code
         if result.summary:
             err(result.summary)
-        outcome[:] = [EXIT_MISSES if result.misses else 0]
+        code = EXIT_MISSES if result.misses else 0
 
     options = MockOptions(
         front=args.front,
@@ -108,6 +109,6 @@ def _serve(args: argparse.Namespace, manifest: dict[str, object]) -> int:
 
     async def go() -> int:
         await serve_mock(server, options)
-        return outcome[0] if outcome else 0
+        return code or 0
 
-    return run_async(go, outcome)
+    return run_async(go, on_signal=lambda: code)

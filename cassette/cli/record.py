@@ -471,14 +471,15 @@ def _record_proxy(command: RecordCommand) -> int:
     listen = attrs.evolve(command.listen, on_ready=ready)
     results: list[RecordResult] = []
     config = attrs.evolve(command.config, on_result=results.append)
-    outcome: list[int] = []
+    started = False
 
     async def go() -> int:
-        outcome.append(0)  # stopping the proxy is how a recording ends
+        nonlocal started
+        started = True  # stopping the proxy is how a recording ends
         await record_proxy(command.target, config, listen)
         return 0
 
-    code = run_async(go, outcome)
+    code = run_async(go, on_signal=lambda: 0 if started else None)
     result = results[0] if results else None
     if result is not None and result.succeeded:  # as a stdio recording ends
         err(result.written())

@@ -336,24 +336,25 @@ def _serve(command: ReplayCommand) -> int:
     listen = attrs.evolve(command.listen, on_ready=serving_on(path, quiet=command.quiet))
     # A listening front (not stdio, whose one client ends the run) is stopped by a signal,
     # which is its normal end: it exits by what it served, 0 if it served nobody.
-    outcome: list[int] = [] if command.front == "stdio" else [0]
+    code: int | None = None if command.front == "stdio" else 0
 
     def finished(result: ReplayResult) -> None:
+        nonlocal code
         if result.summary:  # it quotes the recording too: through the gate, as a miss line
             from cassette.store.gate import shown
 
             err(shown(result.summary))
-        if not outcome or result.misses:
-            outcome[:] = [EXIT_MISSES if result.misses else 0]
+        if code is None or result.misses:
+            code = EXIT_MISSES if result.misses else 0
 
     async def go() -> int:
         try:
             await serve(front, pool, options=listen, policy=command.policy.finishing(finished))
         finally:  # a listening front ends by a signal: what it served is reported all the same
             _report_unplayed(command, pool)
-        return outcome[0] if outcome else 0
+        return code or 0
 
-    return run_async(go, outcome)
+    return run_async(go, on_signal=lambda: code)
 
 
 def _report_unplayed(command: ReplayCommand, responders: ResponderPool) -> None:
