@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cassette.cli.common import err
+from cassette.cli.output import err
 
 if TYPE_CHECKING:
     from cassette.core.eras.fits import Survey

@@ -13,15 +13,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from cassette.cli.common import (
-    EXIT_MISSES,
-    allowed_origins,
-    apply_limits,
-    err,
-    listening_given,
-    run_async,
-)
 from cassette.cli.configs import client_config, print_config, serving_on
+from cassette.cli.exits import EXIT_MISSES
+from cassette.cli.options import allowed_origins, apply_limits, listening_given
+from cassette.cli.output import err
+from cassette.cli.running import run_async
 from cassette.errors import UsageError
 
 __all__ = ["main"]

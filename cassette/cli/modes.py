@@ -20,7 +20,10 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from cassette.cli.common import err, folder, recording_exit, run_async
+from cassette.cli.exits import recording_exit
+from cassette.cli.output import err
+from cassette.cli.running import run_async
+from cassette.cli.values import folder
 from cassette.errors import UsageError
 from cassette.modes.policy import ENV_VAR, Action, ModeChoice, resolve_mode
 

@@ -19,29 +19,7 @@ from typing import Any
 
 import attrs
 
-from cassette.cli.common import (
-    REDACTION_DESTS,
-    allow_repeats,
-    allowed_origins,
-    err,
-    fault_options,
-    fault_policy,
-    front_name,
-    ignore_options,
-    ignore_params,
-    keep_volatile,
-    limit_options,
-    listen_options,
-    log_option,
-    log_to,
-    origin_options,
-    recording_exit,
-    redaction_options,
-    repeat_options,
-    run_async,
-    seconds,
-    volatile_options,
-)
+from cassette.cli.exits import recording_exit
 from cassette.cli.headers import (
     goes_live,
     header_options,
@@ -50,6 +28,26 @@ from cassette.cli.headers import (
 )
 from cassette.cli.layout import Layout
 from cassette.cli.modes import add_mode_options, apply_sessions, record_choice, run_in_mode
+from cassette.cli.options import (
+    REDACTION_DESTS,
+    allow_repeats,
+    allowed_origins,
+    fault_options,
+    fault_policy,
+    front_name,
+    ignore_options,
+    ignore_params,
+    keep_volatile,
+    limit_options,
+    listen_options,
+    origin_options,
+    redaction_options,
+    repeat_options,
+    volatile_options,
+)
+from cassette.cli.output import err, log_option, log_to
+from cassette.cli.running import run_async
+from cassette.cli.values import seconds
 from cassette.core.redaction.headers import Expanded
 from cassette.core.wire.urls import check_http_url
 from cassette.errors import UsageError
@@ -231,7 +229,7 @@ class RecordCommand:
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> RecordCommand:
-        from cassette.cli.common import apply_limits
+        from cassette.cli.options import apply_limits
         from cassette.core.replay.matching import get_strategy
 
         command = list(args.server)
@@ -336,7 +334,7 @@ def _client_run(plain: bool) -> str | None:
 def _no_listening(args: argparse.Namespace, why: str) -> None:
     """``--host``, ``--port`` and ``--allow-origin`` where nothing listens: refused, not
     silently ignored."""
-    from cassette.cli.common import listening_given
+    from cassette.cli.options import listening_given
 
     given = listening_given(args)
     if given:

@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from cassette.cli.common import (
-    EXIT_MISSES,
+from cassette.cli.configs import serving_on
+from cassette.cli.exits import EXIT_MISSES
+from cassette.cli.modes import add_mode_options, apply_sessions, replay_choice, run_in_mode
+from cassette.cli.options import (
     allow_repeats,
     allowed_origins,
-    err,
-    factor,
     fault_options,
     fault_policy,
     front_name,
@@ -27,16 +27,12 @@ from cassette.cli.common import (
     limit_options,
     listen_options,
     listening_given,
-    log_option,
-    log_to,
     origin_options,
-    positive_count,
     repeat_options,
-    run_async,
-    seconds,
 )
-from cassette.cli.configs import serving_on
-from cassette.cli.modes import add_mode_options, apply_sessions, replay_choice, run_in_mode
+from cassette.cli.output import err, log_option, log_to
+from cassette.cli.running import run_async
+from cassette.cli.values import factor, positive_count, seconds
 from cassette.errors import CassetteNotFoundError, UsageError
 from cassette.modes.policy import ModeChoice, missing_cassette_message
 from cassette.runtime.conversation import DeliveryPolicy
@@ -194,7 +190,7 @@ class ReplayCommand:
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> ReplayCommand:
-        from cassette.cli.common import apply_limits
+        from cassette.cli.options import apply_limits
         from cassette.core.replay.matching import get_strategy
 
         limit = apply_limits(args)

@@ -11,16 +11,12 @@ import argparse
 import os
 from typing import Any
 
-from cassette.cli.common import (
-    REDACTION_DESTS,
-    err,
-    front_name,
-    redaction_options,
-    run_async,
-    seconds,
-)
 from cassette.cli.headers import header_options, upstream_headers, with_header_secrets
 from cassette.cli.layout import Layout
+from cassette.cli.options import REDACTION_DESTS, front_name, redaction_options
+from cassette.cli.output import err
+from cassette.cli.running import run_async
+from cassette.cli.values import seconds
 from cassette.core.redaction.headers import Expanded
 from cassette.errors import TransportError, UsageError, sole_exception
 

@@ -95,7 +95,7 @@ class RedactOptions:
 
     @classmethod
     def from_args(cls, args: Any) -> RedactOptions:
-        """The options ``cassette.cli.common.redaction_options`` parsed."""
+        """The options ``cassette.cli.options.redaction_options`` parsed."""
         return cls(
             enabled=not args.no_redact,
             patterns=args.redact_pattern or (),
