@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from tests.support import (
+from tests.helpers.support import (
     NODE_DIR,
     PY,
     ROOT,

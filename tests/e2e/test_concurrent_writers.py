@@ -36,7 +36,7 @@ from cassette.core.replay.starts import split_starts
 from cassette.core.wire.model import MessageEvent
 from cassette.store.storage import Cassette
 from cassette.tools.lint import lint_cassette
-from tests.support import LineClient, everything_command, record_command
+from tests.helpers.support import LineClient, everything_command, record_command
 
 ROUNDS = int(os.environ.get("CASSETTE_STRESS_ROUNDS", "2"))
 

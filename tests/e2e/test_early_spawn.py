@@ -25,7 +25,7 @@ from cassette.transport import Frame, Target
 from cassette.transports.stdio import _early
 from cassette.transports.stdio._adopted import AdoptedProcess
 from cassette.transports.stdio.transport import StdioTransport
-from tests.support import PY, ROOT, run, scaled, session_events
+from tests.helpers.support import PY, ROOT, run, scaled, session_events
 
 linux = pytest.mark.skipif(sys.platform != "linux", reason="early spawn is Linux only")
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from cassette.core.wire.model import ExitEvent
 from cassette.store.storage import Cassette
 from cassette.tools.lint import lint_cassette
-from tests.support import PY, RAW_SERVER, LineClient, record_command, scaled
+from tests.helpers.support import PY, RAW_SERVER, LineClient, record_command, scaled
 
 NO_TOKEN = [
     PY,

@@ -13,7 +13,7 @@ import pytest
 from cassette import Cassette
 from cassette.core.tape.codec import encode_line
 from cassette.core.wire.model import Header, MessageEvent, RecorderInfo
-from tests.support import PY, scaled
+from tests.helpers.support import PY, scaled
 
 pytestmark = [
     pytest.mark.e2e,

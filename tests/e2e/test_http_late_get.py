@@ -33,8 +33,8 @@ import pytest
 from cassette.core.tape.codec import encode_line
 from cassette.core.wire.model import Header, HttpEvent, MessageEvent, RecorderInfo
 from cassette.transports.http.sse_parser import SSEParser
-from tests.http_probes import INIT, INITIALIZED, JSON, LEGACY_VERSION
-from tests.support import OFFLINE_ENV, Background, replay_command
+from tests.helpers.http_probes import INIT, INITIALIZED, JSON, LEGACY_VERSION
+from tests.helpers.support import OFFLINE_ENV, Background, replay_command
 
 pytestmark = pytest.mark.e2e
 

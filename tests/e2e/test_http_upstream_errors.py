@@ -15,7 +15,7 @@ from cassette.errors import TransportError
 from cassette.registry import load_transport
 from cassette.tools.check import check_server
 from cassette.transport import Frame, Target
-from tests.support import PY, Background
+from tests.helpers.support import PY, Background
 
 pytest.importorskip("httpx")
 

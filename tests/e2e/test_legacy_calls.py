@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from cassette.core.eras.legacy_calls import announcement
-from tests.support import PY, ROOT, record_command, replay_command, run, stdio_params
+from tests.helpers.support import PY, ROOT, record_command, replay_command, run, stdio_params
 
 pytestmark = pytest.mark.e2e
 

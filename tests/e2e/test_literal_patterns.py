@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from cassette.core.redaction.redacted import pattern_digest
-from tests.support import PY, ROOT, LineClient
-from tests.support import cassette_cli as cassette
+from tests.helpers.support import PY, ROOT, LineClient
+from tests.helpers.support import cassette_cli as cassette
 
 pytestmark = pytest.mark.e2e
 STEADY = ROOT / "tests" / "servers" / "steady_server.py"

@@ -26,7 +26,7 @@ import pytest
 
 from cassette import Cassette
 from cassette.core.wire.model import RawEvent, StderrEvent
-from tests.support import PY, ROOT, LineClient
+from tests.helpers.support import PY, ROOT, LineClient
 
 pytestmark = [
     pytest.mark.e2e,

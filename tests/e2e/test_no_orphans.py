@@ -24,7 +24,7 @@ import pytest
 
 from cassette.core.wire.model import ExitEvent, MessageEvent
 from cassette.tools.lint import lint_cassette
-from tests.support import (
+from tests.helpers.support import (
     NODE_DIR,
     PY,
     ROOT,

@@ -18,7 +18,7 @@ import pytest
 
 from cassette import Cassette
 from cassette.core.replay.starts import count_starts, start_of
-from tests.support import (
+from tests.helpers.support import (
     MODERN_SERVER,
     OFFLINE_ENV,
     PY,

@@ -13,7 +13,7 @@ import pytest
 
 from cassette.core.tape.codec import encode_line
 from cassette.core.wire.model import Header, MessageEvent, RecorderInfo
-from tests.support import ROOT, scaled
+from tests.helpers.support import ROOT, scaled
 
 pytestmark = [
     pytest.mark.e2e,

@@ -22,7 +22,7 @@ from cassette import (
     serve_replay,
 )
 from cassette.transports.memory import MemoryTransport
-from tests.support import PY, ROOT, LineClient, record_command, replay_command, run
+from tests.helpers.support import PY, ROOT, LineClient, record_command, replay_command, run
 
 pytestmark = pytest.mark.e2e
 

@@ -14,7 +14,7 @@ import pytest
 
 from cassette import Cassette
 from cassette.core.wire.model import MessageEvent
-from tests.support import (
+from tests.helpers.support import (
     MODERN_SERVER,
     OFFLINE_ENV,
     PY,

@@ -14,7 +14,7 @@ import pytest
 
 from cassette.core.wire.model import MessageEvent
 from cassette.mock import load_manifest, write_manifest
-from tests.support import (
+from tests.helpers.support import (
     OFFLINE_ENV,
     PY,
     Background,

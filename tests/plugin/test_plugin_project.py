@@ -420,7 +420,7 @@ def test_where(mcp_cassette):
 
 def test_the_projects_stderr_setting_reaches_the_plugins_recordings(suite: Suite) -> None:
     from cassette.core.wire.model import StderrEvent
-    from tests.support import ROOT
+    from tests.helpers.support import ROOT
 
     body = WHEREVER.format(server=str(ROOT / "tests" / "servers" / "wherever_server.py"))
     suite.pytester.makepyprojecttoml("[tool.cassette]\n")

@@ -20,7 +20,7 @@ from cassette.core.eras.surface import capability_sets
 from cassette.core.replay.opening import OpeningPool
 from cassette.core.replay.sessions import ReplayPool
 from cassette.store.storage import Cassette
-from tests.opening_tapes import write_long
+from tests.helpers.opening_tapes import write_long
 from tests.unit import test_fits
 
 HEADER = {**test_fits.HEADER, "protocol_version": "2025-11-25"}

@@ -20,7 +20,7 @@ from cassette.client.target import ServerTarget
 from cassette.core.wire.model import MessageEvent, RecorderInfo
 from cassette.errors import CassetteError, UsageError
 from cassette.store.lock import FileLock
-from tests.support import ROOT
+from tests.helpers.support import ROOT
 
 EXAMPLE = ROOT / "examples" / "everything.jsonl"
 

@@ -17,7 +17,7 @@ from cassette.transport import Frame
 from cassette.transports.http.sse import SseReplayApp
 from cassette.transports.http.streamable_http import HttpReplayApp
 from cassette.transports.memory import memory_pair
-from tests.support import front_app
+from tests.helpers.support import front_app
 from tests.unit import test_http_front as http
 from tests.unit import test_sse_transport as sse
 from tests.unit.test_replayer import note, req, res, tape

@@ -20,7 +20,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cassette.core.wire import jsonrpc
-from tests.support import scaled
+from tests.helpers.support import scaled
 
 orjson = pytest.importorskip("orjson")
 

@@ -26,7 +26,7 @@ from cassette.tools.lint import lint_cassette
 from cassette.tools.redact_cmd import redact_cassette
 from cassette.tools.show import render_html, timeline
 from cassette.transports.http.streamable_http import HttpReplayApp
-from tests.support import front_app
+from tests.helpers.support import front_app
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),

@@ -15,7 +15,7 @@ from cassette.core.replay.replayer import Replayer
 from cassette.errors import CassetteFormatError
 from cassette.store.storage import Cassette
 from cassette.transports.http.streamable_http import HttpReplayApp
-from tests.support import front_app
+from tests.helpers.support import front_app
 from tests.unit.test_http_front import LEGACY, MODERN
 
 HEADER = (

@@ -15,7 +15,7 @@ from cassette.runtime import replay_sessions
 from cassette.transport import RecordOptions, ServeOptions, normalize_origin
 from cassette.transports.http.sse import SseReplayApp
 from cassette.transports.http.streamable_http import HttpReplayApp
-from tests.support import front_app
+from tests.helpers.support import front_app
 from tests.unit.test_http_front import ACCEPT, LEGACY, MODERN, req
 
 LOCAL = "http://localhost:5173"

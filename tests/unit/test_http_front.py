@@ -15,7 +15,7 @@ import pytest
 from cassette import Cassette, Header, HttpEvent, MessageEvent, RawEvent
 from cassette.core.wire.model import Era, RecorderInfo
 from cassette.transports.http.streamable_http import HttpReplayApp
-from tests.support import front_app
+from tests.helpers.support import front_app
 
 MODERN_META = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",

@@ -13,7 +13,7 @@ from cassette.core.replay.sessions import ReplayPool
 from cassette.runtime import replay_sessions
 from cassette.store.storage import Cassette
 from cassette.transports.http.streamable_http import HttpReplayApp
-from tests.support import ROOT, front_app
+from tests.helpers.support import ROOT, front_app
 from tests.unit.test_http_front import LEGACY, post, req, scenario
 
 VERSION = {"mcp-protocol-version": "2025-11-25"}

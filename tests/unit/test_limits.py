@@ -33,7 +33,7 @@ from cassette.transport import Frame, ServeOptions
 from cassette.transports.http._http_record import RecordingProxy
 from cassette.transports.http._sse_replay import SseReplayApp, _Session
 from cassette.transports.http.streamable_http import HttpReplayApp
-from tests.support import front_app
+from tests.helpers.support import front_app
 from tests.unit.test_hostile_input import HEADER
 from tests.unit.test_http_front import LEGACY
 from tests.unit.test_http_proxy_faults import Collect, closed_port

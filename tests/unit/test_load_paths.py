@@ -20,7 +20,7 @@ from cassette.core.wire._gc import paused_gc
 from cassette.core.wire.model import MessageEvent
 from cassette.errors import CassetteFormatError
 from cassette.store.storage import Cassette
-from tests.support import scaled
+from tests.helpers.support import scaled
 
 HEADER = {
     "kind": "header",
@@ -209,7 +209,7 @@ runpy.run_module("cassette", run_name="__main__", alter_sys=True)
 def test_a_stdio_replay_imports_nothing_it_does_not_use(tmp_path: Any) -> None:
     import subprocess
 
-    from tests.support import PY, ROOT
+    from tests.helpers.support import PY, ROOT
 
     initialize = {
         "jsonrpc": "2.0",

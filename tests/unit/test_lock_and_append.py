@@ -15,7 +15,7 @@ from cassette import Cassette, MessageEvent
 from cassette.errors import CassetteError
 from cassette.store.lock import FileLock, _lock, _same_file, claim_slot
 from cassette.store.storage import append_events, has_recording
-from tests.support import PY, ROOT, scaled
+from tests.helpers.support import PY, ROOT, scaled
 
 HEADER = (
     '{"kind":"header","format":1,"transport":"stdio",'

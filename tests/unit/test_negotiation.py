@@ -25,7 +25,7 @@ from cassette.core.wire.exchanges import Exchange
 from cassette.core.wire.jsonrpc import REPLAY_MISS
 from cassette.errors import NotRecordedError
 from cassette.transports.http.streamable_http import HttpReplayApp
-from tests.support import front_app
+from tests.helpers.support import front_app
 from tests.unit import test_http_front as http
 from tests.unit.test_eras import WROTE, asking_tape, modern_req, modern_tape
 from tests.unit.test_legacy_calls import refusing_tape

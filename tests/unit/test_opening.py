@@ -13,7 +13,7 @@ from cassette.core.replay.opening import OpeningPool, OpeningResponder
 from cassette.core.replay.sessions import ReplayPool
 from cassette.store.opening import read_opening
 from cassette.store.storage import Cassette
-from tests.opening_tapes import INITIALIZE, long_cassette, write_long
+from tests.helpers.opening_tapes import INITIALIZE, long_cassette, write_long
 
 
 @pytest.fixture(scope="module")

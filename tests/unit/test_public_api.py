@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from cassette._lazy import TABLES, is_public
-from tests.support import scaled
+from tests.helpers.support import scaled
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "everything.jsonl"

@@ -21,7 +21,7 @@ from cassette.core.replay.wildcards import mask_like, template_matches
 from cassette.core.tape.codec import encode_line
 from cassette.errors import CassetteFormatError
 from cassette.store.storage import Cassette
-from tests.secret_corpus import BASIC_CREDENTIALS, CORPUS
+from tests.helpers.secret_corpus import BASIC_CREDENTIALS, CORPUS
 
 PLACEHOLDER = re.compile(r"\[REDACTED:[a-z-]+:[1-9][0-9]*\]")
 GITHUB = CORPUS["github_classic"]

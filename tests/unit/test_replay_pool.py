@@ -25,8 +25,8 @@ from cassette.core.redaction.redactor import Redactor
 from cassette.core.replay.opening import OpeningPool
 from cassette.core.wire.model import RecorderInfo
 from cassette.transports.memory import MemoryTransport
-from tests.opening_tapes import write_long
-from tests.support import ROOT
+from tests.helpers.opening_tapes import write_long
+from tests.helpers.support import ROOT
 from tests.unit.test_starts import session
 
 INIT = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t"}}

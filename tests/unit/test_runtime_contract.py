@@ -37,7 +37,7 @@ from cassette.core.replay.sessions import ReplayPool
 from cassette.mock import MockServer
 from cassette.transport import FrameStream, Handler, Upstream
 from cassette.transports.memory import MemoryFrameStream, memory_pair
-from tests.support import ROOT, run, scaled
+from tests.helpers.support import ROOT, run, scaled
 
 EXAMPLE = ROOT / "examples" / "everything.jsonl"
 INIT = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t"}}

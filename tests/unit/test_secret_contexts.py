@@ -15,7 +15,7 @@ import pytest
 
 from cassette.core.redaction.redactor import Redactor
 from cassette.core.redaction.secret_contexts import CONTEXTS, markdown_table
-from tests.secret_contexts import EXAMPLES, Example, leaked
+from tests.helpers.secret_contexts import EXAMPLES, Example, leaked
 
 ROOT = Path(__file__).resolve().parents[2]
 _RULE = re.compile(r"\[REDACTED:([a-z0-9-]+):[0-9]+\]|%5BREDACTED:([a-z0-9-]+):[0-9]+%5D")

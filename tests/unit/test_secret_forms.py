@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from cassette.core.redaction.redactor import Redactor
 from cassette.core.redaction.secret_rules import LONG_TEXT, find_spans
 from cassette.core.redaction.secret_table import _rules
-from tests.secret_corpus import CORPUS, FORMS, echoes, forms_structured, forms_text
+from tests.helpers.secret_corpus import CORPUS, FORMS, echoes, forms_structured, forms_text
 
 #: Hand-written examples for the rules whose match is not a token shape.
 _WORDY: dict[str, list[str]] = {

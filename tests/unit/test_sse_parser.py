@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cassette.transports.http.sse_parser import SSEEvent, SSEParser
-from tests.support import scaled
+from tests.helpers.support import scaled
 
 BOM = b"\xef\xbb\xbf"
 

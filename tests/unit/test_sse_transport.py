@@ -27,7 +27,7 @@ from cassette.transports.http._http import Scope
 from cassette.transports.http.sse import SseReplayApp, SseTransport
 from cassette.transports.http.sse_parser import SSEEvent, SSEParser
 from cassette.transports.http.streamable_http import run_app
-from tests.support import front_app
+from tests.helpers.support import front_app
 from tests.unit.test_replayer import note, req, res
 
 INIT = {

@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 import anyio
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 NODE_DIR = ROOT / "tests" / "node"
 EVERYTHING_JS = (
     NODE_DIR / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"

@@ -4,7 +4,7 @@ replay front of a cassette recorded from it, so their statuses can be compared o
 No client library: each probe is the request a misbehaving (or merely unusual) client
 sends, written with httpx by hand. ``run`` gives each probe's status (``None``: no answer
 in time) in order; a probe may depend on those before it (a session, a DELETE), so they
-always run in the listed order. ``python -m tests.http_probes ERA URL`` prints them: the
+always run in the listed order. ``python -m tests.helpers.http_probes ERA URL`` prints them: the
 table in docs/transports.md was made this way.
 """
 

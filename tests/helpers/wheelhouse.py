@@ -4,7 +4,7 @@ No test may reach the package index: a runner without one, or a busy index, woul
 red run that says nothing about the code. So the few tests that install packages (the
 real foreign ``cassette`` beside ours, tests/test_foreign_cassette.py) install only from
 ``build/wheelhouse``, with ``pip --no-index --find-links``, and scripts/test.sh fills it
-first with ``python -m tests.wheelhouse``: the packages below and everything they need,
+first with ``python -m tests.helpers.wheelhouse``: the packages below and everything they need,
 as wheels (``cassette`` 0.3.8 exists only as an sdist, so it is built here, once).
 
 A file in the folder records what it was filled for; a test finds the wheelhouse
@@ -19,10 +19,10 @@ import sys
 import tomllib
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 WHEELHOUSE = ROOT / "build" / "wheelhouse"
 #: the command that fills it, as a skip message gives it
-FILL = ".venv/bin/python -m tests.wheelhouse"
+FILL = ".venv/bin/python -m tests.helpers.wheelhouse"
 
 #: the unrelated package on the index that is also imported as ``cassette``
 FOREIGN = "cassette==0.3.8"

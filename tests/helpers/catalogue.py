@@ -26,7 +26,7 @@ from typing import Final
 
 import attrs
 
-ROOT: Final = Path(__file__).resolve().parent.parent
+ROOT: Final = Path(__file__).resolve().parents[2]
 GOOD: Final = ROOT / "examples" / "everything.jsonl"
 RAW: Final = ROOT / "tests" / "servers" / "raw_server.py"
 

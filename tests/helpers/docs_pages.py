@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import PY, ROOT, scaled
+from tests.helpers.support import PY, ROOT, scaled
 
 _BLOCK = re.compile(r"```(\w*)\n(.*?)```", re.DOTALL)
 _EXIT = re.compile(r"\s+#\s*exit (\d+)\s*$")
