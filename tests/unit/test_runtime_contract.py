@@ -115,17 +115,21 @@ def test_the_library_may_never_import_its_front_door(tmp_path: Path) -> None:
     assert "cassette.registry -> cassette_mcp" in broken.stdout
 
 
+def _lines_of_the_package(pattern: re.Pattern[str]) -> list[str]:
+    """Every line of ``cassette`` that ``pattern`` finds, as ``path:line: text``."""
+    return [
+        f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
+        for path in sorted((ROOT / "cassette").rglob("*.py"))
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if pattern.search(line)
+    ]
+
+
 def test_a_served_session_is_reached_by_capability_never_by_its_class() -> None:
     """The runtime asks a served session what it can do (``AnswersAtOnce``), as it asks a
     plugin, so any session (the fault overlay, a mock's, a plugin's) keeps every path."""
     concrete = re.compile(r"isinstance\([^()]*,\s*\(?[^()]*\b(?:PolicySession|FaultedSession)\b")
-    found = [
-        f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
-        for path in sorted((ROOT / "cassette").rglob("*.py"))
-        for number, line in enumerate(path.read_text().splitlines(), 1)
-        if concrete.search(line)
-    ]
-    assert found == []
+    assert _lines_of_the_package(concrete) == []
     from cassette.runtime.conversation import PolicySession
     from cassette.runtime.faults import FaultedSession
     from cassette.runtime.policy import AnswersAtOnce
@@ -139,13 +143,7 @@ def test_a_served_session_is_reached_by_capability_never_by_its_class() -> None:
 def test_no_plugin_is_probed_with_getattr_or_hasattr() -> None:
     """What a plugin can do is chosen with isinstance against the Protocols, never probed."""
     probing = re.compile(r"\b(?:getattr|hasattr)\((?:self\.)?(?:plugin|transport|front|app)\b")
-    found = [
-        f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
-        for path in sorted((ROOT / "cassette").rglob("*.py"))
-        for number, line in enumerate(path.read_text().splitlines(), 1)
-        if probing.search(line)
-    ]
-    assert found == []
+    assert _lines_of_the_package(probing) == []
 
 
 # -- a third-party transport, written to the Protocols alone -------------------------------
