@@ -63,10 +63,18 @@ def lint_imports(tree: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_the_import_contract_holds_and_fails_on_an_upward_import(tmp_path: Path) -> None:
+def _copy_of_the_tree(tmp_path: Path, *packages: str) -> Path:
+    """The packages (default: ``cassette``) and pyproject.toml, copied to break at will."""
     tree = tmp_path / "tree"
-    shutil.copytree(ROOT / "cassette", tree / "cassette", ignore=shutil.ignore_patterns("*.pyc"))
+    for package in packages or ("cassette",):
+        ignore = shutil.ignore_patterns("*.pyc")
+        shutil.copytree(ROOT / package, tree / package, ignore=ignore)
     shutil.copy(ROOT / "pyproject.toml", tree / "pyproject.toml")
+    return tree
+
+
+def test_the_import_contract_holds_and_fails_on_an_upward_import(tmp_path: Path) -> None:
+    tree = _copy_of_the_tree(tmp_path)
     kept = lint_imports(tree)
     assert kept.returncode == 0, kept.stdout + kept.stderr
     assert "Contracts: 8 kept, 0 broken." in kept.stdout
@@ -83,9 +91,7 @@ def test_the_core_floors_fail_on_an_upward_or_a_sideways_import(tmp_path: Path) 
     """Inside ``cassette.core`` a room imports only the floors below it (pyproject.toml's
     ``layers`` contract on ``cassette.core``): the wire reaching up to the replay, or the
     eras reaching across to redaction on their own floor, each breaks it."""
-    tree = tmp_path / "tree"
-    shutil.copytree(ROOT / "cassette", tree / "cassette", ignore=shutil.ignore_patterns("*.pyc"))
-    shutil.copy(ROOT / "pyproject.toml", tree / "pyproject.toml")
+    tree = _copy_of_the_tree(tmp_path)
     core = tree / "cassette" / "core"
     ids = core / "wire" / "ids.py"
     ids.write_text(ids.read_text() + "\nimport cassette.core.replay.matching  # upward\n")
@@ -101,12 +107,7 @@ def test_the_core_floors_fail_on_an_upward_or_a_sideways_import(tmp_path: Path) 
 def test_the_library_may_never_import_its_front_door(tmp_path: Path) -> None:
     """``cassette_mcp`` checks that ``import cassette`` is ours before anything of it runs;
     the library importing it back would tie the two (and break that order)."""
-    tree = tmp_path / "tree"
-    shutil.copytree(ROOT / "cassette", tree / "cassette", ignore=shutil.ignore_patterns("*.pyc"))
-    shutil.copytree(
-        ROOT / "cassette_mcp", tree / "cassette_mcp", ignore=shutil.ignore_patterns("*.pyc")
-    )
-    shutil.copy(ROOT / "pyproject.toml", tree / "pyproject.toml")
+    tree = _copy_of_the_tree(tmp_path, "cassette", "cassette_mcp")
     registry = tree / "cassette" / "registry.py"
     registry.write_text(registry.read_text() + "\nimport cassette_mcp._install\n")
     broken = lint_imports(tree)
