@@ -131,7 +131,7 @@ def _note(text: str) -> None:
 def synthetic_cassette(calls: int) -> Any:
     """A stdio cassette of initialize plus ``calls`` distinct echo exchanges."""
     from cassette import Cassette, Header, MessageEvent
-    from cassette.core.model import RecorderInfo
+    from cassette.core.wire.model import RecorderInfo
 
     events: list[Any] = []
 
@@ -213,7 +213,7 @@ def measure_scaling(sizes: list[int], sample: int, tmp: Path, rounds: int = 7) -
     median of its rounds, and ``growth`` the median over rounds of largest / smallest.
     """
     from cassette import Cassette
-    from cassette.core.prepared import Prepared
+    from cassette.core.replay.prepared import Prepared
 
     out: dict[str, Any] = {}
     loaded: dict[int, tuple[Any, Any, list[dict[str, Any]]]] = {}
@@ -279,8 +279,8 @@ def measure_fast_json(path: Path, rounds: int) -> dict[str, Any]:
     """Load and prepare ``path`` with the ``fast`` extra's parser and with the standard
     library's, in interleaved rounds (``None`` figures without orjson installed)."""
     from cassette import Cassette
-    from cassette.core import jsonrpc
-    from cassette.core.prepared import Prepared
+    from cassette.core.replay.prepared import Prepared
+    from cassette.core.wire import jsonrpc
 
     if not jsonrpc.fast_json():
         return {"fast_s": None, "stdlib_s": None, "events": 0}
@@ -362,7 +362,7 @@ def measure_recorder_work(calls: int, rounds: int, tmp: Path) -> dict[str, Any]:
     the default redaction plus ``CassetteWriter.write`` (one append per message), against
     the floor's own work on a message (``json.loads`` of the line)."""
     from cassette import CassetteWriter, Recorder
-    from cassette.core.redaction import Redactor
+    from cassette.core.redaction.redactor import Redactor
 
     frames: list[tuple[str, bytes]] = []
     for i in range(calls):

@@ -2,10 +2,11 @@
 
     .venv/bin/python benchmarks/bad_inputs.py [--json PATH] [--only SUBSTRING]
 
-Runs each case of ``tests/catalogue.py`` (the cases ``tests/e2e/test_bad_input_catalogue.py``
-checks for one line and a documented exit code) as a process, and reads its wall time and
-peak resident memory (``ru_maxrss`` from ``wait4``). Prints the slowest and the largest
-cases, and the largest per kind of input, beside the same figures for ``cassette
+Runs each case of ``tests/helpers/catalogue.py`` (the cases
+``tests/e2e/test_bad_input_catalogue.py`` checks for one line and a documented exit code) as a
+process, and reads its wall time and peak resident memory (``ru_maxrss`` from ``wait4``). Prints the
+slowest and the largest cases, and the largest per kind of input, beside the same figures for
+``cassette
 --version`` (the floor: an interpreter and the command line, nothing read). A bad input
 must cost about what reading nothing costs, whatever its size: the sparse gigabyte is
 refused after one line of at most the size limit. Nothing here is asserted by the tests.
@@ -27,7 +28,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.catalogue import (  # noqa: E402  (the repository root must be on the path first)
+from tests.helpers.catalogue import (  # noqa: E402  (the repository root must be on the path first)
     CASSETTES,
     MANIFESTS,
     SCENARIOS,

@@ -28,7 +28,7 @@ import attrs
 import httpx
 
 from cassette import Cassette, Header, MessageEvent
-from cassette.core.model import RecorderInfo
+from cassette.core.wire.model import RecorderInfo
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -199,7 +199,7 @@ async def app(scope, receive, send):
     await send({"type": "http.response.start", "status": 200, "headers": headers})
     await send({"type": "http.response.body", "body": answer})
 
-sock = socket.socket()  # as cassette's front binds it (cassette.transports._http.bind)
+sock = socket.socket()  # as cassette's front binds it (cassette.transports.http._http.bind)
 sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 sock.bind(("127.0.0.1", 0))

@@ -18,7 +18,7 @@ Each body is cut into equal chunks (4 KiB and 64 KiB by default) before timing, 
 parsers get the same list of chunks. Timing covers UTF-8 decoding, line splitting, field
 handling and building the event objects:
 
-* ``ours``: ``cassette.transports.sse_parser.SSEParser.feed`` per chunk, then ``close``;
+* ``ours``: ``cassette.transports.http.sse_parser.SSEParser.feed`` per chunk, then ``close``;
 * ``httpx-sse``: what its ``EventSource.iter_sse`` does after HTTP, without httpx itself:
   an incremental UTF-8 decoder with ``errors="replace"`` (as httpx's text decoding does),
   ``SSELineDecoder.decode`` per chunk of text and ``flush`` at the end, then each line
@@ -67,7 +67,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from cassette.transports.sse_parser import SSEParser  # noqa: E402
+from cassette.transports.http.sse_parser import SSEParser  # noqa: E402
 
 DEFAULT_JSON = ROOT / "benchmarks/results/sse_parser.json"
 SEED = 20260728

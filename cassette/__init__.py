@@ -21,20 +21,25 @@ from cassette._lazy import lazy_exports
 from cassette._version import __version__
 
 #: ``typing.TYPE_CHECKING``, without importing ``typing`` (and ``re`` and ``enum`` with it)
-#: before a plain recording's server is spawned (``cassette.transports._early``): type
+#: before a plain recording's server is spawned (``cassette.transports.stdio._early``): type
 #: checkers treat the name as true wherever it comes from
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from cassette.core.faults import FaultPlan, FaultRule
-    from cassette.core.matching import (
+    from cassette.core.recording.recorder import Recorder
+    from cassette.core.redaction.redactor import Redactor
+    from cassette.core.replay.faults import FaultPlan, FaultRule
+    from cassette.core.replay.matching import (
         STRATEGIES,
         Candidate,
         FingerprintMatcher,
         Matcher,
         Strategy,
     )
-    from cassette.core.misses import MissReport
-    from cassette.core.model import (
+    from cassette.core.replay.misses import MissReport
+    from cassette.core.replay.pacing import Pacing
+    from cassette.core.replay.replayer import Replayer
+    from cassette.core.replay.sessions import ReplayPool, Responder, ResponderPool
+    from cassette.core.wire.model import (
         FORMAT_VERSION,
         Event,
         ExitEvent,
@@ -44,11 +49,6 @@ if TYPE_CHECKING:
         RawEvent,
         StderrEvent,
     )
-    from cassette.core.pacing import Pacing
-    from cassette.core.recorder import Recorder
-    from cassette.core.redaction import Redactor
-    from cassette.core.replayer import Replayer
-    from cassette.core.sessions import ReplaySessions, Responder, ResponderPool
     from cassette.errors import (
         AlreadyPlayedError,
         CassetteError,
@@ -110,12 +110,12 @@ if TYPE_CHECKING:
         UpstreamConnector,
         map_exceptions,
     )
-    from cassette.transports.sse import SseReplayApp
-    from cassette.transports.streamable_http import HttpReplayApp
+    from cassette.transports.http.sse import SseReplayApp
+    from cassette.transports.http.streamable_http import HttpReplayApp
 
 _LAZY: dict[str, str] = {
     "AlreadyPlayedError": "cassette.errors",
-    "Candidate": "cassette.core.matching",
+    "Candidate": "cassette.core.replay.matching",
     "Cassette": "cassette.store.storage",
     "CassetteError": "cassette.errors",
     "CassetteExistsError": "cassette.errors",
@@ -129,53 +129,53 @@ _LAZY: dict[str, str] = {
     "DeliveryPolicy": "cassette.runtime.conversation",
     "DuplicateTransportError": "cassette.errors",
     "EraError": "cassette.errors",
-    "Event": "cassette.core.model",
-    "ExitEvent": "cassette.core.model",
-    "FORMAT_VERSION": "cassette.core.model",
+    "Event": "cassette.core.wire.model",
+    "ExitEvent": "cassette.core.wire.model",
+    "FORMAT_VERSION": "cassette.core.wire.model",
     "FaultExit": "cassette.errors",
-    "FaultPlan": "cassette.core.faults",
-    "FaultRule": "cassette.core.faults",
-    "FingerprintMatcher": "cassette.core.matching",
+    "FaultPlan": "cassette.core.replay.faults",
+    "FaultRule": "cassette.core.replay.faults",
+    "FingerprintMatcher": "cassette.core.replay.matching",
     "Frame": "cassette.transport",
     "FrameServer": "cassette.transport",
     "FrameStream": "cassette.transport",
-    "Header": "cassette.core.model",
-    "HttpEvent": "cassette.core.model",
-    "HttpReplayApp": "cassette.transports.streamable_http",
+    "Header": "cassette.core.wire.model",
+    "HttpEvent": "cassette.core.wire.model",
+    "HttpReplayApp": "cassette.transports.http.streamable_http",
     "ManifestError": "cassette.errors",
-    "Matcher": "cassette.core.matching",
-    "MessageEvent": "cassette.core.model",
-    "MissReport": "cassette.core.misses",
+    "Matcher": "cassette.core.replay.matching",
+    "MessageEvent": "cassette.core.wire.model",
+    "MissReport": "cassette.core.replay.misses",
     "ModeChoice": "cassette.modes.policy",
     "ModeOptions": "cassette.modes.runner",
     "ModeResult": "cassette.modes.runner",
     "NotRecordedError": "cassette.errors",
-    "Pacing": "cassette.core.pacing",
+    "Pacing": "cassette.core.replay.pacing",
     "PluginError": "cassette.errors",
     "PluginLoadError": "cassette.errors",
-    "RawEvent": "cassette.core.model",
+    "RawEvent": "cassette.core.wire.model",
     "RecordConfig": "cassette.runtime.record",
     "RecordOptions": "cassette.transport",
     "RecordResult": "cassette.runtime.record",
-    "Recorder": "cassette.core.recorder",
-    "Redactor": "cassette.core.redaction",
+    "Recorder": "cassette.core.recording.recorder",
+    "Redactor": "cassette.core.redaction.redactor",
     "RecordingFront": "cassette.transport",
     "ReplayMiss": "cassette.errors",
     "ReplayOptions": "cassette.runtime.replay_pool",
     "ReplayResult": "cassette.runtime.conversation",
-    "ReplaySessions": "cassette.core.sessions",
-    "Replayer": "cassette.core.replayer",
+    "ReplayPool": "cassette.core.replay.sessions",
+    "Replayer": "cassette.core.replay.replayer",
     "Reply": "cassette.transport",
-    "Responder": "cassette.core.sessions",
-    "ResponderPool": "cassette.core.sessions",
-    "STRATEGIES": "cassette.core.matching",
+    "Responder": "cassette.core.replay.sessions",
+    "ResponderPool": "cassette.core.replay.sessions",
+    "STRATEGIES": "cassette.core.replay.matching",
     "ScenarioError": "cassette.errors",
     "ServeOptions": "cassette.transport",
     "ServedSession": "cassette.transport",
     "SessionPool": "cassette.transport",
-    "SseReplayApp": "cassette.transports.sse",
-    "StderrEvent": "cassette.core.model",
-    "Strategy": "cassette.core.matching",
+    "SseReplayApp": "cassette.transports.http.sse",
+    "StderrEvent": "cassette.core.wire.model",
+    "Strategy": "cassette.core.replay.matching",
     "Tap": "cassette.transport",
     "Target": "cassette.transport",
     "Transport": "cassette.transport",
@@ -255,8 +255,8 @@ __all__ = [
     "Redactor",
     "ReplayMiss",
     "ReplayOptions",
+    "ReplayPool",
     "ReplayResult",
-    "ReplaySessions",
     "Replayer",
     "Reply",
     "Responder",

@@ -6,7 +6,7 @@ what it exports in a table (name to defining module); the first access imports t
 module and caches the value in the package, so later accesses are plain lookups.
 
 A public package also gives what it exports a public home: a class or function defined
-in an internal module (``cassette.core.replayer``) reports the package that exports it
+in an internal module (``cassette.core.replay.replayer``) reports the package that exports it
 (``cassette``) as its ``__module__``, so reprs, tracebacks, pickles and documentation show
 the path a user imports, not one that may move (httpx does the same). An attrs class has
 its annotations resolved first, in its own module, so that cattrs and ``attrs.fields``
@@ -38,6 +38,9 @@ PUBLIC_MODULES: Final = frozenset(
         "cassette.registry",
         "cassette.testing",
         "cassette.transport",
+        "cassette.transport.plugin",
+        "cassette.transport.serving",
+        "cassette.transport.speed",
     }
 )
 
@@ -59,8 +62,9 @@ def is_public(module: str) -> bool:
 def publish(value: Any, package: str, *, resolve: bool = True) -> Any:
     """``value``, re-homed in ``package`` when it is a class or function of ours that an
     internal module defines; anything else (constants, aliases, a foreign class) as is.
-    ``resolve=False`` skips resolving an attrs class's annotations (about 0.1 ms), for a
-    class whose annotations name types imported for type checking only."""
+    ``resolve=False`` skips resolving an attrs class's annotations, for a class whose
+    annotations name types imported for type checking only (a start-up cost: docs/
+    architecture.md, "Speed exceptions", has the figure)."""
     if not isinstance(value, (type, FunctionType)):
         return value
     home = getattr(value, "__module__", None)

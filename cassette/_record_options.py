@@ -1,7 +1,8 @@
 """``RecordOptions``, exported by ``cassette.transport`` and built on first use.
 
-Building an attrs class at import costs about 4.4 M instructions; a replay, which never
-records, imports ``cassette.transport`` and so paid for it on every start.
+Building an attrs class at import costs start-up instructions (docs/architecture.md, "Speed
+exceptions", has the figure); a replay, which never records, imports ``cassette.transport`` and so
+paid for it on every start.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from collections.abc import Callable, Mapping
 import attrs
 
 from cassette._origins import DEFAULT_HOST, _origins
-from cassette.core.limits import DEFAULT_MAX_BYTES
+from cassette.core.wire.limits import DEFAULT_MAX_BYTES
 
 __all__ = ["RecordOptions"]
 
@@ -32,7 +33,7 @@ class RecordOptions:
     upstream_timeout: float | None = None
     allowed_origins: tuple[str, ...] = attrs.field(default=(), converter=_origins)
     #: the era to record in: ``auto`` (the client chooses), ``legacy`` or ``modern`` (the
-    #: other era's opening is answered by the proxy, ``cassette.core.eras.era_refusal``)
+    #: other era's opening is answered by the proxy, ``cassette.core.eras.bridge.era_refusal``)
     era: str = "auto"
     #: headers the proxy adds to every request it forwards upstream (credentials given by
     #: the person recording, ``Target.headers``); never recorded. A header the client sent

@@ -2,8 +2,9 @@
 first use.
 
 They say what a live server is and what it does outside the protocol: values of reaching
-a server, which a replay never does. Building an attrs class at import costs a few million
-instructions, and a replay imports ``cassette.transport`` on every start.
+a server, which a replay never does. Building an attrs class at import costs start-up instructions
+(docs/architecture.md, "Speed exceptions", has the figure), and a replay imports
+``cassette.transport`` on every start.
 """
 
 from __future__ import annotations

@@ -138,7 +138,7 @@ def register(name: str, plugin: type[Transport], *, replace: bool = False) -> Re
 def unknown_transport(name: str) -> str:
     """The one line refusing ``name``: the public transport most likely meant (an alias
     included), and the public ones installed, each alias beside its transport."""
-    from cassette.core.suggest import did_you_mean
+    from cassette.core.words.suggest import did_you_mean
 
     public = [n for n in available() if n not in INTERNAL]
     short = {full: alias for alias, full in ALIASES.items()}

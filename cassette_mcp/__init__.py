@@ -108,7 +108,7 @@ def main() -> int:
     if problem is not None:
         print(problem, file=sys.stderr)
         return EXIT_CONFLICT
-    from cassette.transports import _early
+    from cassette.transports.stdio import _early
 
     _early.spawn(sys.argv[1:])  # a plain recording's server boots while we import the rest
     from cassette.cli.process import run

@@ -45,7 +45,7 @@ SDIST_REQUIRED = {
     "cassette/__init__.py",
     "cassette_mcp/__init__.py",
     "tests/conftest.py",
-    "tests/support.py",
+    "tests/helpers/support.py",
     "tests/node/package.json",
     "tests/node/package-lock.json",
     "docs/index.md",

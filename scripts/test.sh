@@ -64,8 +64,8 @@ python_deps() {
     "$mcp1/bin/python" -m pip install --quiet --disable-pip-version-check \
         -r tests/clients/requirements-mcp1.txt
     # What tests install into throwaway venvs, as wheels in build/wheelhouse: the suite
-    # itself never reaches the package index (tests/wheelhouse.py).
-    .venv/bin/python -m tests.wheelhouse
+    # itself never reaches the package index (tests/helpers/wheelhouse.py).
+    .venv/bin/python -m tests.helpers.wheelhouse
 }
 
 node_deps() {

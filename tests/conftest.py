@@ -108,12 +108,12 @@ _STRETCHED = "_CASSETTE_STRETCHED_TIMEOUT"
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
     """Stretch pytest-timeout's per-test limit (``timeout`` in pyproject.toml) as
-    ``tests.support.scaled`` stretches every other deadline, unless ``--timeout`` or
+    ``tests.helpers.support.scaled`` stretches every other deadline, unless ``--timeout`` or
     ``PYTEST_TIMEOUT`` names one: given to pytest-timeout as ``PYTEST_TIMEOUT`` before it
     reads its settings (``tryfirst``), and taken away again once it has (below), so that
     no process the tests start (an inner pytest run) inherits it. Each xdist worker
     inherits the stretched limit, and forgets it likewise."""
-    from tests.support import scaled
+    from tests.helpers.support import scaled
 
     ini = config.getini("timeout")
     if ini and config.getoption("timeout", None) is None and "PYTEST_TIMEOUT" not in os.environ:

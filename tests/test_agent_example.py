@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import subprocess
 
-from tests.support import PY, ROOT, scaled
+from tests.helpers.support import PY, ROOT, scaled
 
 AGENT_TESTS = ROOT / "examples" / "agent" / "tests"
 

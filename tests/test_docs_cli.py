@@ -1,6 +1,6 @@
 """docs/cli.md and docs/pytest.md are true: every command on them runs, in a folder holding
 the files they name, with the exit code and the output the page shows
-(``tests/docs_pages.py`` says how a page is read).
+(``tests/helpers/docs_pages.py`` says how a page is read).
 
 The folder is built here from the committed example cassette: a cassette with a finding
 for ``lint``, an older session for ``diff``, a leaked token for ``redact --scan``, a
@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.docs_pages import run_page, shims
 from tests.e2e.test_tools_verify import SERVER as DRIFT_SERVER
-from tests.support import PY, ROOT, LineClient, everything_command, record_command, scaled
+from tests.helpers.docs_pages import run_page, shims
+from tests.helpers.support import PY, ROOT, LineClient, everything_command, record_command, scaled
 
 pytestmark = pytest.mark.e2e
 

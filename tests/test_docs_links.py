@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from tests.support import ROOT
+from tests.helpers.support import ROOT
 
 PAGES = sorted(p.name for p in (ROOT / "docs").glob("*.md") if p.name != "index.md")
 

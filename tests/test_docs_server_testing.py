@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.docs_pages import run_page
-from tests.support import PY, ROOT, scaled
+from tests.helpers.docs_pages import run_page
+from tests.helpers.support import PY, ROOT, scaled
 
 pytestmark = pytest.mark.e2e
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import scaled
+from tests.helpers.support import scaled
 
 DOWNSTREAM = textwrap.dedent(
     """

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import PY, ROOT, node, scaled
+from tests.helpers.support import PY, ROOT, node, scaled
 
 EXAMPLES = ROOT / "examples"
 

@@ -6,7 +6,7 @@ Both ways it happens: installed after our wheel (its files replace ours in one
 ``sys.path`` and shadows ours). Each time ``cassette --version`` and ``pytest`` print one
 line that names the conflict and the fix, exit 78, and show no traceback; and the fix the
 line gives works. It installs only from the wheelhouse scripts/test.sh fills before the
-suite (tests/wheelhouse.py), never from the index, and skips, naming the command that fills
+suite (tests/helpers/wheelhouse.py), never from the index, and skips, naming the command that fills
 it, when that is missing. It needs the wheelhouse, so it is not in the portable subset.
 """
 
@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from tests import wheelhouse
-from tests.support import ROOT, scaled
+from tests.helpers import wheelhouse
+from tests.helpers.support import ROOT, scaled
 
 pytestmark = pytest.mark.e2e
 

@@ -17,7 +17,7 @@ import pytest
 
 import cassette
 import cassette_mcp
-from tests.support import PY, ROOT, scaled
+from tests.helpers.support import PY, ROOT, scaled
 
 ENTRY = "import sys, cassette_mcp; sys.exit(cassette_mcp.main())"
 

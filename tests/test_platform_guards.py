@@ -29,7 +29,7 @@ CHECKED = [
     ROOT / "cassette",
     ROOT / "cassette_mcp",
     ROOT / "examples" / "cassette-tcp" / "src",
-    ROOT / "tests" / "support.py",
+    ROOT / "tests" / "helpers" / "support.py",
 ]
 
 PLATFORMS = frozenset({"linux", "darwin", "win32"})

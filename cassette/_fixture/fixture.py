@@ -45,8 +45,8 @@ from cassette.modes.policy import missing_cassette_message
 if TYPE_CHECKING:
     from cassette._fixture.hooks import Matching
     from cassette.client.report import VerifyReport
-    from cassette.core.faults import FaultPlan
-    from cassette.core.volatile import Ignores
+    from cassette.core.replay.faults import FaultPlan
+    from cassette.core.words.volatile import Ignores
     from cassette.modes.policy import ModeChoice
     from cassette.store.pytest_config import PytestSettings
     from cassette.transport import Target
@@ -137,7 +137,7 @@ class MCPCassette:
         """How this test's requests are matched: the settings, then what the conftests'
         ``pytest_mcp_cassette_matching`` make of them, checked."""
         from cassette._fixture.hooks import Matching
-        from cassette.core.matching import check_ignore_pointer, get_strategy
+        from cassette.core.replay.matching import check_ignore_pointer, get_strategy
 
         where = sources.get("ignore", MARKER_SOURCE)
         ignore = ignore_pointers(project.ignore_params, settings.get("ignore", ()), where)
@@ -367,7 +367,7 @@ class MCPCassette:
         rule tables, or a ``FaultPlan``."""
         if value is None:
             return None
-        from cassette.core.faults import FaultPlan
+        from cassette.core.replay.faults import FaultPlan
 
         if isinstance(value, FaultPlan):
             return value

@@ -249,7 +249,7 @@ def _marker_problem(unknown: Sequence[str], where: str = MARKER_SOURCE) -> str:
     """What is wrong with a marker's (or the config fixture's) arguments: each unknown
     keyword with the one it most likely misspells (``mod=`` for ``mode=``), else too many
     positional arguments."""
-    from cassette.core.suggest import closest
+    from cassette.core.words.suggest import closest
 
     def shown(key: str) -> str:
         guess = closest(key, MARKER_ARGS)
@@ -291,7 +291,7 @@ def ignore_pointers(
 ) -> tuple[str, ...]:
     """The project's ignore pointers and the marker's (or the config fixture's: ``where``;
     a string or a list), checked."""
-    from cassette.core.matching import check_ignore_pointer
+    from cassette.core.replay.matching import check_ignore_pointer
 
     given = [marker] if isinstance(marker, str) else list(marker or ())
     if not all(isinstance(p, str) for p in given):

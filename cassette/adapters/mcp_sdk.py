@@ -37,8 +37,8 @@ from typing import Any, Final
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
-from cassette.core.faults import FaultPlan, FaultRule
-from cassette.core.matching import Strategy
+from cassette.core.replay.faults import FaultPlan, FaultRule
+from cassette.core.replay.matching import Strategy
 from cassette.errors import PluginLoadError, TransportClosedError
 from cassette.modes.policy import ModeChoice, env_value, resolve_mode
 from cassette.store.storage import Cassette

@@ -6,7 +6,7 @@ A long cassette answers ``initialize`` from its opening while the rest loads
 (``cassette.runtime.replay_pool``, ``cassette.store.opening``), and the checks that prove
 the opening answers as the whole does also prove what the banner needs of the rest: one
 session, no variant, no later server start, a server that asked its client for nothing.
-So the banner judges the known clients (``cassette.core.fits``) from the opening and the
+So the banner judges the known clients (``cassette.core.eras.fits``) from the opening and the
 recorder's probes, which end the file and are read from its end (``read_probes``);
 nothing else of the cassette is read for it. Any other cassette is loaded whole before
 its first answer, and the banner judges from that.
@@ -21,14 +21,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cassette.cli.common import err
+from cassette.cli.output import err
 
 if TYPE_CHECKING:
-    from cassette.core.fits import Survey
-    from cassette.core.opening import OpeningSessions
-    from cassette.core.sessions import ReplaySessions
+    from cassette.core.eras.fits import Survey
+    from cassette.core.replay.opening import OpeningPool
+    from cassette.core.replay.sessions import ReplayPool
 
-    Pool = ReplaySessions | OpeningSessions
+    Pool = ReplayPool | OpeningPool
 
 __all__ = ["print_banner"]
 
@@ -45,9 +45,9 @@ def print_banner(
     """The banner of a replay of the cassette at ``path`` (``shown``: as the person named
     it) served from ``pool`` on ``front``; ``behaviour``: the options its client
     configuration repeats; ``verbose``: the details too (``pool`` holds the whole)."""
-    from cassette.core.first_screen import first_line
-    from cassette.core.fits import survey
-    from cassette.core.model import era_of
+    from cassette.core.eras.first_screen import first_line
+    from cassette.core.eras.fits import survey
+    from cassette.core.wire.model import era_of
 
     found = survey(era_of(pool.recording.header), banner_events(pool, path))
     more = "" if verbose else "; run with -v for details"
@@ -63,9 +63,9 @@ def print_banner(
 def banner_events(pool: Pool, path: Path) -> Sequence[Any]:
     """What the banner judges from: the opening and the probes of a cassette served from
     its opening (its whole not loaded), else the whole cassette the pool holds."""
-    from cassette.core.opening import OpeningSessions
+    from cassette.core.replay.opening import OpeningPool
 
-    if isinstance(pool, OpeningSessions) and not pool.loaded:
+    if isinstance(pool, OpeningPool) and not pool.loaded:
         from cassette.store.opening import read_probes
 
         return [*pool.recording.events, *read_probes(path)]
@@ -75,8 +75,8 @@ def banner_events(pool: Pool, path: Path) -> Sequence[Any]:
 def _details(path: Path, pool: Pool, found: Survey, front: str) -> None:
     """``-v``: what the cassette recorded, its requests, its strategy, and a line per
     session (``cassette show``'s)."""
-    from cassette.core.starts import count_starts
-    from cassette.core.variants import split_all
+    from cassette.core.eras.variants import split_all
+    from cassette.core.replay.starts import count_starts
 
     tape = pool.recording
     header = tape.header
@@ -91,7 +91,7 @@ def _details(path: Path, pool: Pool, found: Survey, front: str) -> None:
         f"{exchanges} requests{held}; strategy {pool.strategy.name}; serving on {front}; "
         f"{found.served}"
     )
-    for line in found.lines:  # which clients each session serves (cassette.core.fits)
+    for line in found.lines:  # which clients each session serves (cassette.core.eras.fits)
         err(f"  {line}")
     if pool.first_start > 1:
         err(f"  a later start of the client's run: serving the cassette's start {pool.first_start}")

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from cassette.cli.common import err
+from cassette.cli.output import err
 
 __all__ = ["add_commands", "client_config", "print_config", "server_name", "serving_on"]
 

@@ -27,7 +27,7 @@ from cassette.cli.layout import Layout
 from cassette.errors import CassetteError
 
 if TYPE_CHECKING:
-    from cassette.core.model import Event
+    from cassette.core.wire.model import Event
 
 __all__ = ["add_parsers", "textconv"]
 
@@ -131,18 +131,18 @@ def _is_cassette(data: bytes) -> bool:
 def textconv(data: bytes, source: str = "<cassette>") -> str:
     """The cassette ``data`` as text for a line diff (see the module docstring); a file
     that does not read is shown as it is."""
-    from cassette.core.codec import encode
+    from cassette.core.tape.codec import encode
     from cassette.store.storage import Cassette
 
     try:
         tape = Cassette.loads(data, source)
     except (CassetteError, ValueError):
         return data.decode("utf-8", "replace")
-    from cassette.core.variants import probe_of, split_all
+    from cassette.core.eras.variants import probe_of, split_all
 
     header = {k: v for k, v in encode(tape.header).items() if k not in ("kind", "started_at")}
     if isinstance(header.get("redaction"), dict):
-        from cassette.core.literal_patterns import without_literals
+        from cassette.core.redaction.literal_patterns import without_literals
 
         # a value an older version kept as a pattern is not printed (redact -o drops it)
         header["redaction"] = without_literals(header["redaction"])[0]
@@ -156,7 +156,7 @@ def textconv(data: bytes, source: str = "<cassette>") -> str:
 
 def _events(events: Iterable[Event]) -> list[str]:
     """The text of ``events``, one line (and its message's members) each."""
-    from cassette.core.codec import encode
+    from cassette.core.tape.codec import encode
 
     lines: list[str] = []
     for event in events:

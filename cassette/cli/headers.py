@@ -3,7 +3,7 @@ sends with each request, their values taken from the environment (``${GITHUB_TOK
 
 The same templates may come from ``[tool.cassette] headers`` (a table of names to values);
 a name given on the command line replaces the project's. Templates are expanded here, once,
-from this process's environment (``cassette.core.headers``): a variable that is not set
+from this process's environment (``cassette.core.redaction.headers``): a variable that is not set
 is refused before anything is sent or recorded, and no message ever shows a value.
 """
 
@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from cassette.core.headers import Expanded
-    from cassette.core.redaction import Redactor
+    from cassette.core.redaction.headers import Expanded
+    from cassette.core.redaction.redactor import Redactor
     from cassette.modes.policy import ModeChoice
 
 __all__ = [

@@ -7,8 +7,9 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from cassette.cli.common import REDACTION_DESTS, err, redaction_options
 from cassette.cli.layout import Layout
+from cassette.cli.options import REDACTION_DESTS, redaction_options
+from cassette.cli.output import err
 
 __all__ = ["add_parsers"]
 

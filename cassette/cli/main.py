@@ -27,8 +27,11 @@ import sys
 from collections.abc import Sequence
 
 from cassette._version import __version__
-from cassette.cli.common import EXIT_INTERNAL, TAKES_COMMAND, Parser, apply_limits, err, exit_code
+from cassette.cli.exits import EXIT_INTERNAL, exit_code
 from cassette.cli.modes import split_replay_command
+from cassette.cli.options import apply_limits
+from cassette.cli.output import err
+from cassette.cli.parser import TAKES_COMMAND, Parser
 from cassette.errors import CassetteError, FaultExit, anticipated_exception
 
 __all__ = ["execute", "main", "parse"]

@@ -13,15 +13,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from cassette.cli.common import (
-    EXIT_MISSES,
-    allowed_origins,
-    apply_limits,
-    err,
-    listening_given,
-    run_async,
-)
 from cassette.cli.configs import client_config, print_config, serving_on
+from cassette.cli.exits import EXIT_MISSES
+from cassette.cli.options import allowed_origins, apply_limits, listening_given
+from cassette.cli.output import err
+from cassette.cli.running import run_async
 from cassette.errors import UsageError
 
 __all__ = ["main"]
@@ -51,7 +47,7 @@ def _behaviour(args: argparse.Namespace) -> list[str]:
 
 
 def _serve(args: argparse.Namespace, manifest: dict[str, object]) -> int:
-    from cassette.core.limits import DEFAULT_MAX_BYTES
+    from cassette.core.wire.limits import DEFAULT_MAX_BYTES
     from cassette.mock.serve import MockOptions, check_front, serve_mock
     from cassette.mock.server import MockServer
     from cassette.runtime.conversation import DeliveryPolicy, ReplayResult
@@ -82,12 +78,13 @@ def _serve(args: argparse.Namespace, manifest: dict[str, object]) -> int:
         )
         if args.front == "stdio":
             print_config(client_config(path, "mock", _behaviour(args)))
-    outcome: list[int] = []
+    code: int | None = None
 
     def finished(result: ReplayResult) -> None:
+        nonlocal code
         if result.summary:
             err(result.summary)
-        outcome[:] = [EXIT_MISSES if result.misses else 0]
+        code = EXIT_MISSES if result.misses else 0
 
     options = MockOptions(
         front=args.front,
@@ -108,6 +105,6 @@ def _serve(args: argparse.Namespace, manifest: dict[str, object]) -> int:
 
     async def go() -> int:
         await serve_mock(server, options)
-        return outcome[0] if outcome else 0
+        return code or 0
 
-    return run_async(go, outcome)
+    return run_async(go, on_signal=lambda: code)

@@ -20,7 +20,10 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from cassette.cli.common import err, folder, recording_exit, run_async
+from cassette.cli.exits import recording_exit
+from cassette.cli.output import err
+from cassette.cli.running import run_async
+from cassette.cli.values import folder
 from cassette.errors import UsageError
 from cassette.modes.policy import ENV_VAR, Action, ModeChoice, resolve_mode
 
@@ -171,16 +174,18 @@ def run_in_mode(
     from cassette.runtime.conversation import ReplayResult
     from cassette.store.report import Report
 
-    outcome: list[int] = []
+    code: int | None = None
 
     def finished(result: ReplayResult) -> None:
+        nonlocal code
         if result.summary:
             err(result.summary)
-        outcome[:] = [1 if result.misses else 0]
+        code = 1 if result.misses else 0
 
     async def go() -> int:
+        nonlocal code
         if network:
-            outcome.append(0)  # stopping is how a proxy or a front ends
+            code = 0  # stopping is how a proxy or a front ends
         channels = attrs.evolve(
             options,
             report=Report(report, tape),
@@ -190,6 +195,6 @@ def run_in_mode(
         result = await run_mode(tape, choice, channels)
         if not network and result.summary:
             err(result.summary)
-        return outcome[0] if network else exit_for(result)
+        return (code or 0) if network else exit_for(result)
 
-    return run_async(go, outcome if network else None)
+    return run_async(go, on_signal=(lambda: code) if network else None)

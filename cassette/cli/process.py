@@ -7,7 +7,7 @@ program does by default cost a replay about a tenth of its start-up and buy it n
 * **the cyclic garbage collector** runs again and again while modules are imported and
   the cassette is turned into objects, each time over objects that are all still alive.
   So the entry points start with it paused, before anything is imported, and it
-  resumes (``cassette.cli.common.startup_over``) once a serving command is up, with
+  resumes (``cassette.cli.running.startup_over``) once a serving command is up, with
   everything made so far frozen out of later collections (``gc.freeze``): they never walk
   the modules or the cassette again. A command that serves nothing resumes it as soon as
   its options are read. (The entry points pause it themselves, first thing: importing
@@ -35,9 +35,9 @@ __all__ = ["run"]
 def run(*, paused_gc: bool) -> NoReturn:
     """Run the command line as this process, and end the process with its exit code.
     ``paused_gc``: the entry point turned the collector off for start-up (it was on)."""
-    from cassette.cli.common import paused_at_entry, startup_over
     from cassette.cli.main import execute, parse
-    from cassette.transports._early import discard
+    from cassette.cli.running import paused_at_entry, startup_over
+    from cassette.transports.stdio._early import discard
 
     if paused_gc:
         paused_at_entry()

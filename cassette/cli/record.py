@@ -19,29 +19,7 @@ from typing import Any
 
 import attrs
 
-from cassette.cli.common import (
-    REDACTION_DESTS,
-    allow_repeats,
-    allowed_origins,
-    err,
-    fault_options,
-    fault_policy,
-    front_name,
-    ignore_options,
-    ignore_params,
-    keep_volatile,
-    limit_options,
-    listen_options,
-    log_option,
-    log_to,
-    origin_options,
-    recording_exit,
-    redaction_options,
-    repeat_options,
-    run_async,
-    seconds,
-    volatile_options,
-)
+from cassette.cli.exits import recording_exit
 from cassette.cli.headers import (
     goes_live,
     header_options,
@@ -50,8 +28,28 @@ from cassette.cli.headers import (
 )
 from cassette.cli.layout import Layout
 from cassette.cli.modes import add_mode_options, apply_sessions, record_choice, run_in_mode
-from cassette.core.headers import Expanded
-from cassette.core.urls import check_http_url
+from cassette.cli.options import (
+    REDACTION_DESTS,
+    allow_repeats,
+    allowed_origins,
+    fault_options,
+    fault_policy,
+    front_name,
+    ignore_options,
+    ignore_params,
+    keep_volatile,
+    limit_options,
+    listen_options,
+    origin_options,
+    redaction_options,
+    repeat_options,
+    volatile_options,
+)
+from cassette.cli.output import err, log_option, log_to
+from cassette.cli.running import run_async
+from cassette.cli.values import seconds
+from cassette.core.redaction.headers import Expanded
+from cassette.core.wire.urls import check_http_url
 from cassette.errors import UsageError
 from cassette.modes.policy import ModeChoice
 from cassette.runtime.record import RecordConfig
@@ -231,8 +229,8 @@ class RecordCommand:
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> RecordCommand:
-        from cassette.cli.common import apply_limits
-        from cassette.core.matching import get_strategy
+        from cassette.cli.options import apply_limits
+        from cassette.core.replay.matching import get_strategy
 
         command = list(args.server)
         if command and command[0] == "--":
@@ -336,7 +334,7 @@ def _client_run(plain: bool) -> str | None:
 def _no_listening(args: argparse.Namespace, why: str) -> None:
     """``--host``, ``--port`` and ``--allow-origin`` where nothing listens: refused, not
     silently ignored."""
-    from cassette.cli.common import listening_given
+    from cassette.cli.options import listening_given
 
     given = listening_given(args)
     if given:
@@ -407,8 +405,8 @@ def _redactor(args: argparse.Namespace, output: str) -> Any:
 
 def adopt_orphans() -> None:
     """A server's descendant that leaves its process group is ended with it (Linux; see
-    ``cassette.transports._reaper``). Only here: the process is the command's own."""
-    from cassette.transports._reaper import adopt_orphans as adopt
+    ``cassette.transports.stdio._reaper``). Only here: the process is the command's own."""
+    from cassette.transports.stdio._reaper import adopt_orphans as adopt
 
     adopt()
 
@@ -471,14 +469,15 @@ def _record_proxy(command: RecordCommand) -> int:
     listen = attrs.evolve(command.listen, on_ready=ready)
     results: list[RecordResult] = []
     config = attrs.evolve(command.config, on_result=results.append)
-    outcome: list[int] = []
+    started = False
 
     async def go() -> int:
-        outcome.append(0)  # stopping the proxy is how a recording ends
+        nonlocal started
+        started = True  # stopping the proxy is how a recording ends
         await record_proxy(command.target, config, listen)
         return 0
 
-    code = run_async(go, outcome)
+    code = run_async(go, on_signal=lambda: 0 if started else None)
     result = results[0] if results else None
     if result is not None and result.succeeded:  # as a stdio recording ends
         err(result.written())

@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from cassette.cli.common import (
-    EXIT_MISSES,
+from cassette.cli.configs import serving_on
+from cassette.cli.exits import EXIT_MISSES
+from cassette.cli.modes import add_mode_options, apply_sessions, replay_choice, run_in_mode
+from cassette.cli.options import (
     allow_repeats,
     allowed_origins,
-    err,
-    factor,
     fault_options,
     fault_policy,
     front_name,
@@ -27,16 +27,12 @@ from cassette.cli.common import (
     limit_options,
     listen_options,
     listening_given,
-    log_option,
-    log_to,
     origin_options,
-    positive_count,
     repeat_options,
-    run_async,
-    seconds,
 )
-from cassette.cli.configs import serving_on
-from cassette.cli.modes import add_mode_options, apply_sessions, replay_choice, run_in_mode
+from cassette.cli.output import err, log_option, log_to
+from cassette.cli.running import run_async
+from cassette.cli.values import factor, positive_count, seconds
 from cassette.errors import CassetteNotFoundError, UsageError
 from cassette.modes.policy import ModeChoice, missing_cassette_message
 from cassette.runtime.conversation import DeliveryPolicy
@@ -45,9 +41,9 @@ from cassette.transport import ServeOptions
 
 if TYPE_CHECKING:
     from cassette.cli.layout import Layout
-    from cassette.core.opening import OpeningSessions
-    from cassette.core.pacing import Pacing
-    from cassette.core.sessions import ReplaySessions, ResponderPool
+    from cassette.core.replay.opening import OpeningPool
+    from cassette.core.replay.pacing import Pacing
+    from cassette.core.replay.sessions import ReplayPool, ResponderPool
     from cassette.runtime.replay_pool import ReplayOptions
 
 __all__ = ["ReplayCommand", "add_parsers", "opened", "run"]
@@ -129,7 +125,7 @@ def _pacing(args: argparse.Namespace) -> Pacing | None:
     """``--pace recorded``'s pacing, built only then (a replay does not pace by default)."""
     if args.pace != "recorded":
         return None
-    from cassette.core.pacing import Pacing
+    from cassette.core.replay.pacing import Pacing
 
     return Pacing(args.pace_scale, args.pace_cap)
 
@@ -194,8 +190,8 @@ class ReplayCommand:
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> ReplayCommand:
-        from cassette.cli.common import apply_limits
-        from cassette.core.matching import get_strategy
+        from cassette.cli.options import apply_limits
+        from cassette.core.replay.matching import get_strategy
 
         limit = apply_limits(args)
         if args.strategy is not None:
@@ -306,7 +302,7 @@ def run(args: argparse.Namespace) -> int:
     return _serve(command)
 
 
-def opened(command: ReplayCommand) -> tuple[ReplaySessions | OpeningSessions, Path]:
+def opened(command: ReplayCommand) -> tuple[ReplayPool | OpeningPool, Path]:
     """The replay's pool and the cassette's absolute path, the banner printed: all a
     replay does before it serves."""
     from cassette.runtime.replay_pool import replay_pool
@@ -336,32 +332,33 @@ def _serve(command: ReplayCommand) -> int:
     listen = attrs.evolve(command.listen, on_ready=serving_on(path, quiet=command.quiet))
     # A listening front (not stdio, whose one client ends the run) is stopped by a signal,
     # which is its normal end: it exits by what it served, 0 if it served nobody.
-    outcome: list[int] = [] if command.front == "stdio" else [0]
+    code: int | None = None if command.front == "stdio" else 0
 
     def finished(result: ReplayResult) -> None:
+        nonlocal code
         if result.summary:  # it quotes the recording too: through the gate, as a miss line
             from cassette.store.gate import shown
 
             err(shown(result.summary))
-        if not outcome or result.misses:
-            outcome[:] = [EXIT_MISSES if result.misses else 0]
+        if code is None or result.misses:
+            code = EXIT_MISSES if result.misses else 0
 
     async def go() -> int:
         try:
             await serve(front, pool, options=listen, policy=command.policy.finishing(finished))
         finally:  # a listening front ends by a signal: what it served is reported all the same
             _report_unplayed(command, pool)
-        return outcome[0] if outcome else 0
+        return code or 0
 
-    return run_async(go, outcome)
+    return run_async(go, on_signal=lambda: code)
 
 
 def _report_unplayed(command: ReplayCommand, responders: ResponderPool) -> None:
     """``--report``: the recorded requests no session played, as a mode's replay reports
     them (what ``cassette prune`` goes by)."""
-    from cassette.core.sessions import ReplaySessions
+    from cassette.core.replay.sessions import ReplayPool
 
-    if command.report is None or not isinstance(responders, ReplaySessions):
+    if command.report is None or not isinstance(responders, ReplayPool):
         return
     from cassette.modes.runner import unplayed_requests
     from cassette.store.report import Report
@@ -419,7 +416,7 @@ def _in_mode(command: ReplayCommand) -> int:
 
 # -- --require-auth: an HTTP front that asks for a bearer token -----------------------------
 # So a client's handling of authorization can be tested offline
-# (``cassette.transports._http_auth``); nothing that expands or redacts credentials is
+# (``cassette.transports.http._http_auth``); nothing that expands or redacts credentials is
 # imported for it.
 
 
@@ -447,7 +444,7 @@ def require_auth(args: argparse.Namespace, front: str) -> tuple[bool, tuple[str,
     """``--require-auth`` and ``--auth-server``, checked: for the streamable HTTP front."""
     servers: tuple[str, ...] = ()
     if args.auth_server:  # a plain replay imports no URL checks
-        from cassette.core.urls import check_http_url
+        from cassette.core.wire.urls import check_http_url
 
         servers = tuple(check_http_url(url, "--auth-server") for url in args.auth_server)
     if servers and not args.require_auth:

@@ -17,8 +17,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from cassette.cli.common import apply_limits, err, keep_volatile, run_async
 from cassette.cli.modes import record_choice
+from cassette.cli.options import apply_limits, keep_volatile
+from cassette.cli.output import err
+from cassette.cli.running import run_async
 from cassette.errors import CassetteExistsError, UsageError
 from cassette.modes.policy import ModeChoice
 

@@ -3,7 +3,7 @@ the one explanation of ``--`` for every command that takes a server command.
 
 Imported only when a usage error is being reported: a replay starts without ``difflib``
 (the command line is parsed on every replay start, thousands of times a day in a suite).
-The closest choice is ``cassette.core.suggest``'s, the one every layer refuses a value
+The closest choice is ``cassette.core.words.suggest``'s, the one every layer refuses a value
 with, so an option, an environment variable and a pytest marker all suggest alike.
 """
 
@@ -17,7 +17,7 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import Final
 
-from cassette.core.suggest import closest
+from cassette.core.words.suggest import closest
 
 __all__ = [
     "closest",

@@ -18,17 +18,17 @@ import importlib
 from collections.abc import Callable
 from typing import Any, Final
 
-from cassette.cli.common import (
+from cassette.cli.headers import header_options
+from cassette.cli.layout import Layout
+from cassette.cli.options import (
     fault_options,
     limit_options,
     listen_options,
     origin_options,
     redaction_options,
-    seconds,
 )
-from cassette.cli.headers import header_options
-from cassette.cli.layout import Layout
-from cassette.core.colour import CHOICES
+from cassette.cli.values import seconds
+from cassette.core.words.colour import CHOICES
 from cassette.errors import UsageError
 
 __all__ = ["NAMES", "add_parsers", "dispatch"]

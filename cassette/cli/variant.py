@@ -11,17 +11,13 @@ import argparse
 import os
 from typing import Any
 
-from cassette.cli.common import (
-    REDACTION_DESTS,
-    err,
-    front_name,
-    redaction_options,
-    run_async,
-    seconds,
-)
 from cassette.cli.headers import header_options, upstream_headers, with_header_secrets
 from cassette.cli.layout import Layout
-from cassette.core.headers import Expanded
+from cassette.cli.options import REDACTION_DESTS, front_name, redaction_options
+from cassette.cli.output import err
+from cassette.cli.running import run_async
+from cassette.cli.values import seconds
+from cassette.core.redaction.headers import Expanded
 from cassette.errors import TransportError, UsageError, sole_exception
 
 __all__ = ["add_parsers", "run"]
@@ -191,7 +187,7 @@ def run(args: argparse.Namespace) -> int:
 
     unknown = [n for n in args.profiles if n not in PROFILES]
     if unknown and args.capabilities is None:
-        from cassette.core.suggest import did_you_mean
+        from cassette.core.words.suggest import did_you_mean
 
         raise UsageError(
             f"--as {unknown[0]}: unknown client{did_you_mean(unknown[0], PROFILES)}; choose "

@@ -1,7 +1,7 @@
 """Is a live answer the recorded one? Normalization, volatile fields, JSON inside text.
 
 Two answers are compared after the same normalization on both sides
-(``cassette.core.volatile``, the rule a quiet re-recording shares):
+(``cassette.core.words.volatile``, the rule a quiet re-recording shares):
 
 * keys that say nothing about what a server answered are dropped: ``_meta`` (request and
   trace ids, progress tokens), the cache hints of modern list results (``ttlMs``,
@@ -24,9 +24,9 @@ from __future__ import annotations
 import json
 from typing import Any, Final
 
-from cassette.core.jsondiff import differences
-from cassette.core.matching import fingerprint
-from cassette.core.volatile import JSON_TEXT, VOLATILE_KEYS, Ignores, normalize
+from cassette.core.replay.matching import fingerprint
+from cassette.core.words.jsondiff import differences
+from cassette.core.words.volatile import JSON_TEXT, VOLATILE_KEYS, Ignores, normalize
 
 __all__ = [
     "VOLATILE_KEYS",

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from cassette.core.jsonrpc import JSONObject
+from cassette.core.wire.jsonrpc import JSONObject
 from cassette.runtime.harness import ClientConnection
 from cassette.transport import FrameStream
 

@@ -56,13 +56,13 @@ from cassette.client.launch import StderrTail, explained
 from cassette.client.report import Verdict, VerifyReport
 from cassette.client.rewrite import Snapshot, rewrite_lines
 from cassette.client.target import ServerTarget
-from cassette.core.jsonrpc import JSONObject
-from cassette.core.matching import Candidate, FingerprintMatcher
-from cassette.core.model import Event, Header, MessageEvent, RecorderInfo
-from cassette.core.pairing import Exchange, exchanges
-from cassette.core.redaction import RedactionSession
-from cassette.core.variants import split
-from cassette.core.wildcards import mask_like
+from cassette.core.eras.variants import split
+from cassette.core.redaction.redactor import RedactionSession
+from cassette.core.replay.matching import Candidate, FingerprintMatcher
+from cassette.core.replay.wildcards import mask_like
+from cassette.core.wire.jsonrpc import JSONObject
+from cassette.core.wire.model import Event, Header, MessageEvent, RecorderInfo
+from cassette.core.wire.pairing import Exchange, exchanges
 from cassette.errors import ReplayMiss, TransportError, sole_exception
 from cassette.store.gate import RedactOptions, for_target, joined, policy
 from cassette.store.storage import Cassette

@@ -22,9 +22,9 @@ from typing import Any, Final, Protocol
 
 import attrs
 
-from cassette.core.eras import UNSUPPORTED_VERSION
-from cassette.core.jsonrpc import JSONObject
-from cassette.core.mcp import LATEST_LEGACY, META_PREFIX, MODERN_VERSION
+from cassette.core.eras.bridge import UNSUPPORTED_VERSION
+from cassette.core.wire.jsonrpc import JSONObject
+from cassette.core.wire.mcp import LATEST_LEGACY, META_PREFIX, MODERN_VERSION
 from cassette.errors import TransportError, UsageError
 
 __all__ = [
@@ -201,7 +201,7 @@ async def open_session(
     """Open a session in ``era`` (``auto``, ``legacy`` or ``modern``) on ``conn``; a legacy
     session asks for ``legacy_version``."""
     if era not in ERAS:
-        from cassette.core.suggest import unknown_choice
+        from cassette.core.words.suggest import unknown_choice
 
         raise UsageError(unknown_choice("era", era, ERAS))
     caps = dict(capabilities or {})

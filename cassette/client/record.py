@@ -32,8 +32,8 @@ from cassette.client.opening import open_session
 from cassette.client.scenarios import Scenario, ScenarioFile
 from cassette.client.steps import ScenarioAnswers, StepResult, run_steps
 from cassette.client.target import ServerTarget
-from cassette.core.redaction import Redactor
-from cassette.core.volatile import Ignores
+from cassette.core.redaction.redactor import Redactor
+from cassette.core.words.volatile import Ignores
 from cassette.errors import TransportError
 from cassette.modes.policy import Action, ModeChoice, plan
 from cassette.modes.runner import ModeOptions, ModeResult, run_mode

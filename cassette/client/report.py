@@ -13,9 +13,9 @@ from typing import Any, Final
 
 import attrs
 
-from cassette.core.colour import Rule
-from cassette.core.jsondiff import MISSING
-from cassette.core.matching import show_value
+from cassette.core.replay.matching import show_value
+from cassette.core.words.colour import Rule
+from cassette.core.words.jsondiff import MISSING
 
 __all__ = ["COLOURS", "DRIFT", "Verdict", "VerifyReport", "render"]
 
@@ -27,7 +27,7 @@ DRIFT: Final = frozenset(
 
 _DRIFTED: Final = "|".join(sorted(DRIFT, key=len, reverse=True))
 
-#: how the report's text is painted on a terminal (``cassette.core.colour``): each
+#: how the report's text is painted on a terminal (``cassette.core.words.colour``): each
 #: verdict's status, the counts, what an update did
 COLOURS: Final = (
     Rule.of(rf"^({_DRIFTED}) ", "red"),

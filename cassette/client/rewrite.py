@@ -24,8 +24,8 @@ from pathlib import Path
 
 import attrs
 
-from cassette.core.codec import encode_line
-from cassette.core.model import Event, Header
+from cassette.core.tape.codec import encode_line
+from cassette.core.wire.model import Event, Header
 from cassette.errors import CassetteError
 from cassette.store.files import write_atomic
 from cassette.store.lock import FileLock

@@ -18,7 +18,7 @@ from typing import Any, Final
 import attrs
 
 from cassette.client.target import ServerTarget
-from cassette.core.jsonrpc import JSONObject
+from cassette.core.wire.jsonrpc import JSONObject
 from cassette.errors import ScenarioError
 
 __all__ = ["FORMAT", "LISTS", "VERBS", "Answers", "Scenario", "ScenarioFile", "Step"]

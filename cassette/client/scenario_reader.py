@@ -21,10 +21,10 @@ from cassette.client.scenario_model import (
     ScenarioFile,
     Step,
 )
-from cassette.core.jsondiff import pointer
-from cassette.core.jsonrpc import JSONObject
-from cassette.core.mcp import LEGACY_VERSIONS, MODERN_VERSION
-from cassette.core.playback import LOG_LEVELS
+from cassette.core.replay.playback import LOG_LEVELS
+from cassette.core.wire.jsonrpc import JSONObject
+from cassette.core.wire.mcp import LEGACY_VERSIONS, MODERN_VERSION
+from cassette.core.words.jsondiff import pointer
 from cassette.errors import CassetteError, ScenarioError
 from cassette.store.files import read_definitions
 
@@ -285,7 +285,7 @@ class _Reader:
 
     def _era(self, value: Any) -> tuple[str, str]:
         line = self.at_key("era")
-        from cassette.core.mcp import LATEST_LEGACY
+        from cassette.core.wire.mcp import LATEST_LEGACY
 
         if value in ("auto", "legacy"):
             return str(value), LATEST_LEGACY

@@ -23,7 +23,7 @@ import attrs
 from cassette.client.connection import METHOD_NOT_FOUND, McpClient, closed_errors
 from cassette.client.opening import Opening
 from cassette.client.scenarios import Answers, Step
-from cassette.core.jsonrpc import JSONObject
+from cassette.core.wire.jsonrpc import JSONObject
 
 __all__ = ["ScenarioAnswers", "StepResult", "run_steps"]
 

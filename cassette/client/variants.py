@@ -8,7 +8,7 @@ scratch folder, then appended to TAPE with each message and raw event marked
 ``meta.variant = NAME``, under the cassette's lock, in one write. Its stderr, exit and
 HTTP status lines are not kept: they belong to the main recording's reading of a file.
 A replay then answers each client from the group its handshake fits
-(``cassette.core.variants``).
+(``cassette.core.eras.variants``).
 
 A variant sends every answered request of the recording again, for real: a tool with
 effects (a file written, a message sent) has them once more. That is why variants are
@@ -28,13 +28,14 @@ import attrs
 from cassette.client.record import RecordTuning, ScenarioOptions, reachable, record_scenario
 from cassette.client.scenarios import Answers, Scenario, ScenarioFile, Step
 from cassette.client.target import ServerTarget
-from cassette.core.jsonrpc import METHOD_NOT_FOUND
-from cassette.core.mcp import LATEST_LEGACY
-from cassette.core.model import Era, MessageEvent, RawEvent
-from cassette.core.pairing import exchanges
-from cassette.core.profiles import CLIENTS
-from cassette.core.variant_plan import RecordedClient, recorded_client
-from cassette.core.variants import VARIANT_META, compared, split, variant_of
+from cassette.core.eras.profiles import CLIENTS
+from cassette.core.eras.variant_plan import RecordedClient, recorded_client
+from cassette.core.eras.variants import compared, split, variant_of
+from cassette.core.wire.jsonrpc import METHOD_NOT_FOUND
+from cassette.core.wire.mcp import LATEST_LEGACY
+from cassette.core.wire.meta import VARIANT
+from cassette.core.wire.model import Era, MessageEvent, RawEvent
+from cassette.core.wire.pairing import exchanges
 from cassette.errors import UsageError
 from cassette.modes.policy import ModeChoice
 from cassette.store.files import write_atomic
@@ -70,7 +71,7 @@ class Profile:
     taken_from: str | None = None
 
 
-#: The profiles ``--as`` takes: the table of known clients (``cassette.core.profiles``).
+#: The profiles ``--as`` takes: the table of known clients (``cassette.core.eras.profiles``).
 PROFILES: Final[Mapping[str, Profile]] = {c["name"]: Profile(**c) for c in CLIENTS}
 
 #: What ``--capabilities NAME,...`` declares for each name (any other name: ``{}``).
@@ -112,7 +113,7 @@ def _profile(name: str | Profile) -> Profile:
         return name
     found = PROFILES.get(name)
     if found is None:
-        from cassette.core.suggest import unknown_choice
+        from cassette.core.words.suggest import unknown_choice
 
         raise UsageError(unknown_choice("variant", name, PROFILES))
     return found
@@ -187,7 +188,7 @@ def _scenario_file(
 def _marked(events: Sequence[Any], name: str) -> list[Any]:
     """The variant's message and raw events, each marked as the variant's."""
     return [
-        attrs.evolve(e, meta={**(e.meta or {}), VARIANT_META: name})
+        attrs.evolve(e, meta={**(e.meta or {}), VARIANT: name})
         for e in events
         if isinstance(e, MessageEvent | RawEvent)
     ]

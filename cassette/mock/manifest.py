@@ -27,8 +27,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from cassette.core.jsondiff import pointer, same_json
-from cassette.core.text import has_surrogates, surrogates_escaped
+from cassette.core.words.jsondiff import pointer, same_json
+from cassette.core.words.text import has_surrogates, surrogates_escaped
 from cassette.errors import CassetteError, CassetteExistsError, ManifestError, UsageError
 from cassette.store.files import read_definitions, write_atomic
 

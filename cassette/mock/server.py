@@ -21,8 +21,9 @@ network front (``new`` returns itself) and any number of clients at once.
 * ``ping``, ``logging/setLevel`` and ``completion/complete`` (no values) are answered;
   any other method gets ``-32601``; notifications and client answers are ignored.
 
-``MockServer`` has the interface the replay fronts drive (``cassette.core.sessions.Responder``),
-so ``cassette mock`` serves it on the replay's stdio and HTTP fronts unchanged.
+``MockServer`` has the interface the replay fronts drive
+(``cassette.core.replay.sessions.Responder``), so ``cassette mock`` serves it on the replay's stdio
+and HTTP fronts unchanged.
 """
 
 from __future__ import annotations
@@ -34,7 +35,10 @@ from typing import Any, Final
 import attrs
 
 from cassette._version import __version__
-from cassette.core.jsonrpc import (
+from cassette.core.replay.matching import MissReport, canonical
+from cassette.core.replay.reply import Reply
+from cassette.core.replay.sessions import Responder
+from cassette.core.wire.jsonrpc import (
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
     PARSE_ERROR,
@@ -44,11 +48,8 @@ from cassette.core.jsonrpc import (
     classify_value,
     error_response,
 )
-from cassette.core.matching import MissReport, canonical
-from cassette.core.mcp import LEGACY_VERSIONS
-from cassette.core.model import Header, RecorderInfo, Recording
-from cassette.core.reply import Reply
-from cassette.core.sessions import Responder
+from cassette.core.wire.mcp import LEGACY_VERSIONS
+from cassette.core.wire.model import Header, RecorderInfo, Recording
 from cassette.errors import ManifestError
 from cassette.mock.template import TemplateTooLarge, render
 from cassette.mock.validate import validate_manifest
@@ -171,7 +172,7 @@ class MockServer:
             caps["prompts"] = {}
         return caps
 
-    # -- what the fronts drive (cassette.core.sessions.Responder) ------------------------------
+    # -- what the fronts drive (cassette.core.replay.sessions.Responder) ---------------------------
 
     def new(self) -> MockServer:
         """A session: the same server, since a mock keeps no session state."""

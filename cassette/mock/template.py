@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterator
 from typing import Any, Final
 
-from cassette.core.limits import max_message_bytes
+from cassette.core.wire.limits import max_message_bytes
 
 __all__ = ["PLACEHOLDER", "TemplateTooLarge", "references", "render"]
 

@@ -18,9 +18,9 @@ from typing import Any, Literal, TypeGuard, TypeVar
 
 import attrs
 
-from cassette.core.definitions import TOOL_NAME, schema_checker, schema_issues
-from cassette.core.jsondiff import pointer
-from cassette.core.matching import canonical
+from cassette.core.replay.matching import canonical
+from cassette.core.wire.definitions import TOOL_NAME, schema_checker, schema_issues
+from cassette.core.words.jsondiff import pointer
 from cassette.mock.manifest import MANIFEST_FORMAT, json_type
 from cassette.mock.template import references
 

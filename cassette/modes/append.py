@@ -21,7 +21,8 @@ from typing import Any, Protocol
 import anyio
 import attrs
 
-from cassette.core.model import Event, HttpEvent, MessageEvent, RawEvent, era_of
+from cassette.core.wire.meta import SESSION, STREAM
+from cassette.core.wire.model import Event, HttpEvent, MessageEvent, RawEvent, era_of
 from cassette.store.lock import FileLock
 from cassette.store.storage import Cassette, append_events, highest_numbers
 
@@ -84,9 +85,9 @@ def renumbered(events: list[Event], first: int, session: int | None) -> list[Eve
             out.append(attrs.evolve(event, stream=name(event.stream), session=session))
         elif isinstance(event, MessageEvent | RawEvent) and event.meta is not None:
             meta = dict(event.meta)
-            head: dict[str, Any] = {"stream": name(str(meta.pop("stream")))}
+            head: dict[str, Any] = {STREAM: name(str(meta.pop(STREAM)))}
             if session is not None:
-                head["session"] = session
+                head[SESSION] = session
             out.append(attrs.evolve(event, meta={**head, **meta}))
         else:
             out.append(event)

@@ -13,10 +13,11 @@ from typing import Any, Final
 
 import attrs
 
-from cassette.core.jsonrpc import JSONObject
-from cassette.core.matching import one_line
-from cassette.core.recorder import BeforeRecord
-from cassette.core.redaction import Redactor
+from cassette.core.recording.recorder import BeforeRecord
+from cassette.core.redaction.redactor import Redactor
+from cassette.core.replay.matching import one_line
+from cassette.core.wire.jsonrpc import JSONObject
+from cassette.core.wire.meta import HEADERS
 from cassette.store.storage import Cassette
 
 __all__ = [
@@ -97,7 +98,7 @@ def redactor_of(cassette: Cassette, base: Redactor | None = None) -> Redactor | 
 
 def carried_headers(meta: Mapping[str, Any] | None) -> dict[str, str] | None:
     """The client's HTTP headers worth carrying to the live server (credentials)."""
-    raw = meta.get("headers") if meta else None
+    raw = meta.get(HEADERS) if meta else None
     if not raw:
         return None
     headers: dict[str, str] = {}

@@ -55,10 +55,12 @@ import anyio
 import anyio.abc
 import attrs
 
-from cassette.core.deadlines import HANDSHAKE_TIMEOUT
-from cassette.core.hooks import call_hook
-from cassette.core.ids import IdKey, id_key
-from cassette.core.jsonrpc import (
+from cassette.core.recording.hooks import call_hook
+from cassette.core.redaction.schemas import SchemaBook
+from cassette.core.redaction.secret_rules import secret_header_values
+from cassette.core.wire.deadlines import HANDSHAKE_TIMEOUT
+from cassette.core.wire.ids import IdKey, id_key
+from cassette.core.wire.jsonrpc import (
     REPLAY_MISS,
     Classified,
     JSONObject,
@@ -67,9 +69,8 @@ from cassette.core.jsonrpc import (
     dumps_bytes,
     error_response,
 )
-from cassette.core.model import Direction, Event, MessageEvent, era_of
-from cassette.core.schemas import SchemaBook
-from cassette.core.secret_rules import secret_header_values
+from cassette.core.wire.meta import HEADERS, IN_REPLY_TO, SSE, STREAM
+from cassette.core.wire.model import Direction, Event, MessageEvent, era_of
 from cassette.errors import CassetteError, TransportClosedError, TransportError, sole_exception
 from cassette.modes.append import Appender
 from cassette.modes.episode import (
@@ -223,7 +224,7 @@ class LiveLeg:
             return False  # the leg's handshake is its own: the client's stays a miss
         if self.headers is None:
             self.headers = carried_headers(frame.meta)
-            raw = frame.meta.get("headers") if frame.meta else None
+            raw = frame.meta.get(HEADERS) if frame.meta else None
             if raw and self.ext.redaction is not None:  # a live server may echo them back
                 for value in secret_header_values(raw):
                     self.ext.redaction.remember(value, "header")
@@ -473,7 +474,7 @@ class LiveLeg:
 
     def _owner(self, message: JSONObject, meta: Mapping[str, Any] | None) -> _Pending | None:
         """The forwarded request a live server message belongs to, as far as it shows."""
-        ours = meta.get("in_reply_to") if meta else None
+        ours = meta.get(IN_REPLY_TO) if meta else None
         if isinstance(ours, int) and ours in self.pending:
             return self.pending[ours]
         token = _progress_token(message)
@@ -524,7 +525,7 @@ class LiveLeg:
             pointers = found or None
         shown: dict[str, Any] | None = None
         if stream is not None:
-            shown = {"stream": stream, **(meta or {})}
+            shown = {STREAM: stream, **(meta or {})}
         event = MessageEvent(
             t=self.ext.now(), dir=direction, message=kept, meta=shown, redacted=pointers
         )
@@ -544,7 +545,7 @@ class LiveLeg:
 
 
 def _stream_of(meta: Mapping[str, Any] | None) -> object:
-    return meta.get("stream") if meta else None
+    return meta.get(STREAM) if meta else None
 
 
 def _frame(message: JSONObject) -> Frame:
@@ -561,4 +562,4 @@ def _progress_token(message: JSONObject) -> object:
 
 def _sse(meta: Mapping[str, Any] | None) -> dict[str, Any] | None:
     """Whether the leg's answer came as an event stream (an HTTP cassette keeps that)."""
-    return {"sse": True} if meta and meta.get("sse") else None
+    return {SSE: True} if meta and meta.get(SSE) else None

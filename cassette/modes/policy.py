@@ -90,7 +90,7 @@ def get_mode(name: str, source: str | None = None) -> Mode:
         return key
     if key in SYNONYMS:
         return SYNONYMS[key]
-    from cassette.core.suggest import unknown_choice
+    from cassette.core.words.suggest import unknown_choice
 
     choices = (*MODES, *SYNONYMS)
     raise UsageError(unknown_choice("record mode", name, choices, source=source, listed=_valid()))

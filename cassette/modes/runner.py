@@ -37,13 +37,13 @@ from typing import Any, Literal
 
 import attrs
 
-from cassette.core.jsonrpc import Kind, classify_value
-from cassette.core.matching import LIFECYCLE_METHODS, MissReport
-from cassette.core.model import MessageEvent
-from cassette.core.recorder import BeforeRecord
-from cassette.core.redaction import Redactor
-from cassette.core.sessions import ReplaySessions
-from cassette.core.volatile import Ignores
+from cassette.core.recording.recorder import BeforeRecord
+from cassette.core.redaction.redactor import Redactor
+from cassette.core.replay.matching import LIFECYCLE_METHODS, MissReport
+from cassette.core.replay.sessions import ReplayPool
+from cassette.core.wire.jsonrpc import Kind, classify_value
+from cassette.core.wire.model import MessageEvent
+from cassette.core.words.volatile import Ignores
 from cassette.errors import (
     CassetteError,
     CassetteNotFoundError,
@@ -453,7 +453,7 @@ async def _replay(
 
 async def _serve_client(
     client: FrameStream,
-    responders: ReplaySessions,
+    responders: ReplayPool,
     policy: DeliveryPolicy,
     extension: Extension | None,
 ) -> ReplayResult:
@@ -472,14 +472,14 @@ async def _serve_client(
     return results[0]
 
 
-def unplayed_requests(responders: ReplaySessions) -> list[dict[str, Any]]:
+def unplayed_requests(responders: ReplayPool) -> list[dict[str, Any]]:
     """The recorded requests no session of this serving played (line, request and its
-    digest: ``cassette.core.prune``), for a
+    digest: ``cassette.core.tape.prune``), for a
     supervisor that fails tests leaving recordings unused, and for ``cassette prune``.
     Lifecycle calls are left out: a client's handshake is not a call a test forgets, and
     is never pruned. (The pool folds each session's unplayed requests in as it ends, so
     it need not keep ended sessions.)"""
-    from cassette.core.prune import request_digest
+    from cassette.core.tape.prune import request_digest
 
     return [
         {"line": seq + 1, "request": describe_request(message), "digest": request_digest(message)}

@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Final
 from cassette._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from cassette.core.deadlines import ANSWER_TIMEOUT
-    from cassette.core.pacing import Pacing
+    from cassette.core.replay.pacing import Pacing
+    from cassette.core.wire.deadlines import ANSWER_TIMEOUT
     from cassette.runtime.conversation import (
         DeliveryPolicy,
         Fallback,
@@ -80,8 +80,8 @@ __all__ = [
 ]
 
 _LAZY: Final = {
-    "ANSWER_TIMEOUT": "cassette.core.deadlines",
-    "Pacing": "cassette.core.pacing",
+    "ANSWER_TIMEOUT": "cassette.core.wire.deadlines",
+    "Pacing": "cassette.core.replay.pacing",
     "PolicySession": "cassette.runtime.conversation",
     "DeliveryPolicy": "cassette.runtime.conversation",
     "Fallback": "cassette.runtime.conversation",

@@ -34,25 +34,26 @@ from typing import TYPE_CHECKING, Any, Protocol
 import anyio
 import anyio.abc
 
-from cassette.core.deadlines import Deadlines
-from cassette.core.ids import id_key
-from cassette.core.jsonrpc import (
+from cassette.core.replay.reply import Reply
+from cassette.core.replay.sessions import Responder, ResponderPool
+from cassette.core.wire.deadlines import Deadlines
+from cassette.core.wire.ids import id_key
+from cassette.core.wire.jsonrpc import (
     INVALID_REQUEST,
     SINGLE_MESSAGES,
     Kind,
     classify,
     error_response,
 )
-from cassette.core.model import Recording
-from cassette.core.reply import Reply
-from cassette.core.sessions import Responder, ResponderPool
+from cassette.core.wire.meta import OVERSIZED
+from cassette.core.wire.model import Recording
 from cassette.errors import UsageError
 from cassette.runtime.policy import DeliveryPolicy, ReplayResult, RuntimeServedSession
 from cassette.transport import Emit, Frame, Outgoing
 
 if TYPE_CHECKING:
-    from cassette.core.classified import Classified
-    from cassette.core.redaction import Redactor
+    from cassette.core.redaction.redactor import Redactor
+    from cassette.core.wire.classified import Classified
 
 __all__ = [
     "DeliveryPolicy",
@@ -116,6 +117,11 @@ class PolicySession:
             return reply
         assert self.fallback is not None
         return await self._receive_or_fall_back(frame, self.fallback, classified)
+
+    @property
+    def always_at_once(self) -> bool:
+        """Every reply without waiting: no live fallback, no pacing (``AnswersAtOnce``)."""
+        return self.fallback is None and self.policy.pacing is None
 
     def receive_now(self, frame: Frame, classified: Classified | None = None) -> Reply | None:
         """``receive`` where it needs no waiting (no live fallback), else ``None``: a
@@ -208,7 +214,7 @@ class PolicySession:
     # -- the policy ------------------------------------------------------------------------
 
     def _oversized(self, data: bytes, meta: Mapping[str, Any] | None) -> Reply | None:
-        size = meta.get("oversized") if meta else None
+        size = meta.get(OVERSIZED) if meta else None
         if len(data) > self.policy.max_message_bytes:
             size = len(data)
         if size is None:

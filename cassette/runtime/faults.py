@@ -6,7 +6,7 @@ Theory of operation
 mock, an extension) and keeps its interface, so every front serves it unchanged; the
 pool that opens conversations wraps each in one when its policy has a plan
 (``cassette.runtime.conversation``). For each client request the session's ``Injector``
-(``cassette.core.faults``) says whether a fault replaces the answer:
+(``cassette.core.replay.faults``) says whether a fault replaces the answer:
 
 * ``delay``: the request is answered as usual, ``seconds`` later, through the session's
   ``emit`` (a reply that is ``pending`` meanwhile, so an HTTP front holds the POST open
@@ -34,9 +34,10 @@ from typing import Any
 import anyio
 import anyio.abc
 
-from cassette.core.faults import FaultRule, Injector
-from cassette.core.ids import id_key
-from cassette.core.jsonrpc import (
+from cassette.core.replay.faults import FaultRule, Injector
+from cassette.core.replay.reply import Reply
+from cassette.core.wire.ids import id_key
+from cassette.core.wire.jsonrpc import (
     Classified,
     JSONObject,
     Kind,
@@ -45,7 +46,6 @@ from cassette.core.jsonrpc import (
     dumps,
     error_response,
 )
-from cassette.core.reply import Reply
 from cassette.runtime.policy import ReplayResult, RuntimeServedSession, Say
 from cassette.transport import Emit, Frame, Outgoing
 

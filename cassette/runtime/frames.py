@@ -3,8 +3,9 @@
 Theory of operation
 -------------------
 Frames are read one at a time and each is answered by the client's served session (a
-``PolicySession``, or the fault overlay over one). Writing follows the recording's order
-and clock, not only the arrival order:
+``PolicySession``, or the fault overlay over one), through the contract's ``receive``, or
+without awaiting where the session offers it (``AnswersAtOnce``: never a concrete class).
+Writing follows the recording's order and clock, not only the arrival order:
 
 * a reply the policy paces (``--pace recorded``) is written by a task of its own, each
   group of messages when its recorded gap has passed, so one slow exchange never holds
@@ -30,7 +31,7 @@ yield to the event loop between writes is not enough: measured on stdio, the Typ
 client's progress callbacks fired in 0 of 10 replays with it, as with one write.
 
 Framing is the transport's: it cuts what it reads into frames (stdio's lines, by
-``cassette.transports._lines``) and carries each frame it is given as one message. This
+``cassette.transports.stdio._lines``) and carries each frame it is given as one message. This
 module only writes each message as the contract's frame (its JSON and the newline every
 frame of a line-framed wire ends with: docs/transports.md, "Frames") and, on an ``Eager``
 stream, keeps the unwritten rest of a partial non-blocking write for the next write, as a
@@ -49,11 +50,11 @@ from typing import Any
 import anyio
 import anyio.abc
 
-from cassette.core.jsonrpc import Kind, classify_value, dumps_bytes, is_answer
-from cassette.core.reply import Reply
+from cassette.core.replay.reply import Reply
+from cassette.core.wire.jsonrpc import Kind, classify_value, dumps_bytes, is_answer
 from cassette.errors import TransportClosedError
-from cassette.runtime.conversation import PolicySession, PolicySessionPool
-from cassette.runtime.policy import ReplayResult, RuntimeServedSession
+from cassette.runtime.conversation import PolicySessionPool
+from cassette.runtime.policy import AnswersAtOnce, ReplayResult, RuntimeServedSession
 from cassette.transport import DRAIN_DEADLINE, Drainable, Eager, Frame, FrameStream, Pushing
 
 __all__ = ["serve_frames"]
@@ -231,9 +232,9 @@ def _pushing(
     answer can need waiting: a plain session, with no live fallback and no pacing.
     A reply that ends the session (the recorded server exited, the client stopped
     reading) stops it, and the loop ends as at the end of the client's input."""
-    if not isinstance(stream, Pushing) or not isinstance(session, PolicySession):
+    if not isinstance(stream, Pushing) or not isinstance(session, AnswersAtOnce):
         return None
-    if session.fallback is not None or session.policy.pacing is not None:
+    if not session.always_at_once:
         return None
     receive_now = session.receive_data_now
 
@@ -259,8 +260,8 @@ async def _read_loop(
 ) -> None:
     """Each frame the loop reads (the ones a ``Pushing`` stream did not take) answered."""
     eager = stream if isinstance(stream, Eager) else None
-    # a PolicySession's sync path, as in _pushing; anything else is awaited
-    receive_now = session.receive_now if isinstance(session, PolicySession) else None
+    # the sync path of a session that has one (``AnswersAtOnce``); anything else is awaited
+    receive_now = session.receive_now if isinstance(session, AnswersAtOnce) else None
     while not writer.gone:
         frame = eager.receive_ready() if eager is not None else None
         if frame is None:

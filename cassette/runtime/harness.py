@@ -14,8 +14,8 @@ from contextlib import asynccontextmanager
 
 import anyio
 
-from cassette.core.jsonrpc import JSONObject, Kind, classify, dumps_bytes
-from cassette.core.matching import Strategy
+from cassette.core.replay.matching import Strategy
+from cassette.core.wire.jsonrpc import JSONObject, Kind, classify, dumps_bytes
 from cassette.runtime.record import RecordConfig, RecordResult, record_session
 from cassette.runtime.replay_pool import ReplayOptions, replay_pool
 from cassette.runtime.serve import serve

@@ -10,24 +10,25 @@ checkers alone).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Protocol
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import attrs
 
-from cassette.core.deadlines import ANSWER_TIMEOUT
-from cassette.core.limits import DEFAULT_MAX_BYTES
-from cassette.transport import ServedSession
+from cassette.core.wire.deadlines import ANSWER_TIMEOUT
+from cassette.core.wire.limits import DEFAULT_MAX_BYTES
+from cassette.transport import Frame, ServedSession
 
 if TYPE_CHECKING:
     import anyio
 
-    from cassette.core.faults import FaultPlan
-    from cassette.core.misses import MissReport
-    from cassette.core.pacing import Pacing
-    from cassette.core.reply import Reply
+    from cassette.core.replay.faults import FaultPlan
+    from cassette.core.replay.misses import MissReport
+    from cassette.core.replay.pacing import Pacing
+    from cassette.core.replay.reply import Reply
+    from cassette.core.wire.classified import Classified
 
-__all__ = ["DeliveryPolicy", "ReplayResult", "RuntimeServedSession", "Say"]
+__all__ = ["AnswersAtOnce", "DeliveryPolicy", "ReplayResult", "RuntimeServedSession", "Say"]
 
 Say = Callable[[str], None]
 
@@ -83,3 +84,34 @@ class RuntimeServedSession(ServedSession, Protocol):
     def paces(self, reply: Reply) -> bool: ...
 
     def result(self) -> ReplayResult: ...
+
+
+@runtime_checkable
+class AnswersAtOnce(Protocol):
+    """A served session that can answer a frame without awaiting (optional; the runtime
+    checks it with ``isinstance``, never a concrete class).
+
+    Why: a replay's answer needs no waiting unless a live fallback or pacing is in play,
+    and a frame loop that calls a plain function spares a coroutine per message; a
+    ``Pushing`` stream's callback can only call one (docs/architecture.md, "Speed
+    exceptions"). A session without it (the fault overlay) is awaited through
+    ``receive``, whatever it wraps."""
+
+    @property
+    def always_at_once(self) -> bool:
+        """Whether every reply comes without waiting (no live fallback, no pacing): then
+        frames may be answered from a stream's reader callback."""
+        ...
+
+    def receive_now(self, frame: Frame, classified: Classified | None = None) -> Reply | None:
+        """``receive`` where it needs no waiting, else ``None`` (then await ``receive``)."""
+        ...
+
+    def receive_data_now(
+        self,
+        data: bytes,
+        meta: Mapping[str, Any] | None = None,
+        classified: Classified | None = None,
+    ) -> Reply | None:
+        """``receive_now`` of a frame's two fields, as a ``Pushing`` stream hands them."""
+        ...

@@ -1,8 +1,8 @@
 """The surface probes: fresh starts of the recorded server, asked what any client may list.
 
 A recorded session holds what its client asked; the clients a cassette serves ask more
-(``cassette.core.surface`` says what and why). So, beside the session, the recorder
-reaches the same target again, once per probe of ``cassette.core.surface.plan`` (a second,
+(``cassette.core.eras.surface`` says what and why). So, beside the session, the recorder
+reaches the same target again, once per probe of ``cassette.core.eras.surface.plan`` (a second,
 short-lived server process each over stdio; one MCP session each, ended with its DELETE,
 over streamable HTTP), all side by side, and holds what they answered in memory.
 
@@ -36,8 +36,9 @@ from typing import Final
 
 import anyio
 
-from cassette.core.surface import PROBE_META, Probe, ProbeSession, plan, surface_line
-from cassette.core.variants import client_capabilities
+from cassette.core.eras.surface import Probe, ProbeSession, plan, surface_line
+from cassette.core.eras.variants import client_capabilities
+from cassette.core.wire.meta import PROBE
 from cassette.errors import sole_exception
 from cassette.runtime.sink import Sink
 from cassette.transport import ConnectOptions, Frame, Stoppable, Target, UpstreamConnector
@@ -115,7 +116,7 @@ def record_surface(sink: Sink, sessions: list[ProbeSession]) -> None:
         for direction, data, label in session.kept:
             if sink.writer.closed:  # a failed write: the file keeps its prefix
                 return
-            sink.put(sink.recorder.observe(direction, data, sink.clock(), {PROBE_META: label}))
+            sink.put(sink.recorder.observe(direction, data, sink.clock(), {PROBE: label}))
 
 
 async def probing_beside(

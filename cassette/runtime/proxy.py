@@ -31,9 +31,9 @@ from collections.abc import Callable
 import anyio
 import attrs
 
-from cassette.core.deadlines import SHUTDOWN_GRACE, STOP_GRACE, STOP_KILL_AFTER
-from cassette.core.jsonrpc import classify, dumps_bytes
-from cassette.core.negotiation import refuse_other_era
+from cassette.core.replay.negotiation import refuse_other_era
+from cassette.core.wire.deadlines import SHUTDOWN_GRACE, STOP_GRACE, STOP_KILL_AFTER
+from cassette.core.wire.jsonrpc import classify, dumps_bytes
 from cassette.errors import TransportClosedError
 from cassette.runtime.sink import Sink
 from cassette.runtime.watchdog import Watchdog

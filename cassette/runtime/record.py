@@ -36,13 +36,13 @@ from typing import Any, Literal
 import anyio
 import attrs
 
-from cassette.core.deadlines import STOP_BOUND
-from cassette.core.eras import ERA_CHOICES
-from cassette.core.local_paths import LocalPaths
-from cassette.core.recorder import BeforeRecord
-from cassette.core.redaction import Redactor
-from cassette.core.text import printable
-from cassette.core.volatile import Ignores
+from cassette.core.eras.bridge import ERA_CHOICES
+from cassette.core.recording.local_paths import LocalPaths
+from cassette.core.recording.recorder import BeforeRecord
+from cassette.core.redaction.redactor import Redactor
+from cassette.core.wire.deadlines import STOP_BOUND
+from cassette.core.words.text import printable
+from cassette.core.words.volatile import Ignores
 from cassette.errors import CassetteExistsError, UsageError, sole_exception
 from cassette.registry import get_connector, get_transport
 from cassette.runtime.probe import probing_beside
@@ -143,9 +143,9 @@ class RecordConfig:
     #: recording was cancelled (so a stopped command can still say what it made)
     on_result: Callable[[RecordResult], None] | None = None
     #: sees each message before it is written; may change it or drop it (``None``);
-    #: redaction runs after it (``cassette.core.recorder.BeforeRecord``)
+    #: redaction runs after it (``cassette.core.recording.recorder.BeforeRecord``)
     before_record: BeforeRecord | None = None
-    #: the era to record in (``cassette.core.eras.era_refusal``): ``auto`` lets the client
+    #: the era to record in (``cassette.core.eras.bridge.era_refusal``): ``auto`` lets the client
     #: choose; ``legacy`` or ``modern`` answers the other era's opening in the server's place
     era: str = attrs.field(default="auto", validator=attrs.validators.in_(ERA_CHOICES))
     #: beside the session, start the same target again to capture what any client may
@@ -493,7 +493,7 @@ def _session(
 
 
 def _stdio_client() -> FrameStream:
-    from cassette.transports.stdio import StdioClientStream
+    from cassette.transports.stdio.transport import StdioClientStream
 
     return StdioClientStream()
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
-from cassette.core.headers import refusal
+from cassette.core.redaction.headers import refusal
 from cassette.runtime.sink import SinkTap
 from cassette.store.gate import shown
 

@@ -19,12 +19,12 @@ What is decided, in this order:
   imported only when something is first told);
 * **the opening**: a cassette given as a path and served on stdio answers its first
   ``initialize`` from its opening before the rest is loaded, when the opening is proved
-  to answer as the whole does (``cassette.store.opening``, ``cassette.core.opening``);
+  to answer as the whole does (``cassette.store.opening``, ``cassette.core.replay.opening``);
   any other cassette is loaded whole first.
 
 A cassette given as a path is loaded here; what its reading warns of goes to the
-policy's ``on_warning``. Each pool is the core's ``ReplaySessions`` (or, from an
-opening, an ``OpeningSessions`` around two of them): ``core/sessions.py`` and this module
+policy's ``on_warning``. Each pool is the core's ``ReplayPool`` (or, from an
+opening, an ``OpeningPool`` around two of them): ``core/replay/sessions.py`` and this module
 are the only places one is made.
 """
 
@@ -36,18 +36,18 @@ from typing import TYPE_CHECKING, overload
 
 import attrs
 
-from cassette.core.model import Recording
-from cassette.core.sessions import ReplaySessions
-from cassette.core.starts import count_starts
-from cassette.core.strategies import Strategy, get_strategy, repeating
+from cassette.core.replay.sessions import ReplayPool
+from cassette.core.replay.starts import count_starts
+from cassette.core.replay.strategies import Strategy, get_strategy, repeating
+from cassette.core.wire.model import Recording
 from cassette.runtime.conversation import DeliveryPolicy, ReplayResult, shown_policy
 from cassette.store.storage import Cassette
 from cassette.transport import ServeOptions, Transport
 
 if TYPE_CHECKING:
-    from cassette.core.opening import OpeningSessions
-    from cassette.core.redaction import Redactor
-    from cassette.core.replayer import ShownPolicy
+    from cassette.core.redaction.redactor import Redactor
+    from cassette.core.replay.opening import OpeningPool
+    from cassette.core.replay.replayer import ShownPolicy
 
 __all__ = ["ReplayOptions", "replay_pool"]
 
@@ -79,18 +79,18 @@ class ReplayOptions:
 
 
 @overload
-def replay_pool(tape: Recording, options: ReplayOptions = ...) -> ReplaySessions: ...
+def replay_pool(tape: Recording, options: ReplayOptions = ...) -> ReplayPool: ...
 
 
 @overload
 def replay_pool(
     tape: str | os.PathLike[str], options: ReplayOptions = ...
-) -> ReplaySessions | OpeningSessions: ...
+) -> ReplayPool | OpeningPool: ...
 
 
 def replay_pool(
     tape: Recording | str | os.PathLike[str], options: ReplayOptions = ReplayOptions()
-) -> ReplaySessions | OpeningSessions:
+) -> ReplayPool | OpeningPool:
     """The replay sessions of ``tape`` (a loaded cassette, or a cassette file's path) as
     ``options`` say: what every front serves a replay from (the module docstring says
     what is decided, and how)."""
@@ -103,18 +103,18 @@ def replay_pool(
 
         opening = read_opening(path)
         if opening is not None:  # proved to hold no other server start: the first it is
-            from cassette.core.opening import OpeningSessions
+            from cassette.core.replay.opening import OpeningPool
 
-            def whole() -> ReplaySessions:
+            def whole() -> ReplayPool:
                 return _sessions(_load(path, options), options, 1)
 
-            return OpeningSessions(_sessions(opening, options, 1), whole)
+            return OpeningPool(_sessions(opening, options, 1), whole)
     loaded = _load(path, options)
     return _sessions(loaded, options, _first_start(loaded, stdio))
 
 
-def _sessions(recording: Recording, options: ReplayOptions, first: int) -> ReplaySessions:
-    return ReplaySessions(
+def _sessions(recording: Recording, options: ReplayOptions, first: int) -> ReplayPool:
+    return ReplayPool(
         recording,
         _strategy(recording, options),
         environ=os.environ,

@@ -24,9 +24,9 @@ import anyio
 import anyio.abc
 import attrs
 
-from cassette.core.matching import Strategy
-from cassette.core.model import Recording
-from cassette.core.sessions import Responder, ResponderPool
+from cassette.core.replay.matching import Strategy
+from cassette.core.replay.sessions import Responder, ResponderPool
+from cassette.core.wire.model import Recording
 from cassette.errors import FaultExit, UsageError
 from cassette.registry import get_transport
 from cassette.runtime.conversation import (
@@ -46,7 +46,7 @@ from cassette.transport import (
 )
 
 if TYPE_CHECKING:
-    from cassette.core.misses import MissReport
+    from cassette.core.replay.misses import MissReport
 
 __all__ = [
     "ReplayOptions",

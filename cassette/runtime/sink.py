@@ -18,10 +18,10 @@ from typing import Any, Final, Literal
 
 import attrs
 
-from cassette.core.limits import line_limit
-from cassette.core.local_paths import LocalPaths
-from cassette.core.recorder import BeforeRecord, Record, Recorder
-from cassette.core.redaction import Redactor
+from cassette.core.recording.local_paths import LocalPaths
+from cassette.core.recording.recorder import BeforeRecord, Record, Recorder
+from cassette.core.redaction.redactor import Redactor
+from cassette.core.wire.limits import line_limit
 from cassette.store.storage import CassetteWriter
 from cassette.transport import Exited, SideEvent, StderrLine
 
@@ -163,7 +163,7 @@ class SinkTap:
 @attrs.frozen(kw_only=True)
 class SinkOptions:
     """How a fresh recording is written: the ``strategy`` its header stores for replays,
-    its ``redactor`` and ``before_record`` hook (``cassette.core.recorder``), whether it
+    its ``redactor`` and ``before_record`` hook (``cassette.core.recording.recorder``), whether it
     keeps the server's stderr and which folders it writes portably there, whether it may
     ``overwrite`` a file, ``fsync`` after each record, and who hears a warning."""
 

@@ -1,8 +1,8 @@
 """``NoAnswer``: the deadline of a client request the recording never answered.
 
-A module of its own because building an attrs class at import costs a few million
-instructions, and only a recording that leaves a request unanswered sets such a deadline
-(``cassette.runtime.conversation``).
+A module of its own because building an attrs class at import costs start-up
+instructions (docs/architecture.md, "Speed exceptions", has the figure), and only a recording that
+leaves a request unanswered sets such a deadline (``cassette.runtime.conversation``).
 """
 
 from __future__ import annotations

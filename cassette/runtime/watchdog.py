@@ -23,8 +23,9 @@ from typing import Any, Final
 
 import anyio
 
-from cassette.core.ids import IdKey, id_key
-from cassette.core.jsonrpc import Kind, classify, dumps_bytes, error_response
+from cassette.core.wire.ids import IdKey, id_key
+from cassette.core.wire.jsonrpc import Kind, classify, dumps_bytes, error_response
+from cassette.core.wire.meta import SYNTHETIC
 from cassette.errors import TransportClosedError
 from cassette.runtime.sink import Sink
 from cassette.transport import Frame, FrameStream
@@ -33,7 +34,7 @@ __all__ = ["UPSTREAM_TIMEOUT_CODE", "Watchdog"]
 
 #: The code the HTTP recording proxy's 504 body carries too (a JSON-RPC server error).
 UPSTREAM_TIMEOUT_CODE: Final = -32000
-SYNTHETIC: Final = {"synthetic": "upstream-timeout"}
+TIMED_OUT: Final = {SYNTHETIC: "upstream-timeout"}
 
 
 class Watchdog:
@@ -107,7 +108,7 @@ class Watchdog:
             return  # answered in time
         why = f"cassette-mcp: the server did not answer within {self.timeout:g} s"
         data = dumps_bytes(error_response(msg_id, UPSTREAM_TIMEOUT_CODE, why)) + b"\n"
-        self.sink.frame("s2c", data, SYNTHETIC)
+        self.sink.frame("s2c", data, TIMED_OUT)
         self._late.add(key)
         self.on_warning(
             f"the server did not answer request {msg_id!r} ({method}) within "

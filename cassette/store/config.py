@@ -14,7 +14,7 @@ configured here::
     [tool.cassette]
     redact = false                        # turn redaction off (warned about on every recording)
     max-message-bytes = "16MiB"           # one stdio line or HTTP body (default 64MiB)
-    max-depth = 128                       # JSON nesting (default 256; see cassette.core.limits)
+    max-depth = 128                       # JSON nesting (default 256; cassette.core.wire.limits)
 
     ignore-params = ["/params/arguments/requestId"]   # never matched on (docs/matching.md)
     before-record = "tests/hooks.py:scrub"            # sees each message before it is written
@@ -43,7 +43,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from cassette.core.limits import parse_size
+from cassette.core.wire.limits import parse_size
 from cassette.errors import UsageError
 
 __all__ = [
@@ -79,7 +79,7 @@ def fast_json_enabled(environ: Mapping[str, str] | None = None) -> bool:
 def fast_json(environ: Mapping[str, str] | None = None) -> bool:
     """Whether large cassettes are parsed by orjson: the extra installed and not turned
     off (``fast_json_enabled``)."""
-    from cassette.core.jsonrpc import fast_json as installed
+    from cassette.core.wire.jsonrpc import fast_json as installed
 
     return fast_json_enabled(environ) and installed()
 
@@ -111,7 +111,8 @@ def _section(path: Path) -> dict[str, Any]:
 
 def _parsed_section(path: Path, text: str) -> dict[str, Any]:
     """``[tool.cassette]`` of ``text``; parsed only when the text may hold it, because
-    ``tomllib`` with its ``datetime`` is about 2% of a replay's start-up, and most projects
+    ``tomllib`` with its ``datetime`` costs a replay's start-up (the speed-exceptions table in
+    docs/architecture.md has the figure), and most projects
     that use us name ``cassette-mcp`` among their dependencies, never the table."""
     if not _may_hold_table(text):
         return {}

@@ -38,7 +38,7 @@ from typing import Final
 
 import attrs
 
-from cassette.core.volatile import Ignores
+from cassette.core.words.volatile import Ignores
 from cassette.errors import CassetteError, CassetteExistsError
 from cassette.store.files import check_writable, describe_os_error, make_parent
 from cassette.store.lock import FileLock

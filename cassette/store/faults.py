@@ -11,7 +11,7 @@ A plan file is what ``cassette replay --faults FILE`` and the pytest marker's
     name = "search"               # the tool or prompt name, or the resource URI
     nth = 1                       # only the first matching call
 
-The values and what they mean are ``cassette.core.faults``; docs/faults.md is the guide.
+The values and what they mean are ``cassette.core.replay.faults``; docs/faults.md is the guide.
 A mistake in a rule is reported at the line of its ``[[fault]]`` header (TOML) or of its
 opening brace (JSON), so a person goes straight to it.
 
@@ -28,7 +28,7 @@ import tomllib
 from pathlib import Path
 from typing import Any, Final
 
-from cassette.core.faults import FaultPlan
+from cassette.core.replay.faults import FaultPlan
 from cassette.errors import CassetteNotFoundError, UsageError
 from cassette.store.files import write_atomic
 

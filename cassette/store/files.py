@@ -33,8 +33,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO, Final, TextIO
 
-from cassette.core.codec import BOMS
-from cassette.core.limits import Limits, current_limits
+from cassette.core.tape.codec import BOMS
+from cassette.core.wire.limits import Limits, current_limits
 from cassette.errors import CassetteError, CassetteNotFoundError
 
 __all__ = [

@@ -7,7 +7,7 @@ every live value printed for a person passes through one policy, and this module
 only code that builds one (``tests/unit/test_redaction_gate.py`` searches the package for
 any other). The policy is made of four things, always in this order:
 
-1. the built-in rules (``cassette.core.secret_rules``) and the value of every variable of
+1. the built-in rules (``cassette.core.redaction.secret_rules``) and the value of every variable of
    the environment whose name says it is secret;
 2. the project's settings, ``[tool.cassette.redact]`` of the nearest pyproject.toml
    (``redact = false`` turns redaction off);
@@ -45,11 +45,11 @@ from typing import TYPE_CHECKING, Any, Final
 
 import attrs
 
-from cassette.core.redacted import pattern_digest as digest
+from cassette.core.redaction.redacted import pattern_digest as digest
 from cassette.errors import UsageError
 
 if TYPE_CHECKING:
-    from cassette.core.redaction import Redactor
+    from cassette.core.redaction.redactor import Redactor
 
 __all__ = [
     "RedactOptions",
@@ -95,7 +95,7 @@ class RedactOptions:
 
     @classmethod
     def from_args(cls, args: Any) -> RedactOptions:
-        """The options ``cassette.cli.common.redaction_options`` parsed."""
+        """The options ``cassette.cli.options.redaction_options`` parsed."""
         return cls(
             enabled=not args.no_redact,
             patterns=args.redact_pattern or (),
@@ -135,13 +135,13 @@ def check_rules(
 def pattern_problem(pattern: str, how: str = "--redact-env NAME") -> str | None:
     """Why ``pattern`` cannot be a redaction pattern, in words that never quote it:
     it does not compile, or it matches only one text, so it is a value, which the header
-    would keep in the clear (``cassette.core.literal_patterns``; ``how`` says how a
+    would keep in the clear (``cassette.core.redaction.literal_patterns``; ``how`` says how a
     variable is named instead). ``None`` when it is a pattern."""
     try:
         re.compile(pattern)
     except re.error as exc:
         return f"not a regular expression: {exc}"
-    from cassette.core.literal_patterns import is_literal
+    from cassette.core.redaction.literal_patterns import is_literal
 
     if is_literal(pattern):
         return (
@@ -202,7 +202,7 @@ def policy(
     patterns = [*project[0], *options.patterns]
     paths = [*project[1], *options.paths]
     env = [*project[2], *options.env, *extra_env]
-    from cassette.core.redaction import Redactor  # the rule tables: a replay has none
+    from cassette.core.redaction.redactor import Redactor  # the rule tables: a replay has none
 
     return Redactor.configured(
         patterns=dict.fromkeys(patterns),
@@ -239,7 +239,7 @@ def joined(
     redaction is joined as it is (``None``)."""
     if not header:
         return None
-    from cassette.core.redacted import check_header
+    from cassette.core.redaction.redacted import check_header
 
     problems = check_header(header)
     if problems:
@@ -247,7 +247,7 @@ def joined(
     if base is None:
         base = policy(settings=_on(None, start), environ=environ, start=start)
     assert base is not None  # the settings' off switch is ignored here
-    from cassette.core.literal_patterns import without_literals
+    from cassette.core.redaction.literal_patterns import without_literals
 
     # a value an older version kept as a pattern is redacted as the value it is, and
     # never required again (it can no longer be given)
@@ -319,11 +319,11 @@ def for_target(
     if redactor is None:
         return None
     if env:
-        from cassette.core.redaction import secret_environment
+        from cassette.core.redaction.redactor import secret_environment
 
         redactor = redactor.with_literals(secret_environment(env))
     if headers:
-        from cassette.core.headers import header_secrets
+        from cassette.core.redaction.headers import header_secrets
 
         redactor = redactor.with_literals(header_secrets(headers))
     return redactor
@@ -344,8 +344,8 @@ def scan_policy(header: Mapping[str, Any] | None, *, start: Path | None = None) 
     pii: bool | None = None
     written: list[str] = []
     if header:
-        from cassette.core.literal_patterns import without_literals
-        from cassette.core.redacted import check_header
+        from cassette.core.redaction.literal_patterns import without_literals
+        from cassette.core.redaction.redacted import check_header
 
         if not check_header(header):
             paths = [str(p) for p in header.get("paths") or ()]
@@ -388,11 +388,11 @@ def shown(text: str, redactor: Redactor | None = None) -> str:
     """``text`` as a person may see it (a miss, a warning, a report, a log line): through
     ``redactor``, else through the project's policy (the built-in rules when the project
     turns redaction off or its settings cannot be read: a printed line is never raw). A
-    sentence we wrote about a message (a ``cassette.core.said.Said``: a miss, a warning,
+    sentence we wrote about a message (a ``cassette.core.words.said.Said``: a miss, a warning,
     the end of a run) has what it quotes redacted, values as values, never our words."""
     if redactor is None:
         redactor = display()
-    from cassette.core.said import Said
+    from cassette.core.words.said import Said
 
     if isinstance(text, Said):
         session = redactor.session()

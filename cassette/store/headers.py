@@ -1,5 +1,5 @@
 """Headers for a live server from the command line and the project's ``[tool.cassette]
-headers``, expanded from the environment (``cassette.core.headers`` does the work).
+headers``, expanded from the environment (``cassette.core.redaction.headers`` does the work).
 
 A name given on the command line replaces the project's. Every front end that reaches a
 live server over HTTP (``record --upstream``, ``verify``, ``variant``, ``check``, the
@@ -12,7 +12,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from cassette.core.headers import Expanded, HeaderTemplate, expand, parse_headers
+from cassette.core.redaction.headers import Expanded, HeaderTemplate, expand, parse_headers
 from cassette.errors import UsageError
 
 __all__ = ["project_headers", "templates"]

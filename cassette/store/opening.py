@@ -1,5 +1,5 @@
 """The opening of a long cassette, read before the rest, when it provably holds the answer
-to a session's ``initialize`` (``cassette.core.opening`` serves from it).
+to a session's ``initialize`` (``cassette.core.replay.opening`` serves from it).
 
 A replay answers ``initialize`` from the whole cassette: the recording that matches, the
 revision the server would grant, the warnings about the client's capabilities. For a
@@ -8,7 +8,7 @@ rules out in the file's bytes, so a cassette that passes every check answers
 ``initialize`` from its opening exactly as from the whole:
 
 * no event has a ``meta`` (no variant sessions, no legacy probe, no later server starts,
-  no HTTP facts), but for the recorder's probes (``cassette.core.surface``), whose lines
+  no HTTP facts), but for the recorder's probes (``cassette.core.eras.surface``), whose lines
   come last and answer listings only: a trailing run of lines each ending as the recorder
   writes a probe's (``_PROBE_LINE``) is left out of every check below (``_session_size``);
 * ``"initialize"`` occurs once (one recording can match the request), and no
@@ -37,10 +37,10 @@ import re
 from collections.abc import Iterator
 from typing import BinaryIO, Final
 
-from cassette.core.codec import decode_lines
-from cassette.core.jsonrpc import Kind, classify_value
-from cassette.core.limits import Limits, current_limits
-from cassette.core.model import Event, MessageEvent, StderrEvent, era_of
+from cassette.core.tape.codec import decode_lines
+from cassette.core.wire.jsonrpc import Kind, classify_value
+from cassette.core.wire.limits import Limits, current_limits
+from cassette.core.wire.model import Event, MessageEvent, StderrEvent, era_of
 from cassette.errors import CassetteError
 from cassette.store.files import open_regular
 from cassette.store.storage import Cassette

@@ -58,7 +58,7 @@ def pytest_settings(start: Path | None = None) -> PytestSettings:
     for key, value in section.items():
         wanted = _PYTEST_KEYS.get(key)
         if wanted is None:
-            from cassette.core.suggest import did_you_mean
+            from cassette.core.words.suggest import did_you_mean
 
             known = ", ".join(_PYTEST_KEYS)
             guess = did_you_mean(key, _PYTEST_KEYS)

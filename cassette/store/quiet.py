@@ -27,7 +27,7 @@ take the cassette's name, and this module decides the bytes it takes it with:
 
 With ``volatile`` (``record --keep-volatile``, ``keep-volatile = true`` in
 ``[tool.cassette]``, the pytest plugin's ``keep_volatile``), an answer is compared as
-``verify`` compares it (``cassette.core.volatile.steady``): one that differs from the old
+``verify`` compares it (``cassette.core.words.volatile.steady``): one that differs from the old
 only in values verify treats as volatile (``_meta``, cache hints, timestamps and UUIDs in
 text, JSON inside a text compared as JSON) or that the project ignores
 (``[tool.cassette.verify]``) is the same event, and keeps its old line. So a server that
@@ -50,9 +50,9 @@ from typing import Final
 
 import attrs
 
-from cassette.core.codec import encode_line
-from cassette.core.model import Event, Header, MessageEvent, StderrEvent
-from cassette.core.volatile import Ignores, steady
+from cassette.core.tape.codec import encode_line
+from cassette.core.wire.model import Event, Header, MessageEvent, StderrEvent
+from cassette.core.words.volatile import Ignores, steady
 from cassette.errors import CassetteError
 from cassette.store.files import describe_os_error, write_atomic
 

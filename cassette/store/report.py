@@ -14,7 +14,7 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from cassette.core.text import surrogates_escaped
+from cassette.core.words.text import surrogates_escaped
 from cassette.errors import CassetteError
 
 __all__ = ["Report", "append_facts", "read_facts", "start_report"]

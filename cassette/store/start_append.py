@@ -3,7 +3,7 @@
 The session was written as a cassette of its own (a hidden sibling, with its own
 header), so every rule of a recording held while it ran. Appending keeps its events
 and drops its header: the cassette's header says what was recorded, and the events of
-the start carry ``meta.start`` (``cassette.core.starts``). Times go on from the
+the start carry ``meta.start`` (``cassette.core.replay.starts``). Times go on from the
 cassette's last line, so ``--pace recorded`` waits between starts as little as it
 waits within one, and a line's time never goes back.
 """
@@ -17,8 +17,9 @@ from typing import Any
 
 import attrs
 
-from cassette.core.model import Event, MessageEvent, RawEvent
-from cassette.core.starts import START_META, start_of
+from cassette.core.replay.starts import start_of
+from cassette.core.wire.meta import START
+from cassette.core.wire.model import Event, MessageEvent, RawEvent
 from cassette.store.storage import Cassette, append_events, has_recording
 
 __all__ = ["append_start", "tagged"]
@@ -31,7 +32,7 @@ def tagged(events: tuple[Event, ...] | list[Event], number: int, after: float) -
     for event in events:
         moved: Any = attrs.evolve(event, t=round(event.t + after, 6))
         if isinstance(moved, MessageEvent | RawEvent):
-            moved = attrs.evolve(moved, meta={START_META: number, **(moved.meta or {})})
+            moved = attrs.evolve(moved, meta={START: number, **(moved.meta or {})})
         out.append(moved)
     return out
 

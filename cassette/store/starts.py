@@ -159,7 +159,7 @@ def first_start(path: str | os.PathLike[str], events: Sequence[Any], front: str)
     first: on stdio, a cassette of several starts serves this process the next start of
     its client run (``claim_start``); over a network front each client session is a
     start of its own, from the first."""
-    from cassette.core.starts import count_starts
+    from cassette.core.replay.starts import count_starts
 
     count = count_starts(events)
     if count <= 1 or front != "stdio":

@@ -20,10 +20,17 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from cassette.core._gc import paused_gc
-from cassette.core.codec import FAST_JSON_FROM, decode, decode_lines, encode_line, line_too_long
-from cassette.core.limits import Limits, current_limits
-from cassette.core.model import Era, Event, Header, HttpEvent, MessageEvent, RawEvent, era_of
+from cassette.core.tape.codec import (
+    FAST_JSON_FROM,
+    decode,
+    decode_lines,
+    encode_line,
+    line_too_long,
+)
+from cassette.core.wire._gc import paused_gc
+from cassette.core.wire.limits import Limits, current_limits
+from cassette.core.wire.meta import SESSION, STREAM
+from cassette.core.wire.model import Era, Event, Header, HttpEvent, MessageEvent, RawEvent, era_of
 from cassette.errors import CassetteError, CassetteExistsError, CassetteNotFoundError
 from cassette.store.files import (
     LineTooLong,
@@ -37,7 +44,7 @@ from cassette.store.files import (
 from cassette.store.lock import FileLock
 
 if TYPE_CHECKING:  # the recorder is no part of reading a cassette, nor of a replay
-    from cassette.core.recorder import Record
+    from cassette.core.recording.recorder import Record
 
 __all__ = [
     "Cassette",
@@ -268,7 +275,7 @@ def highest_numbers(path: str | os.PathLike[str]) -> tuple[int, int]:
         if isinstance(event, HttpEvent):
             stream, session = event.stream, event.session
         elif isinstance(event, MessageEvent | RawEvent) and event.meta is not None:
-            stream, session = event.meta.get("stream"), event.meta.get("session")
+            stream, session = event.meta.get(STREAM), event.meta.get(SESSION)
         else:
             continue
         if isinstance(stream, str):

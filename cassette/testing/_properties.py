@@ -14,7 +14,7 @@ from typing import Final
 
 import anyio
 
-from cassette.core.jsonrpc import Kind, classify
+from cassette.core.wire.jsonrpc import Kind, classify
 from cassette.errors import TransportClosedError, TransportError
 from cassette.testing._report import _Failure
 from cassette.testing._sides import _INIT_PARAMS, _Conn, _Side

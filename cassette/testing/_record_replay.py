@@ -19,7 +19,7 @@ from typing import Any, Literal
 import anyio
 import attrs
 
-from cassette.core.recorder import Record, Recorder
+from cassette.core.recording.recorder import Record, Recorder
 from cassette.errors import CassetteError
 from cassette.runtime.replay_pool import ReplayOptions
 from cassette.runtime.serve import serve_replay

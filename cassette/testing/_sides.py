@@ -16,8 +16,8 @@ from typing import Any, Final, Protocol
 
 import anyio
 
-from cassette.core.jsonrpc import Kind, classify
-from cassette.core.mcp import LATEST_LEGACY
+from cassette.core.wire.jsonrpc import Kind, classify
+from cassette.core.wire.mcp import LATEST_LEGACY
 from cassette.errors import TransportClosedError
 from cassette.testing._report import _Failure
 from cassette.testing._util import _Ready, _short

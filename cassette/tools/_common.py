@@ -9,11 +9,11 @@ from typing import Any, Literal
 
 import attrs
 
-from cassette.core.colour import Rule, on, painted
-from cassette.core.jsonrpc import dumps
-from cassette.core.model import Event, MessageEvent
-from cassette.core.pairing import Exchange, exchanges, kind_of, same_json_id
-from cassette.core.text import printable
+from cassette.core.wire.jsonrpc import dumps
+from cassette.core.wire.model import Event, MessageEvent
+from cassette.core.wire.pairing import Exchange, exchanges, kind_of, same_json_id
+from cassette.core.words.colour import Rule, on, painted
+from cassette.core.words.text import printable
 
 __all__ = [
     "Exchange",
@@ -53,7 +53,7 @@ def size_of(event: Event) -> int:
 def emit(text: str, colours: Sequence[Rule] = (), choice: str = "auto") -> None:
     """Reports go to stdout: these commands carry no protocol there. What a recording
     holds is shown, never obeyed: control characters (terminal escapes) and lone
-    surrogates are written as their escapes (``cassette.core.text``). Then, when stdout
+    surrogates are written as their escapes (``cassette.core.words.text``). Then, when stdout
     takes colour (``choice`` is ``--color``'s value), the report's ``colours`` paint its
     marks: after the escaping, so every escape sequence written is one of ours."""
     shown = printable(text, lines=True)

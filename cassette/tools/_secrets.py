@@ -21,12 +21,13 @@ from typing import Any, Final
 
 import attrs
 
-from cassette.core.jsondiff import pointer
-from cassette.core.model import Event, MessageEvent, RawEvent, StderrEvent
-from cassette.core.redacted import placeholder_pattern
-from cassette.core.redaction import RedactionSession, Redactor
-from cassette.core.schemas import SchemaBook
-from cassette.core.wildcards import mask_like
+from cassette.core.redaction.redacted import placeholder_pattern
+from cassette.core.redaction.redactor import RedactionSession, Redactor
+from cassette.core.redaction.schemas import SchemaBook
+from cassette.core.replay.wildcards import mask_like
+from cassette.core.wire.meta import STREAM
+from cassette.core.wire.model import Event, MessageEvent, RawEvent, StderrEvent
+from cassette.core.words.jsondiff import pointer
 from cassette.store.storage import Cassette
 from cassette.tools._common import Finding
 
@@ -69,7 +70,7 @@ def _target(session: RedactionSession, target: Any) -> dict[str, Any]:
 
 def _event(session: RedactionSession, book: SchemaBook, event: Event) -> Event:
     if isinstance(event, MessageEvent):
-        stream = event.meta.get("stream") if isinstance(event.meta, dict) else None
+        stream = event.meta.get(STREAM) if isinstance(event.meta, dict) else None
         message, found = session.message(
             event.message, book.schemas(event.dir, event.message, stream)
         )
@@ -121,7 +122,7 @@ def _written_patterns(info: Any) -> list[Finding]:
     digest): a secret in the clear, which ``redact -o`` drops."""
     if not isinstance(info, dict):
         return []
-    from cassette.core.literal_patterns import without_literals
+    from cassette.core.redaction.literal_patterns import without_literals
 
     values = without_literals(info)[1]
     return [

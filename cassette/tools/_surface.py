@@ -10,7 +10,7 @@ from typing import Any, Final
 
 import attrs
 
-from cassette.core.definitions import TOOL_NAME, Issue, schema_issues
+from cassette.core.wire.definitions import TOOL_NAME, Issue, schema_issues
 
 __all__ = ["SURFACES", "CheckReport", "install_hint", "schema_validator", "tool_issues"]
 
@@ -109,7 +109,7 @@ def tool_issues(tools: list[Any], jsonschema: Any) -> list[Issue]:
 def schema_validator() -> tuple[Any, list[Issue]]:
     """``jsonschema`` (``None`` without the ``tools`` extra), and the warning a report
     gives when it is missing."""
-    from cassette.core.definitions import schema_checker
+    from cassette.core.wire.definitions import schema_checker
 
     jsonschema = schema_checker()
     if jsonschema is not None:

@@ -3,7 +3,7 @@ file clean.
 
 Theory of operation
 -------------------
-The rules (``cassette.core.secret_rules``) find secrets by where they stand and by their
+The rules (``cassette.core.redaction.secret_rules``) find secrets by where they stand and by their
 shape; a credential in a form no rule knows is written as it is, and a scan that only
 asks the rules would call that file clean. So after the rules have redacted a cassette
 (``cassette.tools._secrets.clean``), what is left is read once more for *suspects*: a
@@ -33,9 +33,9 @@ from typing import Any, Final
 
 import attrs
 
-from cassette.core.jsondiff import pointer
-from cassette.core.model import Event, MessageEvent, RawEvent, StderrEvent
-from cassette.core.redacted import PLACEHOLDER_PATTERN
+from cassette.core.redaction.redacted import PLACEHOLDER_PATTERN
+from cassette.core.wire.model import Event, MessageEvent, RawEvent, StderrEvent
+from cassette.core.words.jsondiff import pointer
 from cassette.errors import UsageError
 from cassette.tools._common import Finding
 

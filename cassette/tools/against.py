@@ -17,14 +17,15 @@ from typing import Any
 
 import attrs
 
-from cassette.core.faults import FaultPlan, preview
-from cassette.core.matching import FingerprintMatcher, get_strategy
-from cassette.core.model import MessageEvent
-from cassette.core.prepared import Prepared
-from cassette.core.replayer import Replayer
-from cassette.core.start_responder import start_note
-from cassette.core.starts import split_starts, start_of
-from cassette.core.variants import probe_of
+from cassette.core.eras.variants import probe_of
+from cassette.core.replay.faults import FaultPlan, preview
+from cassette.core.replay.matching import FingerprintMatcher, get_strategy
+from cassette.core.replay.prepared import Prepared
+from cassette.core.replay.replayer import Replayer
+from cassette.core.replay.start_responder import start_note
+from cassette.core.replay.starts import split_starts, start_of
+from cassette.core.wire.meta import SESSION
+from cassette.core.wire.model import MessageEvent
 from cassette.store.storage import Cassette
 from cassette.tools.diff import label as request_label
 
@@ -74,8 +75,8 @@ class Against:
 
 def session_of(event: MessageEvent) -> Any:
     """Over HTTP each session replays on its own, as the fronts do; stdio is one session
-    per server start (``cassette.core.starts``)."""
-    session = event.meta.get("session") if isinstance(event.meta, Mapping) else None
+    per server start (``cassette.core.replay.starts``)."""
+    session = event.meta.get(SESSION) if isinstance(event.meta, Mapping) else None
     return (session, start_of(event) or 1)
 
 

@@ -42,10 +42,10 @@ from typing import Any
 from cassette.client.connection import McpClient, closed_errors
 from cassette.client.opening import ERAS, Opening, open_session, speaks_modern
 from cassette.client.target import ServerTarget
-from cassette.core.definitions import TOOL_NAME, Issue, schema_checker, schema_issues
-from cassette.core.jsonrpc import REPLAY_MISS
-from cassette.core.mcp import LATEST_LEGACY, MODERN_VERSION
-from cassette.core.urls import check_http_url
+from cassette.core.wire.definitions import TOOL_NAME, Issue, schema_checker, schema_issues
+from cassette.core.wire.jsonrpc import REPLAY_MISS
+from cassette.core.wire.mcp import LATEST_LEGACY, MODERN_VERSION
+from cassette.core.wire.urls import check_http_url
 from cassette.errors import CassetteError, TransportError, UsageError
 from cassette.store.headers import project_headers
 from cassette.tools._common import emit

@@ -31,8 +31,8 @@ from typing import Any
 import attrs
 
 from cassette.client.opening import Opening, discovered, initialized, speaks_modern
-from cassette.core.definitions import Issue
-from cassette.core.variants import split
+from cassette.core.eras.variants import split
+from cassette.core.wire.definitions import Issue
 from cassette.errors import TransportError
 from cassette.store.storage import Cassette
 from cassette.tools._common import Exchange, exchanges

@@ -1,12 +1,12 @@
 """``cassette diff A B``: what changed between two recordings, for review.
 
-Requests are paired by fingerprint (``cassette.core.matching.fingerprint``, the key a replay
+Requests are paired by fingerprint (``cassette.core.replay.matching.fingerprint``, the key a replay
 matches on): the k-th request with a given fingerprint in A pairs with the k-th in B, so
 reordering alone is no change. Unpaired requests are removed (only in A) or added (only in
 B). For each pair, the answers are compared after volatile values (``_meta``, timestamps,
 UUIDs) are normalized on both sides, and every differing JSON Pointer path is reported.
 
-A placeholder is compared by its rule only (``cassette.core.redacted.canonical``):
+A placeholder is compared by its rule only (``cassette.core.redaction.redacted.canonical``):
 ``[REDACTED:key:1]`` and ``[REDACTED:key:2]``, or an older cassette's random
 ``[REDACTED:key:3f9a0c1d2e4b]``, at the same place are the same, and so are two typed
 sentinels at a position both recordings list as redacted. Which number a secret got is
@@ -23,13 +23,13 @@ from typing import Any, Final
 import attrs
 
 from cassette.client.compare import VOLATILE_KEYS, label, normalize
-from cassette.core.colour import Rule
-from cassette.core.jsondiff import MISSING, differences
-from cassette.core.jsonrpc import pretty
-from cassette.core.matching import Fingerprint, fingerprint, show_value
-from cassette.core.model import MessageEvent
-from cassette.core.redacted import canonical
-from cassette.core.variants import probe_of
+from cassette.core.eras.variants import probe_of
+from cassette.core.redaction.redacted import canonical
+from cassette.core.replay.matching import Fingerprint, fingerprint, show_value
+from cassette.core.wire.jsonrpc import pretty
+from cassette.core.wire.model import MessageEvent
+from cassette.core.words.colour import Rule
+from cassette.core.words.jsondiff import MISSING, differences
 from cassette.store.storage import Cassette
 from cassette.tools._common import Exchange, emit, exchanges
 
@@ -221,7 +221,7 @@ def render(a: str, b: str, diff: CassetteDiff, fmt: str) -> str:
     return "\n".join(lines)
 
 
-#: how the text report is painted on a terminal (``cassette.core.colour``): as a unified
+#: how the text report is painted on a terminal (``cassette.core.words.colour``): as a unified
 #: diff reads, removed red, added green, changed yellow
 COLOURS: Final = (
     Rule.of(r"^(--- .*|\+\+\+ .*)$", "bold"),

@@ -25,11 +25,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
-from cassette.core.jsondiff import same_json
-from cassette.core.jsonrpc import find_literal, pretty
-from cassette.core.matching import canonical
-from cassette.core.mcp import META_PREFIX
-from cassette.core.variants import split
+from cassette.core.eras.variants import split
+from cassette.core.replay.matching import canonical
+from cassette.core.wire.jsonrpc import find_literal, pretty
+from cassette.core.wire.mcp import META_PREFIX
+from cassette.core.words.jsondiff import same_json
 from cassette.errors import ManifestError
 from cassette.store.storage import Cassette
 from cassette.tools._common import emit, exchanges

@@ -27,8 +27,9 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Final
 
 from cassette._version import __version__
-from cassette.core.ids import id_key
-from cassette.core.model import (
+from cassette.core.recording.recorder import decide
+from cassette.core.wire.ids import id_key
+from cassette.core.wire.model import (
     Direction,
     Era,
     Event,
@@ -37,7 +38,6 @@ from cassette.core.model import (
     RawEvent,
     RecorderInfo,
 )
-from cassette.core.recorder import decide
 from cassette.errors import CassetteError
 from cassette.store.storage import Cassette
 
@@ -142,7 +142,7 @@ def _header(
 
 def _era(events: list[Event]) -> tuple[Era, str | None]:
     """The era the recorded session speaks, and its protocol version, decided as the
-    recorder decides it (``cassette.core.recorder.decide``): by its first successful
+    recorder decides it (``cassette.core.recording.recorder.decide``): by its first successful
     exchange that proves one (a 2026-07-28 session's ``server/discover`` or enveloped
     request, a legacy one's ``initialize``); legacy when none does."""
     asked: dict[Any, dict[str, Any]] = {}

@@ -28,8 +28,11 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from cassette.core.jsonrpc import Kind, pretty
-from cassette.core.model import (
+from cassette.core.eras.variants import group_era, split
+from cassette.core.redaction.redactor import check_header
+from cassette.core.wire.jsonrpc import Kind, pretty
+from cassette.core.wire.meta import SESSION, STREAM
+from cassette.core.wire.model import (
     Era,
     Event,
     ExitEvent,
@@ -38,9 +41,7 @@ from cassette.core.model import (
     RawEvent,
     StderrEvent,
 )
-from cassette.core.pairing import cancellations
-from cassette.core.redaction import check_header
-from cassette.core.variants import group_era, split
+from cassette.core.wire.pairing import cancellations
 from cassette.store.storage import Cassette
 from cassette.tools._common import Finding, emit, exchanges, kind_of
 from cassette.tools._secrets import secret_findings
@@ -65,7 +66,7 @@ def lint_cassette(tape: Cassette | str | os.PathLike[str]) -> list[Finding]:
     return sorted(findings, key=lambda f: (f.line, f.code))
 
 
-#: How the reader words a last line it dropped (``cassette.core.codec.decode_lines``).
+#: How the reader words a last line it dropped (``cassette.core.tape.codec.decode_lines``).
 _CUT_OFF = re.compile(r":(\d+): dropped a last line cut off mid-write")
 
 
@@ -117,7 +118,7 @@ def _line(event: Event) -> int:
 
 def _session(event: MessageEvent) -> Any:
     meta = event.meta
-    return meta.get("session") if isinstance(meta, Mapping) else None
+    return meta.get(SESSION) if isinstance(meta, Mapping) else None
 
 
 def _groups(tape: Cassette) -> list[tuple[Era | None, Sequence[Event]]]:
@@ -177,7 +178,7 @@ def _group_era_findings(era: Era | None, events: Sequence[Event]) -> list[Findin
 def _http_meta(event: Event) -> bool:
     if not isinstance(event, MessageEvent | RawEvent) or not isinstance(event.meta, Mapping):
         return False
-    return "stream" in event.meta or "session" in event.meta
+    return STREAM in event.meta or SESSION in event.meta
 
 
 def _transport_findings(tape: Cassette) -> list[Finding]:

@@ -7,7 +7,7 @@ of a cassette ends with an ``unplayed`` fact listing the recorded requests no se
 it played (``line``, ``request``). A request is pruned only when *every* replay of TAPE
 in the report left it unplayed: tests that share a cassette each played their part. What
 goes with a request (its answer, progress, the server's own requests meanwhile, the
-client's answers to them, a cancellation) is ``cassette.core.prune``'s to say; every line
+client's answers to them, a cancellation) is ``cassette.core.tape.prune``'s to say; every line
 that stays is kept byte for byte, so redaction placeholders keep their numbers and the
 file still lints clean.
 
@@ -29,8 +29,8 @@ from typing import Any
 
 import attrs
 
-from cassette.core.model import MessageEvent
-from cassette.core.prune import pruned_seqs, request_digest, requests_at
+from cassette.core.tape.prune import pruned_seqs, request_digest, requests_at
+from cassette.core.wire.model import MessageEvent
 from cassette.errors import CassetteError, UsageError
 from cassette.modes.episode import describe_request
 from cassette.store.report import read_facts

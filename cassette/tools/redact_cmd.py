@@ -17,8 +17,8 @@ from typing import Any
 
 import attrs
 
-from cassette.core.jsonrpc import pretty
-from cassette.core.redaction import Redactor
+from cassette.core.redaction.redactor import Redactor
+from cassette.core.wire.jsonrpc import pretty
 from cassette.store.storage import Cassette
 from cassette.tools._common import Finding, emit
 from cassette.tools._secrets import Cleaned, clean, secret_findings
@@ -35,11 +35,11 @@ def scan_cassette(tape: Cassette | str | os.PathLike[str]) -> list[Finding]:
 
 def _header_rules(info: Any) -> dict[str, Any]:
     """The user's rules an older header recorded, kept as a record (never run); not a
-    value it kept as a pattern (``cassette.core.literal_patterns``), which is dropped
+    value it kept as a pattern (``cassette.core.redaction.literal_patterns``), which is dropped
     (the scanning policy redacts it wherever else it is)."""
     if not isinstance(info, dict):
         return {}
-    from cassette.core.literal_patterns import without_literals
+    from cassette.core.redaction.literal_patterns import without_literals
 
     info = without_literals(info)[0]
     return {k: info[k] for k in ("patterns", "paths", "env") if isinstance(info.get(k), list)}

@@ -9,9 +9,9 @@ long its answer took, and ``FAILED (...)`` in words when the call failed: a resu
 or broken tool should not have to subtract timestamps or open answers to find it.
 Server-initiated requests and notifications are marked, because they are what a
 request/response view of MCP hides. Each session of the cassette (the person's own, then
-variants, then the recorder's probes: ``cassette.core.calls.group_of``) is listed apart,
+variants, then the recorder's probes: ``cassette.core.tape.calls.group_of``) is listed apart,
 with a line on its requests. On a terminal the marks are coloured, after the text is made
-printable (``cassette.core.colour``), so the plain text is what it always was.
+printable (``cassette.core.words.colour``), so the plain text is what it always was.
 
 The HTML page is self-contained (inline CSS, no script, no network): first a waterfall
 per session (``cassette.tools.waterfall``), then the sequence diagram: two lanes, client
@@ -25,7 +25,7 @@ with ``--against``, each miss is shown under the recording closest to it
 
 Recorded text is shown, never obeyed: in the timeline, the JSON and the page alike,
 control characters (a server's terminal escapes), bidirectional overrides and lone
-surrogates appear as their escapes (``cassette.core.text``).
+surrogates appear as their escapes (``cassette.core.words.text``).
 """
 
 from __future__ import annotations
@@ -39,14 +39,22 @@ from typing import Any, Final
 
 import attrs
 
-from cassette.core.calls import calls, group_of, grouped
-from cassette.core.colour import Rule
-from cassette.core.fits import sessions
-from cassette.core.jsonrpc import Kind, pretty
-from cassette.core.model import Event, ExitEvent, HttpEvent, MessageEvent, RawEvent, StderrEvent
-from cassette.core.starts import count_starts, split_starts
-from cassette.core.text import printable
-from cassette.core.variants import probe_of, split_all
+from cassette.core.eras.fits import sessions
+from cassette.core.eras.variants import probe_of, split_all
+from cassette.core.replay.starts import count_starts, split_starts
+from cassette.core.tape.calls import calls, group_of, grouped
+from cassette.core.wire.jsonrpc import Kind, pretty
+from cassette.core.wire.meta import SSE
+from cassette.core.wire.model import (
+    Event,
+    ExitEvent,
+    HttpEvent,
+    MessageEvent,
+    RawEvent,
+    StderrEvent,
+)
+from cassette.core.words.colour import Rule
+from cassette.core.words.text import printable
 from cassette.errors import UsageError
 from cassette.store.files import write_atomic
 from cassette.store.storage import Cassette
@@ -91,7 +99,7 @@ class Row:
     id: Any
     size: int
     event: Event = attrs.field(eq=False, repr=False)
-    group: str = "main"  # the session it belongs to (``cassette.core.calls.Group.label``)
+    group: str = "main"  # the session it belongs to (``cassette.core.tape.calls.Group.label``)
     took: float | None = None  # a request: seconds until its answer
     outcome: str = ""  # a call's request and answer: ok, tool-error, error, declined, unanswered
     answer: int | None = None  # a request: its answer's line
@@ -150,7 +158,7 @@ def _row(event: Event) -> Row:
         if event.text is None:
             text = "(binary)"
         elif not event.text.strip():
-            sse = isinstance(event.meta, Mapping) and event.meta.get("sse")
+            sse = isinstance(event.meta, Mapping) and event.meta.get(SSE)
             text = "(SSE event with no data)" if sse else "(empty line)"
         else:
             text = event.text.strip()
@@ -197,7 +205,7 @@ def timeline(tape: Cassette | str | os.PathLike[str]) -> list[Row]:
 
 
 def probes(tape: Cassette) -> dict[str, list[int]]:
-    """The recorder's probes (``cassette.core.surface``): each one's lines, by name."""
+    """The recorder's probes (``cassette.core.eras.surface``): each one's lines, by name."""
     return {name: [e.seq + 1 for e in events] for name, events in split_all(tape.events)[2].items()}
 
 
@@ -207,7 +215,7 @@ def _size(n: int) -> str:
 
 def _title(cassette: Cassette, source: str) -> list[str]:
     """The cassette in a line (what it recorded, which clients it serves), then one line
-    per session: the clients it fits (``cassette.core.fits``)."""
+    per session: the clients it fits (``cassette.core.eras.fits``)."""
     h = cassette.header
     clients, per_session = sessions(cassette.era, cassette.events)
     title = (
@@ -247,7 +255,7 @@ def render_text(
 
 
 def _row_groups(cassette: Cassette, rows: list[Row]) -> dict[str, list[Row]]:
-    """``rows`` by session, in the order ``cassette.core.calls.grouped`` gives them."""
+    """``rows`` by session, in the order ``cassette.core.tape.calls.grouped`` gives them."""
     out: dict[str, list[Row]] = {g.label: [] for g in grouped(cassette.events)}
     for row in rows:
         out.setdefault(row.group, []).append(row)
@@ -282,7 +290,7 @@ def _took(row: Row) -> str:
     return f"took {seconds_text(row.took)}{ending}"
 
 
-#: the outcomes that are failures (``cassette.core.calls``)
+#: the outcomes that are failures (``cassette.core.tape.calls``)
 _FAILED: Final = ("tool-error", "error")
 
 
@@ -306,7 +314,7 @@ def _requests_line(group: str, rows: list[Row]) -> str:
     return text
 
 
-#: the text report's marks, painted on a terminal (``cassette.core.colour``)
+#: the text report's marks, painted on a terminal (``cassette.core.words.colour``)
 TEXT_COLOURS: Final = (
     Rule.of(r"(FAILED(?: \([^)\n]*\))?)$", "red"),
     Rule.of(r"(no answer)$", "yellow"),

@@ -31,8 +31,8 @@ from cassette.client.launch import recorded_server, with_hint
 from cassette.client.report import COLOURS, Verdict, VerifyReport, render
 from cassette.client.snapshots import project_ignores
 from cassette.client.target import ServerTarget
-from cassette.core.colour import Rule
-from cassette.core.urls import check_http_url
+from cassette.core.wire.urls import check_http_url
+from cassette.core.words.colour import Rule
 from cassette.errors import CassetteError, TransportError, UsageError
 from cassette.store.gate import RedactOptions, policy
 from cassette.store.headers import project_headers

@@ -1,6 +1,6 @@
 """The waterfall at the top of ``show --html``: where a session's time went, and what failed.
 
-One row per request (``cassette.core.calls``), in the order sent; a bar from the moment
+One row per request (``cassette.core.tape.calls``), in the order sent; a bar from the moment
 the request was recorded to the moment its answer was, on a time axis of the session's
 own clock. Each session of the cassette (the person's own, then variants, then the
 recorder's probes) gets a waterfall of its own, because each has its own clock: drawn on
@@ -22,8 +22,8 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Final
 
-from cassette.core.calls import Call, Group
-from cassette.core.model import Event
+from cassette.core.tape.calls import Call, Group
+from cassette.core.wire.model import Event
 
 __all__ = ["CSS", "outcome_words", "seconds_text", "waterfall"]
 

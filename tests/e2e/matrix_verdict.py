@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from cassette.core.legacy_calls import ANNOUNCED
+from cassette.core.eras.legacy_calls import ANNOUNCED
 
 SESSION_SPEC = json.loads(
     (Path(__file__).resolve().parents[1] / "clients" / "session.json").read_text("utf-8")
@@ -54,7 +54,7 @@ MODERN = "2026-07-28"
 
 
 #: What the replay's refusal says on how to record the cassette for the refused client
-#: (cassette.core.eras): the era to record in, or to record with that client.
+#: (cassette.core.eras.bridge): the era to record in, or to record with that client.
 RECORD_HINTS = ("--era", "record it with this client")
 
 
@@ -95,7 +95,7 @@ TOOL_STEPS = ("echo", "progress", "sampling", "elicitation", "roots", "gated")
 def _announced(outcome: dict[str, Any]) -> bool:
     """A client whose every difference from live is a tool call the replay announced: it
     said, in its log and in any error it answered for the tool, that the tool's behaviour
-    for this client was not recorded and how to record it (``cassette.core.legacy_calls``:
+    for this client was not recorded and how to record it (``cassette.core.eras.legacy_calls``:
     a legacy client of a 2026-07-28 recording, or a client of other capabilities than the
     recording's, which the live server asks for input, or refuses, otherwise). The
     callbacks those calls fire may differ, and the misses must be such calls' own."""

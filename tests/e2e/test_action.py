@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import PY, ROOT, scaled
+from tests.helpers.support import PY, ROOT, scaled
 
 pytestmark = pytest.mark.e2e
 

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from tests.clients import agent_cli
-from tests.support import PY, ROOT, scaled
+from tests.helpers.support import PY, ROOT, scaled
 
 pytestmark = [
     pytest.mark.e2e,

@@ -5,7 +5,7 @@ replayed tool are cells of the cross-client matrix (tests/e2e/test_client_matrix
 server-everything lists tools by what the client declares: a Python SDK client that
 declares nothing is offered fewer than Claude Code (roots, elicitation), and Gemini CLI
 lists prompts and resources on connect, which that client never asks. The recorder probes
-the server beside the session (``cassette.core.surface``): every listing under each
+the server beside the session (``cassette.core.eras.surface``): every listing under each
 capability set a shipped profile declares, so a plain recording offers each agent what
 the live server offers it, with no variant.
 """
@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from tests.support import (
+from tests.helpers.support import (
     NODE_DIR,
     PY,
     ROOT,

@@ -1,7 +1,7 @@
 """Every bad input, given to every command: one clear line, a documented exit code, never
 70 (an internal error), never a hang, never unbounded memory.
 
-The catalogue is ``tests/catalogue.py``: files that are not cassettes or manifests (a
+The catalogue is ``tests/helpers/catalogue.py``: files that are not cassettes or manifests (a
 folder, a FIFO, a loop of links, ``/dev/zero``, a sparse gigabyte, byte order marks,
 binary) and ones wrong in one way each, given to each command where it reads or writes
 one; then bad URLs, ports, servers that cannot be run or reached or that exit at once.
@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.catalogue import (
+from tests.helpers.catalogue import (
     CASSETTES,
     MANIFESTS,
     SCENARIOS,

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from cassette import Cassette, ExitEvent, RawEvent, StderrEvent
-from tests.support import (
+from tests.helpers.support import (
     PY,
     RAW_SERVER,
     ROOT,

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from cassette import Cassette
-from tests.support import PY, ROOT, LineClient, client_starts, scaled
+from tests.helpers.support import PY, ROOT, LineClient, client_starts, scaled
 
 pytestmark = pytest.mark.e2e
 SERVER = ROOT / "tests" / "servers" / "episode_server.py"

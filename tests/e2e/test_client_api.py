@@ -12,7 +12,7 @@ import attrs
 import pytest
 
 from cassette import Cassette
-from tests.support import PY, ROOT, run
+from tests.helpers.support import PY, ROOT, run
 
 pytestmark = pytest.mark.e2e
 

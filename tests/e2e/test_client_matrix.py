@@ -44,10 +44,10 @@ from typing import Any
 
 import pytest
 
-from cassette.core.legacy_calls import ANNOUNCED
+from cassette.core.eras.legacy_calls import ANNOUNCED
 from tests.e2e.matrix_table import RESULTS, seen
 from tests.e2e.matrix_verdict import STEPS, cassette_cannot_serve, failed_step, verdict
-from tests.support import (
+from tests.helpers.support import (
     EVERYTHING_JS,
     NODE_DIR,
     OFFLINE_ENV,

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from tests.support import PY, ROOT
+from tests.helpers.support import PY, ROOT
 
 pytestmark = [
     pytest.mark.e2e,

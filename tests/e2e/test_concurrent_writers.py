@@ -32,11 +32,11 @@ from typing import Any
 
 import pytest
 
-from cassette.core.model import MessageEvent
-from cassette.core.starts import split_starts
+from cassette.core.replay.starts import split_starts
+from cassette.core.wire.model import MessageEvent
 from cassette.store.storage import Cassette
 from cassette.tools.lint import lint_cassette
-from tests.support import LineClient, everything_command, record_command
+from tests.helpers.support import LineClient, everything_command, record_command
 
 ROUNDS = int(os.environ.get("CASSETTE_STRESS_ROUNDS", "2"))
 

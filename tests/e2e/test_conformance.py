@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.test_http_sdk import http_replay, recording_proxy, start_everything_http
-from tests.support import NODE_DIR, node, scaled
+from tests.helpers.support import NODE_DIR, node, scaled
 
 pytestmark = pytest.mark.e2e
 

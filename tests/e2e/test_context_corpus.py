@@ -1,4 +1,4 @@
-"""The context corpus (``tests/secret_contexts.py``: a fake value in every context of the
+"""The context corpus (``tests/helpers/secret_contexts.py``: a fake value in every context of the
 rule table) through every writer and printer: a recording in every mode, the pytest
 fixture, ``show`` as text and HTML, ``git-textconv``, ``redact -o``, ``verify`` and
 ``--update``, a miss's error and diagnostics, our own stderr, ``--report``, ``--log`` and
@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from tests.secret_contexts import EXAMPLES, VALUES, leaked
-from tests.support import PY, ROOT, LineClient
+from tests.helpers.secret_contexts import EXAMPLES, VALUES, leaked
+from tests.helpers.support import PY, ROOT, LineClient
 
 pytestmark = pytest.mark.e2e
 
@@ -177,7 +177,7 @@ def test_verify_and_update_write_and_print_no_value(work: Path, tmp_path: Path) 
 PYTEST_SUITE = """
 import sys
 sys.path.insert(0, {root!r})
-from tests.support import LineClient
+from tests.helpers.support import LineClient
 
 COMMAND = {command!r}
 SENT = {sent!r}

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from cassette import Cassette
-from tests.support import PY, RAW_SERVER, LineClient, record_command, scaled
+from tests.helpers.support import PY, RAW_SERVER, LineClient, record_command, scaled
 
 pytestmark = pytest.mark.e2e
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from tests.support import (
+from tests.helpers.support import (
     OFFLINE_ENV,
     PY,
     ROOT,
@@ -41,7 +41,7 @@ URL = r"(http://\S+)"
 async def session(target: Any, mode: str, *, probed: Path | None = None) -> dict[str, Any]:
     """What a client observes: the version it settled on, and what its calls returned.
     ``probed``: the cassette being recorded, whose legacy probe the session stays open
-    for (``tests.support.until_probed``)."""
+    for (``tests.helpers.support.until_probed``)."""
     from mcp import Client
 
     async with Client(target, mode=mode) as client:  # type: ignore[arg-type]

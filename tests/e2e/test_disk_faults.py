@@ -19,9 +19,9 @@ from typing import Any
 
 import pytest
 
-from cassette.core.model import MessageEvent
+from cassette.core.wire.model import MessageEvent
 from cassette.store.storage import Cassette
-from tests.support import PY, RAW_SERVER, LineClient, record_command
+from tests.helpers.support import PY, RAW_SERVER, LineClient, record_command
 
 BIG = "x" * 20_000
 

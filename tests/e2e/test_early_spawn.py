@@ -1,6 +1,6 @@
 """A plain stdio recording's server, spawned before the command line is imported.
 
-``cassette.transports._early`` spawns it from the raw arguments and the stdio transport
+``cassette.transports.stdio._early`` spawns it from the raw arguments and the stdio transport
 adopts it. These tests hold what must not change with that: which command lines spawn
 early (only a plain stdio recording), that the adopted server is spoken to, shut down and
 reaped as a server ``connect`` spawns, that it gets what ``subprocess`` would give it (no
@@ -20,12 +20,12 @@ from pathlib import Path
 
 import pytest
 
-from cassette.core.model import ExitEvent, MessageEvent
+from cassette.core.wire.model import ExitEvent, MessageEvent
 from cassette.transport import Frame, Target
-from cassette.transports import _early
-from cassette.transports._adopted import AdoptedProcess
-from cassette.transports.stdio import StdioTransport
-from tests.support import PY, ROOT, run, scaled, session_events
+from cassette.transports.stdio import _early
+from cassette.transports.stdio._adopted import AdoptedProcess
+from cassette.transports.stdio.transport import StdioTransport
+from tests.helpers.support import PY, ROOT, run, scaled, session_events
 
 linux = pytest.mark.skipif(sys.platform != "linux", reason="early spawn is Linux only")
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from cassette.core.model import ExitEvent
+from cassette.core.wire.model import ExitEvent
 from cassette.store.storage import Cassette
 from cassette.tools.lint import lint_cassette
-from tests.support import PY, RAW_SERVER, LineClient, record_command, scaled
+from tests.helpers.support import PY, RAW_SERVER, LineClient, record_command, scaled
 
 NO_TOKEN = [
     PY,

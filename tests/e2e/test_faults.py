@@ -25,7 +25,15 @@ from typing import Any
 import anyio
 import pytest
 
-from tests.support import NODE_DIR, PY, Background, everything_command, node, run, stdio_params
+from tests.helpers.support import (
+    NODE_DIR,
+    PY,
+    Background,
+    everything_command,
+    node,
+    run,
+    stdio_params,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -308,7 +316,7 @@ def test_an_exit_ends_the_stdio_replay_with_its_code(
     faulted call gets no answer. A server notification the recording holds before that
     call is replayed first (faithfully), so only answers are ruled out: expecting end of
     output at once failed whenever the recording had the notification early."""
-    from tests.support import LineClient
+    from tests.helpers.support import LineClient
 
     served = tape if order == "as recorded" else notified_early(tape, tmp_path)
     client = LineClient(replay_argv(served, plan_file(tmp_path, "exit")))
@@ -369,7 +377,7 @@ def test_show_lists_the_recorded_requests_a_plan_would_fault(tape: Path, tmp_pat
 
 def test_a_plan_over_a_mock_manifest(tmp_path: Path) -> None:
     """The same overlay over a mock: the first echo errs, the next is the manifest's."""
-    from tests.support import ROOT
+    from tests.helpers.support import ROOT
 
     manifest = ROOT / "examples" / "everything.mock.toml"
     argv = [PY, "-m", "cassette", "mock", str(manifest), "-q"]

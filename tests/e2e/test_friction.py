@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from cassette import Cassette
-from tests.support import PY, ROOT, Background, LineClient, run, scaled
+from tests.helpers.support import PY, ROOT, Background, LineClient, run, scaled
 
 pytestmark = pytest.mark.e2e
 

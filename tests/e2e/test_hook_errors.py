@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from cassette.store.storage import Cassette
-from tests.support import PY, RAW_SERVER, LineClient, record_command
+from tests.helpers.support import PY, RAW_SERVER, LineClient, record_command
 
 HOOKS = """
 def raises(message, direction):

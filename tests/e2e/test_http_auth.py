@@ -24,7 +24,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from cassette import Cassette
-from tests.support import (
+from tests.helpers.support import (
     LISTENING,
     OFFLINE_ENV,
     PY,

@@ -12,8 +12,8 @@ import httpx
 import pytest
 
 from tests.e2e.test_http_sdk import start_everything_http
-from tests.http_probes import INIT, JSON
-from tests.support import OFFLINE_ENV, PY, Background, replay_command
+from tests.helpers.http_probes import INIT, JSON
+from tests.helpers.support import OFFLINE_ENV, PY, Background, replay_command
 
 pytestmark = pytest.mark.e2e
 

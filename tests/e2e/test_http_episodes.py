@@ -16,7 +16,7 @@ import pytest
 from cassette import Cassette
 from tests.e2e.test_http_sdk import URL, start_everything_http
 from tests.e2e.test_server_initiated import Callbacks
-from tests.support import OFFLINE_ENV, PY, Background, dump, run
+from tests.helpers.support import OFFLINE_ENV, PY, Background, dump, run
 
 pytestmark = pytest.mark.e2e
 

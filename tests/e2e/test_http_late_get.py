@@ -30,11 +30,11 @@ import attrs
 import httpx
 import pytest
 
-from cassette.core.codec import encode_line
-from cassette.core.model import Header, HttpEvent, MessageEvent, RecorderInfo
-from cassette.transports.sse_parser import SSEParser
-from tests.http_probes import INIT, INITIALIZED, JSON, LEGACY_VERSION
-from tests.support import OFFLINE_ENV, Background, replay_command
+from cassette.core.tape.codec import encode_line
+from cassette.core.wire.model import Header, HttpEvent, MessageEvent, RecorderInfo
+from cassette.transports.http.sse_parser import SSEParser
+from tests.helpers.http_probes import INIT, INITIALIZED, JSON, LEGACY_VERSION
+from tests.helpers.support import OFFLINE_ENV, Background, replay_command
 
 pytestmark = pytest.mark.e2e
 

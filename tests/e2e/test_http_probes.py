@@ -1,6 +1,6 @@
 """The HTTP fronts refuse what the live servers refuse, status by status, in both eras.
 
-Each test sends the raw probes of ``tests.http_probes`` (malformed and edge requests) to a
+Each test sends the raw probes of ``tests.helpers.http_probes`` (malformed and edge requests) to a
 live server, records a valid session from it through ``cassette record --upstream``, and
 sends the same probes to ``cassette replay`` of that recording. Every outcome (status, and
 the JSON-RPC error code when there is one) must be the live one, except the differences
@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from tests import http_probes
 from tests.e2e.test_http_sdk import http_replay, recording_proxy, start_everything_http
-from tests.support import (
+from tests.helpers import http_probes
+from tests.helpers.support import (
     MODERN_SERVER,
     OFFLINE_ENV,
     PY,

@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from tests.support import PY, Background, listening, recording_over_http, run
+from tests.helpers.support import PY, Background, listening, recording_over_http, run
 
 pytestmark = pytest.mark.e2e
 SERVER = Path(__file__).resolve().parent.parent / "servers" / "visitor_server.py"

@@ -19,7 +19,7 @@ import httpx
 import pytest
 
 from tests.e2e.test_http_sdk import URL, recording_proxy, start_everything_http
-from tests.support import OFFLINE_ENV, Background, replay_command
+from tests.helpers.support import OFFLINE_ENV, Background, replay_command
 
 pytestmark = pytest.mark.e2e
 

@@ -21,10 +21,10 @@ from typing import Any
 import httpx
 import pytest
 
-from cassette.transports.sse_parser import SSEEvent, SSEParser
+from cassette.transports.http.sse_parser import SSEEvent, SSEParser
 from tests.e2e.test_http_sdk import recording_proxy, start_everything_http
-from tests.http_probes import INIT, INITIALIZED, JSON, LEGACY_VERSION
-from tests.support import OFFLINE_ENV, Background, replay_command
+from tests.helpers.http_probes import INIT, INITIALIZED, JSON, LEGACY_VERSION
+from tests.helpers.support import OFFLINE_ENV, Background, replay_command
 
 pytestmark = pytest.mark.e2e
 

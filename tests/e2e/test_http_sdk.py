@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from cassette import Cassette, HttpEvent
-from tests.support import EVERYTHING_JS as EVERYTHING
-from tests.support import (
+from tests.helpers.support import EVERYTHING_JS as EVERYTHING
+from tests.helpers.support import (
     MODERN_SERVER,
     OFFLINE_ENV,
     PY,

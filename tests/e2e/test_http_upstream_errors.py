@@ -10,12 +10,12 @@ from collections.abc import Iterator
 import anyio
 import pytest
 
-from cassette.core.jsonrpc import loads
+from cassette.core.wire.jsonrpc import loads
 from cassette.errors import TransportError
 from cassette.registry import load_transport
 from cassette.tools.check import check_server
 from cassette.transport import Frame, Target
-from tests.support import PY, Background
+from tests.helpers.support import PY, Background
 
 pytest.importorskip("httpx")
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.fixtures.peers.regenerate import modern_session
-from tests.support import PY, ROOT, dump, run, scaled, stdio_params
+from tests.helpers.support import PY, ROOT, dump, run, scaled, stdio_params
 
 pytestmark = pytest.mark.e2e
 

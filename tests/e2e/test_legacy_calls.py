@@ -3,7 +3,7 @@ ask a 2026-07-28 client anything, so the recording holds its refusal of the samp
 where the live server asks a legacy client with ``sampling/createMessage`` and succeeds.
 Tool calls are never run again at record time; the replay serves the recorded refusal
 and announces it: once in its log, and in the error it answers, naming the tool and
-``cassette variant TAPE --as legacy`` (cassette/core/legacy_calls.py)."""
+``cassette variant TAPE --as legacy`` (cassette/core/eras/legacy_calls.py)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from cassette.core.legacy_calls import announcement
-from tests.support import PY, ROOT, record_command, replay_command, run, stdio_params
+from cassette.core.eras.legacy_calls import announcement
+from tests.helpers.support import PY, ROOT, record_command, replay_command, run, stdio_params
 
 pytestmark = pytest.mark.e2e
 

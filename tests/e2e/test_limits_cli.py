@@ -14,10 +14,10 @@ from typing import Any
 import jsonschema
 import pytest
 
-from cassette.core.model import MessageEvent, RawEvent
+from cassette.core.wire.model import MessageEvent, RawEvent
 from cassette.store.storage import Cassette
 from tests.e2e.test_cli import RAW, cli, one_line_error, recorded
-from tests.support import PY, LineClient, record_command, replay_command, scaled
+from tests.helpers.support import PY, LineClient, record_command, replay_command, scaled
 
 
 def cli_in(cwd: Path, *args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[str]:

@@ -17,7 +17,7 @@ from typing import Any
 import anyio
 import pytest
 
-from tests.support import (
+from tests.helpers.support import (
     MODERN_SERVER,
     OFFLINE_ENV,
     PY,

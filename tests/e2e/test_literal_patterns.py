@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from cassette.core.redacted import pattern_digest
-from tests.support import PY, ROOT, LineClient
-from tests.support import cassette_cli as cassette
+from cassette.core.redaction.redacted import pattern_digest
+from tests.helpers.support import PY, ROOT, LineClient
+from tests.helpers.support import cassette_cli as cassette
 
 pytestmark = pytest.mark.e2e
 STEADY = ROOT / "tests" / "servers" / "steady_server.py"

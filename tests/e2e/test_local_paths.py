@@ -25,8 +25,8 @@ from pathlib import Path
 import pytest
 
 from cassette import Cassette
-from cassette.core.model import RawEvent, StderrEvent
-from tests.support import PY, ROOT, LineClient
+from cassette.core.wire.model import RawEvent, StderrEvent
+from tests.helpers.support import PY, ROOT, LineClient
 
 pytestmark = [
     pytest.mark.e2e,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import MODERN_SERVER, OFFLINE_ENV, PY, LineClient, record_command
+from tests.helpers.support import MODERN_SERVER, OFFLINE_ENV, PY, LineClient, record_command
 
 pytestmark = pytest.mark.e2e
 

@@ -20,7 +20,7 @@ import pytest
 
 from cassette.store.storage import Cassette
 from tests.e2e.test_http_sdk import http_replay, recording_proxy
-from tests.support import MODERN_SERVER, python_server, run
+from tests.helpers.support import MODERN_SERVER, python_server, run
 
 pytestmark = pytest.mark.e2e
 

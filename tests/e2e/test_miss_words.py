@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.support import PY, ROOT, LineClient
+from tests.helpers.support import PY, ROOT, LineClient
 
 pytestmark = pytest.mark.e2e
 STEADY = ROOT / "tests" / "servers" / "steady_server.py"

@@ -17,7 +17,7 @@ from cassette.modes.runner import ModeOptions, ModeResult, run_mode
 from cassette.runtime.conversation import DeliveryPolicy
 from cassette.transport import Target
 from cassette.transports.memory import memory_pair
-from tests.support import PY, ROOT, client_starts, run
+from tests.helpers.support import PY, ROOT, client_starts, run
 
 SERVER = ROOT / "tests" / "servers" / "episode_server.py"
 INIT = {

@@ -19,7 +19,7 @@ import pytest
 
 from tests.e2e.test_cross_era import session
 from tests.e2e.test_record_era import _add
-from tests.support import (
+from tests.helpers.support import (
     MODERN_SERVER,
     OFFLINE_ENV,
     PY,

@@ -22,9 +22,9 @@ from pathlib import Path
 
 import pytest
 
-from cassette.core.model import ExitEvent, MessageEvent
+from cassette.core.wire.model import ExitEvent, MessageEvent
 from cassette.tools.lint import lint_cassette
-from tests.support import (
+from tests.helpers.support import (
     NODE_DIR,
     PY,
     ROOT,

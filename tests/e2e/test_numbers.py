@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.support import (
+from tests.helpers.support import (
     PY,
     ROOT,
     LineClient,

@@ -18,7 +18,7 @@ import pytest
 
 from cassette import Cassette, MessageEvent
 from tests.e2e.test_sse_sdk import everything_session, over_sse, start_everything_sse
-from tests.support import (
+from tests.helpers.support import (
     OFFLINE_ENV,
     PY,
     Background,

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from cassette import Cassette
-from cassette.core.starts import count_starts, start_of
-from tests.support import (
+from cassette.core.replay.starts import count_starts, start_of
+from tests.helpers.support import (
     MODERN_SERVER,
     OFFLINE_ENV,
     PY,

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from cassette.core.codec import encode_line
-from cassette.core.model import Header, MessageEvent, RecorderInfo
-from tests.support import ROOT, scaled
+from cassette.core.tape.codec import encode_line
+from cassette.core.wire.model import Header, MessageEvent, RecorderInfo
+from tests.helpers.support import ROOT, scaled
 
 pytestmark = [
     pytest.mark.e2e,

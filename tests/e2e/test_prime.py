@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from cassette import Cassette
-from tests.support import PY, ROOT, LineClient
+from tests.helpers.support import PY, ROOT, LineClient
 
 pytestmark = pytest.mark.e2e
 

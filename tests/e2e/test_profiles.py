@@ -1,4 +1,4 @@
-"""The client profiles of ``cassette variant --as`` (cassette/core/profiles.py) against
+"""The client profiles of ``cassette variant --as`` (cassette/core/eras/profiles.py) against
 the clients we pin: each pinned client recorded itself, and each variant replayed to it.
 
 1. Each pinned client (Claude Code and Gemini CLI through tests/clients/agent_cli.py,
@@ -38,7 +38,7 @@ from typing import Any
 import pytest
 
 from cassette.client.variants import PROFILES
-from tests.support import NODE_DIR, PY, ROOT, node, record_command, replay_command, run
+from tests.helpers.support import NODE_DIR, PY, ROOT, node, record_command, replay_command, run
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 
@@ -121,7 +121,7 @@ async def bare_session(command: list[str], tool: str, arguments: dict[str, Any])
     offers, call ``tool``; the call's text, or its error."""
     from mcp import Client
 
-    from tests.support import stdio_params
+    from tests.helpers.support import stdio_params
 
     async with Client(stdio_params(command)) as client:
         await client.list_tools()

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.support import OFFLINE_ENV, PY, ROOT, LineClient, record_command
+from tests.helpers.support import OFFLINE_ENV, PY, ROOT, LineClient, record_command
 
 pytestmark = pytest.mark.e2e
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from cassette import Cassette
-from tests.support import PY, ROOT, LineClient, record_command, replay_command
+from tests.helpers.support import PY, ROOT, LineClient, record_command, replay_command
 
 pytestmark = pytest.mark.e2e
 
@@ -112,7 +112,7 @@ def test_prune_drops_what_no_replay_played_and_keeps_the_rest_byte_for_byte(
 PLUGIN_TEST = """
 import sys
 sys.path.insert(0, {root!r})
-from tests.support import LineClient
+from tests.helpers.support import LineClient
 
 SERVER = {server!r}
 

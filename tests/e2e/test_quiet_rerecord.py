@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from cassette import Cassette
-from tests.support import PY, ROOT, scaled
+from tests.helpers.support import PY, ROOT, scaled
 
 pytestmark = pytest.mark.e2e
 

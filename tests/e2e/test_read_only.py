@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import PY, ROOT, LineClient, replay_command, scaled
+from tests.helpers.support import PY, ROOT, LineClient, replay_command, scaled
 
 GOOD = ROOT / "examples" / "everything.jsonl"
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from tests.support import (
+from tests.helpers.support import (
     MODERN_SERVER,
     OFFLINE_ENV,
     PY,
@@ -40,7 +40,7 @@ def _header(tape: Path) -> dict[str, Any]:
 
 async def _add(params: Any, mode: str = "auto", probed: Path | None = None) -> tuple[str, Any]:
     """One call; ``probed``: the cassette being recorded, whose legacy probe the session
-    stays open for (``tests.support.until_probed``)."""
+    stays open for (``tests.helpers.support.until_probed``)."""
     from mcp import Client
 
     async with Client(params, mode=mode) as client:  # type: ignore[arg-type]
@@ -140,7 +140,7 @@ def test_era_legacy_over_streamable_http(tmp_path: Path) -> None:
     client falls back to ``initialize`` and the replay serves a legacy client over HTTP."""
     import signal
 
-    from tests.support import Background, recording_over_http
+    from tests.helpers.support import Background, recording_over_http
 
     tape = tmp_path / "legacy-http.jsonl"
     url = r"(http://\S+)"

@@ -12,7 +12,7 @@ import pytest
 
 from cassette.runtime.record import stderr_excerpt
 from cassette.store.storage import Cassette
-from tests.support import (
+from tests.helpers.support import (
     MODERN_SERVER,
     PY,
     ROOT,

@@ -16,13 +16,13 @@ from cassette import (
     ClientConnection,
     DeliveryPolicy,
     ReplayOptions,
-    ReplaySessions,
+    ReplayPool,
     open_replay,
     replay_sessions,
     serve_replay,
 )
 from cassette.transports.memory import MemoryTransport
-from tests.support import PY, ROOT, LineClient, record_command, replay_command, run
+from tests.helpers.support import PY, ROOT, LineClient, record_command, replay_command, run
 
 pytestmark = pytest.mark.e2e
 
@@ -109,5 +109,5 @@ def test_the_harness_and_an_asgi_apps_sessions_honour_it_too(strict_tape: Path) 
 
     assert "played already (strategy strict" in run(by_open_replay)["error"]["message"]
     pool = replay_sessions(strict_tape).responders
-    assert isinstance(pool, ReplaySessions)
+    assert isinstance(pool, ReplayPool)
     assert pool.strategy.name == "strict"

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.support import (
+from tests.helpers.support import (
     OFFLINE_ENV,
     PY,
     dump,
@@ -62,7 +62,7 @@ def test_secrets_in_tool_output_arguments_and_command_line_never_reach_the_file(
 
 
 def test_user_rules_from_pyproject_and_the_command_line(tmp_path: Path) -> None:
-    from tests.support import RAW_SERVER, LineClient
+    from tests.helpers.support import RAW_SERVER, LineClient
 
     (tmp_path / "pyproject.toml").write_text(
         '[tool.cassette.redact]\npatterns = ["acct-[0-9]{6}"]\nenv = ["NOTE_SECRET"]\n'
@@ -99,7 +99,7 @@ def test_user_rules_from_pyproject_and_the_command_line(tmp_path: Path) -> None:
 
 
 def test_no_redact_warns_and_writes_as_is(tmp_path: Path) -> None:
-    from tests.support import RAW_SERVER, LineClient
+    from tests.helpers.support import RAW_SERVER, LineClient
 
     tape = tmp_path / "plain.jsonl"
     client = LineClient(

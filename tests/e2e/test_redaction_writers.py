@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import PY, RAW_SERVER, LineClient, scaled
+from tests.helpers.support import PY, RAW_SERVER, LineClient, scaled
 
 pytestmark = pytest.mark.e2e
 

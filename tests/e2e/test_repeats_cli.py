@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import PY, ROOT, LineClient, record_command, replay_command, scaled
+from tests.helpers.support import PY, ROOT, LineClient, record_command, replay_command, scaled
 
 pytestmark = pytest.mark.e2e
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from cassette import Cassette
-from tests.support import (
+from tests.helpers.support import (
     OFFLINE_ENV,
     PY,
     ROOT,
@@ -257,7 +257,7 @@ def test_concurrent_calls_are_answered_in_the_order_the_recording_shows(tmp_path
 def test_new_episodes_with_a_legacy_client_keeps_a_modern_cassette_lint_clean(
     tmp_path: Path,
 ) -> None:
-    from tests.support import MODERN_SERVER
+    from tests.helpers.support import MODERN_SERVER
 
     tape = tmp_path / "modern.jsonl"
 
@@ -290,7 +290,7 @@ def test_a_recorded_crash_ends_the_http_session_and_the_sse_stream(tmp_path: Pat
     stream carries the error and then ends, as when the live server died."""
     import httpx
 
-    from tests.support import Background
+    from tests.helpers.support import Background
 
     tape = tmp_path / "crash.jsonl"
     # legacy, so both fronts serve it with sessions (the SSE transport is legacy only)

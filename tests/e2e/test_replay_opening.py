@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from tests.opening_tapes import CALLS, INITIALIZE, write_long
-from tests.support import PY, LineClient
+from tests.helpers.opening_tapes import CALLS, INITIALIZE, write_long
+from tests.helpers.support import PY, LineClient
 
 pytestmark = pytest.mark.e2e
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from cassette.mock.manifest import load_manifest
-from tests.support import PY, RAW_SERVER, LineClient, record_command, replay_command, scaled
+from tests.helpers.support import PY, RAW_SERVER, LineClient, record_command, replay_command, scaled
 
 SURROGATE = (
     b'{"jsonrpc":"2.0","id":%d,"method":"tools/call",'

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import PY, closed_port, scaled
+from tests.helpers.support import PY, closed_port, scaled
 
 pytestmark = pytest.mark.e2e
 

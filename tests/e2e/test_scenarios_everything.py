@@ -16,7 +16,7 @@ import pytest
 from cassette import Cassette
 from tests.e2e.test_http_sdk import http_replay, start_everything_http
 from tests.e2e.test_sse_sdk import start_everything_sse
-from tests.support import (
+from tests.helpers.support import (
     EVERYTHING_JS,
     OFFLINE_ENV,
     PY,

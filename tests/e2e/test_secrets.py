@@ -4,7 +4,7 @@ replays to the official SDK client (whose output-schema validation must pass), a
 the live request carries different secrets than the recorded one.
 
 The server is ``tests/servers/secrets_server.py``; the fake credentials and where they
-travel are in ``tests/secret_corpus.py``. Every check is on the raw bytes of the file.
+travel are in ``tests/helpers/secret_corpus.py``. Every check is on the raw bytes of the file.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from tests.secret_corpus import (
+from tests.helpers.secret_corpus import (
     ARGUMENTS,
     CORPUS,
     ENVIRONMENT,
@@ -27,7 +27,7 @@ from tests.secret_corpus import (
     STDIO_ONLY,
     fragments,
 )
-from tests.support import (
+from tests.helpers.support import (
     OFFLINE_ENV,
     PY,
     ROOT,

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from cassette import Cassette
-from tests.support import PY, ROOT, python_server, scaled
+from tests.helpers.support import PY, ROOT, python_server, scaled
 
 pytestmark = pytest.mark.e2e
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from cassette import Cassette
-from tests.support import (
+from tests.helpers.support import (
     OFFLINE_ENV,
     dump,
     everything_command,
@@ -120,7 +120,7 @@ def test_replay_waits_for_the_answer_and_reports_a_different_one(tmp_path: Path)
     client answers; a different answer is a warning on stderr, and the session goes on."""
     import json
 
-    from tests.support import LineClient
+    from tests.helpers.support import LineClient
 
     tape = tmp_path / "sampling.jsonl"
     run(lambda: callbacks_session(stdio_params(record_command(tape, everything_command()))))
@@ -226,7 +226,7 @@ async def input_required_session(target: Any) -> dict[str, Any]:
 
 def test_modern_input_required_round_trip_replays_on_stdio_and_http(tmp_path: Path) -> None:
     from tests.e2e.test_http_sdk import http_replay
-    from tests.support import MODERN_SERVER, PY
+    from tests.helpers.support import MODERN_SERVER, PY
 
     tape = tmp_path / "input-required.jsonl"
     live = run(
@@ -285,7 +285,7 @@ def test_callbacks_over_legacy_sse_live_and_replayed(tmp_path: Path) -> None:
     import signal
 
     from tests.e2e.test_sse_sdk import URL, sse_front, start_everything_sse
-    from tests.support import PY, Background
+    from tests.helpers.support import PY, Background
 
     tape = tmp_path / "callbacks-sse.jsonl"
     server, upstream = start_everything_sse()
@@ -317,7 +317,7 @@ async def listen_session(target: Any) -> dict[str, Any]:
 
 
 def test_modern_subscription_stream_replays_over_stdio(tmp_path: Path) -> None:
-    from tests.support import MODERN_SERVER, PY
+    from tests.helpers.support import MODERN_SERVER, PY
 
     tape = tmp_path / "listen.jsonl"
     live = run(
@@ -336,7 +336,7 @@ def test_modern_subscription_stream_replays_over_stdio(tmp_path: Path) -> None:
 
 def test_a_stdio_recorded_subscription_replays_over_http(tmp_path: Path) -> None:
     from tests.e2e.test_http_sdk import http_replay
-    from tests.support import MODERN_SERVER, PY
+    from tests.helpers.support import MODERN_SERVER, PY
 
     tape = tmp_path / "listen.jsonl"
     live = run(

@@ -20,7 +20,7 @@ import pytest
 
 from tests.e2e.test_show_webdriver import WebDriver, driver  # noqa: F401 (the fixture)
 from tests.e2e.test_tools_cli import _png_pixels
-from tests.support import PY, ROOT, record_command, run, stdio_params
+from tests.helpers.support import PY, ROOT, record_command, run, stdio_params
 
 pytestmark = pytest.mark.e2e
 

@@ -24,7 +24,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.support import CHROMIUM_ARGS, NO_CHROMIUM, PY, ROOT, scaled
+from tests.helpers.support import CHROMIUM_ARGS, NO_CHROMIUM, PY, ROOT, scaled
 
 EXAMPLE = ROOT / "examples" / "everything.jsonl"
 ELEMENT = "element-6066-11e4-a52e-4f735466cecf"  # the W3C key of an element reference

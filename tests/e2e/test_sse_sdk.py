@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from cassette import Cassette, HttpEvent, MessageEvent
-from tests.support import EVERYTHING_JS as EVERYTHING
-from tests.support import (
+from tests.helpers.support import EVERYTHING_JS as EVERYTHING
+from tests.helpers.support import (
     OFFLINE_ENV,
     PY,
     Background,

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from cassette import Cassette
-from cassette.core.model import MessageEvent
-from tests.support import (
+from cassette.core.wire.model import MessageEvent
+from tests.helpers.support import (
     MODERN_SERVER,
     OFFLINE_ENV,
     PY,

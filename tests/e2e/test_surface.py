@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from cassette.cli.gitdiff import textconv
-from tests.support import PY, LineClient, everything_command, record_command, run
+from tests.helpers.support import PY, LineClient, everything_command, record_command, run
 
 pytestmark = pytest.mark.e2e
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from cassette import Cassette
-from tests.support import OFFLINE_ENV, PY, Background, LineClient
+from tests.helpers.support import OFFLINE_ENV, PY, Background, LineClient
 
 pytest.importorskip("cassette_tcp", reason="pip install -e examples/cassette-tcp")
 pytestmark = pytest.mark.e2e

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import (
+from tests.helpers.support import (
     MODERN_SERVER,
     OFFLINE_ENV,
     PY,

@@ -14,7 +14,7 @@ import pytest
 
 from cassette import Cassette
 from tests.e2e.test_stdio_sdk import everything_session, modern_session
-from tests.support import (
+from tests.helpers.support import (
     CHROMIUM_ARGS,
     MODERN_SERVER,
     NO_CHROMIUM,

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from cassette.core.model import MessageEvent
+from cassette.core.wire.model import MessageEvent
 from cassette.mock import load_manifest, write_manifest
-from tests.support import (
+from tests.helpers.support import (
     OFFLINE_ENV,
     PY,
     Background,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import (
+from tests.helpers.support import (
     MODERN_SERVER,
     PY,
     ROOT,

@@ -9,7 +9,7 @@ import pytest
 from cassette import Target
 from cassette.testing import PEER_COMMAND, PROPERTIES, check_transport_sync
 from cassette.transports.memory import MemoryTransport
-from tests.support import PY, RAW_SERVER, everything_server
+from tests.helpers.support import PY, RAW_SERVER, everything_server
 
 
 def test_stdio_passes_every_check_against_the_reference_peer() -> None:

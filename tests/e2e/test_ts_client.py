@@ -20,8 +20,8 @@ from typing import Any
 import anyio
 import pytest
 
-from tests.support import EVERYTHING_JS, NODE_DIR, session_events
-from tests.support import node as _node
+from tests.helpers.support import EVERYTHING_JS, NODE_DIR, session_events
+from tests.helpers.support import node as _node
 
 pytestmark = pytest.mark.e2e
 

@@ -20,8 +20,14 @@ from typing import Any
 
 import pytest
 
-from tests.support import EVERYTHING_JS, NODE_DIR, Background, record_command, replay_command
-from tests.support import node as _node
+from tests.helpers.support import (
+    EVERYTHING_JS,
+    NODE_DIR,
+    Background,
+    record_command,
+    replay_command,
+)
+from tests.helpers.support import node as _node
 
 pytestmark = pytest.mark.e2e
 

@@ -18,7 +18,7 @@ import pytest
 from cassette.runtime.record import portable_argv, startable_argv
 from cassette.store.target_paths import startable
 from tests.e2e.test_record_era import _add
-from tests.support import MODERN_SERVER, PY, run, scaled, stdio_params
+from tests.helpers.support import MODERN_SERVER, PY, run, scaled, stdio_params
 
 pytestmark = pytest.mark.e2e
 

@@ -18,8 +18,17 @@ from typing import Any
 import pytest
 
 from cassette import Cassette
-from tests.support import OFFLINE_ENV, PY, ROOT, dump, record_command, replay_command, run, scaled
-from tests.support import stdio_params as params
+from tests.helpers.support import (
+    OFFLINE_ENV,
+    PY,
+    ROOT,
+    dump,
+    record_command,
+    replay_command,
+    run,
+    scaled,
+)
+from tests.helpers.support import stdio_params as params
 
 pytestmark = pytest.mark.e2e
 

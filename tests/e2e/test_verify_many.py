@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import PY, ROOT, LineClient, record_command, scaled
+from tests.helpers.support import PY, ROOT, LineClient, record_command, scaled
 
 pytestmark = pytest.mark.e2e
 

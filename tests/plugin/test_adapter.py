@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from cassette import Cassette
-from cassette.core.model import MessageEvent
+from cassette.core.wire.model import MessageEvent
 from cassette.errors import CassetteExistsError, CassetteNotFoundError
-from tests.support import PY, ROOT, client_starts, run
+from tests.helpers.support import PY, ROOT, client_starts, run
 
 SERVER = ROOT / "tests" / "servers" / "episode_server.py"
 EVERYTHING = ROOT / "examples" / "everything.jsonl"

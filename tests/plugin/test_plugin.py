@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from cassette import Cassette
-from tests.support import ROOT
+from tests.helpers.support import ROOT
 
 SERVER = ROOT / "tests" / "servers" / "episode_server.py"
 
@@ -18,7 +18,7 @@ PRELUDE = """
 import os, sys
 sys.path.insert(0, {root!r})
 import pytest
-from tests.support import LineClient
+from tests.helpers.support import LineClient
 
 SERVER = [sys.executable, {server!r}, "--log", {log!r}, "--tag", os.environ.get("TAG", "live")]
 

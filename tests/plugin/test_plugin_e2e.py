@@ -10,8 +10,8 @@ import textwrap
 import pytest
 
 from cassette import Cassette
+from tests.helpers.support import EVERYTHING_JS, OFFLINE_ENV, ROOT, everything_server, node
 from tests.plugin.test_plugin import SERVER, Suite
-from tests.support import EVERYTHING_JS, OFFLINE_ENV, ROOT, everything_server, node
 
 pytestmark = pytest.mark.e2e
 

@@ -16,8 +16,8 @@ import attrs
 import pytest
 
 from cassette import Cassette
+from tests.helpers.support import MODERN_SERVER, OFFLINE_ENV, everything_server, python_server
 from tests.plugin.test_plugin import Suite
-from tests.support import MODERN_SERVER, OFFLINE_ENV, everything_server, python_server
 
 pytestmark = pytest.mark.e2e
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from tests.e2e.test_per_call_starts import LANGCHAIN, MCP1_PY, STARTS_SERVER
+from tests.helpers.support import OFFLINE_ENV
 from tests.plugin.test_plugin import Suite
-from tests.support import OFFLINE_ENV
 
 pytestmark = [
     pytest.mark.e2e,

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from cassette import Cassette
-from cassette.core.model import Event, MessageEvent
+from cassette.core.wire.model import Event, MessageEvent
 from tests.plugin.test_plugin import ECHO, Suite
 
 
@@ -419,8 +419,8 @@ def test_where(mcp_cassette):
 
 
 def test_the_projects_stderr_setting_reaches_the_plugins_recordings(suite: Suite) -> None:
-    from cassette.core.model import StderrEvent
-    from tests.support import ROOT
+    from cassette.core.wire.model import StderrEvent
+    from tests.helpers.support import ROOT
 
     body = WHEREVER.format(server=str(ROOT / "tests" / "servers" / "wherever_server.py"))
     suite.pytester.makepyprojecttoml("[tool.cassette]\n")

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.helpers.support import ROOT
 from tests.plugin.test_plugin import ECHO, Suite
-from tests.support import ROOT
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ import textwrap
 import pytest
 
 from cassette import Cassette
-from tests.support import PY, ROOT
+from tests.helpers.support import PY, ROOT
 
 pytestmark = pytest.mark.e2e
 

@@ -1,4 +1,4 @@
-"""A stdio MCP server that prints every context of ``tests/secret_contexts.py``: in a tool's
+"""A stdio MCP server that prints every context of ``tests/helpers/secret_contexts.py``: in a tool's
 text content, its structured content and ``_meta``, on stderr (one line each, and the
 multi-line secrets line by line), on stdout as raw lines, with the secret-named variable
 it was started with and its own command line. ``echo`` echoes its arguments, so a secret
@@ -10,7 +10,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
-from tests.secret_contexts import EXAMPLES
+from tests.helpers.secret_contexts import EXAMPLES
 
 
 def send(message: dict) -> None:

@@ -6,7 +6,7 @@ Like any server built on mcp 2.x it answers both eras: a client that opens with
 one. But the SDK's default discovery lists only 2026-07-28, so a recording of it could not
 prove that a legacy client would have been served (``tests/e2e/test_record_era.py`` uses
 ``modern_server.py`` for that case). This one lists every revision it accepts, as a dual-era
-server should; a modern cassette of it serves legacy clients too (``cassette.core.eras``).
+server should; a modern cassette of it serves legacy clients too (``cassette.core.eras.bridge``).
 
 Its tools cover the cross-client matrix's scripted session (tests/clients/session.json) and
 tests/e2e/test_cross_era.py: an echo, an adder, a tool that reports progress and logs, and

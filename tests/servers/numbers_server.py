@@ -53,7 +53,8 @@ def serve_http(port: int) -> None:
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
-    # the port bound (port 0: the one the system picked), as tests.support.listening reads it
+    # the port bound (port 0: the one the system picked), as tests.helpers.support.listening reads
+    # it
     print(f"listening on 127.0.0.1:{server.server_address[1]}", flush=True)
     server.serve_forever()
 

@@ -1,6 +1,6 @@
 """An MCP server (official Python SDK) that handles fake credentials the way real ones leak.
 
-It plants every value of ``tests/secret_corpus.py`` somewhere a recording would see it:
+It plants every value of ``tests/helpers/secret_corpus.py`` somewhere a recording would see it:
 it echoes its arguments back as JSON inside a string (as many tools do), returns secrets
 in structured content with an output schema (an integer and an enum under secret names),
 prints them on stderr, prints a raw non-JSON line on stdout (stdio), reports its command
@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from mcp.server.mcpserver import Context, MCPServer
 from pydantic import BaseModel, Field
 
-from tests.secret_corpus import (
+from tests.helpers.secret_corpus import (
     AZURE_CONNECTION,
     BASIC_CREDENTIALS,
     CORPUS,

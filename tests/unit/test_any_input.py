@@ -8,11 +8,11 @@ import pickle
 
 import pytest
 
-from cassette.core import jsonrpc
-from cassette.core.jsonrpc import JSONNumber, find_literal, pretty
-from cassette.core.matching import canonical
+from cassette.core.replay.matching import canonical
+from cassette.core.wire import jsonrpc
+from cassette.core.wire.jsonrpc import JSONNumber, find_literal, pretty
 from cassette.errors import CassetteError, TransportError, anticipated_exception, sole_exception
-from cassette.transports._http_record import joined_query
+from cassette.transports.http._http_record import joined_query
 
 TEXTS = [
     '{"a":1e400}',
@@ -88,7 +88,7 @@ FORGED = "evil\ncassette: error: forged"
 
 
 def test_a_newline_in_a_tool_name_cannot_forge_a_line_of_ours() -> None:
-    from cassette.core.replayer import Replayer
+    from cassette.core.replay.replayer import Replayer
     from tests.unit.test_replayer import req, res, tape
 
     call = req(1, "tools/call", {"name": FORGED, "arguments": {"a": 1}})
@@ -110,7 +110,7 @@ def test_a_group_of_different_errors_of_ours_is_its_first_not_a_bug() -> None:
 
 
 def test_a_hook_may_keep_a_number_python_cannot_hold() -> None:
-    from cassette.core.hooks import call_hook
+    from cassette.core.recording.hooks import call_hook
 
     message = jsonrpc.loads('{"jsonrpc":"2.0","id":1,"result":{"x":1e400,"y":NaN}}')
     kept = call_hook(lambda m, _d: m, message, "s2c")

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from cassette.client.scenarios import load_scenarios
-from cassette.core.limits import DEFAULT_MAX_BYTES, line_limit, set_max_message_bytes
+from cassette.core.wire.limits import DEFAULT_MAX_BYTES, line_limit, set_max_message_bytes
 from cassette.errors import (
     CassetteError,
     CassetteFormatError,

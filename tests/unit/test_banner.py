@@ -16,11 +16,11 @@ import pytest
 
 from cassette.cli.main import parse
 from cassette.cli.replay import ReplayCommand, opened
-from cassette.core.opening import OpeningSessions
-from cassette.core.sessions import ReplaySessions
-from cassette.core.surface import capability_sets
+from cassette.core.eras.surface import capability_sets
+from cassette.core.replay.opening import OpeningPool
+from cassette.core.replay.sessions import ReplayPool
 from cassette.store.storage import Cassette
-from tests.opening_tapes import write_long
+from tests.helpers.opening_tapes import write_long
 from tests.unit import test_fits
 
 HEADER = {**test_fits.HEADER, "protocol_version": "2025-11-25"}
@@ -77,7 +77,7 @@ def _tape(tmp_path: Path, lines: list[str], era: str = "legacy", name: str = "t.
 
 def _banner(
     capsys: pytest.CaptureFixture[str], tape: Path, *options: str
-) -> tuple[ReplaySessions | OpeningSessions, list[str]]:
+) -> tuple[ReplayPool | OpeningPool, list[str]]:
     """The pool a replay of ``tape`` serves from, and the lines its banner printed."""
     command = ReplayCommand.from_args(parse(["replay", str(tape), *options]))
     pool, _ = opened(command)
@@ -227,7 +227,7 @@ def test_the_banner_of_a_long_cassette_reads_only_its_opening_and_probes(
 
     monkeypatch.setattr(Cassette, "load", whole)
     pool, lines = _banner(capsys, long_probed)
-    assert isinstance(pool, OpeningSessions)
+    assert isinstance(pool, OpeningPool)
     assert not pool.loaded
     assert lines[0] == (
         f"cassette: replaying {long_probed}: serves any MCP client; nothing to warn of: "
@@ -240,11 +240,11 @@ def test_verbose_and_a_report_load_the_whole_cassette_first(
     long_probed: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     pool, lines = _banner(capsys, long_probed, "-v")
-    assert isinstance(pool, ReplaySessions)
+    assert isinstance(pool, ReplayPool)
     assert "; 2501 requests; " in lines[1]  # initialize and the 2,500 calls, no probe's
     report = str(tmp_path / "run.jsonl")
     pool, _ = _banner(capsys, long_probed, "--report", report)
-    assert isinstance(pool, ReplaySessions)
+    assert isinstance(pool, ReplayPool)
 
 
 def test_quiet_and_verbose_together_are_refused(capsys: pytest.CaptureFixture[str]) -> None:

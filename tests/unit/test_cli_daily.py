@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from cassette.cli.main import _COMMANDS, main, parse
-from tests.support import ROOT
+from tests.helpers.support import ROOT
 
 EXAMPLE = str(ROOT / "examples" / "everything.jsonl")
 

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from cassette.cli.common import TAKES_COMMAND
 from cassette.cli.main import main, parser
+from cassette.cli.parser import TAKES_COMMAND
 from cassette.cli.suggest import _WITH_COMMAND
-from tests.support import ROOT
+from tests.helpers.support import ROOT
 
 EXAMPLE = str(ROOT / "examples" / "everything.jsonl")
 HINT = "; a server command goes after --: cassette "

@@ -9,7 +9,7 @@ import pytest
 
 from cassette.client.compare import Ignores, classify, normalize
 from cassette.client.report import Verdict, VerifyReport, render
-from cassette.core.jsondiff import MISSING
+from cassette.core.words.jsondiff import MISSING
 
 
 def result(value: object) -> dict[str, object]:

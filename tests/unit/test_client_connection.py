@@ -7,7 +7,7 @@ import pytest
 
 from cassette import ClientConnection, Frame
 from cassette.transports.memory import memory_pair
-from tests.support import run
+from tests.helpers.support import run
 
 
 def test_send_eof_ends_the_client_side_and_the_server_can_still_answer() -> None:

@@ -17,10 +17,10 @@ from cassette import Cassette
 from cassette.client.compare import classify
 from cassette.client.rewrite import Snapshot, rewrite_lines
 from cassette.client.target import ServerTarget
-from cassette.core.model import MessageEvent, RecorderInfo
+from cassette.core.wire.model import MessageEvent, RecorderInfo
 from cassette.errors import CassetteError, UsageError
 from cassette.store.lock import FileLock
-from tests.support import ROOT
+from tests.helpers.support import ROOT
 
 EXAMPLE = ROOT / "examples" / "everything.jsonl"
 

@@ -17,10 +17,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cassette.core import fields
-from cassette.core.codec import converter, encode_line
-from cassette.core.jsonrpc import dumps_bytes
-from cassette.core.model import (
+from cassette.core.recording.recorder import Recorder
+from cassette.core.tape import fields
+from cassette.core.tape.codec import converter, encode_line
+from cassette.core.wire.jsonrpc import dumps_bytes
+from cassette.core.wire.model import (
     ERAS,
     FORMAT_VERSION,
     Event,
@@ -32,7 +33,6 @@ from cassette.core.model import (
     RecorderInfo,
     StderrEvent,
 )
-from cassette.core.recorder import Recorder
 from cassette.errors import (
     CassetteError,
     CassetteExistsError,
@@ -65,7 +65,7 @@ def objects_without(names: frozenset[str] = frozenset()) -> st.SearchStrategy[di
 
 
 json_objects = objects_without()
-# The members of `meta` and `target` the reader checks (cassette.core.fields): random values
+# The members of `meta` and `target` the reader checks (cassette.core.tape.fields): random values
 # under them are bad files, not round trips. Hypothesis draws strings from the constants of
 # the code under test, so it does produce these names, now and then.
 targets = objects_without(frozenset(fields._TARGET))
@@ -754,7 +754,7 @@ def _shapes(keys: list[str]) -> st.SearchStrategy[dict[str, Any]]:
 )
 def test_the_direct_way_builds_what_the_converter_builds(case: Any) -> None:
     """A shape the direct way takes must be one the converter takes, to the same value."""
-    from cassette.core import codec
+    from cassette.core.tape import codec
 
     (kind, cls, _), obj = case
     fast = codec._PLAIN[kind](obj, 5)
@@ -771,7 +771,7 @@ def test_the_direct_way_builds_what_the_converter_builds(case: Any) -> None:
     )
 )
 def test_the_direct_header_is_the_converted_header(obj: dict[str, Any]) -> None:
-    from cassette.core import codec
+    from cassette.core.tape import codec
 
     obj = {"kind": "header", "format": 1, **obj}
     fast = codec._plain_header(obj)

@@ -11,13 +11,13 @@ import anyio
 import httpx
 import pytest
 
-from cassette.core import jsonrpc
-from cassette.core.replayer import Replayer
+from cassette.core.replay.replayer import Replayer
+from cassette.core.wire import jsonrpc
 from cassette.transport import Frame
+from cassette.transports.http.sse import SseReplayApp
+from cassette.transports.http.streamable_http import HttpReplayApp
 from cassette.transports.memory import memory_pair
-from cassette.transports.sse import SseReplayApp
-from cassette.transports.streamable_http import HttpReplayApp
-from tests.support import front_app
+from tests.helpers.support import front_app
 from tests.unit import test_http_front as http
 from tests.unit import test_sse_transport as sse
 from tests.unit.test_replayer import note, req, res, tape
@@ -83,6 +83,39 @@ def test_streamable_http_decodes_each_body_once(decodes: list[str]) -> None:
         listed = await http.post(client, http.req(2, "tools/list"), **{"mcp-session-id": sid})
         assert listed.json()["result"] == {"tools": []}
         assert len(decodes) == 2
+
+    http.scenario(app, body)
+
+
+@pytest.fixture
+def header_parses(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Every time an HTTP front parses a request's headers, from now on."""
+    from cassette.transports.http import _http
+
+    seen: list[int] = []
+    real = _http._parse
+
+    def counting(raw: Any) -> dict[bytes, list[str]]:
+        seen.append(1)
+        return real(raw)
+
+    monkeypatch.setattr(_http, "_parse", counting)
+    return seen
+
+
+def test_streamable_http_parses_each_requests_headers_once(header_parses: list[int]) -> None:
+    """The guard, the session lookups and the era checks of a POST read one parsing of
+    its headers (they scanned the raw list three times and more)."""
+    app = front_app(HttpReplayApp, http.LEGACY)
+
+    async def body(client: httpx.AsyncClient) -> None:
+        init = await http.post(client, http.req(1, "initialize", {"protocolVersion": "2025-11-25"}))
+        assert init.status_code == 200
+        assert len(header_parses) == 1
+        sid = init.headers["mcp-session-id"]
+        listed = await http.post(client, http.req(2, "tools/list"), **{"mcp-session-id": sid})
+        assert listed.json()["result"] == {"tools": []}
+        assert len(header_parses) == 2
 
     http.scenario(app, body)
 

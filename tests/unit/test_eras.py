@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cassette.core.eras import (
+from cassette.core.eras.bridge import (
     client_era,
     initialize_from_discover,
     is_input_required,
@@ -12,8 +12,8 @@ from cassette.core.eras import (
     legacy_status,
     legacy_versions,
 )
-from cassette.core.jsonrpc import REPLAY_MISS
-from cassette.core.replayer import Replayer
+from cassette.core.replay.replayer import Replayer
+from cassette.core.wire.jsonrpc import REPLAY_MISS
 from tests.unit.test_replayer import note, req, res, tape
 
 ENVELOPE = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
@@ -328,7 +328,7 @@ def test_undeclared_capability_is_a_miss_under_strict() -> None:
 
 
 def test_absent_null_and_empty_spell_the_same_request() -> None:
-    from cassette.core.matching import fingerprint
+    from cassette.core.replay.matching import fingerprint
 
     bare = fingerprint(req(1, "prompts/get", {"name": "p"}))
     assert fingerprint(req(2, "prompts/get", {"name": "p", "arguments": {}})) == bare
@@ -353,7 +353,7 @@ def test_fastmcp_prompt_without_arguments_replays_a_recording_with_them() -> Non
 
 
 def test_era_refusal_answers_the_other_eras_opening() -> None:
-    from cassette.core.eras import era_refusal
+    from cassette.core.eras.bridge import era_refusal
 
     probe = era_refusal("legacy", modern_req(1, "server/discover"))
     assert probe is not None
@@ -369,7 +369,7 @@ def test_era_refusal_answers_the_other_eras_opening() -> None:
 
 
 def test_served_clients_follows_the_table() -> None:
-    from cassette.core.eras import recorded_handshake, served_clients
+    from cassette.core.eras.bridge import recorded_handshake, served_clients
 
     events = modern_tape().events
     assert recorded_handshake(events) == DISCOVER

@@ -1,7 +1,7 @@
 """The ``fast`` extra: orjson parses cassettes, and its answer is always the stdlib's.
 
 Every value is compared by ``repr`` (int against float, ``-0.0``, key order all show),
-against ``cassette.core.jsonrpc``'s standard-library path on the same bytes. The cases
+against ``cassette.core.wire.jsonrpc``'s standard-library path on the same bytes. The cases
 orjson would answer differently take the standard library's path: lone surrogates and
 numbers past a double (orjson refuses them), big integers (orjson makes floats of them,
 so a run of 19 digits is never given to it); duplicate keys orjson answers as the
@@ -19,8 +19,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cassette.core import jsonrpc
-from tests.support import scaled
+from cassette.core.wire import jsonrpc
+from tests.helpers.support import scaled
 
 orjson = pytest.importorskip("orjson")
 
@@ -130,7 +130,7 @@ def test_any_value_reads_back_as_the_stdlib_reads_it(value: Any, ascii_only: boo
 
 def _large_cassette(folder: Path) -> Path:
     """examples/everything.jsonl with its events repeated past ``FAST_JSON_FROM`` bytes."""
-    from cassette.core.codec import FAST_JSON_FROM
+    from cassette.core.tape.codec import FAST_JSON_FROM
 
     header, *events = (ROOT / "examples" / "everything.jsonl").read_bytes().splitlines(True)
     body = b"".join(events)
@@ -157,7 +157,7 @@ def test_a_cassette_loads_the_same_with_and_without_it(
 def test_a_small_cassette_is_read_without_it(tmp_path: Path, fast_calls: list[bytes]) -> None:
     """Importing orjson costs more than it saves on a cassette under ``FAST_JSON_FROM``."""
     from cassette import Cassette
-    from cassette.core.codec import FAST_JSON_FROM
+    from cassette.core.tape.codec import FAST_JSON_FROM
 
     tape = ROOT / "examples" / "everything.jsonl"
     assert tape.stat().st_size < FAST_JSON_FROM

@@ -10,7 +10,7 @@ from typing import Any
 import anyio
 import pytest
 
-from cassette.core.faults import FaultPlan, FaultRule, preview
+from cassette.core.replay.faults import FaultPlan, FaultRule, preview
 from cassette.errors import CassetteNotFoundError, FaultExit, UsageError
 from cassette.store.faults import load_fault_plan
 
@@ -111,7 +111,7 @@ def test_a_json_plan_reads_like_the_toml_one(tmp_path: Path) -> None:
 
 
 def _recording() -> Any:
-    from cassette.core.model import Header, MessageEvent, RecorderInfo
+    from cassette.core.wire.model import Header, MessageEvent, RecorderInfo
     from tests.unit.test_replayer import Tape
 
     init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {}}
@@ -131,7 +131,7 @@ def _recording() -> Any:
 async def _exchange(plan: FaultPlan, sends: list[dict[str, Any]]) -> tuple[list[bytes], Any]:
     """Serve the recording under ``plan`` over a memory stream; what came back, and how
     the serving ended (its results, or the ``FaultExit`` it raised)."""
-    from cassette.core.replayer import Replayer
+    from cassette.core.replay.replayer import Replayer
     from cassette.runtime.conversation import DeliveryPolicy
     from cassette.runtime.serve import replay
     from cassette.transport import Frame

@@ -25,8 +25,8 @@ talks to people, and is allowed anywhere. So ``os.write(2, ...)`` and ``os.fdope
 pass, while ``os.write(fd, ...)`` on any other descriptor does not.
 
 Also exempt: the stdio transport's own descriptors (its stdin and stdout are the
-protocol, not files): ``cassette/transports/stdio.py``, ``cassette/transports/_fdio.py``,
-the early spawn of a plain recording's server (``cassette/transports/_early.py``: the null
+protocol, not files): ``cassette/transports/stdio/transport.py``, ``cassette/transports/_fdio.py``,
+the early spawn of a plain recording's server (``cassette/transports/stdio/_early.py``: the null
 device for a child's unused streams, the ``done`` it tells the keeper on its pipe) and the
 event loop backend ``cassette/transports/_asyncio_backend.py``.
 
@@ -48,9 +48,9 @@ PACKAGE = ROOT / "cassette"
 
 ALLOWED: Final = (
     "cassette/store/",
-    "cassette/transports/stdio.py",
+    "cassette/transports/stdio/transport.py",
     "cassette/transports/_fdio.py",
-    "cassette/transports/_early.py",
+    "cassette/transports/stdio/_early.py",
     "cassette/transports/_asyncio_backend.py",
 )
 

@@ -1,4 +1,4 @@
-"""Which clients each session of a cassette fits (``cassette.core.fits``), from plain
+"""Which clients each session of a cassette fits (``cassette.core.eras.fits``), from plain
 cassettes: the line ``show`` and the banner print per session, decided by the rule a
 replay chooses sessions by."""
 
@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from cassette.core.fits import sessions
+from cassette.core.eras.fits import sessions
 from cassette.store.storage import Cassette
 
 HEADER = {
@@ -154,7 +154,7 @@ def _probe(name: str, capabilities: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _every_profile_probed() -> list[dict[str, Any]]:
-    from cassette.core.surface import capability_sets
+    from cassette.core.eras.surface import capability_sets
 
     return [e for s in capability_sets({}) for e in _probe(f"legacy:{s.name}", s.capabilities)]
 
@@ -173,7 +173,7 @@ def _tape(era: str, events: list[dict[str, Any]]) -> Cassette:
 
 
 def _hows(tape: Cassette) -> dict[str, str]:
-    from cassette.core.fits import survey
+    from cassette.core.eras.fits import survey
 
     return {v.name: v.how for v in survey(tape.era, tape.events).verdicts}
 
@@ -260,8 +260,8 @@ def test_a_modern_only_recording_refuses_the_legacy_only_clients() -> None:
 
 def _replay_warns(tape: Cassette, client: dict[str, Any]) -> bool:
     """Whether a replay of ``tape`` warns ``client`` (a profile) of its capabilities."""
-    from cassette.core.fits import _handshake
-    from cassette.core.replayer import Replayer
+    from cassette.core.eras.fits import _handshake
+    from cassette.core.replay.replayer import Replayer
 
     handshake = _handshake(client, client.get("era") or tape.era)
     reply = Replayer(tape).receive({**handshake, "id": 1})
@@ -283,8 +283,8 @@ def test_the_verdicts_warn_of_exactly_what_the_replay_warns_of(
     events: list[dict[str, Any]],
 ) -> None:
     """The banner's caveats are the replay's own capability warnings, client by client."""
-    from cassette.core.fits import survey
-    from cassette.core.profiles import FITTED
+    from cassette.core.eras.fits import survey
+    from cassette.core.eras.profiles import FITTED
 
     tape = _tape("legacy", events)
     found = {v.name: v for v in survey(tape.era, tape.events).verdicts}

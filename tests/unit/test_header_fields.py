@@ -16,8 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cassette.core.matching import get_strategy
-from cassette.core.sessions import ReplaySessions
+from cassette.core.replay.matching import get_strategy
+from cassette.core.replay.sessions import ReplayPool
 from cassette.errors import CassetteFormatError
 from cassette.store.storage import Cassette
 from cassette.tools.diff import diff_cassettes
@@ -25,8 +25,8 @@ from cassette.tools.distill import distill_cassette
 from cassette.tools.lint import lint_cassette
 from cassette.tools.redact_cmd import redact_cassette
 from cassette.tools.show import render_html, timeline
-from cassette.transports.streamable_http import HttpReplayApp
-from tests.support import front_app
+from cassette.transports.http.streamable_http import HttpReplayApp
+from tests.helpers.support import front_app
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
@@ -95,7 +95,7 @@ def _file(header: dict[str, Any]) -> bytes:
 def _use_everywhere(tape: Cassette) -> None:
     """Everything that reads a header, as the command line does."""
     strategy = get_strategy(tape.header.target.get("strategy") or "default")  # as replay does
-    session = ReplaySessions(tape, strategy, environ={"X": "secret-value"}).new()
+    session = ReplayPool(tape, strategy, environ={"X": "secret-value"}).new()
     for message in (SESSION[0], SESSION[2]):
         session.receive(message)
     front_app(HttpReplayApp, tape)

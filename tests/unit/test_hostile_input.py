@@ -11,11 +11,11 @@ import httpx
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cassette.core.replayer import Replayer
+from cassette.core.replay.replayer import Replayer
 from cassette.errors import CassetteFormatError
 from cassette.store.storage import Cassette
-from cassette.transports.streamable_http import HttpReplayApp
-from tests.support import front_app
+from cassette.transports.http.streamable_http import HttpReplayApp
+from tests.helpers.support import front_app
 from tests.unit.test_http_front import LEGACY, MODERN
 
 HEADER = (

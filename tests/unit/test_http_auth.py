@@ -11,14 +11,14 @@ import anyio
 import httpx
 import pytest
 
-from cassette.core.exchanges import cut
-from cassette.core.headers import expand, parse_header, parse_headers, refusal
-from cassette.core.model import HttpEvent, MessageEvent
+from cassette.core.redaction.headers import expand, parse_header, parse_headers, refusal
+from cassette.core.wire.exchanges import cut
+from cassette.core.wire.model import HttpEvent, MessageEvent
 from cassette.errors import UsageError
 from cassette.store.headers import templates
-from cassette.transports._http import LazyClient
-from cassette.transports._http_auth import RequireBearer, metadata_url, names, with_extra
-from cassette.transports._http_record import RecordingProxy
+from cassette.transports.http._http import LazyClient
+from cassette.transports.http._http_auth import RequireBearer, metadata_url, names, with_extra
+from cassette.transports.http._http_record import RecordingProxy
 
 TOKEN = "ghp_Zq8vKx2LmN4pRt6wYb1cDf3gHj5kMn7sQv9X"
 UPSTREAM = "http://upstream.example:8000/mcp"
@@ -229,7 +229,7 @@ def test_metadata_names_the_upstream_only_by_its_origin_and_path(
 
 
 def test_an_announced_metadata_url_on_another_origin_is_not_a_place_to_look() -> None:
-    from cassette.transports._http_auth import AuthFacade
+    from cassette.transports.http._http_auth import AuthFacade
 
     facade = AuthFacade(UPSTREAM, "/mcp", announced="http://attacker.example/.well-known/x")
     assert all(url.startswith("http://upstream.example:8000/") for url in facade.candidates())

@@ -13,9 +13,9 @@ import pytest
 
 from cassette.runtime import replay_sessions
 from cassette.transport import RecordOptions, ServeOptions, normalize_origin
-from cassette.transports.sse import SseReplayApp
-from cassette.transports.streamable_http import HttpReplayApp
-from tests.support import front_app
+from cassette.transports.http.sse import SseReplayApp
+from cassette.transports.http.streamable_http import HttpReplayApp
+from tests.helpers.support import front_app
 from tests.unit.test_http_front import ACCEPT, LEGACY, MODERN, req
 
 LOCAL = "http://localhost:5173"

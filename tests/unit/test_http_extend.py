@@ -12,7 +12,7 @@ from typing import Any
 import anyio
 
 from cassette import Cassette, MessageEvent
-from cassette.core.model import Event, HttpEvent
+from cassette.core.wire.model import Event, HttpEvent
 from cassette.modes.extend import Extension, LiveLeg
 from cassette.transport import Reply, Target
 

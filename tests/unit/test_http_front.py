@@ -13,9 +13,9 @@ import httpx
 import pytest
 
 from cassette import Cassette, Header, HttpEvent, MessageEvent, RawEvent
-from cassette.core.model import Era, RecorderInfo
-from cassette.transports.streamable_http import HttpReplayApp
-from tests.support import front_app
+from cassette.core.wire.model import Era, RecorderInfo
+from cassette.transports.http.streamable_http import HttpReplayApp
+from tests.helpers.support import front_app
 
 MODERN_META = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -532,7 +532,7 @@ def test_a_listen_stream_replays_its_notifications_and_stays_open_until_closed()
 
 
 def test_an_oversized_body_gets_413() -> None:
-    from cassette.transports import _http
+    from cassette.transports.http import _http
 
     async def go() -> None:
         sent: list[dict[str, Any]] = []
@@ -552,7 +552,7 @@ def test_an_oversized_body_gets_413() -> None:
 
 
 class TestAcrossEras:
-    """A client of the other era (``cassette.core.eras``), as the HTTP front serves it."""
+    """A client of the other era (``cassette.core.eras.bridge``), as the HTTP front serves it."""
 
     def test_a_legacy_client_gets_a_modern_servers_errors_at_200(self) -> None:
         """A modern server answers Method not found at 404; to a legacy client (mcp 1.x,

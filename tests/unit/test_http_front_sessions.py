@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import httpx
 
-from cassette.core.sessions import ReplaySessions
+from cassette.core.replay.sessions import ReplayPool
 from cassette.runtime import replay_sessions
 from cassette.store.storage import Cassette
-from cassette.transports.streamable_http import HttpReplayApp
-from tests.support import ROOT, front_app
+from cassette.transports.http.streamable_http import HttpReplayApp
+from tests.helpers.support import ROOT, front_app
 from tests.unit.test_http_front import LEGACY, post, req, scenario
 
 VERSION = {"mcp-protocol-version": "2025-11-25"}
@@ -87,7 +87,7 @@ def test_a_session_with_an_open_stream_is_never_idle() -> None:
 def test_what_no_session_played_outlives_the_sessions() -> None:
     """The unused-recordings report needs the requests no session played; the pool folds
     each session's in as it ends instead of keeping the session."""
-    pool = ReplaySessions(Cassette.load(ROOT / "examples" / "everything.jsonl"))
+    pool = ReplayPool(Cassette.load(ROOT / "examples" / "everything.jsonl"))
     hello = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t"}}
     played = [
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},

@@ -9,7 +9,7 @@ from typing import Any
 import anyio
 import httpx
 
-from cassette.transports._http_record import RecordingProxy
+from cassette.transports.http._http_record import RecordingProxy
 
 INIT = {
     "jsonrpc": "2.0",

@@ -17,12 +17,12 @@ import httpx
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from cassette.core.model import MessageEvent
-from cassette.core.recorder import Recorder
+from cassette.core.recording.recorder import Recorder
+from cassette.core.wire.model import MessageEvent
 from cassette.runtime.sink import Clock, Sink, SinkTap
 from cassette.store.storage import Cassette, CassetteWriter
-from cassette.transports._http import LazyClient, Receive, Scope, Send
-from cassette.transports._http_record import RecordingProxy
+from cassette.transports.http._http import LazyClient, Receive, Scope, Send
+from cassette.transports.http._http_record import RecordingProxy
 from tests.unit.test_hostile_input import json_values
 
 MODES = ("json", "sse", "status", "garbage", "hang")

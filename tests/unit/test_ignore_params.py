@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from cassette.core.matching import Candidate, FingerprintMatcher, get_strategy
-from cassette.core.sessions import ReplaySessions
+from cassette.core.replay.matching import Candidate, FingerprintMatcher, get_strategy
+from cassette.core.replay.sessions import ReplayPool
 from cassette.errors import NotRecordedError, UsageError
 from tests.unit.test_matching import call, req
 from tests.unit.test_replayer import tape
@@ -69,7 +69,7 @@ def test_a_replay_session_honours_the_strategy_s_ignore_rules() -> None:
         ("c2s", call("stamp", at="2026-01-01T00:00:00Z")),
         ("s2c", {"jsonrpc": "2.0", "id": 1, "result": {"content": []}}),
     )
-    sessions = ReplaySessions(recorded, ignoring("/params/arguments/at"))
+    sessions = ReplayPool(recorded, ignoring("/params/arguments/at"))
     reply = sessions.new().receive(call("stamp", at="2026-12-01T10:00:00Z"))
     assert reply.miss is None
     assert reply.messages[-1]["result"] == {"content": []}

@@ -1,6 +1,6 @@
 """The JSON paths every replayed message takes, against the standard library's own.
 
-``cassette.core.jsonrpc`` encodes with a C encoder built once (``one_shot``) and decodes a
+``cassette.core.wire.jsonrpc`` encodes with a C encoder built once (``one_shot``) and decodes a
 frame with ``raw_decode`` when it starts with its value; both must give exactly what
 ``JSONEncoder.encode`` and ``JSONDecoder.decode`` give, errors included. Compared by
 ``repr`` (int against float, ``-0.0``, key order all show)."""
@@ -13,7 +13,8 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cassette.core import jsonrpc, matching
+from cassette.core.replay import matching
+from cassette.core.wire import jsonrpc
 
 TEXT = st.text(alphabet=st.characters(codec=None), max_size=8)  # lone surrogates too
 VALUES = st.recursive(

@@ -10,8 +10,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from cassette.transports import _keeper
-from tests.support import scaled
+from cassette.transports.stdio import _keeper
+from tests.helpers.support import scaled
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux /proc")
 

@@ -7,8 +7,8 @@ import base64
 
 import pytest
 
-from cassette.core.known import KnownValues, forms
-from cassette.core.redaction import Redactor
+from cassette.core.redaction.known import KnownValues, forms
+from cassette.core.redaction.redactor import Redactor
 
 # fake values, assembled so that no scanner flags this file
 _SECRETS = [f"Zq8Lm2Xr7Tt5Vv{i:02d}" for i in range(12)]

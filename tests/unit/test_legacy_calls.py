@@ -1,15 +1,15 @@
 """A legacy client's tool call answered from a 2026-07-28 recording that asked for input
 or refused the call: the replay serves the recorded answer and announces, once per tool in
 a warning and in every error it answers for it, that the tool's legacy behaviour was not
-recorded (cassette.core.legacy_calls). Plain values in and out."""
+recorded (cassette.core.eras.legacy_calls). Plain values in and out."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from cassette.core.jsonrpc import REPLAY_MISS
-from cassette.core.legacy_calls import ANNOUNCED, announcement
-from cassette.core.replayer import Replayer
+from cassette.core.eras.legacy_calls import ANNOUNCED, announcement
+from cassette.core.replay.replayer import Replayer
+from cassette.core.wire.jsonrpc import REPLAY_MISS
 from tests.unit.test_eras import (
     DISCOVER,
     ENVELOPE,

@@ -14,8 +14,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cassette.core.jsonrpc import Kind, classify, loads
-from cassette.core.limits import (
+from cassette.core.replay.replayer import Replayer
+from cassette.core.wire.jsonrpc import Kind, classify, loads
+from cassette.core.wire.limits import (
     DEFAULT_MAX_DEPTH,
     TooDeepError,
     check_depth,
@@ -24,16 +25,15 @@ from cassette.core.limits import (
     parse_size,
     set_max_depth,
 )
-from cassette.core.replayer import Replayer
 from cassette.errors import CassetteFormatError, UsageError
 from cassette.runtime import DeliveryPolicy, ReplayOptions, serve_replay
 from cassette.store.config import limits_for
 from cassette.store.storage import Cassette
 from cassette.transport import Frame, ServeOptions
-from cassette.transports._http_record import RecordingProxy
-from cassette.transports._sse_replay import SseReplayApp, _Session
-from cassette.transports.streamable_http import HttpReplayApp
-from tests.support import front_app
+from cassette.transports.http._http_record import RecordingProxy
+from cassette.transports.http._sse_replay import SseReplayApp, _Session
+from cassette.transports.http.streamable_http import HttpReplayApp
+from tests.helpers.support import front_app
 from tests.unit.test_hostile_input import HEADER
 from tests.unit.test_http_front import LEGACY
 from tests.unit.test_http_proxy_faults import Collect, closed_port

@@ -12,9 +12,9 @@ import anyio
 import anyio.to_thread
 import pytest
 
-from cassette.core import limits as limits_module
-from cassette.core.jsonrpc import classify
-from cassette.core.limits import (
+from cassette.core.wire import limits as limits_module
+from cassette.core.wire.jsonrpc import classify
+from cassette.core.wire.limits import (
     DEFAULT_LIMITS,
     DEFAULT_MAX_BYTES,
     LINE_OVERHEAD,

@@ -1,4 +1,4 @@
-"""Which recording answers a listing (``cassette.core.listings``), with plain values: the
+"""Which recording answers a listing (``cassette.core.eras.listings``), with plain values: the
 session recorded for the client, else the probe whose era and capabilities are the
 client's, else the closest probe with a warning; pages; older cassettes as before."""
 
@@ -8,9 +8,9 @@ from typing import Any
 
 import attrs
 
-from cassette.core.listings import distance, listing_key
-from cassette.core.model import MessageEvent
-from cassette.core.replayer import Replayer
+from cassette.core.eras.listings import distance, listing_key
+from cassette.core.replay.replayer import Replayer
+from cassette.core.wire.model import MessageEvent
 from tests.unit.test_eras import modern_req, modern_tape
 from tests.unit.test_replayer import note, req, res, tape
 from tests.unit.test_variants import INIT_RESULT, init, legacy_session, tools_seen, with_variant

@@ -1,5 +1,5 @@
 """A value given as a redaction pattern (``--redact-pattern "$API_KEY"``) is refused where
-it enters, and never written or shown: the rule (``cassette.core.literal_patterns``) on
+it enters, and never written or shown: the rule (``cassette.core.redaction.literal_patterns``) on
 plain values, and the gate that applies it."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ import re
 
 import pytest
 
-from cassette.core.literal_patterns import is_literal, only_text, without_literals
-from cassette.core.redacted import pattern_digest
-from cassette.core.redaction import Redactor
+from cassette.core.redaction.literal_patterns import is_literal, only_text, without_literals
+from cassette.core.redaction.redacted import pattern_digest
+from cassette.core.redaction.redactor import Redactor
 from cassette.errors import UsageError
 from cassette.store.gate import RedactOptions, check_rules, joined, policy, scan_policy
 

@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 
-from cassette.core import codec
-from cassette.core._gc import paused_gc
-from cassette.core.model import MessageEvent
+from cassette.core.tape import codec
+from cassette.core.wire._gc import paused_gc
+from cassette.core.wire.model import MessageEvent
 from cassette.errors import CassetteFormatError
 from cassette.store.storage import Cassette
-from tests.support import scaled
+from tests.helpers.support import scaled
 
 HEADER = {
     "kind": "header",
@@ -152,13 +152,13 @@ _NOT_ON_THE_STDIO_REPLAY_PATH = (
     "shutil",
     "orjson",
     "cassette.store.pytest_config",
-    "cassette.core.redaction",
-    "cassette.core.secret_rules",
+    "cassette.core.redaction.redactor",
+    "cassette.core.redaction.secret_rules",
     "tomllib",
     "tempfile",
-    "cassette.core.faults",
+    "cassette.core.replay.faults",
     "cassette.runtime.faults",
-    "cassette.core.recorder",
+    "cassette.core.recording.recorder",
     "cassette._record_options",
     "cassette._upstream",
     "hashlib",
@@ -173,10 +173,10 @@ _NOT_ON_THE_STDIO_REPLAY_PATH = (
     "cattrs",
     "cassette.modes.runner",
     "cassette.modes.extend",
-    "cassette.transports.streamable_http",
+    "cassette.transports.http.streamable_http",
     "cassette.transports.memory",
-    "cassette.core.jsondiff",
-    "cassette.core.urls",
+    "cassette.core.words.jsondiff",
+    "cassette.core.wire.urls",
     "cassette.store.gate",
     "cassette.cli.layout",
 )
@@ -190,10 +190,10 @@ import os, runpy, sys
 leave = os._exit
 def listing_exit(code):
     sys.stderr.write("".join(f"module: {name}\\n" for name in sys.modules))
-    text = sys.modules.get("cassette.core.text")
+    text = sys.modules.get("cassette.core.words.text")
     if text is not None:
         sys.stderr.write(f"text patterns compiled: {text._compiled.cache_info().currsize}\\n")
-    rules = sys.modules.get("cassette.core.secret_rules")
+    rules = sys.modules.get("cassette.core.redaction.secret_rules")
     if rules is not None:
         sys.stderr.write(f"rules compiled: {rules._compiled.cache_info().currsize}\\n")
         sys.stderr.write(f"scout built: {rules._json_scout.cache_info().currsize}\\n")
@@ -209,7 +209,7 @@ runpy.run_module("cassette", run_name="__main__", alter_sys=True)
 def test_a_stdio_replay_imports_nothing_it_does_not_use(tmp_path: Any) -> None:
     import subprocess
 
-    from tests.support import PY, ROOT
+    from tests.helpers.support import PY, ROOT
 
     initialize = {
         "jsonrpc": "2.0",
@@ -245,7 +245,11 @@ def test_a_stdio_replay_imports_nothing_it_does_not_use(tmp_path: Any) -> None:
         if line.startswith("module: ")
     }
     # the listing is read right, and a serving command ended through os._exit
-    assert {"cassette.runtime.serve", "cassette.cli.replay", "cassette.core.redacted"} <= imported
+    assert {
+        "cassette.runtime.serve",
+        "cassette.cli.replay",
+        "cassette.core.redaction.redacted",
+    } <= imported
     assert not imported & set(_NOT_ON_THE_STDIO_REPLAY_PATH)
     # nothing that shows recorded text to a person was needed either
     assert "text patterns compiled: 0" in result.stderr.decode().splitlines()

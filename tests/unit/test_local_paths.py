@@ -1,5 +1,5 @@
 """The recorder writes the machine's folders portably in stderr and raw lines, and keeps no
-stderr when told: sans-IO, plain values (``cassette.core.local_paths``)."""
+stderr when told: sans-IO, plain values (``cassette.core.recording.local_paths``)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from cassette.core.local_paths import LocalPaths
-from cassette.core.model import RawEvent, StderrEvent
-from cassette.core.recorder import Recorder
-from cassette.core.redaction import Redactor
+from cassette.core.recording.local_paths import LocalPaths
+from cassette.core.recording.recorder import Recorder
+from cassette.core.redaction.redactor import Redactor
+from cassette.core.wire.model import RawEvent, StderrEvent
 
 PATHS = LocalPaths(project=["/home/ada/src/proj"], home=["/home/ada"])
 

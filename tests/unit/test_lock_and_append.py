@@ -15,7 +15,7 @@ from cassette import Cassette, MessageEvent
 from cassette.errors import CassetteError
 from cassette.store.lock import FileLock, _lock, _same_file, claim_slot
 from cassette.store.storage import append_events, has_recording
-from tests.support import PY, ROOT, scaled
+from tests.helpers.support import PY, ROOT, scaled
 
 HEADER = (
     '{"kind":"header","format":1,"transport":"stdio",'
@@ -213,7 +213,7 @@ APPENDER = textwrap.dedent(
     import sys
     sys.path.insert(0, {root!r})
     from cassette.store.lock import FileLock
-    from cassette.core.model import MessageEvent
+    from cassette.core.wire.model import MessageEvent
     from cassette.store.storage import append_events
     path, worker = sys.argv[1], int(sys.argv[2])
     lock = FileLock(path)

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cassette.core.matching import (
+from cassette.core.replay.matching import (
     Candidate,
     FingerprintMatcher,
     MissReport,

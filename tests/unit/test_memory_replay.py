@@ -6,7 +6,7 @@ import anyio
 import pytest
 
 from cassette import Cassette, Header, MessageEvent, open_replay
-from cassette.core.model import RecorderInfo
+from cassette.core.wire.model import RecorderInfo
 from cassette.transports.memory import MemoryTransport
 
 INIT = {"protocolVersion": "2025-11-25", "capabilities": {}}

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from cassette.core.limits import DEFAULT_MAX_BYTES, set_max_message_bytes
+from cassette.core.wire.limits import DEFAULT_MAX_BYTES, set_max_message_bytes
 from cassette.errors import ManifestError
 from cassette.mock.manifest import load_manifest
 from cassette.mock.server import MockServer

@@ -1,4 +1,4 @@
-"""The era machine (``cassette.core.negotiation``) through its two entry points, with plain
+"""The era machine (``cassette.core.replay.negotiation``) through its two entry points, with plain
 values: ``before`` a request is matched (who the client is, which group answers it, what
 the era rules answer instead) and ``after`` it was played (what the client is sent). And
 the seams the replayer was split along: a custom matcher written from public names
@@ -12,20 +12,20 @@ from typing import Any
 
 import httpx
 
-from cassette.core.era_answers import crosses, unrecorded
-from cassette.core.exchanges import Exchange
-from cassette.core.groups import Groups, GroupState
-from cassette.core.jsonrpc import REPLAY_MISS
-from cassette.core.legacy_calls import announcement
-from cassette.core.matching import Candidate, Strategy
-from cassette.core.negotiation import Negotiation
-from cassette.core.prepared import Prepared
-from cassette.core.replayer import Replayer
-from cassette.core.reply import Reply
-from cassette.core.waits import Waits
+from cassette.core.eras.legacy_calls import announcement
+from cassette.core.replay.era_answers import crosses, unrecorded
+from cassette.core.replay.groups import Groups, GroupState
+from cassette.core.replay.matching import Candidate, Strategy
+from cassette.core.replay.negotiation import Negotiation
+from cassette.core.replay.prepared import Prepared
+from cassette.core.replay.replayer import Replayer
+from cassette.core.replay.reply import Reply
+from cassette.core.replay.waits import Waits
+from cassette.core.wire.exchanges import Exchange
+from cassette.core.wire.jsonrpc import REPLAY_MISS
 from cassette.errors import NotRecordedError
-from cassette.transports.streamable_http import HttpReplayApp
-from tests.support import front_app
+from cassette.transports.http.streamable_http import HttpReplayApp
+from tests.helpers.support import front_app
 from tests.unit import test_http_front as http
 from tests.unit.test_eras import WROTE, asking_tape, modern_req, modern_tape
 from tests.unit.test_legacy_calls import refusing_tape
@@ -278,7 +278,7 @@ def test_the_replayer_asks_the_machine_at_two_points_only() -> None:
     a small module (under 350 lines)."""
     from pathlib import Path
 
-    import cassette.core.replayer as module
+    import cassette.core.replay.replayer as module
 
     source = Path(module.__file__).read_text(encoding="utf-8")
     assert len(source.splitlines()) < 350

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import attrs
 
-from cassette.core.eras import granted_version
-from cassette.core.replayer import Replayer
+from cassette.core.eras.bridge import granted_version
+from cassette.core.replay.replayer import Replayer
 from tests.unit.test_replayer import Tape, req, res, tape
 
 

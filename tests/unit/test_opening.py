@@ -1,6 +1,6 @@
 """A long cassette's ``initialize`` answered from its opening: which cassettes get one
 (``cassette.store.opening``), and that a session served that way gets every answer a
-session of the whole cassette gets (``cassette.core.opening``)."""
+session of the whole cassette gets (``cassette.core.replay.opening``)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from cassette.core.opening import OpeningResponder, OpeningSessions
-from cassette.core.sessions import ReplaySessions
+from cassette.core.replay.opening import OpeningPool, OpeningResponder
+from cassette.core.replay.sessions import ReplayPool
 from cassette.store.opening import read_opening
 from cassette.store.storage import Cassette
-from tests.opening_tapes import INITIALIZE, long_cassette, write_long
+from tests.helpers.opening_tapes import INITIALIZE, long_cassette, write_long
 
 
 @pytest.fixture(scope="module")
@@ -65,17 +65,17 @@ def test_what_could_change_the_handshake_answer_means_no_opening(
     assert read_opening(path) is None, name
 
 
-def _pools(tape: Path) -> tuple[ReplaySessions, OpeningSessions, list[str]]:
-    whole = ReplaySessions(Cassette.load(tape))
+def _pools(tape: Path) -> tuple[ReplayPool, OpeningPool, list[str]]:
+    whole = ReplayPool(Cassette.load(tape))
     opening = read_opening(tape)
     assert opening is not None
     loads: list[str] = []
 
-    def load() -> ReplaySessions:
+    def load() -> ReplayPool:
         loads.append("whole")
-        return ReplaySessions(Cassette.load(tape))
+        return ReplayPool(Cassette.load(tape))
 
-    return whole, OpeningSessions(ReplaySessions(opening), load), loads
+    return whole, OpeningPool(ReplayPool(opening), load), loads
 
 
 def _init(params: dict[str, Any], request_id: int = 1) -> dict[str, Any]:
@@ -193,8 +193,8 @@ def test_a_file_without_a_newline_has_no_opening(tmp_path: Path) -> None:
 def _with_probes(path: Path, count: int = 3) -> bytes:
     """The recorder's probe lines, as it writes them after the session (``meta.probe``;
     a legacy probe holds an ``initialize`` and a ``server/discover`` may be kept too)."""
-    from cassette.core.codec import encode_line
-    from cassette.core.model import MessageEvent
+    from cassette.core.tape.codec import encode_line
+    from cassette.core.wire.model import MessageEvent
 
     lines = b""
     for n in range(count):

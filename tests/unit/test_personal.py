@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 
 from cassette import Cassette
-from cassette.core.codec import encode_line
-from cassette.core.personal import find_pii
-from cassette.core.recorder import Recorder
-from cassette.core.redaction import Redactor
+from cassette.core.recording.recorder import Recorder
+from cassette.core.redaction.personal import find_pii
+from cassette.core.redaction.redactor import Redactor
+from cassette.core.tape.codec import encode_line
 from cassette.errors import UsageError
 from cassette.store.gate import policy
 from cassette.tools.redact_cmd import redact_cassette, scan_cassette

@@ -9,9 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from cassette import Cassette
-from cassette.core.codec import encode_line
-from cassette.core.recorder import Recorder
-from cassette.core.redacted import (
+from cassette.core.recording.recorder import Recorder
+from cassette.core.redaction.redacted import (
     canonical,
     check_header,
     has_placeholder,
@@ -20,9 +19,10 @@ from cassette.core.redacted import (
     make_placeholder,
     numbered_placeholder,
 )
-from cassette.core.redaction import Redactor
-from cassette.core.schemas import string_sentinel
-from cassette.core.wildcards import mask_like
+from cassette.core.redaction.redactor import Redactor
+from cassette.core.redaction.schemas import string_sentinel
+from cassette.core.replay.wildcards import mask_like
+from cassette.core.tape.codec import encode_line
 from cassette.modes.episode import redactor_of
 from cassette.store.gate import RedactOptions, joined, numbered_after, policy
 from cassette.tools.diff import diff_cassettes

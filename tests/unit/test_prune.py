@@ -1,5 +1,5 @@
 """``cassette prune`` on small hand-written cassettes and reports: which lines go with a
-recorded request (``cassette.core.prune``, plain values), and the command's rules: every
+recorded request (``cassette.core.tape.prune``, plain values), and the command's rules: every
 replay must have left a request unplayed, a report must name the cassette, a cassette
 changed since the run is refused."""
 
@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from cassette import Cassette
-from cassette.core.prune import pruned_seqs, request_digest
+from cassette.core.tape.prune import pruned_seqs, request_digest
 from cassette.errors import CassetteError, UsageError
 from cassette.tools.lint import lint_cassette
 from cassette.tools.prune import prune_cassette

@@ -19,11 +19,11 @@ import anyio.lowlevel
 import attrs
 import pytest
 
-from cassette.core.model import ExitEvent
+from cassette.core.wire.model import ExitEvent
 from cassette.runtime import replay_sessions
 from cassette.runtime.frames import serve_frames
 from cassette.transport import Pushing
-from cassette.transports.stdio import StdioClientStream
+from cassette.transports.stdio.transport import StdioClientStream
 from tests.unit.test_replayer import req, res, tape
 
 pytestmark = pytest.mark.skipif(os.name == "nt", reason="pipes are polled on POSIX")
@@ -175,3 +175,44 @@ def test_a_session_answered_from_the_callback_ends_where_the_recorded_server_exi
     assert answers[1]["id"] == 2
     assert "error" in answers[1]  # never answered: the recorded server exited there
     assert len(answers) == 2  # and nothing after it: the session ended
+
+
+def test_a_session_answers_alike_awaited_at_once_and_from_its_two_fields() -> None:
+    """``receive``, ``receive_now`` and ``receive_data_now`` are three doors to one answer
+    (``AnswersAtOnce``): fed the same frames, sessions of the same cassette reply alike,
+    an oversized frame included."""
+    from cassette.core.replay.replayer import Replayer
+    from cassette.runtime.conversation import DeliveryPolicy, PolicySession
+    from cassette.runtime.policy import AnswersAtOnce
+    from cassette.transport import Frame
+
+    recording = tape(
+        ("c2s", req(0, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {}})),
+        ("s2c", res(0, {"protocolVersion": "2025-06-18", "capabilities": {}})),
+        ("c2s", req(1, "tools/list")),
+        ("s2c", res(1, {"tools": []})),
+    )
+    frames = [
+        Frame(json.dumps(req(0, "initialize", {"protocolVersion": "2025-06-18"})).encode()),
+        Frame(json.dumps(req(1, "tools/list")).encode()),
+        Frame(json.dumps(req(2, "tools/call", {"name": "absent"})).encode()),
+        Frame(b"", {"oversized": 10_000_000}),
+    ]
+
+    def session() -> PolicySession:
+        return PolicySession(Replayer(recording), DeliveryPolicy(max_message_bytes=1024))
+
+    async def awaited() -> list[Any]:
+        one = session()
+        return [(await one.receive(frame)).messages for frame in frames]
+
+    now, data = session(), session()
+    assert isinstance(now, AnswersAtOnce)
+    assert now.always_at_once
+    at_once = [now.receive_now(frame) for frame in frames]
+    fields = [data.receive_data_now(frame.data, frame.meta) for frame in frames]
+    expected = anyio.run(awaited)
+    assert [reply.messages for reply in at_once if reply is not None] == expected
+    assert [reply.messages for reply in fields if reply is not None] == expected
+    assert len(expected) == len(frames)
+    assert expected[-1][0]["error"]["code"] != 0  # the oversized one is refused

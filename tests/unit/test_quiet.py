@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from cassette import Cassette
-from cassette.core.codec import encode_line
-from cassette.core.model import Header, MessageEvent, RecorderInfo
-from cassette.core.volatile import Ignores, steady
+from cassette.core.tape.codec import encode_line
+from cassette.core.wire.model import Header, MessageEvent, RecorderInfo
+from cassette.core.words.volatile import Ignores, steady
 from cassette.store import quiet
 from cassette.store.quiet import settle
 
@@ -163,7 +163,7 @@ def test_steady_leaves_out_what_verify_would_not_compare() -> None:
 
 def _with_stderr(path: Path, started: str, order: list[tuple[float, str]]) -> Path:
     """A cassette of messages and stderr lines, in ``order`` (``!text``: a stderr line)."""
-    from cassette.core.model import StderrEvent
+    from cassette.core.wire.model import StderrEvent
 
     lines = [encode_line(Header("stdio", RecorderInfo("cassette-mcp", "1"), started))]
     for t, text in order:

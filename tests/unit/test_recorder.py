@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from cassette.core.model import ExitEvent, Header, MessageEvent, RawEvent, StderrEvent
-from cassette.core.recorder import Record, Recorder
+from cassette.core.recording.recorder import Record, Recorder
+from cassette.core.wire.model import ExitEvent, Header, MessageEvent, RawEvent, StderrEvent
 from cassette.errors import EraError
 from cassette.store.storage import Cassette
 
@@ -173,7 +173,7 @@ def test_header_records_target_and_recorder() -> None:
 
 
 def test_lone_surrogate_escape_is_recorded_and_reads_back_exactly() -> None:
-    from cassette.core.codec import decode, encode_line
+    from cassette.core.tape.codec import decode, encode_line
 
     rec = new()
     feed(rec, ("c2s", INITIALIZE))
@@ -197,7 +197,7 @@ def test_nan_is_a_message_written_back_as_it_was_sent() -> None:
     rec.decide_era("legacy")
     (event,) = rec.observe("s2c", b'{"jsonrpc":"2.0","id":1,"result":{"x":NaN}}\n', 0.0)
     assert isinstance(event, MessageEvent)
-    from cassette.core.codec import encode_line
+    from cassette.core.tape.codec import encode_line
 
     assert b'"result":{"x":NaN}}' in encode_line(event)
 
@@ -288,8 +288,8 @@ LOG = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"data": "
 
 def hooked(hook: Any) -> bytes:
     """A short session recorded with the default redaction and ``hook``, as written."""
-    from cassette.core.codec import encode_line
-    from cassette.core.redaction import Redactor
+    from cassette.core.redaction.redactor import Redactor
+    from cassette.core.tape.codec import encode_line
 
     rec = Recorder(transport="stdio", started_at="x", redactor=Redactor(), before_record=hook)
     call = {

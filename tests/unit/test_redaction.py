@@ -13,15 +13,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cassette.core.codec import encode_line
-from cassette.core.recorder import Recorder
-from cassette.core.redaction import Redactor, check_header, is_secret_key, redact_argv
-from cassette.core.replayer import Replayer
-from cassette.core.secret_rules import find_spans
-from cassette.core.wildcards import mask_like, template_matches
+from cassette.core.recording.recorder import Recorder
+from cassette.core.redaction.redactor import Redactor, check_header, is_secret_key, redact_argv
+from cassette.core.redaction.secret_rules import find_spans
+from cassette.core.replay.replayer import Replayer
+from cassette.core.replay.wildcards import mask_like, template_matches
+from cassette.core.tape.codec import encode_line
 from cassette.errors import CassetteFormatError
 from cassette.store.storage import Cassette
-from tests.secret_corpus import BASIC_CREDENTIALS, CORPUS
+from tests.helpers.secret_corpus import BASIC_CREDENTIALS, CORPUS
 
 PLACEHOLDER = re.compile(r"\[REDACTED:[a-z-]+:[1-9][0-9]*\]")
 GITHUB = CORPUS["github_classic"]
@@ -324,7 +324,7 @@ def test_a_folded_rule_matches_the_lower_cased_ascii_text_as_it_matches_the_text
 ) -> None:
     """On an ASCII text a case-insensitive rule is run on the lower-cased text without its
     ignore-case flag (cheaper): both must find the same secret everywhere."""
-    from cassette.core import secret_rules
+    from cassette.core.redaction import secret_rules
 
     for tries in secret_rules._at_trigger_compiled().values():
         for _name, pattern, lower, group, _start, _check, _back in tries:
@@ -597,7 +597,7 @@ def test_base64_bytes_of_images_audio_and_blobs_are_left_alone() -> None:
 
 def test_prepare_builds_what_the_rules_would_build_on_their_first_messages() -> None:
     # A recording prepares while its server starts; afterwards no message compiles anything.
-    from cassette.core import secret_rules
+    from cassette.core.redaction import secret_rules
 
     for built in (
         secret_rules._compiled,
@@ -628,8 +628,8 @@ def test_the_json_scout_probes_find_every_word_the_scout_expression_finds() -> N
     # The probes only spare the expression's search; they must never hide a word from it.
     # A rule's gate is a character every match of it holds; a rule not probed always
     # holds another rule's word (tests/unit/test_secret_contexts.py runs examples of both).
-    from cassette.core import secret_rules
-    from cassette.core.secret_table import _rules
+    from cassette.core.redaction import secret_rules
+    from cassette.core.redaction.secret_table import _rules
 
     gates = {t.lower(): r.gate for r in _rules() if r.gate for t in r.triggers}
     unprobed = {t.lower() for r in _rules() if not r.probed for t in r.triggers}

@@ -6,9 +6,9 @@ An AST scan of every module of ``cassette`` finds no other code that builds a po
 throwaway ``redact_text``/``redact_argv``) outside the gate and the redactor itself.
 Two exemptions, each for a reason a reader can check:
 
-* ``cassette/core/shown.py`` (how a replay session shows live messages): the sans-IO
+* ``cassette/core/replay/shown.py`` (how a replay session shows live messages): the sans-IO
   core cannot read project settings; the runtime hands it the gate's policy
-  (``ReplaySessions(shown=...)``), and only a library caller's ``Replayer`` built without
+  (``ReplayPool(shown=...)``), and only a library caller's ``Replayer`` built without
   one falls back to the built-in rules and the header's variables to describe a miss
   (which passes the gate again where the runtime prints it,
   ``cassette.runtime.conversation``);
@@ -26,7 +26,7 @@ from typing import Any, Final
 
 import pytest
 
-from cassette.core.redacted import check_header, pattern_digest
+from cassette.core.redaction.redacted import check_header, pattern_digest
 from cassette.errors import UsageError
 from cassette.store.gate import (
     RedactOptions,
@@ -42,8 +42,8 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "cassette"
 _BUILDERS: Final = frozenset({"configured", "from_header", "with_literals"})
 _THROWAWAY: Final = frozenset({"redact_text", "redact_argv"})
-_ALLOWED: Final = ("cassette/core/redaction.py", "cassette/store/gate.py")
-_EXEMPT: Final = ("cassette/core/shown.py", "cassette/transports/")
+_ALLOWED: Final = ("cassette/core/redaction/redactor.py", "cassette/store/gate.py")
+_EXEMPT: Final = ("cassette/core/replay/shown.py", "cassette/transports/")
 
 
 def _builders(tree: ast.AST) -> list[tuple[int, str]]:
@@ -230,7 +230,7 @@ def _raises(message: dict[str, Any], direction: str) -> dict[str, Any]:
 
 
 def test_a_failing_hook_is_one_line_naming_it_with_its_text_redacted() -> None:
-    from cassette.core.hooks import HookError, call_hook
+    from cassette.core.recording.hooks import HookError, call_hook
 
     token = "ghp_" + "Qx7" * 12
     with pytest.raises(HookError) as caught:
@@ -248,14 +248,14 @@ def test_a_failing_hook_is_one_line_naming_it_with_its_text_redacted() -> None:
 
 @pytest.mark.parametrize("returned", [[1], "text", {"n": float("nan")}, {"x": object()}])
 def test_what_a_hook_returns_is_checked_before_it_is_written(returned: Any) -> None:
-    from cassette.core.hooks import HookError, call_hook
+    from cassette.core.recording.hooks import HookError, call_hook
 
     with pytest.raises(HookError, match="before_record hook"):
         call_hook(lambda _m, _d: returned, {"id": 1}, "c2s")
 
 
 def test_a_hook_may_drop_or_change_a_message() -> None:
-    from cassette.core.hooks import call_hook
+    from cassette.core.recording.hooks import call_hook
 
     assert call_hook(lambda _m, _d: None, {"id": 1}, "c2s") is None
     assert call_hook(lambda m, _d: {**m, "x": 1}, {"id": 1}, "c2s") == {"id": 1, "x": 1}

@@ -12,7 +12,7 @@ from cassette.errors import DuplicateTransportError, UsageError
 from cassette.registry import available, get_transport, load_transport, register
 from cassette.transport import FrameStream, Handler, ServeOptions
 from cassette.transports.memory import memory_pair
-from tests.support import ROOT, run
+from tests.helpers.support import ROOT, run
 
 EXAMPLE = ROOT / "examples" / "everything.jsonl"
 INIT = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t"}}

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from cassette.core.matching import Candidate, FingerprintMatcher, get_strategy
-from cassette.core.strategies import repeating
+from cassette.core.replay.matching import Candidate, FingerprintMatcher, get_strategy
+from cassette.core.replay.strategies import repeating
 from cassette.errors import AlreadyPlayedError
 from tests.unit.test_matching import call
 

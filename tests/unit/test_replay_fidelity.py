@@ -11,10 +11,10 @@ from typing import Any
 import attrs
 import pytest
 
-from cassette.core.jsonrpc import REPLAY_MISS
-from cassette.core.model import Event, ExitEvent, Header, MessageEvent, RawEvent, RecorderInfo
-from cassette.core.replayer import Replayer
-from cassette.core.reply import Reply
+from cassette.core.replay.replayer import Replayer
+from cassette.core.replay.reply import Reply
+from cassette.core.wire.jsonrpc import REPLAY_MISS
+from cassette.core.wire.model import Event, ExitEvent, Header, MessageEvent, RawEvent, RecorderInfo
 
 HEADER = Header(transport="stdio", recorder=RecorderInfo("t", "0"), started_at="x", era="legacy")
 

@@ -2,7 +2,7 @@
 files: the strategy (given, else recorded, else ``default``) with ignored params and
 repeats, what a miss is shown through, the first server start, the opening, and the
 warnings of a cassette it loads. And the promise it keeps: nothing else in the package
-makes a ``ReplaySessions``."""
+makes a ``ReplayPool``."""
 
 from __future__ import annotations
 
@@ -17,16 +17,16 @@ from cassette import (
     DeliveryPolicy,
     Header,
     ReplayOptions,
-    ReplaySessions,
+    ReplayPool,
     Strategy,
     replay_pool,
 )
-from cassette.core.model import RecorderInfo
-from cassette.core.opening import OpeningSessions
-from cassette.core.redaction import Redactor
+from cassette.core.redaction.redactor import Redactor
+from cassette.core.replay.opening import OpeningPool
+from cassette.core.wire.model import RecorderInfo
 from cassette.transports.memory import MemoryTransport
-from tests.opening_tapes import write_long
-from tests.support import ROOT
+from tests.helpers.opening_tapes import write_long
+from tests.helpers.support import ROOT
 from tests.unit.test_starts import session
 
 INIT = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t"}}
@@ -59,7 +59,7 @@ def test_ignored_params_and_repeats_are_laid_on_the_recorded_strategy() -> None:
     )
 
 
-def _miss_text(pool: ReplaySessions | OpeningSessions) -> str:
+def _miss_text(pool: ReplayPool | OpeningPool) -> str:
     """The error a client gets for a ``visit`` the recording does not hold."""
     responder = pool.new()
     responder.receive({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": INIT})
@@ -99,12 +99,12 @@ def test_on_stdio_a_cassette_of_several_starts_serves_the_runs_next_start(
 def test_a_long_cassette_on_stdio_answers_from_its_opening(tmp_path: Path) -> None:
     path = write_long(tmp_path / "long.jsonl")
     early = replay_pool(path)
-    assert isinstance(early, OpeningSessions)
+    assert isinstance(early, OpeningPool)
     assert not early.loaded
     assert early.strategy.name == "default"
-    assert isinstance(replay_pool(path, ReplayOptions(opening=False)), ReplaySessions)
-    assert isinstance(replay_pool(path, ReplayOptions(transport="sse")), ReplaySessions)
-    assert isinstance(replay_pool(Cassette.load(path)), ReplaySessions)  # nothing to read
+    assert isinstance(replay_pool(path, ReplayOptions(opening=False)), ReplayPool)
+    assert isinstance(replay_pool(path, ReplayOptions(transport="sse")), ReplayPool)
+    assert isinstance(replay_pool(Cassette.load(path)), ReplayPool)  # nothing to read
 
 
 def test_a_cassette_read_from_a_path_tells_its_warnings(tmp_path: Path) -> None:
@@ -126,6 +126,6 @@ def test_only_the_resolver_makes_a_replay_sessions() -> None:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call):
                 name = getattr(node.func, "id", getattr(node.func, "attr", None))
-                if name == "ReplaySessions":
+                if name == "ReplayPool":
                     makers.append(path.relative_to(ROOT).as_posix())
     assert makers == ["cassette/runtime/replay_pool.py"]

@@ -12,7 +12,7 @@ from typing import Any
 
 import attrs
 
-from cassette.core.replayer import Replayer
+from cassette.core.replay.replayer import Replayer
 from tests.unit.test_replayer import req, res, tape
 
 TOKEN = "ghp_" + "Zz09" * 10  # the shape of a GitHub token, not one

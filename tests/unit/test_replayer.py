@@ -6,8 +6,9 @@ from typing import Any
 
 import attrs
 
-from cassette.core.jsonrpc import METHOD_NOT_FOUND, REPLAY_MISS
-from cassette.core.model import (
+from cassette.core.replay.replayer import Replayer
+from cassette.core.wire.jsonrpc import METHOD_NOT_FOUND, REPLAY_MISS
+from cassette.core.wire.model import (
     Era,
     Event,
     Header,
@@ -16,7 +17,6 @@ from cassette.core.model import (
     RecorderInfo,
     StderrEvent,
 )
-from cassette.core.replayer import Replayer
 
 
 @attrs.frozen

@@ -32,12 +32,12 @@ from cassette import (
     UpstreamConnector,
     serve,
 )
-from cassette.core.pacing import Pacing
-from cassette.core.sessions import ReplaySessions
+from cassette.core.replay.pacing import Pacing
+from cassette.core.replay.sessions import ReplayPool
 from cassette.mock import MockServer
 from cassette.transport import FrameStream, Handler, Upstream
 from cassette.transports.memory import MemoryFrameStream, memory_pair
-from tests.support import ROOT, run, scaled
+from tests.helpers.support import ROOT, run, scaled
 
 EXAMPLE = ROOT / "examples" / "everything.jsonl"
 INIT = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t"}}
@@ -63,15 +63,23 @@ def lint_imports(tree: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_the_import_contract_holds_and_fails_on_an_upward_import(tmp_path: Path) -> None:
+def _copy_of_the_tree(tmp_path: Path, *packages: str) -> Path:
+    """The packages (default: ``cassette``) and pyproject.toml, copied to break at will."""
     tree = tmp_path / "tree"
-    shutil.copytree(ROOT / "cassette", tree / "cassette", ignore=shutil.ignore_patterns("*.pyc"))
+    for package in packages or ("cassette",):
+        ignore = shutil.ignore_patterns("*.pyc")
+        shutil.copytree(ROOT / package, tree / package, ignore=ignore)
     shutil.copy(ROOT / "pyproject.toml", tree / "pyproject.toml")
+    return tree
+
+
+def test_the_import_contract_holds_and_fails_on_an_upward_import(tmp_path: Path) -> None:
+    tree = _copy_of_the_tree(tmp_path)
     kept = lint_imports(tree)
     assert kept.returncode == 0, kept.stdout + kept.stderr
-    assert "Contracts: 6 kept, 0 broken." in kept.stdout
+    assert "Contracts: 8 kept, 0 broken." in kept.stdout
 
-    ids = tree / "cassette" / "core" / "ids.py"  # the bottom of the core reaches for the top
+    ids = tree / "cassette" / "core" / "wire" / "ids.py"  # the ground floor reaches the top
     ids.write_text(ids.read_text() + "\nimport cassette.runtime.serve  # an upward import\n")
     broken = lint_imports(tree)
     assert broken.returncode == 1, broken.stdout + broken.stderr
@@ -79,15 +87,27 @@ def test_the_import_contract_holds_and_fails_on_an_upward_import(tmp_path: Path)
     assert "The sans-IO core imports no I/O library BROKEN" in broken.stdout  # anyio, via it
 
 
+def test_the_core_floors_fail_on_an_upward_or_a_sideways_import(tmp_path: Path) -> None:
+    """Inside ``cassette.core`` a room imports only the floors below it (pyproject.toml's
+    ``layers`` contract on ``cassette.core``): the wire reaching up to the replay, or the
+    eras reaching across to redaction on their own floor, each breaks it."""
+    tree = _copy_of_the_tree(tmp_path)
+    core = tree / "cassette" / "core"
+    ids = core / "wire" / "ids.py"
+    ids.write_text(ids.read_text() + "\nimport cassette.core.replay.matching  # upward\n")
+    fits = core / "eras" / "fits.py"
+    fits.write_text(fits.read_text() + "\nimport cassette.core.redaction.redacted  # sideways\n")
+    broken = lint_imports(tree)
+    assert broken.returncode == 1, broken.stdout + broken.stderr
+    assert "The core's floors: each room imports only the rooms below it BROKEN" in broken.stdout
+    assert "cassette.core.wire is not allowed to import cassette.core.replay" in broken.stdout
+    assert "cassette.core.eras is not allowed to import cassette.core.redaction" in broken.stdout
+
+
 def test_the_library_may_never_import_its_front_door(tmp_path: Path) -> None:
     """``cassette_mcp`` checks that ``import cassette`` is ours before anything of it runs;
     the library importing it back would tie the two (and break that order)."""
-    tree = tmp_path / "tree"
-    shutil.copytree(ROOT / "cassette", tree / "cassette", ignore=shutil.ignore_patterns("*.pyc"))
-    shutil.copytree(
-        ROOT / "cassette_mcp", tree / "cassette_mcp", ignore=shutil.ignore_patterns("*.pyc")
-    )
-    shutil.copy(ROOT / "pyproject.toml", tree / "pyproject.toml")
+    tree = _copy_of_the_tree(tmp_path, "cassette", "cassette_mcp")
     registry = tree / "cassette" / "registry.py"
     registry.write_text(registry.read_text() + "\nimport cassette_mcp._install\n")
     broken = lint_imports(tree)
@@ -96,16 +116,35 @@ def test_the_library_may_never_import_its_front_door(tmp_path: Path) -> None:
     assert "cassette.registry -> cassette_mcp" in broken.stdout
 
 
-def test_no_plugin_is_probed_with_getattr_or_hasattr() -> None:
-    """What a plugin can do is chosen with isinstance against the Protocols, never probed."""
-    probing = re.compile(r"\b(?:getattr|hasattr)\((?:self\.)?(?:plugin|transport|front|app)\b")
-    found = [
+def _lines_of_the_package(pattern: re.Pattern[str]) -> list[str]:
+    """Every line of ``cassette`` that ``pattern`` finds, as ``path:line: text``."""
+    return [
         f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
         for path in sorted((ROOT / "cassette").rglob("*.py"))
         for number, line in enumerate(path.read_text().splitlines(), 1)
-        if probing.search(line)
+        if pattern.search(line)
     ]
-    assert found == []
+
+
+def test_a_served_session_is_reached_by_capability_never_by_its_class() -> None:
+    """The runtime asks a served session what it can do (``AnswersAtOnce``), as it asks a
+    plugin, so any session (the fault overlay, a mock's, a plugin's) keeps every path."""
+    concrete = re.compile(r"isinstance\([^()]*,\s*\(?[^()]*\b(?:PolicySession|FaultedSession)\b")
+    assert _lines_of_the_package(concrete) == []
+    from cassette.runtime.conversation import PolicySession
+    from cassette.runtime.faults import FaultedSession
+    from cassette.runtime.policy import AnswersAtOnce
+
+    wanted = {"always_at_once", "receive_now", "receive_data_now"}
+    assert wanted <= set(dir(PolicySession))
+    assert not wanted & set(dir(FaultedSession))  # awaited through receive, whatever it wraps
+    assert wanted == {n for n in dir(AnswersAtOnce) if not n.startswith("_")}
+
+
+def test_no_plugin_is_probed_with_getattr_or_hasattr() -> None:
+    """What a plugin can do is chosen with isinstance against the Protocols, never probed."""
+    probing = re.compile(r"\b(?:getattr|hasattr)\((?:self\.)?(?:plugin|transport|front|app)\b")
+    assert _lines_of_the_package(probing) == []
 
 
 # -- a third-party transport, written to the Protocols alone -------------------------------
@@ -175,7 +214,7 @@ def test_a_third_party_frame_server_works_with_every_option_set() -> None:
     )
 
     async def go() -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
-        responders = ReplaySessions(Cassette.load(EXAMPLE), "strict")
+        responders = ReplayPool(Cassette.load(EXAMPLE), "strict")
         async with anyio.create_task_group() as tg:
             tg.start_soon(
                 lambda: serve(

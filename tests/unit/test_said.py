@@ -1,5 +1,5 @@
 """What we say about a message keeps what it quotes apart from our words, so redaction
-takes the quoted values and names and leaves the sentence (``cassette.core.said``):
+takes the quoted values and names and leaves the sentence (``cassette.core.words.said``):
 plain values, and the policy a person's lines pass (``cassette.store.gate.shown``)."""
 
 from __future__ import annotations
@@ -7,11 +7,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from cassette.core.jsondiff import MISSING, Difference
-from cassette.core.matching import quoted_diffs
-from cassette.core.misses import MissReport
-from cassette.core.redaction import Redactor
-from cassette.core.said import NAME, Prose, Quote, Said, prose, said, tell
+from cassette.core.redaction.redactor import Redactor
+from cassette.core.replay.matching import quoted_diffs
+from cassette.core.replay.misses import MissReport
+from cassette.core.words.jsondiff import MISSING, Difference
+from cassette.core.words.said import NAME, Prose, Quote, Said, prose, said, tell
 from cassette.store.gate import shown
 
 TOKEN = "ghp_Zq8vKx2LmN4pRt6wYb1cDf3gHj5kMn7sQv9X"

@@ -15,7 +15,7 @@ import tomli_w
 
 from cassette.client.scenarios import ScenarioFile, load_scenarios, loads_scenarios
 from cassette.errors import ScenarioError
-from tests.support import PY, scaled
+from tests.helpers.support import PY, scaled
 
 GOOD = """\
 format = 1

@@ -1,4 +1,4 @@
-"""Every row of the context table (``cassette.core.secret_contexts``) holds: an example of
+"""Every row of the context table (``cassette.core.redaction.secret_contexts``) holds: an example of
 each, with its own fake values, loses every value in every encoding and is replaced by the
 row's rule; docs/redaction.md shows exactly the code's table; and what only looks like a
 secret (git logs, commit ids, UUIDs, file listings, base64 images, prose) is left alone."""
@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from cassette.core.redaction import Redactor
-from cassette.core.secret_contexts import CONTEXTS, markdown_table
-from tests.secret_contexts import EXAMPLES, Example, leaked
+from cassette.core.redaction.redactor import Redactor
+from cassette.core.redaction.secret_contexts import CONTEXTS, markdown_table
+from tests.helpers.secret_contexts import EXAMPLES, Example, leaked
 
 ROOT = Path(__file__).resolve().parents[2]
 _RULE = re.compile(r"\[REDACTED:([a-z0-9-]+):[0-9]+\]|%5BREDACTED:([a-z0-9-]+):[0-9]+%5D")

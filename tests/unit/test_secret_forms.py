@@ -11,10 +11,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cassette.core.redaction import Redactor
-from cassette.core.secret_rules import LONG_TEXT, find_spans
-from cassette.core.secret_table import _rules
-from tests.secret_corpus import CORPUS, FORMS, echoes, forms_structured, forms_text
+from cassette.core.redaction.redactor import Redactor
+from cassette.core.redaction.secret_rules import LONG_TEXT, find_spans
+from cassette.core.redaction.secret_table import _rules
+from tests.helpers.secret_corpus import CORPUS, FORMS, echoes, forms_structured, forms_text
 
 #: Hand-written examples for the rules whose match is not a token shape.
 _WORDY: dict[str, list[str]] = {

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from cassette.core.jsonrpc import REPLAY_MISS
-from cassette.core.replayer import Replayer
+from cassette.core.replay.replayer import Replayer
+from cassette.core.wire.jsonrpc import REPLAY_MISS
 from tests.unit.test_replayer import note, req, res, tape
 
 CALL = req(7, "tools/call", {"name": "sample", "arguments": {}})

@@ -11,10 +11,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import cassette
-from cassette.core.jsondiff import MISSING, differences, pointer, same_json
-from cassette.core.jsonrpc import Kind, classify
+from cassette.core.wire.jsonrpc import Kind, classify
+from cassette.core.words.jsondiff import MISSING, differences, pointer, same_json
 from cassette.errors import UnknownTransportError
-from cassette.transports._lines import LineBuffer
+from cassette.transports.stdio._lines import LineBuffer
 
 
 @pytest.mark.parametrize(
@@ -101,7 +101,7 @@ def test_non_standard_json_numbers_are_kept_as_written(word: bytes) -> None:
 
 
 def test_line_buffer_refuses_a_line_over_the_limit_and_goes_on() -> None:
-    from cassette.transports._lines import Oversized
+    from cassette.transports.stdio._lines import Oversized
 
     buffer = LineBuffer(limit=10)
     out = buffer.feed(b"short\n" + b"x" * 8)
@@ -115,7 +115,7 @@ def test_line_buffer_refuses_a_line_over_the_limit_and_goes_on() -> None:
 
 @given(st.lists(st.binary(max_size=30), max_size=10), st.data())
 def test_line_buffer_with_a_limit_keeps_every_short_line(chunks: list[bytes], data: Any) -> None:
-    from cassette.transports._lines import Oversized
+    from cassette.transports.stdio._lines import Oversized
 
     stream = b"".join(chunks)
     cut = data.draw(st.lists(st.integers(0, len(stream)), max_size=5).map(sorted))

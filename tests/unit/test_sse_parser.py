@@ -17,8 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cassette.transports.sse_parser import SSEEvent, SSEParser
-from tests.support import scaled
+from cassette.transports.http.sse_parser import SSEEvent, SSEParser
+from tests.helpers.support import scaled
 
 BOM = b"\xef\xbb\xbf"
 

@@ -19,15 +19,15 @@ import httpx
 import pytest
 
 from cassette import Cassette, Header, HttpEvent, MessageEvent, ServeOptions, Target, TransportError
-from cassette.core.jsonrpc import REPLAY_MISS
-from cassette.core.model import RecorderInfo
+from cassette.core.wire.jsonrpc import REPLAY_MISS
+from cassette.core.wire.model import RecorderInfo
 from cassette.runtime import RecordConfig, RecordResult, ReplayOptions, record_proxy, serve_replay
 from cassette.transport import Ready
-from cassette.transports._http import Scope
-from cassette.transports.sse import SseReplayApp, SseTransport
-from cassette.transports.sse_parser import SSEEvent, SSEParser
-from cassette.transports.streamable_http import run_app
-from tests.support import front_app
+from cassette.transports.http._http import Scope
+from cassette.transports.http.sse import SseReplayApp, SseTransport
+from cassette.transports.http.sse_parser import SSEEvent, SSEParser
+from cassette.transports.http.streamable_http import run_app
+from tests.helpers.support import front_app
 from tests.unit.test_replayer import note, req, res
 
 INIT = {

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from cassette.core.model import ExitEvent, Header, MessageEvent, RecorderInfo, StderrEvent
-from cassette.core.sessions import ReplaySessions
-from cassette.core.starts import count_starts, split_starts, start_of
+from cassette.core.replay.sessions import ReplayPool
+from cassette.core.replay.starts import count_starts, split_starts, start_of
+from cassette.core.wire.model import ExitEvent, Header, MessageEvent, RecorderInfo, StderrEvent
 from cassette.store.destination import Destination
 from cassette.store.lock import FileLock
 from cassette.store.run_note import claiming, join, settle, sibling
@@ -84,16 +84,16 @@ def visit(responder: Any) -> str:
 
 def test_sessions_take_the_starts_in_order_and_begin_again_after_the_last() -> None:
     tape = Tape([*session("one", None), *session("two", 2)])
-    pool = ReplaySessions(tape)
+    pool = ReplayPool(tape)
     unused = pool.new()  # an HTTP front's shared session: no client, no start taken
     assert [visit(pool.new()) for _ in range(3)] == ["one", "two", "one"]
     pool.release(unused)
-    assert ReplaySessions(tape, first_start=2).starts == 2
-    assert visit(ReplaySessions(tape, first_start=2).new()) == "two"
+    assert ReplayPool(tape, first_start=2).starts == 2
+    assert visit(ReplayPool(tape, first_start=2).new()) == "two"
 
 
 def test_a_miss_of_a_later_start_says_the_client_restarted_the_server() -> None:
-    pool = ReplaySessions(Tape([*session("one", None), *session("two", 2)]), first_start=2)
+    pool = ReplayPool(Tape([*session("one", None), *session("two", 2)]), first_start=2)
     responder = pool.new()
     visit(responder)
     reply = responder.receive({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {}})

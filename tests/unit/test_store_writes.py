@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from cassette.core.faults import FaultPlan
-from cassette.core.model import HttpEvent, MessageEvent
+from cassette.core.replay.faults import FaultPlan
+from cassette.core.wire.model import HttpEvent, MessageEvent
 from cassette.errors import CassetteError
 from cassette.store import files
 from cassette.store.faults import load_fault_plan, write_fault_plan

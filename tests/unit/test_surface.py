@@ -1,4 +1,4 @@
-"""The recorder's probes, sans-IO (``cassette.core.surface``): which probes a recording
+"""The recorder's probes, sans-IO (``cassette.core.eras.surface``): which probes a recording
 gets, and each probe's conversation with plain values: what it sends, how it answers the
 server's own requests, how it pages, and what it keeps."""
 
@@ -7,10 +7,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from cassette.core.listings import listing_key
-from cassette.core.mcp import LATEST_LEGACY, MODERN_VERSION
-from cassette.core.profiles import FITTED
-from cassette.core.surface import (
+from cassette.core.eras.listings import listing_key
+from cassette.core.eras.profiles import FITTED
+from cassette.core.eras.surface import (
     MAX_PAGES,
     NO_HANDLER,
     ProbeSession,
@@ -18,6 +17,7 @@ from cassette.core.surface import (
     plan,
     surface_line,
 )
+from cassette.core.wire.mcp import LATEST_LEGACY, MODERN_VERSION
 
 OFFERED = {"tools": {}, "prompts": {}}
 CLAUDE = next(c for c in FITTED if c["name"] == "claude-code")
@@ -111,6 +111,31 @@ def test_a_legacy_probe_lists_what_the_handshake_offers_and_keeps_it_in_order() 
         ("s2c", None, "legacy:claude-code"),
     ]
     assert session.listings == 2
+
+
+def test_a_probe_reads_what_the_server_says_within_the_frame_limits() -> None:
+    """The probe's frames go through the one classifier (``cassette.core.wire.jsonrpc``):
+    a line nested past the depth limit or over the size limit is no message to it, and
+    neither raises."""
+    import contextvars
+
+    from cassette.core.wire.limits import Limits, use_limits
+
+    session = _legacy()
+    (init,) = sent(session.opening())
+    deep = b'{"jsonrpc":"2.0","id":0,"method":"roots/list","params":' + b"[" * 300 + b"]" * 300
+    assert session.heard(deep + b"}") == []
+    big = b'{"jsonrpc":"2.0","id":0,"method":"roots/list","params":{"p":"' + b"x" * 2000 + b'"}}'
+
+    def under_a_smaller_limit() -> list[bytes]:
+        use_limits(Limits(max_message_bytes=1024))
+        return session.heard(big)
+
+    assert contextvars.copy_context().run(under_a_smaller_limit) == []
+    (roots,) = sent(session.heard(big))  # within the default limit, it is answered
+    assert roots["id"] == 0
+    out = sent(session.heard(answer(init, {"capabilities": OFFERED})))
+    assert [m["method"] for m in out] == ["notifications/initialized", "tools/list"]
 
 
 def test_a_listing_is_read_page_by_page_up_to_the_bound() -> None:

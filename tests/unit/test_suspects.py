@@ -17,7 +17,7 @@ import pytest
 from cassette import Cassette
 from cassette.errors import UsageError
 from cassette.tools._suspects import Reviewed, reviewed_entries, suspects, unreviewed
-from tests.support import PY
+from tests.helpers.support import PY
 
 _rng = random.Random(3)
 #: A credential in a form no rule knows, under a name no rule reads.

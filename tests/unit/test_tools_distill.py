@@ -9,7 +9,7 @@ from typing import Any
 from cassette.mock import MockServer, dumps_manifest, load_manifest, validate_manifest
 from cassette.store.storage import Cassette
 from cassette.tools.distill import distill_cassette
-from tests.support import ROOT
+from tests.helpers.support import ROOT
 from tests.unit.test_tools_lint import INIT, msg, tape
 
 EXAMPLES = ROOT / "examples"

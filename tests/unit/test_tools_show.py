@@ -153,7 +153,7 @@ def test_progress_draws_in_place_on_a_terminal_and_nothing_elsewhere() -> None:
 
 def test_modern_requests_carry_their_routing_headers_over_http() -> None:
     pytest.importorskip("httpx")  # the http extra
-    from cassette.transports.streamable_http import modern_headers
+    from cassette.transports.http.streamable_http import modern_headers
 
     envelope = {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}
     body = json.dumps(

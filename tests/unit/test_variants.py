@@ -8,12 +8,12 @@ from typing import Any
 import attrs
 import pytest
 
-from cassette.core.codec import decode, encode_line
-from cassette.core.model import MessageEvent
-from cassette.core.replayer import Replayer
-from cassette.core.sessions import ReplaySessions
-from cassette.core.variant_plan import recorded_client
-from cassette.core.variants import Fit, choose, split
+from cassette.core.eras.variant_plan import recorded_client
+from cassette.core.eras.variants import Fit, choose, split
+from cassette.core.replay.replayer import Replayer
+from cassette.core.replay.sessions import ReplayPool
+from cassette.core.tape.codec import decode, encode_line
+from cassette.core.wire.model import MessageEvent
 from cassette.errors import CassetteFormatError
 from tests.unit.test_eras import DISCOVER, ENVELOPE, modern_req
 from tests.unit.test_replayer import note, req, res, tape
@@ -133,7 +133,7 @@ def test_the_group_stays_once_a_session_is_under_way() -> None:
 
 
 def test_unplayed_counts_the_main_recording_only() -> None:
-    sessions = ReplaySessions(inspector_tape())
+    sessions = ReplayPool(inspector_tape())
     first = sessions.new()
     tools_seen(first, ROOTS)
     sessions.release(first)

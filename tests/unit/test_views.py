@@ -1,6 +1,6 @@
 """Where time went and what failed, on hand-written cassettes: calls, their sessions,
-durations and outcomes (``cassette.core.calls``); ``show``'s text, JSON and waterfall;
-and colour (``cassette.core.colour``), decided by the environment and painted only on
+durations and outcomes (``cassette.core.tape.calls``); ``show``'s text, JSON and waterfall;
+and colour (``cassette.core.words.colour``), decided by the environment and painted only on
 text already made printable."""
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ import pytest
 
 from cassette.client.report import COLOURS as VERIFY_COLOURS
 from cassette.client.report import Verdict, render
-from cassette.core.calls import MAIN, Group, calls, group_of, grouped
-from cassette.core.colour import Rule, on, paint, painted, wanted
-from cassette.core.text import printable
+from cassette.core.tape.calls import MAIN, Group, calls, group_of, grouped
+from cassette.core.words.colour import Rule, on, paint, painted, wanted
+from cassette.core.words.text import printable
 from cassette.tools.diff import COLOURS as DIFF_COLOURS
 from cassette.tools.diff import diff_cassettes
 from cassette.tools.diff import render as render_diff
