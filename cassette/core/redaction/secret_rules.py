@@ -359,9 +359,9 @@ _SEARCHED: Final = (
 def _rev_assign() -> tuple[tuple[str, re.Pattern[str]], ...]:
     """``key=value`` forms, found on the reversed text from their ``=`` and from their
     ``:``: two expressions, each starting with one literal, which the engine skips to in a
-    tight loop, where a leading ``[=:]`` set is tested character by character (1.7x the
-    time of both passes on 38 MB). Each comes with a character its lead holds: a text
-    without it is not searched (a one-character ``in`` is a ``memchr``)."""
+    tight loop, where a leading ``[=:]`` set is tested character by character (the figure
+    is in docs/architecture.md's speed exceptions). Each comes with a character its lead
+    holds: a text without it is not searched (a one-character ``in`` is a ``memchr``)."""
     rest = (
         r"[ \t]*[\"']?\\?(?:(?:yek|di|eulav|gnirts|nekot)[-_]?)?("
         + _trie(k[::-1] for k in _KEYWORDS)  # a trie: one branch per character at an anchor
@@ -449,7 +449,8 @@ def _word_start(text: str, pos: int) -> bool:
 
 def prepare() -> None:
     """Build now what the rules otherwise build at their first use (scouts, the trigger
-    table, every rule's expression; about 25 ms). A recording calls it while its server
+    table, every rule's expression: the speed exceptions of docs/architecture.md say what it
+    costs). A recording calls it while its server
     starts, so that the client's first messages do not pay it."""
     _scout()
     _word_scout()
