@@ -1,7 +1,7 @@
 """The async glue between the sans-IO core and the transports: one serve path.
 
 * ``serve`` puts any responder on any front (``cassette.runtime.serve``), under the one
-  delivery policy (``DeliveryPolicy``, applied by a ``PolicySession`` per client session);
+  delivery policy (``DeliveryPolicy``, applied by a ``PolicyServedSession`` per client session);
 * ``record_session`` and ``record_proxy`` record through a transparent proxy
   (``cassette.runtime.record``);
 * ``open_recording``, ``open_replay`` and ``ClientConnection`` are the harness API.
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
         DeliveryPolicy,
         Fallback,
         FallbackFactory,
-        PolicySession,
+        PolicyServedSession,
         PolicySessionPool,
         ReplayResult,
     )
@@ -57,7 +57,7 @@ __all__ = [
     "Fallback",
     "FallbackFactory",
     "Pacing",
-    "PolicySession",
+    "PolicyServedSession",
     "PolicySessionPool",
     "RecordConfig",
     "RecordResult",
@@ -82,7 +82,7 @@ __all__ = [
 _LAZY: Final = {
     "ANSWER_TIMEOUT": "cassette.core.wire.deadlines",
     "Pacing": "cassette.core.replay.pacing",
-    "PolicySession": "cassette.runtime.conversation",
+    "PolicyServedSession": "cassette.runtime.conversation",
     "DeliveryPolicy": "cassette.runtime.conversation",
     "Fallback": "cassette.runtime.conversation",
     "FallbackFactory": "cassette.runtime.conversation",

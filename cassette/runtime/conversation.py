@@ -5,7 +5,7 @@ Theory of operation
 A *responder* answers client messages, sans-IO: a cassette's ``Replayer``, a mock
 manifest's ``MockServer``, anything with the ``Responder`` interface. A *front* carries
 messages to and from clients: stdio, streamable HTTP, SSE, a plugin's. Between the two
-sits a ``PolicySession`` per client session; it is the only place that decides
+sits a ``PolicyServedSession`` per client session; it is the only place that decides
 
 * what a miss or a warning tells the person (``DeliveryPolicy.on_miss`` / ``on_warning``);
 * how big a client message may be (an oversized one gets ``Invalid Request`` and the
@@ -59,7 +59,7 @@ __all__ = [
     "DeliveryPolicy",
     "Fallback",
     "FallbackFactory",
-    "PolicySession",
+    "PolicyServedSession",
     "PolicySessionPool",
     "ReplayResult",
     "shown_policy",
@@ -88,7 +88,7 @@ class Fallback(Protocol):
 FallbackFactory = Callable[[Emit, anyio.abc.TaskGroup], Fallback]
 
 
-class PolicySession:
+class PolicyServedSession:
     """One client session under the delivery policy (``cassette.transport.ServedSession``)."""
 
     def __init__(
@@ -96,7 +96,7 @@ class PolicySession:
         responder: Responder,
         policy: DeliveryPolicy,
         fallback: Fallback | None = None,
-        on_close: Callable[[PolicySession], None] | None = None,
+        on_close: Callable[[PolicyServedSession], None] | None = None,
     ) -> None:
         self.responder = responder
         self.policy = policy
@@ -287,9 +287,9 @@ class PolicySessionPool:
         self.policy = policy
         self._fallback = fallback
         self._tg = tg
-        self._open: dict[int, PolicySession] = {}
+        self._open: dict[int, PolicyServedSession] = {}
         self._ids = itertools.count()
-        self.on_close: Callable[[PolicySession], None] | None = None
+        self.on_close: Callable[[PolicyServedSession], None] | None = None
         #: set when a fault plan made the server exit, with its code
         self.exit_code: int | None = None
         self.exited = anyio.Event()
@@ -305,7 +305,7 @@ class PolicySessionPool:
             assert self._tg is not None
             fallback = self._fallback(emit, self._tg)
         number = next(self._ids)
-        conversation = PolicySession(
+        conversation = PolicyServedSession(
             self.responders.new(),
             self.policy,
             fallback,
@@ -333,7 +333,7 @@ class PolicySessionPool:
             self.exit_code = code
         self.exited.set()
 
-    def _closed(self, number: int, conversation: PolicySession) -> None:
+    def _closed(self, number: int, conversation: PolicyServedSession) -> None:
         self._open.pop(number, None)
         if self.on_close is not None:
             self.on_close(conversation)

@@ -2,7 +2,7 @@
 
 Theory of operation
 -------------------
-``FaultedSession`` wraps one client session (a ``PolicySession``: a cassette's replay, a
+``FaultedSession`` wraps one client session (a ``PolicyServedSession``: a cassette's replay, a
 mock, an extension) and keeps its interface, so every front serves it unchanged; the
 pool that opens conversations wraps each in one when its policy has a plan
 (``cassette.runtime.conversation``). For each client request the session's ``Injector``

@@ -3,7 +3,7 @@
 Theory of operation
 -------------------
 Frames are read one at a time and each is answered by the client's served session (a
-``PolicySession``, or the fault overlay over one), through the contract's ``receive``, or
+``PolicyServedSession``, or the fault overlay over one), through the contract's ``receive``, or
 without awaiting where the session offers it (``AnswersAtOnce``: never a concrete class).
 Writing follows the recording's order and clock, not only the arrival order:
 

@@ -75,7 +75,7 @@ class ReplayResult:
 
 class RuntimeServedSession(ServedSession, Protocol):
     """A served session (``cassette.transport.ServedSession``) as the runtime's own frame
-    loop and fault overlay drive it (a ``PolicySession``, or the fault overlay over one):
+    loop and fault overlay drive it (a ``PolicyServedSession``, or the fault overlay over one):
     the contract's methods, and what only the runtime uses on top of them."""
 
     @property

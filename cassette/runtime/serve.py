@@ -10,7 +10,7 @@ fault overlay) on a transport. It asks the plugin what it can do, never how:
   ``serve_frames`` (``cassette.runtime.frames``) for each client stream.
 
 The delivery rules themselves (misses, warnings, size limits, deadlines, pacing) are the
-``PolicySession``'s, so every front keeps them the same way.
+``PolicyServedSession``'s, so every front keeps them the same way.
 """
 
 from __future__ import annotations

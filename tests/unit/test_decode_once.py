@@ -152,9 +152,9 @@ class _Fallback:
 def test_new_episodes_decodes_each_message_once(decodes: list[str]) -> None:
     """Under ``new_episodes`` the conversation classifies a frame for its live side and
     hands the same value to the replay (it decoded each frame three times)."""
-    from cassette.runtime.conversation import DeliveryPolicy, PolicySession
+    from cassette.runtime.conversation import DeliveryPolicy, PolicyServedSession
 
-    conversation = PolicySession(Replayer(STDIO_TAPE), DeliveryPolicy(), _Fallback())
+    conversation = PolicyServedSession(Replayer(STDIO_TAPE), DeliveryPolicy(), _Fallback())
 
     async def go() -> list[Any]:
         sends = [req(0, "initialize", INIT), req(1, "tools/list")]

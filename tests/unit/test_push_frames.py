@@ -182,7 +182,7 @@ def test_a_session_answers_alike_awaited_at_once_and_from_its_two_fields() -> No
     (``AnswersAtOnce``): fed the same frames, sessions of the same cassette reply alike,
     an oversized frame included."""
     from cassette.core.replay.replayer import Replayer
-    from cassette.runtime.conversation import DeliveryPolicy, PolicySession
+    from cassette.runtime.conversation import DeliveryPolicy, PolicyServedSession
     from cassette.runtime.policy import AnswersAtOnce
     from cassette.transport import Frame
 
@@ -199,8 +199,8 @@ def test_a_session_answers_alike_awaited_at_once_and_from_its_two_fields() -> No
         Frame(b"", {"oversized": 10_000_000}),
     ]
 
-    def session() -> PolicySession:
-        return PolicySession(Replayer(recording), DeliveryPolicy(max_message_bytes=1024))
+    def session() -> PolicyServedSession:
+        return PolicyServedSession(Replayer(recording), DeliveryPolicy(max_message_bytes=1024))
 
     async def awaited() -> list[Any]:
         one = session()

@@ -129,14 +129,16 @@ def _lines_of_the_package(pattern: re.Pattern[str]) -> list[str]:
 def test_a_served_session_is_reached_by_capability_never_by_its_class() -> None:
     """The runtime asks a served session what it can do (``AnswersAtOnce``), as it asks a
     plugin, so any session (the fault overlay, a mock's, a plugin's) keeps every path."""
-    concrete = re.compile(r"isinstance\([^()]*,\s*\(?[^()]*\b(?:PolicySession|FaultedSession)\b")
+    concrete = re.compile(
+        r"isinstance\([^()]*,\s*\(?[^()]*\b(?:PolicyServedSession|FaultedSession)\b"
+    )
     assert _lines_of_the_package(concrete) == []
-    from cassette.runtime.conversation import PolicySession
+    from cassette.runtime.conversation import PolicyServedSession
     from cassette.runtime.faults import FaultedSession
     from cassette.runtime.policy import AnswersAtOnce
 
     wanted = {"always_at_once", "receive_now", "receive_data_now"}
-    assert wanted <= set(dir(PolicySession))
+    assert wanted <= set(dir(PolicyServedSession))
     assert not wanted & set(dir(FaultedSession))  # awaited through receive, whatever it wraps
     assert wanted == {n for n in dir(AnswersAtOnce) if not n.startswith("_")}
 
