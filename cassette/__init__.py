@@ -90,6 +90,7 @@ if TYPE_CHECKING:
         serve,
         serve_replay,
     )
+    from cassette.store.faults import load_fault_plan
     from cassette.store.storage import Cassette, CassetteWriter
     from cassette.transport import (
         CassetteFront,
@@ -187,6 +188,7 @@ _LAZY: dict[str, str] = {
     "UsageError": "cassette.errors",
     "available": "cassette.registry",
     "get_transport": "cassette.registry",
+    "load_fault_plan": "cassette.store.faults",
     "load_transport": "cassette.registry",
     "map_exceptions": "cassette.transport",
     "open_recording": "cassette.runtime.harness",
@@ -280,6 +282,7 @@ __all__ = [
     "__version__",
     "available",
     "get_transport",
+    "load_fault_plan",
     "load_transport",
     "map_exceptions",
     "open_recording",

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from cassette._record_options import RecordOptions
     from cassette._upstream import Exited, SideEvent, SideEventHandler, StderrLine, Target
     from cassette.core.wire.classified import Classified
+    from cassette.core.wire.jsonrpc import RawFrame, dumps_bytes
     from cassette.core.wire.model import Recording
     from cassette.transport.serving import (
         CassetteFront,
@@ -71,6 +72,7 @@ __all__ = [
     "Handler",
     "Outgoing",
     "Pushing",
+    "RawFrame",
     "Ready",
     "RecordOptions",
     "Recording",
@@ -91,6 +93,7 @@ __all__ = [
     "TransportError",
     "Upstream",
     "UpstreamConnector",
+    "dumps_bytes",
     "map_exceptions",
     "normalize_origin",
 ]
@@ -111,6 +114,7 @@ if not TYPE_CHECKING:
         __name__,
         {
             "Classified": "cassette.core.wire.classified",
+            **dict.fromkeys(("RawFrame", "dumps_bytes"), "cassette.core.wire.jsonrpc"),
             **dict.fromkeys(
                 ("Exited", "SideEvent", "SideEventHandler", "StderrLine", "Target"),
                 "cassette._upstream",
