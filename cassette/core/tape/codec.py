@@ -303,7 +303,7 @@ def _header(obj: Any, source: str) -> Header:
             source,
             1,
             f"cassette format {fmt} is newer than this cassette-mcp reads (up to "
-            f"{FORMAT_VERSION}); install a newer cassette-mcp the way you installed this one",
+            f"{FORMAT_VERSION}); upgrade cassette-mcp the way you installed it",
         )
     header = _plain_header(obj) or _converted_header(obj, source)
     problem = target_problem(header.target) or redaction_problem(header.redaction)
