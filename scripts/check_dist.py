@@ -143,10 +143,16 @@ def check_sdist(path: Path) -> list[str]:
             for module in re.findall(
                 r"^from (tests(?:\.\w+)*) import", _read(path, top, name), re.M
             )
-            if f"{module.replace('.', '/')}.py" not in names
-            and f"{module.replace('.', '/')}/__init__.py" not in names
+            if not _shipped(module, names)
         ]
     return problems
+
+
+def _shipped(module: str, names: set[str]) -> bool:
+    """Whether the sdist holds MODULE: a module file, a package, or a folder of modules
+    imported as a namespace package (``from tests.clients import agent_cli``)."""
+    where = module.replace(".", "/")
+    return f"{where}.py" in names or any(n.startswith(f"{where}/") for n in names)
 
 
 def _read(path: Path, top: str, name: str) -> str:
