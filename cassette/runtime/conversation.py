@@ -35,7 +35,7 @@ import anyio
 import anyio.abc
 
 from cassette.core.replay.reply import Reply
-from cassette.core.replay.sessions import Responder, ResponderPool
+from cassette.core.replay.sessions import EndsInput, Responder, ResponderPool
 from cassette.core.wire.deadlines import Deadlines
 from cassette.core.wire.ids import id_key
 from cassette.core.wire.jsonrpc import (
@@ -206,6 +206,13 @@ class PolicyServedSession:
         finally:
             if self._on_close is not None:
                 self._on_close(self)
+
+    def end_of_input(self) -> Reply:
+        """What the responder says when the client's input ends (``EndsInput``), if it
+        says anything then."""
+        if isinstance(self.responder, EndsInput):
+            return self._settle(self.responder.end_of_input())
+        return Reply()
 
     def result(self) -> ReplayResult:
         """The session's misses and their summary, for the end of the run."""

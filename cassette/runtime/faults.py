@@ -111,6 +111,11 @@ class FaultedSession:
     def result(self) -> ReplayResult:
         return self.inner.result()
 
+    def end_of_input(self) -> Reply:
+        if self._exited is not None and self._exited.is_set():
+            return Reply()  # the server is gone: it says nothing more
+        return self.inner.end_of_input()
+
     # -- where faults come in --------------------------------------------------------------
 
     async def receive(self, frame: Frame, classified: Classified | None = None) -> Reply:

@@ -39,7 +39,10 @@ caller of ``os.write`` must.
 
 The loop ends when the client finishes or stops reading, or when a reply ``closes`` the
 session (the recorded server exited there): what is gathered is written first, paced
-replies are let finish, then the stream is closed.
+replies are let finish, then the stream is closed. A client that finished (its input
+ended) is first written what the session says then (``end_of_input``: a request the
+server asks as its input ends), since a live client still reads its server's output until
+that server exits.
 """
 
 from __future__ import annotations
@@ -75,6 +78,7 @@ class _Writer:
         self._drainable = stream if isinstance(stream, Drainable) else None
         self._eager = stream if isinstance(stream, Eager) else None
         self._noted = False  # the last message written was a notification
+        self.ended = False  # a reply ended the session (the recorded server exited there)
         # what write_now could not write at once, in order: the rest of a frame, then
         # messages; every write writes these first
         self._rest = b""
@@ -222,6 +226,8 @@ async def _answer(
     finally:
         if pushing is not None:
             pushing.push_frames(None, None)
+    if not (writer.ended or writer.gone):  # the client's input ended
+        writer.submit(session.end_of_input(), writes)
     await writer.drain()
 
 
@@ -242,7 +248,8 @@ def _pushing(
         reply = receive_now(data, meta)
         assert reply is not None  # no fallback: answered at once
         writer.submit(reply, writes)
-        return not (reply.closes or reply.drops or writer.gone)
+        writer.ended = writer.ended or reply.closes or reply.drops
+        return not (writer.ended or writer.gone)
 
     def idle() -> bool:
         writer.write_now()
@@ -275,6 +282,7 @@ async def _read_loop(
             reply = await session.receive(frame)
         writer.submit(reply, writes)
         if reply.closes or reply.drops:
+            writer.ended = True
             break  # the recorded server exited here (or a fault cut it): so does this session
 
 

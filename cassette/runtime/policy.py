@@ -85,6 +85,11 @@ class RuntimeServedSession(ServedSession, Protocol):
 
     def result(self) -> ReplayResult: ...
 
+    def end_of_input(self) -> Reply:
+        """The client's input ended (stdio's end of file, or any frame stream's): what
+        the server still sends it then, written before the stream closes."""
+        ...
+
 
 @runtime_checkable
 class AnswersAtOnce(Protocol):

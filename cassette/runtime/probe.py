@@ -41,12 +41,25 @@ from cassette.core.eras.variants import client_capabilities
 from cassette.core.wire.meta import PROBE
 from cassette.errors import sole_exception
 from cassette.runtime.sink import Sink
-from cassette.transport import ConnectOptions, Frame, Stoppable, Target, UpstreamConnector
+from cassette.transport import (
+    ConnectOptions,
+    Frame,
+    Stoppable,
+    Target,
+    Upstream,
+    UpstreamConnector,
+)
 
-__all__ = ["PROBE_BOUND", "probe_surface", "probing_beside", "record_surface"]
+__all__ = ["PROBE_BOUND", "PROBE_TAIL", "probe_surface", "probing_beside", "record_surface"]
 
 #: Seconds each probe may take: a server start, its handshake and listings, its ending.
 PROBE_BOUND: Final = 10.0
+#: Seconds a probe that listens for the server's own request (``roots/list``: see
+#: ``cassette.core.eras.surface``) reads on once its listings are done and its server's
+#: input is closed. server-everything asks 350 ms after the handshake; the margin is for
+#: a loaded machine, and only a server that ignores the end of its input and never asks
+#: uses it up.
+PROBE_TAIL: Final = 2.0
 #: Seconds a probe's server gets once its stdin is closed before SIGTERM, then before
 #: SIGKILL: it only listed, so nothing of it needs a graceful end, and a server that keeps
 #: timers (server-everything) would otherwise hold the recording for the usual grace.
@@ -83,8 +96,24 @@ async def _converse(
             for data in session.heard(frame.data):
                 await upstream.send(Frame(data))
         await upstream.send_eof()
+        if session.listens:
+            await _listen(upstream, session)
         if isinstance(upstream, Stoppable):
             upstream.hurry(*PROBE_GRACE)
+
+
+async def _listen(upstream: Upstream, session: ProbeSession) -> None:
+    """Its input closed, read what the server still says until it has asked its own
+    request (``ProbeSession.listens``), exits, or ``PROBE_TAIL`` passes. A server that
+    ignores the end of its input and asks nothing costs the whole tail: only a probe
+    whose set declares roots listens, and the probes run side by side."""
+    with anyio.move_on_after(PROBE_TAIL):
+        while session.listens:
+            try:
+                frame = await upstream.receive()
+            except Exception:  # the server exited, or its output ended: nothing more comes
+                return
+            session.heard(frame.data)  # its input is closed: nothing is answered
 
 
 async def probe_surface(

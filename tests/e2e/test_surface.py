@@ -15,7 +15,15 @@ from typing import Any
 import pytest
 
 from cassette.cli.gitdiff import textconv
-from tests.helpers.support import PY, LineClient, everything_command, record_command, run
+from tests.helpers.support import (
+    PY,
+    LineClient,
+    everything_command,
+    record_command,
+    replay_command,
+    run,
+    scaled,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -168,3 +176,45 @@ def test_the_project_turns_probes_off_and_probe_turns_them_on(tmp_path: Path) ->
     assert probe_lines(off) == []
     assert "probed the surface" in record(on, "--probe", cwd=tmp_path)
     assert probe_lines(on)
+
+
+def replay_then_close(tape: Path, capabilities: dict[str, Any]) -> list[dict[str, Any]]:
+    """A stdio client declaring ``capabilities`` lists the tools from a replay of
+    ``tape``, closes its output and reads the replay's to its end: what came after."""
+    client = LineClient(replay_command(tape))
+    try:
+        client.request(
+            "initialize",
+            {
+                "protocolVersion": "2025-06-18",
+                "capabilities": capabilities,
+                "clientInfo": {"name": "roots-client", "version": "0"},
+            },
+        )
+        client.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        assert "result" in client.request("tools/list")
+        assert client.proc.stdin is not None
+        client.proc.stdin.close()
+        after = []
+        while line := client.readline():
+            after.append(json.loads(line))
+        assert client.proc.wait(timeout=scaled(30)) == 0
+    finally:
+        client.kill_group()
+    return after
+
+
+def test_a_client_declaring_roots_is_asked_for_them_as_its_input_ends(tmp_path: Path) -> None:
+    """server-everything asks a client that declares roots for them 350 ms after the
+    handshake, and still does once the client's input has ended. A plain recording's
+    client declared nothing; its probes declaring roots keep the request, and a replay
+    sends it to a client of such a probe as its input ends, as the live server would;
+    to a client without roots, nothing."""
+    tape = tmp_path / "e.jsonl"
+    record(tape)
+    kept = [e for e in probe_lines(tape) if e["message"].get("method") == "roots/list"]
+    assert kept, "no probe declaring roots kept the server's roots/list"
+    assert all(e["dir"] == "s2c" for e in kept)
+    asked = replay_then_close(tape, {"roots": {"listChanged": True}})
+    assert [m.get("method") for m in asked] == ["roots/list"]
+    assert replay_then_close(tape, {}) == []

@@ -199,3 +199,41 @@ def test_a_cassette_with_the_older_legacy_probe_variant_replays_as_before() -> N
     assert opened.messages[-1]["result"]["serverInfo"] == {"name": "x"}
     reply = replayer.receive(req(2, "tools/list"))  # translated from the modern session
     assert reply.messages[-1]["result"] == tools("echo")
+
+
+ASKED = {"jsonrpc": "2.0", "id": 0, "method": "roots/list"}
+
+
+def asked_roots() -> Any:
+    """A plain recording, and the probe of roots that the server asked for them (after
+    its listings, as the recorder keeps it)."""
+    main = tape(*legacy_session({}, tools("echo")))
+    listed = legacy_probe(ROOTS, {"tools/list": tools("echo", "roots")})
+    return with_probe(main, "legacy:gemini-cli", *listed, ("s2c", ASKED))
+
+
+def test_a_client_of_the_probes_key_is_asked_for_roots_when_its_input_ends() -> None:
+    """The server asked the probe declaring roots of its own accord: a client of that
+    listing key whose input ends is asked too, under the session's next server id; the
+    probe's request is never played as part of a listing."""
+    replayer = Replayer(asked_roots())
+    assert tools_seen(replayer, {"roots": {}}) == ["echo", "roots"]
+    listed = replayer.receive(req(9, "tools/list"))
+    assert all("method" not in m for m in listed.messages)
+    assert replayer.end_of_input().messages == (ASKED,)
+    assert replayer.end_of_input().messages == ()  # asked once
+    assert replayer.misses == []
+
+
+def test_nothing_is_asked_at_the_end_of_a_client_that_cannot_be_or_was() -> None:
+    """Not a client without roots, not one whose own session was recorded by a client of
+    its key (what the server asked it is in that session), not before a handshake."""
+    assert Replayer(asked_roots()).end_of_input().messages == ()
+    bare = Replayer(asked_roots())
+    tools_seen(bare, {})
+    assert bare.end_of_input().messages == ()
+    own = tape(*legacy_session(ROOTS, tools("echo", "roots")))
+    listed = legacy_probe(ROOTS, {"tools/list": tools("echo", "roots")})
+    recorded_for_it = Replayer(with_probe(own, "legacy:gemini-cli", *listed, ("s2c", ASKED)))
+    tools_seen(recorded_for_it, {"roots": {"listChanged": True}})
+    assert recorded_for_it.end_of_input().messages == ()

@@ -109,8 +109,55 @@ def test_a_legacy_probe_lists_what_the_handshake_offers_and_keeps_it_in_order() 
         ("s2c", None, "legacy:claude-code"),
         ("c2s", "prompts/list", "legacy:claude-code"),
         ("s2c", None, "legacy:claude-code"),
+        ("s2c", "roots/list", "legacy:claude-code"),  # the server's own request, last
     ]
     assert session.listings == 2
+    assert not session.listens  # it was asked for roots already: nothing to wait for
+
+
+def _listed(session: ProbeSession) -> None:
+    """Take ``session`` through its handshake and a tools-only listing."""
+    (init,) = sent(session.opening())
+    if init["method"] == "server/discover":  # the first probe: refused, a legacy server
+        (init,) = sent(session.heard(answer(init, error={"code": -32601, "message": "no"})))
+    out = sent(session.heard(answer(init, {"capabilities": {"tools": {}}})))
+    assert session.heard(answer(out[1], {"tools": []})) == []
+    assert session.done
+
+
+def test_a_probe_declaring_roots_listens_for_its_servers_own_request() -> None:
+    """A server may ask a client that declares roots for them on its own, after the
+    listings (server-everything's timer), even once its input is closed: a probe whose set
+    declares roots listens for it, keeps it after the listings wherever it came, answers
+    nothing once done, and stops listening when it has it."""
+    session = _legacy("legacy:gemini-cli")
+    _listed(session)
+    assert session.listens
+    before = list(session.kept)
+    asked = b'{"jsonrpc":"2.0","id":0,"method":"roots/list"}'
+    assert session.heard(b'{"jsonrpc":"2.0","method":"notifications/message"}') == []
+    assert session.heard(asked) == []  # its input is closed: nothing is answered
+    assert session.kept == [*before, ("s2c", asked, "legacy:gemini-cli")]
+    assert not session.listens
+    assert session.heard(b'{"jsonrpc":"2.0","id":1,"method":"roots/list"}') == []
+    assert session.kept[-1][1] == asked  # the first one is kept, once
+
+
+def test_a_probe_that_cannot_be_asked_for_roots_never_listens() -> None:
+    """The bare probe declares nothing a server's own request needs; a refused handshake
+    keeps nothing, a request heard before it included."""
+    bare = _legacy("legacy:bare")
+    _listed(bare)
+    assert not bare.listens
+    assert bare.heard(b'{"jsonrpc":"2.0","id":0,"method":"roots/list"}') == []
+    assert all(json.loads(d).get("method") != "roots/list" for _, d, _ in bare.kept)
+    refused = _legacy("legacy:gemini-cli")
+    (init,) = sent(refused.opening())
+    refused.heard(b'{"jsonrpc":"2.0","id":0,"method":"roots/list"}')
+    refused.heard(answer(init, error={"code": -32602, "message": "unsupported"}))
+    assert refused.done
+    assert refused.kept == []
+    assert not refused.listens
 
 
 def test_a_probe_reads_what_the_server_says_within_the_frame_limits() -> None:

@@ -29,6 +29,12 @@ it recorded that listing, and every probe that holds it; the best is:
    listing before the modern one, which the replay translates as for any modern answer);
 4. then the session's own group before any probe, and probes in file order.
 
+A probe also holds what the server asked it of its own accord (``roots/list``: the
+probes' module says why). A legacy client's session that ends its input is sent those of
+the probe of its own listing key (``Surface.at_end``), the requests its capabilities
+allow and its session has not been sent, unless the session's own group was recorded by a
+client of that key: live, the server asks such a client as its input ends.
+
 A modern client is answered from modern recordings only (a legacy answer lacks what its
 era adds). The session's group wins when it fits (the common case: the recording client
 replayed to itself); a probe answers otherwise, which also answers a listing no session
@@ -126,7 +132,7 @@ class Probed:
     """One probe's listings: its name, era, the capabilities it declared, and each page
     it holds by ``(method, cursor)``."""
 
-    __slots__ = ("capabilities", "cursors", "era", "name", "pages")
+    __slots__ = ("asks", "capabilities", "cursors", "era", "name", "pages")
 
     def __init__(self, name: str, era: Era, capabilities: Mapping[str, Any] | None) -> None:
         self.name = name
@@ -134,6 +140,8 @@ class Probed:
         self.capabilities = capabilities
         self.pages: dict[Page, Exchange] = {}
         self.cursors: set[str] = set()  # every nextCursor it was given
+        #: the server's own requests to this probe, in file order
+        self.asks: tuple[JSONObject, ...] = ()
 
     def __repr__(self) -> str:
         return f"Probed({self.name!r}, {sorted(self.pages)!r})"
@@ -157,7 +165,10 @@ class Surface:
         handshake: JSONObject | None = None
         for name, events in groups.items():
             era: Era = "modern" if name.split(":")[0] == "modern" else "legacy"
-            for exchange in cut(events)[1]:
+            asks = [e.message for e in events if _servers_own(e)]
+            # kept apart: never played as part of a listing's answer
+            listed = [e for e in events if not _servers_own(e)] if asks else events
+            for exchange in cut(listed)[1]:
                 method = exchange.message.get("method")
                 answer = _answer(exchange)
                 if method == "initialize" and handshake is None:
@@ -173,7 +184,8 @@ class Surface:
                 _note_cursor(probed, answer)
             legacy = probes.get(name)
             if legacy is not None and era == "legacy":
-                legacy.capabilities = _declared(events)
+                legacy.capabilities = _declared(listed)
+                legacy.asks = tuple(asks)
         if not probes and handshake is None:
             return None
         return cls(list(probes.values()), handshake)
@@ -184,9 +196,36 @@ class Surface:
         key = listing_key(declared)
         return any(listing_key(p.capabilities) == key for p in self.probes)
 
+    def at_end(self, declared: Mapping[str, Any] | None, group: Group) -> tuple[JSONObject, ...]:
+        """What the server asked the legacy probe of ``declared``'s listing key of its
+        own accord, for a session whose client's input ended (see the module docstring);
+        nothing when the session's ``group`` was recorded by a client of that key (what
+        its server asked is in it) or no probe of that key was asked anything."""
+        if declared is None:
+            return ()
+        key = listing_key(declared)
+        fit = _group_declared(group)
+        if fit is not None and listing_key(fit) == key:
+            return ()
+        for probed in self.probes:
+            if probed.era == "legacy" and listing_key(probed.capabilities) == key:
+                return probed.asks
+        return ()
+
     def session(self) -> Listings:
         """A session's use of this surface."""
         return Listings(self)
+
+
+def _servers_own(event: Any) -> bool:
+    """Whether a probe's event is a request the server sent it of its own accord."""
+    message = getattr(event, "message", None)
+    return (
+        getattr(event, "dir", None) == "s2c"
+        and isinstance(message, dict)
+        and "method" in message
+        and "id" in message
+    )
 
 
 def _answer(exchange: Exchange) -> JSONObject | None:

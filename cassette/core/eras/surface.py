@@ -31,9 +31,21 @@ connection to a fresh server start (``cassette.runtime.probe`` runs them side by
 sends, answers the server's own requests as the set's profile says (``answers``; else the
 ``-32601`` a client without a handler gives), follows ``nextCursor`` one request at a
 time, and keeps the request and answer of the handshake and of each listing page in that
-order (``kept``): never the server's notifications or requests, whose timing varies from
-one run to the next, so an unchanged server gives the same lines every time and a
-re-recording stays byte-identical. A handshake the server refuses keeps nothing.
+order (``kept``): never the server's notifications, whose timing varies from one run to the
+next, so an unchanged server gives the same lines every time and a re-recording stays
+byte-identical. A handshake the server refuses keeps nothing.
+
+One request of the server's own is kept: ``roots/list``, which a server asks a client that
+declares roots of its own accord (server-everything on a timer after the handshake; a
+filesystem server to learn where it may work), not in the course of a tool call. A live
+client of a short session meets it as its input ends: the server still sends it before it
+exits. So a legacy probe whose set declares roots ``listens`` once its listings are done:
+the runtime closes the server's input and reads on until the server asks it, exits, or
+``cassette.runtime.probe.PROBE_TAIL`` passes. The request is kept after the listings,
+wherever it came (a slow machine may have it arrive among them), so the lines do not
+depend on timing; a replay sends it to a client that fits the probe when that client's
+input ends (``cassette.core.eras.listings.Surface.at_end``). Sampling and elicitation
+are asked within tool calls, which a probe never makes: a probe does not wait for them.
 """
 
 from __future__ import annotations
@@ -77,6 +89,9 @@ MAX_PAGES: Final = 20
 CLIENT_INFO: Final = {"name": "cassette-probe", "version": __version__}
 #: what a client without a handler answers a server request with
 NO_HANDLER: Final = {"error": {"code": -32601, "message": "Method not found"}}
+#: the server's own requests a probe keeps, and the capability a client declares to be
+#: asked each (see the module docstring)
+OWN_REQUESTS: Final = {"roots/list": "roots"}
 
 
 class CapabilitySet:
@@ -200,14 +215,34 @@ class ProbeSession:
         #: a probe to run next on a fresh connection (``legacy:bare``, after a
         #: ``server/discover`` that showed a modern server on this one)
         self.follow: Probe | None = None
-        self.kept: list[Kept] = []
+        #: the handshake's and listings' lines, and the server's own requests (kept last)
+        self._lines: list[Kept] = []
+        self._asked: dict[str, Kept] = {}
         #: listing pages answered (with a result or an error)
         self.listings = 0
         self._ids = 0
         #: the request in flight: its id, its frame, its method and the set it declares
-        self._asked: tuple[str, bytes, str, CapabilitySet] | None = None
+        self._in_flight: tuple[str, bytes, str, CapabilitySet] | None = None
         self._queue: list[tuple[str, CapabilitySet]] = []
         self._pages = 0
+
+    @property
+    def kept(self) -> list[Kept]:
+        """What to record: the handshake's and listings' lines in the order asked, then
+        each request of the server's own it heard (``OWN_REQUESTS``), by method."""
+        if not self._lines:  # a refused handshake keeps nothing
+            return []
+        return self._lines + [self._asked[method] for method in sorted(self._asked)]
+
+    @property
+    def listens(self) -> bool:
+        """Whether, its listings done, the probe should read on for a request of the
+        server's own (a legacy probe whose set declares what one needs) it has not had."""
+        if self.probe.era != "legacy" or not self._lines:
+            return False
+        declared = self.probe.sets[0].capabilities
+        wanted = {m for m, needs in OWN_REQUESTS.items() if needs in declared}
+        return bool(wanted - self._asked.keys())
 
     # -- what to send ----------------------------------------------------------------
 
@@ -231,7 +266,7 @@ class ProbeSession:
         request_id = f"cassette-probe-{self._ids}"
         message = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": dict(params)}
         frame = _frame(message)
-        self._asked = (request_id, frame, method, chosen)
+        self._in_flight = (request_id, frame, method, chosen)
         return frame
 
     # -- what the server says --------------------------------------------------------
@@ -243,23 +278,36 @@ class ProbeSession:
         # the one classifier, with its depth limit; it never raises: a line that is no
         # message (a server's log on stdout) decodes to no object
         _, message, _, _ = classify_parts(data)
-        if not isinstance(message, dict) or self.done:
+        if not isinstance(message, dict):
             return []
         method = message.get("method")
-        if isinstance(method, str):
-            return self._server_request(message) if "id" in message else []
-        asked = self._asked
+        if isinstance(method, str) and "id" in message:
+            self._own_request(message, data)
+            return [] if self.done else self._server_request(message)
+        if self.done or isinstance(method, str):
+            return []
+        asked = self._in_flight
         if asked is None or not _answers(message, asked[0]):
             return []
-        self._asked = None
+        self._in_flight = None
         return self._answered(message, data, asked[1], asked[2], asked[3])
 
     def _server_request(self, message: JSONObject) -> list[bytes]:
         """A request of the server's (``roots/list``...), answered as the set's profile
         says: what that client answers, or what one without a handler does."""
-        chosen = self._asked[3] if self._asked is not None else self.probe.sets[0]
+        chosen = self._in_flight[3] if self._in_flight is not None else self.probe.sets[0]
         answer = chosen.answers.get(str(message["method"]), NO_HANDLER)
         return [_frame({"jsonrpc": "2.0", "id": message["id"], **answer})]
+
+    def _own_request(self, message: JSONObject, data: bytes) -> None:
+        """Keep the first of each of the server's own requests (``OWN_REQUESTS``) a
+        legacy probe declaring what it needs hears, named by the probe."""
+        method = str(message["method"])
+        needs = OWN_REQUESTS.get(method)
+        declared = self.probe.sets[0].capabilities
+        if self.probe.era != "legacy" or needs is None or needs not in declared:
+            return
+        self._asked.setdefault(method, ("s2c", data, self.probe.name))
 
     def _answered(
         self, message: JSONObject, data: bytes, sent: bytes, method: str, chosen: CapabilitySet
@@ -328,7 +376,7 @@ class ProbeSession:
         return f"modern:{chosen.name}" if self.probe.era == "modern" else self.probe.name
 
     def _keep(self, sent: bytes, answer: bytes, label: str) -> None:
-        self.kept += [("c2s", sent, label), ("s2c", answer, label)]
+        self._lines += [("c2s", sent, label), ("s2c", answer, label)]
 
 
 def _answers(message: JSONObject, request_id: str) -> bool:

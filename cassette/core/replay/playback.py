@@ -111,6 +111,8 @@ class Playback:
     subscriptions: dict[object, object] = attrs.field(factory=dict)
     # what the live client declared it can do (``None``: not known, send everything)
     capabilities: Mapping[str, Any] | None = None
+    # the methods of the server requests this session was sent
+    asked: set[str] = attrs.field(factory=set)
 
     def play(
         self,
@@ -167,13 +169,20 @@ class Playback:
                 return None
             return {**msg, "params": {**msg["params"], "progressToken": token}}
         if item.role == "request":
-            live_id = self.next_server_id
-            self.next_server_id += 1
-            ids[id_key(msg.get("id"))] = live_id
-            return {**msg, "id": live_id}
+            sent = self.own_request(msg)
+            ids[id_key(msg.get("id"))] = sent["id"]
+            return sent
         if msg.get("method") == "notifications/message" and not self._loggable(msg, live):
             return None
         return self._retag(msg)
+
+    def own_request(self, message: JSONObject) -> JSONObject:
+        """A recorded server request as this session sends it: under the session's next
+        server id, its method noted as sent."""
+        live_id = self.next_server_id
+        self.next_server_id += 1
+        self.asked.add(str(message.get("method")))
+        return {**message, "id": live_id}
 
     def _retag(self, message: JSONObject) -> JSONObject:
         """A notification tagged with a recorded subscription carries the live one's id."""

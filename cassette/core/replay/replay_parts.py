@@ -19,13 +19,16 @@ from cassette.core.wire.jsonrpc import (
 )
 
 if TYPE_CHECKING:
+    from cassette.core.eras.listings import Group, Surface
     from cassette.core.replay.misses import MissReport
+    from cassette.core.replay.playback import Playback
     from cassette.core.words.jsondiff import Difference
 
 __all__ = [
     "INPUTS",
     "answer_batch",
     "answer_part",
+    "asked_at_end",
     "env_values",
     "input_responses_differ",
     "joined",
@@ -187,3 +190,20 @@ def answer_batch(batch: list[Any], dispatch: Callable[[Kind, Any], Reply]) -> Re
                 before.append(msg)
     out = (*before, answers) if answers else tuple(before)
     return Reply(out, misses[0] if misses else None, (None,) * len(out))
+
+
+def asked_at_end(surface: Surface | None, playback: Playback, group: Group) -> Reply:
+    """What the server asked the recorder's probe of the client's listing key of its own
+    accord (``cassette.core.eras.listings.Surface.at_end``), for a legacy session whose
+    client's input ended: each request the client's capabilities allow and its session
+    was not sent, under the session's next server ids. Nothing awaits their answers: a
+    client that closed its output gives none."""
+    if surface is None or playback.capabilities is None:
+        return Reply()
+    asks = surface.at_end(playback.capabilities, group)
+    sent = [
+        playback.own_request(ask)
+        for ask in asks
+        if ask.get("method") not in playback.asked and playback.may_ask(ask)
+    ]
+    return Reply(tuple(sent), None, (None,) * len(sent))

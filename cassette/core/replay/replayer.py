@@ -45,6 +45,7 @@ from cassette.core.replay.playback import Played
 from cassette.core.replay.prepared import Prepared
 from cassette.core.replay.replay_parts import (
     answer_batch,
+    asked_at_end,
     miss_line,
     needs_answer,
     params,
@@ -178,6 +179,14 @@ class Replayer:
 
             text = said(text, f"\n  ({self.start_note})")
         return text
+
+    def end_of_input(self) -> Reply:
+        """The client's input ended (a stdio client closed the server's stdin): what the
+        recorded server still asks it then (``replay_parts.asked_at_end``)."""
+        state = self._groups.current
+        if self.client_era != "legacy":
+            return Reply()
+        return asked_at_end(self._groups.main.surface, state.playback, state.prepared)
 
     def expire(self, server_id: object) -> Reply:
         """The client never answered server request ``server_id``: fail what waited on it."""

@@ -17,7 +17,7 @@ session's start is taken when it is first used (``StartResponder``).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from cassette.core.replay.matching import FingerprintMatcher, Strategy, get_strategy
 from cassette.core.replay.prepared import Prepared, check_redaction
@@ -31,7 +31,7 @@ from cassette.core.wire.model import Recording
 if TYPE_CHECKING:
     from cassette.core.replay.misses import MissReport
 
-__all__ = ["ReplayPool", "Responder", "ResponderPool"]
+__all__ = ["EndsInput", "ReplayPool", "Responder", "ResponderPool"]
 
 
 class Responder(Protocol):
@@ -61,6 +61,16 @@ class Responder(Protocol):
     def describe(self, report: MissReport) -> str: ...
 
     def summary(self) -> str: ...
+
+
+@runtime_checkable
+class EndsInput(Protocol):
+    """A responder that says what the server still sends when its client's input ends
+    (optional; a front's session checks it with ``isinstance``). A ``Replayer`` sends
+    what the server asked the recorder's probe of its own accord (``Replayer.end_of_input``);
+    a responder without it sends nothing then."""
+
+    def end_of_input(self) -> Reply: ...
 
 
 class ResponderPool(Protocol):

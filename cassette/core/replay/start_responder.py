@@ -102,6 +102,9 @@ class StartResponder:
         self._replayer.misses.extend(left.misses)
         self._served = False
 
+    def end_of_input(self) -> Reply:
+        return self._replayer.end_of_input() if self._replayer is not None else Reply()
+
     def expire(self, server_id: object) -> Reply:
         return self._inner().expire(server_id)
 
