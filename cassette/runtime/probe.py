@@ -20,6 +20,12 @@ they are forwarded; and written in an order that does not depend on timing, an u
 re-recording keeps them line for line (``cassette.store.quiet``). They go through the
 recorder, so they pass the same redaction gate and ``before_record`` hook as the session.
 
+The server's own request: a probe whose set declares roots, its listings done, closes the
+server's input and reads on (``_listen``) until the server asks for them, exits, or its
+tail passes, since a server may ask such a client on its own after the handshake, input
+closed or not (``cassette.core.eras.surface`` keeps that ``roots/list``). A server that
+exits at the end of its input ends the wait at once; one that asks ends it as it asks.
+
 Quiet: a probe that cannot start the server, is refused or does not finish within the
 bound leaves no line; one line on the banner says what was probed and how long it took,
 as soon as the probes are done (so a person, or a test, waiting on a client that has not
@@ -31,6 +37,7 @@ stops the recording as it is: its probes are stopped and nothing of them is writ
 
 from __future__ import annotations
 
+import os
 from collections.abc import Awaitable, Callable
 from typing import Final
 
@@ -56,9 +63,9 @@ __all__ = ["PROBE_BOUND", "PROBE_TAIL", "probe_surface", "probing_beside", "reco
 PROBE_BOUND: Final = 10.0
 #: Seconds a probe that listens for the server's own request (``roots/list``: see
 #: ``cassette.core.eras.surface``) reads on once its listings are done and its server's
-#: input is closed. server-everything asks 350 ms after the handshake; the margin is for
-#: a loaded machine, and only a server that ignores the end of its input and never asks
-#: uses it up.
+#: input is closed, on a quiet machine (``tail_seconds``). server-everything asks 350 ms
+#: after the handshake; only a server that ignores the end of its input and never asks
+#: uses the whole tail.
 PROBE_TAIL: Final = 2.0
 #: Seconds a probe's server gets once its stdin is closed before SIGTERM, then before
 #: SIGKILL: it only listed, so nothing of it needs a graceful end, and a server that keeps
@@ -102,12 +109,23 @@ async def _converse(
             upstream.hurry(*PROBE_GRACE)
 
 
+def tail_seconds() -> float:
+    """``PROBE_TAIL``, stretched by the machine's load per core: a server's own timer
+    fires late on a busy machine, and a recording made there keeps what a quiet one
+    would (its lines must not depend on the machine's load)."""
+    try:
+        load = os.getloadavg()[0] / (os.cpu_count() or 1)
+    except (AttributeError, OSError):  # no load average (Windows)
+        load = 1.0
+    return PROBE_TAIL * max(1.0, load)
+
+
 async def _listen(upstream: Upstream, session: ProbeSession) -> None:
     """Its input closed, read what the server still says until it has asked its own
-    request (``ProbeSession.listens``), exits, or ``PROBE_TAIL`` passes. A server that
+    request (``ProbeSession.listens``), exits, or its tail (``tail_seconds``) passes. A server that
     ignores the end of its input and asks nothing costs the whole tail: only a probe
     whose set declares roots listens, and the probes run side by side."""
-    with anyio.move_on_after(PROBE_TAIL):
+    with anyio.move_on_after(tail_seconds()):
         while session.listens:
             try:
                 frame = await upstream.receive()
