@@ -201,10 +201,11 @@ def _in_text(text: str, at: tuple[str | int, ...]) -> Iterator[tuple[str, int]]:
 def _pieces(token: str) -> list[str]:
     """A token's parts that could each be a credential: a path or a host name is cut at
     its ``/`` and ``.``; a UUID is no part."""
+    absolute = token.startswith("/")  # before the strip below takes that slash away
     token = token.strip(".=/-")
     if _UUID.fullmatch(token):
         return []
-    if "." in token or "//" in token or token.startswith("/"):  # a host, a path, a URL
+    if "." in token or "//" in token or absolute:  # a host, a path, a URL
         return [p for p in re.split(r"[/.=]", token) if not _UUID.fullmatch(p)]
     name, eq, value = token.partition("=")
     if eq and value.strip("="):  # NAME=VALUE (base64 holds "/" and ends in "=")

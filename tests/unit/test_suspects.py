@@ -89,10 +89,17 @@ def test_a_random_token_under_an_innocent_name_is_a_suspect_by_pointer() -> None
         {"content": [{"type": "image", "data": base64.b64encode(bytes(range(256))).decode()}]},
         {"text": "data:image/png;base64," + base64.b64encode(bytes(range(256))).decode()},
         {"text": "password=[REDACTED:assignment:1] and [REDACTED:github:2]"},
+        # an absolute path without a dot, as a checkout inside another one has it
+        {"cwd": "/work/main/build/stress/pair-1-1", "text": "in /srv/ci/runner-7/job-42x9"},
     ],
 )
 def test_what_only_looks_random_is_no_suspect(value: dict[str, Any]) -> None:
     assert found(tape(value)) == []
+
+
+def test_a_token_in_a_path_is_still_a_suspect() -> None:
+    """A path is cut at its slashes, and each part is judged: a credential in one is found."""
+    assert found(tape({"text": f"/srv/keys/{ODD}/config"})) == [(3, "/message/result/text")]
 
 
 def test_reviewed_entries_match_by_pointer_rule_and_cassette() -> None:
