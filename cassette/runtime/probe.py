@@ -12,6 +12,11 @@ closing their side (the Python SDK's stdio client kills it a few seconds later),
 slow server's second start could answer. Once started, the probes are finished (within
 ``PROBE_BOUND``) even when the session ends or the recording is stopped meanwhile.
 
+In which order they start: the probes that listen for the server's own request start
+first, the others once those have their listings. A listener's last part is a wait for
+the server's timer, which costs no processor; starting every server at once would have
+them all share the processor from the start, and the listeners' wait begin later.
+
 When their lines are written: after the session, grouped, in the plan's order, each
 probe's lines in the order it asked (``ProbeSession.kept``), every event named by
 ``meta.probe``. They are not the user's frames, so holding them in memory changes
@@ -74,26 +79,39 @@ PROBE_GRACE: Final = (0.0, 0.5)
 
 
 async def run_probe(
-    plugin: UpstreamConnector, target: Target, probe: Probe, bound: float = PROBE_BOUND
+    plugin: UpstreamConnector,
+    target: Target,
+    probe: Probe,
+    bound: float = PROBE_BOUND,
+    listed: anyio.Event | None = None,
 ) -> list[ProbeSession]:
     """The conversations of one probe (and of the one it asks to follow, on a fresh
-    connection), each finished; one that failed, or the bound cut, is left out."""
+    connection), each finished; one that failed, or the bound cut, is left out.
+    ``listed`` is set once its listings are done (or it ended without them)."""
     done: list[ProbeSession] = []
     current: Probe | None = probe
-    with anyio.move_on_after(bound):
-        while current is not None:
-            session = ProbeSession(current)
-            try:
-                await _converse(plugin, target, session, bound)
-            except Exception:  # a probe that fails proves nothing: no line is kept
-                break
-            done.append(session)
-            current = session.follow
+    try:
+        with anyio.move_on_after(bound):
+            while current is not None:
+                session = ProbeSession(current)
+                try:
+                    await _converse(plugin, target, session, bound, listed)
+                except Exception:  # a probe that fails proves nothing: no line is kept
+                    break
+                done.append(session)
+                current = session.follow
+    finally:
+        if listed is not None:
+            listed.set()
     return done
 
 
 async def _converse(
-    plugin: UpstreamConnector, target: Target, session: ProbeSession, bound: float
+    plugin: UpstreamConnector,
+    target: Target,
+    session: ProbeSession,
+    bound: float,
+    listed: anyio.Event | None,
 ) -> None:
     async with plugin.connect(target, ConnectOptions(timeout=bound)) as upstream:
         for data in session.opening():
@@ -102,6 +120,8 @@ async def _converse(
             frame = await upstream.receive()
             for data in session.heard(frame.data):
                 await upstream.send(Frame(data))
+        if listed is not None and session.follow is None:
+            listed.set()
         await upstream.send_eof()
         if session.listens:
             await _listen(upstream, session)
@@ -147,13 +167,20 @@ async def probe_surface(
     recorded = client_capabilities(opening) if opening is not None else None
     probes = plan(era, recorded, header.protocol_version)
     found: list[list[ProbeSession]] = [[] for _ in probes]
+    listed = {i: anyio.Event() for i, probe in enumerate(probes) if probe.listens}
 
     async def one(index: int) -> None:
-        found[index] = await run_probe(plugin, target, probes[index])
+        found[index] = await run_probe(plugin, target, probes[index], listed=listed.get(index))
+
+    async def after_the_listeners(index: int) -> None:
+        with anyio.move_on_after(PROBE_BOUND):
+            for event in listed.values():
+                await event.wait()
+        await one(index)
 
     async with anyio.create_task_group() as tg:
         for index in range(len(probes)):
-            tg.start_soon(one, index)
+            tg.start_soon(one if index in listed or not listed else after_the_listeners, index)
     return [session for sessions in found for session in sessions]
 
 

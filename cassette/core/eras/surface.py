@@ -163,6 +163,13 @@ class Probe:
     def __repr__(self) -> str:
         return f"Probe({self.name!r})"
 
+    @property
+    def listens(self) -> bool:
+        """Whether this probe may read on for a request of the server's own after its
+        listings (a legacy probe whose set declares what one needs: ``OWN_REQUESTS``)."""
+        declared = self.sets[0].capabilities
+        return self.era == "legacy" and any(needs in declared for needs in OWN_REQUESTS.values())
+
 
 def plan(
     era: Era, recorded: Mapping[str, Any] | None, recorded_version: str | None = None
