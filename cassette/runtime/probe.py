@@ -43,6 +43,7 @@ stops the recording as it is: its probes are stopped and nothing of them is writ
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Awaitable, Callable
 from typing import Final
 
@@ -133,10 +134,12 @@ def tail_seconds() -> float:
     """``PROBE_TAIL``, stretched by the machine's load per core: a server's own timer
     fires late on a busy machine, and a recording made there keeps what a quiet one
     would (its lines must not depend on the machine's load)."""
+    if sys.platform == "win32":  # no load average there
+        return PROBE_TAIL
     try:
         load = os.getloadavg()[0] / (os.cpu_count() or 1)
-    except (AttributeError, OSError):  # no load average (Windows)
-        load = 1.0
+    except OSError:  # the load average could not be read
+        return PROBE_TAIL
     return PROBE_TAIL * max(1.0, load)
 
 
