@@ -25,6 +25,7 @@ from tests.helpers.support import (
     replay_command,
     run,
     scaled,
+    session_events,
     stdio_params,
 )
 
@@ -192,10 +193,10 @@ def test_scenarios_over_stdio_record_and_replay_to_the_sdk_client(tmp_path: Path
     assert methods[:3] == ["server/discover", "initialize", "notifications/initialized"]
     for method in ("resources/templates/list", "completion/complete", "logging/setLevel"):
         assert method in methods
-    asked = [
-        m["method"]
-        for m in Cassette.load(tapes / "asks.jsonl").messages("s2c")
-        if "method" in m and "id" in m
+    asked = [  # the session's: the probes' lines after it hold a roots/list of their own
+        e.message["method"]
+        for e in session_events(tapes / "asks.jsonl")
+        if getattr(e, "dir", None) == "s2c" and "method" in e.message and "id" in e.message
     ]
     assert asked == ["sampling/createMessage", "elicitation/create", "roots/list"]
 

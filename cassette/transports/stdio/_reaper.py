@@ -11,6 +11,10 @@ to it instead of init. Once a server has exited and its group has been ended, ev
 of this process that it did not start itself (``started``) is such an orphan: it gets
 SIGKILL and is reaped, so none is left behind, and no zombie either.
 
+A child being started is not in ``started`` until its start returns, and other tasks run
+meanwhile (the recorder's probes start servers while others end theirs): while one is
+being started (``starting``), nothing is taken for an orphan; the next end takes them.
+
 Only a process that owns its whole life may do this: the command line's ``record`` turns
 it on (``adopt_orphans``); a library caller's process (a test run) is never changed.
 Other platforms: macOS and the BSDs have no subreaper for an unprivileged process and
@@ -23,8 +27,9 @@ import contextlib
 import os
 import signal
 import sys
+from collections.abc import Iterator
 
-__all__ = ["adopt_orphans", "end_adopted", "started"]
+__all__ = ["adopt_orphans", "end_adopted", "started", "starting"]
 
 #: ``prctl`` option number (linux/prctl.h).
 _PR_SET_CHILD_SUBREAPER = 36
@@ -32,6 +37,19 @@ _PR_SET_CHILD_SUBREAPER = 36
 _adopting = [False]
 #: Children this process started itself (servers, keepers): never taken for orphans.
 started: set[int] = set()
+#: How many children are being started now (``starting``).
+_in_flight = [0]
+
+
+@contextlib.contextmanager
+def starting() -> Iterator[None]:
+    """Around the start of a child that is then added to ``started``: until it is,
+    ``end_adopted`` takes nothing for an orphan (see the module docstring)."""
+    _in_flight[0] += 1
+    try:
+        yield
+    finally:
+        _in_flight[0] -= 1
 
 
 def adopt_orphans() -> bool:
@@ -71,7 +89,7 @@ def _children() -> list[int]:
 def end_adopted() -> list[int]:
     """SIGKILL and reap every orphan re-parented to this process; returns their ids.
     Nothing unless ``adopt_orphans`` made this process a subreaper."""
-    if sys.platform == "win32" or not _adopting[0]:
+    if sys.platform == "win32" or not _adopting[0] or _in_flight[0]:
         return []
     orphans = [pid for pid in _children() if pid not in started]
     for pid in orphans:

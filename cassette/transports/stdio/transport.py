@@ -436,12 +436,13 @@ async def _spawn(argv: list[str], cwd: str | None, env: dict[str, str] | None) -
         return await anyio.open_process(
             argv, stdin=PIPE, stdout=PIPE, stderr=PIPE, cwd=cwd, env=env
         )
-    process = await anyio.open_process(
-        argv, stdin=PIPE, stdout=PIPE, stderr=PIPE, cwd=cwd, env=env, start_new_session=True
-    )
-    from cassette.transports.stdio._reaper import started  # a server is started: not a replay's
+    from cassette.transports.stdio._reaper import started, starting  # not a replay's
 
-    started.add(process.pid)
+    with starting():
+        process = await anyio.open_process(
+            argv, stdin=PIPE, stdout=PIPE, stderr=PIPE, cwd=cwd, env=env, start_new_session=True
+        )
+        started.add(process.pid)
     return process
 
 
@@ -479,15 +480,16 @@ async def _start_keeper(
     if sys.platform == "win32":
         return None
     argv = [sys.executable, "-I", "-S", KEEPER, str(process.pid), str(grace), str(kill_after)]
-    try:
-        keeper = await anyio.open_process(
-            argv, stdin=PIPE, stdout=DEVNULL, stderr=DEVNULL, start_new_session=True
-        )
-    except OSError:
-        return None
-    from cassette.transports.stdio._reaper import started
+    from cassette.transports.stdio._reaper import started, starting
 
-    started.add(keeper.pid)
+    with starting():
+        try:
+            keeper = await anyio.open_process(
+                argv, stdin=PIPE, stdout=DEVNULL, stderr=DEVNULL, start_new_session=True
+            )
+        except OSError:
+            return None
+        started.add(keeper.pid)
     return keeper
 
 
