@@ -69,9 +69,9 @@ __all__ = ["PROBE_BOUND", "PROBE_TAIL", "probe_surface", "probing_beside", "reco
 PROBE_BOUND: Final = 10.0
 #: Seconds a probe that listens for the server's own request (``roots/list``: see
 #: ``cassette.core.eras.surface``) reads on once its listings are done and its server's
-#: input is closed, on a quiet machine (``tail_seconds``). server-everything asks 350 ms
-#: after the handshake; only a server that ignores the end of its input and never asks
-#: uses the whole tail.
+#: input is closed, on a quiet machine (``tail_seconds``). A server that asks on a timer
+#: after the handshake (server-everything) ends the wait as it asks; only a server that
+#: ignores the end of its input and never asks uses the whole tail.
 PROBE_TAIL: Final = 2.0
 #: Seconds a probe's server gets once its stdin is closed before SIGTERM, then before
 #: SIGKILL: it only listed, so nothing of it needs a graceful end, and a server that keeps
@@ -145,9 +145,9 @@ def tail_seconds() -> float:
 
 async def _listen(upstream: Upstream, session: ProbeSession) -> None:
     """Its input closed, read what the server still says until it has asked its own
-    request (``ProbeSession.listens``), exits, or its tail (``tail_seconds``) passes. A server that
-    ignores the end of its input and asks nothing costs the whole tail: only a probe
-    whose set declares roots listens, and the probes run side by side."""
+    request (``ProbeSession.listens``), exits, or its tail (``tail_seconds``) passes. A
+    server that ignores the end of its input and asks nothing costs the whole tail: only
+    a probe whose set declares roots listens, and the probes run side by side."""
     with anyio.move_on_after(tail_seconds()):
         while session.listens:
             try:

@@ -165,9 +165,7 @@ class Surface:
         handshake: JSONObject | None = None
         for name, events in groups.items():
             era: Era = "modern" if name.split(":")[0] == "modern" else "legacy"
-            asks = [e.message for e in events if _servers_own(e)]
-            # kept apart: never played as part of a listing's answer
-            listed = [e for e in events if not _servers_own(e)] if asks else events
+            asks, listed = _own_apart(events)
             for exchange in cut(listed)[1]:
                 method = exchange.message.get("method")
                 answer = _answer(exchange)
@@ -217,15 +215,23 @@ class Surface:
         return Listings(self)
 
 
-def _servers_own(event: Any) -> bool:
-    """Whether a probe's event is a request the server sent it of its own accord."""
-    message = getattr(event, "message", None)
-    return (
-        getattr(event, "dir", None) == "s2c"
-        and isinstance(message, dict)
-        and "method" in message
-        and "id" in message
-    )
+def _own_apart(events: Sequence[Any]) -> tuple[list[JSONObject], list[Any]]:
+    """A probe's events cut in two, in one pass: the requests the server sent it of its
+    own accord (kept apart: never played in a listing's answer), and the rest."""
+    asks: list[JSONObject] = []
+    rest: list[Any] = []
+    for event in events:
+        message = getattr(event, "message", None)
+        if (
+            getattr(event, "dir", None) == "s2c"
+            and isinstance(message, dict)
+            and "method" in message
+            and "id" in message
+        ):
+            asks.append(message)
+        else:
+            rest.append(event)
+    return asks, rest
 
 
 def _answer(exchange: Exchange) -> JSONObject | None:

@@ -164,11 +164,19 @@ class Probe:
         return f"Probe({self.name!r})"
 
     @property
+    def own_requests(self) -> frozenset[str]:
+        """The server's own requests this probe keeps (``OWN_REQUESTS``): those whose
+        capability its set declares, on a legacy probe; none on a modern one."""
+        if self.era != "legacy":
+            return frozenset()
+        declared = self.sets[0].capabilities
+        return frozenset(m for m, needs in OWN_REQUESTS.items() if needs in declared)
+
+    @property
     def listens(self) -> bool:
         """Whether this probe may read on for a request of the server's own after its
-        listings (a legacy probe whose set declares what one needs: ``OWN_REQUESTS``)."""
-        declared = self.sets[0].capabilities
-        return self.era == "legacy" and any(needs in declared for needs in OWN_REQUESTS.values())
+        listings."""
+        return bool(self.own_requests)
 
 
 def plan(
@@ -245,11 +253,7 @@ class ProbeSession:
     def listens(self) -> bool:
         """Whether, its listings done, the probe should read on for a request of the
         server's own (a legacy probe whose set declares what one needs) it has not had."""
-        if self.probe.era != "legacy" or not self._lines:
-            return False
-        declared = self.probe.sets[0].capabilities
-        wanted = {m for m, needs in OWN_REQUESTS.items() if needs in declared}
-        return bool(wanted - self._asked.keys())
+        return bool(self._lines) and bool(self.probe.own_requests - self._asked.keys())
 
     # -- what to send ----------------------------------------------------------------
 
@@ -307,14 +311,11 @@ class ProbeSession:
         return [_frame({"jsonrpc": "2.0", "id": message["id"], **answer})]
 
     def _own_request(self, message: JSONObject, data: bytes) -> None:
-        """Keep the first of each of the server's own requests (``OWN_REQUESTS``) a
-        legacy probe declaring what it needs hears, named by the probe."""
+        """Keep the first of each of the server's own requests the probe keeps
+        (``Probe.own_requests``), named by the probe."""
         method = str(message["method"])
-        needs = OWN_REQUESTS.get(method)
-        declared = self.probe.sets[0].capabilities
-        if self.probe.era != "legacy" or needs is None or needs not in declared:
-            return
-        self._asked.setdefault(method, ("s2c", data, self.probe.name))
+        if method in self.probe.own_requests:
+            self._asked.setdefault(method, ("s2c", data, self.probe.name))
 
     def _answered(
         self, message: JSONObject, data: bytes, sent: bytes, method: str, chosen: CapabilitySet

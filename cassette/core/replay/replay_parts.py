@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from cassette.core.replay.matching import one_line, quoted_diffs
-from cassette.core.replay.reply import Reply
+from cassette.core.replay.reply import Reply, _reply
 from cassette.core.replay.wildcards import mask_like
 from cassette.core.wire.exchanges import Exchange, Item
 from cassette.core.wire.jsonrpc import (
@@ -206,4 +206,4 @@ def asked_at_end(surface: Surface | None, playback: Playback, group: Group) -> R
         for ask in asks
         if ask.get("method") not in playback.asked and playback.may_ask(ask)
     ]
-    return Reply(tuple(sent), None, (None,) * len(sent))
+    return _reply(sent)

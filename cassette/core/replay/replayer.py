@@ -183,9 +183,9 @@ class Replayer:
     def end_of_input(self) -> Reply:
         """The client's input ended (a stdio client closed the server's stdin): what the
         recorded server still asks it then (``replay_parts.asked_at_end``)."""
-        state = self._groups.current
         if self.client_era != "legacy":
             return Reply()
+        state = self._groups.current
         return asked_at_end(self._groups.main.surface, state.playback, state.prepared)
 
     def expire(self, server_id: object) -> Reply:
