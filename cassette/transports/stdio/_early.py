@@ -17,11 +17,18 @@ Anything else spawns as before, from ``connect``. A process
 that was spawned early and never claimed (a usage error, say) is ended by ``discard``,
 which the entry point calls on its way out.
 
-Nothing changes for crash safety: the server is spawned exactly as ``connect`` spawns it
-(pipes for its stdio, a session and process group of its own, SIGPIPE and SIGXFSZ back
-to their defaults, no descriptor of ours but the three pipes), and its keeper
-(``cassette.transports.stdio._keeper``) is spawned right after it, so a recorder killed while
+Nothing changes for crash safety: the server is spawned as ``anyio.open_process`` would
+spawn it (pipes for its stdio, a session and process group of its own, SIGPIPE and SIGXFSZ
+back to their defaults, no descriptor of ours but the three pipes), and its keeper
+(``cassette.transports.stdio._keeper``) is spawned just before it, so a recorder killed while
 it is still starting leaves no server behind either; ``connect`` adopts both.
+
+The same two spawns serve ``connect`` itself on Linux (``start_kept``), for every server it
+starts later (a probe's, a later session's): spawned by the event loop, a server and its
+keeper were two awaits apart, other tasks ran between them, and a recorder killed there
+(SIGKILL, while its probes start their servers) left a server without a keeper, running
+on after it. The keeper is spawned first (``start_kept`` says how it then finds its
+server), so there is no such moment.
 """
 
 from __future__ import annotations
@@ -36,7 +43,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Final
 
-__all__ = ["Early", "claim", "discard", "plain_stdio_record", "spawn"]
+__all__ = ["Early", "claim", "discard", "plain_stdio_record", "spawn", "start_kept"]
 
 #: Options (and their ``--name=value`` forms) that make ``record`` something other than a
 #: plain stdio recording of a command, or make it exit before recording.
@@ -67,7 +74,7 @@ class Early:
         self.stdin, self.stdout, self.stderr = fds
         #: readable once the process has exited (``-1`` until ``_start`` opens it)
         self.pidfd = -1
-        #: the server's keeper, spawned right after it (``cassette.transports.stdio._keeper``)
+        #: the server's keeper, spawned just before it (``cassette.transports.stdio._keeper``)
         self.keeper: Early | None = None
 
 
@@ -106,14 +113,38 @@ def spawn(args: list[str]) -> None:
     if sys.platform != "linux":
         return
     command = plain_stdio_record(args)
-    if command is None or _spawned or not _pidfds():
+    if command is None or _spawned:
         return
-    server = _start(command, piped=3)
+    server = start_kept(command, None, GRACE, KILL_AFTER)
+    if server is not None:
+        _spawned.append(server)
+
+
+def start_kept(
+    command: tuple[str, ...], env: dict[str, str] | None, grace: float, kill_after: float
+) -> Early | None:
+    """``command`` spawned now, with ``env`` (``None``: ours), its keeper spawned just
+    before it and told the inode of the server's stdin pipe, not its process id: a keeper
+    spawned after its server leaves a window where a recorder killed between the two
+    spawns (the probes start servers during the session, so kills land there) leaves a
+    server nobody keeps (``cassette.transports.stdio._keeper`` says how it finds it).
+    ``None`` where it cannot be done (not Linux, no pidfds, a failed spawn): the caller
+    spawns as before. The keeper is ``None`` when it alone failed to start (the caller
+    starts one)."""
+    if sys.platform != "linux" or not _pidfds():
+        return None
+    pipes = _pipes(3)
+    whom = f"pipe:{os.fstat(pipes[0][0]).st_ino}"
+    keeper = _start(
+        (sys.executable, "-I", "-S", KEEPER, whom, str(grace), str(kill_after)), _pipes(1)
+    )
+    server = _start(command, pipes, env=env)
     if server is None:
-        return
-    keeper_argv = (sys.executable, "-I", "-S", KEEPER, str(server.pid), str(GRACE))
-    server.keeper = _start((*keeper_argv, str(KILL_AFTER)), piped=1)
-    _spawned.append(server)
+        if keeper is not None:
+            dismiss(keeper)
+        return None
+    server.keeper = keeper
+    return server
 
 
 def _pidfds() -> bool:
@@ -128,12 +159,20 @@ def _pidfds() -> bool:
     return True
 
 
-def _start(argv: tuple[str, ...], *, piped: int) -> Early | None:
+def _pipes(count: int) -> list[tuple[int, int]]:
+    """Pipes for a child's first ``count`` standard descriptors (each ``(read, write)``)."""
+    return [os.pipe() for _ in range(count)]
+
+
+def _start(
+    argv: tuple[str, ...], pipes: list[tuple[int, int]], *, env: dict[str, str] | None = None
+) -> Early | None:
     """``argv`` spawned as ``connect`` spawns it, in a session of its own, its first
-    ``piped`` standard descriptors piped to us and the others on the null device."""
+    standard descriptors on ``pipes`` (ours are the other ends) and the others on the null
+    device, with ``env`` (``None``: ours). The pipes are closed if it fails."""
     if sys.platform != "linux":
         return None
-    pipes = [os.pipe() for _ in range(piped)]
+    piped = len(pipes)
     child = [pipe[0] if n == 0 else pipe[1] for n, pipe in enumerate(pipes)]
     ours = [pipe[1] if n == 0 else pipe[0] for n, pipe in enumerate(pipes)]
     null = os.open(os.devnull, os.O_RDWR | os.O_CLOEXEC) if piped < 3 else -1
@@ -144,7 +183,7 @@ def _start(argv: tuple[str, ...], *, piped: int) -> Early | None:
         pid = os.posix_spawnp(
             argv[0],
             list(argv),
-            os.environ,
+            os.environ if env is None else env,
             file_actions=actions,
             setsid=True,
             setsigdef=(_SIGPIPE, _SIGXFSZ),

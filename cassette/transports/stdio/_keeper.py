@@ -1,7 +1,9 @@
 """The keeper: ends a recorded server whose recorder died without ending it.
 
-Run as a script (``python -I -S _keeper.py PGID GRACE KILL_AFTER``) by the stdio
-transport beside every server it starts, never imported. It imports nothing of cassette,
+Run as a script (``python -I -S _keeper.py WHOM GRACE KILL_AFTER``) by the stdio
+transport beside every server it starts, never imported. ``WHOM`` is the server's process
+group, or ``pipe:N``: the groups of whoever holds the pipe of inode ``N`` (the server's
+stdin) when the keeper is needed. It imports nothing of cassette,
 so it starts in milliseconds and cannot fail on a broken install.
 
 Why it exists: the recorder ends its server in the documented order (close its stdin,
@@ -24,6 +26,16 @@ its server long gone, must not signal whoever holds the number now. So on Linux 
 its server's start time when it starts, and signals the group only while the number is
 still its server's: the leader with that start time, or no process of that id but
 members of the group (which keep the number from being handed out again).
+
+Why ``pipe:N``: a keeper told its server's group can only be started once the server is,
+and a recorder killed between the two spawns (its probes start servers during the
+session, so a kill lands there) leaves a server nobody keeps. So on Linux the keeper is
+spawned first, given the inode of the pipe that will be its server's stdin, and finds the
+server only when the recorder is dead: whoever holds that pipe then is the server (or what
+it started and gave its stdin). The recorder holds both ends until it spawns the server
+and nothing else is given them, so no stranger can hold it; a pipe's inode is not reused
+while any end is open. A server the recorder never got to spawn holds nothing: the keeper
+exits.
 """
 
 from __future__ import annotations
@@ -73,15 +85,6 @@ def _alive(group: int, born: str | None = None) -> bool:
     return True
 
 
-def _gone_within(group: int, seconds: float, born: str | None) -> bool:
-    deadline = time.monotonic() + seconds
-    while _alive(group, born):
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(POLL)
-    return True
-
-
 def _signal(group: int, sig: signal.Signals, born: str | None) -> None:
     if sys.platform == "win32" or not _ours(group, born):
         return
@@ -89,22 +92,76 @@ def _signal(group: int, sig: signal.Signals, born: str | None) -> None:
         os.killpg(group, sig)
 
 
+def _holders(inode: str, spared: int) -> dict[int, str | None]:
+    """The process groups of every process that holds the pipe of ``inode`` open, each
+    with its leader's start time (see the module docstring), but group ``spared``: the
+    recorder's, which holds the pipe while it lives (it is gone when this is asked, unless
+    it closed our pipe without ``done``, which it never does; whatever it was, a keeper
+    must not end the process group of whoever started the recording)."""
+    link = f"pipe:[{inode}]"
+    groups: dict[int, str | None] = {}
+    if sys.platform == "win32":  # never run there: no process groups to keep
+        return groups
+    try:
+        pids = [int(name) for name in os.listdir("/proc") if name.isdigit()]
+    except OSError:  # no /proc: never given a pipe there (see ``_early.start_kept``)
+        return groups
+    for pid in pids:
+        if _holds(pid, link):
+            with contextlib.suppress(OSError):
+                group = os.getpgid(pid)
+                if group != spared:
+                    groups[group] = _started(group)
+    return groups
+
+
+def _holds(pid: int, link: str) -> bool:
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:  # gone, or someone else's
+        return False
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            if os.readlink(f"/proc/{pid}/fd/{fd}") == link:
+                return True
+    return False
+
+
+def _all_gone_within(groups: dict[int, str | None], seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while any(_alive(group, born) for group, born in groups.items()):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(POLL)
+    return True
+
+
+def _end(groups: dict[int, str | None], grace: float, kill_after: float) -> None:
+    """The recorder's sequence, given to every group at once."""
+    if sys.platform == "win32" or _all_gone_within(groups, grace):  # never run on Windows
+        return
+    for group, born in groups.items():
+        _signal(group, signal.SIGTERM, born)
+    if _all_gone_within(groups, kill_after):
+        return
+    for group, born in groups.items():
+        _signal(group, signal.SIGKILL, born)
+
+
 def main(argv: list[str]) -> int:
     if sys.platform == "win32":
         return 2  # the stdio transport starts no keeper there
-    group, grace, kill_after = int(argv[1]), float(argv[2]), float(argv[3])
-    born = _started(group)  # who the number belongs to now: our server, just started
+    whom, grace, kill_after = argv[1], float(argv[2]), float(argv[3])
+    pipe = whom[len("pipe:") :] if whom.startswith("pipe:") else None
+    # who the number belongs to now: our server, just started
+    groups = {} if pipe is not None else {int(whom): _started(int(whom))}
+    recorder = os.getpgid(os.getppid())  # the recorder's group (see ``_holders``)
     for sig in (signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, signal.SIG_IGN)
     told = sys.stdin.buffer.read()  # until the recorder says done, or dies
     if told.startswith(b"done"):
         return 0
-    if _gone_within(group, grace, born):
-        return 0
-    _signal(group, signal.SIGTERM, born)
-    if _gone_within(group, kill_after, born):
-        return 0
-    _signal(group, signal.SIGKILL, born)
+    _end(_holders(pipe, recorder) if pipe is not None else groups, grace, kill_after)
     return 0
 
 

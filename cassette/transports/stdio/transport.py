@@ -2,9 +2,11 @@
 
 Theory of operation
 -------------------
-``connect`` spawns the server command with anyio's process API (an argv list, never a
-shell string, so quoting cannot differ between platforms) and frames its stdout into
-lines. Its stderr is read by a task of its own and reported line by line as
+``connect`` spawns the server command (an argv list, never a shell string, so quoting
+cannot differ between platforms) and frames its stdout into lines. On Linux it spawns it
+and its keeper (below) with no await between the two (``_early.start_kept``) and adopts
+both as anyio processes; elsewhere, and for a server that needs its own directory, with
+anyio's process API. Its stderr is read by a task of its own and reported line by line as
 ``StderrLine`` side events, verbatim. When the client has finished, ``send_eof``
 closes the server's stdin; the specification's shutdown order follows if it does not
 exit on its own: wait ``grace`` seconds, terminate, wait ``kill_after`` more, kill.
@@ -457,18 +459,41 @@ def _adopt(
     early = _early.claim(tuple(target.command))
     if early is None:
         return None, None
+    keeper = early.keeper
+    if keeper is not None and (grace, kill_after) != (_early.GRACE, _early.KILL_AFTER):
+        _early.dismiss(keeper)  # it would keep other times: one is started that does
+        early.keeper = None
+    return _adopted(early)
+
+
+def _spawn_kept(
+    target: Target, grace: float, kill_after: float
+) -> tuple[anyio.abc.Process | None, anyio.abc.Process | None]:
+    """The server and its keeper, spawned with no await between them where that can be
+    done (``cassette.transports.stdio._early.start_kept`` says why); ``None, None``
+    elsewhere, and for a ``cwd`` (a spawn there cannot change directory) or an ``env``
+    that sets ``PATH`` (the command would be looked up in ours): ``_spawn`` does it."""
+    if target.cwd is not None or (target.env is not None and "PATH" in target.env):
+        return None, None
+    env = None if target.env is None else {**os.environ, **target.env}
+    server = _early.start_kept(tuple(target.command), env, grace, kill_after)
+    if server is None:
+        return None, None
+    return _adopted(server)
+
+
+def _adopted(
+    early: _early.Early,
+) -> tuple[anyio.abc.Process, anyio.abc.Process | None]:
+    """``early`` and its keeper as anyio processes, both known to the reaper as ours."""
     from cassette.transports.stdio._adopted import AdoptedProcess
     from cassette.transports.stdio._reaper import started
 
     started.add(early.pid)
-    keeper = early.keeper
-    if keeper is not None and (grace, kill_after) != (_early.GRACE, _early.KILL_AFTER):
-        _early.dismiss(keeper)  # it would keep other times: one is started that does
-        keeper = None
-    if keeper is None:
+    if early.keeper is None:
         return AdoptedProcess(early), None
-    started.add(keeper.pid)
-    return AdoptedProcess(early), AdoptedProcess(keeper)
+    started.add(early.keeper.pid)
+    return AdoptedProcess(early), AdoptedProcess(early.keeper)
 
 
 async def _start_keeper(
@@ -523,6 +548,8 @@ class StdioTransport:
         if not target.command:
             raise TransportError("the stdio transport needs a server command to run")
         process, early_keeper = _adopt(target, self.grace, self.kill_after)
+        if process is None:
+            process, early_keeper = _spawn_kept(target, self.grace, self.kill_after)
         if process is None:
             env = None if target.env is None else {**os.environ, **target.env}
             with map_exceptions({OSError: _cannot_start(target.command[0])}):
