@@ -106,8 +106,10 @@ def test_the_timeline_says_which_request_was_slow_and_which_failed(recorded: Pat
     assert "\x1b" not in shown.stdout  # a pipe is no terminal
     (summary,) = [line for line in shown.stdout.splitlines() if line.startswith("main: ")]
     assert ", 2 failed (lines " in summary
-    assert "; slowest tools/call slow_report, " in summary
     events = json.loads(cli("show", str(recorded), "--format", "json").stdout)["events"]
+    # the slowest is the request that took longest, whichever the machine's load made it
+    slowest = max(_events(recorded), key=lambda e: e["took"] or 0.0)
+    assert f"; slowest {slowest['what']}, " in summary
     by_what = {e["what"]: e for e in events if e["role"] == "request"}
     assert by_what["tools/call slow_report"]["took"] >= SLOW - 0.001
     assert by_what["tools/call flaky_upload"]["outcome"] == "tool-error"
